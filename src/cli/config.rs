@@ -1,0 +1,319 @@
+//! Arguments checked and turned into plain configurations, before anything
+//! is opened. Checks that need the target (its size, its block size) are in
+//! [`resolve_region`], called right after the target is opened.
+
+use super::{ProfileArgs, RunArgs, TargetArgs};
+use crate::engine::EngineKind;
+use crate::error::usage;
+use crate::units::format_size;
+use crate::workload::{Pattern, Rw};
+use anyhow::Result;
+use serde::Serialize;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The default scratch file and test area: 1 GiB.
+pub const DEFAULT_AREA: u64 = 1 << 30;
+/// `run` without --size or --time stops after this long.
+pub const DEFAULT_RUN_TIME_CAP: Duration = Duration::from_secs(10);
+/// Largest transfer: the engines describe lengths with 32 bits.
+pub const MAX_BLOCK_SIZE: u64 = 1 << 30;
+/// Largest buffer memory one io_uring job may pin.
+pub const MAX_QUEUE_BYTES: u64 = 1 << 30;
+
+/// Target settings every measuring command shares.
+#[derive(Debug, Clone, Serialize)]
+pub struct TargetConfig {
+    pub path: PathBuf,
+    pub buffered: bool,
+    pub destructive: bool,
+    pub offset: Option<u64>,
+    pub span: Option<u64>,
+    pub threads: u32,
+    pub seed: u64,
+    pub json: bool,
+    /// The engine asked for; `None` means auto.
+    pub engine: Option<EngineKind>,
+}
+
+/// A validated `iocurve run`.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunConfig {
+    pub target: TargetConfig,
+    pub rw: Rw,
+    pub mix_read_percent: u8,
+    pub block_size: u64,
+    pub queue_depth: u32,
+    pub engine: EngineKind,
+    pub size: Option<u64>,
+    #[serde(serialize_with = "opt_secs")]
+    pub time: Option<Duration>,
+    #[serde(serialize_with = "secs")]
+    pub ramp: Duration,
+    pub align: u64,
+    pub pattern: Pattern,
+    pub verify: bool,
+    pub repeat: u32,
+}
+
+/// A validated `iocurve profile`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ProfileConfig {
+    pub target: TargetConfig,
+    #[serde(serialize_with = "opt_secs")]
+    pub time: Option<Duration>,
+    pub size: Option<u64>,
+    pub repeat: u32,
+    pub read_only: bool,
+}
+
+fn secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(d.as_secs_f64())
+}
+
+fn opt_secs<S: serde::Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+    match d {
+        Some(d) => s.serialize_f64(d.as_secs_f64()),
+        None => s.serialize_none(),
+    }
+}
+
+fn target_config(args: &TargetArgs) -> Result<TargetConfig> {
+    if args.span == Some(0) {
+        return Err(usage("--span 0 is empty: give a length such as 64M or 1G"));
+    }
+    let engine = match args.engine.as_str() {
+        "sync" => Some(EngineKind::Sync),
+        "uring" => Some(EngineKind::Uring),
+        _ => None,
+    };
+    Ok(TargetConfig {
+        path: args.target.clone(),
+        buffered: args.buffered,
+        destructive: args.destructive,
+        offset: args.offset,
+        span: args.span,
+        threads: args.threads,
+        seed: args.seed.unwrap_or_else(clock_seed),
+        json: args.json,
+        engine,
+    })
+}
+
+fn clock_seed() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(1, |d| d.as_nanos() as u64)
+}
+
+/// Picks the engine: io_uring is needed for more than one I/O in flight.
+pub fn choose_engine(asked: Option<EngineKind>, queue_depth: u32) -> Result<EngineKind> {
+    match (asked, queue_depth) {
+        (Some(EngineKind::Sync), qd) if qd > 1 => Err(usage(format!(
+            "--engine sync does one I/O at a time, so --qd {qd} needs --engine uring (or leave --engine at auto)"
+        ))),
+        (Some(kind), _) => Ok(kind),
+        (None, 1) => Ok(EngineKind::Sync),
+        (None, _) => Ok(EngineKind::Uring),
+    }
+}
+
+impl RunConfig {
+    pub fn from_args(args: &RunArgs) -> Result<RunConfig> {
+        let target = target_config(&args.target)?;
+        let rw = Rw::parse(&args.rw).ok_or_else(|| {
+            usage(format!(
+                "--rw {} is not one of read, write, randread, randwrite, rw, randrw",
+                args.rw
+            ))
+        })?;
+        let bs = args.bs;
+        if bs == 0 {
+            return Err(usage(
+                "--bs 0 moves nothing: give a transfer size such as 4k or 1M",
+            ));
+        }
+        if bs > MAX_BLOCK_SIZE {
+            return Err(usage(format!(
+                "--bs {} is larger than the largest transfer, 1 GiB",
+                format_size(bs)
+            )));
+        }
+        if let Some(size) = args.size {
+            if size == 0 {
+                return Err(usage(
+                    "--size 0 moves nothing: give a byte count such as 64M, or use --time",
+                ));
+            }
+            if size % bs != 0 {
+                return Err(usage(format!(
+                    "--size {} is not a whole number of --bs {} blocks: use a multiple of the block size",
+                    size, bs
+                )));
+            }
+        }
+        if args.time == Some(Duration::ZERO) {
+            return Err(usage(
+                "--time 0 measures nothing: give a duration such as 5s",
+            ));
+        }
+        let engine = choose_engine(target.engine, args.qd)?;
+        if engine == EngineKind::Uring && bs * u64::from(args.qd) > MAX_QUEUE_BYTES {
+            return Err(usage(format!(
+                "--qd {} × --bs {} needs {} of buffers per job; keep it at most 1 GiB",
+                args.qd,
+                format_size(bs),
+                format_size(bs * u64::from(args.qd))
+            )));
+        }
+        let align = args.align.unwrap_or(bs);
+        if align == 0 {
+            return Err(usage(
+                "--align 0 is not a granularity: give one such as 4k (default: --bs)",
+            ));
+        }
+        if args.verify && !align.is_multiple_of(bs) {
+            return Err(usage(
+                "--verify checks whole blocks, so --align must be a multiple of --bs",
+            ));
+        }
+        let pattern =
+            Pattern::parse(&args.pattern).map_err(|e| usage(format!("--pattern: {e}")))?;
+        let size = args.size;
+        let time = match (args.size, args.time) {
+            (None, None) => Some(DEFAULT_RUN_TIME_CAP),
+            (_, t) => t,
+        };
+        Ok(RunConfig {
+            target,
+            rw,
+            mix_read_percent: args.mix,
+            block_size: bs,
+            queue_depth: args.qd,
+            engine,
+            size,
+            time,
+            ramp: args.ramp,
+            align,
+            pattern,
+            verify: args.verify,
+            repeat: args.repeat,
+        })
+    }
+}
+
+impl ProfileConfig {
+    pub fn from_args(args: &ProfileArgs) -> Result<ProfileConfig> {
+        let target = target_config(&args.target)?;
+        if target.engine == Some(EngineKind::Sync) {
+            return Err(usage(
+                "profile runs queue-depth 8 and 32 tests, which need io_uring: leave --engine at auto or pass --engine uring",
+            ));
+        }
+        if args.time == Some(Duration::ZERO) {
+            return Err(usage(
+                "--time 0 measures nothing: give a duration such as 2s",
+            ));
+        }
+        if let Some(size) = args.size {
+            if size < (2 << 20) {
+                return Err(usage(format!(
+                    "--size {} is too small for a profile: give at least 2 MiB (2M)",
+                    format_size(size)
+                )));
+            }
+        }
+        Ok(ProfileConfig {
+            target,
+            time: args.time,
+            size: args.size,
+            repeat: args.repeat,
+            read_only: args.read_only,
+        })
+    }
+}
+
+/// The measured region of an opened target, checked against its size and
+/// block size: `(offset, span)`.
+pub fn resolve_region(
+    offset: Option<u64>,
+    span: Option<u64>,
+    target_size: u64,
+    target_name: &str,
+    block_size: u64,
+    logical_block: u64,
+    direct: bool,
+) -> Result<(u64, u64)> {
+    let offset = offset.unwrap_or(0);
+    if offset >= target_size {
+        return Err(usage(format!(
+            "--offset {} is beyond the end of {target_name} ({}); give an offset below its size",
+            format_size(offset),
+            format_size(target_size)
+        )));
+    }
+    let span = span.unwrap_or(target_size - offset);
+    if offset + span > target_size {
+        return Err(usage(format!(
+            "--offset + --span ({}) exceeds the size of {target_name} ({}): the target is smaller than the region asked for",
+            format_size(offset + span),
+            format_size(target_size)
+        )));
+    }
+    if block_size > span {
+        return Err(usage(format!(
+            "--bs {} is larger than the region measured ({}): choose a smaller --bs or a larger --span",
+            format_size(block_size),
+            format_size(span)
+        )));
+    }
+    if direct {
+        for (name, value) in [("--bs", block_size), ("--offset", offset)] {
+            if value % logical_block != 0 {
+                return Err(usage(format!(
+                    "{name} {value} is not a multiple of the logical block size {logical_block} of {target_name}, which O_DIRECT needs: use a multiple of {logical_block}, or pass --buffered to go through the page cache"
+                )));
+            }
+        }
+    }
+    Ok((offset, span))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn region_defaults_to_the_rest_of_the_target() {
+        assert_eq!(
+            resolve_region(None, None, 1 << 20, "t", 4096, 512, true).unwrap(),
+            (0, 1 << 20)
+        );
+        assert_eq!(
+            resolve_region(Some(4096), None, 1 << 20, "t", 4096, 512, true).unwrap(),
+            (4096, (1 << 20) - 4096)
+        );
+    }
+
+    #[test]
+    fn region_errors_name_the_option() {
+        let e = resolve_region(None, Some(2 << 20), 1 << 20, "t", 4096, 512, true).unwrap_err();
+        assert!(e.to_string().contains("--span"), "{e}");
+        let e = resolve_region(None, None, 1 << 20, "t", 768, 512, true).unwrap_err();
+        assert!(e.to_string().contains("--bs 768"), "{e}");
+        assert!(resolve_region(None, None, 1 << 20, "t", 768, 512, false).is_ok());
+        let e = resolve_region(None, Some(4096), 1 << 20, "t", 8192, 512, true).unwrap_err();
+        assert!(e.to_string().contains("larger than the region"), "{e}");
+    }
+
+    #[test]
+    fn engine_choice() {
+        assert_eq!(choose_engine(None, 1).unwrap(), EngineKind::Sync);
+        assert_eq!(choose_engine(None, 32).unwrap(), EngineKind::Uring);
+        assert!(choose_engine(Some(EngineKind::Sync), 8).is_err());
+        assert_eq!(
+            choose_engine(Some(EngineKind::Uring), 1).unwrap(),
+            EngineKind::Uring
+        );
+    }
+}

@@ -1,0 +1,159 @@
+//! The command line: definitions here, validation into plain configurations
+//! in [`config`]. Nothing in this module opens a file or device; that happens
+//! only after every argument has been checked.
+
+pub mod config;
+
+use crate::units;
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+use std::time::Duration;
+
+const AFTER_HELP: &str = "Units: MB/s = 10^6 bytes/s; sizes take k/M/G (1024-based, also KiB/MiB/GiB) or kB/MB/GB (1000-based).\n\
+Exit codes: 0 ok, 1 internal error, 2 usage error or refusal, 3 I/O failure, 4 verification found bad blocks, 130 interrupted.";
+
+/// iocurve: how fast a storage device really is, and why.
+#[derive(Debug, Parser)]
+#[command(name = "iocurve", version, about, after_help = AFTER_HELP, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// The main job: sequential and random reads and writes at high and low
+    /// queue depth, each repeated, CrystalDiskMark-style.
+    Profile(ProfileArgs),
+    /// One workload, exactly as specified (like a fio job).
+    Run(RunArgs),
+}
+
+/// Where to measure and how to open it; shared by every measuring command.
+#[derive(Debug, Args, Clone)]
+pub struct TargetArgs {
+    /// A directory (measured through a scratch file iocurve creates and
+    /// removes), a regular file, or a block device such as /dev/sdb.
+    #[arg(default_value = ".")]
+    pub target: PathBuf,
+
+    /// Go through the page cache instead of O_DIRECT (for file systems that
+    /// refuse O_DIRECT); the cache is evicted before reads and writes end
+    /// with fdatasync.
+    #[arg(long)]
+    pub buffered: bool,
+
+    /// Allow writes that destroy data: to an existing file, or to an
+    /// unmounted block device.
+    #[arg(long)]
+    pub destructive: bool,
+
+    /// Start of the measured region [default: 0].
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub offset: Option<u64>,
+
+    /// Length of the measured region [default: the rest of the target; for a
+    /// directory, the scratch file size, 1 GiB].
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub span: Option<u64>,
+
+    /// I/O engine: sync (pread/pwrite), uring (io_uring), or auto (uring when
+    /// --qd > 1).
+    #[arg(long, default_value = "auto", value_parser = ["auto", "sync", "uring"])]
+    pub engine: String,
+
+    /// Parallel jobs, each with its own queue.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub threads: u32,
+
+    /// Seed for random offsets and data [default: from the clock].
+    #[arg(long)]
+    pub seed: Option<u64>,
+
+    /// Print one JSON document instead of the table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+
+    /// Access pattern: read, write, randread, randwrite, rw, randrw.
+    #[arg(long, default_value = "read", value_parser = ["read", "write", "randread", "randwrite", "rw", "randrw"])]
+    pub rw: String,
+
+    /// Read share of a mixed (rw, randrw) workload, in percent.
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u8).range(0..=100))]
+    pub mix: u8,
+
+    /// Transfer size per I/O (e.g. 512, 4k, 1M, 64kB).
+    #[arg(long, default_value = "4k", value_name = "SIZE", value_parser = parse_size)]
+    pub bs: u64,
+
+    /// I/Os in flight per job (1..1024); above 1 uses io_uring.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub qd: u32,
+
+    /// Bytes to move in the counted phase [default: the span, at most 10 s].
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub size: Option<u64>,
+
+    /// Duration of the counted phase (e.g. 5s, 500ms).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub time: Option<Duration>,
+
+    /// Warm-up before counting (executed, then discarded).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "1s")]
+    pub ramp: Duration,
+
+    /// Offset granularity of random I/O [default: --bs].
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub align: Option<u64>,
+
+    /// Write data: random (incompressible), zeros, or a byte such as 0xa5.
+    #[arg(long, default_value = "random")]
+    pub pattern: String,
+
+    /// Write self-describing blocks and check them on reading: finds lost,
+    /// changed and wrapped-around (fake capacity) blocks. With a read
+    /// workload, checks blocks an earlier `--verify` write left.
+    #[arg(long)]
+    pub verify: bool,
+
+    /// Repetitions of the measurement (median and range are reported).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub repeat: u32,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct ProfileArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+
+    /// Counted duration of each measurement [default: chosen so the whole
+    /// profile fits in about a minute].
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub time: Option<Duration>,
+
+    /// Size of the test area [default: 1 GiB, less on slow or small targets].
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub size: Option<u64>,
+
+    /// Repetitions of each test.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=20))]
+    pub repeat: u32,
+
+    /// Skip the write tests even where they are allowed.
+    #[arg(long)]
+    pub read_only: bool,
+}
+
+fn parse_size(text: &str) -> Result<u64, String> {
+    units::parse_size(text).map_err(|e| e.0)
+}
+
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    units::parse_duration(text).map_err(|e| e.0)
+}

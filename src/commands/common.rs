@@ -1,0 +1,196 @@
+//! Steps shared by the measuring commands.
+
+use crate::cli::config::TargetConfig;
+use crate::engine::IoError;
+use crate::error::{EXIT_INTERRUPTED, EXIT_IO, EXIT_VERIFY};
+use crate::report::{Export, Json, Text, progress};
+use crate::result::{HostInfo, Measurement, RunResult, SCHEMA_VERSION, TestResult, WorkloadInfo};
+use crate::stats::Spread;
+use crate::target::{self, OpenTarget, TargetRequest};
+use crate::workload::job::PaddedCounter;
+use crate::workload::runner::{self, MeasureFailure};
+use crate::workload::{MeasureSpec, Pattern, interrupt};
+use anyhow::Result;
+use std::io::Write;
+use std::time::Duration;
+
+/// Opens the target of a command after its arguments were validated.
+pub fn open_target(cfg: &TargetConfig, want_write: bool, scratch_size: u64) -> Result<OpenTarget> {
+    interrupt::install();
+    target::open(&TargetRequest {
+        path: cfg.path.clone(),
+        want_write,
+        buffered: cfg.buffered,
+        destructive: cfg.destructive,
+        scratch_size,
+    })
+}
+
+/// The preparation pass over a scratch file: fill `bytes` with data,
+/// stopping after `limit` (at least `min_bytes`). Returns the bytes written.
+pub fn prepare_scratch(
+    target: &mut OpenTarget,
+    bytes: u64,
+    min_bytes: u64,
+    limit: Option<Duration>,
+    seed: u64,
+) -> Result<Option<u64>> {
+    let Some(scratch) = target.scratch() else {
+        return Ok(None);
+    };
+    let bar = progress::bar("preparing test file", progress::Goal::Bytes(bytes));
+    let stats = scratch.fill(
+        bytes,
+        min_bytes,
+        limit,
+        Pattern::Random,
+        seed ^ 0x5eed,
+        |n| bar.set_position(n),
+        interrupt::stop_flag(),
+    )?;
+    bar.finish_and_clear();
+    let size = scratch.size();
+    target.set_size(size);
+    Ok(Some(stats.bytes))
+}
+
+/// Measures with a progress bar; the label names the step.
+pub fn measure(
+    target: &OpenTarget,
+    spec: &MeasureSpec,
+    label: &str,
+) -> Result<Measurement, Box<MeasureFailure>> {
+    let counters: Vec<PaddedCounter> = (0..spec.threads)
+        .map(|_| PaddedCounter::default())
+        .collect();
+    let goal = match (spec.size, spec.time) {
+        (Some(size), None) => progress::Goal::Bytes(size),
+        (_, Some(time)) => progress::Goal::Time(time + spec.ramp.unwrap_or_default()),
+        (None, None) => progress::Goal::Bytes(spec.span),
+    };
+    let bar = progress::bar(label, goal);
+    let mt = target.measure_target();
+    let result = progress::track(&bar, goal, &counters, 0, || {
+        runner::measure(&mt, spec, interrupt::stop_flag(), &counters)
+    });
+    bar.finish_and_clear();
+    result
+}
+
+/// Describes a spec for the result.
+pub fn workload_info(spec: &MeasureSpec) -> WorkloadInfo {
+    WorkloadInfo {
+        rw: spec.rw.name().to_string(),
+        block_size: spec.block_size,
+        queue_depth: spec.queue_depth,
+        threads: spec.threads,
+        engine: spec.engine.name().to_string(),
+        offset: spec.offset,
+        span: spec.span,
+        mix_read_percent: spec.rw.is_mixed().then_some(spec.mix_read_percent),
+    }
+}
+
+/// A test from its repetitions, with median and range.
+pub fn test_result(name: String, spec: &MeasureSpec, repetitions: Vec<Measurement>) -> TestResult {
+    let complete: Vec<&Measurement> = repetitions
+        .iter()
+        .filter(|m| !m.interrupted && m.ops > 0)
+        .collect();
+    let mbps: Vec<f64> = complete.iter().map(|m| m.mb_per_s).collect();
+    let iops: Vec<f64> = complete.iter().map(|m| m.iops).collect();
+    TestResult {
+        name,
+        workload: workload_info(spec),
+        mb_per_s: Spread::of(&mbps),
+        iops: Spread::of(&iops),
+        repetitions,
+        skipped: None,
+    }
+}
+
+/// Host name and kernel release.
+pub fn host_info() -> HostInfo {
+    let uname = rustix::system::uname();
+    HostInfo {
+        hostname: uname.nodename().to_string_lossy().into_owned(),
+        kernel: uname.release().to_string_lossy().into_owned(),
+    }
+}
+
+/// Now, as RFC 3339 UTC to the second.
+pub fn now_rfc3339() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}
+
+/// Starts a result; tests are added by the command.
+pub fn new_result(
+    command: &str,
+    config: serde_json::Value,
+    target: &OpenTarget,
+    started_at: String,
+) -> RunResult {
+    RunResult {
+        schema_version: SCHEMA_VERSION,
+        iocurve_version: env!("CARGO_PKG_VERSION").to_string(),
+        command: command.to_string(),
+        started_at,
+        host: host_info(),
+        config,
+        target: target.info.clone(),
+        tests: Vec::new(),
+        interrupted: false,
+        error: None,
+    }
+}
+
+/// The message of an I/O failure in the middle of a run, with the fix.
+pub fn io_failure_message(e: &IoError) -> String {
+    let hint = match e.error.raw_os_error() {
+        Some(libc::EIO) => {
+            "the device reported an error: check `dmesg`; the medium or its connection may be failing"
+        }
+        Some(libc::ENOSPC) => "out of space: free some space or measure a smaller --span",
+        Some(libc::EINVAL) => {
+            "the kernel refused the transfer (alignment or size): try --buffered or a multiple of the logical block size"
+        }
+        Some(libc::ENODEV) | Some(libc::ENXIO) => "the device disappeared (unplugged or reset)",
+        Some(libc::EROFS) => {
+            "the device became read-only (write-protect, or the kernel remounted it after errors)"
+        }
+        _ => "the device or the system refused the transfer",
+    };
+    format!("{}: {hint}", e)
+}
+
+/// Prints the result and picks the exit code.
+pub fn finish(result: &RunResult, json: bool) -> Result<i32> {
+    let text = if json {
+        Json.render(result)
+    } else {
+        Text.render(result)
+    };
+    let mut stdout = std::io::stdout().lock();
+    // A closed pipe (`| head`) is not an error worth a message.
+    let _ = stdout.write_all(text.as_bytes());
+    let _ = stdout.flush();
+    if let Some(e) = &result.error {
+        eprintln!("Error: {e}");
+        return Ok(EXIT_IO);
+    }
+    if result.interrupted {
+        return Ok(EXIT_INTERRUPTED);
+    }
+    let bad: u64 = result
+        .tests
+        .iter()
+        .flat_map(|t| &t.repetitions)
+        .filter_map(|m| m.verify.as_ref())
+        .map(|v| v.bad())
+        .sum();
+    if bad > 0 {
+        eprintln!("Error: verification found {bad} bad block(s); see the list above");
+        return Ok(EXIT_VERIFY);
+    }
+    Ok(0)
+}

@@ -1,0 +1,147 @@
+//! `iocurve profile`: the main job. Four CrystalDiskMark-style rows, read
+//! and write, each repeated; the test area prepared first; sizes and times
+//! adapted so slow cards and fast drives both finish in a minute or two.
+
+use super::common::{self, io_failure_message};
+use crate::cli::ProfileArgs;
+use crate::cli::config::{DEFAULT_AREA, ProfileConfig, choose_engine, resolve_region};
+use crate::result::TestResult;
+use crate::target::{IoMode, TargetKind};
+use crate::units::format_size;
+use crate::workload::profile::{self, ROWS};
+use crate::workload::{MeasureSpec, Pattern, interrupt};
+use anyhow::Result;
+use std::sync::atomic::Ordering;
+
+pub fn profile(args: &ProfileArgs) -> Result<i32> {
+    let cfg = ProfileConfig::from_args(args)?;
+    let started_at = common::now_rfc3339();
+    let area = cfg.size.unwrap_or(DEFAULT_AREA);
+    let path_kind = std::fs::metadata(&cfg.target.path)
+        .map(|m| m.is_dir())
+        .unwrap_or(false);
+    // Writes are part of the profile where they are safe: always in a
+    // scratch file, elsewhere only with --destructive.
+    let writes = !cfg.read_only && (path_kind || cfg.target.destructive);
+    let mut target =
+        common::open_target(&cfg.target, writes, cfg.target.offset.unwrap_or(0) + area)?;
+    let span_asked = cfg.target.span.or(cfg.size).map(|s| {
+        s.min(target.info.size_bytes - cfg.target.offset.unwrap_or(0).min(target.info.size_bytes))
+    });
+    let span_default = target
+        .info
+        .size_bytes
+        .saturating_sub(cfg.target.offset.unwrap_or(0))
+        .min(area);
+    let direct = target.info.mode == IoMode::Direct;
+    let (offset, mut span) = resolve_region(
+        cfg.target.offset,
+        Some(span_asked.unwrap_or(span_default)),
+        target.info.size_bytes,
+        &target.info.path,
+        1 << 20,
+        u64::from(target.info.logical_block_size),
+        direct,
+    )?;
+    let mut notes = Vec::new();
+    if target.info.kind == TargetKind::Directory {
+        if let Some(written) = common::prepare_scratch(
+            &mut target,
+            offset + span,
+            profile::PREP_MIN_BYTES,
+            Some(profile::PREP_TIME_LIMIT),
+            cfg.target.seed,
+        )? {
+            if written < offset + span {
+                span = written.saturating_sub(offset);
+                notes.push(format!("test area cut to {}: the preparation pass stopped after {} s on this slow device", format_size(span), profile::PREP_TIME_LIMIT.as_secs()));
+            }
+        }
+    }
+    let time = cfg.time.unwrap_or(profile::DEFAULT_TIME);
+    let ramp = profile::ramp_for(time);
+    let mut config = serde_json::to_value(&cfg)?;
+    config["time_per_test_s"] = serde_json::json!(time.as_secs_f64());
+    config["ramp_per_test_s"] = serde_json::json!(ramp.as_secs_f64());
+    config["test_area_bytes"] = serde_json::json!(span);
+    let mut result = common::new_result("profile", config, &target, started_at);
+    result.target.notes.extend(notes);
+    let total = profile::planned(time, cfg.repeat, writes);
+    let overall =
+        crate::report::progress::bar("profile", crate::report::progress::Goal::Time(total));
+    overall.finish_and_clear();
+    let skip_reason = (!writes).then(|| {
+        if cfg.read_only {
+            "write tests skipped (--read-only)".to_string()
+        } else {
+            format!("write tests skipped: {} is not a scratch file; pass --destructive to let the profile overwrite it", target.info.path)
+        }
+    });
+    'rows: for row in ROWS {
+        for write in [false, true] {
+            let rw = row.rw(write);
+            let spec = MeasureSpec {
+                rw,
+                mix_read_percent: 0,
+                block_size: row.block_size,
+                queue_depth: row.queue_depth,
+                threads: cfg.target.threads,
+                engine: choose_engine(cfg.target.engine, row.queue_depth)?,
+                offset,
+                span,
+                align: row.block_size,
+                size: None,
+                time: Some(time),
+                ramp: Some(ramp),
+                pattern: Pattern::Random,
+                seed: cfg.target.seed,
+                verify: false,
+                buffered: cfg.target.buffered,
+            };
+            if write && !writes {
+                let mut skipped = common::test_result(row.name.to_string(), &spec, Vec::new());
+                skipped.skipped = skip_reason.clone();
+                result.tests.push(skipped);
+                continue;
+            }
+            let (test, error) = measure_repeated(&target, &spec, row.name, cfg.repeat);
+            result.tests.push(test);
+            if let Some(e) = error {
+                result.error = Some(e);
+                break 'rows;
+            }
+            if interrupt::stop_flag().load(Ordering::Relaxed) {
+                break 'rows;
+            }
+        }
+    }
+    result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
+    let code = common::finish(&result, cfg.target.json);
+    drop(target);
+    code
+}
+
+fn measure_repeated(
+    target: &crate::target::OpenTarget,
+    spec: &MeasureSpec,
+    name: &str,
+    repeat: u32,
+) -> (TestResult, Option<String>) {
+    let mut reps = Vec::new();
+    let mut error = None;
+    for rep in 0..repeat {
+        let label = format!("{name} {} {}/{repeat}", spec.rw.name(), rep + 1);
+        match common::measure(target, spec, &label) {
+            Ok(m) => reps.push(m),
+            Err(failure) => {
+                reps.push(failure.partial);
+                error = Some(io_failure_message(&failure.error));
+                break;
+            }
+        }
+        if interrupt::stop_flag().load(Ordering::Relaxed) {
+            break;
+        }
+    }
+    (common::test_result(name.to_string(), spec, reps), error)
+}

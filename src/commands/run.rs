@@ -1,0 +1,88 @@
+//! `iocurve run`: one workload, exactly as asked.
+
+use super::common::{self, io_failure_message};
+use crate::cli::RunArgs;
+use crate::cli::config::{DEFAULT_AREA, RunConfig, resolve_region};
+use crate::target::IoMode;
+use crate::workload::{MeasureSpec, interrupt};
+use anyhow::Result;
+use std::sync::atomic::Ordering;
+
+pub fn run(args: &RunArgs) -> Result<i32> {
+    let cfg = RunConfig::from_args(args)?;
+    let started_at = common::now_rfc3339();
+    let wants_write = cfg.rw.writes();
+    let area = cfg.target.offset.unwrap_or(0) + cfg.target.span.unwrap_or(DEFAULT_AREA);
+    let mut target = common::open_target(&cfg.target, wants_write, area)?;
+    let direct = target.info.mode == IoMode::Direct;
+    let (offset, span) = resolve_region(
+        cfg.target.offset,
+        cfg.target.span,
+        target.info.size_bytes,
+        &target.info.path,
+        cfg.block_size,
+        u64::from(target.info.logical_block_size),
+        direct,
+    )?;
+    common::prepare_scratch(
+        &mut target,
+        offset + span,
+        offset + span,
+        None,
+        cfg.target.seed,
+    )?;
+    let spec = MeasureSpec {
+        rw: cfg.rw,
+        mix_read_percent: cfg.mix_read_percent,
+        block_size: cfg.block_size,
+        queue_depth: cfg.queue_depth,
+        threads: cfg.target.threads,
+        engine: cfg.engine,
+        offset,
+        span,
+        align: cfg.align,
+        size: cfg.size,
+        time: cfg.time,
+        ramp: Some(cfg.ramp),
+        pattern: cfg.pattern,
+        seed: cfg.target.seed,
+        verify: cfg.verify,
+        buffered: cfg.target.buffered,
+    };
+    let config = serde_json::to_value(&cfg)?;
+    let mut result = common::new_result("run", config, &target, started_at);
+    let mut repetitions = Vec::new();
+    let mut error = None;
+    for rep in 0..cfg.repeat {
+        let label = if cfg.repeat > 1 {
+            format!("{} {}/{}", cfg.rw.name(), rep + 1, cfg.repeat)
+        } else {
+            cfg.rw.name().to_string()
+        };
+        match common::measure(&target, &spec, &label) {
+            Ok(m) => repetitions.push(m),
+            Err(failure) => {
+                repetitions.push(failure.partial);
+                error = Some(io_failure_message(&failure.error));
+                break;
+            }
+        }
+        if interrupt::stop_flag().load(Ordering::Relaxed) {
+            break;
+        }
+    }
+    let name = format!(
+        "{} {}",
+        cfg.rw.name(),
+        crate::units::format_size(cfg.block_size)
+    );
+    result
+        .tests
+        .push(common::test_result(name, &spec, repetitions));
+    result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
+    result.error = error;
+    result.target = target.info.clone();
+    let code = common::finish(&result, cfg.target.json);
+    drop(target);
+    code
+}

@@ -1,0 +1,163 @@
+//! I/O backends: the code that moves bytes and times each transfer.
+//!
+//! An engine pulls operations from an [`OpSource`], executes them against one
+//! file descriptor and reports each completion with its submit and completion
+//! time on the engine's own clock. Keeping the clock on the engine side is
+//! what lets a simulated device run on a virtual clock later: the workload
+//! never reads the time itself.
+//!
+//! The timed path (from `OpSource::next` to `OpSource::completed`) allocates
+//! nothing, takes no lock and formats nothing. This module is the only place
+//! in iocurve with `unsafe` code; each block states what keeps it sound.
+
+pub mod buffer;
+mod clock;
+pub mod sync;
+pub mod sys;
+pub mod uring;
+
+pub use clock::MonotonicClock;
+
+use std::fmt;
+use std::io;
+
+/// Read or write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpKind {
+    Read,
+    Write,
+}
+
+impl fmt::Display for OpKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            OpKind::Read => "read",
+            OpKind::Write => "write",
+        })
+    }
+}
+
+/// One transfer to execute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Op {
+    pub kind: OpKind,
+    pub offset: u64,
+    pub len: u32,
+    /// Position in this job's stream; selects the data-pool block for writes.
+    pub seq: u64,
+    /// False during the warm-up, whose I/Os are executed but not counted.
+    pub counted: bool,
+}
+
+/// What an engine needs from a workload.
+pub trait OpSource {
+    /// The next operation, or `None` when the workload is done (or stopped).
+    /// `now_ns` is the engine's clock.
+    fn next(&mut self, now_ns: u64) -> Option<Op>;
+
+    /// Called once per completed operation, with the data transferred.
+    fn completed(&mut self, op: &Op, submit_ns: u64, complete_ns: u64, data: &[u8]);
+
+    /// True when writes must carry per-block content (`--verify`); the engine
+    /// then calls [`OpSource::fill_write`] with a private buffer for each write
+    /// instead of using the shared data pool.
+    fn stamps_writes(&self) -> bool {
+        false
+    }
+
+    /// Fills the buffer of a write about to be issued.
+    fn fill_write(&mut self, _op: &Op, _buf: &mut [u8]) {}
+}
+
+/// A failed transfer: which one, and what the kernel said.
+#[derive(Debug)]
+pub struct IoError {
+    pub kind: OpKind,
+    pub offset: u64,
+    pub len: u32,
+    pub error: io::Error,
+}
+
+impl fmt::Display for IoError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} of {} bytes at offset {} failed: {}",
+            self.kind, self.len, self.offset, self.error
+        )
+    }
+}
+
+impl std::error::Error for IoError {}
+
+/// Which backend to use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EngineKind {
+    /// pread/pwrite, one I/O at a time.
+    Sync,
+    /// io_uring with registered buffers and file, any queue depth.
+    Uring,
+}
+
+impl EngineKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::Sync => "sync",
+            EngineKind::Uring => "uring",
+        }
+    }
+}
+
+/// Everything an engine is built from.
+pub struct EngineSetup<'a> {
+    pub fd: std::os::fd::BorrowedFd<'a>,
+    pub block_size: usize,
+    pub queue_depth: usize,
+    /// Buffer alignment (the device's logical block size, at least a page).
+    pub align: usize,
+    /// Write data: a whole number of blocks, filled before timing starts.
+    pub pool: buffer::AlignedBuf,
+    /// Shared by every job of a measurement so their times compare.
+    pub clock: MonotonicClock,
+}
+
+/// A ready engine of either kind.
+pub enum Engine<'a> {
+    Sync(sync::SyncEngine<'a>),
+    Uring(Box<uring::UringEngine<'a>>),
+}
+
+impl<'a> Engine<'a> {
+    pub fn build(kind: EngineKind, setup: EngineSetup<'a>) -> io::Result<Engine<'a>> {
+        Ok(match kind {
+            EngineKind::Sync => Engine::Sync(sync::SyncEngine::new(setup)),
+            EngineKind::Uring => Engine::Uring(Box::new(uring::UringEngine::new(setup)?)),
+        })
+    }
+
+    /// Runs until the source is exhausted; on a failed transfer, waits for
+    /// the others in flight and returns the first failure.
+    pub fn run<S: OpSource>(&mut self, source: &mut S) -> Result<(), IoError> {
+        match self {
+            Engine::Sync(e) => e.run(source),
+            Engine::Uring(e) => e.run(source),
+        }
+    }
+
+    /// A remark about how the engine runs (e.g. a fallback it had to take).
+    pub fn note(&self) -> Option<String> {
+        match self {
+            Engine::Sync(_) => None,
+            Engine::Uring(e) => e.note(),
+        }
+    }
+}
+
+/// The pool block used by a write with sequence number `seq`.
+#[inline]
+pub(crate) fn pool_slice(pool: &buffer::AlignedBuf, block_size: usize, seq: u64) -> &[u8] {
+    let blocks = pool.len() / block_size;
+    let start = (seq % blocks as u64) as usize * block_size;
+    &pool.as_slice()[start..start + block_size]
+}

@@ -1,0 +1,58 @@
+//! The two kinds of failure a user must tell apart, and their exit codes.
+//!
+//! A usage error (exit 2) is fixed by changing the command line; an I/O
+//! failure (exit 3) is something the device or the system did. Everything
+//! else is an internal error (exit 1). Errors travel as `anyhow::Error`; `main`
+//! finds the kind by walking the chain for one of these two types.
+
+use thiserror::Error;
+
+/// The command line asks for something impossible; the message names the
+/// option and the accepted form.
+#[derive(Debug, Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
+/// An operating-system or device failure: the message names what failed,
+/// where, and what to do about it.
+#[derive(Debug, Error)]
+#[error("{message}")]
+pub struct IoFailure {
+    pub message: String,
+    #[source]
+    pub source: Option<std::io::Error>,
+}
+
+impl IoFailure {
+    pub fn new(message: impl Into<String>, source: Option<std::io::Error>) -> Self {
+        Self {
+            message: message.into(),
+            source,
+        }
+    }
+}
+
+/// Shorthand for returning a usage error.
+pub fn usage(message: impl Into<String>) -> anyhow::Error {
+    UsageError(message.into()).into()
+}
+
+/// Exit codes documented in the README.
+pub const EXIT_USAGE: i32 = 2;
+pub const EXIT_IO: i32 = 3;
+pub const EXIT_VERIFY: i32 = 4;
+pub const EXIT_INTERRUPTED: i32 = 130;
+
+/// The exit code for an error: 2 for usage, 3 for I/O, 1 otherwise.
+pub fn exit_code(err: &anyhow::Error) -> i32 {
+    if err.chain().any(|e| e.is::<UsageError>()) {
+        EXIT_USAGE
+    } else if err
+        .chain()
+        .any(|e| e.is::<IoFailure>() || e.is::<std::io::Error>())
+    {
+        EXIT_IO
+    } else {
+        1
+    }
+}

@@ -1,0 +1,18 @@
+//! Results into bytes: one file per format, each a pure function of
+//! [`RunResult`](crate::result::RunResult) behind the one-method [`Export`]
+//! trait, plus the progress bar shown while measuring.
+
+mod json;
+pub mod progress;
+mod text;
+
+pub use json::Json;
+pub use text::Text;
+
+use crate::result::RunResult;
+
+/// One output format.
+pub trait Export {
+    /// Renders a result; never fails, never does I/O.
+    fn render(&self, result: &RunResult) -> String;
+}

@@ -1,0 +1,349 @@
+//! The table a person reads: a header naming what was measured and how, the
+//! figures with fixed units, warnings in capitals, and the units legend.
+
+use super::Export;
+use crate::result::{Measurement, RunResult, TestResult};
+use crate::stats::{LatencySummary, Spread};
+use crate::target::{IoMode, TargetInfo, TargetKind};
+use crate::units::{LEGEND, format_latency_ns, format_mbps, format_size};
+use comfy_table::{CellAlignment, Table, presets};
+use std::fmt::Write;
+
+pub struct Text;
+
+impl Export for Text {
+    fn render(&self, r: &RunResult) -> String {
+        let mut out = String::new();
+        header(&mut out, r);
+        if r.command == "profile" {
+            profile_table(&mut out, r);
+        } else {
+            for test in &r.tests {
+                run_tables(&mut out, test);
+            }
+        }
+        footer(&mut out, r);
+        out
+    }
+}
+
+fn header(out: &mut String, r: &RunResult) {
+    let _ = writeln!(
+        out,
+        "iocurve {} · {} · {} · host {} (Linux {})",
+        r.iocurve_version, r.command, r.started_at, r.host.hostname, r.host.kernel
+    );
+    let t = &r.target;
+    let _ = writeln!(out, "target      {}", describe_target(t));
+    let _ = writeln!(out, "device      {}", describe_device(t));
+    let fs = t
+        .filesystem
+        .as_ref()
+        .map_or("none (raw device)".to_string(), |m| {
+            format!(
+                "{} on {} (mounted at {})",
+                m.fstype, m.source, m.mount_point
+            )
+        });
+    let mode = match t.mode {
+        IoMode::Direct => "O_DIRECT (page cache bypassed)",
+        IoMode::Buffered => "buffered (page cache evicted before reads, fdatasync after writes)",
+    };
+    let _ = writeln!(out, "filesystem  {fs}");
+    let _ = writeln!(out, "mode        {mode}");
+    for note in &t.notes {
+        let _ = writeln!(out, "note        {note}");
+    }
+}
+
+fn describe_target(t: &TargetInfo) -> String {
+    match t.kind {
+        TargetKind::Directory => format!(
+            "{} (directory; scratch file {}, {}, removed afterwards)",
+            t.path,
+            t.scratch_file.as_deref().unwrap_or("?"),
+            format_size(t.size_bytes)
+        ),
+        TargetKind::File => format!("{} (file, {})", t.path, format_size(t.size_bytes)),
+        TargetKind::BlockDevice => format!(
+            "{} (block device, {}, logical block {} B)",
+            t.path,
+            format_size(t.size_bytes),
+            t.logical_block_size
+        ),
+    }
+}
+
+fn describe_device(t: &TargetInfo) -> String {
+    let Some(d) = &t.device else {
+        return "unknown (no single block device beneath: tmpfs, overlay or network file system); device counters unavailable".into();
+    };
+    let mut s = format!(
+        "{} ({}:{}), {}",
+        d.name,
+        d.major,
+        d.minor,
+        format_size(d.size_bytes)
+    );
+    if let Some(model) = &d.model {
+        let _ = write!(s, ", {model}");
+    }
+    if let Some(rot) = d.rotational {
+        s.push_str(if rot {
+            ", rotational"
+        } else {
+            ", non-rotational"
+        });
+    }
+    if let Some(back) = &d.loop_backing_file {
+        let _ = write!(s, ", loop over {back}");
+    }
+    s
+}
+
+fn run_tables(out: &mut String, test: &TestResult) {
+    let w = &test.workload;
+    let mix = w
+        .mix_read_percent
+        .map(|m| format!(" ({m}% reads)"))
+        .unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "workload    {}{mix}, {} blocks, QD {} × {} job{}, engine {}, region {} at offset {}",
+        w.rw,
+        format_size(w.block_size),
+        w.queue_depth,
+        w.threads,
+        if w.threads == 1 { "" } else { "s" },
+        w.engine,
+        format_size(w.span),
+        w.offset
+    );
+    if let Some(why) = &test.skipped {
+        let _ = writeln!(out, "skipped     {why}");
+        return;
+    }
+    let mut table = new_table(&[
+        "", "MB/s", "IOPS", "mean", "p50", "p90", "p99", "p99.9", "p99.99", "max",
+    ]);
+    let many = test.repetitions.len() > 1;
+    for (i, m) in test.repetitions.iter().enumerate() {
+        let label = |dir: &str| {
+            if many {
+                format!("{dir} #{}", i + 1)
+            } else {
+                dir.to_string()
+            }
+        };
+        for (dir, d) in [("read", &m.read), ("write", &m.write)] {
+            if let Some(d) = d {
+                table.add_row(latency_row(&label(dir), d.mb_per_s, d.iops, &d.latency));
+            }
+        }
+    }
+    let _ = writeln!(out, "{table}");
+    if let (Some(mbps), Some(iops)) = (&test.mb_per_s, &test.iops) {
+        if many {
+            let _ = writeln!(
+                out,
+                "median of {}: {} MB/s ({}–{}), {} IOPS",
+                mbps.count,
+                format_mbps(mbps.median),
+                format_mbps(mbps.min),
+                format_mbps(mbps.max),
+                format_iops(iops.median)
+            );
+        }
+    }
+    for m in &test.repetitions {
+        measurement_details(out, m);
+    }
+}
+
+fn latency_row(label: &str, mbps: f64, iops: f64, l: &LatencySummary) -> Vec<String> {
+    vec![
+        label.to_string(),
+        format_mbps(mbps),
+        format_iops(iops),
+        format_latency_ns(l.mean_ns),
+        format_latency_ns(l.p50_ns as f64),
+        format_latency_ns(l.p90_ns as f64),
+        format_latency_ns(l.p99_ns as f64),
+        format_latency_ns(l.p99_9_ns as f64),
+        format_latency_ns(l.p99_99_ns as f64),
+        format_latency_ns(l.max_ns as f64),
+    ]
+}
+
+fn measurement_details(out: &mut String, m: &Measurement) {
+    let _ = writeln!(
+        out,
+        "moved       {} in {:.3} s ({} I/Os{}); warm-up {} in {:.2} s not counted",
+        format_size(m.bytes),
+        m.elapsed_ns as f64 / 1e9,
+        m.ops,
+        if m.sync_ns > 0 {
+            format!(", final fdatasync {:.3} s included", m.sync_ns as f64 / 1e9)
+        } else {
+            String::new()
+        },
+        format_size(m.ramp.bytes),
+        m.ramp.elapsed_ns as f64 / 1e9
+    );
+    let _ = writeln!(
+        out,
+        "cpu         user {:.2} s, system {:.2} s: {:.2} CPU-s per GB moved",
+        m.cpu.user_s, m.cpu.system_s, m.cpu.cpu_s_per_gb
+    );
+    if let Some(d) = &m.device_io {
+        let avg = |v: Option<f64>| v.map_or("-".to_string(), |b| format_size(b.round() as u64));
+        let _ = writeln!(
+            out,
+            "device      {} saw {} read requests (avg {}, {} merged), {} write requests (avg {}, {} merged), busy {} ms (warm-up included)",
+            d.device,
+            d.read_requests,
+            avg(d.avg_read_request_bytes),
+            d.read_merges,
+            d.write_requests,
+            avg(d.avg_write_request_bytes),
+            d.write_merges,
+            d.busy_ms
+        );
+    }
+    if let Some(v) = &m.verify {
+        let _ = writeln!(
+            out,
+            "verify      {} blocks ok, {} changed, {} overwritten, {} corrupted",
+            v.ok, v.changed, v.overwritten, v.corrupted
+        );
+        for bad in &v.first_bad {
+            let _ = writeln!(
+                out,
+                "  BAD BLOCK at offset {} ({}): {:?}",
+                bad.offset,
+                format_size(bad.offset),
+                bad.verdict
+            );
+        }
+    }
+    if m.interrupted {
+        let _ = writeln!(out, "INTERRUPTED: partial result, stopped by the user");
+    }
+    for w in &m.warnings {
+        let _ = writeln!(out, "WARNING     {w}");
+    }
+}
+
+fn profile_table(out: &mut String, r: &RunResult) {
+    let reps = r
+        .tests
+        .iter()
+        .map(|t| t.repetitions.len())
+        .max()
+        .unwrap_or(0);
+    let time = r
+        .config
+        .get("time_per_test_s")
+        .and_then(|v| v.as_f64())
+        .unwrap_or(0.0);
+    let area = r.tests.first().map_or(0, |t| t.workload.span);
+    let _ = writeln!(
+        out,
+        "test area   {} · each figure the median of {reps} runs of {time:.1} s, (min–max); warm-up excluded",
+        format_size(area)
+    );
+    let mut table = new_table(&[
+        "test",
+        "read MB/s",
+        "(min–max)",
+        "read IOPS",
+        "write MB/s",
+        "(min–max)",
+        "write IOPS",
+    ]);
+    let mut names: Vec<&str> = Vec::new();
+    for t in &r.tests {
+        if !names.contains(&t.name.as_str()) {
+            names.push(&t.name);
+        }
+    }
+    for name in names {
+        let find = |rw: &str| {
+            r.tests
+                .iter()
+                .find(|t| t.name == name && t.workload.rw.ends_with(rw))
+        };
+        let mut row = vec![name.to_string()];
+        for test in [find("read"), find("write")] {
+            row.extend(profile_cells(test));
+        }
+        table.add_row(row);
+    }
+    let _ = writeln!(out, "{table}");
+    for t in &r.tests {
+        for m in &t.repetitions {
+            for w in &m.warnings {
+                let _ = writeln!(out, "WARNING     {} {}: {w}", t.name, t.workload.rw);
+            }
+        }
+    }
+}
+
+fn profile_cells(test: Option<&TestResult>) -> [String; 3] {
+    match test {
+        None => ["-".into(), String::new(), String::new()],
+        Some(t) if t.skipped.is_some() => ["skipped".into(), String::new(), String::new()],
+        Some(t) => match (&t.mb_per_s, &t.iops) {
+            (Some(m), Some(i)) => [format_mbps(m.median), range(m), format_iops(i.median)],
+            _ => ["not measured".into(), String::new(), String::new()],
+        },
+    }
+}
+
+fn range(s: &Spread) -> String {
+    format!("({}–{})", format_mbps(s.min), format_mbps(s.max))
+}
+
+fn format_iops(iops: f64) -> String {
+    if iops >= 10_000.0 {
+        format!("{:.1}k", iops / 1000.0)
+    } else {
+        format!("{iops:.0}")
+    }
+}
+
+fn new_table(headers: &[&str]) -> Table {
+    let mut table = Table::new();
+    table
+        .load_style(presets::UTF8_HORIZONTAL_ONLY)
+        .set_header(headers.to_vec());
+    for i in 1..headers.len() {
+        if let Some(col) = table.column_mut(i) {
+            col.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    table
+}
+
+fn footer(out: &mut String, r: &RunResult) {
+    let skipped: Vec<_> = r
+        .tests
+        .iter()
+        .filter_map(|t| t.skipped.as_ref().map(|s| (t, s)))
+        .collect();
+    if r.command == "profile" {
+        if let Some((_, why)) = skipped.first() {
+            let _ = writeln!(out, "skipped     {why}");
+        }
+    }
+    if r.interrupted {
+        let _ = writeln!(
+            out,
+            "INTERRUPTED: the run was stopped early; the figures above are partial"
+        );
+    }
+    if let Some(e) = &r.error {
+        let _ = writeln!(out, "FAILED: {e}; the figures above are partial");
+    }
+    let _ = writeln!(out, "{LEGEND}");
+}

@@ -1,0 +1,147 @@
+//! The one result type that crosses from measuring to reporting.
+//!
+//! Every output format is a pure function of [`RunResult`]; nothing printed
+//! anywhere is computed outside it. `schema_version` changes whenever a field
+//! changes meaning.
+
+use crate::stats::{LatencySummary, Spread};
+use crate::target::TargetInfo;
+use crate::workload::verify::VerifyTally;
+use serde::Serialize;
+
+/// Version of the JSON layout.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Everything one invocation of a measuring command found.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunResult {
+    pub schema_version: u32,
+    pub iocurve_version: String,
+    /// `run` or `profile`.
+    pub command: String,
+    /// Start time, RFC 3339 in UTC.
+    pub started_at: String,
+    pub host: HostInfo,
+    /// The validated configuration, as the command saw it.
+    pub config: serde_json::Value,
+    pub target: TargetInfo,
+    pub tests: Vec<TestResult>,
+    /// True when Ctrl-C or SIGTERM stopped the run early.
+    pub interrupted: bool,
+    /// The error that ended the run early, if any; the results are partial.
+    pub error: Option<String>,
+}
+
+/// Host facts recorded with every result.
+#[derive(Debug, Clone, Serialize)]
+pub struct HostInfo {
+    pub hostname: String,
+    pub kernel: String,
+}
+
+/// One named workload, measured one or more times.
+#[derive(Debug, Clone, Serialize)]
+pub struct TestResult {
+    /// `SEQ 1MiB Q8 read`, or for `run` a description of the workload.
+    pub name: String,
+    pub workload: WorkloadInfo,
+    pub repetitions: Vec<Measurement>,
+    /// Median and range of MB/s over the repetitions.
+    pub mb_per_s: Option<Spread>,
+    /// Median and range of IOPS over the repetitions.
+    pub iops: Option<Spread>,
+    /// Why the test was not measured, when it was skipped.
+    pub skipped: Option<String>,
+}
+
+/// The workload of a test, as executed.
+#[derive(Debug, Clone, Serialize)]
+pub struct WorkloadInfo {
+    pub rw: String,
+    pub block_size: u64,
+    pub queue_depth: u32,
+    pub threads: u32,
+    pub engine: String,
+    pub offset: u64,
+    pub span: u64,
+    pub mix_read_percent: Option<u8>,
+}
+
+/// One timed execution of a workload (warm-up excluded).
+#[derive(Debug, Clone, Serialize)]
+pub struct Measurement {
+    /// Bytes moved in the counted phase.
+    pub bytes: u64,
+    pub ops: u64,
+    /// Wall time of the counted phase, nanoseconds (includes the final
+    /// fdatasync of buffered writes).
+    pub elapsed_ns: u64,
+    /// 10^6 bytes per second.
+    pub mb_per_s: f64,
+    /// 2^20 bytes per second.
+    pub mib_per_s: f64,
+    pub iops: f64,
+    pub read: Option<DirectionResult>,
+    pub write: Option<DirectionResult>,
+    /// Completion latency of all counted I/Os.
+    pub latency: Option<LatencySummary>,
+    pub cpu: CpuUsage,
+    /// What reached the block device, from its stat counters.
+    pub device_io: Option<DeviceIo>,
+    /// The warm-up that was run before counting and then discarded.
+    pub ramp: RampInfo,
+    /// Time spent in the final fdatasync of a buffered write run.
+    pub sync_ns: u64,
+    pub verify: Option<VerifyTally>,
+    /// Things the reader must know about this figure (cache, bus limits).
+    pub warnings: Vec<String>,
+    pub interrupted: bool,
+}
+
+/// Figures for one direction of a (possibly mixed) run.
+#[derive(Debug, Clone, Serialize)]
+pub struct DirectionResult {
+    pub bytes: u64,
+    pub ops: u64,
+    pub mb_per_s: f64,
+    pub iops: f64,
+    pub latency: LatencySummary,
+}
+
+/// CPU time used by the whole process during the counted phase.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct CpuUsage {
+    pub user_s: f64,
+    pub system_s: f64,
+    /// CPU seconds per 10^9 bytes moved.
+    pub cpu_s_per_gb: f64,
+}
+
+/// Deltas of the block device's stat counters over the whole measurement
+/// (warm-up included, since the device cannot tell the two apart).
+#[derive(Debug, Clone, Serialize)]
+pub struct DeviceIo {
+    pub device: String,
+    pub read_requests: u64,
+    pub write_requests: u64,
+    pub read_merges: u64,
+    pub write_merges: u64,
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+    pub busy_ms: u64,
+    pub avg_read_request_bytes: Option<f64>,
+    pub avg_write_request_bytes: Option<f64>,
+    /// Bytes iocurve read (warm-up included) over this period, for comparison.
+    pub iocurve_read_bytes: u64,
+    pub iocurve_write_bytes: u64,
+    /// Share of iocurve's reads the device did not see: a cache served them.
+    pub cache_served_fraction: f64,
+}
+
+/// The discarded warm-up.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct RampInfo {
+    pub ops: u64,
+    pub bytes: u64,
+    pub elapsed_ns: u64,
+}

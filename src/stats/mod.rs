@@ -1,0 +1,13 @@
+//! Condensing timings into figures; no I/O happens here.
+//!
+//! Latencies go into log-linear HDR histograms (Gil Tene's HdrHistogram:
+//! buckets whose width grows with the value, so every recorded value is kept
+//! to a fixed relative precision, and histograms of threads merge by adding
+//! counts). Repetitions are summarised by their median and range, never by the
+//! best run alone.
+
+mod histogram;
+mod spread;
+
+pub use histogram::{LatencyHistogram, LatencySummary};
+pub use spread::Spread;

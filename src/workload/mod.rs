@@ -1,0 +1,17 @@
+//! What to measure and how to drive an engine through it.
+//!
+//! [`spec`] describes one measurement, [`job`] turns it into a stream of
+//! operations, [`runner`] executes it and gathers the figures, [`interrupt`]
+//! turns Ctrl-C into a clean stop, and [`profile`] is the CrystalDiskMark-style
+//! sequence of measurements behind `iocurve profile`.
+
+pub mod interrupt;
+pub mod job;
+pub mod pattern;
+pub mod profile;
+pub mod runner;
+pub mod spec;
+pub mod verify;
+
+pub use pattern::Pattern;
+pub use spec::{MeasureSpec, Rw};

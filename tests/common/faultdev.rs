@@ -1,0 +1,312 @@
+//! A loop block device whose reads or writes fail with EIO, or are slowed
+//! down, at chosen byte ranges — for testing how iocurve reports device
+//! errors and latency.
+//!
+//! Layers: a backing file in a temporary directory, served by
+//! `tests/support/faultfs.py` (a FUSE filesystem, run as a child process)
+//! as `<mnt>/disk.img`, with `/dev/loopN` attached over that file. Every
+//! request the loop device sends ends up in faultfs, which fails or delays
+//! it. Open `dev` with `O_DIRECT` so the block device's own page cache does
+//! not answer reads by itself.
+//!
+//! Needs root, `/dev/fuse`, `losetup`, and Debian's `python3-fusepy` for
+//! `/usr/bin/python3`. When any of that is missing, [`FaultDevice::new`]
+//! returns `Err(reason)`; callers print `skipped: {reason}` and return.
+#![allow(dead_code)]
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read, Write};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+const PYTHON: &str = "/usr/bin/python3";
+const MOUNT_TIMEOUT: Duration = Duration::from_secs(15);
+const EXIT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Same lookup as faultfs.py: Debian names the module `fusepy`, PyPI `fuse`.
+const PROBE_FUSEPY: &str = "try:\n import fusepy\nexcept ImportError:\n import fuse; fuse.FUSE\n";
+
+/// A `/dev/loopN` with injected faults. Everything is torn down on drop.
+pub struct FaultDevice {
+    /// The loop device, e.g. `/dev/loop3`.
+    pub dev: PathBuf,
+    /// Size of the device in bytes.
+    pub size: u64,
+    /// The backing file holding the device's contents (bypasses faultfs).
+    pub backing: PathBuf,
+    mountpoint: PathBuf,
+    log_path: PathBuf,
+    fuse: Option<Child>,
+    /// Held open; closing it tells faultfs (`--exit-on-stdin-eof`) to
+    /// unmount and exit. If the test process dies, the kernel closes it.
+    fuse_stdin: Option<ChildStdin>,
+    loop_attached: bool,
+    dir: Option<tempfile::TempDir>,
+}
+
+impl FaultDevice {
+    /// Byte the backing file holds at `offset` when the device is created:
+    /// never zero, and different in every 4 KiB block at the same position.
+    pub fn pattern_at(offset: u64) -> u8 {
+        (offset % 251) as u8 + 1
+    }
+
+    /// Build a device of `size` bytes. Reads touching any `(start, len)` in
+    /// `eio_read` and writes touching any range in `eio_write` fail with
+    /// EIO; every request to faultfs (at most 128 KiB each) is first delayed
+    /// by `delay_ms`. `Err` gives the reason the device could not be made.
+    pub fn new(
+        size: u64,
+        eio_read: &[(u64, u64)],
+        eio_write: &[(u64, u64)],
+        delay_ms: u32,
+    ) -> Result<FaultDevice, String> {
+        preflight()?;
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/faultfs.py");
+        if !script.is_file() {
+            return Err(format!("{} not found", script.display()));
+        }
+
+        let dir = tempfile::Builder::new()
+            .prefix("iocurve-faultdev-")
+            .tempdir()
+            .map_err(|e| format!("cannot create temp dir: {e}"))?;
+        let root = dir
+            .path()
+            .canonicalize()
+            .map_err(|e| format!("temp dir: {e}"))?;
+        let backing = root.join("backing.img");
+        let mountpoint = root.join("mnt");
+        let log_path = root.join("faultfs.log");
+
+        // From here on, `dev` is dropped on every early return and tears
+        // down whatever part has been set up.
+        let mut dev = FaultDevice {
+            dev: PathBuf::new(),
+            size,
+            backing,
+            mountpoint,
+            log_path,
+            fuse: None,
+            fuse_stdin: None,
+            loop_attached: false,
+            dir: Some(dir),
+        };
+
+        write_pattern(&dev.backing, size).map_err(|e| format!("cannot write backing file: {e}"))?;
+        fs::create_dir(&dev.mountpoint).map_err(|e| format!("cannot create mountpoint: {e}"))?;
+        let log = File::create(&dev.log_path).map_err(|e| format!("cannot create log: {e}"))?;
+        let log2 = log
+            .try_clone()
+            .map_err(|e| format!("cannot clone log fd: {e}"))?;
+
+        let mut cmd = Command::new(PYTHON);
+        cmd.arg(&script)
+            .arg(&dev.backing)
+            .arg(&dev.mountpoint)
+            .arg("--exit-on-stdin-eof")
+            .arg("--delay-ms")
+            .arg(delay_ms.to_string());
+        for (flag, ranges) in [("--eio-read", eio_read), ("--eio-write", eio_write)] {
+            for &(start, len) in ranges {
+                cmd.arg(flag).arg(format!("{start}:{len}"));
+            }
+        }
+        let mut child = cmd
+            .stdin(Stdio::piped())
+            .stdout(Stdio::from(log))
+            .stderr(Stdio::from(log2))
+            .spawn()
+            .map_err(|e| format!("cannot run {PYTHON}: {e}"))?;
+        dev.fuse_stdin = child.stdin.take();
+        dev.fuse = Some(child);
+
+        dev.wait_for_mount()?;
+
+        let out = Command::new(tool("losetup"))
+            .arg("-f")
+            .arg("--show")
+            .arg(dev.mountpoint.join("disk.img"))
+            .output()
+            .map_err(|e| format!("cannot run losetup: {e}"))?;
+        if !out.status.success() {
+            return Err(format!(
+                "losetup failed ({}): {}",
+                out.status,
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        let name = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        if !name.starts_with("/dev/") {
+            return Err(format!("losetup printed no device: {name:?}"));
+        }
+        dev.dev = PathBuf::from(name);
+        dev.loop_attached = true;
+        Ok(dev)
+    }
+
+    /// What faultfs has logged so far: one line per injected EIO, giving
+    /// the operation, offset and length of the failed FUSE request.
+    pub fn log(&self) -> String {
+        fs::read(&self.log_path)
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .unwrap_or_default()
+    }
+
+    fn wait_for_mount(&mut self) -> Result<(), String> {
+        let image = self.mountpoint.join("disk.img");
+        let start = Instant::now();
+        loop {
+            if let Ok(m) = fs::metadata(&image)
+                && m.is_file()
+                && m.len() == self.size
+            {
+                return Ok(());
+            }
+            let child = self.fuse.as_mut().expect("faultfs child");
+            if let Ok(Some(status)) = child.try_wait() {
+                self.fuse = None;
+                return Err(format!("faultfs exited ({status}): {}", self.log().trim()));
+            }
+            if start.elapsed() > MOUNT_TIMEOUT {
+                return Err(format!(
+                    "faultfs did not mount within {MOUNT_TIMEOUT:?}: {}",
+                    self.log().trim()
+                ));
+            }
+            thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for FaultDevice {
+    fn drop(&mut self) {
+        // 1. Detach the loop device while faultfs can still serve its last
+        //    requests (a flush on release).
+        if self.loop_attached {
+            let _ = Command::new(tool("losetup"))
+                .arg("-d")
+                .arg(&self.dev)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status();
+        }
+        // 2. Stop faultfs: closing its stdin makes it unmount and exit.
+        drop(self.fuse_stdin.take());
+        if let Some(mut child) = self.fuse.take() {
+            let start = Instant::now();
+            loop {
+                match child.try_wait() {
+                    Ok(Some(_)) => break,
+                    Ok(None) if start.elapsed() < EXIT_TIMEOUT => {
+                        thread::sleep(Duration::from_millis(10))
+                    }
+                    _ => {
+                        let _ = child.kill();
+                        let _ = child.wait();
+                        break;
+                    }
+                }
+            }
+        }
+        // 3. Unmount if faultfs did not (it was killed, or never got going).
+        if is_mounted(&self.mountpoint) {
+            for (prog, args) in [
+                ("umount", &["-l"][..]),
+                ("fusermount3", &["-u", "-z"][..]),
+                ("fusermount", &["-u", "-z"][..]),
+            ] {
+                let ok = Command::new(tool(prog))
+                    .args(args)
+                    .arg(&self.mountpoint)
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .status()
+                    .map(|s| s.success())
+                    .unwrap_or(false);
+                if ok {
+                    break;
+                }
+            }
+        }
+        // 4. Remove the temp dir, but never recurse into a live mount.
+        if let Some(dir) = self.dir.take()
+            && is_mounted(&self.mountpoint)
+        {
+            eprintln!(
+                "faultdev: {} is still mounted; leaving {}",
+                self.mountpoint.display(),
+                dir.path().display()
+            );
+            let _ = dir.keep();
+        }
+    }
+}
+
+/// Cheap checks that give a clear reason before anything is set up.
+fn preflight() -> Result<(), String> {
+    match fs::metadata("/proc/self") {
+        Ok(m) if m.uid() == 0 => {}
+        Ok(_) => return Err("not running as root".into()),
+        Err(e) => return Err(format!("cannot stat /proc/self: {e}")),
+    }
+    if !Path::new("/dev/fuse").exists() {
+        return Err("no /dev/fuse".into());
+    }
+    if !Path::new("/dev/loop-control").exists() && !Path::new("/dev/loop0").exists() {
+        return Err("no loop device support (/dev/loop-control missing)".into());
+    }
+    let probe = Command::new(PYTHON)
+        .args(["-c", PROBE_FUSEPY])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    match probe {
+        Ok(s) if s.success() => Ok(()),
+        Ok(_) => Err(format!(
+            "python fusepy missing for {PYTHON} (apt-get install python3-fusepy)"
+        )),
+        Err(e) => Err(format!("cannot run {PYTHON}: {e}")),
+    }
+}
+
+/// `name` from the usual system directories, so that a PATH without
+/// /usr/sbin (common for non-login shells) does not hide losetup.
+fn tool(name: &str) -> PathBuf {
+    ["/usr/sbin", "/usr/bin", "/sbin", "/bin"]
+        .iter()
+        .map(|d| Path::new(d).join(name))
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| PathBuf::from(name))
+}
+
+fn write_pattern(path: &Path, size: u64) -> io::Result<()> {
+    let mut f = OpenOptions::new().write(true).create_new(true).open(path)?;
+    let mut buf = vec![0u8; 1 << 20];
+    let mut off = 0u64;
+    while off < size {
+        let n = (size - off).min(buf.len() as u64) as usize;
+        for (i, b) in buf[..n].iter_mut().enumerate() {
+            *b = FaultDevice::pattern_at(off + i as u64);
+        }
+        f.write_all(&buf[..n])?;
+        off += n as u64;
+    }
+    f.sync_all()
+}
+
+/// Whether `path` (canonical, no characters that mountinfo escapes) is a
+/// mount point of this mount namespace.
+fn is_mounted(path: &Path) -> bool {
+    let mut s = String::new();
+    if File::open("/proc/self/mountinfo")
+        .and_then(|mut f| f.read_to_string(&mut s))
+        .is_err()
+    {
+        return false;
+    }
+    let want = path.to_string_lossy();
+    s.lines().any(|l| l.split(' ').nth(4) == Some(&*want))
+}

@@ -1,0 +1,131 @@
+//! Shared helpers for the integration tests: the built binary, scratch
+//! block devices (loop devices over files made in the test), and JSON.
+
+#![allow(dead_code)]
+
+pub mod faultdev;
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+use std::process::Command as Std;
+
+/// The binary under test.
+pub fn iocurve() -> Command {
+    Command::cargo_bin("iocurve").expect("the iocurve binary is built")
+}
+
+/// Prints why a test could not run; the caller returns right after.
+pub fn skipped(why: &str) {
+    eprintln!("skipped: {why}");
+}
+
+/// The JSON document a run printed.
+pub fn json(out: &[u8]) -> serde_json::Value {
+    serde_json::from_slice(out)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(out)))
+}
+
+pub fn is_root() -> bool {
+    rustix::process::geteuid().is_root()
+}
+
+fn sbin(tool: &str) -> String {
+    for dir in ["/usr/sbin", "/sbin", "/usr/bin", "/bin"] {
+        let p = Path::new(dir).join(tool);
+        if p.exists() {
+            return p.display().to_string();
+        }
+    }
+    tool.to_string()
+}
+
+/// Runs a system tool; Err with its stderr when it fails.
+pub fn sh(tool: &str, args: &[&str]) -> Result<String, String> {
+    let out = Std::new(sbin(tool))
+        .args(args)
+        .output()
+        .map_err(|e| format!("{tool}: {e}"))?;
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+    } else {
+        Err(format!(
+            "{tool} {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ))
+    }
+}
+
+/// A loop device over a scratch file filled with random bytes; detached
+/// and removed on drop.
+pub struct LoopDevice {
+    pub dev: PathBuf,
+    pub backing: PathBuf,
+    pub size: u64,
+    mount: Option<PathBuf>,
+    _dir: tempfile::TempDir,
+}
+
+impl LoopDevice {
+    /// Err carries the reason to print as skipped.
+    pub fn new(size: u64) -> Result<LoopDevice, String> {
+        Self::with_options(size, &[])
+    }
+
+    pub fn with_options(size: u64, losetup_args: &[&str]) -> Result<LoopDevice, String> {
+        if !is_root() {
+            return Err("not root: loop devices need root (CI runs as root)".into());
+        }
+        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let backing = dir.path().join("disk.img");
+        let mut data = vec![0u8; size as usize];
+        let mut rng = fastrand::Rng::with_seed(size);
+        rng.fill(&mut data);
+        std::fs::write(&backing, &data).map_err(|e| e.to_string())?;
+        let mut args: Vec<&str> = losetup_args.to_vec();
+        let backing_str = backing.display().to_string();
+        args.extend(["-f", "--show", &backing_str]);
+        let dev = sh("losetup", &args).map_err(|e| format!("losetup failed: {e}"))?;
+        Ok(LoopDevice {
+            dev: PathBuf::from(dev),
+            backing,
+            size,
+            mount: None,
+            _dir: dir,
+        })
+    }
+
+    pub fn path(&self) -> &str {
+        self.dev.to_str().expect("device paths are UTF-8")
+    }
+
+    /// Kernel name, e.g. `loop3`.
+    pub fn name(&self) -> String {
+        self.dev.file_name().unwrap().to_string_lossy().into_owned()
+    }
+
+    /// Formats the device as ext4 and mounts it on a fresh directory.
+    pub fn mkfs_and_mount(&mut self) -> Result<PathBuf, String> {
+        sh("mkfs.ext4", &["-q", "-F", self.path()])?;
+        let mnt = self._dir.path().join("mnt");
+        std::fs::create_dir_all(&mnt).map_err(|e| e.to_string())?;
+        sh("mount", &[self.path(), mnt.to_str().unwrap()])?;
+        self.mount = Some(mnt.clone());
+        Ok(mnt)
+    }
+
+    /// The device's bytes, read through the backing file after a flush.
+    pub fn contents(&self) -> Vec<u8> {
+        let _ = sh("blockdev", &["--flushbufs", self.path()]);
+        std::fs::read(&self.dev).expect("read the loop device")
+    }
+}
+
+impl Drop for LoopDevice {
+    fn drop(&mut self) {
+        if let Some(mnt) = self.mount.take() {
+            let _ = sh("umount", &[mnt.to_str().unwrap()]);
+        }
+        let _ = sh("losetup", &["-d", self.path()]);
+    }
+}

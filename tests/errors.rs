@@ -1,0 +1,145 @@
+//! Every error is one line that names the problem and the fix, with exit
+//! code 2 for usage errors and 3 for I/O failures; never a panic.
+
+mod common;
+
+use common::{LoopDevice, iocurve, is_root, json, sh, skipped};
+use std::time::Duration;
+
+fn assert_one_line_error(out: &std::process::Output, code: i32, needles: &[&str]) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(code), "{err}");
+    assert!(
+        !err.contains("panicked") && !err.contains("RUST_BACKTRACE"),
+        "{err}"
+    );
+    for needle in needles {
+        assert!(err.contains(needle), "missing {needle:?} in {err}");
+    }
+}
+
+#[test]
+fn nonexistent_path() {
+    let out = iocurve().args(["run", "/no/such/place"]).output().unwrap();
+    assert_one_line_error(&out, 2, &["/no/such/place does not exist"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim().lines().count(),
+        1
+    );
+}
+
+#[test]
+fn invalid_sizes_name_the_option_and_the_form() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let cases: [(&[&str], &[&str]); 7] = [
+        (&["--bs", "4q"], &["--bs", "4q", "4KiB"]),
+        (&["--bs", "0"], &["--bs 0"]),
+        (&["--size", "0"], &["--size 0"]),
+        (&["--time", "fast"], &["--time", "5s"]),
+        (&["--rw", "sideways"], &["--rw", "randread"]),
+        (&["--qd", "0"], &["--qd"]),
+        (&["--pattern", "0xzz"], &["--pattern", "0x00"]),
+    ];
+    for (args, needles) in cases {
+        let mut full = vec!["run", d];
+        full.extend_from_slice(args);
+        let out = iocurve().args(&full).output().unwrap();
+        assert_one_line_error(&out, 2, needles);
+    }
+    let out = iocurve()
+        .args(["run", d, "--engine", "sync", "--qd", "4"])
+        .output()
+        .unwrap();
+    assert_one_line_error(&out, 2, &["--engine uring"]);
+    let out = iocurve()
+        .args(["run", d, "--span", "1M", "--bs", "2M"])
+        .output()
+        .unwrap();
+    assert_one_line_error(&out, 2, &["larger than the region"]);
+}
+
+#[test]
+fn out_of_space_is_an_io_failure_with_a_fix() {
+    if !is_root() {
+        return skipped("not root: mounting a small tmpfs needs root");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mnt = dir.path().to_str().unwrap();
+    if let Err(why) = sh("mount", &["-t", "tmpfs", "-o", "size=24M", "tmpfs", mnt]) {
+        return skipped(&why);
+    }
+    std::fs::write(dir.path().join("filler"), vec![1u8; 20 << 20]).unwrap();
+    let out = iocurve()
+        .args(["run", mnt, "--rw", "write", "--size", "1M"])
+        .output()
+        .unwrap();
+    let _ = sh("umount", &[mnt]);
+    assert_one_line_error(&out, 3, &["out of space", "free"]);
+}
+
+#[test]
+fn permission_denied_names_the_fix() {
+    let dev = match LoopDevice::new(4 << 20) {
+        Ok(d) => d,
+        Err(why) => return skipped(&why),
+    };
+    let bin = assert_cmd::cargo::cargo_bin("iocurve");
+    let out = std::process::Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(&bin)
+        .args(["run", dev.path(), "--size", "1M"])
+        .output();
+    let Ok(out) = out else {
+        return skipped("setpriv is not installed");
+    };
+    assert_one_line_error(&out, 3, &["permission denied", "root"]);
+}
+
+#[test]
+fn eio_in_the_middle_of_a_run_keeps_the_partial_result() {
+    const MIB: u64 = 1 << 20;
+    let dev = match common::faultdev::FaultDevice::new(8 * MIB, &[(3 * MIB, 4096)], &[], 0) {
+        Ok(d) => d,
+        Err(why) => return skipped(&why),
+    };
+    let path = dev.dev.to_str().unwrap();
+    let out = iocurve()
+        .args([
+            "run", path, "--rw", "read", "--bs", "4k", "--size", "8M", "--ramp", "0", "--json",
+        ])
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert_one_line_error(
+        &out,
+        3,
+        &[
+            "read of 4096 bytes at offset 3145728 failed",
+            "Input/output error",
+            "dmesg",
+        ],
+    );
+    let doc = json(&out.stdout);
+    assert!(doc["error"].as_str().unwrap().contains("offset 3145728"));
+    let m = &doc["tests"][0]["repetitions"][0];
+    assert_eq!(
+        m["bytes"],
+        3 * MIB,
+        "everything before the bad block was measured and kept"
+    );
+
+    let out = iocurve()
+        .args([
+            "run", path, "--rw", "randread", "--qd", "16", "--bs", "4k", "--size", "8M", "--span",
+            "4M", "--offset", "2M", "--ramp", "0",
+        ])
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert_one_line_error(&out, 3, &["at offset 3145728 failed"]);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("FAILED"),
+        "partial table printed"
+    );
+}

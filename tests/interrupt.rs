@@ -1,0 +1,74 @@
+//! Ctrl-C stops a run at once, prints the partial result marked as such, and
+//! leaves no scratch file behind.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+fn scratch_present(dir: &std::path::Path) -> bool {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .any(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with(".iocurve-scratch")
+        })
+}
+
+#[test]
+fn sigint_stops_the_run_and_removes_the_scratch_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("iocurve");
+    let child = std::process::Command::new(bin)
+        .args([
+            "run",
+            dir.path().to_str().unwrap(),
+            "--span",
+            "16M",
+            "--rw",
+            "randread",
+            "--time",
+            "60s",
+            "--ramp",
+            "0",
+            "--json",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while !scratch_present(dir.path()) {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "scratch file never appeared"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Let the measurement begin, then interrupt it.
+    std::thread::sleep(Duration::from_millis(700));
+    rustix::process::kill_process(
+        rustix::process::Pid::from_child(&child),
+        rustix::process::Signal::INT,
+    )
+    .unwrap();
+    let stopped_at = Instant::now();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        stopped_at.elapsed() < Duration::from_secs(5),
+        "did not stop promptly"
+    );
+    assert_eq!(out.status.code(), Some(130));
+    let doc = common::json(&out.stdout);
+    assert_eq!(doc["interrupted"], true);
+    assert_eq!(doc["tests"][0]["repetitions"][0]["interrupted"], true);
+    assert!(
+        doc["tests"][0]["repetitions"][0]["ops"].as_u64().unwrap() > 0,
+        "partial figures kept"
+    );
+    assert!(
+        !scratch_present(dir.path()),
+        "scratch file left after SIGINT"
+    );
+}

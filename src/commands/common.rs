@@ -6,13 +6,14 @@ use crate::error::{EXIT_INTERRUPTED, EXIT_IO, EXIT_VERIFY};
 use crate::report::{Export, Json, Text, progress};
 use crate::result::{HostInfo, Measurement, RunResult, SCHEMA_VERSION, TestResult, WorkloadInfo};
 use crate::stats::Spread;
+use crate::target::scratch::{FillPlan, fill_region};
 use crate::target::{self, OpenTarget, TargetRequest};
 use crate::workload::job::PaddedCounter;
 use crate::workload::runner::{self, MeasureFailure};
-use crate::workload::{MeasureSpec, Pattern, interrupt};
+use crate::workload::{MeasureSpec, interrupt};
 use anyhow::Result;
+use indicatif::ProgressBar;
 use std::io::Write;
-use std::time::Duration;
 
 /// Opens the target of a command after its arguments were validated.
 pub fn open_target(cfg: &TargetConfig, want_write: bool, scratch_size: u64) -> Result<OpenTarget> {
@@ -26,54 +27,52 @@ pub fn open_target(cfg: &TargetConfig, want_write: bool, scratch_size: u64) -> R
     })
 }
 
-/// The preparation pass over a scratch file: fill `bytes` with data,
-/// stopping after `limit` (at least `min_bytes`). Returns the bytes written.
-pub fn prepare_scratch(
-    target: &mut OpenTarget,
-    bytes: u64,
-    min_bytes: u64,
-    limit: Option<Duration>,
-    seed: u64,
-) -> Result<Option<u64>> {
-    let Some(scratch) = target.scratch() else {
+/// The preparation pass: fills the region with random data before anything
+/// is measured. A scratch file is always filled; another target only when
+/// `writable_too` is set and writes to it are allowed. Returns the bytes
+/// written, or `None` when nothing was.
+pub fn prepare(target: &mut OpenTarget, plan: FillPlan, writable_too: bool) -> Result<Option<u64>> {
+    let bar = progress::bar("preparing test area", progress::Goal::Bytes(plan.bytes));
+    let stop = interrupt::stop_flag();
+    let stats = if let Some(scratch) = target.scratch() {
+        let stats = scratch.fill(&plan, |n| bar.set_position(n), stop)?;
+        let size = scratch.size();
+        target.set_size(size);
+        stats
+    } else if writable_too && target.info.writable {
+        fill_region(&target.file, &plan, |n| bar.set_position(n), stop)?
+    } else {
         return Ok(None);
     };
-    let bar = progress::bar("preparing test file", progress::Goal::Bytes(bytes));
-    let stats = scratch.fill(
-        bytes,
-        min_bytes,
-        limit,
-        Pattern::Random,
-        seed ^ 0x5eed,
-        |n| bar.set_position(n),
-        interrupt::stop_flag(),
-    )?;
     bar.finish_and_clear();
-    let size = scratch.size();
-    target.set_size(size);
     Ok(Some(stats.bytes))
 }
 
-/// Measures with a progress bar; the label names the step.
+/// Measures, drawing progress on `bar` when given, else on a bar of its own
+/// labelled `label`.
 pub fn measure(
     target: &OpenTarget,
     spec: &MeasureSpec,
     label: &str,
+    bar: Option<&ProgressBar>,
 ) -> Result<Measurement, Box<MeasureFailure>> {
     let counters: Vec<PaddedCounter> = (0..spec.threads)
         .map(|_| PaddedCounter::default())
         .collect();
+    let mt = target.measure_target();
+    let work = || runner::measure(&mt, spec, interrupt::stop_flag(), &counters);
+    if let Some(bar) = bar {
+        bar.set_message(label.to_string());
+        return work();
+    }
     let goal = match (spec.size, spec.time) {
         (Some(size), None) => progress::Goal::Bytes(size),
         (_, Some(time)) => progress::Goal::Time(time + spec.ramp.unwrap_or_default()),
         (None, None) => progress::Goal::Bytes(spec.span),
     };
-    let bar = progress::bar(label, goal);
-    let mt = target.measure_target();
-    let result = progress::track(&bar, goal, &counters, 0, || {
-        runner::measure(&mt, spec, interrupt::stop_flag(), &counters)
-    });
-    bar.finish_and_clear();
+    let own = progress::bar(label, goal);
+    let result = progress::track(&own, goal, &counters, 0, work);
+    own.finish_and_clear();
     result
 }
 

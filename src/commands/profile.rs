@@ -5,12 +5,15 @@
 use super::common::{self, io_failure_message};
 use crate::cli::ProfileArgs;
 use crate::cli::config::{DEFAULT_AREA, ProfileConfig, choose_engine, resolve_region};
+use crate::report::progress;
 use crate::result::TestResult;
-use crate::target::{IoMode, TargetKind};
+use crate::target::IoMode;
+use crate::target::scratch::FillPlan;
 use crate::units::format_size;
 use crate::workload::profile::{self, ROWS};
 use crate::workload::{MeasureSpec, Pattern, interrupt};
 use anyhow::Result;
+use indicatif::ProgressBar;
 use std::sync::atomic::Ordering;
 
 pub fn profile(args: &ProfileArgs) -> Result<i32> {
@@ -44,18 +47,34 @@ pub fn profile(args: &ProfileArgs) -> Result<i32> {
         direct,
     )?;
     let mut notes = Vec::new();
-    if target.info.kind == TargetKind::Directory {
-        if let Some(written) = common::prepare_scratch(
-            &mut target,
-            offset + span,
-            profile::PREP_MIN_BYTES,
-            Some(profile::PREP_TIME_LIMIT),
-            cfg.target.seed,
-        )? {
-            if written < offset + span {
-                span = written.saturating_sub(offset);
-                notes.push(format!("test area cut to {}: the preparation pass stopped after {} s on this slow device", format_size(span), profile::PREP_TIME_LIMIT.as_secs()));
-            }
+    let fill = FillPlan {
+        offset,
+        bytes: span,
+        min_bytes: profile::PREP_MIN_BYTES.min(span),
+        time_limit: Some(profile::PREP_TIME_LIMIT),
+        pattern: Pattern::Random,
+        seed: cfg.target.seed ^ 0x5eed,
+    };
+    match common::prepare(&mut target, fill, writes)? {
+        Some(written) if written < span => {
+            span = written / (1 << 20) * (1 << 20);
+            notes.push(format!(
+                "test area cut to {}: the preparation pass stopped after {} s on this slow device",
+                format_size(span),
+                profile::PREP_TIME_LIMIT.as_secs()
+            ));
+        }
+        Some(_) => {}
+        None => {
+            // Nothing may be written: a discarded read pass instead wakes the
+            // device (spin-up, power saving) before anything is counted.
+            let _ = common::measure(
+                &target,
+                &warm_up_spec(&cfg, offset, span),
+                "preparing (read)",
+                None,
+            );
+            notes.push("test area not written first (reads only): an SSD may answer unwritten or trimmed blocks without reading the medium".into());
         }
     }
     let time = cfg.time.unwrap_or(profile::DEFAULT_TIME);
@@ -67,9 +86,8 @@ pub fn profile(args: &ProfileArgs) -> Result<i32> {
     let mut result = common::new_result("profile", config, &target, started_at);
     result.target.notes.extend(notes);
     let total = profile::planned(time, cfg.repeat, writes);
-    let overall =
-        crate::report::progress::bar("profile", crate::report::progress::Goal::Time(total));
-    overall.finish_and_clear();
+    let overall = progress::bar("profile", progress::Goal::Time(total));
+    let ticker = progress::ClockTicker::start(&overall);
     let skip_reason = (!writes).then(|| {
         if cfg.read_only {
             "write tests skipped (--read-only)".to_string()
@@ -104,7 +122,7 @@ pub fn profile(args: &ProfileArgs) -> Result<i32> {
                 result.tests.push(skipped);
                 continue;
             }
-            let (test, error) = measure_repeated(&target, &spec, row.name, cfg.repeat);
+            let (test, error) = measure_repeated(&target, &spec, row.name, cfg.repeat, &overall);
             result.tests.push(test);
             if let Some(e) = error {
                 result.error = Some(e);
@@ -115,6 +133,8 @@ pub fn profile(args: &ProfileArgs) -> Result<i32> {
             }
         }
     }
+    drop(ticker);
+    overall.finish_and_clear();
     result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
     let code = common::finish(&result, cfg.target.json);
     drop(target);
@@ -126,12 +146,13 @@ fn measure_repeated(
     spec: &MeasureSpec,
     name: &str,
     repeat: u32,
+    bar: &ProgressBar,
 ) -> (TestResult, Option<String>) {
     let mut reps = Vec::new();
     let mut error = None;
     for rep in 0..repeat {
         let label = format!("{name} {} {}/{repeat}", spec.rw.name(), rep + 1);
-        match common::measure(target, spec, &label) {
+        match common::measure(target, spec, &label, Some(bar)) {
             Ok(m) => reps.push(m),
             Err(failure) => {
                 reps.push(failure.partial);
@@ -144,4 +165,26 @@ fn measure_repeated(
         }
     }
     (common::test_result(name.to_string(), spec, reps), error)
+}
+
+/// The discarded read pass of a read-only profile: 1 s of sequential reads.
+fn warm_up_spec(cfg: &ProfileConfig, offset: u64, span: u64) -> MeasureSpec {
+    MeasureSpec {
+        rw: crate::workload::Rw::Read,
+        mix_read_percent: 0,
+        block_size: 1 << 20,
+        queue_depth: 1,
+        threads: 1,
+        engine: crate::engine::EngineKind::Sync,
+        offset,
+        span,
+        align: 1 << 20,
+        size: None,
+        time: Some(std::time::Duration::from_secs(1)),
+        ramp: None,
+        pattern: Pattern::Random,
+        seed: cfg.target.seed,
+        verify: false,
+        buffered: cfg.target.buffered,
+    }
 }

@@ -4,7 +4,8 @@ use super::common::{self, io_failure_message};
 use crate::cli::RunArgs;
 use crate::cli::config::{DEFAULT_AREA, RunConfig, resolve_region};
 use crate::target::IoMode;
-use crate::workload::{MeasureSpec, interrupt};
+use crate::target::scratch::FillPlan;
+use crate::workload::{MeasureSpec, Pattern, interrupt};
 use anyhow::Result;
 use std::sync::atomic::Ordering;
 
@@ -24,13 +25,15 @@ pub fn run(args: &RunArgs) -> Result<i32> {
         u64::from(target.info.logical_block_size),
         direct,
     )?;
-    common::prepare_scratch(
-        &mut target,
-        offset + span,
-        offset + span,
-        None,
-        cfg.target.seed,
-    )?;
+    let fill = FillPlan {
+        offset: 0,
+        bytes: offset + span,
+        min_bytes: offset + span,
+        time_limit: None,
+        pattern: Pattern::Random,
+        seed: cfg.target.seed ^ 0x5eed,
+    };
+    common::prepare(&mut target, fill, false)?;
     let spec = MeasureSpec {
         rw: cfg.rw,
         mix_read_percent: cfg.mix_read_percent,
@@ -59,7 +62,7 @@ pub fn run(args: &RunArgs) -> Result<i32> {
         } else {
             cfg.rw.name().to_string()
         };
-        match common::measure(&target, &spec, &label) {
+        match common::measure(&target, &spec, &label, None) {
             Ok(m) => repetitions.push(m),
             Err(failure) => {
                 repetitions.push(failure.partial);

@@ -80,6 +80,10 @@ pub struct IoError {
 
 impl fmt::Display for IoError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.len == 0 {
+            // Not a transfer: the engine itself could not be set up.
+            return write!(f, "{}", self.error);
+        }
         write!(
             f,
             "{} of {} bytes at offset {} failed: {}",

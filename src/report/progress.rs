@@ -84,3 +84,35 @@ pub fn track<T>(
         out
     })
 }
+
+/// Moves a time-goal bar with the wall clock until dropped.
+pub struct ClockTicker {
+    done: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    handle: Option<std::thread::JoinHandle<()>>,
+}
+
+impl ClockTicker {
+    pub fn start(bar: &ProgressBar) -> ClockTicker {
+        let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let handle = (!bar.is_hidden()).then(|| {
+            let (bar, done) = (bar.clone(), done.clone());
+            let start = Instant::now();
+            std::thread::spawn(move || {
+                while !done.load(Ordering::Relaxed) {
+                    bar.set_position(start.elapsed().as_millis() as u64);
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+            })
+        });
+        ClockTicker { done, handle }
+    }
+}
+
+impl Drop for ClockTicker {
+    fn drop(&mut self) {
+        self.done.store(true, Ordering::Relaxed);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}

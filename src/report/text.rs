@@ -252,6 +252,25 @@ fn profile_table(out: &mut String, r: &RunResult) {
         "test area   {} · each figure the median of {reps} runs of {time:.1} s, (min–max); warm-up excluded",
         format_size(area)
     );
+    let engines: Vec<String> = r
+        .tests
+        .iter()
+        .filter(|t| t.skipped.is_none())
+        .map(|t| format!("{} at Q{}", t.workload.engine, t.workload.queue_depth))
+        .fold(Vec::new(), |mut acc, e| {
+            if !acc.contains(&e) {
+                acc.push(e);
+            }
+            acc
+        });
+    let threads = r.tests.first().map_or(1, |t| t.workload.threads);
+    let _ = writeln!(
+        out,
+        "engine      {} ({} job{} per test)",
+        engines.join(", "),
+        threads,
+        if threads == 1 { "" } else { "s" }
+    );
     let mut table = new_table(&[
         "test",
         "read MB/s",

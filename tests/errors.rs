@@ -143,3 +143,42 @@ fn eio_in_the_middle_of_a_run_keeps_the_partial_result() {
         "partial table printed"
     );
 }
+
+#[test]
+fn read_only_file_system_says_to_measure_reads() {
+    let mut dev = match LoopDevice::new(32 << 20) {
+        Ok(d) => d,
+        Err(why) => return skipped(&why),
+    };
+    let mnt = match dev.mkfs_and_mount() {
+        Ok(m) => m,
+        Err(why) => return skipped(&why),
+    };
+    sh("mount", &["-o", "remount,ro", mnt.to_str().unwrap()]).unwrap();
+    let out = iocurve()
+        .args([
+            "run",
+            mnt.to_str().unwrap(),
+            "--rw",
+            "write",
+            "--span",
+            "4M",
+            "--size",
+            "1M",
+        ])
+        .output()
+        .unwrap();
+    assert_one_line_error(&out, 3, &["read-only file system"]);
+}
+
+#[test]
+fn empty_file_is_refused_plainly() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("empty");
+    std::fs::write(&file, b"").unwrap();
+    let out = iocurve()
+        .args(["run", file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_one_line_error(&out, 2, &["is empty"]);
+}

@@ -244,6 +244,11 @@ pub fn resolve_region(
     logical_block: u64,
     direct: bool,
 ) -> Result<(u64, u64)> {
+    if target_size == 0 {
+        return Err(usage(format!(
+            "{target_name} is empty (0 bytes): there is nothing to measure"
+        )));
+    }
     let offset = offset.unwrap_or(0);
     if offset >= target_size {
         return Err(usage(format!(

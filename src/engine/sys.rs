@@ -6,10 +6,19 @@ use std::os::fd::{AsRawFd, BorrowedFd};
 
 /// User and system CPU seconds of the whole process so far (getrusage(2)).
 pub fn cpu_seconds() -> (f64, f64) {
+    rusage(libc::RUSAGE_SELF)
+}
+
+/// User and system CPU seconds of the calling thread so far.
+pub fn thread_cpu_seconds() -> (f64, f64) {
+    rusage(libc::RUSAGE_THREAD)
+}
+
+fn rusage(who: libc::c_int) -> (f64, f64) {
     let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
     // SAFETY: getrusage writes a complete rusage into the pointer we pass; the
     // pointer is valid for writes of that size.
-    let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) };
+    let rc = unsafe { libc::getrusage(who, usage.as_mut_ptr()) };
     if rc != 0 {
         return (0.0, 0.0);
     }

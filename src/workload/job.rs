@@ -40,6 +40,10 @@ pub struct JobRecord {
     pub ramp_start_ns: Option<u64>,
     pub counted_start_ns: Option<u64>,
     pub last_complete_ns: u64,
+    /// This job's thread CPU (user, system) when counting began.
+    pub cpu_at_count_start: Option<(f64, f64)>,
+    /// CPU seconds (user, system) the counted phase used.
+    pub cpu_counted: (f64, f64),
 }
 
 /// Where verification stands for this job.
@@ -65,7 +69,6 @@ pub struct Job<'a> {
     time_ns: u64,
     budget: u64,
     issued_counted: u64,
-    issued_ramp: u64,
     deadline_ns: u64,
     seq: u64,
     phase: Phase,
@@ -114,7 +117,6 @@ impl<'a> Job<'a> {
             time_ns: spec.time.map_or(u64::MAX, |d| d.as_nanos() as u64),
             budget: budget.unwrap_or(u64::MAX),
             issued_counted: 0,
-            issued_ramp: 0,
             deadline_ns: u64::MAX,
             seq: u64::from(index) << 48,
             phase: Phase::NotStarted,
@@ -123,6 +125,15 @@ impl<'a> Job<'a> {
             progress,
             record: JobRecord::default(),
             verify,
+        }
+    }
+
+    /// Closes the CPU account of the counted phase; call on the job's thread
+    /// after the engine returns.
+    pub fn finish_cpu(&mut self) {
+        if let Some((user, system)) = self.record.cpu_at_count_start {
+            let (u, s) = crate::engine::sys::thread_cpu_seconds();
+            self.record.cpu_counted = (u - user, s - system);
         }
     }
 
@@ -138,10 +149,10 @@ impl<'a> Job<'a> {
         }
         if self.phase == Phase::Ramp {
             let started = self.record.ramp_start_ns.unwrap_or(now);
-            let ramp_over =
-                now.saturating_sub(started) >= self.ramp_ns || self.issued_ramp >= self.region_len;
-            if ramp_over {
+            if now.saturating_sub(started) >= self.ramp_ns {
                 self.phase = Phase::Counted;
+                // One system call at the phase change, not per I/O.
+                self.record.cpu_at_count_start = Some(crate::engine::sys::thread_cpu_seconds());
                 self.record.counted_start_ns = Some(now);
                 self.deadline_ns = now.saturating_add(self.time_ns);
             }
@@ -203,8 +214,6 @@ impl OpSource for Job<'_> {
         self.seq += 1;
         if counted {
             self.issued_counted += self.block_size;
-        } else {
-            self.issued_ramp += self.block_size;
         }
         Some(op)
     }

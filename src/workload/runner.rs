@@ -51,11 +51,11 @@ pub fn measure(
         evict_and_prove(target.fd, spec, &mut warnings);
     }
     let stat_before = target.device.and_then(|d| d.read_stat().ok());
-    let cpu_before = sys::cpu_seconds();
     let abort = AtomicBool::new(false);
     let clock = MonotonicClock::new();
     let outcomes = run_jobs(target, spec, stop, &abort, progress, clock);
     let mut sync_ns = 0;
+    let sync_cpu_before = sys::thread_cpu_seconds();
     if spec.buffered && spec.rw.writes() {
         let start = clock.now_ns();
         if let Err(e) = rustix::fs::fdatasync(target.fd) {
@@ -63,7 +63,7 @@ pub fn measure(
         }
         sync_ns = clock.now_ns() - start;
     }
-    let cpu_after = sys::cpu_seconds();
+    let sync_cpu_after = sys::thread_cpu_seconds();
     let stat_after = target.device.and_then(|d| d.read_stat().ok());
 
     let mut error = None;
@@ -95,7 +95,9 @@ pub fn measure(
             Err(e) => warnings.push(format!("verification read-back failed: {e}")),
         }
     }
-    let mut m = summarise(&record, sync_ns, cpu_before, cpu_after, interrupted);
+    record.cpu_counted.0 += sync_cpu_after.0 - sync_cpu_before.0;
+    record.cpu_counted.1 += sync_cpu_after.1 - sync_cpu_before.1;
+    let mut m = summarise(&record, sync_ns, interrupted);
     m.verify = tally;
     m.device_io = device_io(
         target.device,
@@ -215,6 +217,7 @@ fn run_one_job(
         }
     };
     let result = engine.run(&mut job);
+    job.finish_cpu();
     if result.is_err() {
         abort.store(true, Ordering::Relaxed);
     }
@@ -239,6 +242,8 @@ fn merge_record(into: &mut JobRecord, from: &JobRecord) {
     into.ramp_start_ns = min_opt(into.ramp_start_ns, from.ramp_start_ns);
     into.counted_start_ns = min_opt(into.counted_start_ns, from.counted_start_ns);
     into.last_complete_ns = into.last_complete_ns.max(from.last_complete_ns);
+    into.cpu_counted.0 += from.cpu_counted.0;
+    into.cpu_counted.1 += from.cpu_counted.1;
 }
 
 fn min_opt(a: Option<u64>, b: Option<u64>) -> Option<u64> {
@@ -248,13 +253,9 @@ fn min_opt(a: Option<u64>, b: Option<u64>) -> Option<u64> {
     }
 }
 
-fn summarise(
-    record: &JobRecord,
-    sync_ns: u64,
-    cpu_before: (f64, f64),
-    cpu_after: (f64, f64),
-    interrupted: bool,
-) -> Measurement {
+/// CPU time is that of the measuring threads during the counted phase (and
+/// of the final fdatasync), so the warm-up and the preparation are excluded.
+fn summarise(record: &JobRecord, sync_ns: u64, interrupted: bool) -> Measurement {
     let counted_start = record.counted_start_ns.unwrap_or(record.last_complete_ns);
     let elapsed_ns = record.last_complete_ns.saturating_sub(counted_start) + sync_ns;
     let bytes = record.read_bytes + record.write_bytes;
@@ -262,8 +263,7 @@ fn summarise(
     let mut all = LatencyHistogram::new();
     all.merge(&record.read_latency);
     all.merge(&record.write_latency);
-    let user_s = cpu_after.0 - cpu_before.0;
-    let system_s = cpu_after.1 - cpu_before.1;
+    let (user_s, system_s) = record.cpu_counted;
     let ramp_start = record.ramp_start_ns.unwrap_or(counted_start);
     Measurement {
         bytes,

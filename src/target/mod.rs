@@ -1,0 +1,387 @@
+//! What is measured: a directory (through a scratch file), a regular file, or
+//! a block device; opened only after the safety rules allow it.
+//!
+//! The rules: reads are always allowed. A scratch file iocurve creates may be
+//! written, and is removed at the end whatever happens. An existing file is
+//! written only with `--destructive`. A block device is written only with
+//! `--destructive`, and never while it, a partition of it or anything stacked
+//! on it is mounted or in use. O_DIRECT is the default; where a file system
+//! refuses it the error says to pass `--buffered`.
+
+pub mod safety;
+pub mod scratch;
+pub mod sysfs;
+
+use crate::error::{IoFailure, usage};
+use crate::units::format_size;
+use crate::workload::runner::MeasureTarget;
+use anyhow::Result;
+use scratch::ScratchFile;
+use serde::Serialize;
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::os::fd::AsFd;
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use sysfs::{BlockDevice, Mount};
+
+/// The kind of thing a target path names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TargetKind {
+    Directory,
+    File,
+    BlockDevice,
+}
+
+/// How data moves between iocurve and the device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IoMode {
+    /// O_DIRECT: no page cache in between.
+    Direct,
+    /// Through the page cache, evicted before reads, fdatasync after writes.
+    Buffered,
+}
+
+/// What the result records about the target.
+#[derive(Debug, Clone, Serialize)]
+pub struct TargetInfo {
+    pub path: String,
+    pub kind: TargetKind,
+    /// The scratch file created in a directory target (removed at the end).
+    pub scratch_file: Option<String>,
+    /// Usable size: the device, the file, or the scratch file.
+    pub size_bytes: u64,
+    pub device: Option<BlockDevice>,
+    pub filesystem: Option<Mount>,
+    pub mode: IoMode,
+    /// Alignment O_DIRECT needs for offsets and lengths.
+    pub logical_block_size: u32,
+    pub writable: bool,
+    /// Remarks for the reader: choices made, limits met.
+    pub notes: Vec<String>,
+}
+
+/// What the command wants from the target.
+#[derive(Debug, Clone)]
+pub struct TargetRequest {
+    pub path: PathBuf,
+    pub want_write: bool,
+    pub buffered: bool,
+    pub destructive: bool,
+    /// Size of the scratch file for a directory target.
+    pub scratch_size: u64,
+}
+
+/// An opened target, ready to measure.
+pub struct OpenTarget {
+    pub file: File,
+    pub info: TargetInfo,
+    /// Buffer alignment (logical block size, at least a page).
+    pub align: usize,
+    scratch: Option<ScratchFile>,
+}
+
+impl OpenTarget {
+    pub fn measure_target(&self) -> MeasureTarget<'_> {
+        MeasureTarget {
+            fd: self.file.as_fd(),
+            align: self.align,
+            device: self.info.device.as_ref(),
+        }
+    }
+
+    /// The scratch file, if this target is a directory.
+    pub fn scratch(&mut self) -> Option<&mut ScratchFile> {
+        self.scratch.as_mut()
+    }
+
+    /// Shrinks the usable size (after a time-limited preparation pass).
+    pub fn set_size(&mut self, size: u64) {
+        self.info.size_bytes = size;
+    }
+}
+
+/// Checks the request against the safety rules and opens the target.
+pub fn open(req: &TargetRequest) -> Result<OpenTarget> {
+    let meta = std::fs::metadata(&req.path).map_err(|e| explain_stat(&req.path, e))?;
+    let kind = if meta.is_dir() {
+        TargetKind::Directory
+    } else if meta.file_type().is_block_device() {
+        TargetKind::BlockDevice
+    } else if meta.is_file() {
+        TargetKind::File
+    } else {
+        return Err(usage(format!(
+            "{} is neither a directory, a regular file nor a block device",
+            req.path.display()
+        )));
+    };
+    let device = BlockDevice::from_path(&req.path).ok().flatten();
+    let filesystem = match kind {
+        TargetKind::BlockDevice => None,
+        _ => sysfs::mount_of(&req.path).ok().flatten(),
+    };
+    let memory_fs = filesystem
+        .as_ref()
+        .is_some_and(|m| matches!(m.fstype.as_str(), "tmpfs" | "ramfs"));
+    let mut target = match kind {
+        TargetKind::Directory => open_directory(req, device, filesystem),
+        TargetKind::File => open_file(req, meta.len(), device, filesystem),
+        TargetKind::BlockDevice => open_block_device(req, device),
+    }?;
+    if memory_fs {
+        target.info.notes.push(
+            "MEMORY: this file system keeps its files in RAM, so the figures are memory speed, not a storage device's".into(),
+        );
+    }
+    Ok(target)
+}
+
+fn open_directory(
+    req: &TargetRequest,
+    device: Option<BlockDevice>,
+    filesystem: Option<Mount>,
+) -> Result<OpenTarget> {
+    let scratch = ScratchFile::create(&req.path, req.scratch_size, req.buffered)?;
+    let mut notes = Vec::new();
+    if let Some(note) = scratch.size_note() {
+        notes.push(note);
+    }
+    let file = scratch.file().try_clone()?;
+    let align = dio_alignment(&file, device.as_ref());
+    let info = TargetInfo {
+        path: display(&req.path),
+        kind: TargetKind::Directory,
+        scratch_file: Some(display(scratch.path())),
+        size_bytes: scratch.size(),
+        device,
+        filesystem,
+        mode: mode(req),
+        logical_block_size: align as u32,
+        writable: true,
+        notes,
+    };
+    Ok(OpenTarget {
+        file,
+        info,
+        align: align.max(crate::engine::buffer::MIN_ALIGN),
+        scratch: Some(scratch),
+    })
+}
+
+fn open_file(
+    req: &TargetRequest,
+    len: u64,
+    device: Option<BlockDevice>,
+    filesystem: Option<Mount>,
+) -> Result<OpenTarget> {
+    if req.want_write && !req.destructive {
+        return Err(usage(format!(
+            "refusing to write to {}: it is an existing file, not a scratch file of iocurve's. \
+             Pass --destructive to let the test overwrite its contents, or give a directory so iocurve tests with a scratch file it removes afterwards",
+            req.path.display()
+        )));
+    }
+    let file = open_with_mode(&req.path, req, false)?;
+    let align = dio_alignment(&file, device.as_ref());
+    let info = TargetInfo {
+        path: display(&req.path),
+        kind: TargetKind::File,
+        scratch_file: None,
+        size_bytes: len,
+        device,
+        filesystem,
+        mode: mode(req),
+        logical_block_size: align as u32,
+        writable: req.want_write,
+        notes: Vec::new(),
+    };
+    Ok(OpenTarget {
+        file,
+        info,
+        align: align.max(crate::engine::buffer::MIN_ALIGN),
+        scratch: None,
+    })
+}
+
+fn open_block_device(req: &TargetRequest, device: Option<BlockDevice>) -> Result<OpenTarget> {
+    let name = req.path.display();
+    if req.want_write {
+        if let Some(dev) = &device {
+            if let Some(why) = safety::why_busy(dev)? {
+                return Err(usage(format!(
+                    "refusing to write to {name}: {why}. Unmount it (and everything on its partitions) first; a write test destroys the data on the device"
+                )));
+            }
+            if dev.read_only {
+                return Err(IoFailure::new(
+                    format!("{name} is read-only (write-protect switch or kernel setting): measure reads only (--rw read or randread)"),
+                    None,
+                )
+                .into());
+            }
+        }
+        if !req.destructive {
+            let found = first_bytes(&req.path)
+                .ok()
+                .and_then(|b| safety::has_data_signature(&b));
+            let holds = found.map(|sig| format!(" It holds data ({sig} signature found)."));
+            return Err(usage(format!(
+                "refusing to write to {name}: a write test overwrites the device and destroys its data.{} \
+                 Pass --destructive if you accept that, or measure reads only (--rw read or randread)",
+                holds.unwrap_or_default()
+            )));
+        }
+    }
+    let file = open_with_mode(&req.path, req, true)?;
+    let size = device_size(&file)?;
+    let lbs = rustix::fs::ioctl_blksszget(&file)
+        .map(|v| v as usize)
+        .unwrap_or_else(|_| {
+            device
+                .as_ref()
+                .map_or(512, |d| d.logical_block_size as usize)
+        });
+    let mut notes = Vec::new();
+    if let Some(note) = device.as_ref().and_then(loop_cache_note) {
+        notes.push(note);
+    }
+    let info = TargetInfo {
+        path: display(&req.path),
+        kind: TargetKind::BlockDevice,
+        scratch_file: None,
+        size_bytes: size,
+        device,
+        filesystem: None,
+        mode: mode(req),
+        logical_block_size: lbs as u32,
+        writable: req.want_write,
+        notes,
+    };
+    Ok(OpenTarget {
+        file,
+        info,
+        align: lbs.max(crate::engine::buffer::MIN_ALIGN),
+        scratch: None,
+    })
+}
+
+/// A loop device without direct I/O reads its backing file through the
+/// host's page cache: its own counters see every request, yet the medium
+/// beneath may see none.
+fn loop_cache_note(dev: &BlockDevice) -> Option<String> {
+    let backing = dev.loop_backing_file.as_ref()?;
+    let dio = std::fs::read_to_string(format!("/sys/class/block/{}/loop/dio", dev.disk)).ok()?;
+    (dio.trim() == "0").then(|| {
+        format!(
+            "CACHE: {} reads {backing} through the page cache (loop direct I/O is off), so figures may be memory speed; attach it with `losetup --direct-io=on` to measure the medium",
+            dev.name
+        )
+    })
+}
+
+fn mode(req: &TargetRequest) -> IoMode {
+    if req.buffered {
+        IoMode::Buffered
+    } else {
+        IoMode::Direct
+    }
+}
+
+fn display(path: &Path) -> String {
+    path.display().to_string()
+}
+
+/// Opens with O_DIRECT unless buffered; O_EXCL on a block device being
+/// written makes the kernel refuse if anything else holds it.
+fn open_with_mode(path: &Path, req: &TargetRequest, block: bool) -> Result<File> {
+    let mut flags = 0;
+    if !req.buffered {
+        flags |= libc::O_DIRECT;
+    }
+    if block && req.want_write {
+        flags |= libc::O_EXCL;
+    }
+    let result = OpenOptions::new()
+        .read(true)
+        .write(req.want_write)
+        .custom_flags(flags)
+        .open(path);
+    result.map_err(|e| explain_open(path, e, req))
+}
+
+/// The offset alignment O_DIRECT needs on this file: statx(STATX_DIOALIGN)
+/// where the kernel tells (Linux 6.1+), else the device's logical block size,
+/// else a page.
+pub fn dio_alignment(file: &File, device: Option<&BlockDevice>) -> usize {
+    use rustix::fs::{AtFlags, StatxFlags, statx};
+    if let Ok(stx) = statx(file, "", AtFlags::EMPTY_PATH, StatxFlags::DIOALIGN) {
+        if stx.stx_dio_offset_align > 0 {
+            return stx.stx_dio_offset_align as usize;
+        }
+    }
+    device.map_or(4096, |d| d.logical_block_size as usize)
+}
+
+fn device_size(file: &File) -> Result<u64> {
+    let end = rustix::fs::seek(file, rustix::fs::SeekFrom::End(0))?;
+    Ok(end)
+}
+
+fn first_bytes(path: &Path) -> io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut buf = vec![0u8; 72 * 1024];
+    let mut f = File::open(path)?;
+    let mut filled = 0;
+    while filled < buf.len() {
+        match f.read(&mut buf[filled..])? {
+            0 => break,
+            n => filled += n,
+        }
+    }
+    buf.truncate(filled);
+    Ok(buf)
+}
+
+fn explain_stat(path: &Path, e: io::Error) -> anyhow::Error {
+    match e.kind() {
+        io::ErrorKind::NotFound => usage(format!(
+            "{} does not exist: give an existing directory, file or block device (e.g. . or /dev/sdb)",
+            path.display()
+        )),
+        io::ErrorKind::PermissionDenied => IoFailure::new(
+            format!("permission denied reading {}: run as a user who may read it (root, or the disk group for devices)", path.display()),
+            Some(e),
+        )
+        .into(),
+        _ => IoFailure::new(format!("cannot examine {}: {e}", path.display()), Some(e)).into(),
+    }
+}
+
+fn explain_open(path: &Path, e: io::Error, req: &TargetRequest) -> anyhow::Error {
+    let name = path.display();
+    let msg = match e.raw_os_error() {
+        Some(libc::EINVAL) if !req.buffered => format!(
+            "the file system holding {name} refuses O_DIRECT (tmpfs and some FUSE file systems do): pass --buffered to measure through the page cache (iocurve then evicts it before reads and syncs after writes)"
+        ),
+        Some(libc::EROFS) => format!(
+            "{name} is on a read-only device or file system: measure reads only (--rw read or randread) or remount it read-write"
+        ),
+        Some(libc::EACCES) | Some(libc::EPERM) => format!(
+            "permission denied opening {name}{}: run as root or as a user with access (the disk group for devices)",
+            if req.want_write { " for writing" } else { "" }
+        ),
+        Some(libc::EBUSY) => format!(
+            "{name} is in use by the kernel (mounted, swap, or held by another driver): unmount or release it before a write test"
+        ),
+        _ => format!("cannot open {name}: {e}"),
+    };
+    IoFailure::new(msg, Some(e)).into()
+}
+
+/// Describes a size for messages.
+pub fn describe_size(bytes: u64) -> String {
+    format_size(bytes)
+}

@@ -1,0 +1,240 @@
+//! The scratch file a directory target is measured through.
+//!
+//! Its size is chosen from the free space (1 GiB by default, less when space
+//! is short, and the result says so). It is filled with incompressible data
+//! before any measurement, since reading a hole or an unwritten extent never
+//! touches the medium. It is removed when dropped, after Ctrl-C (the
+//! interrupt module knows its path) and after errors.
+
+use crate::engine::buffer::AlignedBuf;
+use crate::error::IoFailure;
+use crate::units::format_size;
+use crate::workload::{Pattern, interrupt};
+use anyhow::Result;
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// The smallest scratch file worth measuring with.
+pub const MIN_SCRATCH: u64 = 16 << 20;
+/// Space left to other users of the file system: a tenth of the free space,
+/// at most this much.
+const RESERVE: u64 = 64 << 20;
+/// Preparation writes in chunks of this size.
+const FILL_CHUNK: usize = 4 << 20;
+
+pub struct ScratchFile {
+    path: PathBuf,
+    file: File,
+    size: u64,
+    note: Option<String>,
+}
+
+/// How the preparation pass went.
+#[derive(Debug, Clone, Copy)]
+pub struct FillStats {
+    pub bytes: u64,
+    pub elapsed: Duration,
+}
+
+impl ScratchFile {
+    /// Creates `.iocurve-scratch-PID.tmp` in `dir`, sized `requested` or less
+    /// when free space is short, and reserves its blocks.
+    pub fn create(dir: &Path, requested: u64, buffered: bool) -> Result<ScratchFile> {
+        let free = free_bytes(dir)?;
+        let usable = free.saturating_sub(RESERVE.min(free / 10));
+        let size = round_mib(requested.min(usable));
+        if size < MIN_SCRATCH.min(requested) {
+            return Err(IoFailure::new(
+                format!(
+                    "out of space: {} has {} free, too little for a {} scratch file; free some space, choose another directory, or pass a smaller --span",
+                    dir.display(),
+                    format_size(free),
+                    format_size(MIN_SCRATCH.min(requested))
+                ),
+                None,
+            )
+            .into());
+        }
+        let note = (size < requested).then(|| {
+            format!(
+                "scratch file is {} instead of {}: only {} free on the file system",
+                format_size(size),
+                format_size(requested),
+                format_size(free)
+            )
+        });
+        let path = dir.join(format!(".iocurve-scratch-{}.tmp", std::process::id()));
+        let file = create_exclusive(&path, buffered)?;
+        interrupt::register_scratch(path.clone());
+        let scratch = ScratchFile {
+            path,
+            file,
+            size,
+            note,
+        };
+        let reserved = match rustix::fs::fallocate(
+            &scratch.file,
+            rustix::fs::FallocateFlags::empty(),
+            0,
+            size,
+        ) {
+            Err(rustix::io::Errno::OPNOTSUPP) => scratch.file.set_len(size),
+            other => other.map_err(io::Error::from),
+        };
+        reserved.map_err(|e| {
+            IoFailure::new(
+                format!(
+                    "cannot reserve {} for the scratch file in {}: {e}",
+                    format_size(size),
+                    dir.display()
+                ),
+                Some(e),
+            )
+        })?;
+        Ok(scratch)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn file(&self) -> &File {
+        &self.file
+    }
+
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    pub fn size_note(&self) -> Option<String> {
+        self.note.clone()
+    }
+
+    /// The preparation pass over the scratch file (see [`fill_region`]);
+    /// when it was cut short, the file's usable size shrinks to what was
+    /// written.
+    pub fn fill(
+        &mut self,
+        plan: &FillPlan,
+        on_progress: impl FnMut(u64),
+        stop: &AtomicBool,
+    ) -> Result<FillStats> {
+        let plan = FillPlan {
+            bytes: plan.bytes.min(self.size),
+            ..*plan
+        };
+        let stats = fill_region(&self.file, &plan, on_progress, stop)?;
+        let kept = stats.bytes / (1 << 20) * (1 << 20);
+        if plan.offset + kept < self.size {
+            self.size = (plan.offset + kept).max(1 << 20);
+        }
+        Ok(stats)
+    }
+}
+
+/// What a preparation pass writes.
+#[derive(Debug, Clone, Copy)]
+pub struct FillPlan {
+    pub offset: u64,
+    pub bytes: u64,
+    /// Written even when the time limit has passed.
+    pub min_bytes: u64,
+    pub time_limit: Option<Duration>,
+    pub pattern: Pattern,
+    pub seed: u64,
+}
+
+/// The preparation pass: writes the pattern sequentially over
+/// `[offset, offset + bytes)` in 4 MiB chunks, stopping early once the time
+/// limit has passed and `min_bytes` are written, then syncs. Reading a hole
+/// or a trimmed block never touches the medium, so reads are measured only
+/// over data written here. `on_progress` gets the bytes written so far.
+pub fn fill_region(
+    file: &File,
+    plan: &FillPlan,
+    mut on_progress: impl FnMut(u64),
+    stop: &AtomicBool,
+) -> Result<FillStats> {
+    let start = Instant::now();
+    let mut buf = AlignedBuf::new(FILL_CHUNK, 4096);
+    let mut written = 0u64;
+    let mut chunk_index = 0u64;
+    while written < plan.bytes && !stop.load(Ordering::Relaxed) {
+        let late = plan
+            .time_limit
+            .is_some_and(|limit| start.elapsed() >= limit);
+        if late && written >= plan.min_bytes {
+            break;
+        }
+        let len = (plan.bytes - written).min(FILL_CHUNK as u64) as usize;
+        plan.pattern.fill(
+            buf.as_mut_slice(),
+            plan.seed ^ chunk_index.wrapping_mul(0x2545_f491_4f6c_dd1d),
+        );
+        let at = plan.offset + written;
+        let n = rustix::io::pwrite(file, &buf.as_slice()[..len], at).map_err(|e| {
+            let e = io::Error::from(e);
+            IoFailure::new(
+                format!("the preparation pass failed writing at offset {at}: {e}"),
+                Some(e),
+            )
+        })?;
+        written += n as u64;
+        chunk_index += 1;
+        on_progress(written);
+    }
+    rustix::fs::fdatasync(file).map_err(io::Error::from)?;
+    Ok(FillStats {
+        bytes: written,
+        elapsed: start.elapsed(),
+    })
+}
+
+impl Drop for ScratchFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+        interrupt::unregister_scratch(&self.path);
+    }
+}
+
+fn create_exclusive(path: &Path, buffered: bool) -> Result<File> {
+    let flags = if buffered { 0 } else { libc::O_DIRECT };
+    OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .custom_flags(flags)
+        .open(path)
+        .map_err(|e| {
+            let msg = match e.raw_os_error() {
+                Some(libc::EINVAL) => format!(
+                    "the file system holding {} refuses O_DIRECT (tmpfs and some FUSE file systems do): pass --buffered to measure through the page cache",
+                    path.parent().unwrap_or(path).display()
+                ),
+                Some(libc::EROFS) => format!(
+                    "{} is on a read-only file system: choose a writable directory, or measure a file or device read-only",
+                    path.parent().unwrap_or(path).display()
+                ),
+                Some(libc::EACCES) | Some(libc::EPERM) => format!(
+                    "permission denied creating a scratch file in {}: choose a directory you may write to",
+                    path.parent().unwrap_or(path).display()
+                ),
+                Some(libc::ENOSPC) => format!("out of space creating a scratch file in {}", path.parent().unwrap_or(path).display()),
+                _ => format!("cannot create scratch file {}: {e}", path.display()),
+            };
+            IoFailure::new(msg, Some(e)).into()
+        })
+}
+
+fn free_bytes(dir: &Path) -> Result<u64> {
+    let st = rustix::fs::statvfs(dir).map_err(io::Error::from)?;
+    Ok(st.f_bavail * st.f_frsize)
+}
+
+fn round_mib(bytes: u64) -> u64 {
+    bytes / (1 << 20) * (1 << 20)
+}

@@ -284,6 +284,26 @@ pub fn resolve_region(
     Ok((offset, span))
 }
 
+/// Checks of a run's layout that need the opened target: random offsets
+/// must stay aligned for O_DIRECT, and parallel sequential jobs each need a
+/// block of the region.
+pub fn check_layout(cfg: &RunConfig, span: u64, logical_block: u64, direct: bool) -> Result<()> {
+    if direct && cfg.align % logical_block != 0 {
+        return Err(usage(format!(
+            "--align {} is not a multiple of the logical block size {logical_block}, which O_DIRECT needs: use a multiple of {logical_block}, or pass --buffered",
+            cfg.align
+        )));
+    }
+    let blocks = span / cfg.block_size;
+    if !cfg.rw.is_random() && blocks < u64::from(cfg.target.threads) {
+        return Err(usage(format!(
+            "--threads {} sequential jobs need at least one --bs block each, but the region holds {blocks}: use fewer threads or a larger --span",
+            cfg.target.threads
+        )));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,7 +2,7 @@
 
 use super::common::{self, io_failure_message};
 use crate::cli::RunArgs;
-use crate::cli::config::{DEFAULT_AREA, RunConfig, resolve_region};
+use crate::cli::config::{DEFAULT_AREA, RunConfig, check_layout, resolve_region};
 use crate::target::IoMode;
 use crate::target::scratch::FillPlan;
 use crate::workload::{MeasureSpec, Pattern, interrupt};
@@ -22,6 +22,12 @@ pub fn run(args: &RunArgs) -> Result<i32> {
         target.info.size_bytes,
         &target.info.path,
         cfg.block_size,
+        u64::from(target.info.logical_block_size),
+        direct,
+    )?;
+    check_layout(
+        &cfg,
+        span,
         u64::from(target.info.logical_block_size),
         direct,
     )?;

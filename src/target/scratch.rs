@@ -46,7 +46,7 @@ impl ScratchFile {
     pub fn create(dir: &Path, requested: u64, buffered: bool) -> Result<ScratchFile> {
         let free = free_bytes(dir)?;
         let usable = free.saturating_sub(RESERVE.min(free / 10));
-        let size = round_mib(requested.min(usable));
+        let size = round_size(requested.min(usable));
         if size < MIN_SCRATCH.min(requested) {
             return Err(IoFailure::new(
                 format!(
@@ -128,9 +128,9 @@ impl ScratchFile {
             ..*plan
         };
         let stats = fill_region(&self.file, &plan, on_progress, stop)?;
-        let kept = stats.bytes / (1 << 20) * (1 << 20);
-        if plan.offset + kept < self.size {
-            self.size = (plan.offset + kept).max(1 << 20);
+        if stats.bytes < plan.bytes {
+            let kept = stats.bytes / (1 << 20) * (1 << 20);
+            self.size = (plan.offset + kept).max(1 << 20).min(self.size);
         }
         Ok(stats)
     }
@@ -235,6 +235,8 @@ fn free_bytes(dir: &Path) -> Result<u64> {
     Ok(st.f_bavail * st.f_frsize)
 }
 
-fn round_mib(bytes: u64) -> u64 {
-    bytes / (1 << 20) * (1 << 20)
+/// Whole MiB for sizes above one MiB, whole 4 KiB pages below.
+fn round_size(bytes: u64) -> u64 {
+    let unit = if bytes >= 1 << 20 { 1 << 20 } else { 4096 };
+    bytes / unit * unit
 }

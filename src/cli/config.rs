@@ -288,7 +288,7 @@ pub fn resolve_region(
 /// must stay aligned for O_DIRECT, and parallel sequential jobs each need a
 /// block of the region.
 pub fn check_layout(cfg: &RunConfig, span: u64, logical_block: u64, direct: bool) -> Result<()> {
-    if direct && cfg.align % logical_block != 0 {
+    if direct && !cfg.align.is_multiple_of(logical_block) {
         return Err(usage(format!(
             "--align {} is not a multiple of the logical block size {logical_block}, which O_DIRECT needs: use a multiple of {logical_block}, or pass --buffered",
             cfg.align

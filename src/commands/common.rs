@@ -76,6 +76,37 @@ pub fn measure(
     result
 }
 
+/// Measures `repeat` times, stopping at an I/O failure (whose message is
+/// returned beside the test, its partial figures kept) or a stop request.
+pub fn measure_repeated(
+    target: &OpenTarget,
+    spec: &MeasureSpec,
+    name: &str,
+    repeat: u32,
+    bar: Option<&ProgressBar>,
+) -> (TestResult, Option<String>) {
+    let mut reps = Vec::new();
+    let mut error = None;
+    for rep in 0..repeat {
+        let label = match repeat {
+            1 => format!("{name} {}", spec.rw.name()),
+            _ => format!("{name} {} {}/{repeat}", spec.rw.name(), rep + 1),
+        };
+        match measure(target, spec, &label, bar) {
+            Ok(m) => reps.push(m),
+            Err(failure) => {
+                reps.push(failure.partial);
+                error = Some(io_failure_message(&failure.error));
+                break;
+            }
+        }
+        if interrupt::stop_flag().load(std::sync::atomic::Ordering::Relaxed) {
+            break;
+        }
+    }
+    (test_result(name.to_string(), spec, reps), error)
+}
+
 /// Describes a spec for the result.
 pub fn workload_info(spec: &MeasureSpec) -> WorkloadInfo {
     WorkloadInfo {

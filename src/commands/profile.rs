@@ -2,18 +2,16 @@
 //! and write, each repeated; the test area prepared first; sizes and times
 //! adapted so slow cards and fast drives both finish in a minute or two.
 
-use super::common::{self, io_failure_message};
+use super::common;
 use crate::cli::ProfileArgs;
 use crate::cli::config::{DEFAULT_AREA, ProfileConfig, choose_engine, resolve_region};
 use crate::report::progress;
-use crate::result::TestResult;
 use crate::target::IoMode;
 use crate::target::scratch::FillPlan;
 use crate::units::format_size;
 use crate::workload::profile::{self, ROWS};
 use crate::workload::{MeasureSpec, Pattern, interrupt};
 use anyhow::Result;
-use indicatif::ProgressBar;
 use std::sync::atomic::Ordering;
 
 pub fn profile(args: &ProfileArgs) -> Result<i32> {
@@ -122,7 +120,8 @@ pub fn profile(args: &ProfileArgs) -> Result<i32> {
                 result.tests.push(skipped);
                 continue;
             }
-            let (test, error) = measure_repeated(&target, &spec, row.name, cfg.repeat, &overall);
+            let (test, error) =
+                common::measure_repeated(&target, &spec, row.name, cfg.repeat, Some(&overall));
             result.tests.push(test);
             if let Some(e) = error {
                 result.error = Some(e);
@@ -139,32 +138,6 @@ pub fn profile(args: &ProfileArgs) -> Result<i32> {
     let code = common::finish(&result, cfg.target.json);
     drop(target);
     code
-}
-
-fn measure_repeated(
-    target: &crate::target::OpenTarget,
-    spec: &MeasureSpec,
-    name: &str,
-    repeat: u32,
-    bar: &ProgressBar,
-) -> (TestResult, Option<String>) {
-    let mut reps = Vec::new();
-    let mut error = None;
-    for rep in 0..repeat {
-        let label = format!("{name} {} {}/{repeat}", spec.rw.name(), rep + 1);
-        match common::measure(target, spec, &label, Some(bar)) {
-            Ok(m) => reps.push(m),
-            Err(failure) => {
-                reps.push(failure.partial);
-                error = Some(io_failure_message(&failure.error));
-                break;
-            }
-        }
-        if interrupt::stop_flag().load(Ordering::Relaxed) {
-            break;
-        }
-    }
-    (common::test_result(name.to_string(), spec, reps), error)
 }
 
 /// The discarded read pass of a read-only profile: 1 s of sequential reads.

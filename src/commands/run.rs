@@ -1,6 +1,6 @@
 //! `iocurve run`: one workload, exactly as asked.
 
-use super::common::{self, io_failure_message};
+use super::common;
 use crate::cli::RunArgs;
 use crate::cli::config::{DEFAULT_AREA, RunConfig, check_layout, resolve_region};
 use crate::target::IoMode;
@@ -60,34 +60,9 @@ pub fn run(args: &RunArgs) -> Result<i32> {
     };
     let config = serde_json::to_value(&cfg)?;
     let mut result = common::new_result("run", config, &target, started_at);
-    let mut repetitions = Vec::new();
-    let mut error = None;
-    for rep in 0..cfg.repeat {
-        let label = if cfg.repeat > 1 {
-            format!("{} {}/{}", cfg.rw.name(), rep + 1, cfg.repeat)
-        } else {
-            cfg.rw.name().to_string()
-        };
-        match common::measure(&target, &spec, &label, None) {
-            Ok(m) => repetitions.push(m),
-            Err(failure) => {
-                repetitions.push(failure.partial);
-                error = Some(io_failure_message(&failure.error));
-                break;
-            }
-        }
-        if interrupt::stop_flag().load(Ordering::Relaxed) {
-            break;
-        }
-    }
-    let name = format!(
-        "{} {}",
-        cfg.rw.name(),
-        crate::units::format_size(cfg.block_size)
-    );
-    result
-        .tests
-        .push(common::test_result(name, &spec, repetitions));
+    let name = crate::units::format_size(cfg.block_size);
+    let (test, error) = common::measure_repeated(&target, &spec, &name, cfg.repeat, None);
+    result.tests.push(test);
     result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
     result.error = error;
     result.target = target.info.clone();

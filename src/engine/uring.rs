@@ -43,8 +43,16 @@ pub struct UringEngine<'a> {
 impl<'a> UringEngine<'a> {
     pub fn new(setup: EngineSetup<'a>) -> io::Result<Self> {
         let queue_depth = setup.queue_depth.max(1);
+        let entries = queue_depth.next_power_of_two() as u32;
+        // One thread submits and reaps, so completions can wait for our next
+        // io_uring_enter instead of interrupting us (Linux 6.1+); older
+        // kernels get a plain ring.
         let ring = IoUring::builder()
-            .build(queue_depth.next_power_of_two() as u32)
+            .setup_single_issuer()
+            .setup_defer_taskrun()
+            .build(entries)
+            .or_else(|_| IoUring::builder().setup_coop_taskrun().build(entries))
+            .or_else(|_| IoUring::new(entries))
             .map_err(explain_unavailable)?;
         let mut slot_area = AlignedBuf::new(setup.block_size * queue_depth, setup.align);
         let mut pool = setup.pool;

@@ -65,6 +65,8 @@ pub struct WorkloadInfo {
     pub offset: u64,
     pub span: u64,
     pub mix_read_percent: Option<u8>,
+    /// Seed of offsets, data and verify stamps (pass it again to reproduce).
+    pub seed: u64,
 }
 
 /// One timed execution of a workload (warm-up excluded).

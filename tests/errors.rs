@@ -182,3 +182,31 @@ fn empty_file_is_refused_plainly() {
         .unwrap();
     assert_one_line_error(&out, 2, &["is empty"]);
 }
+
+#[test]
+fn more_invalid_combinations_are_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let cases: [(&[&str], &[&str]); 4] = [
+        (
+            &["run", d, "--rw", "randrw", "--verify"],
+            &["--verify", "one direction"],
+        ),
+        (
+            &["run", d, "--buffered", "--verify", "--bs", "1000"],
+            &["--bs must be a multiple of 512"],
+        ),
+        (
+            &["run", d, "--span", "18446744073709551615", "--offset", "4k"],
+            &["--offset + --span"],
+        ),
+        (
+            &["profile", d, "--span", "512k"],
+            &["--span or --size", "2 MiB"],
+        ),
+    ];
+    for (args, needles) in cases {
+        let out = iocurve().args(args).output().unwrap();
+        assert_one_line_error(&out, 2, needles);
+    }
+}

@@ -31,6 +31,8 @@ pub struct TargetConfig {
     pub span: Option<u64>,
     pub threads: u32,
     pub seed: u64,
+    /// True when `--seed` was given (a verify read can then trust it).
+    pub seed_given: bool,
     pub json: bool,
     /// The engine asked for; `None` means auto.
     pub engine: Option<EngineKind>,
@@ -54,6 +56,9 @@ pub struct RunConfig {
     pub pattern: Pattern,
     pub verify: bool,
     pub repeat: u32,
+    /// Neither --size nor --time was given: move the span once, for at most
+    /// [`DEFAULT_RUN_TIME_CAP`].
+    pub default_limits: bool,
 }
 
 /// A validated `iocurve profile`.
@@ -95,6 +100,7 @@ fn target_config(args: &TargetArgs) -> Result<TargetConfig> {
         span: args.span,
         threads: args.threads,
         seed: args.seed.unwrap_or_else(clock_seed),
+        seed_given: args.seed.is_some(),
         json: args.json,
         engine,
     })
@@ -177,6 +183,16 @@ impl RunConfig {
                 "--verify checks whole blocks, so --align must be a multiple of --bs",
             ));
         }
+        if args.verify && !bs.is_multiple_of(512) {
+            return Err(usage(format!(
+                "--verify stamps 512-byte sectors, so --bs must be a multiple of 512 (got {bs})"
+            )));
+        }
+        if args.verify && rw.is_mixed() {
+            return Err(usage(
+                "--verify works with one direction at a time: write with --rw write or randwrite, then check with --rw read",
+            ));
+        }
         let pattern =
             Pattern::parse(&args.pattern).map_err(|e| usage(format!("--pattern: {e}")))?;
         let size = args.size;
@@ -198,6 +214,7 @@ impl RunConfig {
             pattern,
             verify: args.verify,
             repeat: args.repeat,
+            default_limits: args.size.is_none() && args.time.is_none(),
         })
     }
 }
@@ -258,10 +275,10 @@ pub fn resolve_region(
         )));
     }
     let span = span.unwrap_or(target_size - offset);
-    if offset + span > target_size {
+    if offset.checked_add(span).is_none_or(|end| end > target_size) {
         return Err(usage(format!(
             "--offset + --span ({}) exceeds the size of {target_name} ({}): the target is smaller than the region asked for",
-            format_size(offset + span),
+            format_size(offset.saturating_add(span)),
             format_size(target_size)
         )));
     }

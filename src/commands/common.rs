@@ -118,6 +118,7 @@ pub fn workload_info(spec: &MeasureSpec) -> WorkloadInfo {
         offset: spec.offset,
         span: spec.span,
         mix_read_percent: spec.rw.is_mixed().then_some(spec.mix_read_percent),
+        seed: spec.seed,
     }
 }
 

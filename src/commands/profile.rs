@@ -5,6 +5,7 @@
 use super::common;
 use crate::cli::ProfileArgs;
 use crate::cli::config::{DEFAULT_AREA, ProfileConfig, choose_engine, resolve_region};
+use crate::error::usage;
 use crate::report::progress;
 use crate::target::IoMode;
 use crate::target::scratch::FillPlan;
@@ -13,6 +14,9 @@ use crate::workload::profile::{self, ROWS};
 use crate::workload::{MeasureSpec, Pattern, interrupt};
 use anyhow::Result;
 use std::sync::atomic::Ordering;
+
+/// The smallest test area: two 1 MiB blocks.
+const MIN_AREA: u64 = 2 << 20;
 
 pub fn profile(args: &ProfileArgs) -> Result<i32> {
     let cfg = ProfileConfig::from_args(args)?;
@@ -24,26 +28,36 @@ pub fn profile(args: &ProfileArgs) -> Result<i32> {
     // Writes are part of the profile where they are safe: always in a
     // scratch file, elsewhere only with --destructive.
     let writes = !cfg.read_only && (path_kind || cfg.target.destructive);
-    let mut target =
-        common::open_target(&cfg.target, writes, cfg.target.offset.unwrap_or(0) + area)?;
-    let span_asked = cfg.target.span.or(cfg.size).map(|s| {
-        s.min(target.info.size_bytes - cfg.target.offset.unwrap_or(0).min(target.info.size_bytes))
-    });
-    let span_default = target
-        .info
-        .size_bytes
-        .saturating_sub(cfg.target.offset.unwrap_or(0))
-        .min(area);
+    let offset_asked = cfg.target.offset.unwrap_or(0);
+    let mut target = common::open_target(&cfg.target, writes, offset_asked.saturating_add(area))?;
+    let size = target.info.size_bytes;
+    let span_asked = cfg
+        .target
+        .span
+        .or(cfg.size)
+        .unwrap_or_else(|| size.saturating_sub(offset_asked).min(area));
+    if span_asked < MIN_AREA {
+        return Err(usage(format!(
+            "the profile's test area is {}, too small: give --span or --size of at least 2 MiB (2M)",
+            format_size(span_asked)
+        )));
+    }
     let direct = target.info.mode == IoMode::Direct;
     let (offset, mut span) = resolve_region(
         cfg.target.offset,
-        Some(span_asked.unwrap_or(span_default)),
-        target.info.size_bytes,
+        Some(span_asked),
+        size,
         &target.info.path,
         1 << 20,
         u64::from(target.info.logical_block_size),
         direct,
     )?;
+    if span / (1 << 20) < u64::from(cfg.target.threads) {
+        return Err(usage(format!(
+            "--threads {} needs a test area of at least {} MiB (one 1 MiB block per sequential job): use fewer threads or a larger --span",
+            cfg.target.threads, cfg.target.threads
+        )));
+    }
     let mut notes = Vec::new();
     let fill = FillPlan {
         offset,
@@ -111,6 +125,7 @@ pub fn profile(args: &ProfileArgs) -> Result<i32> {
                 ramp: Some(ramp),
                 pattern: Pattern::Random,
                 seed: cfg.target.seed,
+                seed_given: true,
                 verify: false,
                 buffered: cfg.target.buffered,
             };
@@ -157,6 +172,7 @@ fn warm_up_spec(cfg: &ProfileConfig, offset: u64, span: u64) -> MeasureSpec {
         ramp: None,
         pattern: Pattern::Random,
         seed: cfg.target.seed,
+        seed_given: true,
         verify: false,
         buffered: cfg.target.buffered,
     }

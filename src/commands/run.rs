@@ -13,7 +13,14 @@ pub fn run(args: &RunArgs) -> Result<i32> {
     let cfg = RunConfig::from_args(args)?;
     let started_at = common::now_rfc3339();
     let wants_write = cfg.rw.writes();
-    let area = cfg.target.offset.unwrap_or(0) + cfg.target.span.unwrap_or(DEFAULT_AREA);
+    let area = cfg
+        .target
+        .offset
+        .unwrap_or(0)
+        .checked_add(cfg.target.span.unwrap_or(DEFAULT_AREA))
+        .ok_or_else(|| {
+            crate::error::usage("--offset + --span is beyond any device: give smaller values")
+        })?;
     let mut target = common::open_target(&cfg.target, wants_write, area)?;
     let direct = target.info.mode == IoMode::Direct;
     let (offset, span) = resolve_region(
@@ -50,11 +57,16 @@ pub fn run(args: &RunArgs) -> Result<i32> {
         offset,
         span,
         align: cfg.align,
-        size: cfg.size,
+        // Without --size or --time, the span is moved once (within the time cap).
+        size: cfg.size.or_else(|| {
+            cfg.default_limits
+                .then(|| span / cfg.block_size * cfg.block_size)
+        }),
         time: cfg.time,
         ramp: Some(cfg.ramp),
         pattern: cfg.pattern,
         seed: cfg.target.seed,
+        seed_given: cfg.target.seed_given,
         verify: cfg.verify,
         buffered: cfg.target.buffered,
     };

@@ -25,9 +25,11 @@ impl MonotonicClock {
     pub fn with_origin(origin: Instant) -> Self {
         Self { origin }
     }
+}
 
+impl super::Clock for MonotonicClock {
     #[inline]
-    pub fn now_ns(&self) -> u64 {
+    fn now_ns(&self) -> u64 {
         self.origin.elapsed().as_nanos() as u64
     }
 }

@@ -113,8 +113,37 @@ impl EngineKind {
     }
 }
 
+/// Where engines read the time. The wall clock ([`MonotonicClock`]) is the
+/// only one so far; a simulated device brings a virtual clock that its own
+/// engine advances, so the workload and the statistics run unchanged.
+pub trait Clock: Copy + Send + Sync {
+    /// Nanoseconds since an origin shared by every job of a measurement.
+    fn now_ns(&self) -> u64;
+}
+
+/// An I/O backend. It pulls operations from a source until the source is
+/// exhausted, executes them, and reports every completion with its submit
+/// and completion time on its clock.
+pub trait Engine {
+    /// The engine's name as results record it.
+    fn name(&self) -> &'static str;
+
+    /// Runs until the source is exhausted; on a failed transfer, stops
+    /// taking new operations, waits for those in flight and returns the
+    /// first failure.
+    fn run<S: OpSource>(&mut self, source: &mut S) -> Result<(), IoError>;
+
+    /// The engine's clock, for phase boundaries shared by jobs.
+    fn now_ns(&self) -> u64;
+
+    /// A remark about how the engine runs (e.g. a fallback it had to take).
+    fn note(&self) -> Option<String> {
+        None
+    }
+}
+
 /// Everything an engine is built from.
-pub struct EngineSetup<'a> {
+pub struct EngineSetup<'a, C: Clock> {
     pub fd: std::os::fd::BorrowedFd<'a>,
     pub block_size: usize,
     pub queue_depth: usize,
@@ -123,37 +152,53 @@ pub struct EngineSetup<'a> {
     /// Write data: a whole number of blocks, filled before timing starts.
     pub pool: buffer::AlignedBuf,
     /// Shared by every job of a measurement so their times compare.
-    pub clock: MonotonicClock,
+    pub clock: C,
 }
 
-/// A ready engine of either kind.
-pub enum Engine<'a> {
-    Sync(sync::SyncEngine<'a>),
-    Uring(Box<uring::UringEngine<'a>>),
+/// A ready engine of either real kind, chosen at run time.
+pub enum AnyEngine<'a> {
+    Sync(sync::SyncEngine<'a, MonotonicClock>),
+    Uring(Box<uring::UringEngine<'a, MonotonicClock>>),
 }
 
-impl<'a> Engine<'a> {
-    pub fn build(kind: EngineKind, setup: EngineSetup<'a>) -> io::Result<Engine<'a>> {
+impl<'a> AnyEngine<'a> {
+    pub fn build(
+        kind: EngineKind,
+        setup: EngineSetup<'a, MonotonicClock>,
+    ) -> io::Result<AnyEngine<'a>> {
         Ok(match kind {
-            EngineKind::Sync => Engine::Sync(sync::SyncEngine::new(setup)),
-            EngineKind::Uring => Engine::Uring(Box::new(uring::UringEngine::new(setup)?)),
+            EngineKind::Sync => AnyEngine::Sync(sync::SyncEngine::new(setup)),
+            EngineKind::Uring => AnyEngine::Uring(Box::new(uring::UringEngine::new(setup)?)),
         })
     }
+}
 
-    /// Runs until the source is exhausted; on a failed transfer, waits for
-    /// the others in flight and returns the first failure.
-    pub fn run<S: OpSource>(&mut self, source: &mut S) -> Result<(), IoError> {
+impl Engine for AnyEngine<'_> {
+    fn name(&self) -> &'static str {
         match self {
-            Engine::Sync(e) => e.run(source),
-            Engine::Uring(e) => e.run(source),
+            AnyEngine::Sync(e) => e.name(),
+            AnyEngine::Uring(e) => e.name(),
         }
     }
 
-    /// A remark about how the engine runs (e.g. a fallback it had to take).
-    pub fn note(&self) -> Option<String> {
+    fn run<S: OpSource>(&mut self, source: &mut S) -> Result<(), IoError> {
         match self {
-            Engine::Sync(_) => None,
-            Engine::Uring(e) => e.note(),
+            AnyEngine::Sync(e) => e.run(source),
+            AnyEngine::Uring(e) => e.run(source),
+        }
+    }
+
+    fn now_ns(&self) -> u64 {
+        match self {
+            AnyEngine::Sync(e) => e.now_ns(),
+            AnyEngine::Uring(e) => e.now_ns(),
+        }
+    }
+
+    fn note(&self) -> Option<String> {
+        match self {
+            AnyEngine::Sync(e) => e.note(),
+            AnyEngine::Uring(e) => e.note(),
         }
     }
 }

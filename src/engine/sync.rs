@@ -4,20 +4,20 @@
 //! clock reads and a histogram increment per I/O.
 
 use super::buffer::AlignedBuf;
-use super::{EngineSetup, IoError, MonotonicClock, OpKind, OpSource, pool_slice};
+use super::{Clock, Engine, EngineSetup, IoError, OpKind, OpSource, pool_slice};
 use std::io;
 use std::os::fd::BorrowedFd;
 
-pub struct SyncEngine<'a> {
+pub struct SyncEngine<'a, C: Clock> {
     fd: BorrowedFd<'a>,
     block_size: usize,
     pool: AlignedBuf,
     buf: AlignedBuf,
-    clock: MonotonicClock,
+    clock: C,
 }
 
-impl<'a> SyncEngine<'a> {
-    pub fn new(setup: EngineSetup<'a>) -> Self {
+impl<'a, C: Clock> SyncEngine<'a, C> {
+    pub fn new(setup: EngineSetup<'a, C>) -> Self {
         SyncEngine {
             fd: setup.fd,
             block_size: setup.block_size,
@@ -26,8 +26,18 @@ impl<'a> SyncEngine<'a> {
             clock: setup.clock,
         }
     }
+}
 
-    pub fn run<S: OpSource>(&mut self, source: &mut S) -> Result<(), IoError> {
+impl<C: Clock> Engine for SyncEngine<'_, C> {
+    fn name(&self) -> &'static str {
+        "sync"
+    }
+
+    fn now_ns(&self) -> u64 {
+        self.clock.now_ns()
+    }
+
+    fn run<S: OpSource>(&mut self, source: &mut S) -> Result<(), IoError> {
         let stamps = source.stamps_writes();
         let mut now = self.clock.now_ns();
         while let Some(op) = source.next(now) {

@@ -3,13 +3,16 @@
 //! It follows what makes fio's t/io_uring fast: the file and the buffers are
 //! registered once (no per-I/O fd lookup or page pinning), submissions are
 //! batched into one system call that also waits for at least one completion,
-//! and the clock is read once per submit batch and once per reap batch rather
-//! than once per I/O.
+//! the rings are opened once per batch, and the clock is read once per submit
+//! batch and once per reap batch rather than once per I/O. (So a completion
+//! is stamped when its batch is reaped; at high queue depth that adds up to
+//! one batch's processing time to its latency.)
 
 use super::buffer::AlignedBuf;
-use super::{EngineSetup, IoError, MonotonicClock, Op, OpKind, OpSource};
-use io_uring::{IoUring, cqueue, opcode, squeue, types};
+use super::{Clock, Engine, EngineSetup, IoError, Op, OpKind, OpSource};
+use io_uring::{IoUring, opcode, squeue, types};
 use std::io;
+use std::mem::ManuallyDrop;
 use std::os::fd::{AsRawFd, BorrowedFd};
 
 /// Registered-buffer index of the write data pool.
@@ -23,25 +26,26 @@ struct Slot {
     submit_ns: u64,
 }
 
-pub struct UringEngine<'a> {
-    // Declared first so that it is dropped (and the kernel lets go of our
-    // buffers) before the buffers below are freed.
+pub struct UringEngine<'a, C: Clock> {
     ring: IoUring,
     fd: BorrowedFd<'a>,
     block_size: usize,
-    pool: AlignedBuf,
-    slot_area: AlignedBuf,
+    /// The kernel may write into these until every I/O is reaped; they are
+    /// freed only after a complete drain, and leaked if the ring fails first.
+    pool: ManuallyDrop<AlignedBuf>,
+    slot_area: ManuallyDrop<AlignedBuf>,
     slots: Vec<Slot>,
     free: Vec<u32>,
-    just_queued: Vec<u32>,
+    /// Entries prepared for the next submission, and their slots.
+    pending: Vec<(squeue::Entry, u32)>,
     in_flight: usize,
     fixed_buffers: bool,
     fixed_file: bool,
-    clock: MonotonicClock,
+    clock: C,
 }
 
-impl<'a> UringEngine<'a> {
-    pub fn new(setup: EngineSetup<'a>) -> io::Result<Self> {
+impl<'a, C: Clock> UringEngine<'a, C> {
+    pub fn new(setup: EngineSetup<'a, C>) -> io::Result<Self> {
         let queue_depth = setup.queue_depth.max(1);
         let entries = queue_depth.next_power_of_two() as u32;
         // One thread submits and reaps, so completions can wait for our next
@@ -70,11 +74,10 @@ impl<'a> UringEngine<'a> {
                 iov_len: slot_area.len(),
             },
         ];
-        // SAFETY: both buffers are owned by the engine and outlive the ring:
-        // `ring` is dropped first (field order) and every I/O is reaped before
-        // `run` returns, so the kernel never touches freed memory.
+        // SAFETY: both buffers are owned by the engine and are freed only
+        // after every submitted I/O has been reaped (see `Drop`), or leaked.
         let fixed_buffers = unsafe { ring.submitter().register_buffers(&iovecs) }.is_ok();
-        let placeholder = Slot {
+        let idle = Slot {
             op: Op {
                 kind: OpKind::Read,
                 offset: 0,
@@ -84,21 +87,194 @@ impl<'a> UringEngine<'a> {
             },
             submit_ns: 0,
         };
-        let slots = (0..queue_depth).map(|_| Slot { ..placeholder }).collect();
         Ok(UringEngine {
             ring,
             fd: setup.fd,
             block_size: setup.block_size,
-            pool,
-            slot_area,
-            slots,
+            pool: ManuallyDrop::new(pool),
+            slot_area: ManuallyDrop::new(slot_area),
+            slots: vec![idle; queue_depth],
             free: (0..queue_depth as u32).rev().collect(),
-            just_queued: Vec::with_capacity(queue_depth),
+            pending: Vec::with_capacity(queue_depth),
             in_flight: 0,
             fixed_buffers,
             fixed_file,
             clock: setup.clock,
         })
+    }
+
+    /// Prepares SQEs for as many free slots as the source fills.
+    fn prepare_batch<S: OpSource>(
+        &mut self,
+        source: &mut S,
+        stamps: bool,
+        now: u64,
+        exhausted: &mut bool,
+    ) {
+        while let Some(&slot) = self.free.last() {
+            let Some(op) = source.next(now) else {
+                *exhausted = true;
+                return;
+            };
+            self.free.pop();
+            let entry = self.entry_for(slot, &op, source, stamps);
+            self.slots[slot as usize].op = op;
+            self.pending.push((entry, slot));
+        }
+    }
+
+    /// Moves the prepared entries into the SQ ring (opened once) and stamps
+    /// their submit time.
+    fn push_pending(&mut self, submit_ns: u64) {
+        let mut sq = self.ring.submission();
+        for (entry, slot) in self.pending.drain(..) {
+            self.slots[slot as usize].submit_ns = submit_ns;
+            // SAFETY: the entry points into `pool` or this slot's part of
+            // `slot_area`, which stay allocated and untouched by us until
+            // the completion for `slot` is reaped. The SQ has room: it holds
+            // at least `queue_depth` entries and each slot is used once.
+            unsafe {
+                sq.push(&entry)
+                    .expect("submission queue sized for the queue depth")
+            };
+            self.in_flight += 1;
+        }
+    }
+
+    fn entry_for<S: OpSource>(
+        &mut self,
+        slot: u32,
+        op: &Op,
+        source: &mut S,
+        stamps: bool,
+    ) -> squeue::Entry {
+        let bs = self.block_size;
+        let slot_start = slot as usize * bs;
+        let (ptr, index): (*mut u8, u16) = match op.kind {
+            OpKind::Write if !stamps => {
+                let blocks = self.pool.len() / bs;
+                let start = (op.seq % blocks as u64) as usize * bs;
+                // SAFETY: start + bs <= pool.len() by construction.
+                (unsafe { self.pool.as_mut_ptr().add(start) }, POOL_INDEX)
+            }
+            kind => {
+                if kind == OpKind::Write {
+                    let buf = &mut self.slot_area.as_mut_slice()
+                        [slot_start..slot_start + op.len as usize];
+                    source.fill_write(op, buf);
+                }
+                // SAFETY: slot_start + bs <= slot_area.len(): one block per slot.
+                (
+                    unsafe { self.slot_area.as_mut_ptr().add(slot_start) },
+                    SLOTS_INDEX,
+                )
+            }
+        };
+        let entry = match (op.kind, self.fixed_buffers) {
+            (OpKind::Read, true) => self.with_fd(
+                |fd| {
+                    opcode::ReadFixed::new(fd, ptr, op.len, index)
+                        .offset(op.offset)
+                        .build()
+                },
+                |fd| {
+                    opcode::ReadFixed::new(fd, ptr, op.len, index)
+                        .offset(op.offset)
+                        .build()
+                },
+            ),
+            (OpKind::Read, false) => self.with_fd(
+                |fd| opcode::Read::new(fd, ptr, op.len).offset(op.offset).build(),
+                |fd| opcode::Read::new(fd, ptr, op.len).offset(op.offset).build(),
+            ),
+            (OpKind::Write, true) => self.with_fd(
+                |fd| {
+                    opcode::WriteFixed::new(fd, ptr, op.len, index)
+                        .offset(op.offset)
+                        .build()
+                },
+                |fd| {
+                    opcode::WriteFixed::new(fd, ptr, op.len, index)
+                        .offset(op.offset)
+                        .build()
+                },
+            ),
+            (OpKind::Write, false) => self.with_fd(
+                |fd| {
+                    opcode::Write::new(fd, ptr, op.len)
+                        .offset(op.offset)
+                        .build()
+                },
+                |fd| {
+                    opcode::Write::new(fd, ptr, op.len)
+                        .offset(op.offset)
+                        .build()
+                },
+            ),
+        };
+        entry.user_data(u64::from(slot))
+    }
+
+    /// Builds an entry with the registered file when there is one.
+    fn with_fd(
+        &self,
+        fixed: impl FnOnce(types::Fixed) -> squeue::Entry,
+        plain: impl FnOnce(types::Fd) -> squeue::Entry,
+    ) -> squeue::Entry {
+        if self.fixed_file {
+            fixed(types::Fixed(0))
+        } else {
+            plain(types::Fd(self.fd.as_raw_fd()))
+        }
+    }
+
+    /// Takes every available completion off the CQ ring (opened once).
+    fn reap<S: OpSource>(&mut self, source: &mut S, now: u64, failure: &mut Option<IoError>) {
+        let bs = self.block_size;
+        let cq = self.ring.completion();
+        for cqe in cq {
+            let slot = cqe.user_data() as u32;
+            let Slot { op, submit_ns } = self.slots[slot as usize];
+            self.free.push(slot);
+            self.in_flight -= 1;
+            let res = cqe.result();
+            if res < 0 {
+                let error = io::Error::from_raw_os_error(-res);
+                failure.get_or_insert(IoError {
+                    kind: op.kind,
+                    offset: op.offset,
+                    len: op.len,
+                    error,
+                });
+            } else if res as u32 != op.len {
+                failure.get_or_insert(super::sync::short_transfer(
+                    op.kind,
+                    op.offset,
+                    op.len,
+                    res as usize,
+                ));
+            } else {
+                let start = slot as usize * bs;
+                let data = &self.slot_area.as_slice()[start..start + op.len as usize];
+                source.completed(&op, submit_ns, now, data);
+            }
+        }
+    }
+
+    /// Waits until the kernel has finished every I/O in flight. Returns
+    /// false when the ring failed with I/O still in flight.
+    fn drain(&mut self) -> bool {
+        while self.in_flight > 0 {
+            match self.ring.submit_and_wait(1) {
+                Ok(_) => {}
+                Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
+                Err(_) => return false,
+            }
+            for _ in self.ring.completion() {
+                self.in_flight -= 1;
+            }
+        }
+        true
     }
 
     pub fn note(&self) -> Option<String> {
@@ -115,37 +291,46 @@ impl<'a> UringEngine<'a> {
             }
         }
     }
+}
 
-    pub fn run<S: OpSource>(&mut self, source: &mut S) -> Result<(), IoError> {
+impl<C: Clock> Engine for UringEngine<'_, C> {
+    fn name(&self) -> &'static str {
+        "uring"
+    }
+
+    fn now_ns(&self) -> u64 {
+        self.clock.now_ns()
+    }
+
+    fn note(&self) -> Option<String> {
+        UringEngine::note(self)
+    }
+
+    fn run<S: OpSource>(&mut self, source: &mut S) -> Result<(), IoError> {
         let stamps = source.stamps_writes();
         let mut exhausted = false;
         let mut failure: Option<IoError> = None;
         let mut now = self.clock.now_ns();
         loop {
             if failure.is_none() && !exhausted {
-                self.queue_batch(source, stamps, now, &mut exhausted);
+                self.prepare_batch(source, stamps, now, &mut exhausted);
             }
+            let submit_ns = self.clock.now_ns();
+            self.push_pending(submit_ns);
             if self.in_flight == 0 {
                 break;
             }
-            let submit_ns = self.clock.now_ns();
-            for &slot in &self.just_queued {
-                self.slots[slot as usize].submit_ns = submit_ns;
-            }
-            self.just_queued.clear();
             if let Err(err) = self.ring.submit_and_wait(1) {
                 if err.raw_os_error() == Some(libc::EINTR) {
                     continue;
                 }
-                // The ring itself failed: nothing more can be reaped reliably,
-                // so wait for everything in flight before reporting.
-                self.drain_blocking();
-                return Err(IoError {
+                let error = IoError {
                     kind: OpKind::Read,
                     offset: 0,
                     len: 0,
                     error: err,
-                });
+                };
+                return Err(failure.unwrap_or(error));
             }
             now = self.clock.now_ns();
             self.reap(source, now, &mut failure);
@@ -155,157 +340,21 @@ impl<'a> UringEngine<'a> {
             None => Ok(()),
         }
     }
-
-    /// Fills free slots with new operations and places them in the SQ ring.
-    fn queue_batch<S: OpSource>(
-        &mut self,
-        source: &mut S,
-        stamps: bool,
-        now: u64,
-        exhausted: &mut bool,
-    ) {
-        while let Some(&slot) = self.free.last() {
-            let Some(op) = source.next(now) else {
-                *exhausted = true;
-                return;
-            };
-            self.free.pop();
-            let entry = self.prepare(slot, &op, source, stamps);
-            self.slots[slot as usize].op = op;
-            // SAFETY: the entry points into `pool` or this slot's part of
-            // `slot_area`, which stay allocated and untouched by us until
-            // the completion for `slot` is reaped. The SQ has room: it holds
-            // at least `queue_depth` entries and each free slot is one of them.
-            unsafe {
-                self.ring
-                    .submission()
-                    .push(&entry)
-                    .expect("submission queue sized for the queue depth");
-            }
-            self.just_queued.push(slot);
-            self.in_flight += 1;
-        }
-    }
-
-    fn prepare<S: OpSource>(
-        &mut self,
-        slot: u32,
-        op: &Op,
-        source: &mut S,
-        stamps: bool,
-    ) -> squeue::Entry {
-        let bs = self.block_size;
-        let slot_start = slot as usize * bs;
-        let len = op.len;
-        let (ptr, index): (*mut u8, u16) = match op.kind {
-            OpKind::Read => (self.slot_buf_ptr(slot_start), SLOTS_INDEX),
-            OpKind::Write if stamps => {
-                let buf = &mut self.slot_area.as_mut_slice()[slot_start..slot_start + len as usize];
-                source.fill_write(op, buf);
-                (self.slot_buf_ptr(slot_start), SLOTS_INDEX)
-            }
-            OpKind::Write => {
-                let blocks = self.pool.len() / bs;
-                let start = (op.seq % blocks as u64) as usize * bs;
-                // SAFETY: start + bs <= pool.len() by construction.
-                (unsafe { self.pool.as_mut_ptr().add(start) }, POOL_INDEX)
-            }
-        };
-        let entry = match (op.kind, self.fixed_buffers, self.fixed_file) {
-            (OpKind::Read, true, true) => opcode::ReadFixed::new(types::Fixed(0), ptr, len, index)
-                .offset(op.offset)
-                .build(),
-            (OpKind::Read, true, false) => opcode::ReadFixed::new(self.raw_fd(), ptr, len, index)
-                .offset(op.offset)
-                .build(),
-            (OpKind::Read, false, true) => opcode::Read::new(types::Fixed(0), ptr, len)
-                .offset(op.offset)
-                .build(),
-            (OpKind::Read, false, false) => opcode::Read::new(self.raw_fd(), ptr, len)
-                .offset(op.offset)
-                .build(),
-            (OpKind::Write, true, true) => {
-                opcode::WriteFixed::new(types::Fixed(0), ptr, len, index)
-                    .offset(op.offset)
-                    .build()
-            }
-            (OpKind::Write, true, false) => opcode::WriteFixed::new(self.raw_fd(), ptr, len, index)
-                .offset(op.offset)
-                .build(),
-            (OpKind::Write, false, true) => opcode::Write::new(types::Fixed(0), ptr, len)
-                .offset(op.offset)
-                .build(),
-            (OpKind::Write, false, false) => opcode::Write::new(self.raw_fd(), ptr, len)
-                .offset(op.offset)
-                .build(),
-        };
-        entry.user_data(slot as u64)
-    }
-
-    fn slot_buf_ptr(&mut self, slot_start: usize) -> *mut u8 {
-        // SAFETY: slot_start + block_size <= slot_area.len() (one block per slot).
-        unsafe { self.slot_area.as_mut_ptr().add(slot_start) }
-    }
-
-    fn raw_fd(&self) -> types::Fd {
-        types::Fd(self.fd.as_raw_fd())
-    }
-
-    /// Takes every available completion off the CQ ring.
-    fn reap<S: OpSource>(&mut self, source: &mut S, now: u64, failure: &mut Option<IoError>) {
-        let bs = self.block_size;
-        // Collecting first would allocate; instead pop one entry at a time.
-        loop {
-            let cqe: Option<cqueue::Entry> = self.ring.completion().next();
-            let Some(cqe) = cqe else { break };
-            let slot = cqe.user_data() as u32;
-            let Slot { op, submit_ns } = self.slots[slot as usize];
-            self.free.push(slot);
-            self.in_flight -= 1;
-            let res = cqe.result();
-            if res < 0 {
-                failure.get_or_insert(IoError {
-                    kind: op.kind,
-                    offset: op.offset,
-                    len: op.len,
-                    error: io::Error::from_raw_os_error(-res),
-                });
-                continue;
-            }
-            if res as u32 != op.len {
-                failure.get_or_insert(super::sync::short_transfer(
-                    op.kind,
-                    op.offset,
-                    op.len,
-                    res as usize,
-                ));
-                continue;
-            }
-            let start = slot as usize * bs;
-            let data = &self.slot_area.as_slice()[start..start + op.len as usize];
-            source.completed(&op, submit_ns, now, data);
-        }
-    }
-
-    /// Waits until the kernel has finished every I/O in flight.
-    fn drain_blocking(&mut self) {
-        while self.in_flight > 0 {
-            if self.ring.submit_and_wait(1).is_err() {
-                // The ring is unusable; dropping it makes the kernel cancel
-                // and finish the remaining requests before it lets go of the
-                // registered buffers.
-                return;
-            }
-            while self.ring.completion().next().is_some() {
-                self.in_flight -= 1;
-            }
-        }
-    }
 }
 
-impl Drop for UringEngine<'_> {
+impl<C: Clock> Drop for UringEngine<'_, C> {
     fn drop(&mut self) {
-        self.drain_blocking();
+        if self.drain() {
+            // SAFETY: nothing is in flight, so the kernel holds no reference
+            // into the buffers except the registration, which dies with the
+            // ring; each buffer is dropped exactly once, here.
+            unsafe {
+                ManuallyDrop::drop(&mut self.pool);
+                ManuallyDrop::drop(&mut self.slot_area);
+            }
+        }
+        // Otherwise the buffers are leaked on purpose: the kernel may still
+        // write into them.
     }
 }
 

@@ -109,7 +109,7 @@ fn run_tables(out: &mut String, test: &TestResult) {
         .unwrap_or_default();
     let _ = writeln!(
         out,
-        "workload    {}{mix}, {} blocks, QD {} × {} job{}, engine {}, region {} at offset {}",
+        "workload    {}{mix}, {} blocks, QD {} × {} job{}, engine {}, region {} at offset {}, seed {}",
         w.rw,
         format_size(w.block_size),
         w.queue_depth,
@@ -117,7 +117,8 @@ fn run_tables(out: &mut String, test: &TestResult) {
         if w.threads == 1 { "" } else { "s" },
         w.engine,
         format_size(w.span),
-        w.offset
+        w.offset,
+        w.seed
     );
     if let Some(why) = &test.skipped {
         let _ = writeln!(out, "skipped     {why}");

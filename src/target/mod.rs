@@ -208,6 +208,15 @@ fn open_file(
 
 fn open_block_device(req: &TargetRequest, device: Option<BlockDevice>) -> Result<OpenTarget> {
     let name = req.path.display();
+    if req.want_write && device.is_none() {
+        return Err(IoFailure::new(
+            format!(
+                "refusing to write to {name}: it cannot be identified in /sys/class/block, so iocurve cannot check that nothing uses it"
+            ),
+            None,
+        )
+        .into());
+    }
     if req.want_write {
         if let Some(dev) = &device {
             if let Some(why) = safety::why_busy(dev)? {

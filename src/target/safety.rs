@@ -60,6 +60,14 @@ pub fn why_busy(dev: &BlockDevice) -> io::Result<Option<String>> {
     let mut reasons = Vec::new();
     for d in &devices {
         reasons.extend(reasons_for(d, &mounts, &d.holders()?, &swaps));
+        let loops = loops_over(d);
+        if !loops.is_empty() {
+            reasons.push(format!(
+                "{} has loop devices set up over it: {} (detach them with losetup -d)",
+                d.dev_path().display(),
+                loops.join(", ")
+            ));
+        }
     }
     // Only the device itself: an exclusive open of a whole disk is also
     // refused while any of its partitions is claimed, which for a partition
@@ -76,6 +84,32 @@ pub fn why_busy(dev: &BlockDevice) -> io::Result<Option<String>> {
     } else {
         Some(reasons.join("; "))
     })
+}
+
+/// Loop devices whose backing file is the device node of `d` itself. (A loop
+/// over a file on a file system of `d` needs that file system mounted, which
+/// the mount check already reports.) The loop driver does not claim its
+/// backing device, so neither holders nor an exclusive open reveal this.
+fn loops_over(d: &BlockDevice) -> Vec<String> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let Ok(entries) = fs::read_dir("/sys/class/block") else {
+        return Vec::new();
+    };
+    let mut loops: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let name = e.file_name().into_string().ok()?;
+            let backing = fs::read_to_string(e.path().join("loop/backing_file")).ok()?;
+            let meta = fs::metadata(backing.trim()).ok()?;
+            let rdev = meta.rdev();
+            let same = meta.file_type().is_block_device()
+                && rustix::fs::major(rdev) == d.major
+                && rustix::fs::minor(rdev) == d.minor;
+            same.then_some(name)
+        })
+        .collect();
+    loops.sort();
+    loops
 }
 
 /// What uses `d`, from the facts gathered: one sentence per kind of use.

@@ -231,7 +231,13 @@ fn create_exclusive(path: &Path, buffered: bool) -> Result<File> {
 }
 
 fn free_bytes(dir: &Path) -> Result<u64> {
-    let st = rustix::fs::statvfs(dir).map_err(io::Error::from)?;
+    let st = rustix::fs::statvfs(dir).map_err(|e| {
+        let e = io::Error::from(e);
+        IoFailure::new(
+            format!("cannot read the free space of {}: {e}", dir.display()),
+            Some(e),
+        )
+    })?;
     Ok(st.f_bavail * st.f_frsize)
 }
 

@@ -1,12 +1,13 @@
 //! One job's stream of operations and its record of what completed.
 //!
 //! A job decides the next offset (sequential with wrap-around, or uniformly
-//! random at the alignment granularity), the phase (warm-up, counted, done)
-//! and when to stop (bytes, time, or a stop request), all from the engine's
-//! clock. Everything it touches per I/O is preallocated.
+//! random at the alignment granularity) and when to stop (its byte budget,
+//! the shared deadline, or a stop request), all from the engine's clock.
+//! Everything it touches per I/O is preallocated. The warm-up is a separate
+//! pass of jobs whose figures are kept apart (see the runner).
 
 use super::spec::{MeasureSpec, Rw};
-use super::verify::{self, VerifyTally};
+use super::verify;
 use crate::engine::{Op, OpKind, OpSource};
 use crate::stats::LatencyHistogram;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -17,14 +18,6 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 #[derive(Default)]
 pub struct PaddedCounter(pub AtomicU64);
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Phase {
-    NotStarted,
-    Ramp,
-    Counted,
-    Done,
-}
-
 /// What one job measured.
 #[derive(Clone, Default)]
 pub struct JobRecord {
@@ -34,24 +27,30 @@ pub struct JobRecord {
     pub read_ops: u64,
     pub write_bytes: u64,
     pub write_ops: u64,
-    pub ramp_ops: u64,
-    pub ramp_read_bytes: u64,
-    pub ramp_write_bytes: u64,
-    pub ramp_start_ns: Option<u64>,
-    pub counted_start_ns: Option<u64>,
+    /// The shared start of the pass, on the engines' clock.
+    pub start_ns: Option<u64>,
     pub last_complete_ns: u64,
-    /// This job's thread CPU (user, system) when counting began.
-    pub cpu_at_count_start: Option<(f64, f64)>,
-    /// CPU seconds (user, system) the counted phase used.
-    pub cpu_counted: (f64, f64),
+    /// CPU seconds (user, system) this job's thread used in the pass.
+    pub cpu: (f64, f64),
 }
 
-/// Where verification stands for this job.
-pub struct VerifyState {
-    pub seed: u64,
-    pub tally: VerifyTally,
-    /// One bit per block of the region: set once a stamped block was written.
-    pub written: Vec<u64>,
+impl JobRecord {
+    pub fn bytes(&self) -> u64 {
+        self.read_bytes + self.write_bytes
+    }
+
+    pub fn ops(&self) -> u64 {
+        self.read_ops + self.write_ops
+    }
+}
+
+/// Shared stop conditions of a pass.
+#[derive(Clone, Copy)]
+pub struct Stops<'a> {
+    /// The user's Ctrl-C.
+    pub user: &'a AtomicBool,
+    /// Another job failed.
+    pub abort: &'a AtomicBool,
 }
 
 /// The operation stream of one job over its region.
@@ -59,109 +58,98 @@ pub struct Job<'a> {
     rw: Rw,
     mix_read_percent: u8,
     block_size: u64,
+    /// Start of the whole measured region (verify bitmap origin).
+    measured_start: u64,
     region_start: u64,
     region_len: u64,
     random_slots: u64,
     align: u64,
     cursor: u64,
     rng: fastrand::Rng,
-    ramp_ns: u64,
     time_ns: u64,
     budget: u64,
-    issued_counted: u64,
+    issued: u64,
     deadline_ns: u64,
     seq: u64,
-    phase: Phase,
-    stop: &'a AtomicBool,
-    abort: &'a AtomicBool,
+    counted: bool,
+    done: bool,
+    stops: Stops<'a>,
     progress: &'a PaddedCounter,
+    /// Verify: the seed stamped into blocks and the shared bitmap of
+    /// blocks written (one bit per block of the measured region).
+    stamp: Option<(u64, &'a [AtomicU64])>,
+    cpu_at_start: (f64, f64),
     pub record: JobRecord,
-    pub verify: Option<VerifyState>,
+}
+
+/// Where a job works and how much it may do.
+#[derive(Debug, Clone, Copy)]
+pub struct JobPlan {
+    pub index: u32,
+    pub region_start: u64,
+    pub region_len: u64,
+    /// Bytes this job moves at most.
+    pub budget: Option<u64>,
+    /// Duration of the pass.
+    pub time_ns: Option<u64>,
+    /// False for the warm-up pass.
+    pub counted: bool,
 }
 
 impl<'a> Job<'a> {
-    /// A job over `[region_start, region_start + region_len)` moving at most
-    /// `budget` counted bytes. `index` makes its random stream and its
-    /// sequence numbers distinct from the other jobs'.
-    #[allow(clippy::too_many_arguments)]
     pub fn new(
         spec: &MeasureSpec,
-        index: u32,
-        region_start: u64,
-        region_len: u64,
-        budget: Option<u64>,
-        stop: &'a AtomicBool,
-        abort: &'a AtomicBool,
+        plan: JobPlan,
+        stops: Stops<'a>,
         progress: &'a PaddedCounter,
+        written: Option<&'a [AtomicU64]>,
     ) -> Job<'a> {
         let bs = spec.block_size;
         let align = spec.align.max(1);
-        let verify = spec.verify.then(|| VerifyState {
-            seed: spec.seed,
-            tally: VerifyTally::default(),
-            written: vec![0u64; (region_len / bs).div_ceil(64) as usize],
-        });
+        let stamp = written
+            .filter(|_| spec.verify && spec.rw.writes())
+            .map(|bits| (spec.seed, bits));
+        // Distinct streams per job and per pass.
+        let stream = u64::from(plan.index) << 40 | u64::from(plan.counted) << 39;
         Job {
             rw: spec.rw,
             mix_read_percent: spec.mix_read_percent,
             block_size: bs,
-            region_start,
-            region_len,
-            random_slots: (region_len - bs) / align + 1,
+            measured_start: spec.offset,
+            region_start: plan.region_start,
+            region_len: plan.region_len,
+            random_slots: (plan.region_len - bs) / align + 1,
             align,
             cursor: 0,
-            rng: fastrand::Rng::with_seed(
-                spec.seed ^ (u64::from(index) << 40) ^ 0x9e37_79b9_7f4a_7c15,
-            ),
-            ramp_ns: spec.ramp.map_or(0, |d| d.as_nanos() as u64),
-            time_ns: spec.time.map_or(u64::MAX, |d| d.as_nanos() as u64),
-            budget: budget.unwrap_or(u64::MAX),
-            issued_counted: 0,
+            rng: fastrand::Rng::with_seed(spec.seed ^ stream ^ 0x9e37_79b9_7f4a_7c15),
+            time_ns: plan.time_ns.unwrap_or(u64::MAX),
+            budget: plan.budget.unwrap_or(u64::MAX),
+            issued: 0,
             deadline_ns: u64::MAX,
-            seq: u64::from(index) << 48,
-            phase: Phase::NotStarted,
-            stop,
-            abort,
+            seq: stream,
+            counted: plan.counted,
+            done: false,
+            stops,
             progress,
+            stamp,
+            cpu_at_start: (0.0, 0.0),
             record: JobRecord::default(),
-            verify,
         }
     }
 
-    /// Closes the CPU account of the counted phase; call on the job's thread
-    /// after the engine returns.
-    pub fn finish_cpu(&mut self) {
-        if let Some((user, system)) = self.record.cpu_at_count_start {
-            let (u, s) = crate::engine::sys::thread_cpu_seconds();
-            self.record.cpu_counted = (u - user, s - system);
-        }
+    /// Starts the pass at the instant shared by all jobs.
+    pub fn start_at(&mut self, start_ns: u64) {
+        self.record.start_ns = Some(start_ns);
+        self.record.last_complete_ns = start_ns;
+        self.deadline_ns = start_ns.saturating_add(self.time_ns);
+        self.cpu_at_start = crate::engine::sys::thread_cpu_seconds();
     }
 
-    /// Bytes the counted phase has completed so far.
-    pub fn counted_bytes(&self) -> u64 {
-        self.record.read_bytes + self.record.write_bytes
-    }
-
-    fn advance_phase(&mut self, now: u64) {
-        if self.phase == Phase::NotStarted {
-            self.record.ramp_start_ns = Some(now);
-            self.phase = Phase::Ramp;
-        }
-        if self.phase == Phase::Ramp {
-            let started = self.record.ramp_start_ns.unwrap_or(now);
-            if now.saturating_sub(started) >= self.ramp_ns {
-                self.phase = Phase::Counted;
-                // One system call at the phase change, not per I/O.
-                self.record.cpu_at_count_start = Some(crate::engine::sys::thread_cpu_seconds());
-                self.record.counted_start_ns = Some(now);
-                self.deadline_ns = now.saturating_add(self.time_ns);
-            }
-        }
-        if self.phase == Phase::Counted
-            && (self.issued_counted >= self.budget || now >= self.deadline_ns)
-        {
-            self.phase = Phase::Done;
-        }
+    /// Closes the CPU account; call on the job's thread after the engine
+    /// returns.
+    pub fn finish(&mut self) {
+        let (u, s) = crate::engine::sys::thread_cpu_seconds();
+        self.record.cpu = (u - self.cpu_at_start.0, s - self.cpu_at_start.1);
     }
 
     fn next_offset(&mut self) -> u64 {
@@ -195,72 +183,58 @@ impl<'a> Job<'a> {
 impl OpSource for Job<'_> {
     #[inline]
     fn next(&mut self, now_ns: u64) -> Option<Op> {
-        if self.stop.load(Ordering::Relaxed) || self.abort.load(Ordering::Relaxed) {
-            self.phase = Phase::Done;
+        if self.done
+            || self.stops.user.load(Ordering::Relaxed)
+            || self.stops.abort.load(Ordering::Relaxed)
+            || self.issued >= self.budget
+            || now_ns >= self.deadline_ns
+        {
+            self.done = true;
+            return None;
         }
-        self.advance_phase(now_ns);
-        let counted = match self.phase {
-            Phase::Done => return None,
-            Phase::Counted => true,
-            _ => false,
-        };
         let op = Op {
             kind: self.next_kind(),
             offset: self.next_offset(),
             len: self.block_size as u32,
             seq: self.seq,
-            counted,
+            counted: self.counted,
         };
         self.seq += 1;
-        if counted {
-            self.issued_counted += self.block_size;
-        }
+        self.issued += self.block_size;
         Some(op)
     }
 
     #[inline]
-    fn completed(&mut self, op: &Op, submit_ns: u64, complete_ns: u64, data: &[u8]) {
+    fn completed(&mut self, op: &Op, submit_ns: u64, complete_ns: u64, _data: &[u8]) {
         let r = &mut self.record;
         let len = u64::from(op.len);
         r.last_complete_ns = r.last_complete_ns.max(complete_ns);
-        match (op.counted, op.kind) {
-            (true, OpKind::Read) => {
+        match op.kind {
+            OpKind::Read => {
                 r.read_latency.record(complete_ns - submit_ns);
                 r.read_bytes += len;
                 r.read_ops += 1;
             }
-            (true, OpKind::Write) => {
+            OpKind::Write => {
                 r.write_latency.record(complete_ns - submit_ns);
                 r.write_bytes += len;
                 r.write_ops += 1;
             }
-            (false, kind) => {
-                r.ramp_ops += 1;
-                match kind {
-                    OpKind::Read => r.ramp_read_bytes += len,
-                    OpKind::Write => r.ramp_write_bytes += len,
-                }
-            }
         }
-        let total = r.read_bytes + r.write_bytes + r.ramp_read_bytes + r.ramp_write_bytes;
-        self.progress.0.store(total, Ordering::Relaxed);
-        if op.kind == OpKind::Read {
-            if let Some(v) = self.verify.as_mut() {
-                v.tally
-                    .record(op.offset, verify::check(data, op.offset, v.seed));
-            }
-        }
+        self.progress
+            .0
+            .store(r.read_bytes + r.write_bytes, Ordering::Relaxed);
     }
 
     fn stamps_writes(&self) -> bool {
-        self.verify.is_some()
+        self.stamp.is_some()
     }
 
     fn fill_write(&mut self, op: &Op, buf: &mut [u8]) {
-        if let Some(v) = self.verify.as_mut() {
-            verify::stamp(buf, op.offset, v.seed, op.seq);
-            let block = (op.offset - self.region_start) / self.block_size;
-            v.written[(block / 64) as usize] |= 1 << (block % 64);
+        if let Some((seed, written)) = self.stamp {
+            verify::stamp(buf, op.offset, seed, op.seq);
+            let block = (op.offset - self.measured_start) / self.block_size;
+            written[(block / 64) as usize].fetch_or(1 << (block % 64), Ordering::Relaxed);
         }
     }
 }

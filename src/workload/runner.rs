@@ -1,19 +1,27 @@
 //! Executes one measurement: jobs on threads, engines built, the counted
 //! phase timed, and everything around it (device counters, CPU time, cache
 //! eviction, verification read-back) gathered into a [`Measurement`].
+//!
+//! A measurement is two passes of the same jobs: a warm-up pass, whose
+//! figures are kept apart, then the counted pass. Between them buffered
+//! writes are synced, so the warm-up's dirty pages are not charged to the
+//! counted time. In each pass every job is built first (buffers filled,
+//! rings set up), then all jobs start at one shared instant and share one
+//! deadline, so the window of the pass is the same for all of them.
 
-use super::job::{Job, JobRecord, PaddedCounter, VerifyState};
+use super::job::{Job, JobPlan, JobRecord, PaddedCounter, Stops};
 use super::spec::MeasureSpec;
 use super::verify::{self, VerifyTally};
 use crate::engine::buffer::AlignedBuf;
-use crate::engine::{Engine, EngineSetup, IoError, MonotonicClock, sys};
+use crate::engine::{AnyEngine, Clock, Engine, EngineSetup, IoError, MonotonicClock, OpKind, sys};
 use crate::result::{CpuUsage, DeviceIo, DirectionResult, Measurement, RampInfo};
 use crate::stats::LatencyHistogram;
 use crate::target::sysfs::{BlockDevice, DiskStat};
 use crate::units::{format_size, mb_per_s};
 use std::num::NonZeroU64;
 use std::os::fd::BorrowedFd;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Barrier;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// Write data pool per job: large enough that a deduplicating device sees
 /// distinct blocks across any window a cache could hold cheaply.
@@ -39,7 +47,7 @@ pub struct MeasureFailure {
 }
 
 /// Runs the workload of `spec` on `target`. `stop` is the user's Ctrl-C;
-/// `progress` has one counter per job (bytes completed, warm-up included).
+/// `progress` has one counter per job (counted bytes completed).
 pub fn measure(
     target: &MeasureTarget<'_>,
     spec: &MeasureSpec,
@@ -50,62 +58,90 @@ pub fn measure(
     if spec.buffered && spec.rw.reads() {
         evict_and_prove(target.fd, spec, &mut warnings);
     }
-    let stat_before = target.device.and_then(|d| d.read_stat().ok());
-    let abort = AtomicBool::new(false);
+    let written: Vec<AtomicU64> = if spec.verify && spec.rw.writes() {
+        (0..(spec.span / spec.block_size).div_ceil(64))
+            .map(|_| AtomicU64::new(0))
+            .collect()
+    } else {
+        Vec::new()
+    };
     let clock = MonotonicClock::new();
-    let outcomes = run_jobs(target, spec, stop, &abort, progress, clock);
-    let mut sync_ns = 0;
-    let sync_cpu_before = sys::thread_cpu_seconds();
-    if spec.buffered && spec.rw.writes() {
-        let start = clock.now_ns();
-        if let Err(e) = rustix::fs::fdatasync(target.fd) {
-            warnings.push(format!("fdatasync after the writes failed: {e}"));
-        }
-        sync_ns = clock.now_ns() - start;
-    }
-    let sync_cpu_after = sys::thread_cpu_seconds();
-    let stat_after = target.device.and_then(|d| d.read_stat().ok());
+    let stat_before = target.device.and_then(|d| d.read_stat().ok());
 
+    let mut ramp = RampInfo::default();
     let mut error = None;
+    let mut notes = Vec::new();
+    if let Some(ramp_time) = spec.ramp.filter(|d| !d.is_zero()) {
+        let idle: Vec<PaddedCounter> = progress.iter().map(|_| PaddedCounter::default()).collect();
+        let pass = run_pass(
+            target,
+            spec,
+            false,
+            Some(ramp_time.as_nanos() as u64),
+            None,
+            stop,
+            &idle,
+            &written,
+            clock,
+        );
+        ramp = RampInfo {
+            ops: pass.record.ops(),
+            bytes: pass.record.bytes(),
+            elapsed_ns: pass.elapsed_ns(),
+        };
+        error = pass.error;
+        notes = pass.notes;
+        if spec.buffered && spec.rw.writes() {
+            let _ = rustix::fs::fdatasync(target.fd);
+        }
+    }
     let mut record = JobRecord::default();
-    let mut tally: Option<VerifyTally> = None;
-    let mut written = Vec::new();
-    for (index, outcome) in outcomes.into_iter().enumerate() {
-        merge_record(&mut record, &outcome.record);
-        if let Some(v) = outcome.verify {
-            tally
-                .get_or_insert_with(VerifyTally::default)
-                .merge(&v.tally);
-            written.push((index as u32, v));
+    let mut sync_ns = 0;
+    if error.is_none() && !stop.load(Ordering::Relaxed) {
+        let time = spec.time.map(|d| d.as_nanos() as u64);
+        let pass = run_pass(
+            target, spec, true, time, spec.size, stop, progress, &written, clock,
+        );
+        record = pass.record;
+        error = pass.error;
+        notes.extend(pass.notes);
+        if spec.buffered && spec.rw.writes() {
+            sync_ns = timed_fdatasync(target.fd, clock, &mut record, &mut warnings);
         }
-        if error.is_none() {
-            error = outcome.error;
-        }
-        if let Some(note) = outcome.note {
-            if !warnings.contains(&note) {
-                warnings.push(note);
-            }
+    }
+    let stat_after = target.device.and_then(|d| d.read_stat().ok());
+    for note in notes {
+        if !warnings.contains(&note) {
+            warnings.push(note);
         }
     }
     let interrupted = stop.load(Ordering::Relaxed);
-    if spec.verify && spec.rw.writes() && error.is_none() && !interrupted {
-        let read_back = read_back_written(target, spec, &written);
-        match read_back {
-            Ok(t) => tally.get_or_insert_with(VerifyTally::default).merge(&t),
-            Err(e) => warnings.push(format!("verification read-back failed: {e}")),
-        }
-    }
-    record.cpu_counted.0 += sync_cpu_after.0 - sync_cpu_before.0;
-    record.cpu_counted.1 += sync_cpu_after.1 - sync_cpu_before.1;
-    let mut m = summarise(&record, sync_ns, interrupted);
-    m.verify = tally;
+    let mut m = summarise(&record, ramp, sync_ns, interrupted);
+    let ours_read = record.read_bytes + ramp_read_bytes(spec, ramp);
+    let ours_write = record.write_bytes + (ramp.bytes - ramp_read_bytes(spec, ramp));
     m.device_io = device_io(
         target.device,
         stat_before,
         stat_after,
-        &record,
+        ours_read,
+        ours_write,
         &mut warnings,
     );
+    if spec.verify && error.is_none() && !interrupted {
+        if spec.buffered {
+            let _ = rustix::fs::fadvise(
+                target.fd,
+                spec.offset,
+                NonZeroU64::new(spec.span),
+                rustix::fs::Advice::DontNeed,
+            );
+        }
+        match read_back(target, spec, &written, stop) {
+            Ok(tally) => m.verify = Some(tally),
+            Err(e) => warnings.push(format!("verification read-back failed: {e}")),
+        }
+        m.interrupted = stop.load(Ordering::Relaxed);
+    }
     m.warnings = warnings;
     match error {
         None => Ok(m),
@@ -113,76 +149,209 @@ pub fn measure(
     }
 }
 
-struct JobOutcome {
+/// Warm-up bytes that were reads: all of them for a read workload, none for
+/// a write workload; mixed warm-ups are split by the mix.
+fn ramp_read_bytes(spec: &MeasureSpec, ramp: RampInfo) -> u64 {
+    match (spec.rw.reads(), spec.rw.writes()) {
+        (true, false) => ramp.bytes,
+        (false, true) => 0,
+        _ => ramp.bytes * u64::from(spec.mix_read_percent) / 100,
+    }
+}
+
+fn timed_fdatasync(
+    fd: BorrowedFd<'_>,
+    clock: MonotonicClock,
+    record: &mut JobRecord,
+    warnings: &mut Vec<String>,
+) -> u64 {
+    let cpu_before = sys::thread_cpu_seconds();
+    let start = clock.now_ns();
+    if let Err(e) = rustix::fs::fdatasync(fd) {
+        warnings.push(format!("fdatasync after the writes failed: {e}"));
+    }
+    let cpu_after = sys::thread_cpu_seconds();
+    record.cpu.0 += cpu_after.0 - cpu_before.0;
+    record.cpu.1 += cpu_after.1 - cpu_before.1;
+    clock.now_ns() - start
+}
+
+/// The merged outcome of one pass.
+struct PassOutcome {
     record: JobRecord,
-    verify: Option<VerifyState>,
     error: Option<IoError>,
-    note: Option<String>,
+    notes: Vec<String>,
+}
+
+impl PassOutcome {
+    fn elapsed_ns(&self) -> u64 {
+        self.record
+            .start_ns
+            .map_or(0, |s| self.record.last_complete_ns.saturating_sub(s))
+    }
 }
 
 /// Splits the region among the jobs: sequential jobs get consecutive slices
 /// (so together they sweep the region once), random jobs share all of it.
+/// Validation guarantees at least one block per sequential job.
 fn job_region(spec: &MeasureSpec, index: u32) -> (u64, u64) {
     if spec.rw.is_random() || spec.threads == 1 {
         return (spec.offset, spec.span);
     }
     let blocks = spec.span / spec.block_size;
-    let per_job = (blocks / u64::from(spec.threads)).max(1);
+    let per_job = blocks / u64::from(spec.threads);
     let start = spec.offset + u64::from(index) * per_job * spec.block_size;
     (start, per_job * spec.block_size)
 }
 
 /// Splits the byte budget into whole blocks; the first job takes the rest.
-fn job_budget(spec: &MeasureSpec, index: u32) -> Option<u64> {
-    let size = spec.size?;
+fn job_budget(spec: &MeasureSpec, size: u64, index: u32) -> u64 {
     let blocks = size / spec.block_size;
     let threads = u64::from(spec.threads);
     let share = blocks / threads + u64::from(index == 0) * (blocks % threads);
-    Some(share * spec.block_size)
+    share * spec.block_size
 }
 
-fn run_jobs(
+#[allow(clippy::too_many_arguments)]
+fn run_pass(
     target: &MeasureTarget<'_>,
     spec: &MeasureSpec,
+    counted: bool,
+    time_ns: Option<u64>,
+    size: Option<u64>,
     stop: &AtomicBool,
-    abort: &AtomicBool,
     progress: &[PaddedCounter],
+    written: &[AtomicU64],
     clock: MonotonicClock,
-) -> Vec<JobOutcome> {
-    std::thread::scope(|scope| {
+) -> PassOutcome {
+    let abort = AtomicBool::new(false);
+    let stops = Stops {
+        user: stop,
+        abort: &abort,
+    };
+    let barrier = Barrier::new(spec.threads as usize);
+    let start = AtomicU64::new(0);
+    let outcomes: Vec<std::thread::Result<JobOutcome>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..spec.threads)
             .map(|index| {
+                let (region_start, region_len) = job_region(spec, index);
+                let plan = JobPlan {
+                    index,
+                    region_start,
+                    region_len,
+                    budget: size.map(|s| job_budget(spec, s, index)),
+                    time_ns,
+                    counted,
+                };
                 let counter = &progress[index as usize % progress.len()];
-                scope.spawn(move || run_one_job(target, spec, index, stop, abort, counter, clock))
+                let shared = Shared {
+                    barrier: &barrier,
+                    start: &start,
+                    stops,
+                    written,
+                    clock,
+                };
+                scope.spawn(move || run_one_job(target, spec, plan, counter, shared))
             })
             .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("a measuring thread panicked"))
-            .collect()
-    })
+        handles.into_iter().map(|h| h.join()).collect()
+    });
+    let mut merged = PassOutcome {
+        record: JobRecord::default(),
+        error: None,
+        notes: Vec::new(),
+    };
+    for outcome in outcomes {
+        match outcome {
+            Ok(o) => {
+                merge_record(&mut merged.record, &o.record);
+                if merged.error.is_none() {
+                    merged.error = o.error;
+                }
+                merged.notes.extend(o.note);
+            }
+            Err(_) => {
+                let error = std::io::Error::other(
+                    "internal error: a measuring thread panicked; please report this",
+                );
+                merged.error.get_or_insert(IoError {
+                    kind: OpKind::Read,
+                    offset: 0,
+                    len: 0,
+                    error,
+                });
+            }
+        }
+    }
+    merged
+}
+
+/// What the jobs of a pass share.
+#[derive(Clone, Copy)]
+struct Shared<'a> {
+    barrier: &'a Barrier,
+    start: &'a AtomicU64,
+    stops: Stops<'a>,
+    written: &'a [AtomicU64],
+    clock: MonotonicClock,
+}
+
+struct JobOutcome {
+    record: JobRecord,
+    error: Option<IoError>,
+    note: Option<String>,
 }
 
 fn run_one_job(
     target: &MeasureTarget<'_>,
     spec: &MeasureSpec,
-    index: u32,
-    stop: &AtomicBool,
-    abort: &AtomicBool,
+    plan: JobPlan,
     counter: &PaddedCounter,
-    clock: MonotonicClock,
+    shared: Shared<'_>,
 ) -> JobOutcome {
-    let (start, len) = job_region(spec, index);
-    let mut job = Job::new(
-        spec,
-        index,
-        start,
-        len,
-        job_budget(spec, index),
-        stop,
-        abort,
-        counter,
-    );
+    let mut job = Job::new(spec, plan, shared.stops, counter, Some(shared.written));
+    let engine = build_engine(target, spec, plan.index, shared.clock);
+    // Every job waits here, built or not, so no one waits forever.
+    if shared.barrier.wait().is_leader() {
+        shared.start.store(shared.clock.now_ns(), Ordering::SeqCst);
+    }
+    shared.barrier.wait();
+    let mut engine = match engine {
+        Ok(engine) => engine,
+        Err(error) => {
+            shared.stops.abort.store(true, Ordering::Relaxed);
+            let error = IoError {
+                kind: OpKind::Read,
+                offset: plan.region_start,
+                len: 0,
+                error,
+            };
+            return JobOutcome {
+                record: job.record,
+                error: Some(error),
+                note: None,
+            };
+        }
+    };
+    job.start_at(shared.start.load(Ordering::SeqCst));
+    let result = engine.run(&mut job);
+    job.finish();
+    if result.is_err() {
+        shared.stops.abort.store(true, Ordering::Relaxed);
+    }
+    JobOutcome {
+        record: job.record,
+        error: result.err(),
+        note: engine.note(),
+    }
+}
+
+fn build_engine<'a>(
+    target: &MeasureTarget<'a>,
+    spec: &MeasureSpec,
+    index: u32,
+    clock: MonotonicClock,
+) -> std::io::Result<AnyEngine<'a>> {
     let bs = spec.block_size;
     let pool_bytes = (MIN_POOL_BYTES.max(2 * bs * u64::from(spec.queue_depth)) / bs) * bs;
     let mut pool = AlignedBuf::new(pool_bytes as usize, target.align);
@@ -198,35 +367,7 @@ fn run_one_job(
         pool,
         clock,
     };
-    let mut engine = match Engine::build(spec.engine, setup) {
-        Ok(engine) => engine,
-        Err(error) => {
-            abort.store(true, Ordering::Relaxed);
-            let error = IoError {
-                kind: crate::engine::OpKind::Read,
-                offset: start,
-                len: 0,
-                error,
-            };
-            return JobOutcome {
-                record: job.record,
-                verify: job.verify,
-                error: Some(error),
-                note: None,
-            };
-        }
-    };
-    let result = engine.run(&mut job);
-    job.finish_cpu();
-    if result.is_err() {
-        abort.store(true, Ordering::Relaxed);
-    }
-    JobOutcome {
-        record: job.record,
-        verify: job.verify,
-        error: result.err(),
-        note: engine.note(),
-    }
+    AnyEngine::build(spec.engine, setup)
 }
 
 fn merge_record(into: &mut JobRecord, from: &JobRecord) {
@@ -236,35 +377,26 @@ fn merge_record(into: &mut JobRecord, from: &JobRecord) {
     into.read_ops += from.read_ops;
     into.write_bytes += from.write_bytes;
     into.write_ops += from.write_ops;
-    into.ramp_ops += from.ramp_ops;
-    into.ramp_read_bytes += from.ramp_read_bytes;
-    into.ramp_write_bytes += from.ramp_write_bytes;
-    into.ramp_start_ns = min_opt(into.ramp_start_ns, from.ramp_start_ns);
-    into.counted_start_ns = min_opt(into.counted_start_ns, from.counted_start_ns);
-    into.last_complete_ns = into.last_complete_ns.max(from.last_complete_ns);
-    into.cpu_counted.0 += from.cpu_counted.0;
-    into.cpu_counted.1 += from.cpu_counted.1;
-}
-
-fn min_opt(a: Option<u64>, b: Option<u64>) -> Option<u64> {
-    match (a, b) {
+    into.start_ns = match (into.start_ns, from.start_ns) {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
-    }
+    };
+    into.last_complete_ns = into.last_complete_ns.max(from.last_complete_ns);
+    into.cpu.0 += from.cpu.0;
+    into.cpu.1 += from.cpu.1;
 }
 
-/// CPU time is that of the measuring threads during the counted phase (and
+/// CPU time is that of the measuring threads during the counted pass (and
 /// of the final fdatasync), so the warm-up and the preparation are excluded.
-fn summarise(record: &JobRecord, sync_ns: u64, interrupted: bool) -> Measurement {
-    let counted_start = record.counted_start_ns.unwrap_or(record.last_complete_ns);
-    let elapsed_ns = record.last_complete_ns.saturating_sub(counted_start) + sync_ns;
-    let bytes = record.read_bytes + record.write_bytes;
-    let ops = record.read_ops + record.write_ops;
+fn summarise(record: &JobRecord, ramp: RampInfo, sync_ns: u64, interrupted: bool) -> Measurement {
+    let start = record.start_ns.unwrap_or(record.last_complete_ns);
+    let elapsed_ns = record.last_complete_ns.saturating_sub(start) + sync_ns;
+    let bytes = record.bytes();
+    let ops = record.ops();
     let mut all = LatencyHistogram::new();
     all.merge(&record.read_latency);
     all.merge(&record.write_latency);
-    let (user_s, system_s) = record.cpu_counted;
-    let ramp_start = record.ramp_start_ns.unwrap_or(counted_start);
+    let (user_s, system_s) = record.cpu;
     Measurement {
         bytes,
         ops,
@@ -295,11 +427,7 @@ fn summarise(record: &JobRecord, sync_ns: u64, interrupted: bool) -> Measurement
             },
         },
         device_io: None,
-        ramp: RampInfo {
-            ops: record.ramp_ops,
-            bytes: record.ramp_read_bytes + record.ramp_write_bytes,
-            elapsed_ns: counted_start.saturating_sub(ramp_start),
-        },
+        ramp,
         sync_ns,
         verify: None,
         warnings: Vec::new(),
@@ -338,15 +466,14 @@ fn device_io(
     device: Option<&BlockDevice>,
     before: Option<DiskStat>,
     after: Option<DiskStat>,
-    record: &JobRecord,
+    ours_read: u64,
+    ours_write: u64,
     warnings: &mut Vec<String>,
 ) -> Option<DeviceIo> {
     let (device, before, after) = (device?, before?, after?);
     let d = after.since(&before);
     let read_bytes = d.read_sectors * 512;
     let write_bytes = d.write_sectors * 512;
-    let ours_read = record.read_bytes + record.ramp_read_bytes;
-    let ours_write = record.write_bytes + record.ramp_write_bytes;
     let served = if ours_read >= CACHE_CHECK_MIN_BYTES {
         (1.0 - read_bytes as f64 / ours_read as f64).max(0.0)
     } else {
@@ -397,33 +524,43 @@ fn evict_and_prove(fd: BorrowedFd<'_>, spec: &MeasureSpec, warnings: &mut Vec<St
     }
 }
 
-/// Reads back every block the jobs wrote with stamps and checks it. Not
-/// timed: verification is about integrity, not speed.
-fn read_back_written(
+/// Reads back and checks blocks, one at a time, outside any timing:
+/// after a write, every block this measurement stamped; after a read, every
+/// block of the region. Each block is counted once. With no `--seed` given
+/// to a read, the seed is taken from the first intact block header.
+fn read_back(
     target: &MeasureTarget<'_>,
     spec: &MeasureSpec,
-    jobs: &[(u32, VerifyState)],
+    written: &[AtomicU64],
+    stop: &AtomicBool,
 ) -> std::io::Result<VerifyTally> {
     let bs = spec.block_size;
+    let blocks = spec.span / bs;
     let mut tally = VerifyTally::default();
     let mut buf = AlignedBuf::new(bs as usize, target.align);
-    for (index, state) in jobs {
-        let (start, _) = job_region(spec, *index);
-        for (word_index, &word) in state.written.iter().enumerate() {
-            let mut bits = word;
-            while bits != 0 {
-                let bit = bits.trailing_zeros() as u64;
-                bits &= bits - 1;
-                let offset = start + (word_index as u64 * 64 + bit) * bs;
-                let n = rustix::io::pread(target.fd, buf.as_mut_slice(), offset)?;
-                let verdict = if n == bs as usize {
-                    verify::check(buf.as_slice(), offset, state.seed)
-                } else {
-                    verify::Verdict::Corrupted
-                };
-                tally.record(offset, verdict);
-            }
+    let mut seed = if spec.rw.writes() || spec.seed_given {
+        Some(spec.seed)
+    } else {
+        None
+    };
+    for block in 0..blocks {
+        if stop.load(Ordering::Relaxed) {
+            break;
         }
+        if spec.rw.writes()
+            && written[(block / 64) as usize].load(Ordering::Relaxed) & (1 << (block % 64)) == 0
+        {
+            continue;
+        }
+        let offset = spec.offset + block * bs;
+        let n = rustix::io::pread(target.fd, buf.as_mut_slice(), offset)?;
+        if n != bs as usize {
+            tally.record(offset, verify::Verdict::Corrupted);
+            continue;
+        }
+        let seed =
+            *seed.get_or_insert_with(|| verify::header_seed(buf.as_slice()).unwrap_or(spec.seed));
+        tally.record(offset, verify::check(buf.as_slice(), offset, seed));
     }
     Ok(tally)
 }
@@ -449,14 +586,6 @@ mod tests {
         }
     }
 
-    fn read_record(bytes: u64) -> JobRecord {
-        JobRecord {
-            read_bytes: bytes,
-            read_ops: bytes / 4096,
-            ..JobRecord::default()
-        }
-    }
-
     #[test]
     fn a_device_that_saw_fewer_bytes_than_were_read_means_a_cache_answered() {
         let before = DiskStat::default();
@@ -470,7 +599,8 @@ mod tests {
             Some(&device()),
             Some(before),
             Some(after),
-            &read_record(64 << 20),
+            64 << 20,
+            0,
             &mut warnings,
         )
         .unwrap();
@@ -496,7 +626,8 @@ mod tests {
             Some(&device()),
             Some(DiskStat::default()),
             Some(after),
-            &read_record(64 << 20),
+            64 << 20,
+            0,
             &mut warnings,
         )
         .unwrap();
@@ -521,10 +652,11 @@ mod tests {
             ramp: None,
             pattern: super::super::Pattern::Zeros,
             seed: 1,
+            seed_given: true,
             verify: false,
             buffered: false,
         };
-        let total: u64 = (0..3).map(|i| job_budget(&spec, i).unwrap()).sum();
+        let total: u64 = (0..3).map(|i| job_budget(&spec, 10 * 4096, i)).sum();
         assert_eq!(total, 10 * 4096);
         let regions: Vec<_> = (0..3).map(|i| job_region(&spec, i)).collect();
         assert_eq!(regions[0], (8192, 33 * 4096));

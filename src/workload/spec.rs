@@ -86,6 +86,9 @@ pub struct MeasureSpec {
     pub ramp: Option<Duration>,
     pub pattern: Pattern,
     pub seed: u64,
+    /// False when the seed was made up; a verify read then takes the seed
+    /// from the blocks it reads.
+    pub seed_given: bool,
     pub verify: bool,
     /// Through the page cache instead of O_DIRECT.
     pub buffered: bool,

@@ -296,6 +296,15 @@ fn valid_len(len: usize) -> bool {
 ///
 /// If `block.len()` is not a non-zero multiple of [`BLOCK_ALIGN`] or does not
 /// fit in a `u32`.
+/// The seed in a block's header, when the block starts with the magic: how a
+/// read-back finds the seed of an earlier verify write it was not told.
+pub fn header_seed(block: &[u8]) -> Option<u64> {
+    if block.len() < HEADER_LEN || block[..8] != MAGIC {
+        return None;
+    }
+    Some(u64::from_le_bytes(block[16..24].try_into().ok()?))
+}
+
 pub fn stamp(block: &mut [u8], offset: u64, seed: u64, seq: u64) {
     let len = block.len();
     assert!(

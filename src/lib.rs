@@ -14,6 +14,7 @@ pub mod cli;
 pub mod commands;
 pub mod engine;
 pub mod error;
+pub mod probe;
 pub mod report;
 pub mod result;
 pub mod stats;

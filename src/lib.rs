@@ -10,6 +10,7 @@
 // Nested `if let` reads more plainly here than let-chains.
 #![allow(clippy::collapsible_if)]
 
+pub mod analysis;
 pub mod cli;
 pub mod commands;
 pub mod engine;

@@ -4,6 +4,8 @@
 //! anywhere is computed outside it. `schema_version` changes whenever a field
 //! changes meaning.
 
+use crate::analysis::curve::{AlignmentPenalty, CeilingVerdict, Crossover, Deviation, ModelFit};
+use crate::probe::Interface;
 use crate::stats::{LatencySummary, Spread};
 use crate::target::TargetInfo;
 use crate::workload::verify::VerifyTally;
@@ -26,6 +28,8 @@ pub struct RunResult {
     pub config: serde_json::Value,
     pub target: TargetInfo,
     pub tests: Vec<TestResult>,
+    /// The transfer-size curves of `iocurve curve`.
+    pub curve: Option<CurveReport>,
     /// True when Ctrl-C or SIGTERM stopped the run early.
     pub interrupted: bool,
     /// The error that ended the run early, if any; the results are partial.
@@ -146,4 +150,56 @@ pub struct RampInfo {
     pub ops: u64,
     pub bytes: u64,
     pub elapsed_ns: u64,
+}
+
+/// Every curve of one `iocurve curve` call, and how they compare.
+#[derive(Debug, Clone, Serialize)]
+pub struct CurveReport {
+    /// Each target measured, in order (the first is also `RunResult::target`).
+    pub targets: Vec<TargetInfo>,
+    pub series: Vec<CurveSeries>,
+    /// Sizes where one target overtakes another, per pattern.
+    pub crossovers: Vec<Crossover>,
+}
+
+/// Throughput against transfer size for one target and one pattern.
+#[derive(Debug, Clone, Serialize)]
+pub struct CurveSeries {
+    pub target: String,
+    pub pattern: String,
+    pub queue_depth: u32,
+    pub logical_block_size: u32,
+    pub points: Vec<CurvePoint>,
+    pub model: Option<ModelFit>,
+    /// Points far from the model.
+    pub deviations: Vec<Deviation>,
+    /// Unaligned sizes against their aligned neighbours.
+    pub alignment_penalties: Vec<AlignmentPenalty>,
+    pub recommendation: Option<String>,
+    /// The link the device sits behind, when the probe knows it.
+    pub interface: Option<Interface>,
+    pub ceiling: Option<CeilingVerdict>,
+    /// Why the pattern was not measured.
+    pub skipped: Option<String>,
+    /// Warnings of the points' measurements (cache, eviction), by size.
+    pub warnings: Vec<(u64, String)>,
+}
+
+/// One size of a curve.
+#[derive(Debug, Clone, Serialize)]
+pub struct CurvePoint {
+    pub size: u64,
+    /// Measured through the page cache: O_DIRECT cannot do this size, or a
+    /// buffered reference for an unaligned neighbour.
+    pub buffered: bool,
+    /// Measured only as the aligned neighbour of an unaligned size.
+    pub reference: bool,
+    pub mb_per_s: Option<Spread>,
+    pub iops: Option<Spread>,
+    pub p50_ns: Option<u64>,
+    pub p99_ns: Option<u64>,
+    /// Measured MB/s over the model's.
+    pub model_ratio: Option<f64>,
+    /// Index of the point's test in `RunResult::tests`.
+    pub test: usize,
 }

@@ -2,7 +2,7 @@
 //! is opened. Checks that need the target (its size, its block size) are in
 //! [`resolve_region`], called right after the target is opened.
 
-use super::{ProfileArgs, RunArgs, TargetArgs};
+use super::{CurveArgs, ProfileArgs, RunArgs, TargetArgs};
 use crate::engine::EngineKind;
 use crate::error::usage;
 use crate::units::format_size;
@@ -248,6 +248,95 @@ impl ProfileConfig {
             read_only: args.read_only,
         })
     }
+}
+
+/// A validated `iocurve curve`.
+#[derive(Debug, Clone, Serialize)]
+pub struct CurveConfig {
+    pub target: TargetConfig,
+    /// Every target, the first included.
+    pub targets: Vec<PathBuf>,
+    pub patterns: Vec<Rw>,
+    pub sizes: Option<Vec<u64>>,
+    pub queue_depth: u32,
+    pub engine: EngineKind,
+    pub repeat: u32,
+    #[serde(serialize_with = "secs")]
+    pub time: Duration,
+    #[serde(serialize_with = "secs")]
+    pub ramp: Duration,
+    pub point_bytes: u64,
+    pub csv: bool,
+    pub svg: Option<PathBuf>,
+}
+
+impl CurveConfig {
+    pub fn from_args(args: &CurveArgs) -> Result<CurveConfig> {
+        let target = target_config(&args.target)?;
+        let mut patterns = Vec::new();
+        for name in args.rw.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            match Rw::parse(name) {
+                Some(rw) if !rw.is_mixed() => {
+                    if !patterns.contains(&rw) {
+                        patterns.push(rw);
+                    }
+                }
+                _ => {
+                    return Err(usage(format!(
+                        "--rw {name} is not a curve pattern: give a comma list of read, write, randread, randwrite"
+                    )));
+                }
+            }
+        }
+        if patterns.is_empty() {
+            return Err(usage(
+                "--rw is empty: give a comma list of read, write, randread, randwrite",
+            ));
+        }
+        if let Some(sizes) = &args.sizes {
+            if let Some(bad) = sizes.iter().find(|&&s| s == 0 || s > MAX_BLOCK_SIZE) {
+                return Err(usage(format!("--sizes: {bad} is outside 1 byte to 1 GiB")));
+            }
+        }
+        if args.time.is_zero() {
+            return Err(usage(
+                "--time 0 measures nothing: give a duration such as 800ms",
+            ));
+        }
+        let engine = choose_engine(target.engine, args.qd)?;
+        let mut targets = vec![args.target.target.clone()];
+        targets.extend(args.more_targets.iter().cloned());
+        let mut sizes = args.sizes.clone();
+        if let Some(s) = sizes.as_mut() {
+            s.sort_unstable();
+            s.dedup();
+        }
+        Ok(CurveConfig {
+            target,
+            targets,
+            patterns,
+            sizes,
+            queue_depth: args.qd,
+            engine,
+            repeat: args.repeat,
+            time: args.time,
+            ramp: (args.time / 4).min(Duration::from_millis(200)),
+            point_bytes: args.point_bytes.max(1),
+            csv: args.csv,
+            svg: args.svg.clone(),
+        })
+    }
+}
+
+/// The default sweep: the logical block size up to 16 MiB, doubling.
+pub fn default_sizes(logical_block: u64) -> Vec<u64> {
+    let mut sizes = Vec::new();
+    let mut size = logical_block.max(1);
+    while size <= 16 << 20 {
+        sizes.push(size);
+        size *= 2;
+    }
+    sizes
 }
 
 /// The measured region of an opened target, checked against its size and

@@ -27,6 +27,9 @@ pub enum Command {
     Profile(ProfileArgs),
     /// One workload, exactly as specified (like a fio job).
     Run(RunArgs),
+    /// Throughput against transfer size, with the t = t0 + n/B model: the
+    /// fixed cost per request, the bandwidth, and the size worth using.
+    Curve(CurveArgs),
 }
 
 /// Where to measure and how to open it; shared by every measuring command.
@@ -148,6 +151,50 @@ pub struct ProfileArgs {
     /// Skip the write tests even where they are allowed.
     #[arg(long)]
     pub read_only: bool,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct CurveArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+
+    /// More targets, measured in turn and overlaid (crossovers reported).
+    #[arg(value_name = "MORE_TARGETS")]
+    pub more_targets: Vec<PathBuf>,
+
+    /// Patterns to sweep, comma-separated: read, write, randread, randwrite.
+    /// Writes run only where allowed (scratch files, or --destructive).
+    #[arg(long, default_value = "read,write,randread,randwrite")]
+    pub rw: String,
+
+    /// Transfer sizes, comma-separated (e.g. 512,768,1280,1636,4k,64k)
+    /// [default: the logical block size up to 16 MiB in powers of two].
+    #[arg(long, value_name = "SIZES", value_delimiter = ',', value_parser = parse_size)]
+    pub sizes: Option<Vec<u64>>,
+
+    /// I/Os in flight per job; above 1 uses io_uring.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub qd: u32,
+
+    /// Repetitions of each point (median and range are reported).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=20))]
+    pub repeat: u32,
+
+    /// Counted time of each point (a 0.2 s warm-up comes first).
+    #[arg(long, value_name = "DURATION", default_value = "800ms", value_parser = parse_duration)]
+    pub time: Duration,
+
+    /// Most bytes moved by one point, whichever of this and --time ends first.
+    #[arg(long, value_name = "SIZE", default_value = "512M", value_parser = parse_size)]
+    pub point_bytes: u64,
+
+    /// Print CSV instead of the table.
+    #[arg(long)]
+    pub csv: bool,
+
+    /// Also write an SVG chart of the curves to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
 }
 
 fn parse_size(text: &str) -> Result<u64, String> {

@@ -9,7 +9,7 @@ use crate::stats::Spread;
 use crate::target::scratch::{FillPlan, fill_region};
 use crate::target::{self, OpenTarget, TargetRequest};
 use crate::workload::job::PaddedCounter;
-use crate::workload::runner::{self, MeasureFailure};
+use crate::workload::runner::{self, MeasureFailure, MeasureTarget};
 use crate::workload::{MeasureSpec, interrupt};
 use anyhow::Result;
 use indicatif::ProgressBar;
@@ -56,11 +56,20 @@ pub fn measure(
     label: &str,
     bar: Option<&ProgressBar>,
 ) -> Result<Measurement, Box<MeasureFailure>> {
+    measure_on(&target.measure_target(), spec, label, bar)
+}
+
+/// [`measure`] on any descriptor of the target (e.g. a buffered one).
+pub fn measure_on(
+    mt: &MeasureTarget<'_>,
+    spec: &MeasureSpec,
+    label: &str,
+    bar: Option<&ProgressBar>,
+) -> Result<Measurement, Box<MeasureFailure>> {
     let counters: Vec<PaddedCounter> = (0..spec.threads)
         .map(|_| PaddedCounter::default())
         .collect();
-    let mt = target.measure_target();
-    let work = || runner::measure(&mt, spec, interrupt::stop_flag(), &counters);
+    let work = || runner::measure(mt, spec, interrupt::stop_flag(), &counters);
     if let Some(bar) = bar {
         bar.set_message(label.to_string());
         return work();
@@ -85,6 +94,17 @@ pub fn measure_repeated(
     repeat: u32,
     bar: Option<&ProgressBar>,
 ) -> (TestResult, Option<String>) {
+    measure_repeated_on(&target.measure_target(), spec, name, repeat, bar)
+}
+
+/// [`measure_repeated`] on any descriptor of the target.
+pub fn measure_repeated_on(
+    mt: &MeasureTarget<'_>,
+    spec: &MeasureSpec,
+    name: &str,
+    repeat: u32,
+    bar: Option<&ProgressBar>,
+) -> (TestResult, Option<String>) {
     let mut reps = Vec::new();
     let mut error = None;
     for rep in 0..repeat {
@@ -92,7 +112,7 @@ pub fn measure_repeated(
             1 => format!("{name} {}", spec.rw.name()),
             _ => format!("{name} {} {}/{repeat}", spec.rw.name(), rep + 1),
         };
-        match measure(target, spec, &label, bar) {
+        match measure_on(mt, spec, &label, bar) {
             Ok(m) => reps.push(m),
             Err(failure) => {
                 reps.push(failure.partial);
@@ -170,6 +190,7 @@ pub fn new_result(
         config,
         target: target.info.clone(),
         tests: Vec::new(),
+        curve: None,
         interrupted: false,
         error: None,
     }
@@ -205,6 +226,11 @@ pub fn finish(result: &RunResult, json: bool) -> Result<i32> {
     // A closed pipe (`| head`) is not an error worth a message.
     let _ = stdout.write_all(text.as_bytes());
     let _ = stdout.flush();
+    exit_code_of(result)
+}
+
+/// The exit code a printed result ends with; says why on stderr.
+pub fn exit_code_of(result: &RunResult) -> Result<i32> {
     if let Some(e) = &result.error {
         eprintln!("Error: {e}");
         return Ok(EXIT_IO);

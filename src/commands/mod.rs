@@ -2,6 +2,7 @@
 //! prepare, measure, assemble one [`RunResult`], print it.
 
 mod common;
+pub mod curve;
 pub mod profile;
 pub mod run;
 
@@ -14,6 +15,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
     match cli.command {
         Command::Run(args) => run::run(&args),
         Command::Profile(args) => profile::profile(&args),
+        Command::Curve(args) => curve::curve(&args),
     }
 }
 

@@ -2,11 +2,16 @@
 //! [`RunResult`](crate::result::RunResult) behind the one-method [`Export`]
 //! trait, plus the progress bar shown while measuring.
 
+mod csv;
 mod json;
 pub mod progress;
+mod svg;
 mod text;
+mod text_curve;
 
+pub use csv::Csv;
 pub use json::Json;
+pub use svg::Svg;
 pub use text::Text;
 
 use crate::result::RunResult;

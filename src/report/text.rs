@@ -15,7 +15,9 @@ impl Export for Text {
     fn render(&self, r: &RunResult) -> String {
         let mut out = String::new();
         header(&mut out, r);
-        if r.command == "profile" {
+        if let Some(curve) = &r.curve {
+            super::text_curve::curve_tables(&mut out, curve);
+        } else if r.command == "profile" {
             profile_table(&mut out, r);
         } else {
             for test in &r.tests {
@@ -332,7 +334,7 @@ fn format_iops(iops: f64) -> String {
     }
 }
 
-fn new_table(headers: &[&str]) -> Table {
+pub(super) fn new_table(headers: &[&str]) -> Table {
     let mut table = Table::new();
     table
         .load_style(presets::UTF8_HORIZONTAL_ONLY)

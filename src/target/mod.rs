@@ -97,6 +97,29 @@ impl OpenTarget {
         self.scratch.as_mut()
     }
 
+    /// A second descriptor on the same target through the page cache, for
+    /// sizes O_DIRECT cannot transfer.
+    pub fn reopen_buffered(&self) -> Result<File> {
+        let path = self.scratch.as_ref().map_or_else(
+            || PathBuf::from(&self.info.path),
+            |s| s.path().to_path_buf(),
+        );
+        OpenOptions::new()
+            .read(true)
+            .write(self.info.writable)
+            .open(&path)
+            .map_err(|e| {
+                IoFailure::new(
+                    format!(
+                        "cannot reopen {} through the page cache: {e}",
+                        path.display()
+                    ),
+                    Some(e),
+                )
+                .into()
+            })
+    }
+
     /// Shrinks the usable size (after a time-limited preparation pass).
     pub fn set_size(&mut self, size: u64) {
         self.info.size_bytes = size;

@@ -63,6 +63,23 @@ impl FaultDevice {
         eio_write: &[(u64, u64)],
         delay_ms: u32,
     ) -> Result<FaultDevice, String> {
+        Self::build(size, eio_read, eio_write, delay_ms, 0.0)
+    }
+
+    /// A device with no errors whose every request costs `delay_ms` plus
+    /// its length at `mb_per_s` (10^6 B/s; 0 = unlimited): a chosen fixed
+    /// cost and a chosen bandwidth, for curves with known shapes.
+    pub fn with_speed(size: u64, delay_ms: u32, mb_per_s: f64) -> Result<FaultDevice, String> {
+        Self::build(size, &[], &[], delay_ms, mb_per_s)
+    }
+
+    fn build(
+        size: u64,
+        eio_read: &[(u64, u64)],
+        eio_write: &[(u64, u64)],
+        delay_ms: u32,
+        mb_per_s: f64,
+    ) -> Result<FaultDevice, String> {
         preflight()?;
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/faultfs.py");
         if !script.is_file() {
@@ -108,7 +125,9 @@ impl FaultDevice {
             .arg(&dev.mountpoint)
             .arg("--exit-on-stdin-eof")
             .arg("--delay-ms")
-            .arg(delay_ms.to_string());
+            .arg(delay_ms.to_string())
+            .arg("--mbps")
+            .arg(mb_per_s.to_string());
         for (flag, ranges) in [("--eio-read", eio_read), ("--eio-write", eio_write)] {
             for &(start, len) in ranges {
                 cmd.arg(flag).arg(format!("{start}:{len}"));

@@ -22,7 +22,8 @@ block device's own page cache is bypassed too.
 
 Usage:
     faultfs.py BACKING_FILE MOUNTPOINT [--eio-read START:LEN]...
-               [--eio-write START:LEN]... [--delay-ms N] [--exit-on-stdin-eof]
+               [--eio-write START:LEN]... [--delay-ms N] [--mbps MB/s]
+               [--exit-on-stdin-eof]
 
 START and LEN are byte counts (decimal, or 0x-prefixed hex).  The process
 stays in the foreground; SIGTERM or SIGINT unmounts and exits.  With
@@ -82,12 +83,14 @@ def touches(ranges, offset, size):
 class FaultFS(fuse.Operations):
     use_ns = True
 
-    def __init__(self, backing, eio_read, eio_write, delay_ms):
+    def __init__(self, backing, eio_read, eio_write, delay_ms, mbps=0.0):
         self.fd = os.open(backing, os.O_RDWR)
         self.size = os.fstat(self.fd).st_size
         self.eio_read = eio_read
         self.eio_write = eio_write
         self.delay = delay_ms / 1000.0
+        # Seconds per byte: a bandwidth limit on top of the fixed delay.
+        self.per_byte = 1.0 / (mbps * 1e6) if mbps > 0 else 0.0
         self.now_ns = time.time_ns()
         self.log_lock = threading.Lock()
 
@@ -143,9 +146,13 @@ class FaultFS(fuse.Operations):
 
     # --- data ---------------------------------------------------------
 
+    def pause(self, length):
+        wait = self.delay + length * self.per_byte
+        if wait:
+            time.sleep(wait)
+
     def read(self, path, size, offset, fh):
-        if self.delay:
-            time.sleep(self.delay)
+        self.pause(size)
         bad = touches(self.eio_read, offset, size)
         if bad:
             self.log("EIO read offset=%d len=%d (bad range %d..%d)"
@@ -156,8 +163,7 @@ class FaultFS(fuse.Operations):
         return os.pread(self.fd, min(size, self.size - offset), offset)
 
     def write(self, path, data, offset, fh):
-        if self.delay:
-            time.sleep(self.delay)
+        self.pause(len(data))
         bad = touches(self.eio_write, offset, len(data))
         if bad:
             self.log("EIO write offset=%d len=%d (bad range %d..%d)"
@@ -215,12 +221,15 @@ def main(argv):
     ap.add_argument("--eio-write", type=parse_range, action="append",
                     default=[], metavar="START:LEN")
     ap.add_argument("--delay-ms", type=int, default=0, metavar="N")
+    ap.add_argument("--mbps", type=float, default=0.0, metavar="MB/s",
+                    help="bandwidth limit, 10^6 bytes/s (0: none)")
     ap.add_argument("--exit-on-stdin-eof", action="store_true")
     args = ap.parse_args(argv)
     if args.delay_ms < 0:
         ap.error("--delay-ms must be >= 0")
 
-    ops = FaultFS(args.backing, args.eio_read, args.eio_write, args.delay_ms)
+    ops = FaultFS(args.backing, args.eio_read, args.eio_write, args.delay_ms,
+                  args.mbps)
     ops.log("serving %s (%d bytes) at %s; eio_read=%s eio_write=%s "
             "delay_ms=%d" % (args.backing, ops.size, args.mountpoint,
                              args.eio_read, args.eio_write, args.delay_ms))

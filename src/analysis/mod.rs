@@ -1,0 +1,6 @@
+//! Turning measured figures into answers: what a transfer-size curve says
+//! about the fixed cost per request, the bandwidth, where the device
+//! misbehaves, and whether a figure could have come through the link at all.
+//! Pure functions of results; no I/O.
+
+pub mod curve;

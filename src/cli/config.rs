@@ -27,6 +27,10 @@ pub struct TargetConfig {
     pub path: PathBuf,
     pub buffered: bool,
     pub destructive: bool,
+    /// Journal what a write test overwrites and restore it afterwards.
+    pub preserve: bool,
+    /// Where journals live (`None`: iocurve's data directory).
+    pub journal_dir: Option<PathBuf>,
     pub offset: Option<u64>,
     pub span: Option<u64>,
     pub threads: u32,
@@ -96,6 +100,8 @@ fn target_config(args: &TargetArgs) -> Result<TargetConfig> {
         path: args.target.clone(),
         buffered: args.buffered,
         destructive: args.destructive,
+        preserve: args.preserve,
+        journal_dir: args.journal_dir.clone(),
         offset: args.offset,
         span: args.span,
         threads: args.threads,

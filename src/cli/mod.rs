@@ -30,6 +30,9 @@ pub enum Command {
     /// Throughput against transfer size, with the t = t0 + n/B model: the
     /// fixed cost per request, the bandwidth, and the size worth using.
     Curve(CurveArgs),
+    /// Put back the original data of a preserve-mode write test that did not
+    /// finish (crash, power loss, kill -9), and verify it.
+    Recover(RecoverArgs),
 }
 
 /// Where to measure and how to open it; shared by every measuring command.
@@ -37,7 +40,7 @@ pub enum Command {
 pub struct TargetArgs {
     /// A directory (measured through a scratch file iocurve creates and
     /// removes), a regular file, or a block device such as /dev/sdb.
-    #[arg(default_value = ".")]
+    #[arg(default_value = ".", value_parser = parse_target)]
     pub target: PathBuf,
 
     /// Go through the page cache instead of O_DIRECT (for file systems that
@@ -50,6 +53,19 @@ pub struct TargetArgs {
     /// unmounted block device.
     #[arg(long)]
     pub destructive: bool,
+
+    /// Let a write test use a device or file that holds data: the region it
+    /// may overwrite is first copied to a journal on another file system,
+    /// and written back, read back and verified afterwards (`iocurve
+    /// recover` finishes the job after a crash).
+    #[arg(long)]
+    pub preserve: bool,
+
+    /// Where --preserve keeps its journals [default:
+    /// $XDG_DATA_HOME/iocurve/journals]; must be on another file system than
+    /// the target.
+    #[arg(long, value_name = "DIR", value_parser = parse_dir)]
+    pub journal_dir: Option<PathBuf>,
 
     /// Start of the measured region [default: 0].
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
@@ -195,6 +211,29 @@ pub struct CurveArgs {
     /// Also write an SVG chart of the curves to FILE.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct RecoverArgs {
+    /// A journal file; without one, every unfinished journal in the journal
+    /// directory.
+    #[arg(value_name = "JOURNAL", value_parser = parse_dir)]
+    pub journal: Option<PathBuf>,
+
+    /// The journal directory [default: $XDG_DATA_HOME/iocurve/journals].
+    #[arg(long, value_name = "DIR", value_parser = parse_dir)]
+    pub journal_dir: Option<PathBuf>,
+}
+
+fn parse_target(text: &str) -> Result<PathBuf, String> {
+    units::parse_target(text).map_err(|e| e.0)
+}
+
+fn parse_dir(text: &str) -> Result<PathBuf, String> {
+    if text.trim().is_empty() {
+        return Err("an empty path: give a directory or file such as /var/tmp/iocurve".into());
+    }
+    Ok(PathBuf::from(text))
 }
 
 fn parse_size(text: &str) -> Result<u64, String> {

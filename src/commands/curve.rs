@@ -49,7 +49,12 @@ pub fn curve(args: &CurveArgs) -> Result<i32> {
     let config = serde_json::to_value(&cfg)?;
     let mut result = common::new_result("curve", config, &opened[0].1, started_at);
     for (target_cfg, target, region) in &mut opened {
-        let error = sweep_target(
+        // Saved before the preparation pass, which writes too.
+        let preserved = match writes_allowed(&cfg, target_cfg) {
+            true => common::preserve(target_cfg, target, region.0, region.1)?,
+            false => None,
+        };
+        let swept = sweep_target(
             &cfg,
             target_cfg,
             target,
@@ -57,7 +62,12 @@ pub fn curve(args: &CurveArgs) -> Result<i32> {
             &mut result,
             &mut report,
             &bar,
-        )?;
+        );
+        let error = match swept {
+            Ok(error) => error,
+            Err(e) => return Err(common::restore_after_error(preserved, target, e)),
+        };
+        common::restore(preserved, target, &mut result);
         report.targets.push(target.info.clone());
         if let Some(e) = error {
             result.error = Some(e);
@@ -70,7 +80,17 @@ pub fn curve(args: &CurveArgs) -> Result<i32> {
     drop(ticker);
     bar.finish_and_clear();
     report.crossovers = find_crossovers(&report.series);
-    result.target = report.targets.first().cloned().unwrap_or(result.target);
+    if let Some(first) = report.targets.first() {
+        let restored: Vec<String> = result
+            .target
+            .notes
+            .iter()
+            .filter(|n| !first.notes.contains(n))
+            .cloned()
+            .collect();
+        result.target = first.clone();
+        result.target.notes.extend(restored);
+    }
     result.curve = Some(report);
     result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
     if let Some(path) = &cfg.svg {
@@ -98,7 +118,8 @@ fn planned_time(cfg: &CurveConfig) -> std::time::Duration {
 
 fn writes_allowed(cfg: &CurveConfig, target_cfg: &TargetConfig) -> bool {
     let is_dir = std::fs::metadata(&target_cfg.path).is_ok_and(|m| m.is_dir());
-    cfg.patterns.iter().any(|p| p.writes()) && (is_dir || target_cfg.destructive)
+    cfg.patterns.iter().any(|p| p.writes())
+        && (is_dir || target_cfg.destructive || target_cfg.preserve)
 }
 
 fn open(cfg: &CurveConfig, target_cfg: &TargetConfig) -> Result<OpenTarget> {

@@ -4,6 +4,7 @@
 mod common;
 pub mod curve;
 pub mod profile;
+pub mod recover;
 pub mod run;
 
 use crate::cli::{Cli, Command};
@@ -16,6 +17,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Command::Run(args) => run::run(&args),
         Command::Profile(args) => profile::profile(&args),
         Command::Curve(args) => curve::curve(&args),
+        Command::Recover(args) => recover::recover(&args),
     }
 }
 

@@ -27,7 +27,7 @@ pub fn profile(args: &ProfileArgs) -> Result<i32> {
         .unwrap_or(false);
     // Writes are part of the profile where they are safe: always in a
     // scratch file, elsewhere only with --destructive.
-    let writes = !cfg.read_only && (path_kind || cfg.target.destructive);
+    let writes = !cfg.read_only && (path_kind || cfg.target.destructive || cfg.target.preserve);
     let offset_asked = cfg.target.offset.unwrap_or(0);
     let mut target = common::open_target(&cfg.target, writes, offset_asked.saturating_add(area))?;
     let size = target.info.size_bytes;
@@ -43,7 +43,7 @@ pub fn profile(args: &ProfileArgs) -> Result<i32> {
         )));
     }
     let direct = target.info.mode == IoMode::Direct;
-    let (offset, mut span) = resolve_region(
+    let (offset, span) = resolve_region(
         cfg.target.offset,
         Some(span_asked),
         size,
@@ -58,6 +58,31 @@ pub fn profile(args: &ProfileArgs) -> Result<i32> {
             cfg.target.threads, cfg.target.threads
         )));
     }
+    let preserved = match writes {
+        true => common::preserve(&cfg.target, &target, offset, span)?,
+        false => None,
+    };
+    match measure_all(&cfg, &mut target, offset, span, writes, started_at) {
+        Ok(mut result) => {
+            common::restore(preserved, &target, &mut result);
+            let code = common::finish(&result, cfg.target.json);
+            drop(target);
+            code
+        }
+        Err(e) => Err(common::restore_after_error(preserved, &target, e)),
+    }
+}
+
+/// Everything after the test area is fixed: preparation, the rows, the
+/// result (the caller restores preserved data whatever happens here).
+fn measure_all(
+    cfg: &ProfileConfig,
+    target: &mut crate::target::OpenTarget,
+    offset: u64,
+    mut span: u64,
+    writes: bool,
+    started_at: String,
+) -> Result<crate::result::RunResult> {
     let mut notes = Vec::new();
     let fill = FillPlan {
         offset,
@@ -67,7 +92,7 @@ pub fn profile(args: &ProfileArgs) -> Result<i32> {
         pattern: Pattern::Random,
         seed: cfg.target.seed ^ 0x5eed,
     };
-    match common::prepare(&mut target, fill, writes)? {
+    match common::prepare(target, fill, writes)? {
         Some(written) if written < span => {
             span = written / (1 << 20) * (1 << 20);
             notes.push(format!(
@@ -81,8 +106,8 @@ pub fn profile(args: &ProfileArgs) -> Result<i32> {
             // Nothing may be written: a discarded read pass instead wakes the
             // device (spin-up, power saving) before anything is counted.
             let _ = common::measure(
-                &target,
-                &warm_up_spec(&cfg, offset, span),
+                target,
+                &warm_up_spec(cfg, offset, span),
                 "preparing (read)",
                 None,
             );
@@ -91,11 +116,11 @@ pub fn profile(args: &ProfileArgs) -> Result<i32> {
     }
     let time = cfg.time.unwrap_or(profile::DEFAULT_TIME);
     let ramp = profile::ramp_for(time);
-    let mut config = serde_json::to_value(&cfg)?;
+    let mut config = serde_json::to_value(cfg)?;
     config["time_per_test_s"] = serde_json::json!(time.as_secs_f64());
     config["ramp_per_test_s"] = serde_json::json!(ramp.as_secs_f64());
     config["test_area_bytes"] = serde_json::json!(span);
-    let mut result = common::new_result("profile", config, &target, started_at);
+    let mut result = common::new_result("profile", config, target, started_at);
     result.target.notes.extend(notes);
     let total = profile::planned(time, cfg.repeat, writes);
     let overall = progress::bar("profile", progress::Goal::Time(total));
@@ -104,7 +129,7 @@ pub fn profile(args: &ProfileArgs) -> Result<i32> {
         if cfg.read_only {
             "write tests skipped (--read-only)".to_string()
         } else {
-            format!("write tests skipped: {} is not a scratch file; pass --destructive to let the profile overwrite it", target.info.path)
+            format!("write tests skipped: {} is not a scratch file; pass --preserve to let the profile write and then restore it, or --destructive to let it overwrite it", target.info.path)
         }
     });
     'rows: for row in ROWS {
@@ -136,7 +161,7 @@ pub fn profile(args: &ProfileArgs) -> Result<i32> {
                 continue;
             }
             let (test, error) =
-                common::measure_repeated(&target, &spec, row.name, cfg.repeat, Some(&overall));
+                common::measure_repeated(target, &spec, row.name, cfg.repeat, Some(&overall));
             result.tests.push(test);
             if let Some(e) = error {
                 result.error = Some(e);
@@ -150,9 +175,7 @@ pub fn profile(args: &ProfileArgs) -> Result<i32> {
     drop(ticker);
     overall.finish_and_clear();
     result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
-    let code = common::finish(&result, cfg.target.json);
-    drop(target);
-    code
+    Ok(result)
 }
 
 /// The discarded read pass of a read-only profile: 1 s of sequential reads.

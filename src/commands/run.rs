@@ -73,11 +73,16 @@ pub fn run(args: &RunArgs) -> Result<i32> {
     let config = serde_json::to_value(&cfg)?;
     let mut result = common::new_result("run", config, &target, started_at);
     let name = crate::units::format_size(cfg.block_size);
+    let preserved = match wants_write {
+        true => common::preserve(&cfg.target, &target, offset, span)?,
+        false => None,
+    };
     let (test, error) = common::measure_repeated(&target, &spec, &name, cfg.repeat, None);
     result.tests.push(test);
     result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
     result.error = error;
     result.target = target.info.clone();
+    common::restore(preserved, &target, &mut result);
     let code = common::finish(&result, cfg.target.json);
     drop(target);
     code

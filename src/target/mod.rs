@@ -25,6 +25,9 @@ use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use sysfs::{BlockDevice, Mount};
 
+/// The two ways to allow a write test on a medium that may hold data.
+const PRESERVE_OR_DESTRUCTIVE: &str = "Pass --preserve to have iocurve copy the region the test writes to a journal on another file system and put it back afterwards (crash-safe: `iocurve recover` finishes an interrupted restore), or --destructive if its contents may be lost";
+
 /// The kind of thing a target path names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -70,6 +73,8 @@ pub struct TargetRequest {
     pub want_write: bool,
     pub buffered: bool,
     pub destructive: bool,
+    /// Writes allowed because the command journals and restores them.
+    pub preserve: bool,
     /// Size of the scratch file for a directory target.
     pub scratch_size: u64,
 }
@@ -200,11 +205,13 @@ fn open_file(
     device: Option<BlockDevice>,
     filesystem: Option<Mount>,
 ) -> Result<OpenTarget> {
-    if req.want_write && !req.destructive {
+    if req.want_write && !req.destructive && !req.preserve {
+        let found = safety::probe_data_signature(&req.path).ok().flatten();
+        let holds = found.map(|sig| format!(" It holds data ({sig} signature found)."));
         return Err(usage(format!(
-            "refusing to write to {}: it is an existing file, not a scratch file of iocurve's. \
-             Pass --destructive to let the test overwrite its contents, or give a directory so iocurve tests with a scratch file it removes afterwards",
-            req.path.display()
+            "refusing to write to {}: it is an existing file, not a scratch file of iocurve's.{} {PRESERVE_OR_DESTRUCTIVE}, or give a directory so iocurve tests with a scratch file it removes afterwards",
+            req.path.display(),
+            holds.unwrap_or_default()
         )));
     }
     let file = open_with_mode(&req.path, req, false)?;
@@ -255,14 +262,13 @@ fn open_block_device(req: &TargetRequest, device: Option<BlockDevice>) -> Result
                 .into());
             }
         }
-        if !req.destructive {
+        if !req.destructive && !req.preserve {
             let found = first_bytes(&req.path)
                 .ok()
                 .and_then(|b| safety::has_data_signature(&b));
             let holds = found.map(|sig| format!(" It holds data ({sig} signature found)."));
             return Err(usage(format!(
-                "refusing to write to {name}: a write test overwrites the device and destroys its data.{} \
-                 Pass --destructive if you accept that, or measure reads only (--rw read or randread)",
+                "refusing to write to {name}: a write test overwrites the device and destroys its data.{} {PRESERVE_OR_DESTRUCTIVE}, or measure reads only (--rw read or randread)",
                 holds.unwrap_or_default()
             )));
         }

@@ -5,6 +5,11 @@
 //! run stops within one I/O and prints its partial result. A second signal
 //! means the user will not wait (an I/O may hang on a dying device): the
 //! scratch files are removed right away and the process exits with 130.
+//!
+//! A preserve-mode test registers its armed journal here. A second signal
+//! then says how to finish the restore (`iocurve recover ...`) before it
+//! exits; while the restore itself runs, a second signal only says that it
+//! is running, and it takes a third to abandon it (with the same advice).
 
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -13,6 +18,9 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 static STOP: AtomicBool = AtomicBool::new(false);
 static SIGNALS: AtomicU32 = AtomicU32::new(0);
 static SCRATCH: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+/// The armed journal of a preserve-mode test, and whether it is being
+/// written back right now.
+static JOURNAL: Mutex<Option<(PathBuf, bool)>> = Mutex::new(None);
 
 /// The flag measurements poll; set by the first Ctrl-C or SIGTERM.
 pub fn stop_flag() -> &'static AtomicBool {
@@ -27,13 +35,54 @@ pub fn install() {
         // touch the file system.
         let _ = ctrlc::set_handler(|| {
             STOP.store(true, Ordering::SeqCst);
-            if SIGNALS.fetch_add(1, Ordering::SeqCst) >= 1 {
-                remove_scratch_files();
-                eprintln!("\ninterrupted twice: scratch files removed, exiting now");
-                std::process::exit(crate::error::EXIT_INTERRUPTED);
+            let earlier = SIGNALS.fetch_add(1, Ordering::SeqCst);
+            if earlier >= 1 {
+                on_repeated_signal(earlier + 1);
             }
         });
     });
+}
+
+fn on_repeated_signal(count: u32) {
+    let journal = JOURNAL.lock().ok().and_then(|j| j.clone());
+    match journal {
+        Some((path, true)) if count == 2 => {
+            eprintln!(
+                "\nrestoring the original data, please wait; interrupt once more to abandon it (then run `iocurve recover {}`)",
+                path.display()
+            );
+        }
+        Some((path, _)) => {
+            remove_scratch_files();
+            eprintln!(
+                "\ninterrupted again: the original data is NOT restored yet; it is kept in {0}. Run `iocurve recover {0}`",
+                path.display()
+            );
+            std::process::exit(crate::error::EXIT_INTERRUPTED);
+        }
+        None => {
+            remove_scratch_files();
+            eprintln!("\ninterrupted twice: scratch files removed, exiting now");
+            std::process::exit(crate::error::EXIT_INTERRUPTED);
+        }
+    }
+}
+
+/// Registers the armed journal of the running test (or `None` once it is
+/// restored), so that a repeated signal can say how to recover.
+pub fn set_journal(journal: Option<PathBuf>) {
+    if let Ok(mut j) = JOURNAL.lock() {
+        *j = journal.map(|p| (p, false));
+    }
+}
+
+/// Marks the registered journal as being written back.
+pub fn set_restoring(restoring: bool) {
+    if let Ok(mut j) = JOURNAL.lock() {
+        if let Some(entry) = j.as_mut() {
+            entry.1 = restoring;
+        }
+    }
 }
 
 /// Remembers a scratch file so that a second Ctrl-C can remove it.

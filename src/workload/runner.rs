@@ -536,6 +536,28 @@ fn evict_and_prove(fd: BorrowedFd<'_>, spec: &MeasureSpec, warnings: &mut Vec<St
     }
 }
 
+/// The seed of the first block in the region that carries a verify header,
+/// for a read that was not given `--seed`.
+fn find_seed(
+    target: &MeasureTarget<'_>,
+    spec: &MeasureSpec,
+    buf: &mut AlignedBuf,
+    stop: &AtomicBool,
+) -> std::io::Result<Option<u64>> {
+    for block in 0..spec.span / spec.block_size {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        let offset = spec.offset + block * spec.block_size;
+        if rustix::io::pread(target.fd, buf.as_mut_slice(), offset)? == buf.len() {
+            if let Some(seed) = verify::header_seed(buf.as_slice()) {
+                return Ok(Some(seed));
+            }
+        }
+    }
+    Ok(None)
+}
+
 /// Reads back and checks blocks, one at a time, outside any timing:
 /// after a write, every block this measurement stamped; after a read, every
 /// block of the region. Each block is counted once. With no `--seed` given
@@ -550,10 +572,9 @@ fn read_back(
     let blocks = spec.span / bs;
     let mut tally = VerifyTally::default();
     let mut buf = AlignedBuf::new(bs as usize, target.align);
-    let mut seed = if spec.rw.writes() || spec.seed_given {
-        Some(spec.seed)
-    } else {
-        None
+    let seed = match spec.rw.writes() || spec.seed_given {
+        true => spec.seed,
+        false => find_seed(target, spec, &mut buf, stop)?.unwrap_or(spec.seed),
     };
     for block in 0..blocks {
         if stop.load(Ordering::Relaxed) {
@@ -570,8 +591,6 @@ fn read_back(
             tally.record(offset, verify::Verdict::Corrupted);
             continue;
         }
-        let seed =
-            *seed.get_or_insert_with(|| verify::header_seed(buf.as_slice()).unwrap_or(spec.seed));
         tally.record(offset, verify::check(buf.as_slice(), offset, seed));
     }
     Ok(tally)

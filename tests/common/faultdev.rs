@@ -63,14 +63,27 @@ impl FaultDevice {
         eio_write: &[(u64, u64)],
         delay_ms: u32,
     ) -> Result<FaultDevice, String> {
-        Self::build(size, eio_read, eio_write, delay_ms, 0.0)
+        Self::build(size, eio_read, eio_write, delay_ms, 0.0, None)
     }
 
     /// A device with no errors whose every request costs `delay_ms` plus
     /// its length at `mb_per_s` (10^6 B/s; 0 = unlimited): a chosen fixed
     /// cost and a chosen bandwidth, for curves with known shapes.
     pub fn with_speed(size: u64, delay_ms: u32, mb_per_s: f64) -> Result<FaultDevice, String> {
-        Self::build(size, &[], &[], delay_ms, mb_per_s)
+        Self::build(size, &[], &[], delay_ms, mb_per_s, None)
+    }
+
+    /// Like [`FaultDevice::new`], but only the first `eio_write_limit`
+    /// writes touching an `eio_write` range fail (a transient fault); later
+    /// writes there succeed.
+    pub fn with_write_limit(
+        size: u64,
+        eio_read: &[(u64, u64)],
+        eio_write: &[(u64, u64)],
+        delay_ms: u32,
+        eio_write_limit: Option<u32>,
+    ) -> Result<FaultDevice, String> {
+        Self::build(size, eio_read, eio_write, delay_ms, 0.0, eio_write_limit)
     }
 
     fn build(
@@ -79,6 +92,7 @@ impl FaultDevice {
         eio_write: &[(u64, u64)],
         delay_ms: u32,
         mb_per_s: f64,
+        eio_write_limit: Option<u32>,
     ) -> Result<FaultDevice, String> {
         preflight()?;
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/faultfs.py");
@@ -128,6 +142,9 @@ impl FaultDevice {
             .arg(delay_ms.to_string())
             .arg("--mbps")
             .arg(mb_per_s.to_string());
+        if let Some(n) = eio_write_limit {
+            cmd.arg("--eio-write-limit").arg(n.to_string());
+        }
         for (flag, ranges) in [("--eio-read", eio_read), ("--eio-write", eio_write)] {
             for &(start, len) in ranges {
                 cmd.arg(flag).arg(format!("{start}:{len}"));

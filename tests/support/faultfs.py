@@ -22,8 +22,8 @@ block device's own page cache is bypassed too.
 
 Usage:
     faultfs.py BACKING_FILE MOUNTPOINT [--eio-read START:LEN]...
-               [--eio-write START:LEN]... [--delay-ms N] [--mbps MB/s]
-               [--exit-on-stdin-eof]
+               [--eio-write START:LEN]... [--eio-write-limit N]
+               [--delay-ms N] [--mbps MB/s] [--exit-on-stdin-eof]
 
 START and LEN are byte counts (decimal, or 0x-prefixed hex).  The process
 stays in the foreground; SIGTERM or SIGINT unmounts and exits.  With
@@ -83,8 +83,12 @@ def touches(ranges, offset, size):
 class FaultFS(fuse.Operations):
     use_ns = True
 
-    def __init__(self, backing, eio_read, eio_write, delay_ms, mbps=0.0):
+    def __init__(self, backing, eio_read, eio_write, delay_ms,
+                 eio_write_limit=None, mbps=0.0):
         self.fd = os.open(backing, os.O_RDWR)
+        # After this many injected write errors, writes succeed again (a
+        # transient fault: the device answers once more).
+        self.eio_write_left = eio_write_limit
         self.size = os.fstat(self.fd).st_size
         self.eio_read = eio_read
         self.eio_write = eio_write
@@ -165,6 +169,12 @@ class FaultFS(fuse.Operations):
     def write(self, path, data, offset, fh):
         self.pause(len(data))
         bad = touches(self.eio_write, offset, len(data))
+        if bad and self.eio_write_left is not None:
+            with self.log_lock:
+                if self.eio_write_left > 0:
+                    self.eio_write_left -= 1
+                else:
+                    bad = None
         if bad:
             self.log("EIO write offset=%d len=%d (bad range %d..%d)"
                      % (offset, len(data), bad[0], bad[1]))
@@ -223,13 +233,16 @@ def main(argv):
     ap.add_argument("--delay-ms", type=int, default=0, metavar="N")
     ap.add_argument("--mbps", type=float, default=0.0, metavar="MB/s",
                     help="bandwidth limit, 10^6 bytes/s (0: none)")
+    ap.add_argument("--eio-write-limit", type=int, default=None, metavar="N",
+                    help="fail only the first N writes that touch an "
+                         "--eio-write range")
     ap.add_argument("--exit-on-stdin-eof", action="store_true")
     args = ap.parse_args(argv)
     if args.delay_ms < 0:
         ap.error("--delay-ms must be >= 0")
 
     ops = FaultFS(args.backing, args.eio_read, args.eio_write, args.delay_ms,
-                  args.mbps)
+                  args.eio_write_limit, args.mbps)
     ops.log("serving %s (%d bytes) at %s; eio_read=%s eio_write=%s "
             "delay_ms=%d" % (args.backing, ops.size, args.mountpoint,
                              args.eio_read, args.eio_write, args.delay_ms))

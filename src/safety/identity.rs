@@ -1,0 +1,185 @@
+//! Which device or file a journal belongs to.
+//!
+//! A journal restores bytes to one particular medium. Writing them to any
+//! other (a card swapped in the same reader, a loop device re-attached over
+//! another file, a file replaced by a new one of the same name) would destroy
+//! that medium's data, so the journal records an identity and `recover`
+//! compares it with what the path names now. For a block device the identity
+//! is the device number, the size, and what sysfs tells of the hardware
+//! (model, serial or WWID, a loop device's backing file); for a regular file
+//! it is the file system's device number, the inode number and the size.
+
+use crate::target::sysfs::BlockDevice;
+use serde::{Deserialize, Serialize};
+use std::io;
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::path::Path;
+
+/// What a journal records about the medium it was taken from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Identity {
+    /// The path the user gave (`/dev/sdb`, `/data/disk.img`).
+    pub path: String,
+    /// `block_device` or `file`.
+    pub kind: String,
+    /// Device number of a block device; of the file system holding a file.
+    pub major: u32,
+    pub minor: u32,
+    /// Inode number of a regular file.
+    pub inode: Option<u64>,
+    pub size: u64,
+    pub model: Option<String>,
+    pub serial: Option<String>,
+    pub loop_backing_file: Option<String>,
+}
+
+impl Identity {
+    /// The identity of what `path` names now.
+    pub fn of_path(path: &Path) -> io::Result<Identity> {
+        let meta = std::fs::metadata(path)?;
+        let shown = path.display().to_string();
+        if meta.file_type().is_block_device() {
+            let (major, minor) = (
+                rustix::fs::major(meta.rdev()),
+                rustix::fs::minor(meta.rdev()),
+            );
+            let dev = BlockDevice::from_dev_t(major, minor).ok();
+            Ok(Identity {
+                path: shown,
+                kind: "block_device".into(),
+                major,
+                minor,
+                inode: None,
+                size: block_size_of(path)?,
+                model: dev.as_ref().and_then(|d| d.model.clone()),
+                serial: dev.as_ref().and_then(serial_of),
+                loop_backing_file: dev.and_then(|d| d.loop_backing_file),
+            })
+        } else if meta.is_file() {
+            Ok(Identity {
+                path: shown,
+                kind: "file".into(),
+                major: rustix::fs::major(meta.dev()),
+                minor: rustix::fs::minor(meta.dev()),
+                inode: Some(meta.ino()),
+                size: meta.len(),
+                model: None,
+                serial: None,
+                loop_backing_file: None,
+            })
+        } else {
+            Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{shown} is neither a block device nor a regular file"),
+            ))
+        }
+    }
+
+    /// Why `now` is not the medium this identity describes, or `None` when
+    /// it is. Facts one side does not know are not compared.
+    pub fn mismatch(&self, now: &Identity) -> Option<String> {
+        let mut why = Vec::new();
+        if self.kind != now.kind {
+            why.push(format!("it was a {}, now it is a {}", self.kind, now.kind));
+        }
+        if (self.major, self.minor) != (now.major, now.minor) {
+            why.push(format!(
+                "device number {}:{} recorded, {}:{} now",
+                self.major, self.minor, now.major, now.minor
+            ));
+        }
+        if self.size != now.size {
+            why.push(format!("size {} recorded, {} now", self.size, now.size));
+        }
+        let pairs = [
+            (
+                "inode",
+                self.inode.map(|i| i.to_string()),
+                now.inode.map(|i| i.to_string()),
+            ),
+            ("model", self.model.clone(), now.model.clone()),
+            ("serial", self.serial.clone(), now.serial.clone()),
+            (
+                "loop backing file",
+                self.loop_backing_file.clone(),
+                now.loop_backing_file.clone(),
+            ),
+        ];
+        for (name, was, is) in pairs {
+            if let (Some(was), Some(is)) = (was, is) {
+                if was != is {
+                    why.push(format!("{name} {was:?} recorded, {is:?} now"));
+                }
+            }
+        }
+        (!why.is_empty()).then(|| why.join("; "))
+    }
+
+    /// A short name for file names and messages: `loop3`, `disk.img`.
+    pub fn short_name(&self) -> String {
+        let base = Path::new(&self.path)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "target".into());
+        base.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    }
+}
+
+/// The serial number sysfs gives for the device's disk: `device/serial`
+/// (SD/MMC, NVMe), else the WWID (NVMe, SCSI).
+fn serial_of(dev: &BlockDevice) -> Option<String> {
+    let base = Path::new("/sys/class/block").join(&dev.disk);
+    ["device/serial", "wwid", "device/wwid"]
+        .iter()
+        .filter_map(|rel| std::fs::read_to_string(base.join(rel)).ok())
+        .map(|s| s.trim().to_string())
+        .find(|s| !s.is_empty())
+}
+
+/// Size of a block device: the end of the device node.
+fn block_size_of(path: &Path) -> io::Result<u64> {
+    let file = std::fs::File::open(path)?;
+    Ok(rustix::fs::seek(&file, rustix::fs::SeekFrom::End(0))?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_is_itself_and_not_its_replacement() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("disk.img");
+        std::fs::write(&path, vec![1u8; 8192]).unwrap();
+        let id = Identity::of_path(&path).unwrap();
+        assert_eq!(id.mismatch(&Identity::of_path(&path).unwrap()), None);
+        assert_eq!(id.short_name(), "disk.img");
+        let other = dir.path().join("other.img");
+        std::fs::write(&other, vec![1u8; 8192]).unwrap();
+        std::fs::rename(&other, &path).unwrap();
+        let why = id.mismatch(&Identity::of_path(&path).unwrap()).unwrap();
+        assert!(why.contains("inode"), "{why}");
+    }
+
+    #[test]
+    fn unknown_facts_are_not_compared() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, b"x").unwrap();
+        let id = Identity::of_path(&path).unwrap();
+        let mut bigger = id.clone();
+        bigger.size += 1;
+        assert!(id.mismatch(&bigger).unwrap().contains("size"));
+        let mut with_model = id.clone();
+        with_model.model = Some("card".into());
+        assert_eq!(id.mismatch(&with_model), None);
+    }
+}

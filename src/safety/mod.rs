@@ -1,0 +1,9 @@
+//! Data safety for write tests on media that hold data: `--preserve` copies
+//! what a test overwrites into a crash-proof journal ([`journal`]) on another
+//! file system and puts it back afterwards ([`preserve`]); `iocurve recover`
+//! finishes the job after a crash. [`identity`] makes sure a journal is only
+//! ever written back to the medium it came from.
+
+pub mod identity;
+pub mod journal;
+pub mod preserve;

@@ -1,0 +1,895 @@
+//! `--preserve`: copy what a write test will overwrite, put it back after,
+//! and finish the job after a crash (`iocurve recover`).
+//!
+//! The sequence, each step fsynced before the next (see [`super::journal`]):
+//! check the journal directory (another file system than the target, one
+//! that survives power loss, with room for the copy); copy the regions into
+//! a `FILLING` journal with per-chunk checksums; arm it; run the test; check
+//! the whole journal, write it back, fsync, read the medium back with
+//! O_DIRECT and compare with the checksums; mark the journal `DONE`; delete
+//! it. None of this is timed: the commands call it outside the measurements.
+//!
+//! f3probe keeps its backup in memory, which a crash loses; iocurve's lives
+//! in a file that `recover` can replay any number of times.
+
+use super::identity::Identity;
+use super::journal::{
+    self, CHUNK, Chunk, EXTENSION, Journal, JournalError, JournalWriter, Meta, Region, State,
+    sync_dir,
+};
+use crate::engine::buffer::AlignedBuf;
+use crate::error::{Interrupted, IoFailure, usage};
+use crate::target::sysfs::BlockDevice;
+use crate::units::format_size;
+use anyhow::Result;
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// Slack kept free beside the journal on its file system.
+const SPACE_MARGIN: u64 = 16 << 20;
+/// How long `recover` waits for a dying process to let go of a device.
+const BUSY_WAIT: Duration = Duration::from_secs(10);
+/// Test hook: sleep this many milliseconds per chunk copied or restored, so
+/// that a test can kill the process in the middle of either.
+const DELAY_ENV: &str = "IOCURVE_TEST_JOURNAL_DELAY_MS";
+
+/// The journal directory: the one asked for, else iocurve's data directory
+/// (`$XDG_DATA_HOME/iocurve/journals`, `~/.local/share/iocurve/journals`).
+pub fn journal_dir(asked: Option<&Path>) -> Result<PathBuf> {
+    if let Some(dir) = asked {
+        return Ok(dir.to_path_buf());
+    }
+    let data = std::env::var_os("XDG_DATA_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
+        .ok_or_else(|| {
+            usage("neither XDG_DATA_HOME nor HOME is set: give --journal-dir DIR on another file system than the target")
+        })?;
+    Ok(data.join("iocurve").join("journals"))
+}
+
+/// The regions to journal for a write test on `offset..offset + span`:
+/// widened to 4 KiB boundaries (what O_DIRECT may touch), within the size.
+pub fn regions_for(offset: u64, span: u64, size: u64) -> Vec<Region> {
+    let start = offset / 4096 * 4096;
+    let end = offset
+        .saturating_add(span)
+        .div_ceil(4096)
+        .saturating_mul(4096)
+        .min(size);
+    if end <= start {
+        return Vec::new();
+    }
+    vec![Region {
+        offset: start,
+        length: end - start,
+    }]
+}
+
+/// Refuses a journal directory on the target itself, on a file system that
+/// does not survive power loss, or without room for `bytes`.
+pub fn check_journal_dir(dir: &Path, target: &Identity, bytes: u64) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(|e| {
+        IoFailure::new(
+            format!(
+                "cannot create the journal directory {}: {e}; choose another with --journal-dir",
+                dir.display()
+            ),
+            Some(e),
+        )
+    })?;
+    let st = rustix::fs::stat(dir)?;
+    let here = (rustix::fs::major(st.st_dev), rustix::fs::minor(st.st_dev));
+    if let Some(why) = same_medium(here, target) {
+        return Err(usage(format!(
+            "the journal directory {} {why}: a crash during the test could lose both the data and its copy. Give --journal-dir DIR on another file system",
+            dir.display()
+        )));
+    }
+    let fs = rustix::fs::statfs(dir)?;
+    const TMPFS: i64 = 0x0102_1994;
+    const RAMFS: i64 = 0x8584_58f6;
+    if matches!(fs.f_type as i64, TMPFS | RAMFS) {
+        return Err(usage(format!(
+            "the journal directory {} is in memory (tmpfs/ramfs), which a power loss empties: give --journal-dir DIR on a disk",
+            dir.display()
+        )));
+    }
+    let free = (fs.f_bavail as u64).saturating_mul(fs.f_bsize as u64);
+    let need = bytes.saturating_add(SPACE_MARGIN);
+    if free < need {
+        return Err(usage(format!(
+            "the journal directory {} has {} free, but preserving the test region needs {}: free some space, give --journal-dir DIR elsewhere, or a smaller --span",
+            dir.display(),
+            format_size(free),
+            format_size(need)
+        )));
+    }
+    Ok(())
+}
+
+/// How the file system at device `here` shares a medium with the target.
+fn same_medium(here: (u32, u32), target: &Identity) -> Option<String> {
+    if here == (target.major, target.minor) {
+        return Some(match target.kind.as_str() {
+            "file" => "is on the same file system as the target".into(),
+            _ => "is on the target device".into(),
+        });
+    }
+    if target.kind != "block_device" || here.0 == 0 {
+        return None;
+    }
+    let fs_dev = BlockDevice::from_dev_t(here.0, here.1).ok()?;
+    let dev = BlockDevice::from_dev_t(target.major, target.minor).ok()?;
+    let related = fs_dev.disk == dev.disk && (!fs_dev.partition || !dev.partition);
+    related.then(|| format!("is on {}, part of the same disk as the target", fs_dev.name))
+}
+
+/// Time spent saving and restoring, for the notes (never in the figures).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Timing {
+    pub save: Duration,
+    pub restore: Duration,
+}
+
+/// An armed journal: the test may write.
+pub struct Preserved {
+    pub journal: PathBuf,
+    pub bytes: u64,
+    pub save_time: Duration,
+    target_path: PathBuf,
+}
+
+impl Preserved {
+    pub fn recover_command(&self) -> String {
+        recover_command(&self.journal)
+    }
+}
+
+/// The command that finishes what a journal started.
+pub fn recover_command(journal: &Path) -> String {
+    format!("iocurve recover {}", journal.display())
+}
+
+/// Copies `regions` of the medium at `path` into a new journal in `dir`,
+/// fsyncs it and arms it. `stop` (Ctrl-C) abandons the copy: the journal is
+/// removed and nothing has been written to the medium.
+pub fn backup(
+    path: &Path,
+    regions: Vec<Region>,
+    dir: &Path,
+    stop: &AtomicBool,
+) -> Result<Preserved> {
+    let meta = new_meta(Identity::of_path(path)?, regions, CHUNK);
+    check_journal_dir(dir, &meta.identity, meta.data_offset() + meta.total_bytes())?;
+    write_journal(path, meta, dir, stop)
+}
+
+/// Writes, seals and arms a journal of `meta.regions` (the directory
+/// already checked).
+fn write_journal(path: &Path, mut meta: Meta, dir: &Path, stop: &AtomicBool) -> Result<Preserved> {
+    let started = Instant::now();
+    let data_offset = meta.data_offset();
+    let journal_path = dir.join(journal_name(&meta.identity));
+    let writer = JournalWriter::create(&journal_path, data_offset)?;
+    if let Err(e) = fill(&writer, &mut meta, path, stop) {
+        discard(&journal_path);
+        return Err(e);
+    }
+    writer.seal(&meta)?;
+    writer.arm()?;
+    Ok(Preserved {
+        journal: journal_path,
+        bytes: meta.total_bytes(),
+        save_time: started.elapsed(),
+        target_path: path.to_path_buf(),
+    })
+}
+
+fn new_meta(identity: Identity, regions: Vec<Region>, chunk_size: u64) -> Meta {
+    Meta {
+        format: 1,
+        iocurve_version: env!("CARGO_PKG_VERSION").to_string(),
+        created_at: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
+        pid: std::process::id(),
+        identity,
+        chunk_size,
+        regions,
+        checksums: Vec::new(),
+    }
+}
+
+/// `loop3-7_3-<nanoseconds>-<pid>.iocj`: unique, and names its device.
+fn journal_name(id: &Identity) -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!(
+        "{}-{}_{}-{nanos}-{}.{EXTENSION}",
+        id.short_name(),
+        id.major,
+        id.minor,
+        std::process::id()
+    )
+}
+
+fn discard(journal: &Path) {
+    let _ = std::fs::remove_file(journal);
+    if let Some(dir) = journal.parent() {
+        let _ = sync_dir(dir);
+    }
+}
+
+fn fill(writer: &JournalWriter, meta: &mut Meta, path: &Path, stop: &AtomicBool) -> Result<()> {
+    let reader = open_reader(path)?;
+    let mut scratch = read_scratch(meta.chunk_size);
+    let mut buf = vec![0u8; meta.chunk_size as usize];
+    for c in journal::chunks(&meta.regions, meta.chunk_size, writer.data_offset()) {
+        if stop.load(Ordering::Relaxed) {
+            return Err(Interrupted(
+                "interrupted while saving the original data: nothing was written to the target"
+                    .into(),
+            )
+            .into());
+        }
+        test_delay();
+        let data = &mut buf[..c.len as usize];
+        read_medium(&reader, &mut scratch, c.target_offset, data).map_err(|e| {
+            IoFailure::new(
+                format!("saving the original data failed: read of {} bytes at offset {} of {}: {e}; nothing was written", c.len, c.target_offset, path.display()),
+                Some(e),
+            )
+        })?;
+        meta.checksums
+            .push(journal::chunk_checksum(c.target_offset, data));
+        writer.write_chunk(&c, data).map_err(|e| {
+            IoFailure::new(
+                format!(
+                    "writing the journal {} failed: {e}; nothing was written to the target",
+                    writer.path.display()
+                ),
+                Some(e),
+            )
+        })?;
+    }
+    Ok(())
+}
+
+fn test_delay() {
+    if let Some(ms) = std::env::var(DELAY_ENV)
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        std::thread::sleep(Duration::from_millis(ms));
+    }
+}
+
+/// Opens the medium for reading with O_DIRECT (falling back to the page
+/// cache, evicted first, where the file system refuses O_DIRECT).
+fn open_reader(path: &Path) -> io::Result<File> {
+    match OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECT)
+        .open(path)
+    {
+        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
+            let f = File::open(path)?;
+            let _ = rustix::fs::fadvise(&f, 0, None, rustix::fs::Advice::DontNeed);
+            Ok(f)
+        }
+        other => other,
+    }
+}
+
+/// Reads `out.len()` bytes at `offset` through `scratch`, asking for whole
+/// aligned 4 KiB blocks around them, as O_DIRECT needs (a file's unaligned
+/// tail included: the read just comes back short there).
+fn read_medium(
+    file: &File,
+    scratch: &mut AlignedBuf,
+    offset: u64,
+    out: &mut [u8],
+) -> io::Result<()> {
+    let start = offset / 4096 * 4096;
+    let skip = (offset - start) as usize;
+    let want = skip + out.len();
+    let ask = want.next_multiple_of(4096).min(scratch.len());
+    let buf = &mut scratch.as_mut_slice()[..ask];
+    let mut got = 0;
+    while got < want {
+        match file.read_at(&mut buf[got..], start + got as u64) {
+            Ok(0) => {
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "the medium ended early",
+                ));
+            }
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    out.copy_from_slice(&buf[skip..want]);
+    Ok(())
+}
+
+/// A scratch buffer for [`read_medium`] of chunks up to `chunk` bytes.
+fn read_scratch(chunk: u64) -> AlignedBuf {
+    AlignedBuf::new((chunk as usize).next_multiple_of(4096) + 8192, 4096)
+}
+
+/// What a restore did.
+#[derive(Debug, Clone, Copy)]
+pub struct Restored {
+    pub bytes: u64,
+    pub time: Duration,
+}
+
+/// Why a restore did not finish; the journal is kept (unless it is damaged,
+/// it is kept too: nothing is deleted that might still be needed).
+#[derive(Debug, thiserror::Error)]
+pub enum RestoreError {
+    #[error("{0}")]
+    Journal(#[from] JournalError),
+    #[error("{0}")]
+    Medium(String, #[source] io::Error),
+}
+
+/// Restores after a test, with the target's own descriptor where it is a
+/// block device (held with O_EXCL, so no second exclusive open is possible).
+pub fn restore_after_test(
+    p: &Preserved,
+    block_fd: Option<&File>,
+) -> Result<Restored, RestoreError> {
+    let mut journal = Journal::open(&p.journal)?;
+    let own;
+    let writer = match block_fd {
+        Some(f) => f,
+        None => {
+            own = open_writer(&p.target_path, false).map_err(|e| {
+                RestoreError::Medium(
+                    format!("cannot open {} to restore it: {e}", p.target_path.display()),
+                    e,
+                )
+            })?;
+            &own
+        }
+    };
+    apply(&mut journal, writer, &p.target_path)
+}
+
+/// Writes an armed journal back, verifies the medium, marks the journal
+/// done and deletes it. The whole journal is checked before the first write.
+pub fn apply(journal: &mut Journal, writer: &File, path: &Path) -> Result<Restored, RestoreError> {
+    let started = Instant::now();
+    journal.verify_all()?;
+    let chunks = journal.chunks();
+    let size = chunks.iter().map(|c| c.len).max().unwrap_or(4096).max(4096) as usize;
+    let mut buf = AlignedBuf::new(size.next_multiple_of(4096), 4096);
+    for c in &chunks {
+        test_delay();
+        journal.read_chunk(c, buf.as_mut_slice())?;
+        write_medium(writer, &buf.as_slice()[..c.len as usize], c.target_offset)
+            .map_err(|e| medium_error("write", c, path, e))?;
+    }
+    writer.sync_all().map_err(|e| {
+        RestoreError::Medium(
+            format!(
+                "flushing the restored data to {} failed: {e}",
+                path.display()
+            ),
+            e,
+        )
+    })?;
+    read_back(journal, &chunks, path)?;
+    journal
+        .set_state(State::Done)
+        .map_err(|e| RestoreError::Medium(format!("cannot mark the journal done: {e}"), e))?;
+    discard(&journal.path);
+    let bytes = chunks.iter().map(|c| c.len).sum();
+    Ok(Restored {
+        bytes,
+        time: started.elapsed(),
+    })
+}
+
+fn medium_error(op: &str, c: &Chunk, path: &Path, e: io::Error) -> RestoreError {
+    RestoreError::Medium(
+        format!(
+            "restoring the original data failed: {op} of {} bytes at offset {} of {}: {e}",
+            c.len,
+            c.target_offset,
+            path.display()
+        ),
+        e,
+    )
+}
+
+fn write_medium(file: &File, data: &[u8], offset: u64) -> io::Result<()> {
+    file.write_all_at(data, offset)
+}
+
+/// Reads the restored regions back past the page cache and compares them
+/// with the journal's checksums.
+fn read_back(journal: &Journal, chunks: &[Chunk], path: &Path) -> Result<(), RestoreError> {
+    let reader = open_reader(path).map_err(|e| {
+        RestoreError::Medium(
+            format!("cannot reopen {} to check the restore: {e}", path.display()),
+            e,
+        )
+    })?;
+    let meta = journal
+        .meta
+        .as_ref()
+        .expect("an armed journal has metadata");
+    let mut scratch = read_scratch(meta.chunk_size);
+    let mut buf = vec![0u8; meta.chunk_size as usize];
+    for c in chunks {
+        let data = &mut buf[..c.len as usize];
+        read_medium(&reader, &mut scratch, c.target_offset, data)
+            .map_err(|e| medium_error("read-back", c, path, e))?;
+        if journal::chunk_checksum(c.target_offset, data) != meta.checksums[c.index] {
+            let e = io::Error::other("the bytes read back differ from the original");
+            return Err(medium_error("read-back check", c, path, e));
+        }
+    }
+    Ok(())
+}
+
+/// Opens the medium for writing the restore: O_DIRECT and O_EXCL for a block
+/// device (waiting a little while a killed process lets go of it), plain for
+/// a file.
+fn open_writer(path: &Path, block: bool) -> io::Result<File> {
+    if !block {
+        return OpenOptions::new().read(true).write(true).open(path);
+    }
+    let started = Instant::now();
+    loop {
+        let r = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .custom_flags(libc::O_DIRECT | libc::O_EXCL)
+            .open(path);
+        match r {
+            Err(e) if e.raw_os_error() == Some(libc::EBUSY) && started.elapsed() < BUSY_WAIT => {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            other => return other,
+        }
+    }
+}
+
+/// The journals in `dir`, oldest name first.
+pub fn list(dir: &Path) -> io::Result<Vec<PathBuf>> {
+    let mut found: Vec<PathBuf> = match std::fs::read_dir(dir) {
+        Ok(entries) => entries
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == EXTENSION))
+            .collect(),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(e),
+    };
+    found.sort();
+    Ok(found)
+}
+
+/// Refuses a write test on `path` while `dir` holds an unfinished journal
+/// of it (armed, or too damaged to tell but named after its device).
+pub fn refuse_if_unfinished(dir: &Path, path: &Path) -> Result<()> {
+    let Ok(now) = Identity::of_path(path) else {
+        return Ok(());
+    };
+    let tag = format!("-{}_{}-", now.major, now.minor);
+    for j in list(dir).unwrap_or_default() {
+        let blocks = match Journal::peek(&j) {
+            Ok(found) => {
+                found.state == State::Armed
+                    && found
+                        .meta
+                        .as_ref()
+                        .is_some_and(|m| m.identity.mismatch(&now).is_none())
+            }
+            Err(_) => j
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().contains(&tag)),
+        };
+        if blocks {
+            return Err(usage(format!(
+                "refusing to write to {}: an earlier preserve-mode test did not finish restoring its original data, which is kept in the journal {}. Run `{}` first",
+                path.display(),
+                j.display(),
+                recover_command(&j)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// What `recover` did with one journal.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// The original data was written back and verified.
+    Restored { target: String, bytes: u64 },
+    /// Never armed: the target was never written; the journal was removed.
+    Discarded { target: Option<String> },
+    /// Already restored earlier; the leftover file was removed.
+    AlreadyDone,
+}
+
+/// Finishes one journal: restores an armed one (after checking that the
+/// medium is the same one and the journal is whole), removes a never-armed
+/// or finished one.
+pub fn recover(path: &Path) -> Result<Outcome> {
+    if !path.exists() {
+        return Err(usage(format!(
+            "there is no journal at {}: it was already recovered, or the path is wrong (`iocurve recover` without a path finishes every journal in the journal directory)",
+            path.display()
+        )));
+    }
+    let mut journal = match Journal::open(path) {
+        Ok(j) => j,
+        Err(e) if raw_state(path) == Some(State::Filling) => {
+            let _ = e;
+            discard(path);
+            return Ok(Outcome::Discarded { target: None });
+        }
+        Err(e) => return Err(refusal(path, &e)),
+    };
+    if let Some(pid) = journal.meta.as_ref().map(|m| m.pid) {
+        if is_live_iocurve(pid) {
+            return Err(usage(format!(
+                "{} belongs to iocurve process {pid}, which is still running: let it finish (it restores the data itself)",
+                path.display()
+            )));
+        }
+    }
+    match journal.state {
+        State::Filling => {
+            let target = journal.meta.as_ref().map(|m| m.identity.path.clone());
+            discard(path);
+            Ok(Outcome::Discarded { target })
+        }
+        State::Done => {
+            discard(path);
+            Ok(Outcome::AlreadyDone)
+        }
+        State::Armed => restore_armed(&mut journal),
+    }
+}
+
+fn restore_armed(journal: &mut Journal) -> Result<Outcome> {
+    let meta = journal.meta.clone().expect("an armed journal has metadata");
+    let target = PathBuf::from(&meta.identity.path);
+    let now = Identity::of_path(&target).map_err(|e| {
+        IoFailure::new(
+            format!("cannot find {} to restore it ({e}); the journal {} is kept: reconnect the device and run `{}` again", target.display(), journal.path.display(), recover_command(&journal.path)),
+            Some(e),
+        )
+    })?;
+    if let Some(why) = meta.identity.mismatch(&now) {
+        return Err(usage(format!(
+            "refusing to restore {} onto {}: it is not the medium the journal was taken from ({why}). The journal is kept",
+            journal.path.display(),
+            target.display()
+        )));
+    }
+    journal
+        .verify_all()
+        .map_err(|e| refusal(&journal.path, &e))?;
+    let writer = open_writer(&target, meta.identity.kind == "block_device").map_err(|e| {
+        IoFailure::new(
+            format!("cannot open {} to restore it: {e}", target.display()),
+            Some(e),
+        )
+    })?;
+    let done = apply(journal, &writer, &target).map_err(|e| restore_failure(&journal.path, e))?;
+    Ok(Outcome::Restored {
+        target: meta.identity.path,
+        bytes: done.bytes,
+    })
+}
+
+/// The error for a failed restore: what failed, and that the journal waits.
+pub fn restore_failure(journal: &Path, e: RestoreError) -> anyhow::Error {
+    match e {
+        RestoreError::Journal(j) => refusal(journal, &j),
+        RestoreError::Medium(msg, source) => IoFailure::new(
+            format!(
+                "{msg}. The original data is kept in {}: once the device answers again, run `{}`",
+                journal.display(),
+                recover_command(journal)
+            ),
+            Some(source),
+        )
+        .into(),
+    }
+}
+
+fn refusal(path: &Path, e: &JournalError) -> anyhow::Error {
+    IoFailure::new(
+        format!("refusing to use the journal {}: {e}. Nothing was written to the target; the journal is kept for inspection", path.display()),
+        None,
+    )
+    .into()
+}
+
+/// The state word of a journal whose rest may be damaged.
+fn raw_state(path: &Path) -> Option<State> {
+    let journal = Journal::peek(path);
+    if let Ok(j) = journal {
+        return Some(j.state);
+    }
+    let f = File::open(path).ok()?;
+    let mut p = [0u8; 16];
+    f.read_exact_at(&mut p, 0).ok()?;
+    (&p[0..8] == journal::MAGIC && p[8..16] == *b"FILLING\0").then_some(State::Filling)
+}
+
+/// Whether `pid` is another running iocurve (the owner of a journal).
+fn is_live_iocurve(pid: u32) -> bool {
+    if pid == std::process::id() {
+        return false;
+    }
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    // Field 3, after the parenthesised name: Z is a zombie, already dead.
+    let alive = stat
+        .rsplit_once(')')
+        .is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z'));
+    let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+    alive && comm.trim() == "iocurve"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A file target with random bytes, a journal of two regions of it taken
+    /// with 4 KiB chunks, and the file then overwritten as a test would.
+    struct Setup {
+        _dir: tempfile::TempDir,
+        target: PathBuf,
+        journals: PathBuf,
+        original: Vec<u8>,
+        written: Vec<u8>,
+        journal: PathBuf,
+    }
+
+    const SIZE: usize = 40_000;
+
+    fn setup(seed: u64) -> Setup {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("disk.img");
+        let journals = dir.path().join("journals");
+        std::fs::create_dir(&journals).unwrap();
+        let mut rng = fastrand::Rng::with_seed(seed);
+        let original: Vec<u8> = (0..SIZE).map(|_| rng.u8(..)).collect();
+        std::fs::write(&target, &original).unwrap();
+        let regions = vec![
+            Region {
+                offset: 4096,
+                length: 9000,
+            },
+            Region {
+                offset: 20480,
+                length: (SIZE - 20480) as u64,
+            },
+        ];
+        let meta = new_meta(Identity::of_path(&target).unwrap(), regions.clone(), 4096);
+        let p = write_journal(&target, meta, &journals, &AtomicBool::new(false)).unwrap();
+        let mut written = original.clone();
+        for r in &regions {
+            written[r.offset as usize..(r.offset + r.length) as usize].fill(0xEE);
+        }
+        std::fs::write(&target, &written).unwrap();
+        Setup {
+            _dir: dir,
+            target,
+            journals,
+            original,
+            written,
+            journal: p.journal,
+        }
+    }
+
+    fn contents(s: &Setup) -> Vec<u8> {
+        std::fs::read(&s.target).unwrap()
+    }
+
+    #[test]
+    fn recover_restores_and_a_second_run_finds_nothing() {
+        let s = setup(1);
+        assert_eq!(Journal::peek(&s.journal).unwrap().state, State::Armed);
+        let out = recover(&s.journal).unwrap();
+        assert_eq!(
+            out,
+            Outcome::Restored {
+                target: s.target.display().to_string(),
+                bytes: 9000 + (SIZE as u64 - 20480)
+            }
+        );
+        assert_eq!(contents(&s), s.original);
+        assert!(list(&s.journals).unwrap().is_empty());
+        let again = recover(&s.journal).unwrap_err();
+        assert!(again.to_string().contains("already recovered"), "{again}");
+        assert_eq!(contents(&s), s.original);
+    }
+
+    #[test]
+    fn an_interrupted_restore_is_finished_and_a_done_journal_removed() {
+        let s = setup(2);
+        // A restore that died half-way: the journal is still armed.
+        std::fs::write(
+            &s.target,
+            [&s.original[..10_000], &s.written[10_000..]].concat(),
+        )
+        .unwrap();
+        assert!(matches!(
+            recover(&s.journal).unwrap(),
+            Outcome::Restored { .. }
+        ));
+        assert_eq!(contents(&s), s.original);
+
+        // One that died after marking the journal done, before deleting it.
+        let s = setup(3);
+        let mut j = Journal::open(&s.journal).unwrap();
+        j.set_state(State::Done).unwrap();
+        assert_eq!(recover(&s.journal).unwrap(), Outcome::AlreadyDone);
+        assert_eq!(
+            contents(&s),
+            s.written,
+            "a done journal is not applied again"
+        );
+        assert!(!s.journal.exists());
+    }
+
+    #[test]
+    fn a_never_armed_journal_is_discarded_without_writing() {
+        let s = setup(4);
+        let j = Journal::open(&s.journal).unwrap();
+        journal::set_state(&j.file, State::Filling).unwrap();
+        let out = recover(&s.journal).unwrap();
+        assert!(matches!(out, Outcome::Discarded { .. }), "{out:?}");
+        assert_eq!(contents(&s), s.written);
+        assert!(!s.journal.exists());
+    }
+
+    #[test]
+    fn another_medium_is_refused() {
+        let s = setup(5);
+        let other = s.target.with_extension("new");
+        std::fs::write(&other, &s.written).unwrap();
+        std::fs::rename(&other, &s.target).unwrap();
+        let e = recover(&s.journal).unwrap_err();
+        assert!(e.to_string().contains("not the medium"), "{e}");
+        assert_eq!(crate::error::exit_code(&e), 2);
+        assert_eq!(contents(&s), s.written);
+        assert!(s.journal.exists(), "the journal is kept");
+    }
+
+    /// The structural points of an armed journal: every prefix field, the
+    /// metadata's first, middle and last bytes, each chunk's first and last.
+    fn structural_points(j: &Path) -> Vec<u64> {
+        let journal = Journal::peek(j).unwrap();
+        let meta_len = serde_json::to_vec(journal.meta.as_ref().unwrap())
+            .unwrap()
+            .len() as u64;
+        let mut points: Vec<u64> = vec![0, 7, 8, 15, 16, 23, 24, 31, 32, 35, 36, 39, 40, 63];
+        points.extend([64, 64 + meta_len / 2, 64 + meta_len - 1]);
+        for c in journal.chunks() {
+            points.extend([c.journal_offset, c.journal_offset + c.len - 1]);
+        }
+        points
+    }
+
+    fn assert_refused_untouched(s: &Setup, what: &str) {
+        let before = std::fs::read(&s.journal).unwrap();
+        match recover(&s.journal) {
+            Err(e) => assert!(
+                e.to_string().contains("refusing to use the journal"),
+                "{what}: {e}"
+            ),
+            Ok(out) => panic!("{what}: accepted ({out:?})"),
+        }
+        assert_eq!(contents(s), s.written, "{what}: the target was written");
+        assert_eq!(
+            std::fs::read(&s.journal).unwrap(),
+            before,
+            "{what}: journal changed"
+        );
+    }
+
+    #[test]
+    fn a_flipped_byte_anywhere_structural_is_refused_whole() {
+        let s = setup(6);
+        let pristine = std::fs::read(&s.journal).unwrap();
+        for at in structural_points(&s.journal) {
+            let mut bad = pristine.clone();
+            bad[at as usize] ^= 0x01;
+            std::fs::write(&s.journal, &bad).unwrap();
+            assert_refused_untouched(&s, &format!("flip at {at}"));
+        }
+    }
+
+    #[test]
+    fn a_truncated_journal_is_refused_whole() {
+        let s = setup(7);
+        let pristine = std::fs::read(&s.journal).unwrap();
+        let mut cuts: Vec<u64> = structural_points(&s.journal);
+        cuts.push(pristine.len() as u64 - 1);
+        for cut in cuts {
+            std::fs::write(&s.journal, &pristine[..cut as usize]).unwrap();
+            assert_refused_untouched(&s, &format!("cut at {cut}"));
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        #[test]
+        fn any_damage_outside_padding_is_caught(pos in 0.0f64..1.0, xor in 1u8..=255, seed in 0u64..4) {
+            let s = setup(100 + seed);
+            let mut bytes = std::fs::read(&s.journal).unwrap();
+            let journal = Journal::peek(&s.journal).unwrap();
+            let meta_end = 64 + serde_json::to_vec(journal.meta.as_ref().unwrap()).unwrap().len();
+            // Covered bytes: the prefix but the state word, the metadata, the data.
+            let covered: Vec<usize> = (0..8).chain(16..meta_end).chain(journal.data_offset as usize..bytes.len()).collect();
+            let at = covered[((covered.len() - 1) as f64 * pos) as usize];
+            bytes[at] ^= xor;
+            std::fs::write(&s.journal, &bytes).unwrap();
+            prop_assert!(recover(&s.journal).is_err(), "damage at {} accepted", at);
+            prop_assert_eq!(contents(&s), s.written.clone());
+        }
+    }
+
+    #[test]
+    fn regions_widen_to_4k_within_the_size() {
+        assert_eq!(
+            regions_for(5000, 100, 1 << 20),
+            [Region {
+                offset: 4096,
+                length: 4096
+            }]
+        );
+        assert_eq!(
+            regions_for(0, 10_000, 9000),
+            [Region {
+                offset: 0,
+                length: 9000
+            }]
+        );
+        assert_eq!(
+            regions_for(9000, 10, 9000),
+            [Region {
+                offset: 8192,
+                length: 808
+            }]
+        );
+        assert!(regions_for(9000, 10, 8192).is_empty());
+    }
+
+    #[test]
+    fn a_journal_directory_on_the_target_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("t");
+        std::fs::write(&f, b"data").unwrap();
+        let id = Identity::of_path(&f).unwrap();
+        let e = check_journal_dir(&dir.path().join("j"), &id, 10).unwrap_err();
+        assert!(e.to_string().contains("same file system"), "{e}");
+        if Path::new("/dev/shm").is_dir() {
+            let mut elsewhere = id.clone();
+            elsewhere.major = 4095;
+            let e = check_journal_dir(Path::new("/dev/shm/iocurve-test-journals"), &elsewhere, 10)
+                .unwrap_err();
+            assert!(e.to_string().contains("in memory"), "{e}");
+            let _ = std::fs::remove_dir("/dev/shm/iocurve-test-journals");
+        }
+    }
+}

@@ -172,6 +172,9 @@ pub fn new_result(
         tests: Vec::new(),
         interrupted: false,
         error: None,
+        device_identity: Some(crate::probe::identify(std::path::Path::new(
+            &target.info.path,
+        ))),
     }
 }
 

@@ -17,7 +17,7 @@ use crate::units::format_size;
 use crate::workload::runner::MeasureTarget;
 use anyhow::Result;
 use scratch::ScratchFile;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};
 use std::io;
 use std::os::fd::AsFd;
@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use sysfs::{BlockDevice, Mount};
 
 /// The kind of thing a target path names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TargetKind {
     Directory,
@@ -35,7 +35,7 @@ pub enum TargetKind {
 }
 
 /// How data moves between iocurve and the device.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum IoMode {
     /// O_DIRECT: no page cache in between.
@@ -45,7 +45,7 @@ pub enum IoMode {
 }
 
 /// What the result records about the target.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TargetInfo {
     pub path: String,
     pub kind: TargetKind,

@@ -14,10 +14,15 @@ pub mod cli;
 pub mod commands;
 pub mod engine;
 pub mod error;
+pub mod import;
 pub mod probe;
 pub mod report;
 pub mod result;
 pub mod stats;
+pub mod store;
 pub mod target;
 pub mod units;
 pub mod workload;
+
+#[cfg(test)]
+pub(crate) mod testdata;

@@ -197,7 +197,17 @@ pub fn io_failure_message(e: &IoError) -> String {
     format!("{}: {hint}", e)
 }
 
-/// Prints the result and picks the exit code.
+/// Saves the result in the results database. A failure is a warning: the
+/// result is already printed and the exit code stays the run's.
+pub fn save(result: &RunResult) {
+    match crate::store::save_configured(result, "iocurve") {
+        Ok(Some((id, path))) => eprintln!("saved as run {id} in {}", path.display()),
+        Ok(None) => {}
+        Err(e) => eprintln!("warning: the result was not saved: {e:#}"),
+    }
+}
+
+/// Prints the result, saves it, and picks the exit code.
 pub fn finish(result: &RunResult, json: bool) -> Result<i32> {
     let text = if json {
         Json.render(result)
@@ -208,6 +218,7 @@ pub fn finish(result: &RunResult, json: bool) -> Result<i32> {
     // A closed pipe (`| head`) is not an error worth a message.
     let _ = stdout.write_all(text.as_bytes());
     let _ = stdout.flush();
+    save(result);
     if let Some(e) = &result.error {
         eprintln!("Error: {e}");
         return Ok(EXIT_IO);

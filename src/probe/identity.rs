@@ -158,7 +158,9 @@ pub fn label(d: &DeviceFacts, fs: Option<&FsInfo>) -> String {
             .or_else(|| b.and_then(|b| b.model.clone()));
         join(&[Some("USB".into()), vendor, model])
     } else if let Some(b) = &d.block {
-        join(&[b.vendor.clone(), b.model.clone()])
+        // virtio and some PCI devices give a numeric vendor id there.
+        let vendor = b.vendor.clone().filter(|v| !v.starts_with("0x"));
+        join(&[vendor, b.model.clone()])
     } else {
         String::new()
     };

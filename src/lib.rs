@@ -15,11 +15,16 @@ pub mod cli;
 pub mod commands;
 pub mod engine;
 pub mod error;
+pub mod import;
 pub mod probe;
 pub mod report;
 pub mod result;
 pub mod safety;
 pub mod stats;
+pub mod store;
 pub mod target;
 pub mod units;
 pub mod workload;
+
+#[cfg(test)]
+pub(crate) mod testdata;

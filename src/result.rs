@@ -9,13 +9,13 @@ use crate::probe::Interface;
 use crate::stats::{LatencySummary, Spread};
 use crate::target::TargetInfo;
 use crate::workload::verify::VerifyTally;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Version of the JSON layout.
 pub const SCHEMA_VERSION: u32 = 1;
 
 /// Everything one invocation of a measuring command found.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunResult {
     pub schema_version: u32,
     pub iocurve_version: String,
@@ -29,22 +29,26 @@ pub struct RunResult {
     pub target: TargetInfo,
     pub tests: Vec<TestResult>,
     /// The transfer-size curves of `iocurve curve`.
+    #[serde(default)]
     pub curve: Option<CurveReport>,
     /// True when Ctrl-C or SIGTERM stopped the run early.
     pub interrupted: bool,
     /// The error that ended the run early, if any; the results are partial.
     pub error: Option<String>,
+    /// Who the device is (probe), and the key that links its runs.
+    #[serde(default)]
+    pub device_identity: Option<crate::probe::DeviceIdentity>,
 }
 
 /// Host facts recorded with every result.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct HostInfo {
     pub hostname: String,
     pub kernel: String,
 }
 
 /// One named workload, measured one or more times.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TestResult {
     /// `SEQ 1MiB Q8 read`, or for `run` a description of the workload.
     pub name: String,
@@ -59,7 +63,7 @@ pub struct TestResult {
 }
 
 /// The workload of a test, as executed.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct WorkloadInfo {
     pub rw: String,
     pub block_size: u64,
@@ -74,7 +78,7 @@ pub struct WorkloadInfo {
 }
 
 /// One timed execution of a workload (warm-up excluded).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Measurement {
     /// Bytes moved in the counted phase.
     pub bytes: u64,
@@ -105,7 +109,7 @@ pub struct Measurement {
 }
 
 /// Figures for one direction of a (possibly mixed) run.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct DirectionResult {
     pub bytes: u64,
     pub ops: u64,
@@ -115,7 +119,7 @@ pub struct DirectionResult {
 }
 
 /// CPU time used by the whole process during the counted phase.
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub struct CpuUsage {
     pub user_s: f64,
     pub system_s: f64,
@@ -125,7 +129,7 @@ pub struct CpuUsage {
 
 /// Deltas of the block device's stat counters over the whole measurement
 /// (warm-up included, since the device cannot tell the two apart).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct DeviceIo {
     pub device: String,
     pub read_requests: u64,
@@ -145,7 +149,7 @@ pub struct DeviceIo {
 }
 
 /// The discarded warm-up.
-#[derive(Debug, Clone, Copy, Default, Serialize)]
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
 pub struct RampInfo {
     pub ops: u64,
     pub bytes: u64,
@@ -153,7 +157,7 @@ pub struct RampInfo {
 }
 
 /// Every curve of one `iocurve curve` call, and how they compare.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CurveReport {
     /// Each target measured, in order (the first is also `RunResult::target`).
     pub targets: Vec<TargetInfo>,
@@ -163,7 +167,7 @@ pub struct CurveReport {
 }
 
 /// Throughput against transfer size for one target and one pattern.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CurveSeries {
     pub target: String,
     pub pattern: String,
@@ -186,7 +190,7 @@ pub struct CurveSeries {
 }
 
 /// One size of a curve.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CurvePoint {
     pub size: u64,
     /// Measured through the page cache: O_DIRECT cannot do this size, or a

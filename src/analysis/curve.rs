@@ -13,7 +13,7 @@
 use crate::probe::Interface;
 use crate::stats::fit::weighted_line;
 use crate::units::format_size;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A point beyond this share away from the model is reported.
 pub const DEVIATION_THRESHOLD: f64 = 0.25;
@@ -23,7 +23,7 @@ pub const PLATEAU_SHARE: f64 = 0.85;
 pub const IMPOSSIBLE_MARGIN: f64 = 1.05;
 
 /// One size of one curve, as the analysis needs it.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct SizePoint {
     pub size: u64,
     /// Median time per request, ns (1 / median IOPS).
@@ -35,7 +35,7 @@ pub struct SizePoint {
 }
 
 /// The fitted model t(n) = t0 + n/B.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct ModelFit {
     /// Fixed cost per request, µs.
     pub t0_us: f64,
@@ -98,7 +98,7 @@ pub fn fit_model(points: &[SizePoint]) -> Option<ModelFit> {
 }
 
 /// A point far from the model.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Deviation {
     pub size: u64,
     /// Measured MB/s over model MB/s.
@@ -144,7 +144,7 @@ fn deviation_note(size: u64, ratio: f64, max_transfer: Option<u64>) -> String {
 }
 
 /// How much slower an unaligned size is than its aligned neighbours imply.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AlignmentPenalty {
     pub size: u64,
     pub measured_mb_s: f64,
@@ -212,7 +212,7 @@ pub fn aligned_neighbours(sizes: &[u64], logical_block: u64) -> Vec<u64> {
 }
 
 /// Where one curve overtakes another.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Crossover {
     pub pattern: String,
     /// Faster below the crossing.
@@ -265,7 +265,7 @@ pub fn crossovers(
 }
 
 /// What the link says about the curve.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CeilingVerdict {
     pub interface: String,
     pub limit_mb_s: f64,

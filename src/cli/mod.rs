@@ -18,6 +18,22 @@ Exit codes: 0 ok, 1 internal error, 2 usage error or refusal, 3 I/O failure, 4 v
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+
+    #[command(flatten)]
+    pub store: StoreArgs,
+}
+
+/// Where results are kept; accepted by every command.
+#[derive(Debug, Args, Clone, Default)]
+pub struct StoreArgs {
+    /// The results database [default: $XDG_DATA_HOME/iocurve/results.db,
+    /// else ~/.local/share/iocurve/results.db].
+    #[arg(long, global = true, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+
+    /// Do not save this run in the results database.
+    #[arg(long, global = true)]
+    pub no_save: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -33,6 +49,82 @@ pub enum Command {
     /// Put back the original data of a preserve-mode write test that did not
     /// finish (crash, power loss, kill -9), and verify it.
     Recover(RecoverArgs),
+    /// Who the device beneath a target is, and what it sits behind.
+    Probe(ProbeArgs),
+    /// A device's runs over time with their headline figures.
+    History(HistoryArgs),
+    /// The devices and runs in the results database.
+    List,
+    /// Runs side by side; two runs of one device get a verdict.
+    Compare(CompareArgs),
+    /// A stored run (or result file) as JSON, CSV or Markdown.
+    Export(ExportArgs),
+    /// Saves fio's JSON output (fio --output-format=json) as a run.
+    Import(ImportArgs),
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct ProbeArgs {
+    /// A directory, file or block device [default: the current directory].
+    #[arg(default_value = ".")]
+    pub target: PathBuf,
+
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct HistoryArgs {
+    /// A device: id or key from `iocurve list`, a kernel name (sdb), or part
+    /// of its name [default: every device].
+    pub device: Option<String>,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct CompareArgs {
+    /// Run ids, device names (their latest run), or JSON result files.
+    #[arg(required = true, num_args = 1..)]
+    pub runs: Vec<String>,
+
+    /// The test whose figures are compared [default: the first test of each
+    /// run, e.g. SEQ 1MiB Q8].
+    #[arg(long)]
+    pub test: Option<String>,
+
+    /// Differences smaller than this share (percent) are noise.
+    #[arg(long, default_value_t = 5.0)]
+    pub threshold: f64,
+
+    /// Print a Markdown table.
+    #[arg(long)]
+    pub markdown: bool,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct ExportArgs {
+    /// A run id, a device name (its latest run) or a JSON result file
+    /// [default: the latest run].
+    pub run: Option<String>,
+
+    /// Output format.
+    #[arg(long, default_value = "markdown", value_parser = ["json", "csv", "markdown", "md"])]
+    pub format: String,
+
+    /// Write to this file instead of stdout.
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct ImportArgs {
+    /// fio's JSON output.
+    pub file: PathBuf,
+
+    /// The device the fio run measured, probed now for its identity
+    /// [default: the job's filename or directory, when it exists here].
+    #[arg(long, value_name = "PATH")]
+    pub device: Option<PathBuf>,
 }
 
 /// Where to measure and how to open it; shared by every measuring command.

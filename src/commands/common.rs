@@ -276,6 +276,9 @@ pub fn new_result(
         curve: None,
         interrupted: false,
         error: None,
+        device_identity: Some(crate::probe::identify(std::path::Path::new(
+            &target.info.path,
+        ))),
     }
 }
 
@@ -298,7 +301,17 @@ pub fn io_failure_message(e: &IoError) -> String {
     format!("{}: {hint}", e)
 }
 
-/// Prints the result and picks the exit code.
+/// Saves the result in the results database. A failure is a warning: the
+/// result is already printed and the exit code stays the run's.
+pub fn save(result: &RunResult) {
+    match crate::store::save_configured(result, "iocurve") {
+        Ok(Some((id, path))) => eprintln!("saved as run {id} in {}", path.display()),
+        Ok(None) => {}
+        Err(e) => eprintln!("warning: the result was not saved: {e:#}"),
+    }
+}
+
+/// Prints the result, saves it, and picks the exit code.
 pub fn finish(result: &RunResult, json: bool) -> Result<i32> {
     let text = if json {
         Json.render(result)
@@ -314,6 +327,7 @@ pub fn finish(result: &RunResult, json: bool) -> Result<i32> {
 
 /// The exit code a printed result ends with; says why on stderr.
 pub fn exit_code_of(result: &RunResult) -> Result<i32> {
+    save(result);
     if let Some(e) = &result.error {
         eprintln!("Error: {e}");
         return Ok(EXIT_IO);

@@ -2,10 +2,16 @@
 //! prepare, measure, assemble one [`RunResult`], print it.
 
 mod common;
+pub mod compare;
 pub mod curve;
+pub mod export;
+pub mod history;
+pub mod import;
+pub mod probe;
 pub mod profile;
 pub mod recover;
 pub mod run;
+mod select;
 
 use crate::cli::{Cli, Command};
 use anyhow::Result;
@@ -13,11 +19,21 @@ use anyhow::Result;
 /// Runs the command; returns the exit code for a run that produced a result
 /// (partial results after an I/O failure included).
 pub fn dispatch(cli: Cli) -> Result<i32> {
+    crate::store::configure(crate::store::Settings {
+        db: cli.store.db.clone(),
+        no_save: cli.store.no_save,
+    });
     match cli.command {
         Command::Run(args) => run::run(&args),
         Command::Profile(args) => profile::profile(&args),
         Command::Curve(args) => curve::curve(&args),
         Command::Recover(args) => recover::recover(&args),
+        Command::Probe(args) => probe::probe(&args),
+        Command::History(args) => history::history(&args),
+        Command::List => history::list(),
+        Command::Compare(args) => compare::compare(&args),
+        Command::Export(args) => export::export(&args),
+        Command::Import(args) => import::import(&args),
     }
 }
 

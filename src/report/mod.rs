@@ -1,9 +1,13 @@
 //! Results into bytes: one file per format, each a pure function of
 //! [`RunResult`](crate::result::RunResult) behind the one-method [`Export`]
-//! trait, plus the progress bar shown while measuring.
+//! trait (JSON, CSV, Markdown, the text table), the side-by-side comparison
+//! of several runs, plus the progress bar shown while measuring.
 
+pub mod compare;
 mod csv;
 mod json;
+mod markdown;
+pub mod probe;
 pub mod progress;
 mod svg;
 mod text;
@@ -11,6 +15,7 @@ mod text_curve;
 
 pub use csv::Csv;
 pub use json::Json;
+pub use markdown::Markdown;
 pub use svg::Svg;
 pub use text::Text;
 

@@ -1,7 +1,7 @@
 //! Per-I/O completion latency with at most 1% relative error.
 
 use hdrhistogram::Histogram;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Largest latency kept exactly: one hour in nanoseconds. Longer values are
 /// clamped to it (and such a run has worse problems than precision).
@@ -73,7 +73,7 @@ impl LatencyHistogram {
 
 /// Latency figures of one set of I/Os, in nanoseconds, each within 1% of
 /// the exact value.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct LatencySummary {
     pub count: u64,
     pub min_ns: u64,

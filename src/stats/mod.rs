@@ -4,8 +4,10 @@
 //! buckets whose width grows with the value, so every recorded value is kept
 //! to a fixed relative precision, and histograms of threads merge by adding
 //! counts). Repetitions are summarised by their median and range, never by the
-//! best run alone. Lines are fitted by weighted least squares ([`fit`]).
+//! best run alone. Lines are fitted by weighted least squares ([`fit`]);
+//! whether two sets of repetitions differ is judged in [`bootstrap`].
 
+pub mod bootstrap;
 pub mod fit;
 mod histogram;
 mod spread;

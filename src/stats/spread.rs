@@ -1,9 +1,9 @@
 //! Median and range of repeated measurements.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The median, minimum and maximum of at least one finite value.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Spread {
     pub median: f64,
     pub min: f64,

@@ -17,7 +17,7 @@ use crate::units::format_size;
 use crate::workload::runner::MeasureTarget;
 use anyhow::Result;
 use scratch::ScratchFile;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};
 use std::io;
 use std::os::fd::AsFd;
@@ -29,7 +29,7 @@ use sysfs::{BlockDevice, Mount};
 const PRESERVE_OR_DESTRUCTIVE: &str = "Pass --preserve to have iocurve copy the region the test writes to a journal on another file system and put it back afterwards (crash-safe: `iocurve recover` finishes an interrupted restore), or --destructive if its contents may be lost";
 
 /// The kind of thing a target path names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TargetKind {
     Directory,
@@ -38,7 +38,7 @@ pub enum TargetKind {
 }
 
 /// How data moves between iocurve and the device.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum IoMode {
     /// O_DIRECT: no page cache in between.
@@ -48,7 +48,7 @@ pub enum IoMode {
 }
 
 /// What the result records about the target.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TargetInfo {
     pub path: String,
     pub kind: TargetKind,

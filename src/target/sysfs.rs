@@ -15,7 +15,7 @@
 //! devices and `/proc/self/mountinfo` for the mounts. A fact the kernel does not
 //! give is reported as `None` and never guessed.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fs;
 use std::io;
 use std::path::{Component, Path, PathBuf};
@@ -29,7 +29,7 @@ const SYSFS: &str = "/sys";
 pub const SECTOR_BYTES: u64 = 512;
 
 /// One block device (whole disk or partition) as the kernel describes it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BlockDevice {
     /// Kernel name: `sda1`, `loop0`, `nvme0n1p2`, `mmcblk0`.
     pub name: String,
@@ -166,13 +166,15 @@ fn check_name(name: &str) -> io::Result<()> {
     Ok(())
 }
 
-fn from_dev_t_in(sys: &Path, major: u32, minor: u32) -> io::Result<BlockDevice> {
+/// [`BlockDevice::from_dev_t`] under a sysfs tree rooted at `sys`.
+pub fn from_dev_t_in(sys: &Path, major: u32, minor: u32) -> io::Result<BlockDevice> {
     let link = sys.join("dev/block").join(format!("{major}:{minor}"));
     let dir = fs::canonicalize(&link).map_err(|e| with_path(e, &link))?;
     from_sysfs_dir(&dir, major, minor)
 }
 
-fn from_name_in(sys: &Path, name: &str) -> io::Result<BlockDevice> {
+/// [`BlockDevice::from_name`] under a sysfs tree rooted at `sys`.
+pub fn from_name_in(sys: &Path, name: &str) -> io::Result<BlockDevice> {
     check_name(name)?;
     let link = sys.join("class/block").join(name);
     let dir = fs::canonicalize(&link).map_err(|e| with_path(e, &link))?;
@@ -284,7 +286,7 @@ fn holders_in(sys: &Path, name: &str) -> io::Result<Vec<String>> {
 /// Sector counts are in 512-byte units whatever the device's block size;
 /// times are milliseconds. Discard and flush counters, which newer kernels
 /// append, are not kept.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DiskStat {
     pub read_ios: u64,
     pub read_merges: u64,
@@ -359,7 +361,7 @@ impl DiskStat {
 }
 
 /// One line of /proc/self/mountinfo.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Mount {
     pub major: u32,
     pub minor: u32,

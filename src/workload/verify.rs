@@ -77,7 +77,7 @@
 //! the same offset earlier in the same run (same seed) is `Ok`: on its own it
 //! cannot catch a device that silently dropped a later overwrite.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Length of the block header in bytes; the payload starts here.
 pub const HEADER_LEN: usize = 64;
@@ -341,7 +341,7 @@ fn write_chunk(chunk: &mut [u8], words: &[u64; WORDS_PER_CHUNK]) {
 }
 
 /// What [`check`] found in a block read back from the target.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Verdict {
     /// The block is exactly what was written to this offset.
@@ -475,14 +475,14 @@ fn distance(block: &[u8], offset: u64, seed: u64, seq: u64, limit: u64) -> Optio
 }
 
 /// One block that did not verify, as kept in [`VerifyTally::first_bad`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BadBlock {
     pub offset: u64,
     pub verdict: Verdict,
 }
 
 /// Counts of verdicts, plus a few bad blocks to show the user.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct VerifyTally {
     pub ok: u64,
     pub changed: u64,

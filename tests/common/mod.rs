@@ -9,9 +9,15 @@ use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 use std::process::Command as Std;
 
-/// The binary under test.
+/// The binary under test. Results are saved under a data directory of the
+/// tests' own, never in the user's.
 pub fn iocurve() -> Command {
-    Command::cargo_bin("iocurve").expect("the iocurve binary is built")
+    let mut cmd = Command::cargo_bin("iocurve").expect("the iocurve binary is built");
+    cmd.env(
+        "XDG_DATA_HOME",
+        std::env::temp_dir().join("iocurve-tests-data"),
+    );
+    cmd
 }
 
 /// Prints why a test could not run; the caller returns right after.

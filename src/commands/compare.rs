@@ -1,0 +1,27 @@
+//! `iocurve compare A B ...`: runs side by side, with a verdict when they
+//! are runs of one device.
+
+use super::select;
+use crate::cli::CompareArgs;
+use crate::error::usage;
+use crate::report::compare::{self, Options};
+use anyhow::Result;
+
+pub fn compare(args: &CompareArgs) -> Result<i32> {
+    if !(0.0..100.0).contains(&args.threshold) {
+        return Err(usage("--threshold is a percentage between 0 and 100"));
+    }
+    let mut store = None;
+    let entries = args
+        .runs
+        .iter()
+        .map(|spec| select::entry(spec, &mut store))
+        .collect::<Result<Vec<_>>>()?;
+    let opts = Options {
+        test: args.test.clone(),
+        threshold: args.threshold / 100.0,
+        markdown: args.markdown,
+    };
+    print!("{}", compare::render(&entries, &opts));
+    Ok(0)
+}

@@ -1,0 +1,33 @@
+//! `iocurve export`: a stored run (or a result file) as JSON, CSV or
+//! Markdown.
+
+use super::select;
+use crate::cli::ExportArgs;
+use crate::error::usage;
+use crate::report::{Csv, Export, Json, Markdown};
+use anyhow::{Context, Result};
+
+pub fn export(args: &ExportArgs) -> Result<i32> {
+    let mut store = None;
+    let entry = match &args.run {
+        Some(spec) => select::entry(spec, &mut store)?,
+        None => {
+            let db = select::open_existing()?;
+            let last = db.runs(None)?.into_iter().map(|r| r.id).max();
+            let id = last.ok_or_else(|| usage("the results database has no runs yet"))?;
+            select::entry(&id.to_string(), &mut Some(db))?
+        }
+    };
+    let format: &dyn Export = match args.format.as_str() {
+        "json" => &Json,
+        "csv" => &Csv,
+        _ => &Markdown,
+    };
+    let text = format.render(&entry.result);
+    match &args.output {
+        Some(path) => std::fs::write(path, text)
+            .with_context(|| format!("cannot write {}", path.display()))?,
+        None => print!("{text}"),
+    }
+    Ok(0)
+}

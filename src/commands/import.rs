@@ -1,0 +1,34 @@
+//! `iocurve import FILE`: fio's JSON output saved as a run, so it sits
+//! beside iocurve's own in history and compare.
+
+use crate::cli::ImportArgs;
+use crate::import::fio;
+use crate::store;
+use anyhow::{Context, Result};
+use std::path::Path;
+
+pub fn import(args: &ImportArgs) -> Result<i32> {
+    let text = std::fs::read_to_string(&args.file)
+        .with_context(|| format!("cannot read {}", args.file.display()))?;
+    let mut result = fio::parse(&text)
+        .map_err(|e| crate::error::usage(format!("{}: {e:#}", args.file.display())))?;
+    let device = args.device.clone().or_else(|| {
+        let p = Path::new(&result.target.path).to_path_buf();
+        p.exists().then_some(p)
+    });
+    result.device_identity = device.map(|d| crate::probe::identify(&d));
+    let (label, key) = result
+        .device_identity
+        .as_ref()
+        .map_or(("unknown device".to_string(), "unknown".to_string()), |i| {
+            (i.label.clone(), i.key.clone())
+        });
+    let path = store::configured_path()?;
+    let id = store::Store::open(&path)?.save(&result, "fio")?;
+    println!(
+        "imported {} fio job(s) as run {id} of {label} ({key}) in {}",
+        result.tests.len(),
+        path.display()
+    );
+    Ok(0)
+}

@@ -1,0 +1,21 @@
+//! `iocurve probe [TARGET]`: who the device is, without measuring.
+
+use crate::cli::ProbeArgs;
+use crate::error::usage;
+use anyhow::Result;
+
+pub fn probe(args: &ProbeArgs) -> Result<i32> {
+    if !args.target.exists() {
+        return Err(usage(format!(
+            "{}: no such file, directory or device",
+            args.target.display()
+        )));
+    }
+    let id = crate::probe::identify(&args.target);
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&id)?);
+    } else {
+        print!("{}", crate::report::probe::render(&id));
+    }
+    Ok(0)
+}

@@ -1,0 +1,438 @@
+//! The identity every result carries, and the device key that links the
+//! runs of one device over time.
+//!
+//! The key prefers what the device itself says it is: an SD card's CID, or a
+//! serial number. Without one it falls back to model, size and transport,
+//! which can merge two identical devices but never splits one.
+
+use super::block::{self, BlockFacts, Layer};
+use super::fs::{self, FsInfo};
+use super::host::{self, HostFacts};
+use super::link::{self, Interface};
+use super::mmc::{self, MmcInfo};
+use super::nvme::{self, NvmeInfo};
+use super::usb::{self, UsbInfo};
+use crate::target::sysfs::{self, from_dev_t_in};
+use crate::units::format_size;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// Who the measured device is, what it sits behind, and where.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeviceIdentity {
+    /// Links the runs of one device: `cid:...`, `serial:...`, `model:...`.
+    pub key: String,
+    /// A name for people: "SanDisk SD08G, 7.4 GiB".
+    pub label: String,
+    /// The path probed.
+    pub target: String,
+    #[serde(flatten)]
+    pub device: DeviceFacts,
+    pub filesystem: Option<FsInfo>,
+    pub host: HostFacts,
+}
+
+/// What sysfs says about a block device and the medium beneath it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DeviceFacts {
+    /// Kernel name of the device the target is on (a partition, a loop).
+    pub device: Option<String>,
+    /// Layers passed on the way down to the medium.
+    pub stack: Vec<Layer>,
+    /// The whole disk at the bottom.
+    pub block: Option<BlockFacts>,
+    pub interface: Option<Interface>,
+    pub usb: Option<UsbInfo>,
+    pub mmc: Option<MmcInfo>,
+    pub nvme: Option<NvmeInfo>,
+    /// A dm-crypt layer was passed.
+    #[serde(default)]
+    pub encrypted: bool,
+}
+
+/// Probes the target at `path` with sysfs at `sys`.
+pub fn identify_in(sys: &Path, path: &Path) -> DeviceIdentity {
+    let (name, raw) = device_name_of(sys, path);
+    let device = name.map(|n| describe_in(sys, &n)).unwrap_or_default();
+    let filesystem = if raw {
+        None
+    } else {
+        sysfs::mount_of(path)
+            .ok()
+            .flatten()
+            .map(|m| fs::with_space(fs::from_mount(&m, device.encrypted), path))
+    };
+    let host = host::this_host();
+    DeviceIdentity {
+        key: device_key(&device, &host.hostname, path),
+        label: label(&device, filesystem.as_ref()),
+        target: path.display().to_string(),
+        device,
+        filesystem,
+        host,
+    }
+}
+
+/// The kernel name of the device beneath `path`, and whether `path` is the
+/// device node itself.
+fn device_name_of(sys: &Path, path: &Path) -> (Option<String>, bool) {
+    let Ok(st) = rustix::fs::stat(path) else {
+        return (None, false);
+    };
+    let raw = rustix::fs::FileType::from_raw_mode(st.st_mode).is_block_device();
+    let dev = if raw { st.st_rdev } else { st.st_dev };
+    let found = from_dev_t_in(sys, rustix::fs::major(dev), rustix::fs::minor(dev));
+    (found.ok().map(|d| d.name), raw)
+}
+
+/// Everything sysfs under `sys` says about device `name` and its medium.
+pub fn describe_in(sys: &Path, name: &str) -> DeviceFacts {
+    let stack = block::stack_in(sys, name);
+    let mut facts = DeviceFacts {
+        device: Some(name.to_string()),
+        stack: stack.layers,
+        encrypted: stack.encrypted,
+        ..DeviceFacts::default()
+    };
+    let Some(bottom) = stack.bottom else {
+        return facts;
+    };
+    facts.block = block::facts_in(sys, &bottom);
+    facts.interface = link::disk_interface(sys, &bottom);
+    if let Some(dir) = block::device_dir(sys, &bottom) {
+        facts.usb = usb::usb_device_dir(sys, &dir).map(|d| usb::read(&d));
+        facts.mmc = mmc::card_dir(&dir).map(|d| mmc::read(&d));
+        facts.nvme = nvme::controller_dir(&dir).map(|d| nvme::read(&d));
+    }
+    facts
+}
+
+/// The key linking runs of one device: CID, else a serial, else model, size
+/// and transport, else the host and path.
+pub fn device_key(d: &DeviceFacts, hostname: &str, path: &Path) -> String {
+    if let Some(cid) = d.mmc.as_ref().and_then(|m| m.cid.clone()) {
+        return format!("cid:{cid}");
+    }
+    let serial = d
+        .nvme
+        .as_ref()
+        .and_then(|n| n.serial.clone())
+        .or_else(|| d.block.as_ref().and_then(|b| b.serial.clone()))
+        .or_else(|| d.usb.as_ref().and_then(|u| u.serial.clone()));
+    if let Some(s) = serial {
+        return format!("serial:{s}");
+    }
+    let transport = d.interface.as_ref().map_or("unknown", |i| i.kind.as_str());
+    match &d.block {
+        Some(b) => {
+            let model = b
+                .model
+                .clone()
+                .unwrap_or_else(|| format!("{}@{hostname}", b.name));
+            format!("model:{model}|{}|{transport}", b.size_bytes)
+        }
+        None => format!("path:{hostname}:{}", path.display()),
+    }
+}
+
+/// A short name for people.
+pub fn label(d: &DeviceFacts, fs: Option<&FsInfo>) -> String {
+    let size = d.block.as_ref().map(|b| format_size(b.size_bytes));
+    let name = if let Some(m) = &d.mmc {
+        let maker = m
+            .manufacturer
+            .clone()
+            .or_else(|| m.manfid.map(|id| format!("Mfg 0x{id:02x}")));
+        join(&[m.card_type.clone(), maker, m.name.clone()])
+    } else if let Some(n) = &d.nvme {
+        n.model.clone().unwrap_or_default()
+    } else if let Some(u) = &d.usb {
+        let b = d.block.as_ref();
+        let vendor = u
+            .manufacturer
+            .clone()
+            .or_else(|| b.and_then(|b| b.vendor.clone()));
+        let model = u
+            .product
+            .clone()
+            .or_else(|| b.and_then(|b| b.model.clone()));
+        join(&[Some("USB".into()), vendor, model])
+    } else if let Some(b) = &d.block {
+        // virtio and some PCI devices give a numeric vendor id there.
+        let vendor = b.vendor.clone().filter(|v| !v.starts_with("0x"));
+        join(&[vendor, b.model.clone()])
+    } else {
+        String::new()
+    };
+    let name = match (name.is_empty(), &d.block) {
+        (false, _) => name,
+        (true, Some(b)) => b.name.clone(),
+        (true, None) => fs.map_or("unknown device".into(), |f| {
+            format!("{} file system", f.fstype)
+        }),
+    };
+    match size {
+        Some(s) => format!("{name}, {s}"),
+        None => name,
+    }
+}
+
+fn join(parts: &[Option<String>]) -> String {
+    parts
+        .iter()
+        .flatten()
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::probe::fixture::Tree;
+
+    const USB: &str = "pci0000:00/0000:00:14.0/usb2/2-1";
+
+    /// A SanDisk Cruzer on USB 2.0.
+    fn usb_stick(t: &Tree) {
+        let disk = t.disk(
+            &format!("{USB}/2-1:1.0/host6/target6:0:0/6:0:0:0"),
+            "sdb",
+            "8:16",
+            30_031_872,
+        );
+        t.file(&format!("devices/{USB}/idVendor"), "0781");
+        t.file(&format!("devices/{USB}/idProduct"), "5567");
+        t.file(&format!("devices/{USB}/bcdDevice"), "0100");
+        t.file(&format!("devices/{USB}/speed"), "480");
+        t.file(&format!("devices/{USB}/manufacturer"), "SanDisk");
+        t.file(&format!("devices/{USB}/product"), "Cruzer Blade");
+        t.file(&format!("devices/{USB}/serial"), "4C530001230531115093");
+        t.link(
+            &format!("{disk}/device"),
+            &format!("devices/{USB}/2-1:1.0/host6/target6:0:0/6:0:0:0"),
+        );
+        t.file(
+            &format!("devices/{USB}/2-1:1.0/host6/target6:0:0/6:0:0:0/vendor"),
+            "SanDisk ",
+        );
+        t.file(
+            &format!("devices/{USB}/2-1:1.0/host6/target6:0:0/6:0:0:0/model"),
+            "Cruzer Blade    ",
+        );
+        t.file(
+            &format!("devices/{USB}/2-1:1.0/host6/target6:0:0/6:0:0:0/rev"),
+            "1.00",
+        );
+        t.file(&format!("{disk}/queue/max_hw_sectors_kb"), "240");
+        t.file(&format!("{disk}/queue/rotational"), "1");
+        t.file(&format!("{disk}/queue/write_cache"), "write through");
+    }
+
+    #[test]
+    fn usb_stick_fields() {
+        let t = Tree::new();
+        usb_stick(&t);
+        let d = describe_in(t.root(), "sdb");
+        let u = d.usb.as_ref().unwrap();
+        assert_eq!(u.vendor_id.as_deref(), Some("0781"));
+        assert_eq!(u.product_id.as_deref(), Some("5567"));
+        assert_eq!(u.bcd_device.as_deref(), Some("0100"));
+        assert_eq!(u.speed_mbit_s, Some(480.0));
+        let b = d.block.as_ref().unwrap();
+        assert_eq!(b.vendor.as_deref(), Some("SanDisk"));
+        assert_eq!(b.model.as_deref(), Some("Cruzer Blade"));
+        assert_eq!(b.revision.as_deref(), Some("1.00"));
+        assert_eq!(b.max_hw_sectors_kb, Some(240));
+        assert_eq!(b.rotational, Some(true));
+        assert_eq!(b.write_cache.as_deref(), Some("write through"));
+        assert_eq!(b.discard, None);
+        let i = d.interface.as_ref().unwrap();
+        assert_eq!(
+            (i.kind.as_str(), i.practical_limit_mb_s),
+            ("usb", Some(40.0))
+        );
+        assert!(d.mmc.is_none() && d.nvme.is_none());
+        assert_eq!(
+            device_key(&d, "h", Path::new("/")),
+            "serial:4C530001230531115093"
+        );
+        assert_eq!(label(&d, None), "USB SanDisk Cruzer Blade, 14.32 GiB");
+    }
+
+    const MMC: &str = "platform/fe340000.mmc/mmc_host/mmc0/mmc0:aaaa";
+
+    /// A SanDisk 8 GB SD card with CID attributes and an SSR.
+    fn sd_card(t: &Tree) -> String {
+        let disk = t.disk(MMC, "mmcblk0", "179:0", 15_523_840);
+        let card = format!("devices/{MMC}");
+        for (k, v) in [
+            ("type", "SD"),
+            ("manfid", "0x000003"),
+            ("oemid", "0x5344"),
+            ("name", "SD08G"),
+            ("hwrev", "0x8"),
+            ("fwrev", "0x0"),
+            ("date", "12/2008"),
+            ("serial", "0x6051fd1c"),
+            ("cid", "0353445344303847806051fd1c008c01"),
+            ("preferred_erase_size", "4194304"),
+        ] {
+            t.file(&format!("{card}/{k}"), v);
+        }
+        let ssr = crate::probe::mmc::tests::ssr_hex(&[
+            (447, 440, 4),
+            (431, 428, 9),
+            (399, 396, 1),
+            (391, 384, 10),
+            (339, 336, 1),
+        ]);
+        t.file(&format!("{card}/ssr"), &ssr);
+        t.link(&format!("{disk}/device"), &card);
+        t.file(
+            "kernel/debug/mmc0/ios",
+            "clock:\t\t50000000 Hz\nbus width:\t2 (4 bits)\ntiming spec:\t2 (sd high-speed)\n",
+        );
+        disk
+    }
+
+    #[test]
+    fn sd_card_fields() {
+        let t = Tree::new();
+        sd_card(&t);
+        let d = describe_in(t.root(), "mmcblk0");
+        let m = d.mmc.as_ref().unwrap();
+        assert_eq!(m.card_type.as_deref(), Some("SD"));
+        assert_eq!(m.host.as_deref(), Some("mmc0"));
+        assert_eq!(m.manfid, Some(3));
+        assert_eq!(m.manufacturer.as_deref(), Some("SanDisk"));
+        assert_eq!(m.oemid.as_deref(), Some("0x5344"));
+        assert_eq!(m.oem.as_deref(), Some("SD"));
+        assert_eq!(m.name.as_deref(), Some("SD08G"));
+        assert_eq!(m.revision.as_deref(), Some("8.0"));
+        assert_eq!(m.date.as_deref(), Some("2008-12"));
+        assert_eq!(m.serial.as_deref(), Some("0x6051fd1c"));
+        assert_eq!(m.preferred_erase_size, Some(4 << 20));
+        let c = m.classes.as_ref().unwrap();
+        assert_eq!(c.speed_class.as_deref(), Some("Class 10"));
+        assert_eq!(c.uhs_grade.as_deref(), Some("U1"));
+        assert_eq!(c.video_class.as_deref(), Some("V10"));
+        assert_eq!(c.app_class.as_deref(), Some("A1"));
+        assert_eq!(c.au_size, Some(4 << 20));
+        let i = d.interface.as_ref().unwrap();
+        assert_eq!(i.description, "SD/MMC sd high-speed, 200 Mb/s");
+        assert_eq!(
+            device_key(&d, "h", Path::new("/")),
+            "cid:0353445344303847806051fd1c008c01"
+        );
+        assert_eq!(label(&d, None), "SD SanDisk SD08G, 7.40 GiB");
+    }
+
+    #[test]
+    fn nvme_drive_fields() {
+        let t = Tree::new();
+        let pci = "devices/pci0000:00/0000:00:1d.0/0000:3d:00.0";
+        let disk = t.disk(
+            "pci0000:00/0000:00:1d.0/0000:3d:00.0/nvme/nvme0",
+            "nvme0n1",
+            "259:0",
+            1_000_215_216,
+        );
+        t.file(
+            &format!("{pci}/nvme/nvme0/model"),
+            "Samsung SSD 970 EVO Plus 500GB",
+        );
+        t.file(&format!("{pci}/nvme/nvme0/serial"), "S4EVNF0M123456A");
+        t.file(&format!("{pci}/nvme/nvme0/firmware_rev"), "2B2QEXM7");
+        t.link(&format!("{disk}/device"), &format!("{pci}/nvme/nvme0"));
+        t.file(&format!("{pci}/current_link_speed"), "8.0 GT/s PCIe");
+        t.file(&format!("{pci}/current_link_width"), "4");
+        t.file(&format!("{disk}/queue/discard_max_bytes"), "2199023255040");
+        t.file(&format!("{disk}/queue/nr_requests"), "1023");
+        let d = describe_in(t.root(), "nvme0n1");
+        let n = d.nvme.as_ref().unwrap();
+        assert_eq!(n.controller.as_deref(), Some("nvme0"));
+        assert_eq!(n.model.as_deref(), Some("Samsung SSD 970 EVO Plus 500GB"));
+        assert_eq!(n.serial.as_deref(), Some("S4EVNF0M123456A"));
+        assert_eq!(n.firmware.as_deref(), Some("2B2QEXM7"));
+        let b = d.block.as_ref().unwrap();
+        assert_eq!((b.discard, b.nr_requests), (Some(true), Some(1023)));
+        assert_eq!(b.revision.as_deref(), Some("2B2QEXM7"));
+        let i = d.interface.as_ref().unwrap();
+        assert_eq!(i.description, "NVMe over PCIe 3.0 x4");
+        assert_eq!(i.practical_limit_mb_s, Some(3545.0));
+        assert_eq!(
+            device_key(&d, "h", Path::new("/")),
+            "serial:S4EVNF0M123456A"
+        );
+    }
+
+    #[test]
+    fn loop_over_a_file_reaches_the_files_disk() {
+        let t = Tree::new();
+        let backing = t.root().join("disk.img");
+        std::fs::write(&backing, vec![0u8; 4096]).unwrap();
+        let st = rustix::fs::stat(&backing).unwrap();
+        let file_dev = format!(
+            "{}:{}",
+            rustix::fs::major(st.st_dev),
+            rustix::fs::minor(st.st_dev)
+        );
+        let host = t.disk(
+            "pci0000:00/0000:00:1f.2/ata2/host1/target1:0:0/1:0:0:0",
+            "sda",
+            "8:0",
+            1 << 30,
+        );
+        t.partition(&host, "sda1", &file_dev, 1, 1 << 29);
+        t.file("class/ata_link/link2/sata_spd", "3.0 Gbps");
+        let lo = t.disk("virtual", "loop0", "7:0", 8);
+        t.file(
+            &format!("{lo}/loop/backing_file"),
+            &backing.display().to_string(),
+        );
+        let d = describe_in(t.root(), "loop0");
+        let names: Vec<(&str, &str)> = d
+            .stack
+            .iter()
+            .map(|l| (l.name.as_str(), l.kind.as_str()))
+            .collect();
+        assert_eq!(names, vec![("loop0", "loop"), ("sda1", "partition")]);
+        assert_eq!(
+            d.stack[0].detail.as_deref(),
+            Some(backing.to_str().unwrap())
+        );
+        assert_eq!(d.block.as_ref().unwrap().name, "sda");
+        let i = d.interface.as_ref().unwrap();
+        assert_eq!(
+            (i.description.as_str(), i.practical_limit_mb_s),
+            ("SATA 3.0 Gb/s", Some(279.0))
+        );
+        assert_eq!(
+            device_key(&d, "h", Path::new("/")),
+            "model:sda@h|549755813888|sata"
+        );
+    }
+
+    #[test]
+    fn partition_of_a_disk_without_identity() {
+        let t = Tree::new();
+        let disk = t.disk("pci0000:00/0000:00:05.0/virtio2", "vda", "254:0", 1 << 20);
+        t.partition(&disk, "vda1", "254:1", 1, 1 << 19);
+        let d = describe_in(t.root(), "vda1");
+        assert_eq!(d.device.as_deref(), Some("vda1"));
+        assert_eq!(d.stack.len(), 1);
+        let b = d.block.as_ref().unwrap();
+        assert_eq!(
+            (b.name.as_str(), b.dev.as_str(), b.size_bytes),
+            ("vda", "254:0", 512 << 20)
+        );
+        assert_eq!(
+            (b.vendor.clone(), b.model.clone(), b.serial.clone()),
+            (None, None, None)
+        );
+        assert_eq!(d.interface.as_ref().unwrap().kind, "virtio");
+        assert!(d.usb.is_none() && d.mmc.is_none() && d.nvme.is_none());
+        assert_eq!(label(&d, None), "vda, 512 MiB");
+    }
+}

@@ -1,0 +1,46 @@
+//! USB mass storage: the USB device a disk hangs from.
+//!
+//! A stick or card reader shows up as a SCSI disk whose sysfs path passes
+//! through the USB device node (`.../usb1/1-1`), which carries the vendor and
+//! product ids, the device release and the negotiated speed in Mb/s.
+
+use super::attr;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// The USB device a disk belongs to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UsbInfo {
+    /// Four hex digits, as in `lsusb`.
+    pub vendor_id: Option<String>,
+    pub product_id: Option<String>,
+    /// Device release (`bcdDevice`), four hex digits.
+    pub bcd_device: Option<String>,
+    /// Negotiated signalling rate, Mb/s (1.5, 12, 480, 5000, 10000, 20000).
+    pub speed_mbit_s: Option<f64>,
+    pub manufacturer: Option<String>,
+    pub product: Option<String>,
+    pub serial: Option<String>,
+}
+
+/// The nearest ancestor of the canonical device directory `dir` (below
+/// `sys`) that is a USB device: the first one with an `idVendor`.
+pub fn usb_device_dir(sys: &Path, dir: &Path) -> Option<PathBuf> {
+    dir.ancestors()
+        .take_while(|p| p.starts_with(sys) && *p != sys)
+        .find(|p| p.join("idVendor").is_file())
+        .map(Path::to_path_buf)
+}
+
+/// Reads the USB facts of the device directory `usb`.
+pub fn read(usb: &Path) -> UsbInfo {
+    UsbInfo {
+        vendor_id: attr(&usb.join("idVendor")),
+        product_id: attr(&usb.join("idProduct")),
+        bcd_device: attr(&usb.join("bcdDevice")),
+        speed_mbit_s: attr(&usb.join("speed")).and_then(|s| s.parse().ok()),
+        manufacturer: attr(&usb.join("manufacturer")),
+        product: attr(&usb.join("product")),
+        serial: attr(&usb.join("serial")),
+    }
+}

@@ -1,0 +1,72 @@
+//! The headline figures of a run: each test's median MB/s and range, as
+//! kept in the `figures` table for history and list.
+
+use crate::result::RunResult;
+use anyhow::Result;
+use rusqlite::Transaction;
+
+/// One test's figure.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Figure {
+    pub test: String,
+    pub rw: String,
+    pub median: f64,
+    pub min: f64,
+    pub max: f64,
+    pub repetitions: usize,
+}
+
+/// The measured tests of a result (skipped ones have no figure).
+pub fn of(result: &RunResult) -> Vec<Figure> {
+    result
+        .tests
+        .iter()
+        .filter_map(|t| {
+            let s = t.mb_per_s?;
+            Some(Figure {
+                test: t.name.clone(),
+                rw: t.workload.rw.clone(),
+                median: s.median,
+                min: s.min,
+                max: s.max,
+                repetitions: s.count,
+            })
+        })
+        .collect()
+}
+
+/// Writes the figures of run `run_id`.
+pub fn insert(tx: &Transaction, run_id: i64, result: &RunResult) -> Result<()> {
+    let mut stmt = tx.prepare_cached(
+        "INSERT INTO figures (run_id, test, rw, median_mb_s, min_mb_s, max_mb_s, repetitions)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    )?;
+    for f in of(result) {
+        stmt.execute(rusqlite::params![
+            run_id,
+            f.test,
+            f.rw,
+            f.median,
+            f.min,
+            f.max,
+            f.repetitions as i64
+        ])?;
+    }
+    Ok(())
+}
+
+/// Migration 2: figures for the runs saved before the table existed.
+pub fn backfill(tx: &Transaction) -> Result<()> {
+    let docs: Vec<(i64, String)> = {
+        let mut stmt = tx.prepare("SELECT id, result_json FROM runs")?;
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<_, _>>()?
+    };
+    for (id, json) in docs {
+        // A document this version cannot read keeps its run without figures.
+        if let Ok(result) = serde_json::from_str::<RunResult>(&json) {
+            insert(tx, id, &result)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,365 @@
+//! The results database through the built binary: saving every run,
+//! history, list, compare, export, fio import, and two processes saving at
+//! once.
+
+mod common;
+
+use common::{LoopDevice, iocurve, json, skipped};
+use std::path::{Path, PathBuf};
+use std::process::Command as Std;
+
+const FIO_FIXTURE: &str = "tests/fixtures/fio-3.33-seqread-randwrite.json";
+
+fn text(out: &[u8]) -> String {
+    String::from_utf8_lossy(out).into_owned()
+}
+
+/// `iocurve run` writing 4 MiB in a scratch file of `dir`, three times.
+fn write_run(dir: &Path, db: &Path) -> serde_json::Value {
+    let out = iocurve()
+        .args([
+            "run",
+            dir.to_str().unwrap(),
+            "--rw",
+            "write",
+            "--bs",
+            "256k",
+            "--span",
+            "4M",
+            "--size",
+            "4M",
+            "--ramp",
+            "0",
+            "--repeat",
+            "3",
+            "--buffered",
+            "--json",
+            "--db",
+        ])
+        .arg(db)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("saved as run"),
+        "{}",
+        text(&out.stderr)
+    );
+    json(&out.stdout)
+}
+
+/// The number of runs `iocurve list` printed.
+fn runs_listed(list: &str) -> usize {
+    list.lines().filter(|l| l.starts_with("  run ")).count()
+}
+
+fn db_in(dir: &Path) -> PathBuf {
+    dir.join("results.db")
+}
+
+#[test]
+fn every_run_is_saved_with_its_identity_and_listed() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = db_in(dir.path());
+    let first = write_run(dir.path(), &db);
+    let second = write_run(dir.path(), &db);
+    let key = first["device_identity"]["key"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(!key.is_empty());
+    assert_eq!(
+        second["device_identity"]["key"],
+        first["device_identity"]["key"]
+    );
+    assert!(first["device_identity"]["host"]["iocurve_version"].is_string());
+    let out = iocurve().args(["list", "--db"]).arg(&db).output().unwrap();
+    let list = text(&out.stdout);
+    assert!(out.status.success());
+    assert!(list.contains(&key), "{list}");
+    assert_eq!(runs_listed(&list), 2, "{list}");
+    let out = iocurve()
+        .args(["history", &key, "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let history = text(&out.stdout);
+    assert!(history.contains("2 run(s)"), "{history}");
+    let median = first["tests"][0]["mb_per_s"]["median"].as_f64().unwrap();
+    let shown = if median >= 10.0 {
+        format!("{median:.0}")
+    } else {
+        format!("{median:.1}")
+    };
+    assert!(
+        history.contains(&format!("write {shown}")),
+        "{history} lacks {shown}"
+    );
+    // --no-save leaves the database as it was.
+    let out = iocurve()
+        .args([
+            "run",
+            dir.path().to_str().unwrap(),
+            "--rw",
+            "write",
+            "--bs",
+            "256k",
+            "--span",
+            "4M",
+            "--size",
+            "4M",
+            "--ramp",
+            "0",
+            "--buffered",
+            "--no-save",
+            "--db",
+        ])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let out = iocurve().args(["list", "--db"]).arg(&db).output().unwrap();
+    assert_eq!(runs_listed(&text(&out.stdout)), 2);
+}
+
+#[test]
+fn compare_two_runs_of_one_device_gives_a_verdict_and_export_renders() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = db_in(dir.path());
+    write_run(dir.path(), &db);
+    write_run(dir.path(), &db);
+    let out = iocurve()
+        .args(["compare", "1", "2", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let cmp = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(cmp.contains("Write MB/s"), "{cmp}");
+    assert!(cmp.contains("same device: each run against run 1"), "{cmp}");
+    assert!(cmp.contains("run 2 write: "), "{cmp}");
+    for (format, needle) in [
+        ("markdown", "| Test | Read MB/s | Write MB/s |"),
+        ("csv", "started_at,device"),
+        ("json", "\"device_identity\""),
+    ] {
+        let out = iocurve()
+            .args(["export", "2", "--format", format, "--db"])
+            .arg(&db)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert!(
+            text(&out.stdout).contains(needle),
+            "{format}: {}",
+            text(&out.stdout)
+        );
+    }
+    // A JSON result file compares like a stored run.
+    let file = dir.path().join("run2.json");
+    iocurve()
+        .args(["export", "2", "--format", "json", "-o"])
+        .arg(&file)
+        .arg("--db")
+        .arg(&db)
+        .assert()
+        .success();
+    let out = iocurve()
+        .args(["compare", "1"])
+        .arg(&file)
+        .arg("--db")
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(
+        text(&out.stdout).contains("run2.json"),
+        "{}",
+        text(&out.stdout)
+    );
+    let out = iocurve()
+        .args(["compare", "99", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn a_save_failure_keeps_the_result_and_the_exit_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let blocker = dir.path().join("not-a-dir");
+    std::fs::write(&blocker, "x").unwrap();
+    let out = iocurve()
+        .args([
+            "run",
+            dir.path().to_str().unwrap(),
+            "--rw",
+            "write",
+            "--bs",
+            "256k",
+            "--span",
+            "4M",
+            "--size",
+            "4M",
+            "--ramp",
+            "0",
+            "--buffered",
+            "--json",
+            "--db",
+        ])
+        .arg(blocker.join("results.db"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        text(&out.stderr).contains("warning: the result was not saved"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(
+        json(&out.stdout)["tests"][0]["repetitions"][0]["bytes"],
+        4 << 20
+    );
+}
+
+#[test]
+fn two_processes_saving_at_once_both_succeed() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = db_in(dir.path());
+    let bin = assert_cmd::cargo::cargo_bin("iocurve");
+    let children: Vec<_> = (0..4)
+        .map(|_| {
+            Std::new(&bin)
+                .args(["import", FIO_FIXTURE, "--db"])
+                .arg(&db)
+                .output()
+        })
+        .map(|r| r.unwrap())
+        .collect();
+    // The above ran one after another; now truly at once.
+    let spawned: Vec<_> = (0..6)
+        .map(|_| {
+            Std::new(&bin)
+                .args(["import", FIO_FIXTURE, "--db"])
+                .arg(&db)
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for c in children {
+        assert!(c.status.success(), "{}", text(&c.stderr));
+    }
+    for mut c in spawned {
+        assert!(c.wait().unwrap().success());
+    }
+    let out = iocurve().args(["list", "--db"]).arg(&db).output().unwrap();
+    assert_eq!(runs_listed(&text(&out.stdout)), 10, "{}", text(&out.stdout));
+}
+
+#[test]
+fn a_real_fio_run_is_imported_beside_iocurves() {
+    if Std::new("fio").arg("--version").output().is_err() {
+        return skipped("fio is not installed (apt-get install fio)");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("fio.dat");
+    let out = Std::new("fio")
+        .args([
+            "--output-format=json",
+            "--name=seq",
+            "--rw=write",
+            "--bs=1M",
+            "--size=8M",
+            "--ioengine=psync",
+            "--end_fsync=1",
+        ])
+        .arg(format!("--filename={}", data.display()))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let fio: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let bw = fio["jobs"][0]["write"]["bw_bytes"].as_f64().unwrap() / 1e6;
+    let report = dir.path().join("fio.json");
+    std::fs::write(&report, &out.stdout).unwrap();
+    let db = db_in(dir.path());
+    let out = iocurve()
+        .arg("import")
+        .arg(&report)
+        .arg("--db")
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("imported 1 fio job(s) as run 1"),
+        "{}",
+        text(&out.stdout)
+    );
+    let out = iocurve()
+        .args(["export", "1", "--format", "csv", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let csv = text(&out.stdout);
+    let row = csv.lines().nth(1).unwrap();
+    assert!(row.contains(",fio,seq,write,1048576,1,1,1,"), "{row}");
+    // median, min, max, IOPS, skipped: the median is fifth from the end.
+    let median: f64 = row.rsplit(',').nth(4).unwrap().parse().unwrap();
+    assert!((median - bw).abs() < 0.001, "{median} vs {bw}");
+    // The data file lives in the test directory: the same device as an
+    // iocurve run there.
+    let ours = write_run(dir.path(), &db);
+    let out = iocurve().args(["list", "--db"]).arg(&db).output().unwrap();
+    let list = text(&out.stdout);
+    assert_eq!(
+        list.matches("2 run(s)").count(),
+        1,
+        "{list} (key {})",
+        ours["device_identity"]["key"]
+    );
+}
+
+#[test]
+fn probe_of_a_loop_device_reaches_its_backing_file() {
+    let lo = match LoopDevice::new(8 << 20) {
+        Ok(lo) => lo,
+        Err(why) => return skipped(&why),
+    };
+    let out = iocurve()
+        .args(["probe", "--json"])
+        .arg(&lo.dev)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let id = json(&out.stdout);
+    let name = lo.dev.file_name().unwrap().to_str().unwrap();
+    assert_eq!(id["device"], name);
+    assert_eq!(id["stack"][0]["kind"], "loop");
+    assert_eq!(id["stack"][0]["detail"], lo.backing.to_str().unwrap());
+    assert!(
+        id["filesystem"].is_null(),
+        "a raw device has no file system"
+    );
+    let out = iocurve().args(["probe"]).arg(&lo.dev).output().unwrap();
+    let t = text(&out.stdout);
+    assert!(t.contains("stack") && t.contains("(loop: "), "{t}");
+}
+
+#[test]
+fn probe_of_a_directory_names_its_file_system() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = iocurve().arg("probe").arg(dir.path()).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let t = text(&out.stdout);
+    assert!(
+        t.contains("file system ") && t.contains("free space"),
+        "{t}"
+    );
+    assert!(t.contains("device key"), "{t}");
+    let out = iocurve()
+        .args(["probe", "/nonexistent/x"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

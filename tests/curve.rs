@@ -254,13 +254,14 @@ fn the_svg_is_xml_with_one_series_per_target_and_pattern() {
 
 #[test]
 fn two_devices_with_different_shapes_cross_over() {
-    // A: 2 ms fixed cost per request, no bandwidth limit (a seek-bound disk).
-    // B: no fixed cost, 20 MB/s (a slow card with a quick controller).
-    let slow_start = match FaultDevice::with_speed(16 * MIB, 2, 0.0) {
+    // A: 4 ms fixed cost per request, no bandwidth limit (a seek-bound disk).
+    // B: no fixed cost, 10 MB/s (a slow card with a quick controller).
+    // Far apart on purpose: the shapes must cross even on a loaded machine.
+    let slow_start = match FaultDevice::with_speed(16 * MIB, 4, 0.0) {
         Ok(d) => d,
         Err(why) => return skipped(&why),
     };
-    let slow_link = match FaultDevice::with_speed(16 * MIB, 0, 20.0) {
+    let slow_link = match FaultDevice::with_speed(16 * MIB, 0, 10.0) {
         Ok(d) => d,
         Err(why) => return skipped(&why),
     };

@@ -38,6 +38,8 @@ pub struct TargetConfig {
     /// True when `--seed` was given (a verify read can then trust it).
     pub seed_given: bool,
     pub json: bool,
+    /// Write an HTML report of the run here when it ends.
+    pub report: Option<PathBuf>,
     /// The engine asked for; `None` means auto.
     pub engine: Option<EngineKind>,
 }
@@ -108,6 +110,7 @@ fn target_config(args: &TargetArgs) -> Result<TargetConfig> {
         seed: args.seed.unwrap_or_else(clock_seed),
         seed_given: args.seed.is_some(),
         json: args.json,
+        report: args.report.clone(),
         engine,
     })
 }

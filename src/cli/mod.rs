@@ -46,6 +46,8 @@ pub enum Command {
     /// Throughput against transfer size, with the t = t0 + n/B model: the
     /// fixed cost per request, the bandwidth, and the size worth using.
     Curve(CurveArgs),
+    /// A self-contained HTML report of stored runs (charts, tables, history).
+    Report(ReportArgs),
     /// Put back the original data of a preserve-mode write test that did not
     /// finish (crash, power loss, kill -9), and verify it.
     Recover(RecoverArgs),
@@ -184,6 +186,10 @@ pub struct TargetArgs {
     /// Print one JSON document instead of the table.
     #[arg(long)]
     pub json: bool,
+
+    /// Also write a self-contained HTML report of this run to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -303,6 +309,30 @@ pub struct CurveArgs {
     /// Also write an SVG chart of the curves to FILE.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct ReportArgs {
+    /// Run ids to include (see `iocurve list`) [default: the latest run].
+    #[arg(value_name = "RUN")]
+    pub runs: Vec<i64>,
+
+    /// The latest runs of this device (id, key, kernel name or label).
+    #[arg(long, value_name = "NAME")]
+    pub device: Option<String>,
+
+    /// How many of the latest runs to include.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub last: u32,
+
+    /// Where to write the page.
+    #[arg(
+        short,
+        long,
+        value_name = "FILE",
+        default_value = "iocurve-report.html"
+    )]
+    pub output: PathBuf,
 }
 
 #[derive(Debug, Args, Clone)]

@@ -19,6 +19,9 @@ use std::io::Write;
 /// Opens the target of a command after its arguments were validated.
 pub fn open_target(cfg: &TargetConfig, want_write: bool, scratch_size: u64) -> Result<OpenTarget> {
     interrupt::install();
+    if let Some(path) = &cfg.report {
+        let _ = REPORT_PATH.set(path.clone());
+    }
     if want_write {
         refuse_if_unfinished(cfg)?;
     }
@@ -325,9 +328,25 @@ pub fn finish(result: &RunResult, json: bool) -> Result<i32> {
     exit_code_of(result)
 }
 
+/// Where `--report FILE` asked for the HTML report of this run.
+static REPORT_PATH: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+
+/// Writes the `--report` page when one was asked for; a failure is a
+/// warning, like a failed save.
+fn write_report(result: &RunResult) {
+    let Some(path) = REPORT_PATH.get() else {
+        return;
+    };
+    match super::report::write_for(result, path) {
+        Ok(()) => eprintln!("report written to {}", path.display()),
+        Err(e) => eprintln!("warning: the report was not written: {e:#}"),
+    }
+}
+
 /// The exit code a printed result ends with; says why on stderr.
 pub fn exit_code_of(result: &RunResult) -> Result<i32> {
     save(result);
+    write_report(result);
     if let Some(e) = &result.error {
         eprintln!("Error: {e}");
         return Ok(EXIT_IO);

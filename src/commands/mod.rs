@@ -10,6 +10,7 @@ pub mod import;
 pub mod probe;
 pub mod profile;
 pub mod recover;
+pub mod report;
 pub mod run;
 mod select;
 
@@ -28,6 +29,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Command::Profile(args) => profile::profile(&args),
         Command::Curve(args) => curve::curve(&args),
         Command::Recover(args) => recover::recover(&args),
+        Command::Report(args) => report::report(&args),
         Command::Probe(args) => probe::probe(&args),
         Command::History(args) => history::history(&args),
         Command::List => history::list(),

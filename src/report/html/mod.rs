@@ -1,0 +1,68 @@
+//! The self-contained HTML report: one file with its CSS and charts inline,
+//! no script and nothing fetched, readable on a phone and in print.
+//!
+//! Every chart sits beside a table of the same numbers, so nothing is only
+//! in a picture. Headline figures carry `data-figure` attributes naming the
+//! test, which the browser test reads back and compares with the JSON.
+
+mod charts;
+mod sections;
+
+use crate::result::RunResult;
+
+/// A stored run's headline figure, for the history of a device.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HistoryPoint {
+    pub run_id: i64,
+    pub started_at: String,
+    pub test: String,
+    pub rw: String,
+    pub median: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+/// What one report shows.
+#[derive(Debug, Clone, Default)]
+pub struct ReportInput {
+    /// The runs, newest last; the first names the report.
+    pub runs: Vec<RunResult>,
+    /// Earlier runs of the same device(s), oldest first.
+    pub history: Vec<HistoryPoint>,
+}
+
+const STYLE: &str = include_str!("style.css");
+
+/// The whole page.
+pub fn render(input: &ReportInput) -> String {
+    let mut body = String::new();
+    sections::title(&mut body, input);
+    for run in &input.runs {
+        sections::run(&mut body, run);
+    }
+    sections::history(&mut body, &input.history);
+    sections::footer(&mut body, input);
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{}</title>\n<style>\n{STYLE}</style>\n</head>\n<body>\n<main>\n{body}</main>\n</body>\n</html>\n",
+        esc(&sections::title_text(input))
+    )
+}
+
+/// Escapes text for HTML content and attribute values.
+pub fn esc(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

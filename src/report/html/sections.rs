@@ -1,0 +1,415 @@
+//! The report's sections, each a function that appends HTML.
+
+use super::charts;
+use super::{HistoryPoint, ReportInput, esc};
+use crate::report::{Export, Svg};
+use crate::result::{CurveSeries, Measurement, RunResult, TestResult};
+use crate::units::{LEGEND, format_latency_ns, format_mbps, format_size};
+use std::fmt::Write;
+
+pub fn title_text(input: &ReportInput) -> String {
+    let device = input
+        .runs
+        .iter()
+        .find_map(device_label)
+        .unwrap_or_else(|| "storage".into());
+    format!("iocurve report: {device}")
+}
+
+fn device_label(run: &RunResult) -> Option<String> {
+    run.device_identity.as_ref().map(|i| i.label.clone())
+}
+
+pub fn title(out: &mut String, input: &ReportInput) {
+    let _ = writeln!(out, "<h1>{}</h1>", esc(&title_text(input)));
+    let dates: Vec<&str> = input.runs.iter().map(|r| r.started_at.as_str()).collect();
+    let _ = writeln!(
+        out,
+        "<p class=\"sub\">{} run(s): {}</p>",
+        input.runs.len(),
+        esc(&dates.join(", "))
+    );
+}
+
+/// One run: its device, its figures, its charts.
+pub fn run(out: &mut String, run: &RunResult) {
+    let _ = writeln!(
+        out,
+        "<section class=\"run\" data-command=\"{}\">",
+        esc(&run.command)
+    );
+    let _ = writeln!(
+        out,
+        "<h2>{} of {} <span class=\"range\">{}</span></h2>",
+        esc(&run.command),
+        esc(&run.target.path),
+        esc(&run.started_at)
+    );
+    identity_card(out, run);
+    if run.command == "profile" {
+        profile_table(out, run);
+    } else if run.curve.is_none() {
+        tests_table(out, run);
+    }
+    if let Some(curve) = &run.curve {
+        curve_section(out, run, &curve.series);
+    }
+    latency_section(out, run);
+    notes(out, run);
+    let _ = writeln!(out, "</section>");
+}
+
+fn identity_card(out: &mut String, run: &RunResult) {
+    let _ = writeln!(out, "<h3>Device</h3>\n<dl class=\"card\">");
+    match &run.device_identity {
+        Some(id) => {
+            for line in crate::report::probe::render(id).lines() {
+                let (key, value) = split_field(line);
+                let _ = writeln!(out, "<dt>{}</dt><dd>{}</dd>", esc(key), esc(value));
+            }
+        }
+        None => {
+            let t = &run.target;
+            let _ = writeln!(out, "<dt>target</dt><dd>{}</dd>", esc(&t.path));
+            let _ = writeln!(
+                out,
+                "<dt>size</dt><dd>{}</dd>",
+                esc(&format_size(t.size_bytes))
+            );
+            let _ = writeln!(out, "<dt>identity</dt><dd>unknown (not probed)</dd>");
+        }
+    }
+    let mode = format!("{:?}", run.target.mode).to_lowercase();
+    let _ = writeln!(out, "<dt>mode</dt><dd>{}</dd>\n</dl>", esc(&mode));
+}
+
+/// `key    value` as printed by the probe, split at the first run of spaces.
+fn split_field(line: &str) -> (&str, &str) {
+    match line.find("  ") {
+        Some(i) => (line[..i].trim(), line[i..].trim()),
+        None => (line.trim(), ""),
+    }
+}
+
+/// The profile's rows: read and write side by side, median with range.
+fn profile_table(out: &mut String, run: &RunResult) {
+    let _ = writeln!(
+        out,
+        "<h3>Headline figures</h3>\n<div class=\"scroll\"><table class=\"headline\">"
+    );
+    let _ = writeln!(
+        out,
+        "<thead><tr><th>test</th><th>read MB/s</th><th>read IOPS</th><th>write MB/s</th><th>write IOPS</th></tr></thead><tbody>"
+    );
+    let mut names: Vec<&str> = Vec::new();
+    for t in &run.tests {
+        if !names.contains(&t.name.as_str()) {
+            names.push(&t.name);
+        }
+    }
+    for name in names {
+        let _ = write!(out, "<tr><td>{}</td>", esc(name));
+        for dir in ["read", "write"] {
+            let test = run
+                .tests
+                .iter()
+                .find(|t| t.name == name && t.workload.rw.ends_with(dir));
+            figure_cells(out, test, &format!("{name} {dir}"));
+        }
+        let _ = writeln!(out, "</tr>");
+    }
+    let _ = writeln!(out, "</tbody></table></div>");
+}
+
+/// MB/s (with range) and IOPS cells of one test, or why there are none.
+fn figure_cells(out: &mut String, test: Option<&TestResult>, key: &str) {
+    match test {
+        Some(t) if t.skipped.is_some() => {
+            let _ = write!(out, "<td colspan=\"2\" class=\"range\">skipped</td>");
+        }
+        Some(TestResult {
+            mb_per_s: Some(m),
+            iops: Some(i),
+            ..
+        }) => {
+            let _ = write!(
+                out,
+                "<td data-figure=\"{}\">{}</td><td>{:.0}</td>",
+                esc(key),
+                mbps_with_range(m.median, m.min, m.max, m.count),
+                i.median
+            );
+        }
+        _ => {
+            let _ = write!(out, "<td colspan=\"2\" class=\"range\">not measured</td>");
+        }
+    }
+}
+
+fn mbps_with_range(median: f64, min: f64, max: f64, count: usize) -> String {
+    if count > 1 {
+        format!(
+            "{} <span class=\"range\">({}–{})</span>",
+            format_mbps(median),
+            format_mbps(min),
+            format_mbps(max)
+        )
+    } else {
+        format_mbps(median)
+    }
+}
+
+/// Any other command's tests, one row each.
+fn tests_table(out: &mut String, run: &RunResult) {
+    let _ = writeln!(
+        out,
+        "<h3>Figures</h3>\n<div class=\"scroll\"><table class=\"headline\">"
+    );
+    let _ = writeln!(
+        out,
+        "<thead><tr><th>test</th><th>pattern</th><th>block</th><th>QD</th><th>MB/s</th><th>IOPS</th></tr></thead><tbody>"
+    );
+    for t in &run.tests {
+        let w = &t.workload;
+        let _ = write!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td>",
+            esc(&t.name),
+            esc(&w.rw),
+            esc(&format_size(w.block_size)),
+            w.queue_depth
+        );
+        let key = format!("{} {}", t.name, w.rw);
+        match (&t.mb_per_s, &t.iops) {
+            (Some(m), Some(i)) => {
+                let _ = write!(
+                    out,
+                    "<td data-figure=\"{}\">{}</td><td>{:.0}</td>",
+                    esc(&key),
+                    mbps_with_range(m.median, m.min, m.max, m.count),
+                    i.median
+                );
+            }
+            _ => {
+                let _ = write!(
+                    out,
+                    "<td colspan=\"2\" class=\"range\">{}</td>",
+                    esc(t.skipped.as_deref().unwrap_or("not measured"))
+                );
+            }
+        }
+        let _ = writeln!(out, "</tr>");
+    }
+    let _ = writeln!(out, "</tbody></table></div>");
+}
+
+/// Throughput against size: the curve chart and, per series, its numbers.
+fn curve_section(out: &mut String, run: &RunResult, series: &[CurveSeries]) {
+    let _ = writeln!(out, "<h3>Throughput against transfer size</h3>");
+    let _ = writeln!(
+        out,
+        "<figure data-chart=\"curve\">{}<figcaption>Medians with min–max whiskers; dashed lines are the fitted t = t0 + n/B models. Hollow markers: through the page cache.</figcaption></figure>",
+        Svg.render(run)
+    );
+    for s in series.iter().filter(|s| s.skipped.is_none()) {
+        let _ = writeln!(
+            out,
+            "<h3>{} · {} · QD {}</h3>",
+            esc(&s.target),
+            esc(&s.pattern),
+            s.queue_depth
+        );
+        if let Some(m) = &s.model {
+            let _ = writeln!(
+                out,
+                "<p>Model: t0 = {:.1} µs per request, B = {} MB/s, n½ = {}, n90 = {} (weighted R² {:.4}).</p>",
+                m.t0_us,
+                format_mbps(m.bandwidth_mb_s),
+                esc(&format_size(m.n_half_bytes.round() as u64)),
+                esc(&format_size(m.n90_bytes.round() as u64)),
+                m.r_squared
+            );
+        }
+        if let Some(advice) = &s.recommendation {
+            let _ = writeln!(out, "<p><strong>{}</strong></p>", esc(advice));
+        }
+        let _ = writeln!(
+            out,
+            "<div class=\"scroll\"><table><thead><tr><th>size</th><th>MB/s</th><th>IOPS</th><th>p50 µs</th><th>p99 µs</th><th>vs model</th></tr></thead><tbody>"
+        );
+        for p in s.points.iter().filter(|p| !p.reference) {
+            let mark = if p.buffered { " †" } else { "" };
+            let mbps = p.mb_per_s.map_or("-".into(), |m| {
+                mbps_with_range(m.median, m.min, m.max, m.count)
+            });
+            let _ = writeln!(
+                out,
+                "<tr><td>{}{mark}</td><td>{mbps}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                esc(&format_size(p.size)),
+                p.iops.map_or("-".into(), |i| format!("{:.0}", i.median)),
+                p.p50_ns.map_or("-".into(), |v| format_latency_ns(v as f64)),
+                p.p99_ns.map_or("-".into(), |v| format_latency_ns(v as f64)),
+                p.model_ratio.map_or(String::new(), |r| format!("{r:.2}×"))
+            );
+        }
+        let _ = writeln!(out, "</tbody></table></div>");
+    }
+}
+
+/// Latency percentiles of every test (its median repetition).
+fn latency_section(out: &mut String, run: &RunResult) {
+    let rows: Vec<(String, crate::stats::LatencySummary)> = run
+        .tests
+        .iter()
+        .filter_map(|t| {
+            median_rep(t)
+                .and_then(|m| m.latency)
+                .map(|l| (format!("{} {}", t.name, t.workload.rw), l))
+        })
+        .collect();
+    if rows.is_empty() || run.curve.is_some() {
+        return;
+    }
+    let _ = writeln!(out, "<h3>Latency percentiles</h3>");
+    let _ = writeln!(
+        out,
+        "<figure data-chart=\"latency\">{}<figcaption>Completion latency per I/O, µs, log scale.</figcaption></figure>",
+        charts::latency(&rows)
+    );
+    let _ = writeln!(
+        out,
+        "<div class=\"scroll\"><table><thead><tr><th>test</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th></tr></thead><tbody>"
+    );
+    for (name, l) in &rows {
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            esc(name),
+            format_latency_ns(l.p50_ns as f64),
+            format_latency_ns(l.p90_ns as f64),
+            format_latency_ns(l.p99_ns as f64),
+            format_latency_ns(l.p99_9_ns as f64),
+            format_latency_ns(l.max_ns as f64)
+        );
+    }
+    let _ = writeln!(out, "</tbody></table></div>");
+}
+
+/// The repetition whose MB/s is the test's median.
+fn median_rep(t: &TestResult) -> Option<&Measurement> {
+    let target = t.mb_per_s?.median;
+    t.repetitions.iter().min_by(|a, b| {
+        (a.mb_per_s - target)
+            .abs()
+            .total_cmp(&(b.mb_per_s - target).abs())
+    })
+}
+
+fn notes(out: &mut String, run: &RunResult) {
+    let mut lines: Vec<String> = run.target.notes.clone();
+    for t in &run.tests {
+        for m in &t.repetitions {
+            for w in &m.warnings {
+                let line = format!("{}: {w}", t.name);
+                if !lines.contains(&line) {
+                    lines.push(line);
+                }
+            }
+        }
+    }
+    if let Some(e) = &run.error {
+        lines.push(format!("FAILED: {e}; the figures are partial"));
+    }
+    if run.interrupted {
+        lines.push("INTERRUPTED: the run was stopped early; the figures are partial".into());
+    }
+    if lines.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "<h3>Notes</h3>\n<ul>");
+    for l in lines {
+        let class = if l.starts_with("CACHE")
+            || l.starts_with("FAILED")
+            || l.starts_with("INTERRUPTED")
+            || l.contains("IMPOSSIBLE")
+        {
+            " class=\"warn\""
+        } else {
+            ""
+        };
+        let _ = writeln!(out, "<li{class}>{}</li>", esc(&l));
+    }
+    let _ = writeln!(out, "</ul>");
+}
+
+/// The device's earlier runs: a chart of each test's median over runs, and
+/// a table with one row per run and one column per test.
+pub fn history(out: &mut String, points: &[HistoryPoint]) {
+    if points.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "<h2>History of the device</h2>");
+    let _ = writeln!(
+        out,
+        "<figure data-chart=\"history\">{}<figcaption>Median MB/s of each test, run by run.</figcaption></figure>",
+        charts::history(points)
+    );
+    let mut columns: Vec<(String, String)> = Vec::new();
+    let mut runs: Vec<(i64, String)> = Vec::new();
+    for p in points {
+        if !columns.iter().any(|(t, r)| *t == p.test && *r == p.rw) {
+            columns.push((p.test.clone(), p.rw.clone()));
+        }
+        if !runs.iter().any(|(id, _)| *id == p.run_id) {
+            runs.push((p.run_id, p.started_at.clone()));
+        }
+    }
+    let _ = write!(
+        out,
+        "<div class=\"scroll\"><table><thead><tr><th>run</th><th>date</th>"
+    );
+    for (test, rw) in &columns {
+        let _ = write!(out, "<th>{} {}</th>", esc(test), esc(rw));
+    }
+    let _ = writeln!(out, "</tr></thead><tbody>");
+    for (id, date) in &runs {
+        let _ = write!(out, "<tr><td>{id}</td><td>{}</td>", esc(date));
+        for (test, rw) in &columns {
+            let cell = points
+                .iter()
+                .find(|p| p.run_id == *id && p.test == *test && p.rw == *rw);
+            let _ = write!(
+                out,
+                "<td>{}</td>",
+                cell.map_or("-".into(), |p| mbps_with_range(
+                    p.median,
+                    p.min,
+                    p.max,
+                    if p.max > p.min { 2 } else { 1 }
+                ))
+            );
+        }
+        let _ = writeln!(out, "</tr>");
+    }
+    let _ = writeln!(out, "</tbody></table></div>");
+}
+
+/// Units, version, configuration, date and host.
+pub fn footer(out: &mut String, input: &ReportInput) {
+    let _ = writeln!(out, "<footer>\n<p>{}</p>", esc(LEGEND));
+    for run in &input.runs {
+        let config = serde_json::to_string_pretty(&run.config).unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "<p>iocurve {} · {} · {} · host {} (Linux {})</p>\n<details><summary>Configuration of this {}</summary><pre>{}</pre></details>",
+            esc(&run.iocurve_version),
+            esc(&run.command),
+            esc(&run.started_at),
+            esc(&run.host.hostname),
+            esc(&run.host.kernel),
+            esc(&run.command),
+            esc(&config)
+        );
+    }
+    let _ = writeln!(out, "</footer>");
+}

@@ -81,6 +81,23 @@ pub fn parse_duration(text: &str) -> Result<Duration, ParseError> {
     Ok(Duration::from_secs_f64(seconds))
 }
 
+/// Parses a transfer rate such as `5MB/s`, `20MiB/s` or `1.5M/s` into bytes
+/// per second: a size as [`parse_size`] reads it, followed by `/s`.
+pub fn parse_rate(text: &str) -> Result<f64, ParseError> {
+    let text = text.trim();
+    let size = text
+        .strip_suffix("/s")
+        .or_else(|| text.strip_suffix("ps"))
+        .ok_or_else(|| ParseError(format!("'{text}' is not a rate such as 5MB/s or 20MiB/s")))?;
+    let bytes = parse_size(size)?;
+    if bytes == 0 {
+        return Err(ParseError(format!(
+            "'{text}' moves nothing: give a rate above 0"
+        )));
+    }
+    Ok(bytes as f64)
+}
+
 /// Formats a byte count with a binary unit: `512 B`, `4 KiB`, `1.5 MiB`.
 pub fn format_size(bytes: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
@@ -170,6 +187,15 @@ mod tests {
         assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
         assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
         assert_eq!(parse_duration("1.5"), Ok(Duration::from_millis(1500)));
+    }
+
+    #[test]
+    fn rates() {
+        assert_eq!(parse_rate("5MB/s"), Ok(5e6));
+        assert_eq!(parse_rate("20MiB/s"), Ok(20.0 * 1048576.0));
+        assert_eq!(parse_rate("64k/s"), Ok(65536.0));
+        assert!(parse_rate("5MB").is_err());
+        assert!(parse_rate("0MB/s").is_err());
     }
 
     #[test]

@@ -3,8 +3,11 @@
 
 mod common;
 pub mod curve;
+pub mod files;
 pub mod profile;
 pub mod run;
+pub mod stream;
+pub mod sustain;
 
 use crate::cli::{Cli, Command};
 use anyhow::Result;
@@ -16,6 +19,9 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Command::Run(args) => run::run(&args),
         Command::Profile(args) => profile::profile(&args),
         Command::Curve(args) => curve::curve(&args),
+        Command::Files(args) => files::files(&args),
+        Command::Stream(args) => stream::stream(&args),
+        Command::Sustain(args) => sustain::sustain(&args),
     }
 }
 

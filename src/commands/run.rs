@@ -5,7 +5,7 @@ use crate::cli::RunArgs;
 use crate::cli::config::{DEFAULT_AREA, RunConfig, check_layout, resolve_region};
 use crate::target::IoMode;
 use crate::target::scratch::FillPlan;
-use crate::workload::{MeasureSpec, Pattern, interrupt};
+use crate::workload::{MeasureSpec, Pattern, cpuload, interrupt};
 use anyhow::Result;
 use std::sync::atomic::Ordering;
 
@@ -73,7 +73,9 @@ pub fn run(args: &RunArgs) -> Result<i32> {
     let config = serde_json::to_value(&cfg)?;
     let mut result = common::new_result("run", config, &target, started_at);
     let name = crate::units::format_size(cfg.block_size);
+    let load = cpuload::start_if(args.load.cpu_load);
     let (test, error) = common::measure_repeated(&target, &spec, &name, cfg.repeat, None);
+    result.cpu_load = load.map(cpuload::CpuLoad::stop);
     result.tests.push(test);
     result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
     result.error = error;

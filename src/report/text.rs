@@ -67,10 +67,15 @@ fn header(out: &mut String, r: &RunResult) {
     if let Some(l) = &r.cpu_load {
         let _ = writeln!(
             out,
-            "cpu load    {}% of each of {} CPUs asked, {:.0}% delivered (pinned busy threads)",
+            "cpu load    {}% of each of {} CPUs asked, {:.0}% delivered (pinned busy threads){}",
             l.percent,
             l.cpus.len(),
-            l.achieved_percent
+            l.achieved_percent,
+            if l.achieved_percent < 0.7 * f64::from(l.percent) {
+                "; less than asked: other work on the machine competed for the CPUs"
+            } else {
+                ""
+            }
         );
     }
 }

@@ -11,6 +11,7 @@
 #![allow(clippy::collapsible_if)]
 
 pub mod analysis;
+pub mod app_result;
 pub mod cli;
 pub mod commands;
 pub mod engine;

@@ -31,6 +31,21 @@ pub struct RunResult {
     /// The transfer-size curves of `iocurve curve`.
     #[serde(default)]
     pub curve: Option<CurveReport>,
+    /// `iocurve files load`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub files_load: Option<crate::app_result::FilesLoadReport>,
+    /// `iocurve files save`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub files_save: Option<crate::app_result::FilesSaveReport>,
+    /// `iocurve stream`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream: Option<crate::app_result::StreamReport>,
+    /// `iocurve sustain`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sustain: Option<crate::app_result::SustainReport>,
+    /// The background load of `--cpu-load`, as delivered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_load: Option<crate::app_result::CpuLoadInfo>,
     /// True when Ctrl-C or SIGTERM stopped the run early.
     pub interrupted: bool,
     /// The error that ended the run early, if any; the results are partial.

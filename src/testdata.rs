@@ -108,6 +108,11 @@ pub fn run(
 ) -> RunResult {
     RunResult {
         curve: None,
+        files_load: None,
+        files_save: None,
+        stream: None,
+        sustain: None,
+        cpu_load: None,
         schema_version: crate::result::SCHEMA_VERSION,
         iocurve_version: "0.1.0".into(),
         command: "profile".into(),

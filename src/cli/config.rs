@@ -89,7 +89,7 @@ fn opt_secs<S: serde::Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S
     }
 }
 
-fn target_config(args: &TargetArgs) -> Result<TargetConfig> {
+pub(crate) fn target_config(args: &TargetArgs) -> Result<TargetConfig> {
     if args.span == Some(0) {
         return Err(usage("--span 0 is empty: give a length such as 64M or 1G"));
     }

@@ -2,6 +2,7 @@
 //! in [`config`]. Nothing in this module opens a file or device; that happens
 //! only after every argument has been checked.
 
+pub mod apps;
 pub mod config;
 
 use crate::units;
@@ -63,6 +64,15 @@ pub enum Command {
     Export(ExportArgs),
     /// Saves fio's JSON output (fio --output-format=json) as a run.
     Import(ImportArgs),
+    /// Whole files as applications use them: `files load` (time per file
+    /// by size, cold cache) and `files save` (time by write-call size).
+    Files(apps::FilesArgs),
+    /// Requests on a fixed schedule (a player or recorder): deadline
+    /// misses, stalls and latency from the scheduled start.
+    Stream(apps::StreamArgs),
+    /// One long write: throughput per interval, and where a cache fills or
+    /// the device throttles.
+    Sustain(apps::SustainArgs),
 }
 
 #[derive(Debug, Args, Clone)]
@@ -242,6 +252,9 @@ pub struct RunArgs {
     /// Repetitions of the measurement (median and range are reported).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
     pub repeat: u32,
+
+    #[command(flatten)]
+    pub load: apps::CpuLoadArg,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -309,6 +322,9 @@ pub struct CurveArgs {
     /// Also write an SVG chart of the curves to FILE.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub load: apps::CpuLoadArg,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -358,10 +374,10 @@ fn parse_dir(text: &str) -> Result<PathBuf, String> {
     Ok(PathBuf::from(text))
 }
 
-fn parse_size(text: &str) -> Result<u64, String> {
+pub(crate) fn parse_size(text: &str) -> Result<u64, String> {
     units::parse_size(text).map_err(|e| e.0)
 }
 
-fn parse_duration(text: &str) -> Result<Duration, String> {
+pub(crate) fn parse_duration(text: &str) -> Result<Duration, String> {
     units::parse_duration(text).map_err(|e| e.0)
 }

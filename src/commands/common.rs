@@ -267,6 +267,18 @@ pub fn new_result(
     target: &OpenTarget,
     started_at: String,
 ) -> RunResult {
+    new_result_for(command, config, target.info.clone(), started_at)
+}
+
+/// [`new_result`] for a target described without opening it (a directory
+/// the command works in itself).
+pub fn new_result_for(
+    command: &str,
+    config: serde_json::Value,
+    target: crate::target::TargetInfo,
+    started_at: String,
+) -> RunResult {
+    let identity = crate::probe::identify(std::path::Path::new(&target.path));
     RunResult {
         schema_version: SCHEMA_VERSION,
         iocurve_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -274,14 +286,17 @@ pub fn new_result(
         started_at,
         host: host_info(),
         config,
-        target: target.info.clone(),
+        target,
         tests: Vec::new(),
         curve: None,
+        files_load: None,
+        files_save: None,
+        stream: None,
+        sustain: None,
+        cpu_load: None,
         interrupted: false,
         error: None,
-        device_identity: Some(crate::probe::identify(std::path::Path::new(
-            &target.info.path,
-        ))),
+        device_identity: Some(identity),
     }
 }
 

@@ -48,6 +48,7 @@ pub fn curve(args: &CurveArgs) -> Result<i32> {
     }
     let config = serde_json::to_value(&cfg)?;
     let mut result = common::new_result("curve", config, &opened[0].1, started_at);
+    let load = crate::workload::cpuload::start_if(args.load.cpu_load);
     for (target_cfg, target, region) in &mut opened {
         // Saved before the preparation pass, which writes too.
         let preserved = match writes_allowed(&cfg, target_cfg) {
@@ -77,6 +78,7 @@ pub fn curve(args: &CurveArgs) -> Result<i32> {
             break;
         }
     }
+    result.cpu_load = load.map(crate::workload::cpuload::CpuLoad::stop);
     drop(ticker);
     bar.finish_and_clear();
     report.crossovers = find_crossovers(&report.series);

@@ -5,6 +5,7 @@ mod common;
 pub mod compare;
 pub mod curve;
 pub mod export;
+pub mod files;
 pub mod history;
 pub mod import;
 pub mod probe;
@@ -13,6 +14,8 @@ pub mod recover;
 pub mod report;
 pub mod run;
 mod select;
+pub mod stream;
+pub mod sustain;
 
 use crate::cli::{Cli, Command};
 use anyhow::Result;
@@ -36,6 +39,9 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Command::Compare(args) => compare::compare(&args),
         Command::Export(args) => export::export(&args),
         Command::Import(args) => import::import(&args),
+        Command::Files(args) => files::files(&args),
+        Command::Stream(args) => stream::stream(&args),
+        Command::Sustain(args) => sustain::sustain(&args),
     }
 }
 

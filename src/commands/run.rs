@@ -5,7 +5,7 @@ use crate::cli::RunArgs;
 use crate::cli::config::{DEFAULT_AREA, RunConfig, check_layout, resolve_region};
 use crate::target::IoMode;
 use crate::target::scratch::FillPlan;
-use crate::workload::{MeasureSpec, Pattern, interrupt};
+use crate::workload::{MeasureSpec, Pattern, cpuload, interrupt};
 use anyhow::Result;
 use std::sync::atomic::Ordering;
 
@@ -77,7 +77,9 @@ pub fn run(args: &RunArgs) -> Result<i32> {
         true => common::preserve(&cfg.target, &target, offset, span)?,
         false => None,
     };
+    let load = cpuload::start_if(args.load.cpu_load);
     let (test, error) = common::measure_repeated(&target, &spec, &name, cfg.repeat, None);
+    result.cpu_load = load.map(cpuload::CpuLoad::stop);
     result.tests.push(test);
     result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
     result.error = error;

@@ -68,3 +68,30 @@ pub fn resident_pages(fd: BorrowedFd<'_>, offset: u64, len: u64) -> io::Result<(
     let resident = vec.iter().filter(|&&b| b & 1 == 1).count() as u64;
     Ok((resident, pages as u64))
 }
+
+/// The CPUs this process may run on (sched_getaffinity(2)), in order.
+pub fn allowed_cpus() -> Vec<usize> {
+    use rustix::thread::{CpuSet, sched_getaffinity};
+    match sched_getaffinity(None) {
+        Ok(set) => (0..CpuSet::MAX_CPU).filter(|&c| set.is_set(c)).collect(),
+        Err(_) => (0..std::thread::available_parallelism().map_or(1, |n| n.get())).collect(),
+    }
+}
+
+/// Pins the calling thread to one CPU (sched_setaffinity(2) on thread 0,
+/// which the kernel reads as "the caller").
+pub fn pin_current_thread(cpu: usize) -> io::Result<()> {
+    use rustix::thread::{CpuSet, sched_setaffinity};
+    let mut set = CpuSet::new();
+    set.set(cpu);
+    sched_setaffinity(None, &set).map_err(io::Error::from)
+}
+
+/// Writes back and drops a file's pages from the page cache: fdatasync,
+/// then posix_fadvise(DONTNEED) over the whole file. Whether it worked is
+/// for [`resident_pages`] to prove; the kernel treats DONTNEED as advice.
+pub fn evict_file(fd: BorrowedFd<'_>) -> io::Result<()> {
+    rustix::fs::fdatasync(fd)?;
+    rustix::fs::fadvise(fd, 0, None, rustix::fs::Advice::DontNeed)?;
+    Ok(())
+}

@@ -13,6 +13,9 @@ pub mod progress;
 mod svg;
 mod text;
 mod text_curve;
+mod text_files;
+mod text_stream;
+mod text_sustain;
 
 pub use csv::Csv;
 pub use json::Json;

@@ -17,6 +17,14 @@ impl Export for Text {
         header(&mut out, r);
         if let Some(curve) = &r.curve {
             super::text_curve::curve_tables(&mut out, curve);
+        } else if let Some(f) = &r.files_load {
+            super::text_files::load_table(&mut out, f);
+        } else if let Some(f) = &r.files_save {
+            super::text_files::save_table(&mut out, f);
+        } else if let Some(s) = &r.stream {
+            super::text_stream::stream_block(&mut out, s);
+        } else if let Some(s) = &r.sustain {
+            super::text_sustain::sustain_block(&mut out, s);
         } else if r.command == "profile" {
             profile_table(&mut out, r);
         } else {
@@ -55,6 +63,20 @@ fn header(out: &mut String, r: &RunResult) {
     let _ = writeln!(out, "mode        {mode}");
     for note in &t.notes {
         let _ = writeln!(out, "note        {note}");
+    }
+    if let Some(l) = &r.cpu_load {
+        let _ = writeln!(
+            out,
+            "cpu load    {}% of each of {} CPUs asked, {:.0}% delivered (pinned busy threads){}",
+            l.percent,
+            l.cpus.len(),
+            l.achieved_percent,
+            if l.achieved_percent < 0.7 * f64::from(l.percent) {
+                "; less than asked: other work on the machine competed for the CPUs"
+            } else {
+                ""
+            }
+        );
     }
 }
 

@@ -5,12 +5,16 @@
 //! turns Ctrl-C into a clean stop, and [`profile`] is the CrystalDiskMark-style
 //! sequence of measurements behind `iocurve profile`.
 
+pub mod cpuload;
+pub mod files;
 pub mod interrupt;
 pub mod job;
 pub mod pattern;
 pub mod profile;
 pub mod runner;
 pub mod spec;
+pub mod stream;
+pub mod sustain;
 pub mod verify;
 
 pub use pattern::Pattern;

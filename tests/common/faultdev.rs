@@ -28,6 +28,15 @@ const EXIT_TIMEOUT: Duration = Duration::from_secs(10);
 /// Same lookup as faultfs.py: Debian names the module `fusepy`, PyPI `fuse`.
 const PROBE_FUSEPY: &str = "try:\n import fusepy\nexcept ImportError:\n import fuse; fuse.FUSE\n";
 
+/// Behaviour beyond errors and a flat speed: a write cache, one-shot stalls.
+#[derive(Debug, Default, Clone)]
+struct Extras {
+    fast_bytes: u64,
+    fast_mb_per_s: f64,
+    stalls: Vec<(u64, u32)>,
+    eio_write_limit: Option<u32>,
+}
+
 /// A `/dev/loopN` with injected faults. Everything is torn down on drop.
 pub struct FaultDevice {
     /// The loop device, e.g. `/dev/loop3`.
@@ -86,6 +95,32 @@ impl FaultDevice {
         Self::build(size, eio_read, eio_write, delay_ms, 0.0, eio_write_limit)
     }
 
+    /// A device with a write cache: the first `fast_bytes` written go at
+    /// `fast_mb_per_s` (0 = unlimited), every later write at `mb_per_s`.
+    pub fn with_cache(
+        size: u64,
+        fast_bytes: u64,
+        fast_mb_per_s: f64,
+        mb_per_s: f64,
+    ) -> Result<FaultDevice, String> {
+        let extras = Extras {
+            fast_bytes,
+            fast_mb_per_s,
+            ..Extras::default()
+        };
+        Self::build_with(size, &[], &[], 0, mb_per_s, &extras)
+    }
+
+    /// A device that stalls once at each `(offset, ms)`: the first request
+    /// touching `offset` waits `ms` milliseconds.
+    pub fn with_stalls(size: u64, stalls: &[(u64, u32)]) -> Result<FaultDevice, String> {
+        let extras = Extras {
+            stalls: stalls.to_vec(),
+            ..Extras::default()
+        };
+        Self::build_with(size, &[], &[], 0, 0.0, &extras)
+    }
+
     fn build(
         size: u64,
         eio_read: &[(u64, u64)],
@@ -93,6 +128,21 @@ impl FaultDevice {
         delay_ms: u32,
         mb_per_s: f64,
         eio_write_limit: Option<u32>,
+    ) -> Result<FaultDevice, String> {
+        let extras = Extras {
+            eio_write_limit,
+            ..Extras::default()
+        };
+        Self::build_with(size, eio_read, eio_write, delay_ms, mb_per_s, &extras)
+    }
+
+    fn build_with(
+        size: u64,
+        eio_read: &[(u64, u64)],
+        eio_write: &[(u64, u64)],
+        delay_ms: u32,
+        mb_per_s: f64,
+        extras: &Extras,
     ) -> Result<FaultDevice, String> {
         preflight()?;
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/faultfs.py");
@@ -142,8 +192,17 @@ impl FaultDevice {
             .arg(delay_ms.to_string())
             .arg("--mbps")
             .arg(mb_per_s.to_string());
-        if let Some(n) = eio_write_limit {
+        if let Some(n) = extras.eio_write_limit {
             cmd.arg("--eio-write-limit").arg(n.to_string());
+        }
+        if extras.fast_bytes > 0 {
+            cmd.arg("--fast-bytes")
+                .arg(extras.fast_bytes.to_string())
+                .arg("--fast-mbps")
+                .arg(extras.fast_mb_per_s.to_string());
+        }
+        for &(offset, ms) in &extras.stalls {
+            cmd.arg("--stall-at").arg(format!("{offset}:{ms}"));
         }
         for (flag, ranges) in [("--eio-read", eio_read), ("--eio-write", eio_write)] {
             for &(start, len) in ranges {

@@ -23,7 +23,14 @@ block device's own page cache is bypassed too.
 Usage:
     faultfs.py BACKING_FILE MOUNTPOINT [--eio-read START:LEN]...
                [--eio-write START:LEN]... [--eio-write-limit N]
-               [--delay-ms N] [--mbps MB/s] [--exit-on-stdin-eof]
+               [--delay-ms N] [--mbps MB/s]
+               [--fast-bytes N --fast-mbps MB/s] [--stall-at OFFSET:MS]...
+               [--exit-on-stdin-eof]
+
+--fast-bytes/--fast-mbps model a device with a write cache (an SLC region):
+the first N bytes written go at --fast-mbps (0: no limit), every later
+write at --mbps.  --stall-at makes the first read or write touching OFFSET
+wait MS milliseconds once, like a device busy with garbage collection.
 
 START and LEN are byte counts (decimal, or 0x-prefixed hex).  The process
 stays in the foreground; SIGTERM or SIGINT unmounts and exits.  With
@@ -71,6 +78,18 @@ def parse_range(text):
     return (start, start + length)
 
 
+def parse_stall(text):
+    """Parse OFFSET:MS into (offset, milliseconds)."""
+    try:
+        off_s, ms_s = text.split(":", 1)
+        off, ms = int(off_s, 0), int(ms_s, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError("expected OFFSET:MS, got %r" % text)
+    if off < 0 or ms <= 0:
+        raise argparse.ArgumentTypeError("bad stall %r" % text)
+    return (off, ms)
+
+
 def touches(ranges, offset, size):
     """Return the first range overlapping [offset, offset+size), or None."""
     end = offset + size
@@ -84,7 +103,8 @@ class FaultFS(fuse.Operations):
     use_ns = True
 
     def __init__(self, backing, eio_read, eio_write, delay_ms,
-                 eio_write_limit=None, mbps=0.0):
+                 eio_write_limit=None, mbps=0.0,
+                 fast_bytes=0, fast_mbps=0.0, stalls=()):
         self.fd = os.open(backing, os.O_RDWR)
         # After this many injected write errors, writes succeed again (a
         # transient fault: the device answers once more).
@@ -97,6 +117,12 @@ class FaultFS(fuse.Operations):
         self.per_byte = 1.0 / (mbps * 1e6) if mbps > 0 else 0.0
         self.now_ns = time.time_ns()
         self.log_lock = threading.Lock()
+        # The write cache: bytes still to be written at the fast rate.
+        self.fast_left = fast_bytes
+        self.fast_per_byte = 1.0 / (fast_mbps * 1e6) if fast_mbps > 0 else 0.0
+        # One-shot stalls: offset -> seconds, removed once served.
+        self.stalls = {off: ms / 1000.0 for off, ms in stalls}
+        self.state_lock = threading.Lock()
 
     def log(self, msg):
         with self.log_lock:
@@ -150,13 +176,24 @@ class FaultFS(fuse.Operations):
 
     # --- data ---------------------------------------------------------
 
-    def pause(self, length):
-        wait = self.delay + length * self.per_byte
+    def pause(self, length, offset=None, writing=False):
+        per_byte = self.per_byte
+        stall = 0.0
+        with self.state_lock:
+            if writing and self.fast_left > 0:
+                self.fast_left -= length
+                per_byte = self.fast_per_byte
+            if offset is not None:
+                for at in [a for a in self.stalls if offset <= a < offset + length]:
+                    stall += self.stalls.pop(at)
+        if stall:
+            self.log("stall %.0f ms at offset %d" % (stall * 1000, offset))
+        wait = self.delay + length * per_byte + stall
         if wait:
             time.sleep(wait)
 
     def read(self, path, size, offset, fh):
-        self.pause(size)
+        self.pause(size, offset)
         bad = touches(self.eio_read, offset, size)
         if bad:
             self.log("EIO read offset=%d len=%d (bad range %d..%d)"
@@ -167,7 +204,7 @@ class FaultFS(fuse.Operations):
         return os.pread(self.fd, min(size, self.size - offset), offset)
 
     def write(self, path, data, offset, fh):
-        self.pause(len(data))
+        self.pause(len(data), offset, writing=True)
         bad = touches(self.eio_write, offset, len(data))
         if bad and self.eio_write_left is not None:
             with self.log_lock:
@@ -236,13 +273,20 @@ def main(argv):
     ap.add_argument("--eio-write-limit", type=int, default=None, metavar="N",
                     help="fail only the first N writes that touch an "
                          "--eio-write range")
+    ap.add_argument("--fast-bytes", type=lambda s: int(s, 0), default=0,
+                    metavar="N", help="bytes written at --fast-mbps first")
+    ap.add_argument("--fast-mbps", type=float, default=0.0, metavar="MB/s",
+                    help="speed of the first --fast-bytes (0: no limit)")
+    ap.add_argument("--stall-at", type=parse_stall, action="append",
+                    default=[], metavar="OFFSET:MS")
     ap.add_argument("--exit-on-stdin-eof", action="store_true")
     args = ap.parse_args(argv)
     if args.delay_ms < 0:
         ap.error("--delay-ms must be >= 0")
 
     ops = FaultFS(args.backing, args.eio_read, args.eio_write, args.delay_ms,
-                  args.eio_write_limit, args.mbps)
+                  args.eio_write_limit, args.mbps, args.fast_bytes,
+                  args.fast_mbps, args.stall_at)
     ops.log("serving %s (%d bytes) at %s; eio_read=%s eio_write=%s "
             "delay_ms=%d" % (args.backing, ops.size, args.mountpoint,
                              args.eio_read, args.eio_write, args.delay_ms))

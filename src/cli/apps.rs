@@ -1,0 +1,200 @@
+//! Arguments of the application workloads: `files load`, `files save`,
+//! `stream`, `sustain`, and the `--cpu-load` option they share with `run`
+//! and `curve`. Parsing only; the commands validate the combinations.
+
+use super::{TargetArgs, parse_duration, parse_size};
+use crate::units;
+use clap::{Args, Subcommand};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// `--cpu-load PCT`, flattened into every command that takes it.
+#[derive(Debug, Args, Clone, Default)]
+pub struct CpuLoadArg {
+    /// Keep this share of every CPU busy with pinned background threads
+    /// while measuring (e.g. 50 or 50%), to see how speed depends on the CPU
+    /// left over.
+    #[arg(long, value_name = "PCT", value_parser = parse_percent)]
+    pub cpu_load: Option<u8>,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct FilesArgs {
+    #[command(subcommand)]
+    pub action: FilesAction,
+}
+
+#[derive(Debug, Subcommand, Clone)]
+pub enum FilesAction {
+    /// Time open + read all + close of many files of each size, from a cold
+    /// page cache; fit the per-file cost and the bandwidth.
+    Load(FilesLoadArgs),
+    /// Write one file with write calls of each size, then fsync, close,
+    /// and verify every byte; show what reached the device.
+    Save(FilesSaveArgs),
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct FilesLoadArgs {
+    /// Directory to create the files in (they are removed at the end).
+    #[arg(default_value = ".")]
+    pub dir: PathBuf,
+
+    /// File sizes, comma-separated [default: 1.5k,8k,32k,128k,1M,16M].
+    #[arg(long, value_name = "SIZES", value_delimiter = ',', value_parser = parse_size)]
+    pub sizes: Option<Vec<u64>>,
+
+    /// Files of each size [default: 16 MiB worth, at least 4, at most 200].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub count: Option<u32>,
+
+    /// Frames per second: also report bytes per frame and frames per file.
+    #[arg(long)]
+    pub fps: Option<f64>,
+
+    #[arg(long)]
+    pub seed: Option<u64>,
+
+    /// Print one JSON document instead of the table.
+    #[arg(long)]
+    pub json: bool,
+
+    #[command(flatten)]
+    pub load: CpuLoadArg,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct FilesSaveArgs {
+    /// Directory to write the file in (it is removed at the end).
+    #[arg(default_value = ".")]
+    pub dir: PathBuf,
+
+    /// Size of the file written with each write-call size.
+    #[arg(long, value_name = "SIZE", default_value = "2M", value_parser = parse_size)]
+    pub size: u64,
+
+    /// Write-call sizes, comma-separated.
+    #[arg(
+        long,
+        value_name = "SIZES",
+        value_delimiter = ',',
+        value_parser = parse_size,
+        default_value = "64,256,512,768,1024,1280,1636,2048,4096,32768,65536"
+    )]
+    pub sizes: Vec<u64>,
+
+    #[arg(long)]
+    pub seed: Option<u64>,
+
+    /// Print one JSON document instead of the table.
+    #[arg(long)]
+    pub json: bool,
+
+    #[command(flatten)]
+    pub load: CpuLoadArg,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct StreamArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+
+    /// Direction: read (a player) or write (a recorder).
+    #[arg(long, default_value = "read", value_parser = ["read", "write"])]
+    pub rw: String,
+
+    /// Data rate of the schedule, e.g. 5MB/s or 20MiB/s [default: 5MB/s
+    /// unless --fps is given].
+    #[arg(long, value_name = "RATE", value_parser = parse_rate, conflicts_with = "fps")]
+    pub rate: Option<f64>,
+
+    /// Bytes per request with --rate.
+    #[arg(long, value_name = "SIZE", default_value = "64k", value_parser = parse_size)]
+    pub chunk: u64,
+
+    /// Requests per second (video frames), with --frame bytes each.
+    #[arg(long, requires = "frame")]
+    pub fps: Option<f64>,
+
+    /// Bytes per frame with --fps.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub frame: Option<u64>,
+
+    /// Time from a request's scheduled start to its deadline [default: one
+    /// period, when the next request is due].
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub deadline: Option<Duration>,
+
+    /// Length of the stream (of each trial with --find-max).
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
+    pub time: Duration,
+
+    /// Search for the highest rate with no missed deadline: double from the
+    /// given rate until a miss, then bisect.
+    #[arg(long)]
+    pub find_max: bool,
+
+    #[command(flatten)]
+    pub load: CpuLoadArg,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct SustainArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+
+    /// Bytes to write at most (the target's end also stops it).
+    #[arg(long, value_name = "SIZE", default_value = "8G", value_parser = parse_size)]
+    pub bytes: u64,
+
+    /// Time to write at most.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub time: Option<Duration>,
+
+    /// Bytes per write.
+    #[arg(long, value_name = "SIZE", default_value = "1M", value_parser = parse_size)]
+    pub bs: u64,
+
+    /// Length of one throughput interval.
+    #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = parse_duration)]
+    pub interval: Duration,
+
+    /// Also report the throughput of every stretch of this many bytes.
+    #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = parse_size)]
+    pub mark: u64,
+
+    /// Print one JSON object per interval while writing (for live plots),
+    /// then the whole result as the last line.
+    #[arg(long, conflicts_with = "json")]
+    pub json_lines: bool,
+
+    #[command(flatten)]
+    pub load: CpuLoadArg,
+}
+
+fn parse_rate(text: &str) -> Result<f64, String> {
+    units::parse_rate(text)
+        .map(|bytes| bytes as f64)
+        .map_err(|e| e.0)
+}
+
+fn parse_percent(text: &str) -> Result<u8, String> {
+    let number = text.trim().trim_end_matches('%');
+    match number.parse::<u8>() {
+        Ok(p) if p <= 100 => Ok(p),
+        _ => Err(format!("'{text}' is not a share of the CPU from 0 to 100")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percent_takes_a_sign_and_refuses_too_much() {
+        assert_eq!(parse_percent("50"), Ok(50));
+        assert_eq!(parse_percent("75%"), Ok(75));
+        assert!(parse_percent("101").is_err());
+        assert!(parse_percent("half").is_err());
+    }
+}

@@ -1,0 +1,289 @@
+//! `iocurve files load` and `iocurve files save`: whole files in a
+//! directory, the way applications use them (see [`crate::workload::files`]).
+
+use super::common;
+use crate::analysis::curve::{SizePoint, fit_model};
+use crate::app_result::{FilesLoadReport, FilesSaveReport, LoadPoint, SaveDeviceIo, SavePoint};
+use crate::cli::apps::{FilesAction, FilesArgs, FilesLoadArgs, FilesSaveArgs};
+use crate::error::{IoFailure, usage};
+use crate::target::sysfs::{self, BlockDevice, DiskStat};
+use crate::target::{IoMode, TargetInfo, TargetKind};
+use crate::units::{format_size, mb_per_s};
+use crate::workload::files::{self, EvictionProof, WorkDir};
+use crate::workload::{Pattern, cpuload, interrupt};
+use anyhow::Result;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+
+/// Default file sizes of `files load`: 1.5 KiB up to 16 MiB.
+pub const LOAD_SIZES: [u64; 6] = [1536, 8 << 10, 32 << 10, 128 << 10, 1 << 20, 16 << 20];
+/// Default bytes of files per size (the count is at least 4, at most 200).
+const LOAD_BYTES_PER_SIZE: u64 = 16 << 20;
+
+pub fn files(args: &FilesArgs) -> Result<i32> {
+    match &args.action {
+        FilesAction::Load(a) => load(a),
+        FilesAction::Save(a) => save(a),
+    }
+}
+
+fn load(args: &FilesLoadArgs) -> Result<i32> {
+    let sizes = args.sizes.clone().unwrap_or_else(|| LOAD_SIZES.to_vec());
+    check_sizes(&sizes, "--sizes")?;
+    if args.fps.is_some_and(|f| !(f > 0.0 && f.is_finite())) {
+        return Err(usage("--fps must be a positive number such as 60"));
+    }
+    let started_at = common::now_rfc3339();
+    let (work, device, info) = open_dir(&args.dir)?;
+    let seed = args.seed.unwrap_or_else(|| fastrand::u64(..));
+    let mut sets = Vec::new();
+    for &size in &sizes {
+        let count = args.count.unwrap_or_else(|| default_count(size));
+        let paths = files::create_files(&work.path, size, count, seed)
+            .map_err(|e| io_failure(&work.path, "cannot create the test files", e))?;
+        sets.push((size, paths));
+    }
+    let largest = sizes.iter().copied().max().unwrap_or(1);
+    let mut buf = vec![0u8; largest as usize];
+    let load = cpuload::start_if(args.load.cpu_load);
+    let mut measured = Vec::new();
+    for (size, paths) in &sets {
+        if interrupt::stop_flag().load(Ordering::Relaxed) {
+            break;
+        }
+        let m = load_one_size(*size, paths, &mut buf, device.as_ref())
+            .map_err(|e| io_failure(&work.path, "cannot read the test files", e))?;
+        measured.push(m);
+    }
+    let cpu_load = load.map(cpuload::CpuLoad::stop);
+    drop(work);
+    let config = serde_json::json!({
+        "dir": args.dir, "sizes": sizes, "count": args.count, "fps": args.fps,
+        "seed": seed, "cpu_load": args.load.cpu_load,
+    });
+    let mut result = common::new_result_for("files load", config, info, started_at);
+    result.files_load = Some(load_report(measured, args.fps));
+    result.cpu_load = cpu_load;
+    result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
+    common::finish(&result, args.json)
+}
+
+/// What one size's timing pass found, before the model is fitted.
+struct SizeTimes {
+    size: u64,
+    times: Vec<u64>,
+    eviction: EvictionProof,
+    device_read_bytes: Option<u64>,
+}
+
+fn load_one_size(
+    size: u64,
+    paths: &[PathBuf],
+    buf: &mut [u8],
+    device: Option<&BlockDevice>,
+) -> std::io::Result<SizeTimes> {
+    let eviction = files::evict_all(paths);
+    let mut times = Vec::with_capacity(paths.len());
+    let before = files::stat_of(device);
+    files::time_loads(paths, buf, &mut times, interrupt::stop_flag())?;
+    let after = files::stat_of(device);
+    let device_read_bytes = before
+        .zip(after)
+        .map(|(b, a): (DiskStat, DiskStat)| a.since(&b).read_bytes());
+    Ok(SizeTimes {
+        size,
+        times,
+        eviction,
+        device_read_bytes,
+    })
+}
+
+fn load_report(measured: Vec<SizeTimes>, fps: Option<f64>) -> FilesLoadReport {
+    let mut points: Vec<LoadPoint> = measured
+        .into_iter()
+        .filter(|m| !m.times.is_empty())
+        .map(|m| load_point(m, fps))
+        .collect();
+    let model = fit_model(
+        &points
+            .iter()
+            .map(|p| SizePoint {
+                size: p.size,
+                time_per_op_ns: p.median_ns as f64,
+                mb_per_s: p.mb_per_s,
+                buffered: false,
+            })
+            .collect::<Vec<_>>(),
+    );
+    let best = points
+        .iter()
+        .max_by_key(|p| p.size)
+        .map_or(0.0, |p| p.mb_per_s);
+    for p in &mut points {
+        p.efficiency = if best > 0.0 { p.mb_per_s / best } else { 0.0 };
+        p.model_ratio = model.map(|m| p.mb_per_s / m.mb_per_s_at(p.size as f64));
+    }
+    FilesLoadReport {
+        eviction_proved: points.iter().all(|p| p.eviction.proved),
+        points,
+        model,
+        fps,
+    }
+}
+
+fn load_point(m: SizeTimes, fps: Option<f64>) -> LoadPoint {
+    let mut sorted = m.times.clone();
+    sorted.sort_unstable();
+    let median = sorted[sorted.len() / 2];
+    let mbps = mb_per_s(m.size, median);
+    LoadPoint {
+        size: m.size,
+        files: sorted.len() as u64,
+        median_ns: median,
+        mean_ns: sorted.iter().sum::<u64>() as f64 / sorted.len() as f64,
+        min_ns: sorted[0],
+        max_ns: sorted[sorted.len() - 1],
+        mb_per_s: mbps,
+        efficiency: 0.0,
+        model_ratio: None,
+        bytes_per_frame: fps.map(|f| mbps * 1e6 / f),
+        frames_per_file: fps.map(|f| median as f64 / 1e9 * f),
+        eviction: m.eviction,
+        device_read_bytes: m.device_read_bytes,
+    }
+}
+
+fn save(args: &FilesSaveArgs) -> Result<i32> {
+    check_sizes(&args.sizes, "--sizes")?;
+    check_sizes(&[args.size], "--size")?;
+    let started_at = common::now_rfc3339();
+    let (work, device, info) = open_dir(&args.dir)?;
+    let seed = args.seed.unwrap_or_else(|| fastrand::u64(..));
+    let mut data = vec![0u8; args.size as usize];
+    let load = cpuload::start_if(args.load.cpu_load);
+    let mut points = Vec::new();
+    for &w in &args.sizes {
+        if interrupt::stop_flag().load(Ordering::Relaxed) {
+            break;
+        }
+        Pattern::Random.fill(&mut data, seed ^ w);
+        let path = work.path.join(format!("save-{w}.bin"));
+        let point = save_one(&path, &data, w, device.as_ref())
+            .map_err(|e| io_failure(&path, "cannot write or read back the test file", e))?;
+        let _ = std::fs::remove_file(&path);
+        points.push(point);
+    }
+    let cpu_load = load.map(cpuload::CpuLoad::stop);
+    drop(work);
+    let config = serde_json::json!({
+        "dir": args.dir, "size": args.size, "sizes": args.sizes, "seed": seed,
+        "cpu_load": args.load.cpu_load,
+    });
+    let mut result = common::new_result_for("files save", config, info, started_at);
+    let all_verified = points.iter().all(|p| p.check.ok());
+    let bad: u64 = points.iter().map(|p| p.check.bytes_wrong).sum();
+    result.files_save = Some(FilesSaveReport {
+        file_size: args.size,
+        points,
+        all_verified,
+    });
+    result.cpu_load = cpu_load;
+    result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
+    let code = common::finish(&result, args.json)?;
+    if code == 0 && bad > 0 {
+        eprintln!("Error: {bad} byte(s) read back differ from what was written");
+        return Ok(crate::error::EXIT_VERIFY);
+    }
+    Ok(code)
+}
+
+fn save_one(
+    path: &Path,
+    data: &[u8],
+    w: u64,
+    device: Option<&BlockDevice>,
+) -> std::io::Result<SavePoint> {
+    let before = files::stat_of(device);
+    let times = files::save_with_calls(path, data, w as usize)?;
+    let after = files::stat_of(device);
+    let check = files::check_saved(path, data)?;
+    let total_ns = times.total_ns();
+    let device = device.zip(before.zip(after)).map(|(d, (b, a))| {
+        let delta = a.since(&b);
+        SaveDeviceIo {
+            device: d.name.clone(),
+            write_requests: delta.write_ios,
+            write_bytes: delta.write_bytes(),
+            avg_request_bytes: (delta.write_ios > 0)
+                .then(|| delta.write_bytes() as f64 / delta.write_ios as f64),
+        }
+    });
+    Ok(SavePoint {
+        write_size: w,
+        mb_per_s: mb_per_s(data.len() as u64, total_ns),
+        total_ns,
+        times,
+        device,
+        check,
+    })
+}
+
+fn default_count(size: u64) -> u32 {
+    (LOAD_BYTES_PER_SIZE / size.max(1)).clamp(4, 200) as u32
+}
+
+fn check_sizes(sizes: &[u64], option: &str) -> Result<()> {
+    if sizes.is_empty() || sizes.contains(&0) {
+        return Err(usage(format!(
+            "{option} needs sizes above 0, such as 8k or 1M"
+        )));
+    }
+    if let Some(&big) = sizes.iter().find(|&&s| s > 1 << 30) {
+        return Err(usage(format!(
+            "{option}: {} is larger than the 1 GiB iocurve holds in memory",
+            format_size(big)
+        )));
+    }
+    Ok(())
+}
+
+/// Checks the directory, makes the working directory inside it, and finds
+/// the block device beneath it.
+fn open_dir(dir: &Path) -> Result<(WorkDir, Option<BlockDevice>, TargetInfo)> {
+    interrupt::install();
+    let meta =
+        std::fs::metadata(dir).map_err(|e| io_failure(dir, "cannot use the directory", e))?;
+    if !meta.is_dir() {
+        return Err(usage(format!(
+            "{} is not a directory: files load/save work in a directory",
+            dir.display()
+        )));
+    }
+    let work = WorkDir::create(dir)
+        .map_err(|e| io_failure(dir, "cannot create a working directory in", e))?;
+    let device = BlockDevice::from_path(dir).ok().flatten();
+    let mut notes = vec![
+        "files go through the file system and the page cache; reads start from an evicted cache"
+            .to_string(),
+    ];
+    if device.is_none() {
+        notes.push("no single block device beneath this directory: device request counts are not available".into());
+    }
+    let info = TargetInfo {
+        path: dir.display().to_string(),
+        kind: TargetKind::Directory,
+        scratch_file: Some(work.path.display().to_string()),
+        size_bytes: 0,
+        logical_block_size: device.as_ref().map_or(512, |d| d.logical_block_size),
+        device: device.clone(),
+        filesystem: sysfs::mount_of(dir).ok().flatten(),
+        mode: IoMode::Buffered,
+        writable: true,
+        notes,
+    };
+    Ok((work, device, info))
+}
+
+fn io_failure(path: &Path, what: &str, e: std::io::Error) -> anyhow::Error {
+    IoFailure::new(format!("{what} {}: {e}", path.display()), Some(e)).into()
+}

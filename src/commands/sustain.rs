@@ -1,0 +1,153 @@
+//! `iocurve sustain`: one long sequential write, its throughput per interval
+//! and per stretch of bytes, and where it dropped (see
+//! [`crate::workload::sustain`] and [`crate::analysis::sustain`]).
+
+use super::common;
+use super::stream::open_region;
+use crate::analysis::sustain::{Interval, find_drop};
+use crate::app_result::SustainReport;
+use crate::cli::apps::SustainArgs;
+use crate::cli::config::target_config;
+use crate::engine::EngineKind;
+use crate::error::usage;
+use crate::units::mb_per_s;
+use crate::workload::sustain::{self, IntervalSample, SustainPlan, SustainRun};
+use crate::workload::{cpuload, interrupt};
+use anyhow::Result;
+use std::io::Write;
+use std::os::fd::AsFd;
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{Receiver, sync_channel};
+
+/// Intervals the live printer may fall behind before lines are dropped.
+const LIVE_BACKLOG: usize = 4096;
+/// Largest write.
+const MAX_BS: u64 = 64 << 20;
+
+pub fn sustain(args: &SustainArgs) -> Result<i32> {
+    let tcfg = target_config(&args.target)?;
+    check(args, tcfg.engine, tcfg.threads)?;
+    let started_at = common::now_rfc3339();
+    let (target, offset, span) = open_region(&tcfg, true, args.bytes, args.bs)?;
+    let limit = args.bytes.min(span) / args.bs * args.bs;
+    let plan = SustainPlan {
+        block_size: args.bs as u32,
+        offset,
+        bytes: limit,
+        time_ns: args.time.map(|t| t.as_nanos() as u64),
+        interval_ns: args.interval.as_nanos() as u64,
+        mark_bytes: args.mark,
+    };
+    let (live, printer) = if args.json_lines {
+        let (tx, rx) = sync_channel(LIVE_BACKLOG);
+        (Some(tx), Some(std::thread::spawn(move || print_lines(rx))))
+    } else {
+        (None, None)
+    };
+    let load = cpuload::start_if(args.load.cpu_load);
+    let stop = interrupt::stop_flag();
+    let run = sustain::run(
+        target.file.as_fd(),
+        target.align,
+        plan,
+        tcfg.seed,
+        stop,
+        live,
+    );
+    let cpu_load = load.map(cpuload::CpuLoad::stop);
+    if let Some(p) = printer {
+        let _ = p.join();
+    }
+    let config = serde_json::json!({
+        "target": tcfg, "bytes": args.bytes, "time_ns": plan.time_ns, "bs": args.bs,
+        "interval_ns": plan.interval_ns, "mark": args.mark, "offset": offset,
+        "span": span, "cpu_load": args.load.cpu_load,
+    });
+    let mut result = common::new_result("sustain", config, &target, started_at);
+    result.error = run.error.as_ref().map(common::io_failure_message);
+    result.interrupted = stop.load(Ordering::Relaxed);
+    result.sustain = Some(report(&plan, run, args, span, result.interrupted));
+    result.cpu_load = cpu_load;
+    drop(target);
+    if args.json_lines {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{}", serde_json::to_string(&result)?);
+        return common::exit_code_of(&result);
+    }
+    common::finish(&result, tcfg.json)
+}
+
+fn check(args: &SustainArgs, engine: Option<EngineKind>, threads: u32) -> Result<()> {
+    if engine == Some(EngineKind::Uring) || threads != 1 {
+        return Err(usage(
+            "sustain writes one sequential stream: leave --engine at auto and --threads at 1",
+        ));
+    }
+    if args.bs == 0 || args.bs > MAX_BS {
+        return Err(usage("--bs must be above 0 and at most 64 MiB"));
+    }
+    if args.bytes < args.bs {
+        return Err(usage("--bytes must hold at least one --bs block"));
+    }
+    if args.interval.as_millis() < 10 {
+        return Err(usage("--interval must be at least 10ms"));
+    }
+    if args.mark == 0 {
+        return Err(usage("--mark must be above 0, such as 1G"));
+    }
+    Ok(())
+}
+
+fn report(
+    plan: &SustainPlan,
+    run: SustainRun,
+    args: &SustainArgs,
+    span: u64,
+    interrupted: bool,
+) -> SustainReport {
+    let series: Vec<Interval> = run
+        .intervals
+        .iter()
+        .map(|i| Interval {
+            bytes_before: i.bytes_before,
+            start_ns: i.start_ns,
+            mb_per_s: i.mb_per_s,
+        })
+        .collect();
+    let ended_by = if run.error.is_some() {
+        "error"
+    } else if interrupted {
+        "interrupted"
+    } else if run.bytes >= plan.bytes && plan.bytes < args.bytes.min(span) + args.bs {
+        if args.bytes > span {
+            "end of target"
+        } else {
+            "bytes"
+        }
+    } else {
+        "time"
+    };
+    SustainReport {
+        block_size: plan.block_size,
+        interval_ns: plan.interval_ns,
+        mark_bytes: plan.mark_bytes,
+        bytes: run.bytes,
+        elapsed_ns: run.elapsed_ns,
+        mb_per_s: mb_per_s(run.bytes, run.elapsed_ns),
+        ended_by: ended_by.to_string(),
+        drop: find_drop(&series),
+        intervals: run.intervals,
+        marks: run.marks,
+    }
+}
+
+/// The live printer: one JSON object per line per interval, flushed at once.
+fn print_lines(rx: Receiver<IntervalSample>) {
+    let mut out = std::io::stdout();
+    for s in rx {
+        let line = serde_json::json!({ "type": "interval", "interval": s });
+        if writeln!(out, "{line}").and_then(|_| out.flush()).is_err() {
+            return;
+        }
+    }
+}

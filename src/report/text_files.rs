@@ -1,0 +1,121 @@
+//! The `files load` and `files save` parts of the text report.
+
+use super::text::new_table;
+use crate::app_result::{FilesLoadReport, FilesSaveReport};
+use crate::units::{format_latency_ns, format_mbps, format_size};
+use std::fmt::Write;
+
+pub fn load_table(out: &mut String, r: &FilesLoadReport) {
+    let mut headers = vec![
+        "file size",
+        "files",
+        "µs/file",
+        "MB/s",
+        "efficiency",
+        "÷ model",
+    ];
+    if r.fps.is_some() {
+        headers.extend(["B/frame", "frames/file"]);
+    }
+    let mut table = new_table(&headers);
+    for p in &r.points {
+        let mut row = vec![
+            format_size(p.size),
+            p.files.to_string(),
+            format_latency_ns(p.median_ns as f64),
+            format_mbps(p.mb_per_s),
+            format!("{:.0}%", p.efficiency * 100.0),
+            p.model_ratio.map_or("-".into(), |m| format!("{m:.2}")),
+        ];
+        if r.fps.is_some() {
+            row.push(p.bytes_per_frame.map_or("-".into(), |b| format!("{b:.0}")));
+            row.push(p.frames_per_file.map_or("-".into(), |f| format!("{f:.2}")));
+        }
+        table.add_row(row);
+    }
+    let _ = writeln!(out, "{table}");
+    if let Some(m) = &r.model {
+        let _ = writeln!(
+            out,
+            "model       t = t0 + n/B: {:.1} µs per file, {} MB/s of data; a file of {} loads at half that speed (R² {:.3})",
+            m.t0_us,
+            format_mbps(m.bandwidth_mb_s),
+            format_size(m.n_half_bytes.round() as u64),
+            m.r_squared
+        );
+    }
+    if let Some(fps) = r.fps {
+        let _ = writeln!(out, "frames      at {fps} frames per second");
+    }
+    for p in r.points.iter().filter(|p| !p.eviction.proved) {
+        let why = p.eviction.problem.as_deref().unwrap_or("unknown");
+        let _ = writeln!(
+            out,
+            "CACHE: eviction of the {} files not proved ({why}); their figures may include memory speed",
+            format_size(p.size)
+        );
+    }
+    if r.eviction_proved {
+        let _ = writeln!(
+            out,
+            "eviction    proved by mincore for every file before it was read"
+        );
+    }
+}
+
+pub fn save_table(out: &mut String, r: &FilesSaveReport) {
+    let _ = writeln!(
+        out,
+        "file        {} per write-call size, then fsync and close",
+        format_size(r.file_size)
+    );
+    let mut table = new_table(&[
+        "write call",
+        "calls",
+        "total ms",
+        "MB/s",
+        "write ms",
+        "fsync ms",
+        "close ms",
+        "dev requests",
+        "avg request",
+        "verified",
+    ]);
+    let ms = |ns: u64| format!("{:.2}", ns as f64 / 1e6);
+    for p in &r.points {
+        let (reqs, avg) = p.device.as_ref().map_or(("-".into(), "-".into()), |d| {
+            (
+                d.write_requests.to_string(),
+                d.avg_request_bytes
+                    .map_or("-".into(), |a| format_size(a.round() as u64)),
+            )
+        });
+        let verified = if p.check.ok() {
+            "ok".to_string()
+        } else {
+            format!("{} B WRONG", p.check.bytes_wrong)
+        };
+        table.add_row(vec![
+            p.write_size.to_string(),
+            p.times.calls.to_string(),
+            ms(p.total_ns),
+            format_mbps(p.mb_per_s),
+            ms(p.times.write_ns),
+            ms(p.times.fsync_ns),
+            ms(p.times.close_ns),
+            reqs,
+            avg,
+            verified,
+        ]);
+    }
+    let _ = writeln!(out, "{table}");
+    let _ = writeln!(
+        out,
+        "verify      {}",
+        if r.all_verified {
+            "every byte of every file read back right (from an evicted cache)"
+        } else {
+            "BAD: some bytes read back differ from what was written"
+        }
+    );
+}

@@ -1,0 +1,275 @@
+//! `iocurve files`: storage as applications meet it, through whole files.
+//!
+//! `load` times open + read everything + close for many files of each size,
+//! from a cold page cache: the game loading its assets, the 6502 LOAD of the
+//! seed report, where a large fixed cost per file dominates small files. The
+//! eviction is not assumed: each file is written back and dropped
+//! (fdatasync + posix_fadvise DONTNEED) and then mincore(2) must show none
+//! of its pages resident; otherwise the size is marked unproved.
+//!
+//! `save` writes one file of a fixed total size with write calls of a given
+//! size, then fsync and close (the FatFs `f_write` benchmark of the seed
+//! report), and reads it back from a cold cache to check every byte. The
+//! block device's counters show the requests that reached the device, which
+//! is what the write-call size turns into after the file system.
+//!
+//! Only per-file times sit on the timed path: the path is converted on the
+//! stack, the buffer is allocated before, and nothing is formatted.
+
+use crate::engine::sys;
+use crate::target::sysfs::{BlockDevice, DiskStat};
+use crate::workload::Pattern;
+use serde::{Deserialize, Serialize};
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read, Write};
+use std::os::fd::AsFd;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+/// What mincore said after the eviction of a set of files.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct EvictionProof {
+    pub files: u64,
+    /// Pages still in the page cache after eviction.
+    pub resident_pages: u64,
+    pub total_pages: u64,
+    /// True when every page of every file was shown absent.
+    pub proved: bool,
+    /// Why it could not be shown, when it could not.
+    pub problem: Option<String>,
+}
+
+/// A working directory inside the target directory, removed on drop.
+pub struct WorkDir {
+    pub path: PathBuf,
+}
+
+impl WorkDir {
+    pub fn create(parent: &Path) -> io::Result<WorkDir> {
+        let path = parent.join(format!(".iocurve-files-{}", std::process::id()));
+        std::fs::create_dir(&path)?;
+        Ok(WorkDir { path })
+    }
+}
+
+impl Drop for WorkDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// Writes `count` files of `size` random bytes into `dir`, each synced.
+pub fn create_files(dir: &Path, size: u64, count: u32, seed: u64) -> io::Result<Vec<PathBuf>> {
+    let mut data = vec![0u8; size as usize];
+    (0..count)
+        .map(|i| {
+            let path = dir.join(format!("f{size}-{i}.bin"));
+            Pattern::Random.fill(&mut data, seed ^ (size << 20) ^ u64::from(i));
+            let mut f = File::create(&path)?;
+            f.write_all(&data)?;
+            f.sync_all()?;
+            Ok(path)
+        })
+        .collect()
+}
+
+/// Drops every file's pages from the page cache and checks with mincore.
+pub fn evict_all(paths: &[PathBuf]) -> EvictionProof {
+    let mut proof = EvictionProof {
+        files: paths.len() as u64,
+        resident_pages: 0,
+        total_pages: 0,
+        proved: true,
+        problem: None,
+    };
+    for path in paths {
+        match evict_one(path) {
+            Ok((resident, total)) => {
+                proof.resident_pages += resident;
+                proof.total_pages += total;
+            }
+            Err(e) => proof.problem = Some(format!("{}: {e}", path.display())),
+        }
+    }
+    if proof.problem.is_some() {
+        proof.proved = false;
+    } else if proof.resident_pages > 0 {
+        proof.proved = false;
+        proof.problem = Some(format!(
+            "{} of {} pages stayed in the page cache after eviction (tmpfs and some network file systems keep them)",
+            proof.resident_pages, proof.total_pages
+        ));
+    }
+    proof
+}
+
+fn evict_one(path: &Path) -> io::Result<(u64, u64)> {
+    let f = File::open(path)?;
+    sys::evict_file(f.as_fd())?;
+    let len = f.metadata()?.len();
+    sys::resident_pages(f.as_fd(), 0, len)
+}
+
+/// Times open + read to the end + close of each file, in nanoseconds,
+/// into `times` (cleared first). `buf` must hold the largest file.
+pub fn time_loads(
+    paths: &[PathBuf],
+    buf: &mut [u8],
+    times: &mut Vec<u64>,
+    stop: &AtomicBool,
+) -> io::Result<()> {
+    times.clear();
+    for path in paths {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        let t0 = Instant::now();
+        let mut f = File::open(path)?;
+        let mut got = 0;
+        loop {
+            let n = f.read(&mut buf[got..])?;
+            if n == 0 {
+                break;
+            }
+            got += n;
+        }
+        drop(f);
+        times.push(t0.elapsed().as_nanos() as u64);
+    }
+    Ok(())
+}
+
+/// The device counters, when there is a device to read.
+pub fn stat_of(device: Option<&BlockDevice>) -> Option<DiskStat> {
+    device.and_then(|d| d.read_stat().ok())
+}
+
+/// Times of one `save` with one write-call size.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SaveTimes {
+    pub open_ns: u64,
+    /// All write calls together.
+    pub write_ns: u64,
+    pub fsync_ns: u64,
+    pub close_ns: u64,
+    pub calls: u64,
+}
+
+impl SaveTimes {
+    pub fn total_ns(&self) -> u64 {
+        self.open_ns + self.write_ns + self.fsync_ns + self.close_ns
+    }
+}
+
+/// Creates `path` and writes `data` to it with calls of `call` bytes (the
+/// last one shorter), then fsync and close, each timed.
+pub fn save_with_calls(path: &Path, data: &[u8], call: usize) -> io::Result<SaveTimes> {
+    let t0 = Instant::now();
+    let mut f = OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(path)?;
+    let t1 = Instant::now();
+    let mut calls = 0;
+    for piece in data.chunks(call) {
+        f.write_all(piece)?;
+        calls += 1;
+    }
+    let t2 = Instant::now();
+    f.sync_all()?;
+    let t3 = Instant::now();
+    drop(f);
+    let t4 = Instant::now();
+    let ns = |a: Instant, b: Instant| (b - a).as_nanos() as u64;
+    Ok(SaveTimes {
+        open_ns: ns(t0, t1),
+        write_ns: ns(t1, t2),
+        fsync_ns: ns(t2, t3),
+        close_ns: ns(t3, t4),
+        calls,
+    })
+}
+
+/// What the read-back of a saved file found.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SaveCheck {
+    /// Bytes compared (the file's length).
+    pub bytes_checked: u64,
+    /// Bytes that differ from what was written (a length difference counts
+    /// every missing or extra byte).
+    pub bytes_wrong: u64,
+    pub first_wrong_offset: Option<u64>,
+    /// The read-back came from the device, not the page cache.
+    pub eviction: EvictionProof,
+}
+
+impl SaveCheck {
+    pub fn ok(&self) -> bool {
+        self.bytes_wrong == 0
+    }
+}
+
+/// Evicts the file, proves it, reads it back and compares with `data`.
+pub fn check_saved(path: &Path, data: &[u8]) -> io::Result<SaveCheck> {
+    let eviction = evict_all(&[path.to_path_buf()]);
+    let back = std::fs::read(path)?;
+    let common = back.len().min(data.len());
+    let mut wrong = back.len().abs_diff(data.len()) as u64;
+    let mut first = (back.len() != data.len()).then_some(common as u64);
+    for (i, (a, b)) in back.iter().zip(data).enumerate() {
+        if a != b {
+            wrong += 1;
+            first = Some(first.map_or(i as u64, |f| f.min(i as u64)));
+        }
+    }
+    Ok(SaveCheck {
+        bytes_checked: back.len() as u64,
+        bytes_wrong: wrong,
+        first_wrong_offset: first,
+        eviction,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn save_then_check_finds_every_byte_right() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.bin");
+        let mut data = vec![0u8; 10_000];
+        Pattern::Random.fill(&mut data, 7);
+        let t = save_with_calls(&path, &data, 1636).unwrap();
+        assert_eq!(t.calls, 7);
+        let check = check_saved(&path, &data).unwrap();
+        assert!(check.ok());
+        assert_eq!(check.bytes_checked, 10_000);
+    }
+
+    #[test]
+    fn check_finds_a_changed_byte() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.bin");
+        let data = vec![5u8; 4096];
+        save_with_calls(&path, &data, 512).unwrap();
+        let mut other = data.clone();
+        other[1000] = 6;
+        let check = check_saved(&path, &other).unwrap();
+        assert_eq!(check.bytes_wrong, 1);
+        assert_eq!(check.first_wrong_offset, Some(1000));
+    }
+
+    #[test]
+    fn loads_are_timed_per_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = create_files(dir.path(), 8192, 3, 1).unwrap();
+        let mut buf = vec![0u8; 8192];
+        let mut times = Vec::new();
+        time_loads(&paths, &mut buf, &mut times, &AtomicBool::new(false)).unwrap();
+        assert_eq!(times.len(), 3);
+        assert!(times.iter().all(|&t| t > 0));
+    }
+}

@@ -1,0 +1,448 @@
+//! `iocurve stream`: requests on a fixed schedule, as a video player or a
+//! recorder issues them, and whether each one was done in time.
+//!
+//! The schedule is fixed before the run: request i is due at
+//! `start + i × period`. A request that cannot start on time (the one before
+//! it stalled) starts as soon as it can, and its latency is still counted
+//! from its *scheduled* start. Counting from the actual start would hide a
+//! stall behind the requests that queued up behind it, the error Gil Tene
+//! named coordinated omission ("How NOT to Measure Latency", 2013): a load
+//! generator that waits for a slow response before sending the next request
+//! omits exactly the samples that would have shown the stall. A player cannot
+//! wait, so neither does this scheduler.
+//!
+//! A request misses its deadline when it completes later than its scheduled
+//! start plus the deadline (by default one period: the next frame is due).
+//! The longest stall is the longest time past a deadline, the longest time a
+//! player would have shown a frozen frame.
+//!
+//! The scheduler is an [`OpSource`] driven by the `sync` engine; it waits
+//! through a [`Pacer`] so that a fake clock can replace the wall clock in
+//! tests. Nothing in `next` or `completed` allocates, locks or formats.
+
+use crate::engine::buffer::AlignedBuf;
+use crate::engine::sync::SyncEngine;
+use crate::engine::{Clock, Engine, EngineSetup, IoError, MonotonicClock, Op, OpKind, OpSource};
+use crate::stats::{LatencyHistogram, LatencySummary};
+use crate::workload::Pattern;
+use serde::{Deserialize, Serialize};
+use std::os::fd::BorrowedFd;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Below this much time to wait, the pacer spins instead of sleeping.
+const SPIN_NS: u64 = 200_000;
+
+/// Waits until a point on the scheduler's clock.
+pub trait Pacer {
+    /// Returns once the clock reads at least `t_ns`, with the time then.
+    fn wait_until(&mut self, t_ns: u64) -> u64;
+}
+
+/// The wall-clock pacer: sleeps most of the wait, spins the last part so the
+/// request starts within microseconds of its schedule.
+pub struct WallPacer<C: Clock>(pub C);
+
+impl<C: Clock> Pacer for WallPacer<C> {
+    fn wait_until(&mut self, t_ns: u64) -> u64 {
+        let mut now = self.0.now_ns();
+        if t_ns > now + SPIN_NS {
+            let nap = t_ns - now - SPIN_NS / 2;
+            std::thread::sleep(std::time::Duration::from_nanos(nap));
+        }
+        while {
+            now = self.0.now_ns();
+            now < t_ns
+        } {
+            std::hint::spin_loop();
+        }
+        now
+    }
+}
+
+/// One stream to run: what, how often, how long.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub struct StreamPlan {
+    pub kind: OpKindName,
+    /// Bytes per request.
+    pub chunk: u32,
+    /// Time between scheduled starts, ns.
+    pub period_ns: u64,
+    /// Allowed time from scheduled start to completion, ns.
+    pub deadline_ns: u64,
+    /// Requests to issue.
+    pub requests: u64,
+    /// Region the stream walks through sequentially, wrapping at its end.
+    pub offset: u64,
+    pub span: u64,
+}
+
+impl StreamPlan {
+    /// The rate the schedule asks for, MB/s.
+    pub fn rate_mb_s(&self) -> f64 {
+        f64::from(self.chunk) / self.period_ns as f64 * 1e3
+    }
+
+    /// The byte offset of request `i`.
+    fn offset_of(&self, i: u64) -> u64 {
+        let slots = (self.span / u64::from(self.chunk)).max(1);
+        self.offset + (i % slots) * u64::from(self.chunk)
+    }
+}
+
+/// Read or write, as the result names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OpKindName {
+    Read,
+    Write,
+}
+
+impl OpKindName {
+    fn op(self) -> OpKind {
+        match self {
+            OpKindName::Read => OpKind::Read,
+            OpKindName::Write => OpKind::Write,
+        }
+    }
+}
+
+/// What one run of a stream found.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct StreamOutcome {
+    /// The rate the schedule asked for, MB/s.
+    pub rate_mb_s: f64,
+    pub chunk: u32,
+    pub period_ns: u64,
+    pub deadline_ns: u64,
+    pub requests_planned: u64,
+    pub requests_done: u64,
+    pub bytes: u64,
+    /// From the first scheduled start to the last completion.
+    pub elapsed_ns: u64,
+    /// The rate delivered, MB/s.
+    pub achieved_mb_s: f64,
+    /// Requests that completed after their deadline.
+    pub misses: u64,
+    /// `misses / requests_done`.
+    pub miss_share: f64,
+    /// Longest time past a deadline, ns (0 when none was missed).
+    pub longest_stall_ns: u64,
+    /// Longest time between two completions, ns.
+    pub longest_gap_ns: u64,
+    /// Latency from the scheduled start to completion.
+    pub latency: Option<LatencySummary>,
+    /// Standard deviation of that latency, ns.
+    pub jitter_ns: f64,
+    /// Requests that started later than their schedule (behind a slow one).
+    pub late_starts: u64,
+}
+
+/// The scheduler: hands out requests at their scheduled times and scores
+/// each completion against its deadline.
+pub struct StreamSource<'a, P: Pacer> {
+    plan: StreamPlan,
+    pacer: P,
+    stop: &'a AtomicBool,
+    start_ns: Option<u64>,
+    issued: u64,
+    tally: Tally,
+}
+
+/// Running figures, updated per completion without allocating.
+struct Tally {
+    hist: LatencyHistogram,
+    done: u64,
+    bytes: u64,
+    misses: u64,
+    late_starts: u64,
+    longest_stall_ns: u64,
+    longest_gap_ns: u64,
+    last_complete_ns: Option<u64>,
+    // Welford's running mean and squared deviations of the latency.
+    mean: f64,
+    m2: f64,
+}
+
+impl<'a, P: Pacer> StreamSource<'a, P> {
+    pub fn new(plan: StreamPlan, pacer: P, stop: &'a AtomicBool) -> Self {
+        StreamSource {
+            plan,
+            pacer,
+            stop,
+            start_ns: None,
+            issued: 0,
+            tally: Tally {
+                hist: LatencyHistogram::new(),
+                done: 0,
+                bytes: 0,
+                misses: 0,
+                late_starts: 0,
+                longest_stall_ns: 0,
+                longest_gap_ns: 0,
+                last_complete_ns: None,
+                mean: 0.0,
+                m2: 0.0,
+            },
+        }
+    }
+
+    fn scheduled(&self, i: u64) -> u64 {
+        self.start_ns.unwrap_or(0) + i * self.plan.period_ns
+    }
+
+    /// The figures of everything completed so far.
+    pub fn outcome(&self) -> StreamOutcome {
+        let t = &self.tally;
+        let start = self.start_ns.unwrap_or(0);
+        let elapsed_ns = t.last_complete_ns.map_or(0, |c| c.saturating_sub(start));
+        StreamOutcome {
+            rate_mb_s: self.plan.rate_mb_s(),
+            chunk: self.plan.chunk,
+            period_ns: self.plan.period_ns,
+            deadline_ns: self.plan.deadline_ns,
+            requests_planned: self.plan.requests,
+            requests_done: t.done,
+            bytes: t.bytes,
+            elapsed_ns,
+            achieved_mb_s: crate::units::mb_per_s(t.bytes, elapsed_ns),
+            misses: t.misses,
+            miss_share: if t.done > 0 {
+                t.misses as f64 / t.done as f64
+            } else {
+                0.0
+            },
+            longest_stall_ns: t.longest_stall_ns,
+            longest_gap_ns: t.longest_gap_ns,
+            latency: t.hist.summary(),
+            jitter_ns: if t.done > 1 {
+                (t.m2 / (t.done - 1) as f64).sqrt()
+            } else {
+                0.0
+            },
+            late_starts: t.late_starts,
+        }
+    }
+}
+
+impl<P: Pacer> OpSource for StreamSource<'_, P> {
+    fn next(&mut self, now_ns: u64) -> Option<Op> {
+        if self.issued >= self.plan.requests || self.stop.load(Ordering::Relaxed) {
+            return None;
+        }
+        let start = *self.start_ns.get_or_insert(now_ns);
+        let due = start + self.issued * self.plan.period_ns;
+        if now_ns < due {
+            self.pacer.wait_until(due);
+        } else if now_ns > due + self.plan.period_ns / 10 {
+            self.tally.late_starts += 1;
+        }
+        let i = self.issued;
+        self.issued += 1;
+        Some(Op {
+            kind: self.plan.kind.op(),
+            offset: self.plan.offset_of(i),
+            len: self.plan.chunk,
+            seq: i,
+            counted: true,
+        })
+    }
+
+    fn completed(&mut self, op: &Op, _submit_ns: u64, complete_ns: u64, _data: &[u8]) {
+        let due = self.scheduled(op.seq);
+        let latency = complete_ns.saturating_sub(due);
+        let t = &mut self.tally;
+        t.hist.record(latency);
+        t.done += 1;
+        t.bytes += u64::from(op.len);
+        let delta = latency as f64 - t.mean;
+        t.mean += delta / t.done as f64;
+        t.m2 += delta * (latency as f64 - t.mean);
+        if latency > self.plan.deadline_ns {
+            t.misses += 1;
+            t.longest_stall_ns = t.longest_stall_ns.max(latency - self.plan.deadline_ns);
+        }
+        if let Some(last) = t.last_complete_ns {
+            t.longest_gap_ns = t.longest_gap_ns.max(complete_ns.saturating_sub(last));
+        }
+        t.last_complete_ns = Some(complete_ns);
+    }
+}
+
+/// Runs one stream on `fd` with the `sync` engine and the wall clock.
+/// A failed transfer ends it; the figures up to then come with the error.
+pub fn run(
+    fd: BorrowedFd<'_>,
+    align: usize,
+    plan: StreamPlan,
+    seed: u64,
+    stop: &AtomicBool,
+) -> (StreamOutcome, Option<IoError>) {
+    let chunk = plan.chunk as usize;
+    let mut pool = AlignedBuf::new(chunk, align);
+    if plan.kind == OpKindName::Write {
+        Pattern::Random.fill(pool.as_mut_slice(), seed);
+    }
+    let clock = MonotonicClock::new();
+    let mut engine = SyncEngine::new(EngineSetup {
+        fd,
+        block_size: chunk,
+        queue_depth: 1,
+        align,
+        pool,
+        clock,
+    });
+    let mut source = StreamSource::new(plan, WallPacer(clock), stop);
+    let error = engine.run(&mut source).err();
+    (source.outcome(), error)
+}
+
+/// The rates `--find-max` tries: doubling from `start` until a trial misses,
+/// then halving the interval between the best clean rate and the first
+/// missing one `refine` times. `trial` returns true when a rate had no miss.
+/// Returns the highest clean rate (0 when even the first missed) and each
+/// trial's rate and verdict, in order.
+pub fn find_max(
+    start: f64,
+    max_doublings: u32,
+    refine: u32,
+    mut trial: impl FnMut(f64) -> Option<bool>,
+) -> (f64, Vec<(f64, bool)>) {
+    let mut tried = Vec::new();
+    let (mut good, mut bad) = (0.0, None);
+    let mut rate = start;
+    for _ in 0..=max_doublings {
+        let Some(ok) = trial(rate) else {
+            return (good, tried);
+        };
+        tried.push((rate, ok));
+        if !ok {
+            bad = Some(rate);
+            break;
+        }
+        good = rate;
+        rate *= 2.0;
+    }
+    let Some(mut bad) = bad else {
+        return (good, tried);
+    };
+    for _ in 0..refine {
+        let mid = if good > 0.0 {
+            (good + bad) / 2.0
+        } else {
+            bad / 2.0
+        };
+        let Some(ok) = trial(mid) else { break };
+        tried.push((mid, ok));
+        if ok { good = mid } else { bad = mid }
+    }
+    (good, tried)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::Cell;
+
+    /// A clock tests move by hand: waiting jumps straight to the deadline.
+    struct FakePacer<'c>(&'c Cell<u64>);
+
+    impl Pacer for FakePacer<'_> {
+        fn wait_until(&mut self, t_ns: u64) -> u64 {
+            self.0.set(self.0.get().max(t_ns));
+            self.0.get()
+        }
+    }
+
+    const MS: u64 = 1_000_000;
+
+    fn plan(requests: u64) -> StreamPlan {
+        StreamPlan {
+            kind: OpKindName::Read,
+            chunk: 65536,
+            period_ns: 10 * MS,
+            deadline_ns: 10 * MS,
+            requests,
+            offset: 0,
+            span: 1 << 20,
+        }
+    }
+
+    /// Drives the scheduler as an engine would, on the fake clock, with a
+    /// service time per request chosen by `service`.
+    fn drive(plan: StreamPlan, service: impl Fn(u64) -> u64) -> StreamOutcome {
+        let clock = Cell::new(1_000 * MS);
+        let stop = AtomicBool::new(false);
+        let mut src = StreamSource::new(plan, FakePacer(&clock), &stop);
+        while let Some(op) = src.next(clock.get()) {
+            let start = clock.get();
+            clock.set(start + service(op.seq));
+            src.completed(&op, start, clock.get(), &[]);
+        }
+        src.outcome()
+    }
+
+    #[test]
+    fn a_fast_target_misses_nothing() {
+        let out = drive(plan(100), |_| MS);
+        assert_eq!(out.requests_done, 100);
+        assert_eq!(out.misses, 0);
+        assert_eq!(out.longest_stall_ns, 0);
+        assert_eq!(out.late_starts, 0);
+        // Waits kept the schedule: 99 periods plus the last service time.
+        assert_eq!(out.elapsed_ns, 99 * 10 * MS + MS);
+    }
+
+    #[test]
+    fn one_stall_is_charged_to_every_request_queued_behind_it() {
+        // Request 10 takes 55 ms: it and the requests due while it ran
+        // complete late. Counted from their actual start they would look
+        // fast (1 ms); counted from the schedule they do not.
+        let out = drive(plan(100), |i| if i == 10 { 55 * MS } else { MS });
+        // Request 10 ends at 100+55 = 155 ms (due 100, deadline 110): late by
+        // 45 ms. Request 11 (due 110) starts at 155, ends 156, deadline 120.
+        // Request 14 (due 140, deadline 150) ends 159: late. Request 15 (due
+        // 150, deadline 160) ends 160: on time.
+        assert_eq!(out.misses, 5);
+        assert_eq!(out.longest_stall_ns, 45 * MS);
+        assert_eq!(out.late_starts, 5);
+        let lat = out.latency.unwrap();
+        assert!(lat.max_ns >= 54 * MS && lat.max_ns <= 56 * MS);
+        assert!(out.jitter_ns > MS as f64);
+    }
+
+    #[test]
+    fn a_slow_target_misses_almost_everything() {
+        let out = drive(plan(50), |_| 15 * MS);
+        assert!(out.misses >= 48, "{}", out.misses);
+        assert!(out.miss_share > 0.9);
+    }
+
+    #[test]
+    fn stop_flag_ends_the_stream() {
+        let clock = Cell::new(0);
+        let stop = AtomicBool::new(true);
+        let mut src = StreamSource::new(plan(10), FakePacer(&clock), &stop);
+        assert!(src.next(0).is_none());
+    }
+
+    #[test]
+    fn offsets_wrap_inside_the_span() {
+        let p = plan(0);
+        assert_eq!(p.offset_of(0), 0);
+        assert_eq!(p.offset_of(16), 0);
+        assert_eq!(p.offset_of(17), 65536);
+    }
+
+    #[test]
+    fn find_max_brackets_the_limit() {
+        let (best, tried) = find_max(1.0, 20, 6, |r| Some(r <= 37.0));
+        assert!(best <= 37.0 && best > 37.0 * 0.9, "{best} {tried:?}");
+        assert!(tried.iter().any(|&(_, ok)| !ok));
+    }
+
+    #[test]
+    fn find_max_first_rate_failing() {
+        let (best, _) = find_max(10.0, 20, 3, |r| Some(r <= 2.0));
+        assert!(best <= 2.0);
+    }
+}

@@ -1,0 +1,246 @@
+//! The application workloads end to end on real files, loop devices and
+//! fault devices: `files load` reads from the device (eviction proved),
+//! `files save` verifies every byte, `stream` counts the misses a stall
+//! causes, `sustain` finds where a write cache fills, and `--cpu-load` is
+//! recorded. Assertions are facts with generous margins, not timings.
+
+mod common;
+
+use common::faultdev::FaultDevice;
+use common::{LoopDevice, iocurve, json, skipped};
+use std::time::Duration;
+
+const MIB: u64 = 1 << 20;
+
+fn mounted_loop(size: u64) -> Result<(LoopDevice, std::path::PathBuf), String> {
+    let mut dev = LoopDevice::new(size)?;
+    let mnt = dev.mkfs_and_mount()?;
+    Ok((dev, mnt))
+}
+
+#[test]
+fn files_load_reads_every_file_from_the_device_after_proved_eviction() {
+    let (_dev, mnt) = match mounted_loop(64 * MIB) {
+        Ok(d) => d,
+        Err(why) => return skipped(&why),
+    };
+    let out = iocurve()
+        .args(["files", "load", mnt.to_str().unwrap()])
+        .args([
+            "--sizes", "8k,128k", "--count", "20", "--fps", "60", "--json",
+        ])
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc = json(&out.stdout);
+    let report = &doc["files_load"];
+    assert_eq!(report["eviction_proved"], true, "{report}");
+    let points = report["points"].as_array().unwrap();
+    assert_eq!(points.len(), 2);
+    for p in points {
+        let size = p["size"].as_u64().unwrap();
+        assert_eq!(p["files"], 20);
+        assert_eq!(p["eviction"]["resident_pages"], 0);
+        // Had the page cache served the second read, the device would have
+        // read nothing; it read at least every byte of every file.
+        let device = p["device_read_bytes"].as_u64().expect("loop device stat");
+        assert!(device >= 20 * size, "device read {device} < {}", 20 * size);
+        assert!(p["frames_per_file"].as_f64().unwrap() > 0.0);
+    }
+    assert!(report["model"]["t0_us"].as_f64().is_some(), "{report}");
+    let left: Vec<_> = std::fs::read_dir(&mnt)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".iocurve"))
+        .collect();
+    assert!(left.is_empty(), "working directory removed");
+}
+
+#[test]
+fn files_load_on_tmpfs_says_the_eviction_is_not_proved() {
+    let dir = std::path::Path::new("/dev/shm");
+    if !dir.is_dir() {
+        return skipped("no /dev/shm tmpfs");
+    }
+    let out = iocurve()
+        .args([
+            "files", "load", "/dev/shm", "--sizes", "8k", "--count", "5", "--json",
+        ])
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc = json(&out.stdout);
+    assert_eq!(doc["files_load"]["eviction_proved"], false);
+    let p = &doc["files_load"]["points"][0];
+    assert!(p["eviction"]["resident_pages"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn files_save_verifies_every_byte_and_counts_device_requests() {
+    let (_dev, mnt) = match mounted_loop(64 * MIB) {
+        Ok(d) => d,
+        Err(why) => return skipped(&why),
+    };
+    let out = iocurve()
+        .args(["files", "save", mnt.to_str().unwrap()])
+        .args(["--size", "256k", "--sizes", "512,1636,65536", "--json"])
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc = json(&out.stdout);
+    let report = &doc["files_save"];
+    assert_eq!(report["all_verified"], true);
+    let points = report["points"].as_array().unwrap();
+    let calls: Vec<u64> = points
+        .iter()
+        .map(|p| p["times"]["calls"].as_u64().unwrap())
+        .collect();
+    assert_eq!(calls, vec![512, 161, 4], "262144 / w, rounded up");
+    for p in points {
+        assert_eq!(p["check"]["bytes_checked"], 256 * 1024);
+        assert_eq!(p["check"]["bytes_wrong"], 0);
+        assert_eq!(p["check"]["eviction"]["proved"], true);
+        let dev = &p["device"];
+        assert!(dev["write_requests"].as_u64().unwrap() >= 1, "{dev}");
+        assert!(dev["write_bytes"].as_u64().unwrap() >= 256 * 1024, "{dev}");
+    }
+}
+
+#[test]
+fn stream_counts_the_misses_of_a_stall_from_the_schedule() {
+    // 20 frames/s of 64 KiB: one request every 50 ms. The request at 1 MiB
+    // (the 17th) stalls 600 ms, so it and the requests due during the stall
+    // finish late.
+    let dev = match FaultDevice::with_stalls(8 * MIB, &[(MIB, 600)]) {
+        Ok(d) => d,
+        Err(why) => return skipped(&why),
+    };
+    let out = iocurve()
+        .args(["stream", dev.dev.to_str().unwrap()])
+        .args(["--fps", "20", "--frame", "64k", "--time", "2s", "--json"])
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc = json(&out.stdout);
+    let o = &doc["stream"]["outcome"];
+    assert_eq!(o["requests_planned"], 40);
+    assert_eq!(o["requests_done"], 40);
+    let misses = o["misses"].as_u64().unwrap();
+    // A 600 ms stall at a 50 ms period makes at least the stalled request
+    // and the ones due in the next 500 ms late: about 11. Margins allow for
+    // a slow machine adding its own misses.
+    assert!((5..=40).contains(&misses), "misses {misses}: {o}");
+    let stall = o["longest_stall_ns"].as_u64().unwrap();
+    assert!(stall >= 400_000_000, "longest stall {stall} ns");
+    // Latency counted from the scheduled start sees the stall in several
+    // requests, not only in the one that stalled.
+    let p90 = o["latency"]["p90_ns"].as_u64().unwrap();
+    let late = o["late_starts"].as_u64().unwrap();
+    assert!(
+        late >= 4,
+        "requests queued behind the stall started late: {late}"
+    );
+    assert!(p90 >= 100_000_000, "p90 {p90} ns hides the stall");
+    assert!(dev.log().contains("stall 600 ms"), "{}", dev.log());
+}
+
+#[test]
+fn sustain_finds_where_the_write_cache_fills() {
+    // 16 MiB fast (at most 40 MB/s), then 4 MB/s.
+    let dev = match FaultDevice::with_cache(28 * MIB, 16 * MIB, 40.0, 4.0) {
+        Ok(d) => d,
+        Err(why) => return skipped(&why),
+    };
+    let out = iocurve()
+        .args(["sustain", dev.dev.to_str().unwrap(), "--destructive"])
+        .args([
+            "--bs",
+            "1M",
+            "--interval",
+            "100ms",
+            "--mark",
+            "4M",
+            "--json-lines",
+        ])
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    let (last, live) = lines.split_last().expect("output");
+    assert!(live.len() >= 5, "one object per interval while writing");
+    assert!(live.iter().all(|l| l["type"] == "interval"));
+    assert_eq!(last["schema_version"], 1);
+    let s = &last["sustain"];
+    assert_eq!(s["bytes"], 28 * MIB);
+    assert_eq!(s["ended_by"], "end of target");
+    let d = &s["drop"];
+    let before = d["bytes_before_drop"].as_u64().expect("a drop was found");
+    assert!(
+        (12 * MIB..=20 * MIB).contains(&before),
+        "drop after {before} bytes: {d}"
+    );
+    let (fast, slow) = (
+        d["mb_per_s_before"].as_f64().unwrap(),
+        d["mb_per_s_after"].as_f64().unwrap(),
+    );
+    assert!(slow < 6.0 && slow > 1.0, "after the cache: {slow} MB/s");
+    assert!(fast > 2.0 * slow, "before {fast}, after {slow}");
+}
+
+#[test]
+fn run_records_the_cpu_load_it_ran_under() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = iocurve()
+        .args([
+            "run",
+            dir.path().to_str().unwrap(),
+            "--buffered",
+            "--span",
+            "8M",
+        ])
+        .args(["--time", "1s", "--ramp", "0", "--cpu-load", "50", "--json"])
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc = json(&out.stdout);
+    let load = &doc["cpu_load"];
+    assert_eq!(load["percent"], 50);
+    assert!(!load["cpus"].as_array().unwrap().is_empty());
+    // Delivered load with a wide margin: other work may take CPUs from it.
+    assert!(load["achieved_percent"].as_f64().unwrap() > 10.0, "{load}");
+    assert_eq!(load["unpinned"], 0);
+}

@@ -286,3 +286,61 @@ fn the_console_check_does_catch_errors() {
         "{stderr}"
     );
 }
+
+#[test]
+fn application_workloads_get_their_sections() {
+    let Some(browser) = chromium() else {
+        return skipped("chromium is not installed (.ci/run installs it)");
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let (db_s, d) = (db.to_str().unwrap(), dir.path().to_str().unwrap());
+    let load = dir.path().join("load.html");
+    iocurve()
+        .args([
+            "files",
+            "load",
+            d,
+            "--sizes",
+            "4k,64k,1M",
+            "--count",
+            "4",
+            "--db",
+            db_s,
+            "--report",
+            load.to_str().unwrap(),
+        ])
+        .assert()
+        .success();
+    let sustain = dir.path().join("sustain.html");
+    iocurve()
+        .args([
+            "sustain",
+            d,
+            "--bytes",
+            "32M",
+            "--interval",
+            "20ms",
+            "--db",
+            db_s,
+            "--report",
+            sustain.to_str().unwrap(),
+        ])
+        .assert()
+        .success();
+    for (page, chart, series) in [
+        (&load, "files-load", "time per file"),
+        (&sustain, "sustain", "write speed"),
+    ] {
+        let (dom, stderr) = browse(&browser, page, &["--dump-dom"]);
+        assert!(console_lines(&stderr).is_empty(), "{stderr}");
+        let charts = charts(&dom);
+        let (_, svg) = charts
+            .iter()
+            .find(|(n, _)| n == chart)
+            .unwrap_or_else(|| panic!("no {chart} chart"));
+        let (texts, shapes) = series_of(svg);
+        assert!(texts.contains(&series.to_string()), "{chart}: {texts:?}");
+        assert!(shapes >= 2, "{chart}: {shapes} shapes");
+    }
+}

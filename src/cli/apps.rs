@@ -59,6 +59,10 @@ pub struct FilesLoadArgs {
     #[arg(long)]
     pub json: bool,
 
+    /// Also write a self-contained HTML report of this run to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+
     #[command(flatten)]
     pub load: CpuLoadArg,
 }
@@ -89,6 +93,10 @@ pub struct FilesSaveArgs {
     /// Print one JSON document instead of the table.
     #[arg(long)]
     pub json: bool,
+
+    /// Also write a self-contained HTML report of this run to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
 
     #[command(flatten)]
     pub load: CpuLoadArg,

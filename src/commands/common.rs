@@ -19,9 +19,7 @@ use std::io::Write;
 /// Opens the target of a command after its arguments were validated.
 pub fn open_target(cfg: &TargetConfig, want_write: bool, scratch_size: u64) -> Result<OpenTarget> {
     interrupt::install();
-    if let Some(path) = &cfg.report {
-        let _ = REPORT_PATH.set(path.clone());
-    }
+    report_to(cfg.report.as_ref());
     if want_write {
         refuse_if_unfinished(cfg)?;
     }
@@ -345,6 +343,14 @@ pub fn finish(result: &RunResult, json: bool) -> Result<i32> {
 
 /// Where `--report FILE` asked for the HTML report of this run.
 static REPORT_PATH: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+
+/// Asks for the HTML report of this run to be written to `path` when it
+/// ends (`--report FILE`).
+pub fn report_to(path: Option<&std::path::PathBuf>) {
+    if let Some(path) = path {
+        let _ = REPORT_PATH.set(path.clone());
+    }
+}
 
 /// Writes the `--report` page when one was asked for; a failure is a
 /// warning, like a failed save.

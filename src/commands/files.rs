@@ -28,6 +28,7 @@ pub fn files(args: &FilesArgs) -> Result<i32> {
 }
 
 fn load(args: &FilesLoadArgs) -> Result<i32> {
+    common::report_to(args.report.as_ref());
     let sizes = args.sizes.clone().unwrap_or_else(|| LOAD_SIZES.to_vec());
     check_sizes(&sizes, "--sizes")?;
     if args.fps.is_some_and(|f| !(f > 0.0 && f.is_finite())) {
@@ -154,6 +155,7 @@ fn load_point(m: SizeTimes, fps: Option<f64>) -> LoadPoint {
 }
 
 fn save(args: &FilesSaveArgs) -> Result<i32> {
+    common::report_to(args.report.as_ref());
     check_sizes(&args.sizes, "--sizes")?;
     check_sizes(&[args.size], "--size")?;
     let started_at = common::now_rfc3339();

@@ -163,3 +163,134 @@ fn draw_history(
     root.present()?;
     Ok(())
 }
+
+/// One bar per labelled value, optionally on a log scale.
+pub fn bars(points: &[(String, f64)], y_desc: &str, series: &str, log: bool) -> String {
+    let mut out = String::new();
+    let _ = draw_bars(&mut out, points, y_desc, series, log);
+    out
+}
+
+fn draw_bars(
+    out: &mut String,
+    points: &[(String, f64)],
+    y_desc: &str,
+    series: &str,
+    log: bool,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let root = SVGBackend::with_string(out, (WIDTH, HEIGHT)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let top = points.iter().map(|p| p.1).fold(1e-3, f64::max);
+    let bottom = points
+        .iter()
+        .map(|p| p.1)
+        .fold(f64::INFINITY, f64::min)
+        .max(1e-3)
+        / 2.0;
+    let n = points.len() as f64;
+    let colour = Palette99::pick(0).to_rgba();
+    let labels = |x: &f64| {
+        points
+            .get(x.floor() as usize)
+            .map_or(String::new(), |p| p.0.clone())
+    };
+    let bar = move |(i, p): (usize, &(String, f64)), base: f64| {
+        Rectangle::new(
+            [(i as f64 + 0.15, base), (i as f64 + 0.85, p.1)],
+            colour.filled(),
+        )
+    };
+    if log {
+        let mut chart = ChartBuilder::on(&root)
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(64)
+            .build_cartesian_2d(0f64..n, (bottom..top * 10.0).log_scale())?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(points.len().max(1))
+            .x_label_formatter(&labels)
+            .y_desc(y_desc)
+            .draw()?;
+        chart
+            .draw_series(points.iter().enumerate().map(|p| bar(p, bottom)))?
+            .label(series)
+            .legend(move |(x, y)| Rectangle::new([(x, y - 4), (x + 10, y + 4)], colour.filled()));
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .draw()?;
+    } else {
+        let mut chart = ChartBuilder::on(&root)
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(64)
+            .build_cartesian_2d(0f64..n, 0f64..top * 1.2)?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(points.len().max(1))
+            .x_label_formatter(&labels)
+            .y_desc(y_desc)
+            .draw()?;
+        chart
+            .draw_series(points.iter().enumerate().map(|p| bar(p, 0.0)))?
+            .label(series)
+            .legend(move |(x, y)| Rectangle::new([(x, y - 4), (x + 10, y + 4)], colour.filled()));
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .draw()?;
+    }
+    root.present()?;
+    Ok(())
+}
+
+/// One line of (x, y) points.
+pub fn line(points: &[(f64, f64)], x_desc: &str, y_desc: &str, series: &str) -> String {
+    let mut out = String::new();
+    let _ = draw_line(&mut out, points, x_desc, y_desc, series);
+    out
+}
+
+fn draw_line(
+    out: &mut String,
+    points: &[(f64, f64)],
+    x_desc: &str,
+    y_desc: &str,
+    series: &str,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let root = SVGBackend::with_string(out, (WIDTH, HEIGHT)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let right = points.iter().map(|p| p.0).fold(1e-6, f64::max);
+    let top = points.iter().map(|p| p.1).fold(1e-3, f64::max) * 1.2;
+    let colour = Palette99::pick(0).to_rgba();
+    let mut chart = ChartBuilder::on(&root)
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(64)
+        .build_cartesian_2d(0f64..right, 0f64..top)?;
+    chart
+        .configure_mesh()
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .draw()?;
+    chart
+        .draw_series(LineSeries::new(
+            points.iter().copied(),
+            colour.stroke_width(2),
+        ))?
+        .label(series)
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2)));
+    chart.draw_series(points.iter().map(|&p| Circle::new(p, 3, colour.filled())))?;
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()?;
+    root.present()?;
+    Ok(())
+}

@@ -5,6 +5,7 @@
 //! in a picture. Headline figures carry `data-figure` attributes naming the
 //! test, which the browser test reads back and compares with the JSON.
 
+mod apps;
 mod charts;
 mod sections;
 

@@ -48,13 +48,25 @@ pub fn run(out: &mut String, run: &RunResult) {
     identity_card(out, run);
     if run.command == "profile" {
         profile_table(out, run);
-    } else if run.curve.is_none() {
+    } else if run.curve.is_none() && !run.tests.is_empty() {
         tests_table(out, run);
     }
     if let Some(curve) = &run.curve {
         curve_section(out, run, &curve.series);
     }
     latency_section(out, run);
+    if let Some(r) = &run.files_load {
+        super::apps::files_load(out, r);
+    }
+    if let Some(r) = &run.files_save {
+        super::apps::files_save(out, r);
+    }
+    if let Some(r) = &run.stream {
+        super::apps::stream(out, r);
+    }
+    if let Some(r) = &run.sustain {
+        super::apps::sustain(out, r);
+    }
     notes(out, run);
     let _ = writeln!(out, "</section>");
 }

@@ -1,0 +1,220 @@
+//! Report sections of the application workloads: file-load times, the
+//! write-call sweep of `files save`, stream deadlines and sustained-write
+//! throughput, each a chart beside its table.
+
+use super::{charts, esc};
+use crate::app_result::{FilesLoadReport, FilesSaveReport, StreamReport, SustainReport};
+use crate::units::{format_latency_ns, format_mbps, format_size};
+use std::fmt::Write;
+
+pub fn files_load(out: &mut String, r: &FilesLoadReport) {
+    let _ = writeln!(out, "<h3>Whole-file load times</h3>");
+    if !r.eviction_proved {
+        let _ = writeln!(
+            out,
+            "<p class=\"warn\">CACHE: the page-cache eviction could not be proved for every size; those times may come from memory.</p>"
+        );
+    }
+    let points: Vec<(String, f64)> = r
+        .points
+        .iter()
+        .map(|p| (format_size(p.size), p.median_ns as f64 / 1e3))
+        .collect();
+    let _ = writeln!(
+        out,
+        "<figure data-chart=\"files-load\">{}<figcaption>Median time to open, read and close one file, µs (log scale).</figcaption></figure>",
+        charts::bars(
+            &points,
+            "time per file, µs (log scale)",
+            "time per file",
+            true
+        )
+    );
+    if let Some(m) = &r.model {
+        let _ = writeln!(
+            out,
+            "<p>Per file: t0 = {:.1} µs of fixed cost, then {} MB/s.</p>",
+            m.t0_us,
+            format_mbps(m.bandwidth_mb_s)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "<div class=\"scroll\"><table><thead><tr><th>file size</th><th>files</th><th>median</th><th>MB/s</th><th>efficiency</th><th>bytes/frame</th><th>frames/file</th></tr></thead><tbody>"
+    );
+    for p in &r.points {
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td data-figure=\"files-load {}\">{}</td><td>{}</td><td>{:.0}%</td><td>{}</td><td>{}</td></tr>",
+            esc(&format_size(p.size)),
+            p.files,
+            p.size,
+            format_latency_ns(p.median_ns as f64),
+            format_mbps(p.mb_per_s),
+            p.efficiency * 100.0,
+            p.bytes_per_frame.map_or("-".into(), |b| format!("{b:.0}")),
+            p.frames_per_file.map_or("-".into(), |f| format!("{f:.2}"))
+        );
+    }
+    let _ = writeln!(out, "</tbody></table></div>");
+}
+
+pub fn files_save(out: &mut String, r: &FilesSaveReport) {
+    let _ = writeln!(
+        out,
+        "<h3>Writing a {} file by write-call size</h3>",
+        esc(&format_size(r.file_size))
+    );
+    let points: Vec<(String, f64)> = r
+        .points
+        .iter()
+        .map(|p| (format_size(p.write_size), p.mb_per_s))
+        .collect();
+    let _ = writeln!(
+        out,
+        "<figure data-chart=\"files-save\">{}<figcaption>MB/s including fsync and close.</figcaption></figure>",
+        charts::bars(&points, "MB/s (10^6 B/s)", "throughput", false)
+    );
+    let _ = writeln!(
+        out,
+        "<div class=\"scroll\"><table><thead><tr><th>write call</th><th>total ms</th><th>MB/s</th><th>device requests</th><th>avg request</th></tr></thead><tbody>"
+    );
+    for p in &r.points {
+        let (reqs, avg) = p.device.as_ref().map_or(("-".into(), "-".into()), |d| {
+            (
+                d.write_requests.to_string(),
+                d.avg_request_bytes
+                    .map_or("-".into(), |a| format_size(a.round() as u64)),
+            )
+        });
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td>{:.1}</td><td>{}</td><td>{reqs}</td><td>{}</td></tr>",
+            esc(&format_size(p.write_size)),
+            p.total_ns as f64 / 1e6,
+            format_mbps(p.mb_per_s),
+            esc(&avg)
+        );
+    }
+    let _ = writeln!(out, "</tbody></table></div>");
+    if !r.all_verified {
+        let _ = writeln!(
+            out,
+            "<p class=\"warn\">VERIFY: some bytes read back differently from what was written.</p>"
+        );
+    }
+}
+
+pub fn stream(out: &mut String, r: &StreamReport) {
+    let o = &r.outcome;
+    let _ = writeln!(
+        out,
+        "<h3>Streaming on a fixed schedule ({})</h3>",
+        esc(&r.direction)
+    );
+    let rows = [
+        (
+            "rate asked",
+            format!(
+                "{} MB/s in {} requests",
+                format_mbps(o.rate_mb_s),
+                format_size(u64::from(o.chunk))
+            ),
+        ),
+        (
+            "rate delivered",
+            format!("{} MB/s", format_mbps(o.achieved_mb_s)),
+        ),
+        (
+            "deadline misses",
+            format!(
+                "{} of {} ({:.1}%)",
+                o.misses,
+                o.requests_done,
+                o.miss_share * 100.0
+            ),
+        ),
+        (
+            "longest stall",
+            format!("{} ms", o.longest_stall_ns as f64 / 1e6),
+        ),
+        ("jitter", format!("{} µs", format_latency_ns(o.jitter_ns))),
+    ];
+    let _ = writeln!(out, "<div class=\"scroll\"><table><tbody>");
+    for (k, v) in rows {
+        let _ = writeln!(
+            out,
+            "<tr><td>{k}</td><td data-figure=\"stream {k}\">{}</td></tr>",
+            esc(&v)
+        );
+    }
+    let _ = writeln!(out, "</tbody></table></div>");
+    if let Some(l) = &o.latency {
+        let points = vec![
+            ("p50".to_string(), l.p50_ns as f64 / 1e3),
+            ("p90".to_string(), l.p90_ns as f64 / 1e3),
+            ("p99".to_string(), l.p99_ns as f64 / 1e3),
+            ("p99.9".to_string(), l.p99_9_ns as f64 / 1e3),
+            ("max".to_string(), l.max_ns as f64 / 1e3),
+        ];
+        let _ = writeln!(
+            out,
+            "<figure data-chart=\"stream\">{}<figcaption>Latency from each request's scheduled start, µs (log scale); the deadline is {} µs.</figcaption></figure>",
+            charts::bars(&points, "latency, µs (log scale)", "latency", true),
+            format_latency_ns(o.deadline_ns as f64)
+        );
+    }
+}
+
+pub fn sustain(out: &mut String, r: &SustainReport) {
+    let _ = writeln!(out, "<h3>Sustained write</h3>");
+    let series: Vec<(f64, f64)> = r
+        .intervals
+        .iter()
+        .map(|i| {
+            (
+                (i.bytes_before + i.bytes) as f64 / (1u64 << 30) as f64,
+                i.mb_per_s,
+            )
+        })
+        .collect();
+    let _ = writeln!(
+        out,
+        "<figure data-chart=\"sustain\">{}<figcaption>MB/s per interval against GiB written.</figcaption></figure>",
+        charts::line(&series, "GiB written", "MB/s (10^6 B/s)", "write speed")
+    );
+    match &r.drop {
+        Some(d) => {
+            let _ = writeln!(
+                out,
+                "<p class=\"warn\">The speed dropped after {} ({:.1} s): {} MB/s before, {} MB/s after.</p>",
+                esc(&format_size(d.bytes_before_drop)),
+                d.seconds_before_drop,
+                format_mbps(d.mb_per_s_before),
+                format_mbps(d.mb_per_s_after)
+            );
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "<p>No drop: {} MB/s over {} ({}).</p>",
+                format_mbps(r.mb_per_s),
+                esc(&format_size(r.bytes)),
+                esc(&r.ended_by)
+            );
+        }
+    }
+    let _ = writeln!(
+        out,
+        "<div class=\"scroll\"><table><thead><tr><th>GiB written</th><th>MB/s</th></tr></thead><tbody>"
+    );
+    for m in &r.marks {
+        let _ = writeln!(
+            out,
+            "<tr><td>{:.2}</td><td>{}</td></tr>",
+            m.bytes_end as f64 / (1u64 << 30) as f64,
+            format_mbps(m.mb_per_s)
+        );
+    }
+    let _ = writeln!(out, "</tbody></table></div>");
+}

@@ -54,7 +54,13 @@ pub fn preserve(
     offset: u64,
     span: u64,
 ) -> Result<Option<Preserved>> {
-    if !cfg.preserve || target.info.kind == TargetKind::Directory || !target.info.writable {
+    if !cfg.preserve
+        || matches!(
+            target.info.kind,
+            TargetKind::Directory | TargetKind::Simulated
+        )
+        || !target.info.writable
+    {
         return Ok(None);
     }
     let dir = preserve::journal_dir(cfg.journal_dir.as_deref())?;

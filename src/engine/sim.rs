@@ -145,7 +145,7 @@ impl SimParams {
     /// A one-line description for notes.
     pub fn describe(&self) -> String {
         format!(
-            "simulated card: {} claimed, {} real, AU {}, page {}, {} open AUs, cache {}",
+            "simulated card, times on its virtual clock: {} claimed, {} real, AU {}, page {}, {} open AUs, cache {}",
             format_size(self.size),
             format_size(self.real),
             format_size(self.au),
@@ -472,13 +472,6 @@ impl Engine for SimEngine<'_> {
 
     fn now_ns(&self) -> u64 {
         self.device.clock().now_ns()
-    }
-
-    fn note(&self) -> Option<String> {
-        Some(format!(
-            "SIMULATED: {}; times are on its virtual clock",
-            self.device.params.describe()
-        ))
     }
 }
 

@@ -31,6 +31,9 @@ pub struct RunResult {
     /// The transfer-size curves of `iocurve curve`.
     #[serde(default)]
     pub curve: Option<CurveReport>,
+    /// What an `iocurve flash` command found.
+    #[serde(default)]
+    pub flash: Option<crate::flash::FlashReport>,
     /// True when Ctrl-C or SIGTERM stopped the run early.
     pub interrupted: bool,
     /// The error that ended the run early, if any; the results are partial.

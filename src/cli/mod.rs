@@ -61,6 +61,72 @@ pub enum Command {
     Export(ExportArgs),
     /// Saves fio's JSON output (fio --output-format=json) as a run.
     Import(ImportArgs),
+    /// Flash cards and sticks: erase-block geometry, open AUs, write cache,
+    /// fake capacity, speed-class verdicts.
+    #[command(subcommand)]
+    Flash(FlashCommand),
+}
+
+/// The flash analyses; each decides, with a confidence.
+#[derive(Debug, Subcommand)]
+pub enum FlashCommand {
+    /// AU and page size from read timing at candidate boundaries (read-only).
+    Align(FlashArgs),
+    /// How many AUs the card keeps open for writing.
+    OpenAu(FlashArgs),
+    /// Size of the write cache (SLC region), burst and sustained speed.
+    Cache(FlashArgs),
+    /// Fake-capacity probe; exit code 5 when the card is fake.
+    Capacity(FlashArgs),
+    /// PASS/FAIL for each SD speed-class requirement; exit code 5 on a FAIL.
+    Class(FlashArgs),
+}
+
+/// Options of the flash commands.
+#[derive(Debug, Args, Clone)]
+pub struct FlashArgs {
+    /// A block device, a file, or a simulated card (sim:au=4M,...).
+    #[arg(value_parser = parse_target)]
+    pub target: PathBuf,
+
+    /// Allow writes that destroy data on the target.
+    #[arg(long)]
+    pub destructive: bool,
+
+    /// Journal what the test overwrites and restore it afterwards.
+    #[arg(long)]
+    pub preserve: bool,
+
+    /// Where --preserve keeps its journals.
+    #[arg(long, value_name = "DIR", value_parser = parse_dir)]
+    pub journal_dir: Option<PathBuf>,
+
+    /// The AU size [default: the kernel's preferred_erase_size, else
+    /// detected by `flash align`, else 4 MiB].
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub au: Option<u64>,
+
+    /// The class to check (C10, U1, U3, V6..V90, A1, A2) [default: what the
+    /// card's SSR claims, else every class].
+    #[arg(long)]
+    pub claim: Option<String>,
+
+    /// Bytes capacity writes between probing and reading back, to get past
+    /// a cache.
+    #[arg(long, value_name = "SIZE", default_value = "128M", value_parser = parse_size)]
+    pub flush: u64,
+
+    /// Seed for positions and data [default: from the clock].
+    #[arg(long)]
+    pub seed: Option<u64>,
+
+    /// Show the raw table.
+    #[arg(long, short)]
+    pub verbose: bool,
+
+    /// Print one JSON document instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args, Clone)]

@@ -70,6 +70,28 @@ pub fn preserve(
     Ok(Some(p))
 }
 
+/// [`preserve`] for a test that writes several separate regions.
+pub fn preserve_regions(
+    cfg: &TargetConfig,
+    target: &OpenTarget,
+    regions: Vec<crate::safety::journal::Region>,
+) -> Result<Option<Preserved>> {
+    if !cfg.preserve
+        || matches!(
+            target.info.kind,
+            TargetKind::Directory | TargetKind::Simulated
+        )
+        || !target.info.writable
+        || regions.is_empty()
+    {
+        return Ok(None);
+    }
+    let dir = preserve::journal_dir(cfg.journal_dir.as_deref())?;
+    let p = preserve::backup(&cfg.path, regions, &dir, interrupt::stop_flag())?;
+    interrupt::set_journal(Some(p.journal.clone()));
+    Ok(Some(p))
+}
+
 /// Puts the preserved data back after a command failed half-way; returns
 /// the command's error, with the restore's failure added when it failed too.
 pub fn restore_after_error(
@@ -280,6 +302,7 @@ pub fn new_result(
         target: target.info.clone(),
         tests: Vec::new(),
         curve: None,
+        flash: None,
         interrupted: false,
         error: None,
         device_identity: Some(crate::probe::identify(std::path::Path::new(

@@ -5,6 +5,7 @@ mod common;
 pub mod compare;
 pub mod curve;
 pub mod export;
+pub mod flash;
 pub mod history;
 pub mod import;
 pub mod probe;
@@ -34,6 +35,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Command::Compare(args) => compare::compare(&args),
         Command::Export(args) => export::export(&args),
         Command::Import(args) => import::import(&args),
+        Command::Flash(cmd) => flash::flash(&cmd),
     }
 }
 

@@ -5,6 +5,7 @@
 
 pub mod compare;
 mod csv;
+pub mod flash;
 mod json;
 mod markdown;
 pub mod probe;

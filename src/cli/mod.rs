@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 const AFTER_HELP: &str = "Units: MB/s = 10^6 bytes/s; sizes take k/M/G (1024-based, also KiB/MiB/GiB) or kB/MB/GB (1000-based).\n\
-Exit codes: 0 ok, 1 internal error, 2 usage error or refusal, 3 I/O failure, 4 verification found bad blocks, 130 interrupted.";
+Exit codes: 0 ok, 1 internal error, 2 usage error or refusal, 3 I/O failure, 4 verification found bad blocks, 5 fake card or failed class (flash), 130 interrupted.";
 
 /// iocurve: how fast a storage device really is, and why.
 #[derive(Debug, Parser)]

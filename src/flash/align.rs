@@ -127,7 +127,9 @@ pub fn decide(block: u64, rows: Vec<Row>) -> AlignResult {
         return result;
     }
     let top_len = diffs.iter().take_while(|d| **d >= max / 2.0).count();
-    if top_len == diffs.len() {
+    // The top group must start at the largest alignment and end above the
+    // smallest: otherwise the largest diff is noise, not a boundary.
+    if top_len == 0 || top_len == diffs.len() {
         return result;
     }
     let (au_conf, au) = step(&diffs, top_len, floor, rows);

@@ -205,4 +205,20 @@ mod tests {
             (None, None, Confidence::Low)
         );
     }
+
+    #[test]
+    fn a_noise_peak_below_the_largest_alignment_claims_nothing() {
+        let rows = [0i64, 9000, 0, 0]
+            .iter()
+            .enumerate()
+            .map(|(i, d)| Row {
+                align: 1 << (20 - i),
+                before_ns: 40_000,
+                on_ns: 40_000 + *d as u64,
+                after_ns: 40_000,
+                diff_ns: *d,
+            })
+            .collect();
+        assert_eq!(decide(1024, rows).au, None);
+    }
 }

@@ -16,6 +16,7 @@ pub mod cli;
 pub mod commands;
 pub mod engine;
 pub mod error;
+pub mod flash;
 pub mod import;
 pub mod probe;
 pub mod report;

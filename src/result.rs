@@ -46,6 +46,9 @@ pub struct RunResult {
     /// The background load of `--cpu-load`, as delivered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_load: Option<crate::app_result::CpuLoadInfo>,
+    /// What an `iocurve flash` command found.
+    #[serde(default)]
+    pub flash: Option<crate::flash::FlashReport>,
     /// True when Ctrl-C or SIGTERM stopped the run early.
     pub interrupted: bool,
     /// The error that ended the run early, if any; the results are partial.

@@ -113,6 +113,7 @@ pub fn run(
         stream: None,
         sustain: None,
         cpu_load: None,
+        flash: None,
         schema_version: crate::result::SCHEMA_VERSION,
         iocurve_version: "0.1.0".into(),
         command: "profile".into(),

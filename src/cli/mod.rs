@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 const AFTER_HELP: &str = "Units: MB/s = 10^6 bytes/s; sizes take k/M/G (1024-based, also KiB/MiB/GiB) or kB/MB/GB (1000-based).\n\
-Exit codes: 0 ok, 1 internal error, 2 usage error or refusal, 3 I/O failure, 4 verification found bad blocks, 130 interrupted.";
+Exit codes: 0 ok, 1 internal error, 2 usage error or refusal, 3 I/O failure, 4 verification found bad blocks, 5 fake card or failed class (flash), 130 interrupted.";
 
 /// iocurve: how fast a storage device really is, and why.
 #[derive(Debug, Parser)]
@@ -73,6 +73,72 @@ pub enum Command {
     /// One long write: throughput per interval, and where a cache fills or
     /// the device throttles.
     Sustain(apps::SustainArgs),
+    /// Flash cards and sticks: erase-block geometry, open AUs, write cache,
+    /// fake capacity, speed-class verdicts.
+    #[command(subcommand)]
+    Flash(FlashCommand),
+}
+
+/// The flash analyses; each decides, with a confidence.
+#[derive(Debug, Subcommand)]
+pub enum FlashCommand {
+    /// AU and page size from read timing at candidate boundaries (read-only).
+    Align(FlashArgs),
+    /// How many AUs the card keeps open for writing.
+    OpenAu(FlashArgs),
+    /// Size of the write cache (SLC region), burst and sustained speed.
+    Cache(FlashArgs),
+    /// Fake-capacity probe; exit code 5 when the card is fake.
+    Capacity(FlashArgs),
+    /// PASS/FAIL for each SD speed-class requirement; exit code 5 on a FAIL.
+    Class(FlashArgs),
+}
+
+/// Options of the flash commands.
+#[derive(Debug, Args, Clone)]
+pub struct FlashArgs {
+    /// A block device, a file, or a simulated card (sim:au=4M,...).
+    #[arg(value_parser = parse_target)]
+    pub target: PathBuf,
+
+    /// Allow writes that destroy data on the target.
+    #[arg(long)]
+    pub destructive: bool,
+
+    /// Journal what the test overwrites and restore it afterwards.
+    #[arg(long)]
+    pub preserve: bool,
+
+    /// Where --preserve keeps its journals.
+    #[arg(long, value_name = "DIR", value_parser = parse_dir)]
+    pub journal_dir: Option<PathBuf>,
+
+    /// The AU size [default: the kernel's preferred_erase_size, else
+    /// detected by `flash align`, else 4 MiB].
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub au: Option<u64>,
+
+    /// The class to check (C10, U1, U3, V6..V90, A1, A2) [default: what the
+    /// card's SSR claims, else every class].
+    #[arg(long)]
+    pub claim: Option<String>,
+
+    /// Bytes capacity writes between probing and reading back, to get past
+    /// a cache.
+    #[arg(long, value_name = "SIZE", default_value = "128M", value_parser = parse_size)]
+    pub flush: u64,
+
+    /// Seed for positions and data [default: from the clock].
+    #[arg(long)]
+    pub seed: Option<u64>,
+
+    /// Show the raw table.
+    #[arg(long, short)]
+    pub verbose: bool,
+
+    /// Print one JSON document instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args, Clone)]

@@ -55,11 +55,39 @@ pub fn preserve(
     offset: u64,
     span: u64,
 ) -> Result<Option<Preserved>> {
-    if !cfg.preserve || target.info.kind == TargetKind::Directory || !target.info.writable {
+    if !cfg.preserve
+        || matches!(
+            target.info.kind,
+            TargetKind::Directory | TargetKind::Simulated
+        )
+        || !target.info.writable
+    {
         return Ok(None);
     }
     let dir = preserve::journal_dir(cfg.journal_dir.as_deref())?;
     let regions = preserve::regions_for(offset, span, target.info.size_bytes);
+    let p = preserve::backup(&cfg.path, regions, &dir, interrupt::stop_flag())?;
+    interrupt::set_journal(Some(p.journal.clone()));
+    Ok(Some(p))
+}
+
+/// [`preserve`] for a test that writes several separate regions.
+pub fn preserve_regions(
+    cfg: &TargetConfig,
+    target: &OpenTarget,
+    regions: Vec<crate::safety::journal::Region>,
+) -> Result<Option<Preserved>> {
+    if !cfg.preserve
+        || matches!(
+            target.info.kind,
+            TargetKind::Directory | TargetKind::Simulated
+        )
+        || !target.info.writable
+        || regions.is_empty()
+    {
+        return Ok(None);
+    }
+    let dir = preserve::journal_dir(cfg.journal_dir.as_deref())?;
     let p = preserve::backup(&cfg.path, regions, &dir, interrupt::stop_flag())?;
     interrupt::set_journal(Some(p.journal.clone()));
     Ok(Some(p))
@@ -292,6 +320,7 @@ pub fn new_result_for(
         stream: None,
         sustain: None,
         cpu_load: None,
+        flash: None,
         interrupted: false,
         error: None,
         device_identity: Some(identity),

@@ -367,6 +367,7 @@ fn measure_point(
                 fd: file.as_fd(),
                 align: ctx.target.align,
                 device: ctx.target.info.device.as_ref(),
+                sim: None,
             };
             common::measure_repeated_on(&mt, spec, name, ctx.cfg.repeat, Some(bar))
         }

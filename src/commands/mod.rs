@@ -6,6 +6,7 @@ pub mod compare;
 pub mod curve;
 pub mod export;
 pub mod files;
+pub mod flash;
 pub mod history;
 pub mod import;
 pub mod probe;
@@ -42,6 +43,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Command::Files(args) => files::files(&args),
         Command::Stream(args) => stream::stream(&args),
         Command::Sustain(args) => sustain::sustain(&args),
+        Command::Flash(cmd) => flash::flash(&cmd),
     }
 }
 

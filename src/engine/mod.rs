@@ -12,6 +12,7 @@
 
 pub mod buffer;
 mod clock;
+pub mod sim;
 pub mod sync;
 pub mod sys;
 pub mod uring;
@@ -113,8 +114,8 @@ impl EngineKind {
     }
 }
 
-/// Where engines read the time. The wall clock ([`MonotonicClock`]) is the
-/// only one so far; a simulated device brings a virtual clock that its own
+/// Where engines read the time: the wall clock ([`MonotonicClock`]), or the
+/// virtual clock of a simulated card ([`sim::SimClock`]) that its own
 /// engine advances, so the workload and the statistics run unchanged.
 pub trait Clock: Copy + Send + Sync {
     /// Nanoseconds since an origin shared by every job of a measurement.
@@ -155,16 +156,34 @@ pub struct EngineSetup<'a, C: Clock> {
     pub clock: C,
 }
 
-/// A ready engine of either real kind, chosen at run time.
+/// The clock of a measurement: the wall clock, or a simulated card's own.
+#[derive(Debug, Clone, Copy)]
+pub enum AnyClock<'a> {
+    Wall(MonotonicClock),
+    Sim(sim::SimClock<'a>),
+}
+
+impl Clock for AnyClock<'_> {
+    #[inline]
+    fn now_ns(&self) -> u64 {
+        match self {
+            AnyClock::Wall(c) => c.now_ns(),
+            AnyClock::Sim(c) => c.now_ns(),
+        }
+    }
+}
+
+/// A ready engine of any kind, chosen at run time.
 pub enum AnyEngine<'a> {
-    Sync(sync::SyncEngine<'a, MonotonicClock>),
-    Uring(Box<uring::UringEngine<'a, MonotonicClock>>),
+    Sync(sync::SyncEngine<'a, AnyClock<'a>>),
+    Uring(Box<uring::UringEngine<'a, AnyClock<'a>>>),
+    Sim(sim::SimEngine<'a>),
 }
 
 impl<'a> AnyEngine<'a> {
     pub fn build(
         kind: EngineKind,
-        setup: EngineSetup<'a, MonotonicClock>,
+        setup: EngineSetup<'a, AnyClock<'a>>,
     ) -> io::Result<AnyEngine<'a>> {
         Ok(match kind {
             EngineKind::Sync => AnyEngine::Sync(sync::SyncEngine::new(setup)),
@@ -178,6 +197,7 @@ impl Engine for AnyEngine<'_> {
         match self {
             AnyEngine::Sync(e) => e.name(),
             AnyEngine::Uring(e) => e.name(),
+            AnyEngine::Sim(e) => e.name(),
         }
     }
 
@@ -185,6 +205,7 @@ impl Engine for AnyEngine<'_> {
         match self {
             AnyEngine::Sync(e) => e.run(source),
             AnyEngine::Uring(e) => e.run(source),
+            AnyEngine::Sim(e) => e.run(source),
         }
     }
 
@@ -192,6 +213,7 @@ impl Engine for AnyEngine<'_> {
         match self {
             AnyEngine::Sync(e) => e.now_ns(),
             AnyEngine::Uring(e) => e.now_ns(),
+            AnyEngine::Sim(e) => e.now_ns(),
         }
     }
 
@@ -199,6 +221,7 @@ impl Engine for AnyEngine<'_> {
         match self {
             AnyEngine::Sync(e) => e.note(),
             AnyEngine::Uring(e) => e.note(),
+            AnyEngine::Sim(e) => e.note(),
         }
     }
 }

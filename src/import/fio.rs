@@ -205,6 +205,7 @@ pub fn parse(text: &str) -> Result<RunResult> {
         stream: None,
         sustain: None,
         cpu_load: None,
+        flash: None,
         schema_version: crate::result::SCHEMA_VERSION,
         iocurve_version: env!("CARGO_PKG_VERSION").to_string(),
         command: "fio".into(),

@@ -5,6 +5,7 @@
 
 pub mod compare;
 mod csv;
+pub mod flash;
 pub mod html;
 mod json;
 mod markdown;

@@ -89,6 +89,7 @@ fn describe_target(t: &TargetInfo) -> String {
             format_size(t.size_bytes)
         ),
         TargetKind::File => format!("{} (file, {})", t.path, format_size(t.size_bytes)),
+        TargetKind::Simulated => format!("{} (simulated, {})", t.path, format_size(t.size_bytes)),
         TargetKind::BlockDevice => format!(
             "{} (block device, {}, logical block {} B)",
             t.path,

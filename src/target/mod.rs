@@ -12,6 +12,7 @@ pub mod safety;
 pub mod scratch;
 pub mod sysfs;
 
+use crate::engine::sim::{SimDevice, SimParams};
 use crate::error::{IoFailure, usage};
 use crate::units::format_size;
 use crate::workload::runner::MeasureTarget;
@@ -35,6 +36,8 @@ pub enum TargetKind {
     Directory,
     File,
     BlockDevice,
+    /// A `sim:` target: a simulated flash card in memory.
+    Simulated,
 }
 
 /// How data moves between iocurve and the device.
@@ -86,6 +89,8 @@ pub struct OpenTarget {
     /// Buffer alignment (logical block size, at least a page).
     pub align: usize,
     scratch: Option<ScratchFile>,
+    /// The simulated card of a `sim:` target.
+    sim: Option<Box<SimDevice>>,
 }
 
 impl OpenTarget {
@@ -94,7 +99,13 @@ impl OpenTarget {
             fd: self.file.as_fd(),
             align: self.align,
             device: self.info.device.as_ref(),
+            sim: self.sim.as_deref(),
         }
+    }
+
+    /// The simulated card, if this is a `sim:` target.
+    pub fn sim(&self) -> Option<&SimDevice> {
+        self.sim.as_deref()
     }
 
     /// The scratch file, if this target is a directory.
@@ -133,6 +144,9 @@ impl OpenTarget {
 
 /// Checks the request against the safety rules and opens the target.
 pub fn open(req: &TargetRequest) -> Result<OpenTarget> {
+    if let Some(spec) = req.path.to_str().and_then(|p| p.strip_prefix("sim:")) {
+        return open_sim(req, spec);
+    }
     let meta = std::fs::metadata(&req.path).map_err(|e| explain_stat(&req.path, e))?;
     let kind = if meta.is_dir() {
         TargetKind::Directory
@@ -157,7 +171,7 @@ pub fn open(req: &TargetRequest) -> Result<OpenTarget> {
     let mut target = match kind {
         TargetKind::Directory => open_directory(req, device, filesystem),
         TargetKind::File => open_file(req, meta.len(), device, filesystem),
-        TargetKind::BlockDevice => open_block_device(req, device),
+        TargetKind::BlockDevice | TargetKind::Simulated => open_block_device(req, device),
     }?;
     if memory_fs {
         target.info.notes.push(
@@ -196,6 +210,7 @@ fn open_directory(
         info,
         align: align.max(crate::engine::buffer::MIN_ALIGN),
         scratch: Some(scratch),
+        sim: None,
     })
 }
 
@@ -233,6 +248,7 @@ fn open_file(
         info,
         align: align.max(crate::engine::buffer::MIN_ALIGN),
         scratch: None,
+        sim: None,
     })
 }
 
@@ -303,6 +319,7 @@ fn open_block_device(req: &TargetRequest, device: Option<BlockDevice>) -> Result
         info,
         align: lbs.max(crate::engine::buffer::MIN_ALIGN),
         scratch: None,
+        sim: None,
     })
 }
 
@@ -422,4 +439,35 @@ fn explain_open(path: &Path, e: io::Error, req: &TargetRequest) -> anyhow::Error
 /// Describes a size for messages.
 pub fn describe_size(bytes: u64) -> String {
     format_size(bytes)
+}
+
+/// A simulated card: always writable (it holds nothing of the user's), and
+/// with no file behind it. `/dev/null` stands in for the descriptor, so the
+/// steps that take one (preparation fills) are harmless no-ops; measuring
+/// goes to the simulator's engine.
+fn open_sim(req: &TargetRequest, spec: &str) -> Result<OpenTarget> {
+    let params = SimParams::parse(spec).map_err(usage)?;
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/null")?;
+    let info = TargetInfo {
+        path: display(&req.path),
+        kind: TargetKind::Simulated,
+        scratch_file: None,
+        size_bytes: params.size,
+        device: None,
+        filesystem: None,
+        mode: IoMode::Direct,
+        logical_block_size: crate::engine::sim::SECTOR as u32,
+        writable: true,
+        notes: vec![format!("SIMULATED: {}", params.describe())],
+    };
+    Ok(OpenTarget {
+        file,
+        info,
+        align: crate::engine::buffer::MIN_ALIGN,
+        scratch: None,
+        sim: Some(Box::new(SimDevice::new(params))),
+    })
 }

@@ -13,7 +13,10 @@ use super::job::{Job, JobPlan, JobRecord, PaddedCounter, Stops};
 use super::spec::MeasureSpec;
 use super::verify::{self, VerifyTally};
 use crate::engine::buffer::AlignedBuf;
-use crate::engine::{AnyEngine, Clock, Engine, EngineSetup, IoError, MonotonicClock, OpKind, sys};
+use crate::engine::sim::{SimDevice, SimEngine};
+use crate::engine::{
+    AnyClock, AnyEngine, Clock, Engine, EngineSetup, IoError, MonotonicClock, OpKind, sys,
+};
 use crate::result::{CpuUsage, DeviceIo, DirectionResult, Measurement, RampInfo};
 use crate::stats::LatencyHistogram;
 use crate::target::sysfs::{BlockDevice, DiskStat};
@@ -37,6 +40,29 @@ pub struct MeasureTarget<'a> {
     pub align: usize,
     /// The block device beneath, whose counters show what reached it.
     pub device: Option<&'a BlockDevice>,
+    /// A simulated card: its engine and virtual clock replace `fd`'s.
+    pub sim: Option<&'a SimDevice>,
+}
+
+impl<'a> MeasureTarget<'a> {
+    /// The clock a measurement on this target times with.
+    fn clock(&self) -> AnyClock<'a> {
+        match self.sim {
+            Some(device) => AnyClock::Sim(device.clock()),
+            None => AnyClock::Wall(MonotonicClock::new()),
+        }
+    }
+
+    /// One untimed read (verification read-back).
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+        match self.sim {
+            Some(device) => device
+                .read(offset, buf)
+                .map(|_| buf.len())
+                .map_err(std::io::Error::other),
+            None => Ok(rustix::io::pread(self.fd, buf, offset)?),
+        }
+    }
 }
 
 /// A measurement that ended with an I/O failure; what was measured up to
@@ -65,7 +91,7 @@ pub fn measure(
     } else {
         Vec::new()
     };
-    let clock = MonotonicClock::new();
+    let clock = target.clock();
     let stat_before = target.device.and_then(|d| d.read_stat().ok());
 
     let mut ramp = RampInfo::default();
@@ -166,7 +192,7 @@ fn ramp_read_bytes(spec: &MeasureSpec, ramp: RampInfo) -> u64 {
 
 fn timed_fdatasync(
     fd: BorrowedFd<'_>,
-    clock: MonotonicClock,
+    clock: AnyClock<'_>,
     record: &mut JobRecord,
     warnings: &mut Vec<String>,
 ) -> u64 {
@@ -218,8 +244,8 @@ fn job_budget(spec: &MeasureSpec, size: u64, index: u32) -> u64 {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn run_pass(
-    target: &MeasureTarget<'_>,
+fn run_pass<'a>(
+    target: &MeasureTarget<'a>,
     spec: &MeasureSpec,
     counted: bool,
     time_ns: Option<u64>,
@@ -227,7 +253,7 @@ fn run_pass(
     stop: &AtomicBool,
     progress: &[PaddedCounter],
     written: &[AtomicU64],
-    clock: MonotonicClock,
+    clock: AnyClock<'a>,
 ) -> PassOutcome {
     let abort = AtomicBool::new(false);
     let stops = Stops {
@@ -298,7 +324,7 @@ struct Shared<'a> {
     start: &'a AtomicU64,
     stops: Stops<'a>,
     written: &'a [AtomicU64],
-    clock: MonotonicClock,
+    clock: AnyClock<'a>,
 }
 
 struct JobOutcome {
@@ -307,12 +333,12 @@ struct JobOutcome {
     note: Option<String>,
 }
 
-fn run_one_job(
-    target: &MeasureTarget<'_>,
+fn run_one_job<'a>(
+    target: &MeasureTarget<'a>,
     spec: &MeasureSpec,
     plan: JobPlan,
     counter: &PaddedCounter,
-    shared: Shared<'_>,
+    shared: Shared<'a>,
 ) -> JobOutcome {
     let mut job = Job::new(spec, plan, shared.stops, counter, Some(shared.written));
     let engine = build_engine(target, spec, plan.index, shared.clock);
@@ -355,7 +381,7 @@ fn build_engine<'a>(
     target: &MeasureTarget<'a>,
     spec: &MeasureSpec,
     index: u32,
-    clock: MonotonicClock,
+    clock: AnyClock<'a>,
 ) -> std::io::Result<AnyEngine<'a>> {
     let bs = spec.block_size;
     // Reads never touch the pool: one block keeps the engines' layout.
@@ -370,6 +396,9 @@ fn build_engine<'a>(
             pool.as_mut_slice(),
             spec.seed.wrapping_add(u64::from(index)),
         );
+    }
+    if let Some(device) = target.sim {
+        return Ok(AnyEngine::Sim(SimEngine::new(device, bs as usize, pool)));
     }
     let setup = EngineSetup {
         fd: target.fd,
@@ -549,7 +578,7 @@ fn find_seed(
             break;
         }
         let offset = spec.offset + block * spec.block_size;
-        if rustix::io::pread(target.fd, buf.as_mut_slice(), offset)? == buf.len() {
+        if target.read_at(buf.as_mut_slice(), offset)? == buf.len() {
             if let Some(seed) = verify::header_seed(buf.as_slice()) {
                 return Ok(Some(seed));
             }
@@ -586,7 +615,7 @@ fn read_back(
             continue;
         }
         let offset = spec.offset + block * bs;
-        let n = rustix::io::pread(target.fd, buf.as_mut_slice(), offset)?;
+        let n = target.read_at(buf.as_mut_slice(), offset)?;
         if n != bs as usize {
             tally.record(offset, verify::Verdict::Corrupted);
             continue;

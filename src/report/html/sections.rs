@@ -67,6 +67,15 @@ pub fn run(out: &mut String, run: &RunResult) {
     if let Some(r) = &run.sustain {
         super::apps::sustain(out, r);
     }
+    if run.flash.is_some() {
+        // The flash verdicts are tables of text already; kept as printed.
+        let text = crate::report::flash::render(run, true);
+        let _ = writeln!(
+            out,
+            "<h3>Flash analysis</h3>\n<pre data-section=\"flash\">{}</pre>",
+            esc(&text)
+        );
+    }
     notes(out, run);
     let _ = writeln!(out, "</section>");
 }

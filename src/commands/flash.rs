@@ -1,0 +1,453 @@
+//! `iocurve flash ...`: open the target, decide what may be written (the
+//! usual rules: `--preserve` journals and restores, `--destructive` allows
+//! loss, a `sim:` card holds nothing), run one detector, turn its figures
+//! into a [`FlashReport`] inside the one [`RunResult`], print, save.
+
+use super::common;
+use crate::cli::config::TargetConfig;
+use crate::cli::{FlashArgs, FlashCommand};
+use crate::flash::{
+    Confidence, FdIo, Finding, FlashIo, FlashReport, SimIo, align, cache, capacity, class, open_au,
+};
+use crate::report::{Export, Json};
+use crate::result::RunResult;
+use crate::safety::journal::Region;
+use crate::target::OpenTarget;
+use crate::units::{format_mbps, format_size};
+use anyhow::Result;
+use std::io::Write;
+use std::os::fd::AsFd;
+
+/// Exit code of a fake card or a failed class.
+pub const EXIT_FLASH_FAIL: i32 = 5;
+
+/// Fallback AU when neither the user, the kernel nor the timing gives one.
+const DEFAULT_AU: u64 = 4 << 20;
+
+pub fn flash(cmd: &FlashCommand) -> Result<i32> {
+    let (name, args) = match cmd {
+        FlashCommand::Align(a) => ("align", a),
+        FlashCommand::OpenAu(a) => ("open-au", a),
+        FlashCommand::Cache(a) => ("cache", a),
+        FlashCommand::Capacity(a) => ("capacity", a),
+        FlashCommand::Class(a) => ("class", a),
+    };
+    let cfg = target_config(args);
+    let writes = name != "align";
+    let target = common::open_target(&cfg, writes, 0)?;
+    let started_at = common::now_rfc3339();
+    let mut result = common::new_result(
+        &format!("flash {name}"),
+        serde_json::json!({ "test": name, "target": args.target }),
+        &target,
+        started_at,
+    );
+    let outcome = match target.sim() {
+        Some(dev) => run(name, args, &target, &mut SimIo(dev), &cfg, &result),
+        None => {
+            let mut io = FdIo {
+                fd: target.file.as_fd(),
+                size: target.info.size_bytes,
+                align: target.align,
+            };
+            run(name, args, &target, &mut io, &cfg, &result)
+        }
+    };
+    let (report, preserved) = outcome?;
+    result.flash = Some(report);
+    common::restore(preserved, &target, &mut result);
+    print(&result, args)
+}
+
+fn target_config(args: &FlashArgs) -> TargetConfig {
+    TargetConfig {
+        path: args.target.clone(),
+        buffered: false,
+        destructive: args.destructive,
+        preserve: args.preserve,
+        journal_dir: args.journal_dir.clone(),
+        offset: None,
+        span: None,
+        threads: 1,
+        seed: args.seed.unwrap_or_else(|| fastrand::u64(..)),
+        seed_given: args.seed.is_some(),
+        json: args.json,
+        report: None,
+        engine: None,
+    }
+}
+
+/// A planned detector, run once the regions it writes are journalled.
+type Detector = Box<dyn FnOnce(&mut dyn FlashIo) -> Result<FlashReport>>;
+
+type Outcome = (FlashReport, Option<crate::safety::preserve::Preserved>);
+
+fn run(
+    name: &str,
+    args: &FlashArgs,
+    target: &OpenTarget,
+    io: &mut dyn FlashIo,
+    cfg: &TargetConfig,
+    result: &RunResult,
+) -> Result<Outcome> {
+    let kernel_au = result
+        .device_identity
+        .as_ref()
+        .and_then(|d| d.device.mmc.as_ref())
+        .and_then(|m| m.preferred_erase_size);
+    if name == "align" {
+        let r = align::detect(io, align::AlignPlan::default())?;
+        return Ok((align_report(&r, kernel_au), None));
+    }
+    let needs_au = matches!(name, "open-au" | "class");
+    let (au, au_note) = match needs_au {
+        true => choose_au(args.au, kernel_au, io)?,
+        false => (DEFAULT_AU, String::new()),
+    };
+    let seed = cfg.seed;
+    let (regions, report): (Vec<(u64, u64)>, Detector) = match name {
+        "open-au" => {
+            let plan = open_au::OpenAuPlan::new(au);
+            let report =
+                move |io: &mut dyn FlashIo| Ok(open_au_report(&open_au::detect(io, plan)?));
+            (vec![(plan.base(), plan.span())], Box::new(report))
+        }
+        "cache" => {
+            let plan = cache::CachePlan::new(io.size());
+            let report = move |io: &mut dyn FlashIo| Ok(cache_report(&cache::detect(io, plan)?));
+            (
+                vec![(crate::flash::FAT_AREA, plan.max_bytes)],
+                Box::new(report),
+            )
+        }
+        "capacity" => {
+            let plan = capacity::CapacityPlan::new(io.size(), args.flush, seed);
+            let regions = plan.regions();
+            let report =
+                move |io: &mut dyn FlashIo| Ok(capacity_report(&capacity::detect(io, &plan)?));
+            (regions, Box::new(report))
+        }
+        _ => {
+            let plan = class::ClassPlan::new(au, io.size());
+            let classes = claimed_classes(args, result);
+            let link = link_mb_s(target, result);
+            let report = move |io: &mut dyn FlashIo| {
+                let figures = class::measure(io, &plan, seed)?;
+                Ok(class_report(&classes, &figures, link))
+            };
+            let regions = vec![
+                (plan.seq_offset(), plan.seq_bytes),
+                (plan.random_offset(), plan.random_region),
+            ];
+            (regions, Box::new(report))
+        }
+    };
+    let preserved = preserve(cfg, target, &regions)?;
+    match report(io) {
+        Ok(mut r) => {
+            if needs_au {
+                r.findings
+                    .push(Finding::new("AU used", format_size(au), None).with_note(au_note));
+            }
+            Ok((r, preserved))
+        }
+        Err(e) => Err(common::restore_after_error(preserved, target, e)),
+    }
+}
+
+/// Journals every region the test writes (`--preserve`).
+fn preserve(
+    cfg: &TargetConfig,
+    target: &OpenTarget,
+    regions: &[(u64, u64)],
+) -> Result<Option<crate::safety::preserve::Preserved>> {
+    let size = target.info.size_bytes;
+    let mut all: Vec<Region> = Vec::new();
+    for &(offset, span) in regions {
+        all.extend(crate::safety::preserve::regions_for(offset, span, size));
+    }
+    common::preserve_regions(cfg, target, all)
+}
+
+fn choose_au(
+    asked: Option<u64>,
+    kernel: Option<u64>,
+    io: &mut dyn FlashIo,
+) -> Result<(u64, String)> {
+    if let Some(au) = asked {
+        return Ok((au, "from --au".into()));
+    }
+    if let Some(au) = kernel.filter(|a| *a > 0) {
+        return Ok((au, "the kernel's preferred_erase_size".into()));
+    }
+    let r = align::detect(io, align::AlignPlan::default())?;
+    match r.au {
+        Some(au) if r.au_confidence >= Confidence::Medium => Ok((
+            au,
+            format!(
+                "detected by boundary timing ({} confidence)",
+                r.au_confidence.name()
+            ),
+        )),
+        _ => Ok((
+            DEFAULT_AU,
+            "no AU found by boundary timing: assumed 4 MiB (give --au)".into(),
+        )),
+    }
+}
+
+fn claimed_classes(args: &FlashArgs, result: &RunResult) -> Vec<String> {
+    if let Some(c) = &args.claim {
+        return vec![c.clone()];
+    }
+    let ssr = result
+        .device_identity
+        .as_ref()
+        .and_then(|d| d.device.mmc.as_ref())
+        .and_then(|m| m.classes.as_ref());
+    let from_ssr: Vec<String> = ssr
+        .map(|c| {
+            [&c.speed_class, &c.uhs_grade, &c.video_class, &c.app_class]
+                .into_iter()
+                .flatten()
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default();
+    match from_ssr.is_empty() {
+        true => class::CLASSES
+            .iter()
+            .map(|s| s.to_string())
+            .chain(["A2".into()])
+            .collect(),
+        false => from_ssr,
+    }
+}
+
+fn link_mb_s(target: &OpenTarget, result: &RunResult) -> Option<f64> {
+    if let Some(dev) = target.sim() {
+        return dev.params().link.map(|l| l as f64 / 1e6);
+    }
+    result
+        .device_identity
+        .as_ref()
+        .and_then(|d| d.device.interface.as_ref())
+        .and_then(|i| i.practical_limit_mb_s)
+}
+
+fn ns_us(ns: u64) -> String {
+    format!("{:.1}", ns as f64 / 1000.0)
+}
+
+fn align_report(r: &align::AlignResult, kernel: Option<u64>) -> FlashReport {
+    let size_or = |v: Option<u64>| v.map_or("not seen".to_string(), format_size);
+    let mut au = Finding::new("AU (erase block)", size_or(r.au), Some(r.au_confidence));
+    if let Some(k) = kernel {
+        let agrees = if r.au == Some(k) { "agrees" } else { "differs" };
+        au = au.with_note(format!(
+            "kernel preferred_erase_size {} {agrees}",
+            format_size(k)
+        ));
+    }
+    let page = Finding::new("page", size_or(r.page), Some(r.page_confidence));
+    let verdict = match (r.au, r.page) {
+        (Some(a), Some(p)) => format!("AU {}, page {}", format_size(a), format_size(p)),
+        (Some(a), None) => format!("AU {}, no page step seen", format_size(a)),
+        _ => "no boundary pattern: the geometry cannot be read from timing here".into(),
+    };
+    let mut table = vec![vec![
+        "align".into(),
+        "pre µs".into(),
+        "on µs".into(),
+        "post µs".into(),
+        "diff µs".into(),
+    ]];
+    for row in &r.rows {
+        table.push(vec![
+            format_size(row.align),
+            ns_us(row.before_ns),
+            ns_us(row.on_ns),
+            ns_us(row.after_ns),
+            format!("{:.1}", row.diff_ns as f64 / 1000.0),
+        ]);
+    }
+    report("align", verdict, vec![au, page], table, false, r)
+}
+
+fn open_au_report(r: &open_au::OpenAuResult) -> FlashReport {
+    let verdict = match r.open_aus {
+        Some(n) => format!("{n} open AU(s): writing to more in turn collapses throughput"),
+        None => format!(
+            "no collapse up to {} AUs: no open-AU limit seen",
+            r.plan.max_n
+        ),
+    };
+    let value = r.open_aus.map_or("not seen".into(), |n| n.to_string());
+    let findings = vec![Finding::new("open AUs", value, Some(r.confidence))];
+    let mut table = vec![vec!["AUs".into(), "MB/s".into()]];
+    table.extend(
+        r.points
+            .iter()
+            .map(|p| vec![p.aus.to_string(), format_mbps(p.mb_per_s)]),
+    );
+    report("open-au", verdict, findings, table, false, r)
+}
+
+fn cache_report(r: &cache::CacheResult) -> FlashReport {
+    let mut findings = vec![Finding::new(
+        "burst",
+        format!("{} MB/s", format_mbps(r.burst_mb_s)),
+        None,
+    )];
+    let verdict = match (r.cache_bytes, r.absorbed, r.sustained_mb_s) {
+        (Some(c), Some(a), Some(s)) => {
+            findings.push(Finding::new("cache", format_size(c), Some(r.confidence)));
+            findings.push(Finding::new("absorbed", format_size(a), None));
+            findings.push(Finding::new(
+                "sustained",
+                format!("{} MB/s", format_mbps(s)),
+                None,
+            ));
+            format!(
+                "write cache of about {}: {} MB/s, then {} MB/s",
+                format_size(c),
+                format_mbps(r.burst_mb_s),
+                format_mbps(s)
+            )
+        }
+        _ => {
+            findings.push(Finding::new(
+                "cache",
+                "not seen".into(),
+                Some(Confidence::Low),
+            ));
+            format!(
+                "no fall in speed within {}: no cache seen (or a larger one)",
+                format_size(r.plan.max_bytes)
+            )
+        }
+    };
+    let mut table = vec![vec!["written".into(), "MB/s".into()]];
+    for (i, s) in r.speeds.iter().enumerate() {
+        table.push(vec![
+            format_size((i as u64 + 1) * r.plan.chunk),
+            format_mbps(*s),
+        ]);
+    }
+    report("cache", verdict, findings, table, false, r)
+}
+
+fn capacity_report(r: &capacity::CapacityResult) -> FlashReport {
+    let verdict = match r.usable {
+        None => format!("genuine: all {} probe blocks held their data", r.probes),
+        Some(u) => format!(
+            "FAKE: claims {}, really holds {}",
+            format_size(r.claimed),
+            format_size(u)
+        ),
+    };
+    let mut findings = vec![Finding::new(
+        "usable capacity",
+        format_size(r.usable.unwrap_or(r.claimed)),
+        Some(r.confidence),
+    )];
+    if r.wraps {
+        findings.push(Finding::new(
+            "wrap-around",
+            "blocks read back naming other addresses".into(),
+            None,
+        ));
+    }
+    if r.cache_hid {
+        findings.push(Finding::new(
+            "cache",
+            "hid the fraud from an immediate read-back".into(),
+            None,
+        ));
+    }
+    let mut table = vec![vec!["offset".into(), "verdict".into()]];
+    table.extend(
+        r.bad
+            .iter()
+            .map(|b| vec![b.offset.to_string(), format!("{:?}", b.verdict)]),
+    );
+    report("capacity", verdict, findings, table, !r.genuine, r)
+}
+
+fn class_report(classes: &[String], f: &class::ClassFigures, link: Option<f64>) -> FlashReport {
+    let checks = class::judge(classes, f, link);
+    let mut findings = Vec::new();
+    for c in &checks {
+        let (what, need) = match c.need {
+            class::Need::SeqWrite(v) => ("sequential write MB/s", v),
+            class::Need::Sustained(v) => ("sustained write MB/s", v),
+            class::Need::RandomReadIops(v) => ("4 KiB read IOPS", v),
+            class::Need::RandomWriteIops(v) => ("4 KiB write IOPS", v),
+        };
+        let mut x = Finding::new(
+            &format!("{} {what}", c.class),
+            format!("{:.1} (needs {need})", c.measured),
+            None,
+        );
+        x.status = Some(c.status.to_string());
+        if c.status == "LINK" {
+            x.note = Some("the link, not the card, sets this limit".into());
+        }
+        findings.push(x);
+    }
+    let failed = checks.iter().any(|c| c.status == "FAIL");
+    let passed: Vec<&str> = classes
+        .iter()
+        .filter(|cl| {
+            checks
+                .iter()
+                .filter(|c| &c.class == *cl)
+                .all(|c| c.status == "PASS")
+        })
+        .map(String::as_str)
+        .collect();
+    let verdict = format!(
+        "meets: {}",
+        if passed.is_empty() {
+            "none".into()
+        } else {
+            passed.join(" ")
+        }
+    );
+    report("class", verdict, findings, Vec::new(), failed, f)
+}
+
+fn report<T: serde::Serialize>(
+    test: &str,
+    verdict: String,
+    findings: Vec<Finding>,
+    table: Vec<Vec<String>>,
+    failed: bool,
+    details: &T,
+) -> FlashReport {
+    FlashReport {
+        test: test.into(),
+        verdict,
+        findings,
+        table,
+        failed,
+        details: serde_json::to_value(details).unwrap_or_default(),
+    }
+}
+
+fn print(result: &RunResult, args: &FlashArgs) -> Result<i32> {
+    let text = match args.json {
+        true => Json.render(result),
+        false => crate::report::flash::render(result, args.verbose),
+    };
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(text.as_bytes());
+    let _ = stdout.flush();
+    let code = common::exit_code_of(result)?;
+    let failed = result.flash.as_ref().is_some_and(|f| f.failed);
+    Ok(if code == 0 && failed {
+        EXIT_FLASH_FAIL
+    } else {
+        code
+    })
+}

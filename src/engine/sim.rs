@@ -1,0 +1,579 @@
+//! A simulated flash card on a virtual clock: the ground truth the flash
+//! detectors are tested against, deterministically and in milliseconds.
+//!
+//! Why: the detectors of `iocurve flash` read geometry out of timings, and
+//! the only honest test of such a reading is a device whose geometry is
+//! known. The model follows the published descriptions of cheap flash
+//! controllers (Arnd Bergmann's flashbench notes, the SD Association's
+//! simplified physical layer, the f3 documentation), not any real card:
+//!
+//! * every command costs a fixed `cmd` time plus the transfer at `read` or
+//!   `write` speed;
+//! * a read that straddles an allocation-unit (AU) boundary costs a second
+//!   command time (two erase blocks are looked up); one that straddles a
+//!   page boundary costs a quarter of one;
+//! * a write programs whole pages, so a write smaller than a page costs a
+//!   whole page;
+//! * the controller keeps `open_au` AUs open, least recently used first out;
+//!   writing to another one closes the oldest, which costs copying the part
+//!   of it that was not written (garbage collection of a whole AU for a few
+//!   small writes, nothing for an AU written from end to end);
+//! * with `cache` bytes of write cache (an SLC region), writes land at
+//!   `burst` speed while the cache drains at `write` speed in the
+//!   background; a full cache makes a write wait for room;
+//! * beyond `real` bytes, addresses wrap around (`address mod real`), as on
+//!   a counterfeit card; with a cache, recently written blocks read back
+//!   from the cache, which hides the wrap-around from an immediate check;
+//! * `link`, when given, caps every transfer like a slow reader would.
+//!
+//! Data is really kept (a sparse map of written 4 KiB chunks at their
+//! physical address), so wrap-around is visible to reads. Unwritten chunks
+//! read as zeros. The clock is the device's own: the engine advances it by
+//! the cost of each operation, so a run of "ten seconds" takes the
+//! milliseconds the host needs to simulate it, and allocations on the host
+//! cannot disturb the figures.
+
+use super::buffer::AlignedBuf;
+use super::{Clock, Engine, IoError, OpKind, OpSource, pool_slice};
+use crate::units::{format_size, parse_duration, parse_rate, parse_size};
+use std::collections::{HashMap, VecDeque};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Granularity of the data map.
+const CHUNK: u64 = 4096;
+/// Smallest transfer unit the simulated card accepts.
+pub const SECTOR: u64 = 512;
+
+/// What a simulated card is made of; every field has a default.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct SimParams {
+    /// Claimed capacity [4G].
+    pub size: u64,
+    /// Allocation unit (erase block) [4M].
+    pub au: u64,
+    /// Program page [16k].
+    pub page: u64,
+    /// AUs the controller keeps open for writing [2].
+    pub open_au: u32,
+    /// Medium read speed, bytes/s [20MB/s].
+    pub read: u64,
+    /// Medium write speed, bytes/s; also the cache's drain speed [10MB/s].
+    pub write: u64,
+    /// Write speed into the cache, bytes/s [4 × write].
+    pub burst: u64,
+    /// Fixed cost of each command, ns [200us].
+    pub cmd_ns: u64,
+    /// Write cache (SLC region) [0: none].
+    pub cache: u64,
+    /// Bytes that really exist; addresses wrap beyond [size: genuine].
+    pub real: u64,
+    /// Link ceiling, bytes/s, like a reader [none].
+    pub link: Option<u64>,
+}
+
+impl Default for SimParams {
+    fn default() -> Self {
+        SimParams {
+            size: 4 << 30,
+            au: 4 << 20,
+            page: 16 << 10,
+            open_au: 2,
+            read: 20_000_000,
+            write: 10_000_000,
+            burst: 40_000_000,
+            cmd_ns: 200_000,
+            cache: 0,
+            real: 4 << 30,
+            link: None,
+        }
+    }
+}
+
+/// The documentation of `sim:` options, for `--help` and errors.
+pub const SIM_HELP: &str = "sim:[size=4G][,au=4M][,page=16k][,open_au=2][,read=20MB/s][,write=10MB/s][,burst=4×write][,cmd=200us][,cache=0][,real=size][,link=none]";
+
+impl SimParams {
+    /// Parses the text after `sim:`: comma-separated `key=value` options.
+    pub fn parse(spec: &str) -> Result<SimParams, String> {
+        let mut p = SimParams::default();
+        let (mut real, mut burst) = (None, None);
+        for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let (key, value) = item
+                .split_once('=')
+                .ok_or_else(|| format!("sim option '{item}' is not key=value; {SIM_HELP}"))?;
+            let size = || parse_size(value).map_err(|e| e.0);
+            let rate = || parse_rate(value).map_err(|e| e.0);
+            match key {
+                "size" => p.size = size()?,
+                "au" => p.au = size()?,
+                "page" => p.page = size()?,
+                "open_au" => p.open_au = value.parse().map_err(|_| bad(key, value))?,
+                "read" => p.read = rate()?,
+                "write" => p.write = rate()?,
+                "burst" => burst = Some(rate()?),
+                "cmd" => p.cmd_ns = parse_duration(value).map_err(|e| e.0)?.as_nanos() as u64,
+                "cache" => p.cache = size()?,
+                "real" => real = Some(size()?),
+                "link" => p.link = Some(rate()?),
+                _ => return Err(format!("unknown sim option '{key}'; {SIM_HELP}")),
+            }
+        }
+        p.real = real.unwrap_or(p.size);
+        p.burst = burst.unwrap_or(p.write.saturating_mul(4));
+        p.check()?;
+        Ok(p)
+    }
+
+    fn check(&self) -> Result<(), String> {
+        let units_ok = [self.au, self.page, self.size, self.real]
+            .iter()
+            .all(|v| *v >= SECTOR && v.is_multiple_of(SECTOR));
+        if !units_ok || !self.au.is_multiple_of(self.page) || self.real > self.size {
+            return Err(format!(
+                "sim: size, real, au and page must be multiples of 512 bytes, au a multiple of page, real at most size; {SIM_HELP}"
+            ));
+        }
+        if self.open_au == 0 || self.read == 0 || self.write == 0 || self.burst == 0 {
+            return Err(format!(
+                "sim: open_au and the speeds must be above 0; {SIM_HELP}"
+            ));
+        }
+        Ok(())
+    }
+
+    /// A one-line description for notes.
+    pub fn describe(&self) -> String {
+        format!(
+            "simulated card, times on its virtual clock: {} claimed, {} real, AU {}, page {}, {} open AUs, cache {}",
+            format_size(self.size),
+            format_size(self.real),
+            format_size(self.au),
+            format_size(self.page),
+            self.open_au,
+            format_size(self.cache)
+        )
+    }
+}
+
+fn bad(key: &str, value: &str) -> String {
+    format!("sim option {key}={value}: not a whole number; {SIM_HELP}")
+}
+
+/// Nanoseconds to move `len` bytes at `rate` bytes/s.
+fn xfer_ns(len: u64, rate: u64) -> u64 {
+    (u128::from(len) * 1_000_000_000 / u128::from(rate)) as u64
+}
+
+/// An AU the controller has open, with the bytes written since it opened.
+#[derive(Debug, Clone, Copy)]
+struct OpenAu {
+    index: u64,
+    written: u64,
+}
+
+/// Recently written chunks by logical address (only with a cache).
+#[derive(Default)]
+struct HeldChunks {
+    order: VecDeque<(u64, u64)>,
+    data: HashMap<u64, (u64, Box<[u8]>)>,
+    generation: u64,
+}
+
+#[derive(Default)]
+struct SimState {
+    /// Most recently used last.
+    open: Vec<OpenAu>,
+    cache_level: u64,
+    cache_time: u64,
+    /// Physical chunk index to its bytes.
+    chunks: HashMap<u64, Box<[u8]>>,
+    held: HeldChunks,
+}
+
+/// The simulated card: model, data and virtual clock.
+pub struct SimDevice {
+    params: SimParams,
+    state: Mutex<SimState>,
+    clock: AtomicU64,
+}
+
+/// The virtual clock of a [`SimDevice`]; only its operations advance it.
+#[derive(Debug, Clone, Copy)]
+pub struct SimClock<'a> {
+    now: &'a AtomicU64,
+}
+
+impl Clock for SimClock<'_> {
+    #[inline]
+    fn now_ns(&self) -> u64 {
+        self.now.load(Ordering::SeqCst)
+    }
+}
+
+impl SimDevice {
+    pub fn new(params: SimParams) -> SimDevice {
+        SimDevice {
+            params,
+            state: Mutex::new(SimState::default()),
+            clock: AtomicU64::new(0),
+        }
+    }
+
+    pub fn params(&self) -> &SimParams {
+        &self.params
+    }
+
+    pub fn clock(&self) -> SimClock<'_> {
+        SimClock { now: &self.clock }
+    }
+
+    /// Lets virtual time pass with no command (the cache drains).
+    pub fn idle(&self, ns: u64) {
+        self.clock.fetch_add(ns, Ordering::SeqCst);
+    }
+
+    /// Reads `buf.len()` bytes at `offset`; returns the virtual time taken.
+    pub fn read(&self, offset: u64, buf: &mut [u8]) -> Result<u64, String> {
+        self.check_range(offset, buf.len())?;
+        let st = self.lock();
+        let cost = self.read_cost(offset, buf.len() as u64);
+        self.copy_out(&st, offset, buf);
+        Ok(self.advance(cost))
+    }
+
+    /// Writes `data` at `offset`; returns the virtual time taken.
+    pub fn write(&self, offset: u64, data: &[u8]) -> Result<u64, String> {
+        self.check_range(offset, data.len())?;
+        let mut st = self.lock();
+        let now = self.clock.load(Ordering::SeqCst);
+        let cost = self.write_cost(&mut st, now, offset, data.len() as u64);
+        self.copy_in(&mut st, offset, data);
+        Ok(self.advance(cost))
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, SimState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn advance(&self, cost: u64) -> u64 {
+        self.clock.fetch_add(cost, Ordering::SeqCst);
+        cost
+    }
+
+    fn check_range(&self, offset: u64, len: usize) -> Result<(), String> {
+        let len = len as u64;
+        if len == 0 || !offset.is_multiple_of(SECTOR) || !len.is_multiple_of(SECTOR) {
+            return Err(format!(
+                "simulated card: {len} bytes at {offset} are not whole 512-byte sectors"
+            ));
+        }
+        if offset
+            .checked_add(len)
+            .is_none_or(|end| end > self.params.size)
+        {
+            return Err(format!(
+                "simulated card: {len} bytes at {offset} reach beyond its {} bytes",
+                self.params.size
+            ));
+        }
+        Ok(())
+    }
+
+    fn with_link(&self, cost: u64, len: u64) -> u64 {
+        self.params.link.map_or(cost, |l| cost.max(xfer_ns(len, l)))
+    }
+
+    fn read_cost(&self, offset: u64, len: u64) -> u64 {
+        let p = &self.params;
+        let crosses = |unit: u64| offset / unit != (offset + len - 1) / unit;
+        let mut cost = p.cmd_ns + xfer_ns(len, p.read);
+        if crosses(p.au) {
+            cost += p.cmd_ns;
+        } else if crosses(p.page) {
+            cost += p.cmd_ns / 4;
+        }
+        self.with_link(cost, len)
+    }
+
+    fn write_cost(&self, st: &mut SimState, now: u64, offset: u64, len: u64) -> u64 {
+        let p = &self.params;
+        let cost = if p.cache > 0 {
+            self.cached_write_cost(st, now, len)
+        } else {
+            let first = offset / p.page;
+            let last = (offset + len - 1) / p.page;
+            let program = (last - first + 1) * xfer_ns(p.page, p.write);
+            p.cmd_ns + program + self.touch_aus(st, offset, len)
+        };
+        self.with_link(cost, len)
+    }
+
+    /// The cache drains at the medium's speed since it was last looked at;
+    /// a write that does not fit waits until enough has drained.
+    fn cached_write_cost(&self, st: &mut SimState, now: u64, len: u64) -> u64 {
+        let p = &self.params;
+        let elapsed = now.saturating_sub(st.cache_time);
+        let drained = (u128::from(elapsed) * u128::from(p.write) / 1_000_000_000) as u64;
+        st.cache_level = st.cache_level.saturating_sub(drained) + len;
+        let over = st.cache_level.saturating_sub(p.cache);
+        let cost = p.cmd_ns + xfer_ns(len, p.burst) + xfer_ns(over, p.write);
+        st.cache_time = now;
+        cost
+    }
+
+    /// Opens the AUs a write touches; returns the garbage-collection time
+    /// of the AUs that had to be closed for them.
+    fn touch_aus(&self, st: &mut SimState, offset: u64, len: u64) -> u64 {
+        let p = &self.params;
+        let mut gc = 0;
+        let mut at = offset;
+        while at < offset + len {
+            let index = at / p.au;
+            let end = ((index + 1) * p.au).min(offset + len);
+            gc += self.touch_au(st, index, end - at);
+            at = end;
+        }
+        gc
+    }
+
+    fn touch_au(&self, st: &mut SimState, index: u64, bytes: u64) -> u64 {
+        let p = &self.params;
+        let mut gc = 0;
+        let mut entry = match st.open.iter().position(|a| a.index == index) {
+            Some(i) => st.open.remove(i),
+            None => {
+                if st.open.len() >= p.open_au as usize {
+                    let closed = st.open.remove(0);
+                    gc = xfer_ns(p.au - closed.written.min(p.au), p.write);
+                }
+                OpenAu { index, written: 0 }
+            }
+        };
+        entry.written += bytes;
+        st.open.push(entry);
+        gc
+    }
+
+    fn physical(&self, logical: u64) -> u64 {
+        logical % self.params.real
+    }
+
+    fn copy_out(&self, st: &SimState, offset: u64, buf: &mut [u8]) {
+        for (i, piece) in buf.chunks_mut(SECTOR as usize).enumerate() {
+            let logical = offset + i as u64 * SECTOR;
+            let within = (logical % CHUNK) as usize;
+            let held = st.held.data.get(&(logical / CHUNK)).map(|(_, d)| d);
+            let phys = self.physical(logical);
+            match held.or_else(|| st.chunks.get(&(phys / CHUNK))) {
+                Some(chunk) => piece.copy_from_slice(&chunk[within..within + piece.len()]),
+                None => piece.fill(0),
+            }
+        }
+    }
+
+    fn copy_in(&self, st: &mut SimState, offset: u64, data: &[u8]) {
+        for (i, piece) in data.chunks(SECTOR as usize).enumerate() {
+            let logical = offset + i as u64 * SECTOR;
+            let within = (logical % CHUNK) as usize;
+            let phys = self.physical(logical);
+            let chunk = st
+                .chunks
+                .entry(phys / CHUNK)
+                .or_insert_with(|| vec![0; CHUNK as usize].into_boxed_slice());
+            chunk[within..within + piece.len()].copy_from_slice(piece);
+            if self.params.cache > 0 && self.params.real < self.params.size {
+                let copy = chunk.clone();
+                self.hold(st, logical / CHUNK, copy);
+            }
+        }
+    }
+
+    /// Keeps a logical chunk in the cache until `cache` bytes of newer
+    /// chunks pushed it out.
+    fn hold(&self, st: &mut SimState, logical_chunk: u64, data: Box<[u8]>) {
+        let held = &mut st.held;
+        held.generation += 1;
+        let generation = held.generation;
+        held.data.insert(logical_chunk, (generation, data));
+        held.order.push_back((logical_chunk, generation));
+        while held.order.len() as u64 * CHUNK > self.params.cache {
+            let Some((chunk, generation)) = held.order.pop_front() else {
+                break;
+            };
+            if held.data.get(&chunk).is_some_and(|(g, _)| *g == generation) {
+                held.data.remove(&chunk);
+            }
+        }
+    }
+}
+
+/// An engine on a [`SimDevice`]: executes one operation at a time (a card
+/// has one command in flight), whatever the queue depth asked.
+pub struct SimEngine<'a> {
+    device: &'a SimDevice,
+    block_size: usize,
+    pool: AlignedBuf,
+    buf: AlignedBuf,
+}
+
+impl<'a> SimEngine<'a> {
+    pub fn new(device: &'a SimDevice, block_size: usize, pool: AlignedBuf) -> SimEngine<'a> {
+        SimEngine {
+            device,
+            block_size,
+            buf: AlignedBuf::new(block_size, super::buffer::MIN_ALIGN),
+            pool,
+        }
+    }
+
+    fn execute<S: OpSource>(&mut self, source: &mut S, op: &super::Op) -> Result<(), String> {
+        let len = op.len as usize;
+        match op.kind {
+            OpKind::Read => self
+                .device
+                .read(op.offset, &mut self.buf.as_mut_slice()[..len])
+                .map(drop),
+            OpKind::Write => {
+                let data = if source.stamps_writes() {
+                    source.fill_write(op, &mut self.buf.as_mut_slice()[..len]);
+                    &self.buf.as_slice()[..len]
+                } else {
+                    &pool_slice(&self.pool, self.block_size, op.seq)[..len]
+                };
+                self.device.write(op.offset, data).map(drop)
+            }
+        }
+    }
+}
+
+impl Engine for SimEngine<'_> {
+    fn name(&self) -> &'static str {
+        "sim"
+    }
+
+    fn run<S: OpSource>(&mut self, source: &mut S) -> Result<(), IoError> {
+        let clock = self.device.clock();
+        while let Some(op) = source.next(clock.now_ns()) {
+            let start = clock.now_ns();
+            if let Err(message) = self.execute(source, &op) {
+                return Err(IoError {
+                    kind: op.kind,
+                    offset: op.offset,
+                    len: op.len,
+                    error: std::io::Error::new(std::io::ErrorKind::InvalidInput, message),
+                });
+            }
+            let end = clock.now_ns();
+            source.completed(&op, start, end, &self.buf.as_slice()[..op.len as usize]);
+        }
+        Ok(())
+    }
+
+    fn now_ns(&self) -> u64 {
+        self.device.clock().now_ns()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn card(spec: &str) -> SimDevice {
+        SimDevice::new(SimParams::parse(spec).unwrap())
+    }
+
+    #[test]
+    fn options_parse_with_documented_defaults() {
+        let p = SimParams::parse("").unwrap();
+        assert_eq!(p, SimParams::default());
+        let p = SimParams::parse("size=8G,au=8M,page=32k,open_au=5,read=30MB/s,write=12MB/s,cmd=100us,cache=64M,real=1G,link=40MB/s").unwrap();
+        assert_eq!(
+            (p.size, p.au, p.page, p.open_au),
+            (8 << 30, 8 << 20, 32 << 10, 5)
+        );
+        assert_eq!(
+            (p.read, p.write, p.burst, p.cmd_ns),
+            (30_000_000, 12_000_000, 48_000_000, 100_000)
+        );
+        assert_eq!(
+            (p.cache, p.real, p.link),
+            (64 << 20, 1 << 30, Some(40_000_000))
+        );
+        assert!(SimParams::parse("au=4M,page=3k").is_err());
+        assert!(SimParams::parse("real=8G,size=4G").is_err());
+        assert!(
+            SimParams::parse("colour=blue")
+                .unwrap_err()
+                .contains("unknown")
+        );
+    }
+
+    #[test]
+    fn a_read_across_an_au_boundary_costs_a_command_more_than_one_inside() {
+        let d = card("au=4M,page=16k,cmd=200us,read=20MB/s");
+        let mut buf = vec![0u8; 4096];
+        let inside = d.read(4 << 20, &mut buf).unwrap();
+        let across = d.read((4 << 20) - 2048, &mut buf).unwrap();
+        let page = d.read((16 << 10) - 2048, &mut buf).unwrap();
+        assert_eq!(across - inside, 200_000);
+        assert_eq!(page - inside, 50_000);
+    }
+
+    #[test]
+    fn a_sub_page_write_costs_a_whole_page_and_a_new_au_beyond_the_open_ones_a_copy() {
+        let d = card("au=4M,page=16k,open_au=2,write=10MB/s,cmd=0us");
+        let small = d.write(0, &[1u8; 4096]).unwrap();
+        assert_eq!(small, xfer_ns(16 << 10, 10_000_000));
+        d.write(4 << 20, &[1u8; 4096]).unwrap();
+        // A third AU closes the first, of which only 4 KiB was written.
+        let third = d.write(8 << 20, &[1u8; 4096]).unwrap();
+        assert_eq!(third - small, xfer_ns((4 << 20) - 4096, 10_000_000));
+    }
+
+    #[test]
+    fn data_is_kept_and_wraps_beyond_the_real_size() {
+        let d = card("size=8G,real=1G");
+        d.write(5 << 20, &[7u8; 4096]).unwrap();
+        d.write((1 << 30) + (5 << 20), &[9u8; 1024]).unwrap();
+        let mut buf = vec![0u8; 4096];
+        d.read(5 << 20, &mut buf).unwrap();
+        assert_eq!(&buf[..1024], &[9u8; 1024][..]);
+        assert_eq!(&buf[1024..], &[7u8; 3072][..]);
+        d.read(100 << 20, &mut buf).unwrap();
+        assert!(buf.iter().all(|b| *b == 0));
+    }
+
+    #[test]
+    fn a_cache_absorbs_a_burst_then_writes_wait_for_the_drain() {
+        let d = card("cache=8M,write=10MB/s,burst=40MB/s,cmd=0us");
+        let chunk = vec![0u8; 1 << 20];
+        let first = d.write(0, &chunk).unwrap();
+        assert_eq!(first, xfer_ns(1 << 20, 40_000_000));
+        let mut last = 0;
+        for i in 1..40u64 {
+            last = d.write(i << 20, &chunk).unwrap();
+        }
+        // Sustained: one MiB per MiB drained at 10 MB/s.
+        let sustained = xfer_ns(1 << 20, 10_000_000);
+        assert!(
+            last.abs_diff(sustained) < sustained / 50,
+            "{last} vs {sustained}"
+        );
+    }
+
+    #[test]
+    fn a_cache_hides_the_wrap_around_of_recent_writes() {
+        let d = card("size=2G,real=1G,cache=1M");
+        d.write(0x10_0000, &[1u8; 4096]).unwrap();
+        d.write((1 << 30) + 0x10_0000, &[2u8; 4096]).unwrap();
+        let mut buf = vec![0u8; 4096];
+        d.read(0x10_0000, &mut buf).unwrap();
+        assert_eq!(buf[0], 1, "the cache still holds the low block");
+        for i in 0..300u64 {
+            d.write((64 << 20) + i * 4096, &[3u8; 4096]).unwrap();
+        }
+        d.read(0x10_0000, &mut buf).unwrap();
+        assert_eq!(buf[0], 2, "out of the cache, the alias shows");
+    }
+}

@@ -1,0 +1,128 @@
+//! The write cache (or fast SLC region): sequential writes in recording
+//! units beyond the FAT area, timed one by one, until the speed falls to
+//! under 60 % of the burst speed and stays there. The burst speed is the
+//! median of the first writes, the sustained speed the median after the
+//! fall, and the bytes absorbed what was written before it. While the
+//! burst lasts the cache also drains at the sustained speed, so its size
+//! is the bytes absorbed less what drained meanwhile:
+//! absorbed × (1 − sustained / burst).
+
+use super::{Confidence, FAT_AREA, FlashIo, mb_s, median};
+use serde::Serialize;
+use std::io;
+
+/// Writes after the fall that confirm it and measure the sustained speed.
+const AFTER: usize = 16;
+
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct CachePlan {
+    /// Bytes per write.
+    pub chunk: u64,
+    /// The most bytes written.
+    pub max_bytes: u64,
+}
+
+impl CachePlan {
+    pub fn new(size: u64) -> CachePlan {
+        CachePlan {
+            chunk: 512 << 10,
+            max_bytes: (size / 2).saturating_sub(FAT_AREA).min(1 << 30),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CacheResult {
+    pub plan: CachePlan,
+    pub burst_mb_s: f64,
+    pub sustained_mb_s: Option<f64>,
+    /// Bytes written at burst speed; `None`: no fall within `max_bytes`.
+    pub absorbed: Option<u64>,
+    /// The cache's size, net of what drained during the burst.
+    pub cache_bytes: Option<u64>,
+    pub confidence: Confidence,
+    /// MB/s of each write, in order.
+    pub speeds: Vec<f64>,
+}
+
+pub fn detect(io: &mut dyn FlashIo, plan: CachePlan) -> io::Result<CacheResult> {
+    let mut buf = io.buffer(plan.chunk as usize);
+    fastrand::Rng::with_seed(7).fill(buf.as_mut_slice());
+    let mut speeds = Vec::new();
+    let count = plan.max_bytes / plan.chunk;
+    for i in 0..count {
+        let ns = io.write(FAT_AREA + i * plan.chunk, buf.as_slice())?;
+        speeds.push(mb_s(plan.chunk, ns));
+        if let Some(at) = fall(&speeds) {
+            if speeds.len() >= at + AFTER {
+                break;
+            }
+        }
+    }
+    Ok(decide(plan, speeds))
+}
+
+/// The first write of a lasting fall below 60 % of the burst speed.
+fn fall(speeds: &[f64]) -> Option<usize> {
+    let burst = median(&speeds[..speeds.len().min(8)]);
+    (1..speeds.len()).find(|&i| {
+        let end = (i + 4).min(speeds.len());
+        end - i == 4 && speeds[i..end].iter().all(|s| *s < 0.6 * burst)
+    })
+}
+
+pub fn decide(plan: CachePlan, speeds: Vec<f64>) -> CacheResult {
+    let burst = median(&speeds[..speeds.len().min(8)]);
+    let mut r = CacheResult {
+        plan,
+        burst_mb_s: burst,
+        sustained_mb_s: None,
+        absorbed: None,
+        cache_bytes: None,
+        confidence: Confidence::Low,
+        speeds,
+    };
+    let Some(at) = fall(&r.speeds) else {
+        return r;
+    };
+    let sustained = median(&r.speeds[(at + 2).min(r.speeds.len() - 1)..]);
+    let absorbed = at as u64 * plan.chunk;
+    r.sustained_mb_s = Some(sustained);
+    r.absorbed = Some(absorbed);
+    r.cache_bytes = Some((absorbed as f64 * (1.0 - sustained / burst)) as u64);
+    let before_ok = r.speeds[..at - 1].iter().all(|s| *s >= 0.8 * burst);
+    r.confidence = match before_ok {
+        true => Confidence::of_ratio(burst / sustained),
+        false => Confidence::Low,
+    };
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::sim::{SimDevice, SimParams};
+    use crate::flash::SimIo;
+
+    #[test]
+    fn measures_the_cache_of_simulated_cards_to_a_write() {
+        for cache_mib in [4u64, 16, 64, 256] {
+            let spec = format!("size=4G,cache={cache_mib}M,write=10MB/s,burst=40MB/s");
+            let dev = SimDevice::new(SimParams::parse(&spec).unwrap());
+            let r = detect(&mut SimIo(&dev), CachePlan::new(4 << 30)).unwrap();
+            let got = r.cache_bytes.expect("a cache") as i64;
+            let want = (cache_mib << 20) as i64;
+            assert!((got - want).abs() <= 1 << 20, "{spec}: {got} vs {want}");
+            assert!((r.burst_mb_s - 40.0).abs() < 4.0, "{}", r.burst_mb_s);
+            assert!((r.sustained_mb_s.unwrap() - 10.0).abs() < 1.0);
+            assert_eq!(r.confidence, Confidence::High);
+        }
+    }
+
+    #[test]
+    fn a_card_without_cache_shows_none() {
+        let dev = SimDevice::new(SimParams::parse("size=1G").unwrap());
+        let r = detect(&mut SimIo(&dev), CachePlan::new(1 << 30)).unwrap();
+        assert_eq!((r.cache_bytes, r.confidence), (None, Confidence::Low));
+    }
+}

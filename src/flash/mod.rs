@@ -1,0 +1,195 @@
+//! Flash-card analysis: erase-block geometry, open allocation units, the
+//! write cache, fake capacity and SD speed-class verdicts.
+//!
+//! Why a module of its own: cheap flash (SD cards, USB sticks) hides its
+//! geometry behind a simple controller, and each question here is answered
+//! by timing a few thousand single transfers and reading a pattern out of
+//! them. flashbench and f3 showed which patterns to look for but leave the
+//! reading to the user; every detector here turns the raw figures into a
+//! decision with a [`Confidence`], and says "not seen" rather than invent a
+//! geometry when the pattern is absent.
+//!
+//! The detectors talk to the device through [`FlashIo`]: one timed transfer
+//! at a time, on a file descriptor (wall clock) or on the simulated card
+//! (its virtual clock), so each is tested against known ground truth.
+
+pub mod align;
+pub mod cache;
+pub mod capacity;
+pub mod class;
+pub mod open_au;
+
+use crate::engine::buffer::AlignedBuf;
+use crate::engine::sim::SimDevice;
+use serde::{Deserialize, Serialize};
+use std::io;
+use std::os::fd::BorrowedFd;
+use std::time::Instant;
+
+/// The FAT area cheap controllers treat specially: writing tests start
+/// beyond it.
+pub const FAT_AREA: u64 = 16 << 20;
+
+/// How sure a decision is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Confidence {
+    Low,
+    Medium,
+    High,
+}
+
+impl Confidence {
+    pub fn name(self) -> &'static str {
+        match self {
+            Confidence::Low => "low",
+            Confidence::Medium => "medium",
+            Confidence::High => "high",
+        }
+    }
+
+    /// From the ratio between the signal and what stands nearest to it.
+    pub fn of_ratio(ratio: f64) -> Confidence {
+        if ratio >= 3.0 {
+            Confidence::High
+        } else if ratio >= 1.5 {
+            Confidence::Medium
+        } else {
+            Confidence::Low
+        }
+    }
+}
+
+/// One line of a flash verdict: what was found, and how sure.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Finding {
+    pub name: String,
+    pub value: String,
+    pub confidence: Option<Confidence>,
+    /// PASS/FAIL/LINK for class requirements.
+    pub status: Option<String>,
+    pub note: Option<String>,
+}
+
+impl Finding {
+    pub fn new(name: &str, value: String, confidence: Option<Confidence>) -> Finding {
+        Finding {
+            name: name.into(),
+            value,
+            confidence,
+            status: None,
+            note: None,
+        }
+    }
+
+    pub fn with_note(mut self, note: impl Into<String>) -> Finding {
+        self.note = Some(note.into());
+        self
+    }
+}
+
+/// What a `flash` command found, as the result records it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct FlashReport {
+    /// `align`, `open-au`, `cache`, `capacity` or `class`.
+    pub test: String,
+    /// The one-line answer.
+    pub verdict: String,
+    pub findings: Vec<Finding>,
+    /// The raw table (`--verbose`): header, then rows.
+    pub table: Vec<Vec<String>>,
+    /// True when the verdict is a failure (fake card, failed class).
+    pub failed: bool,
+    /// The detector's own figures, for JSON readers.
+    pub details: serde_json::Value,
+}
+
+/// One timed transfer at a time. Buffers come from [`FlashIo::buffer`] so
+/// that O_DIRECT accepts them.
+pub trait FlashIo {
+    /// Bytes addressable.
+    fn size(&self) -> u64;
+    /// A zeroed buffer the device accepts.
+    fn buffer(&self, len: usize) -> AlignedBuf;
+    /// Reads `buf.len()` bytes at `offset`; the time taken, ns.
+    fn read(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<u64>;
+    /// Writes `buf` at `offset`; the time taken, ns.
+    fn write(&mut self, offset: u64, buf: &[u8]) -> io::Result<u64>;
+}
+
+/// The simulated card.
+pub struct SimIo<'a>(pub &'a SimDevice);
+
+impl FlashIo for SimIo<'_> {
+    fn size(&self) -> u64 {
+        self.0.params().size
+    }
+
+    fn buffer(&self, len: usize) -> AlignedBuf {
+        AlignedBuf::new(len, crate::engine::buffer::MIN_ALIGN)
+    }
+
+    fn read(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<u64> {
+        self.0.read(offset, buf).map_err(io::Error::other)
+    }
+
+    fn write(&mut self, offset: u64, buf: &[u8]) -> io::Result<u64> {
+        self.0.write(offset, buf).map_err(io::Error::other)
+    }
+}
+
+/// A file descriptor (O_DIRECT), timed on the wall clock.
+pub struct FdIo<'a> {
+    pub fd: BorrowedFd<'a>,
+    pub size: u64,
+    pub align: usize,
+}
+
+impl FdIo<'_> {
+    fn check(done: usize, len: usize) -> io::Result<()> {
+        match done == len {
+            true => Ok(()),
+            false => Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                format!("short transfer: {done} of {len} bytes"),
+            )),
+        }
+    }
+}
+
+impl FlashIo for FdIo<'_> {
+    fn size(&self) -> u64 {
+        self.size
+    }
+
+    fn buffer(&self, len: usize) -> AlignedBuf {
+        AlignedBuf::new(len, self.align)
+    }
+
+    fn read(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<u64> {
+        let len = buf.len();
+        let start = Instant::now();
+        let n = rustix::io::pread(self.fd, buf, offset)?;
+        let ns = start.elapsed().as_nanos() as u64;
+        Self::check(n, len).map(|_| ns)
+    }
+
+    fn write(&mut self, offset: u64, buf: &[u8]) -> io::Result<u64> {
+        let start = Instant::now();
+        let n = rustix::io::pwrite(self.fd, buf, offset)?;
+        let ns = start.elapsed().as_nanos() as u64;
+        Self::check(n, buf.len()).map(|_| ns)
+    }
+}
+
+/// Bytes per second from bytes and nanoseconds, in MB/s.
+pub fn mb_s(bytes: u64, ns: u64) -> f64 {
+    crate::units::mb_per_s(bytes, ns)
+}
+
+/// The median of a non-empty slice (a copy is sorted).
+pub fn median(values: &[f64]) -> f64 {
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(0.0)
+}

@@ -1,0 +1,46 @@
+//! The text of a flash verdict: the answer first, then each finding with
+//! its confidence, the raw table with `--verbose`, then the notes.
+
+use crate::result::RunResult;
+use std::fmt::Write;
+
+/// Renders the flash section of `result` (empty when there is none).
+pub fn render(result: &RunResult, verbose: bool) -> String {
+    let Some(f) = &result.flash else {
+        return String::new();
+    };
+    let mut out = String::new();
+    let _ = writeln!(out, "iocurve flash {} · {}", f.test, result.target.path);
+    let _ = writeln!(out, "verdict     {}", f.verdict);
+    for x in &f.findings {
+        let status = x
+            .status
+            .as_deref()
+            .map(|s| format!("{s:<4} "))
+            .unwrap_or_default();
+        let conf = x
+            .confidence
+            .map(|c| format!(" (confidence {})", c.name()))
+            .unwrap_or_default();
+        let note = x
+            .note
+            .as_deref()
+            .map(|n| format!("; {n}"))
+            .unwrap_or_default();
+        let _ = writeln!(out, "  {status}{:<22} {}{conf}{note}", x.name, x.value);
+    }
+    if verbose && !f.table.is_empty() {
+        out.push('\n');
+        for row in &f.table {
+            let cells: Vec<String> = row.iter().map(|c| format!("{c:>12}")).collect();
+            let _ = writeln!(out, "{}", cells.join(""));
+        }
+    }
+    for note in &result.target.notes {
+        let _ = writeln!(out, "note        {note}");
+    }
+    if let Some(e) = &result.error {
+        let _ = writeln!(out, "error       {e}");
+    }
+    out
+}

@@ -108,6 +108,7 @@ pub fn run(
 ) -> RunResult {
     RunResult {
         curve: None,
+        sections: Default::default(),
         schema_version: crate::result::SCHEMA_VERSION,
         iocurve_version: "0.1.0".into(),
         command: "profile".into(),

@@ -4,3 +4,4 @@
 //! Pure functions of results; no I/O.
 
 pub mod curve;
+pub mod surface;

@@ -274,6 +274,7 @@ pub fn new_result(
         target: target.info.clone(),
         tests: Vec::new(),
         curve: None,
+        sections: Default::default(),
         interrupted: false,
         error: None,
         device_identity: Some(crate::probe::identify(std::path::Path::new(

@@ -3,15 +3,19 @@
 
 mod common;
 pub mod compare;
+pub mod copy;
 pub mod curve;
+pub mod endure;
 pub mod export;
 pub mod history;
 pub mod import;
+mod parallel;
 pub mod probe;
 pub mod profile;
 pub mod recover;
 pub mod run;
 mod select;
+pub mod surface;
 
 use crate::cli::{Cli, Command};
 use anyhow::Result;
@@ -34,7 +38,25 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Command::Compare(args) => compare::compare(&args),
         Command::Export(args) => export::export(&args),
         Command::Import(args) => import::import(&args),
+        Command::Surface(args) => surface::surface(&args),
+        Command::Copy(args) => copy::copy(&args),
+        Command::Endure(args) => endure::endure(&args),
     }
 }
 
 pub use crate::result::RunResult;
+
+/// Writes a chart of the result to `path`.
+fn write_chart(
+    path: &std::path::Path,
+    chart: &dyn crate::report::Export,
+    result: &RunResult,
+) -> Result<()> {
+    std::fs::write(path, chart.render(result)).map_err(|e| {
+        crate::error::IoFailure::new(
+            format!("cannot write the chart to {}: {e}", path.display()),
+            Some(e),
+        )
+        .into()
+    })
+}

@@ -10,6 +10,7 @@
 //! nothing, takes no lock and formats nothing. This module is the only place
 //! in iocurve with `unsafe` code; each block states what keeps it sound.
 
+pub mod access;
 pub mod buffer;
 mod clock;
 pub mod sync;
@@ -102,6 +103,11 @@ pub enum EngineKind {
     Sync,
     /// io_uring with registered buffers and file, any queue depth.
     Uring,
+    /// Reads copied out of a memory mapping (page faults); reads only.
+    Mmap,
+    /// Reads through the C library's buffered stream in calls of this many
+    /// bytes (`--stdio-bs`); reads only.
+    Stdio(u32),
 }
 
 impl EngineKind {
@@ -109,6 +115,8 @@ impl EngineKind {
         match self {
             EngineKind::Sync => "sync",
             EngineKind::Uring => "uring",
+            EngineKind::Mmap => "mmap",
+            EngineKind::Stdio(_) => "stdio",
         }
     }
 }
@@ -159,6 +167,8 @@ pub struct EngineSetup<'a, C: Clock> {
 pub enum AnyEngine<'a> {
     Sync(sync::SyncEngine<'a, MonotonicClock>),
     Uring(Box<uring::UringEngine<'a, MonotonicClock>>),
+    Mmap(access::MmapEngine<MonotonicClock>),
+    Stdio(access::StdioEngine<MonotonicClock>),
 }
 
 impl<'a> AnyEngine<'a> {
@@ -169,6 +179,8 @@ impl<'a> AnyEngine<'a> {
         Ok(match kind {
             EngineKind::Sync => AnyEngine::Sync(sync::SyncEngine::new(setup)),
             EngineKind::Uring => AnyEngine::Uring(Box::new(uring::UringEngine::new(setup)?)),
+            EngineKind::Mmap => AnyEngine::Mmap(access::MmapEngine::new(setup)?),
+            EngineKind::Stdio(call) => AnyEngine::Stdio(access::StdioEngine::new(setup, call)?),
         })
     }
 }
@@ -178,6 +190,8 @@ impl Engine for AnyEngine<'_> {
         match self {
             AnyEngine::Sync(e) => e.name(),
             AnyEngine::Uring(e) => e.name(),
+            AnyEngine::Mmap(e) => e.name(),
+            AnyEngine::Stdio(e) => e.name(),
         }
     }
 
@@ -185,6 +199,8 @@ impl Engine for AnyEngine<'_> {
         match self {
             AnyEngine::Sync(e) => e.run(source),
             AnyEngine::Uring(e) => e.run(source),
+            AnyEngine::Mmap(e) => e.run(source),
+            AnyEngine::Stdio(e) => e.run(source),
         }
     }
 
@@ -192,6 +208,8 @@ impl Engine for AnyEngine<'_> {
         match self {
             AnyEngine::Sync(e) => e.now_ns(),
             AnyEngine::Uring(e) => e.now_ns(),
+            AnyEngine::Mmap(e) => e.now_ns(),
+            AnyEngine::Stdio(e) => e.now_ns(),
         }
     }
 
@@ -199,6 +217,8 @@ impl Engine for AnyEngine<'_> {
         match self {
             AnyEngine::Sync(e) => e.note(),
             AnyEngine::Uring(e) => e.note(),
+            AnyEngine::Mmap(e) => e.note(),
+            AnyEngine::Stdio(e) => e.note(),
         }
     }
 }

@@ -200,6 +200,7 @@ pub fn parse(text: &str) -> Result<RunResult> {
     let when = UNIX_EPOCH + Duration::from_secs(u(&doc["timestamp"]));
     Ok(RunResult {
         curve: None,
+        sections: Default::default(),
         schema_version: crate::result::SCHEMA_VERSION,
         iocurve_version: env!("CARGO_PKG_VERSION").to_string(),
         command: "fio".into(),

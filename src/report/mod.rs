@@ -10,13 +10,16 @@ mod markdown;
 pub mod probe;
 pub mod progress;
 mod svg;
+mod svg_life;
 mod text;
 mod text_curve;
+mod text_life;
 
 pub use csv::Csv;
 pub use json::Json;
 pub use markdown::Markdown;
 pub use svg::Svg;
+pub use svg_life::{EndureSvg, SurfaceSvg};
 pub use text::Text;
 
 use crate::result::RunResult;

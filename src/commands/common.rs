@@ -329,6 +329,12 @@ pub fn finish(result: &RunResult, json: bool) -> Result<i32> {
 /// The exit code a printed result ends with; says why on stderr.
 pub fn exit_code_of(result: &RunResult) -> Result<i32> {
     save(result);
+    exit_code_unsaved(result)
+}
+
+/// The exit code of a result that saved itself (see
+/// [`crate::store::save_progress`]); says why on stderr.
+pub fn exit_code_unsaved(result: &RunResult) -> Result<i32> {
     if let Some(e) = &result.error {
         eprintln!("Error: {e}");
         return Ok(EXIT_IO);

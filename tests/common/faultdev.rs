@@ -63,14 +63,14 @@ impl FaultDevice {
         eio_write: &[(u64, u64)],
         delay_ms: u32,
     ) -> Result<FaultDevice, String> {
-        Self::build(size, eio_read, eio_write, delay_ms, 0.0, None)
+        Self::build(size, eio_read, eio_write, delay_ms, 0.0, None, &[])
     }
 
     /// A device with no errors whose every request costs `delay_ms` plus
     /// its length at `mb_per_s` (10^6 B/s; 0 = unlimited): a chosen fixed
     /// cost and a chosen bandwidth, for curves with known shapes.
     pub fn with_speed(size: u64, delay_ms: u32, mb_per_s: f64) -> Result<FaultDevice, String> {
-        Self::build(size, &[], &[], delay_ms, mb_per_s, None)
+        Self::build(size, &[], &[], delay_ms, mb_per_s, None, &[])
     }
 
     /// Like [`FaultDevice::new`], but only the first `eio_write_limit`
@@ -83,9 +83,25 @@ impl FaultDevice {
         delay_ms: u32,
         eio_write_limit: Option<u32>,
     ) -> Result<FaultDevice, String> {
-        Self::build(size, eio_read, eio_write, delay_ms, 0.0, eio_write_limit)
+        Self::build(
+            size,
+            eio_read,
+            eio_write,
+            delay_ms,
+            0.0,
+            eio_write_limit,
+            &[],
+        )
     }
 
+    /// A device with no errors where requests touching a `(start, len,
+    /// ms)` range wait `ms` milliseconds more: a slow stretch hidden in an
+    /// otherwise even medium.
+    pub fn with_slow_ranges(size: u64, slow: &[(u64, u64, u32)]) -> Result<FaultDevice, String> {
+        Self::build(size, &[], &[], 0, 0.0, None, slow)
+    }
+
+    #[allow(clippy::too_many_arguments)]
     fn build(
         size: u64,
         eio_read: &[(u64, u64)],
@@ -93,6 +109,7 @@ impl FaultDevice {
         delay_ms: u32,
         mb_per_s: f64,
         eio_write_limit: Option<u32>,
+        slow: &[(u64, u64, u32)],
     ) -> Result<FaultDevice, String> {
         preflight()?;
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/faultfs.py");
@@ -144,6 +161,9 @@ impl FaultDevice {
             .arg(mb_per_s.to_string());
         if let Some(n) = eio_write_limit {
             cmd.arg("--eio-write-limit").arg(n.to_string());
+        }
+        for &(start, len, ms) in slow {
+            cmd.arg("--slow-range").arg(format!("{start}:{len}:{ms}"));
         }
         for (flag, ranges) in [("--eio-read", eio_read), ("--eio-write", eio_write)] {
             for &(start, len) in ranges {

@@ -23,9 +23,12 @@ block device's own page cache is bypassed too.
 Usage:
     faultfs.py BACKING_FILE MOUNTPOINT [--eio-read START:LEN]...
                [--eio-write START:LEN]... [--eio-write-limit N]
-               [--delay-ms N] [--mbps MB/s] [--exit-on-stdin-eof]
+               [--delay-ms N] [--mbps MB/s] [--slow-range START:LEN:MS]...
+               [--exit-on-stdin-eof]
 
-START and LEN are byte counts (decimal, or 0x-prefixed hex).  The process
+START and LEN are byte counts (decimal, or 0x-prefixed hex).  A request
+touching a --slow-range waits MS milliseconds more: a hidden slow stretch
+of the medium, as a worn or remapped region of a card or disk would be.  The process
 stays in the foreground; SIGTERM or SIGINT unmounts and exits.  With
 --exit-on-stdin-eof it also does so when its stdin reaches end of file, so a
 test that holds the write end of a pipe cannot leave it behind even if the
@@ -71,6 +74,18 @@ def parse_range(text):
     return (start, start + length)
 
 
+def parse_slow_range(text):
+    """Parse START:LEN:MS into ((start, end), seconds)."""
+    try:
+        where, ms_s = text.rsplit(":", 1)
+        ms = int(ms_s, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError("expected START:LEN:MS, got %r" % text)
+    if ms < 0:
+        raise argparse.ArgumentTypeError("bad delay in %r" % text)
+    return (parse_range(where), ms / 1000.0)
+
+
 def touches(ranges, offset, size):
     """Return the first range overlapping [offset, offset+size), or None."""
     end = offset + size
@@ -84,7 +99,7 @@ class FaultFS(fuse.Operations):
     use_ns = True
 
     def __init__(self, backing, eio_read, eio_write, delay_ms,
-                 eio_write_limit=None, mbps=0.0):
+                 eio_write_limit=None, mbps=0.0, slow_ranges=()):
         self.fd = os.open(backing, os.O_RDWR)
         # After this many injected write errors, writes succeed again (a
         # transient fault: the device answers once more).
@@ -95,6 +110,8 @@ class FaultFS(fuse.Operations):
         self.delay = delay_ms / 1000.0
         # Seconds per byte: a bandwidth limit on top of the fixed delay.
         self.per_byte = 1.0 / (mbps * 1e6) if mbps > 0 else 0.0
+        # ((start, end), seconds): extra wait for requests touching a range.
+        self.slow_ranges = list(slow_ranges)
         self.now_ns = time.time_ns()
         self.log_lock = threading.Lock()
 
@@ -150,13 +167,17 @@ class FaultFS(fuse.Operations):
 
     # --- data ---------------------------------------------------------
 
-    def pause(self, length):
+    def pause(self, length, offset=None):
         wait = self.delay + length * self.per_byte
+        if offset is not None:
+            for rng, seconds in self.slow_ranges:
+                if touches([rng], offset, length):
+                    wait += seconds
         if wait:
             time.sleep(wait)
 
     def read(self, path, size, offset, fh):
-        self.pause(size)
+        self.pause(size, offset)
         bad = touches(self.eio_read, offset, size)
         if bad:
             self.log("EIO read offset=%d len=%d (bad range %d..%d)"
@@ -167,7 +188,7 @@ class FaultFS(fuse.Operations):
         return os.pread(self.fd, min(size, self.size - offset), offset)
 
     def write(self, path, data, offset, fh):
-        self.pause(len(data))
+        self.pause(len(data), offset)
         bad = touches(self.eio_write, offset, len(data))
         if bad and self.eio_write_left is not None:
             with self.log_lock:
@@ -236,13 +257,16 @@ def main(argv):
     ap.add_argument("--eio-write-limit", type=int, default=None, metavar="N",
                     help="fail only the first N writes that touch an "
                          "--eio-write range")
+    ap.add_argument("--slow-range", type=parse_slow_range, action="append",
+                    default=[], metavar="START:LEN:MS",
+                    help="requests touching this range wait MS ms more")
     ap.add_argument("--exit-on-stdin-eof", action="store_true")
     args = ap.parse_args(argv)
     if args.delay_ms < 0:
         ap.error("--delay-ms must be >= 0")
 
     ops = FaultFS(args.backing, args.eio_read, args.eio_write, args.delay_ms,
-                  args.eio_write_limit, args.mbps)
+                  args.eio_write_limit, args.mbps, args.slow_range)
     ops.log("serving %s (%d bytes) at %s; eio_read=%s eio_write=%s "
             "delay_ms=%d" % (args.backing, ops.size, args.mountpoint,
                              args.eio_read, args.eio_write, args.delay_ms))

@@ -55,29 +55,7 @@ pub fn run(args: &RunArgs) -> Result<i32> {
         seed: cfg.target.seed ^ 0x5eed,
     };
     common::prepare(&mut target, fill, false)?;
-    let spec = MeasureSpec {
-        rw: cfg.rw,
-        mix_read_percent: cfg.mix_read_percent,
-        block_size: cfg.block_size,
-        queue_depth: cfg.queue_depth,
-        threads: cfg.target.threads,
-        engine: cfg.engine,
-        offset,
-        span,
-        align: cfg.align,
-        // Without --size or --time, the span is moved once (within the time cap).
-        size: cfg.size.or_else(|| {
-            cfg.default_limits
-                .then(|| span / cfg.block_size * cfg.block_size)
-        }),
-        time: cfg.time,
-        ramp: Some(cfg.ramp),
-        pattern: cfg.pattern,
-        seed: cfg.target.seed,
-        seed_given: cfg.target.seed_given,
-        verify: cfg.verify,
-        buffered: cfg.target.buffered,
-    };
+    let spec = spec_of(&cfg, offset, span);
     let config = serde_json::to_value(&cfg)?;
     let mut result = common::new_result("run", config, &target, started_at);
     let name = crate::units::format_size(cfg.block_size);
@@ -175,4 +153,31 @@ fn measure_by_method(
     Ok(common::measure_repeated_on(
         &mt, &spec, &name, cfg.repeat, None,
     ))
+}
+
+/// The measurement `run` asks for over a region.
+pub(super) fn spec_of(cfg: &RunConfig, offset: u64, span: u64) -> MeasureSpec {
+    MeasureSpec {
+        rw: cfg.rw,
+        mix_read_percent: cfg.mix_read_percent,
+        block_size: cfg.block_size,
+        queue_depth: cfg.queue_depth,
+        threads: cfg.target.threads,
+        engine: cfg.engine,
+        offset,
+        span,
+        align: cfg.align,
+        // Without --size or --time, the span is moved once (within the time cap).
+        size: cfg.size.or_else(|| {
+            cfg.default_limits
+                .then(|| span / cfg.block_size * cfg.block_size)
+        }),
+        time: cfg.time,
+        ramp: Some(cfg.ramp),
+        pattern: cfg.pattern,
+        seed: cfg.target.seed,
+        seed_given: cfg.target.seed_given,
+        verify: cfg.verify,
+        buffered: cfg.target.buffered,
+    }
 }

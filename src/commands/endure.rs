@@ -91,14 +91,6 @@ fn run_cycles(
     let bar = progress::bar("endure", goal);
     for n in 1..=args.cycles {
         let cycle = one_cycle(args, cfg, target, region, n, &bar);
-        eprintln!(
-            "cycle {n}/{} done: write {:.1} MB/s, read {} MB/s, {} bad block(s){}",
-            args.cycles,
-            cycle.write_mb_s,
-            cycle.read_mb_s.map_or("-".into(), |r| format!("{r:.1}")),
-            cycle.verify.bad(),
-            if cycle.complete { "" } else { " (cut short)" }
-        );
         let bad = cycle.verify.bad() > 0 || cycle.error.is_some();
         if let Some(e) = &cycle.error {
             result.error.get_or_insert_with(|| e.clone());
@@ -107,12 +99,26 @@ fn run_cycles(
         report.cycles.push(cycle);
         report.stopped_at_error = bad && args.stop_on_error;
         save(result, saved);
+        // Said only once the cycle is saved.
+        let last = &report_cycles(result)[n as usize - 1];
+        eprintln!(
+            "cycle {n}/{} done: write {:.1} MB/s, read {} MB/s, {} bad block(s){}",
+            args.cycles,
+            last.write_mb_s,
+            last.read_mb_s.map_or("-".into(), |r| format!("{r:.1}")),
+            last.verify.bad(),
+            if last.complete { "" } else { " (cut short)" }
+        );
         bar.set_position(u64::from(n));
         if interrupt::stop_flag().load(Ordering::Relaxed) || (bad && args.stop_on_error) {
             break;
         }
     }
     bar.finish_and_clear();
+}
+
+fn report_cycles(result: &RunResult) -> &[EndureCycle] {
+    result.sections.endure.as_ref().map_or(&[], |e| &e.cycles)
 }
 
 fn save(result: &RunResult, saved: &mut Option<i64>) {

@@ -91,9 +91,20 @@ pub fn surface(args: &SurfaceArgs) -> Result<i32> {
     if let Some(path) = &args.svg {
         super::write_chart(path, &crate::report::SurfaceSvg, &result)?;
     }
-    let code = common::finish(&result, cfg.json);
+    let code = common::finish(&result, cfg.json)?;
     drop(target);
-    code
+    let unread = result
+        .sections
+        .surface
+        .iter()
+        .flat_map(|s| &s.samples)
+        .filter(|s| s.error.is_some())
+        .count();
+    if code == 0 && unread > 0 {
+        eprintln!("Error: {unread} position(s) failed; see the table above");
+        return Ok(crate::error::EXIT_IO);
+    }
+    Ok(code)
 }
 
 fn plan(args: &SurfaceArgs, target: &OpenTarget, writes: bool) -> Result<Plan> {

@@ -255,3 +255,76 @@ fn endure(out: &mut String, e: &EndureReport) {
         let _ = writeln!(out, "STOPPED     at the first bad cycle (--stop-on-error)");
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::result::sections::{CopyVerify, SlowRegion, SurfaceSample};
+
+    #[test]
+    fn a_surface_names_its_slow_region_and_ratio() {
+        let sample = |offset, mb| SurfaceSample {
+            offset,
+            percent: offset as f64,
+            read_mb_s: mb,
+            access_ns: Some(1_500_000),
+            write_mb_s: None,
+            error: None,
+        };
+        let s = Sections {
+            surface: Some(SurfaceReport {
+                device_bytes: 100,
+                sample_bytes: 1,
+                block_size: 1,
+                samples: vec![sample(0, 90.0), sample(50, 10.0), sample(99, 45.0)],
+                median_read_mb_s: 45.0,
+                threshold_percent: 50.0,
+                slow_regions: vec![SlowRegion {
+                    start: 50,
+                    end: 51,
+                    start_percent: 50.0,
+                    end_percent: 51.0,
+                    samples: 1,
+                    min_mb_s: 10.0,
+                }],
+                outer_inner_ratio: Some(2.0),
+            }),
+            ..Sections::default()
+        };
+        let mut out = String::new();
+        sections(&mut out, &s);
+        assert!(out.contains("SLOW        50.0%–51.0%"), "{out}");
+        assert!(out.contains("outer/inner 2.00"), "{out}");
+        assert!(out.contains("1.50 ms") || out.contains("1500"), "{out}");
+    }
+
+    #[test]
+    fn a_copy_names_its_bottleneck_and_verdict() {
+        let s = Sections {
+            copy: Some(CopyReport {
+                source: "a.img".into(),
+                destination: "/dev/sdz".into(),
+                bytes: 4 << 20,
+                block_size: 4 << 20,
+                sync: "end".into(),
+                elapsed_ns: 2_000_000_000,
+                mb_per_s: 2.1,
+                sync_ns: 500_000_000,
+                source_read_mb_s: Some(100.0),
+                destination_write_mb_s: Some(2.5),
+                serial_estimate_mb_s: Some(2.44),
+                bottleneck: Some("destination".into()),
+                verify: Some(CopyVerify {
+                    compared_bytes: 4 << 20,
+                    mismatched_bytes: 0,
+                    first_mismatch: None,
+                }),
+            }),
+            ..Sections::default()
+        };
+        let mut out = String::new();
+        sections(&mut out, &s);
+        assert!(out.contains("BOTTLENECK  the destination"), "{out}");
+        assert!(out.contains("identical to the source"), "{out}");
+    }
+}

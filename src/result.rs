@@ -11,6 +11,8 @@ use crate::target::TargetInfo;
 use crate::workload::verify::VerifyTally;
 use serde::{Deserialize, Serialize};
 
+pub mod sections;
+
 /// Version of the JSON layout.
 pub const SCHEMA_VERSION: u32 = 1;
 
@@ -56,6 +58,9 @@ pub struct RunResult {
     /// Who the device is (probe), and the key that links its runs.
     #[serde(default)]
     pub device_identity: Option<crate::probe::DeviceIdentity>,
+    /// Surface, parallel, copy, endurance and access-method sections.
+    #[serde(flatten)]
+    pub sections: sections::Sections,
 }
 
 /// Host facts recorded with every result.

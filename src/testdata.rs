@@ -114,6 +114,7 @@ pub fn run(
         sustain: None,
         cpu_load: None,
         flash: None,
+        sections: Default::default(),
         schema_version: crate::result::SCHEMA_VERSION,
         iocurve_version: "0.1.0".into(),
         command: "profile".into(),

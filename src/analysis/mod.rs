@@ -4,4 +4,5 @@
 //! Pure functions of results; no I/O.
 
 pub mod curve;
+pub mod surface;
 pub mod sustain;

@@ -65,6 +65,18 @@ pub struct RunConfig {
     /// Neither --size nor --time was given: move the span once, for at most
     /// [`DEFAULT_RUN_TIME_CAP`].
     pub default_limits: bool,
+    /// `pread`, `mmap` or `stdio` (see [`crate::engine::access`]).
+    pub method: String,
+    /// Bytes per fread call of the stdio method.
+    pub stdio_bs: u64,
+    /// `--bs max`: the block size is the device's largest request, set once
+    /// the target is open.
+    pub bs_max: bool,
+    /// `--align` was given (else it follows the block size).
+    pub align_given: bool,
+    /// Every target of a `--parallel` run, the first included.
+    pub targets: Vec<PathBuf>,
+    pub parallel: bool,
 }
 
 /// A validated `iocurve profile`.
@@ -76,6 +88,9 @@ pub struct ProfileConfig {
     pub size: Option<u64>,
     pub repeat: u32,
     pub read_only: bool,
+    /// Every target of a `--parallel` profile, the first included.
+    pub targets: Vec<PathBuf>,
+    pub parallel: bool,
 }
 
 fn secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
@@ -87,6 +102,12 @@ fn opt_secs<S: serde::Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S
         Some(d) => s.serialize_f64(d.as_secs_f64()),
         None => s.serialize_none(),
     }
+}
+
+/// The shared target settings of a command with no configuration of its
+/// own beyond them.
+pub fn target_config_of(args: &TargetArgs) -> Result<TargetConfig> {
+    target_config(args)
 }
 
 pub(crate) fn target_config(args: &TargetArgs) -> Result<TargetConfig> {
@@ -136,13 +157,16 @@ pub fn choose_engine(asked: Option<EngineKind>, queue_depth: u32) -> Result<Engi
 impl RunConfig {
     pub fn from_args(args: &RunArgs) -> Result<RunConfig> {
         let target = target_config(&args.target)?;
+        let targets = several_targets(&args.target.target, &args.more_targets, args.parallel)?;
+        let bs_max = args.bs == super::BS_MAX;
         let rw = Rw::parse(&args.rw).ok_or_else(|| {
             usage(format!(
                 "--rw {} is not one of read, write, randread, randwrite, rw, randrw",
                 args.rw
             ))
         })?;
-        let bs = args.bs;
+        // `max` is checked once the device says what it is; 1 MiB stands in.
+        let bs = if bs_max { 1 << 20 } else { args.bs };
         if bs == 0 {
             return Err(usage(
                 "--bs 0 moves nothing: give a transfer size such as 4k or 1M",
@@ -172,7 +196,8 @@ impl RunConfig {
                 "--time 0 measures nothing: give a duration such as 5s",
             ));
         }
-        let engine = choose_engine(target.engine, args.qd)?;
+        let engine = method_engine(&args.method, args.stdio_bs, rw, args.qd)?
+            .map_or_else(|| choose_engine(target.engine, args.qd), Ok)?;
         if engine == EngineKind::Uring && bs * u64::from(args.qd) > MAX_QUEUE_BYTES {
             return Err(usage(format!(
                 "--qd {} × --bs {} needs {} of buffers per job; keep it at most 1 GiB",
@@ -224,7 +249,60 @@ impl RunConfig {
             verify: args.verify,
             repeat: args.repeat,
             default_limits: args.size.is_none() && args.time.is_none(),
+            method: args.method.clone(),
+            stdio_bs: args.stdio_bs,
+            bs_max,
+            align_given: args.align.is_some(),
+            targets,
+            parallel: args.parallel,
         })
+    }
+}
+
+/// Every target of a command that takes more than one with `--parallel`.
+pub fn several_targets(
+    first: &std::path::Path,
+    more: &[PathBuf],
+    parallel: bool,
+) -> Result<Vec<PathBuf>> {
+    if !more.is_empty() && !parallel {
+        return Err(usage(format!(
+            "{} targets were given: pass --parallel to run them at the same time (or name one target)",
+            more.len() + 1
+        )));
+    }
+    let mut all = vec![first.to_path_buf()];
+    all.extend(more.iter().cloned());
+    if parallel && all.len() < 2 {
+        return Err(usage(
+            "--parallel needs at least two targets, e.g. /dev/sdb /dev/sdc",
+        ));
+    }
+    Ok(all)
+}
+
+/// The engine of a `--method` other than pread (which leaves the choice to
+/// `--engine`); those methods read only, one request at a time.
+fn method_engine(method: &str, stdio_bs: u64, rw: Rw, qd: u32) -> Result<Option<EngineKind>> {
+    if method == "pread" {
+        return Ok(None);
+    }
+    if rw.writes() {
+        return Err(usage(format!(
+            "--method {method} only reads: use --rw read or randread, or --method pread for writes"
+        )));
+    }
+    if qd > 1 {
+        return Err(usage(format!(
+            "--method {method} does one read at a time: leave --qd at 1"
+        )));
+    }
+    if method == "mmap" {
+        return Ok(Some(EngineKind::Mmap));
+    }
+    match u32::try_from(stdio_bs) {
+        Ok(call) if call > 0 => Ok(Some(EngineKind::Stdio(call))),
+        _ => Err(usage("--stdio-bs must be 1 byte to 4 GiB, e.g. 1 or 4k")),
     }
 }
 
@@ -255,6 +333,8 @@ impl ProfileConfig {
             size: args.size,
             repeat: args.repeat,
             read_only: args.read_only,
+            targets: several_targets(&args.target.target, &args.more_targets, args.parallel)?,
+            parallel: args.parallel,
         })
     }
 }

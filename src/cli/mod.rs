@@ -4,6 +4,9 @@
 
 pub mod apps;
 pub mod config;
+pub mod more;
+
+pub use more::{CopyArgs, EndureArgs, SurfaceArgs};
 
 use crate::units;
 use clap::{Args, Parser, Subcommand};
@@ -77,6 +80,15 @@ pub enum Command {
     /// fake capacity, speed-class verdicts.
     #[command(subcommand)]
     Flash(FlashCommand),
+    /// Speed and access time against position over the whole device, like
+    /// a disk-surface scan; slow regions and the outer/inner ratio.
+    Surface(SurfaceArgs),
+    /// Writes an image onto a card or disk as imaging tools do, timed, with
+    /// each side measured alone and the bottleneck named.
+    Copy(CopyArgs),
+    /// Wears a device: writes the whole span and reads it back verified,
+    /// cycle after cycle (destroys its data).
+    Endure(EndureArgs),
 }
 
 /// The flash analyses; each decides, with a confidence.
@@ -281,9 +293,28 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u8).range(0..=100))]
     pub mix: u8,
 
-    /// Transfer size per I/O (e.g. 512, 4k, 1M, 64kB).
-    #[arg(long, default_value = "4k", value_name = "SIZE", value_parser = parse_size)]
+    /// Transfer size per I/O (e.g. 512, 4k, 1M, 64kB), or `max`: the
+    /// device's largest request (max_sectors_kb).
+    #[arg(long, default_value = "4k", value_name = "SIZE", value_parser = parse_bs)]
     pub bs: u64,
+
+    /// How reads reach the data: pread (the engines), mmap (page faults on a
+    /// mapping), stdio (the C library's buffered fread in --stdio-bs calls).
+    #[arg(long, default_value = "pread", value_parser = ["pread", "mmap", "stdio"])]
+    pub method: String,
+
+    /// Bytes per fread call of --method stdio (1: byte by byte).
+    #[arg(long, value_name = "SIZE", default_value = "4k", value_parser = parse_size)]
+    pub stdio_bs: u64,
+
+    /// More targets, run at the same time as the first with --parallel.
+    #[arg(value_name = "MORE_TARGETS")]
+    pub more_targets: Vec<PathBuf>,
+
+    /// Run the same workload on every target at once (and each alone), and
+    /// report the aggregate against the sum of each alone.
+    #[arg(long)]
+    pub parallel: bool,
 
     /// I/Os in flight per job (1..1024); above 1 uses io_uring.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024))]
@@ -344,6 +375,15 @@ pub struct ProfileArgs {
     /// Skip the write tests even where they are allowed.
     #[arg(long)]
     pub read_only: bool,
+
+    /// More targets, profiled at the same time as the first with --parallel.
+    #[arg(value_name = "MORE_TARGETS")]
+    pub more_targets: Vec<PathBuf>,
+
+    /// Run each test on every target at once (and each alone), and report
+    /// the aggregate against the sum of each alone.
+    #[arg(long)]
+    pub parallel: bool,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -438,6 +478,16 @@ fn parse_dir(text: &str) -> Result<PathBuf, String> {
         return Err("an empty path: give a directory or file such as /var/tmp/iocurve".into());
     }
     Ok(PathBuf::from(text))
+}
+
+/// `--bs max`: resolved to the device's largest request once it is open.
+pub const BS_MAX: u64 = u64::MAX;
+
+fn parse_bs(text: &str) -> Result<u64, String> {
+    match text.trim() {
+        "max" => Ok(BS_MAX),
+        other => parse_size(other),
+    }
 }
 
 pub(crate) fn parse_size(text: &str) -> Result<u64, String> {

@@ -321,6 +321,7 @@ pub fn new_result_for(
         sustain: None,
         cpu_load: None,
         flash: None,
+        sections: Default::default(),
         interrupted: false,
         error: None,
         device_identity: Some(identity),
@@ -397,6 +398,12 @@ fn write_report(result: &RunResult) {
 pub fn exit_code_of(result: &RunResult) -> Result<i32> {
     save(result);
     write_report(result);
+    exit_code_unsaved(result)
+}
+
+/// The exit code of a result that saved itself (see
+/// [`crate::store::save_progress`]); says why on stderr.
+pub fn exit_code_unsaved(result: &RunResult) -> Result<i32> {
     if let Some(e) = &result.error {
         eprintln!("Error: {e}");
         return Ok(EXIT_IO);

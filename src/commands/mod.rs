@@ -3,12 +3,15 @@
 
 mod common;
 pub mod compare;
+pub mod copy;
 pub mod curve;
+pub mod endure;
 pub mod export;
 pub mod files;
 pub mod flash;
 pub mod history;
 pub mod import;
+mod parallel;
 pub mod probe;
 pub mod profile;
 pub mod recover;
@@ -16,6 +19,7 @@ pub mod report;
 pub mod run;
 mod select;
 pub mod stream;
+pub mod surface;
 pub mod sustain;
 
 use crate::cli::{Cli, Command};
@@ -44,7 +48,25 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Command::Stream(args) => stream::stream(&args),
         Command::Sustain(args) => sustain::sustain(&args),
         Command::Flash(cmd) => flash::flash(&cmd),
+        Command::Surface(args) => surface::surface(&args),
+        Command::Copy(args) => copy::copy(&args),
+        Command::Endure(args) => endure::endure(&args),
     }
 }
 
 pub use crate::result::RunResult;
+
+/// Writes a chart of the result to `path`.
+fn write_chart(
+    path: &std::path::Path,
+    chart: &dyn crate::report::Export,
+    result: &RunResult,
+) -> Result<()> {
+    std::fs::write(path, chart.render(result)).map_err(|e| {
+        crate::error::IoFailure::new(
+            format!("cannot write the chart to {}: {e}", path.display()),
+            Some(e),
+        )
+        .into()
+    })
+}

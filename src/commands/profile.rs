@@ -20,6 +20,9 @@ const MIN_AREA: u64 = 2 << 20;
 
 pub fn profile(args: &ProfileArgs) -> Result<i32> {
     let cfg = ProfileConfig::from_args(args)?;
+    if cfg.parallel {
+        return super::parallel::profile(&cfg);
+    }
     let started_at = common::now_rfc3339();
     let area = cfg.size.unwrap_or(DEFAULT_AREA);
     let path_kind = std::fs::metadata(&cfg.target.path)

@@ -3,14 +3,21 @@
 use super::common;
 use crate::cli::RunArgs;
 use crate::cli::config::{DEFAULT_AREA, RunConfig, check_layout, resolve_region};
-use crate::target::IoMode;
+use crate::result::sections::AccessInfo;
+use crate::result::{RunResult, TestResult};
 use crate::target::scratch::FillPlan;
+use crate::target::{IoMode, OpenTarget};
+use crate::workload::runner::MeasureTarget;
 use crate::workload::{MeasureSpec, Pattern, cpuload, interrupt};
 use anyhow::Result;
+use std::os::fd::AsFd;
 use std::sync::atomic::Ordering;
 
 pub fn run(args: &RunArgs) -> Result<i32> {
-    let cfg = RunConfig::from_args(args)?;
+    let mut cfg = RunConfig::from_args(args)?;
+    if cfg.parallel {
+        return super::parallel::run(&cfg);
+    }
     let started_at = common::now_rfc3339();
     let wants_write = cfg.rw.writes();
     let area = cfg
@@ -22,6 +29,7 @@ pub fn run(args: &RunArgs) -> Result<i32> {
             crate::error::usage("--offset + --span is beyond any device: give smaller values")
         })?;
     let mut target = common::open_target(&cfg.target, wants_write, area)?;
+    resolve_bs_max(&mut cfg, &target)?;
     let direct = target.info.mode == IoMode::Direct;
     let (offset, span) = resolve_region(
         cfg.target.offset,
@@ -47,7 +55,113 @@ pub fn run(args: &RunArgs) -> Result<i32> {
         seed: cfg.target.seed ^ 0x5eed,
     };
     common::prepare(&mut target, fill, false)?;
+    let spec = spec_of(&cfg, offset, span);
+    let config = serde_json::to_value(&cfg)?;
+    let mut result = common::new_result("run", config, &target, started_at);
+    let name = crate::units::format_size(cfg.block_size);
+    let preserved = match wants_write {
+        true => common::preserve(&cfg.target, &target, offset, span)?,
+        false => None,
+    };
+    let load = cpuload::start_if(args.load.cpu_load);
+    let measured = measure_by_method(&cfg, &target, &spec, &name, &mut result);
+    result.cpu_load = load.map(cpuload::CpuLoad::stop);
+    let (test, error) = measured?;
+    result.tests.push(test);
+    result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
+    result.error = error;
+    result.target = target.info.clone();
+    common::restore(preserved, &target, &mut result);
+    let code = common::finish(&result, cfg.target.json);
+    drop(target);
+    code
+}
+
+/// Sets the block size of `--bs max` from the device beneath the target.
+pub(super) fn resolve_bs_max(cfg: &mut RunConfig, target: &OpenTarget) -> Result<()> {
+    if !cfg.bs_max {
+        return Ok(());
+    }
+    let bs = target
+        .info
+        .device
+        .as_ref()
+        .and_then(max_transfer_bytes)
+        .ok_or_else(|| {
+            crate::error::usage(format!(
+                "--bs max needs the largest request size (queue/max_sectors_kb) of the device beneath {}, and none was found: give a size such as 1M",
+                target.info.path
+            ))
+        })?;
+    cfg.block_size = bs;
+    if !cfg.align_given {
+        cfg.align = bs;
+    }
+    if let Some(size) = cfg.size {
+        cfg.size = Some((size / bs).max(1) * bs);
+    }
+    Ok(())
+}
+
+/// The kernel's largest request for the device (queue/max_sectors_kb of
+/// its whole disk), the chunk OpenFirmware's `.speed` test transfers.
+fn max_transfer_bytes(dev: &crate::target::sysfs::BlockDevice) -> Option<u64> {
+    let path = format!("/sys/class/block/{}/queue/max_sectors_kb", dev.disk);
+    let kb: u64 = std::fs::read_to_string(path).ok()?.trim().parse().ok()?;
+    (kb > 0).then_some(kb * 1024)
+}
+
+/// Measures with pread (the engines) on the target's own descriptor, or
+/// with mmap or stdio on a second descriptor through the page cache (both
+/// need it), which is evicted before each read pass; records the method.
+fn measure_by_method(
+    cfg: &RunConfig,
+    target: &OpenTarget,
+    spec: &MeasureSpec,
+    name: &str,
+    result: &mut RunResult,
+) -> Result<(TestResult, Option<String>)> {
+    let mut access = AccessInfo {
+        method: cfg.method.clone(),
+        call_bytes: None,
+        library_buffer_bytes: None,
+        block_size: spec.block_size,
+        block_size_from: match cfg.bs_max {
+            true => "max_sectors_kb".into(),
+            false => "--bs".into(),
+        },
+    };
+    if cfg.method == "pread" {
+        result.sections.access = Some(access);
+        return Ok(common::measure_repeated(
+            target, spec, name, cfg.repeat, None,
+        ));
+    }
+    let file = target.reopen_buffered()?;
+    if cfg.method == "stdio" {
+        access.call_bytes = Some(cfg.stdio_bs);
+        access.library_buffer_bytes = Some(crate::engine::access::stdio_buffer_bytes(file.as_fd()));
+    }
+    result.sections.access = Some(access);
+    let mt = MeasureTarget {
+        fd: file.as_fd(),
+        align: target.align,
+        device: target.info.device.as_ref(),
+        sim: None,
+    };
     let spec = MeasureSpec {
+        buffered: true,
+        ..spec.clone()
+    };
+    let name = format!("{name} {}", cfg.method);
+    Ok(common::measure_repeated_on(
+        &mt, &spec, &name, cfg.repeat, None,
+    ))
+}
+
+/// The measurement `run` asks for over a region.
+pub(super) fn spec_of(cfg: &RunConfig, offset: u64, span: u64) -> MeasureSpec {
+    MeasureSpec {
         rw: cfg.rw,
         mix_read_percent: cfg.mix_read_percent,
         block_size: cfg.block_size,
@@ -69,23 +183,5 @@ pub fn run(args: &RunArgs) -> Result<i32> {
         seed_given: cfg.target.seed_given,
         verify: cfg.verify,
         buffered: cfg.target.buffered,
-    };
-    let config = serde_json::to_value(&cfg)?;
-    let mut result = common::new_result("run", config, &target, started_at);
-    let name = crate::units::format_size(cfg.block_size);
-    let preserved = match wants_write {
-        true => common::preserve(&cfg.target, &target, offset, span)?,
-        false => None,
-    };
-    let load = cpuload::start_if(args.load.cpu_load);
-    let (test, error) = common::measure_repeated(&target, &spec, &name, cfg.repeat, None);
-    result.cpu_load = load.map(cpuload::CpuLoad::stop);
-    result.tests.push(test);
-    result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
-    result.error = error;
-    result.target = target.info.clone();
-    common::restore(preserved, &target, &mut result);
-    let code = common::finish(&result, cfg.target.json);
-    drop(target);
-    code
+    }
 }

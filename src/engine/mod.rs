@@ -10,6 +10,7 @@
 //! nothing, takes no lock and formats nothing. This module is the only place
 //! in iocurve with `unsafe` code; each block states what keeps it sound.
 
+pub mod access;
 pub mod buffer;
 mod clock;
 pub mod sim;
@@ -103,6 +104,11 @@ pub enum EngineKind {
     Sync,
     /// io_uring with registered buffers and file, any queue depth.
     Uring,
+    /// Reads copied out of a memory mapping (page faults); reads only.
+    Mmap,
+    /// Reads through the C library's buffered stream in calls of this many
+    /// bytes (`--stdio-bs`); reads only.
+    Stdio(u32),
 }
 
 impl EngineKind {
@@ -110,6 +116,8 @@ impl EngineKind {
         match self {
             EngineKind::Sync => "sync",
             EngineKind::Uring => "uring",
+            EngineKind::Mmap => "mmap",
+            EngineKind::Stdio(_) => "stdio",
         }
     }
 }
@@ -178,6 +186,8 @@ pub enum AnyEngine<'a> {
     Sync(sync::SyncEngine<'a, AnyClock<'a>>),
     Uring(Box<uring::UringEngine<'a, AnyClock<'a>>>),
     Sim(sim::SimEngine<'a>),
+    Mmap(access::MmapEngine<AnyClock<'a>>),
+    Stdio(access::StdioEngine<AnyClock<'a>>),
 }
 
 impl<'a> AnyEngine<'a> {
@@ -188,6 +198,8 @@ impl<'a> AnyEngine<'a> {
         Ok(match kind {
             EngineKind::Sync => AnyEngine::Sync(sync::SyncEngine::new(setup)),
             EngineKind::Uring => AnyEngine::Uring(Box::new(uring::UringEngine::new(setup)?)),
+            EngineKind::Mmap => AnyEngine::Mmap(access::MmapEngine::new(setup)?),
+            EngineKind::Stdio(call) => AnyEngine::Stdio(access::StdioEngine::new(setup, call)?),
         })
     }
 }
@@ -198,6 +210,8 @@ impl Engine for AnyEngine<'_> {
             AnyEngine::Sync(e) => e.name(),
             AnyEngine::Uring(e) => e.name(),
             AnyEngine::Sim(e) => e.name(),
+            AnyEngine::Mmap(e) => e.name(),
+            AnyEngine::Stdio(e) => e.name(),
         }
     }
 
@@ -206,6 +220,8 @@ impl Engine for AnyEngine<'_> {
             AnyEngine::Sync(e) => e.run(source),
             AnyEngine::Uring(e) => e.run(source),
             AnyEngine::Sim(e) => e.run(source),
+            AnyEngine::Mmap(e) => e.run(source),
+            AnyEngine::Stdio(e) => e.run(source),
         }
     }
 
@@ -214,6 +230,8 @@ impl Engine for AnyEngine<'_> {
             AnyEngine::Sync(e) => e.now_ns(),
             AnyEngine::Uring(e) => e.now_ns(),
             AnyEngine::Sim(e) => e.now_ns(),
+            AnyEngine::Mmap(e) => e.now_ns(),
+            AnyEngine::Stdio(e) => e.now_ns(),
         }
     }
 
@@ -222,6 +240,8 @@ impl Engine for AnyEngine<'_> {
             AnyEngine::Sync(e) => e.note(),
             AnyEngine::Uring(e) => e.note(),
             AnyEngine::Sim(e) => e.note(),
+            AnyEngine::Mmap(e) => e.note(),
+            AnyEngine::Stdio(e) => e.note(),
         }
     }
 }

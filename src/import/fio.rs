@@ -206,6 +206,7 @@ pub fn parse(text: &str) -> Result<RunResult> {
         sustain: None,
         cpu_load: None,
         flash: None,
+        sections: Default::default(),
         schema_version: crate::result::SCHEMA_VERSION,
         iocurve_version: env!("CARGO_PKG_VERSION").to_string(),
         command: "fio".into(),

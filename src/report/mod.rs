@@ -12,9 +12,11 @@ mod markdown;
 pub mod probe;
 pub mod progress;
 mod svg;
+mod svg_life;
 mod text;
 mod text_curve;
 mod text_files;
+mod text_life;
 mod text_stream;
 mod text_sustain;
 
@@ -22,6 +24,7 @@ pub use csv::Csv;
 pub use json::Json;
 pub use markdown::Markdown;
 pub use svg::Svg;
+pub use svg_life::{EndureSvg, SurfaceSvg};
 pub use text::Text;
 
 use crate::result::RunResult;

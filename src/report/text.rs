@@ -32,6 +32,7 @@ impl Export for Text {
                 run_tables(&mut out, test);
             }
         }
+        super::text_life::sections(&mut out, &r.sections);
         footer(&mut out, r);
         out
     }

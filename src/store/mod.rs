@@ -10,6 +10,9 @@
 
 pub mod figures;
 pub mod schema;
+mod update;
+
+pub use update::save_progress;
 
 use crate::result::RunResult;
 use anyhow::{Context, Result};

@@ -5,6 +5,7 @@
 //! turns Ctrl-C into a clean stop, and [`profile`] is the CrystalDiskMark-style
 //! sequence of measurements behind `iocurve profile`.
 
+pub mod copy;
 pub mod cpuload;
 pub mod files;
 pub mod interrupt;

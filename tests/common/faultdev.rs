@@ -35,6 +35,8 @@ struct Extras {
     fast_mb_per_s: f64,
     stalls: Vec<(u64, u32)>,
     eio_write_limit: Option<u32>,
+    /// `(start, len, ms)`: requests touching the range wait `ms` more.
+    slow: Vec<(u64, u64, u32)>,
 }
 
 /// A `/dev/loopN` with injected faults. Everything is torn down on drop.
@@ -109,6 +111,17 @@ impl FaultDevice {
             ..Extras::default()
         };
         Self::build_with(size, &[], &[], 0, mb_per_s, &extras)
+    }
+
+    /// A device with no errors where requests touching a `(start, len,
+    /// ms)` range wait `ms` milliseconds more: a slow stretch hidden in an
+    /// otherwise even medium.
+    pub fn with_slow_ranges(size: u64, slow: &[(u64, u64, u32)]) -> Result<FaultDevice, String> {
+        let extras = Extras {
+            slow: slow.to_vec(),
+            ..Extras::default()
+        };
+        Self::build_with(size, &[], &[], 0, 0.0, &extras)
     }
 
     /// A device that stalls once at each `(offset, ms)`: the first request
@@ -203,6 +216,9 @@ impl FaultDevice {
         }
         for &(offset, ms) in &extras.stalls {
             cmd.arg("--stall-at").arg(format!("{offset}:{ms}"));
+        }
+        for &(start, len, ms) in &extras.slow {
+            cmd.arg("--slow-range").arg(format!("{start}:{len}:{ms}"));
         }
         for (flag, ranges) in [("--eio-read", eio_read), ("--eio-write", eio_write)] {
             for &(start, len) in ranges {

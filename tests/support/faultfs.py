@@ -25,12 +25,15 @@ Usage:
                [--eio-write START:LEN]... [--eio-write-limit N]
                [--delay-ms N] [--mbps MB/s]
                [--fast-bytes N --fast-mbps MB/s] [--stall-at OFFSET:MS]...
+               [--slow-range START:LEN:MS]...
                [--exit-on-stdin-eof]
 
 --fast-bytes/--fast-mbps model a device with a write cache (an SLC region):
 the first N bytes written go at --fast-mbps (0: no limit), every later
 write at --mbps.  --stall-at makes the first read or write touching OFFSET
 wait MS milliseconds once, like a device busy with garbage collection.
+--slow-range makes every request touching START..START+LEN wait MS
+milliseconds more: a slow stretch of an otherwise even medium.
 
 START and LEN are byte counts (decimal, or 0x-prefixed hex).  The process
 stays in the foreground; SIGTERM or SIGINT unmounts and exits.  With
@@ -78,6 +81,18 @@ def parse_range(text):
     return (start, start + length)
 
 
+def parse_slow_range(text):
+    """Parse START:LEN:MS into ((start, end), seconds)."""
+    try:
+        where, ms_s = text.rsplit(":", 1)
+        ms = int(ms_s, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError("expected START:LEN:MS, got %r" % text)
+    if ms < 0:
+        raise argparse.ArgumentTypeError("bad delay in %r" % text)
+    return (parse_range(where), ms / 1000.0)
+
+
 def parse_stall(text):
     """Parse OFFSET:MS into (offset, milliseconds)."""
     try:
@@ -104,7 +119,7 @@ class FaultFS(fuse.Operations):
 
     def __init__(self, backing, eio_read, eio_write, delay_ms,
                  eio_write_limit=None, mbps=0.0,
-                 fast_bytes=0, fast_mbps=0.0, stalls=()):
+                 fast_bytes=0, fast_mbps=0.0, stalls=(), slow_ranges=()):
         self.fd = os.open(backing, os.O_RDWR)
         # After this many injected write errors, writes succeed again (a
         # transient fault: the device answers once more).
@@ -122,6 +137,7 @@ class FaultFS(fuse.Operations):
         self.fast_per_byte = 1.0 / (fast_mbps * 1e6) if fast_mbps > 0 else 0.0
         # One-shot stalls: offset -> seconds, removed once served.
         self.stalls = {off: ms / 1000.0 for off, ms in stalls}
+        self.slow_ranges = list(slow_ranges)
         self.state_lock = threading.Lock()
 
     def log(self, msg):
@@ -189,6 +205,10 @@ class FaultFS(fuse.Operations):
         if stall:
             self.log("stall %.0f ms at offset %d" % (stall * 1000, offset))
         wait = self.delay + length * per_byte + stall
+        if offset is not None:
+            for rng, seconds in self.slow_ranges:
+                if touches([rng], offset, length):
+                    wait += seconds
         if wait:
             time.sleep(wait)
 
@@ -279,6 +299,9 @@ def main(argv):
                     help="speed of the first --fast-bytes (0: no limit)")
     ap.add_argument("--stall-at", type=parse_stall, action="append",
                     default=[], metavar="OFFSET:MS")
+    ap.add_argument("--slow-range", type=parse_slow_range, action="append",
+                    default=[], metavar="START:LEN:MS",
+                    help="requests touching this range wait MS ms more")
     ap.add_argument("--exit-on-stdin-eof", action="store_true")
     args = ap.parse_args(argv)
     if args.delay_ms < 0:
@@ -286,7 +309,7 @@ def main(argv):
 
     ops = FaultFS(args.backing, args.eio_read, args.eio_write, args.delay_ms,
                   args.eio_write_limit, args.mbps, args.fast_bytes,
-                  args.fast_mbps, args.stall_at)
+                  args.fast_mbps, args.stall_at, args.slow_range)
     ops.log("serving %s (%d bytes) at %s; eio_read=%s eio_write=%s "
             "delay_ms=%d" % (args.backing, ops.size, args.mountpoint,
                              args.eio_read, args.eio_write, args.delay_ms))

@@ -1,0 +1,96 @@
+//! Arguments of the commands that look across a device and over its life:
+//! `surface`, `copy` and `endure`.
+
+use super::{TargetArgs, parse_duration, parse_size};
+use clap::Args;
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Debug, Args, Clone)]
+pub struct SurfaceArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+
+    /// Positions spread evenly from the first to the last byte.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(2..=100_000))]
+    pub samples: u32,
+
+    /// Bytes read (and written) sequentially at each position.
+    #[arg(long, value_name = "SIZE", default_value = "2M", value_parser = parse_size)]
+    pub sample_size: u64,
+
+    /// Transfer size of the sequential reads and writes.
+    #[arg(long, value_name = "SIZE", default_value = "1M", value_parser = parse_size)]
+    pub bs: u64,
+
+    /// Random 4 KiB reads near each position, whose median is its access
+    /// time (0: none).
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(0..=10_000))]
+    pub access_reads: u32,
+
+    /// A position below this share (percent) of the median speed is slow.
+    #[arg(long, default_value_t = 50.0)]
+    pub threshold: f64,
+
+    /// Also write an SVG chart of speed and access time against position.
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct CopyArgs {
+    /// The image: a file or a block device.
+    #[arg(value_name = "SRC")]
+    pub source: PathBuf,
+
+    /// DST: the file or device written (safety rules of every write test:
+    /// --destructive or --preserve for a device or an existing file).
+    #[command(flatten)]
+    pub target: TargetArgs,
+
+    /// Bytes per read and write, as `dd bs=`.
+    #[arg(long, value_name = "SIZE", default_value = "4M", value_parser = parse_size)]
+    pub bs: u64,
+
+    /// When the data must be on the medium: none (page cache, like `dd`
+    /// alone), end (fsync at the end, `dd conv=fsync`, as image writers do),
+    /// each (every write synchronous, `oflag=dsync`), direct (O_DIRECT,
+    /// `oflag=direct`, then fsync).
+    #[arg(long, default_value = "end", value_parser = ["none", "end", "each", "direct"])]
+    pub sync: String,
+
+    /// Read the destination back and compare it with the source byte by byte.
+    #[arg(long)]
+    pub verify: bool,
+
+    /// Skip measuring the source's read speed and the destination's write
+    /// speed alone.
+    #[arg(long)]
+    pub no_alone: bool,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct EndureArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+
+    /// Write-and-verify cycles over the whole span.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub cycles: u32,
+
+    /// Transfer size of the writes and reads.
+    #[arg(long, value_name = "SIZE", default_value = "1M", value_parser = parse_size)]
+    pub bs: u64,
+
+    /// End the run at the first cycle with a bad block or an I/O error.
+    #[arg(long)]
+    pub stop_on_error: bool,
+
+    /// Longest time for one pass (write or read) of a cycle.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub pass_time: Option<Duration>,
+
+    /// Also write an SVG chart of speed and errors against cycle.
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
+}

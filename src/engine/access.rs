@@ -1,0 +1,395 @@
+//! Two more ways to read a file or device, beside pread: page faults on a
+//! memory mapping, and small calls into the C library's buffered `FILE`.
+//!
+//! Programs load data in all three ways, and a device can look very
+//! different through each: a mapping reads ahead in the kernel's fault-around
+//! window, and stdio turns a loop of one-byte `fread`s into reads of the
+//! library's buffer size. Measuring them with the same jobs, clock and
+//! histograms as pread shows what the access method itself costs.
+//!
+//! Both engines only read: writing through a mapping or stdio leaves the
+//! moment the data reaches the device to the kernel's writeback, which no
+//! per-I/O latency could describe.
+
+use super::buffer::AlignedBuf;
+use super::{Clock, Engine, EngineSetup, IoError, OpKind, OpSource};
+use std::io;
+use std::os::fd::{AsRawFd, BorrowedFd};
+
+fn io_error(kind: OpKind, offset: u64, len: u32, error: io::Error) -> IoError {
+    IoError {
+        kind,
+        offset,
+        len,
+        error,
+    }
+}
+
+fn refuse_write(offset: u64, len: u32, method: &str) -> IoError {
+    io_error(
+        OpKind::Write,
+        offset,
+        len,
+        io::Error::new(
+            io::ErrorKind::Unsupported,
+            format!("--method {method} only reads: use --method pread for writes"),
+        ),
+    )
+}
+
+/// Size of what the descriptor names (file length or device size).
+fn size_of(fd: BorrowedFd<'_>) -> io::Result<u64> {
+    Ok(rustix::fs::seek(fd, rustix::fs::SeekFrom::End(0))?)
+}
+
+/// A read-only shared mapping of a whole file or device, unmapped on drop.
+struct Mapping {
+    addr: *mut libc::c_void,
+    len: usize,
+}
+
+impl Mapping {
+    fn new(fd: BorrowedFd<'_>) -> io::Result<Mapping> {
+        let len = size_of(fd)? as usize;
+        if len == 0 {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, "empty target"));
+        }
+        // SAFETY: a fresh read-only shared mapping of the descriptor; no
+        // existing memory is affected, and the kernel picks the address.
+        let addr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ,
+                libc::MAP_SHARED,
+                fd.as_raw_fd(),
+                0,
+            )
+        };
+        if addr == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(Mapping { addr, len })
+    }
+
+    /// Copies `dst.len()` bytes from `offset` of the mapping, taking the
+    /// page faults that load them.
+    ///
+    /// # Safety
+    ///
+    /// `offset + dst.len()` must not exceed the mapping, and the file must
+    /// not shrink meanwhile: a page past its end, or one the device cannot
+    /// read, raises SIGBUS instead of returning an error.
+    unsafe fn copy_out(&self, offset: usize, dst: &mut [u8]) {
+        // SAFETY: the caller keeps the range inside the mapping; `dst` is a
+        // distinct, writable buffer of the given length.
+        unsafe {
+            let src = (self.addr as *const u8).add(offset);
+            std::ptr::copy_nonoverlapping(src, dst.as_mut_ptr(), dst.len());
+        }
+    }
+}
+
+impl Drop for Mapping {
+    fn drop(&mut self) {
+        // SAFETY: unmapping exactly the mapping made in `new`, which nothing
+        // borrows past the engine's life.
+        unsafe { libc::munmap(self.addr, self.len) };
+    }
+}
+
+/// Reads by copying out of a mapping of the whole target: every first
+/// touch of a page is a page fault the kernel serves from the device.
+pub struct MmapEngine<C: Clock> {
+    map: Mapping,
+    buf: AlignedBuf,
+    clock: C,
+}
+
+impl<C: Clock> MmapEngine<C> {
+    pub fn new(setup: EngineSetup<'_, C>) -> io::Result<Self> {
+        Ok(MmapEngine {
+            map: Mapping::new(setup.fd)?,
+            buf: AlignedBuf::new(setup.block_size, setup.align),
+            clock: setup.clock,
+        })
+    }
+}
+
+impl<C: Clock> Engine for MmapEngine<C> {
+    fn name(&self) -> &'static str {
+        "mmap"
+    }
+
+    fn now_ns(&self) -> u64 {
+        self.clock.now_ns()
+    }
+
+    fn run<S: OpSource>(&mut self, source: &mut S) -> Result<(), IoError> {
+        let mut now = self.clock.now_ns();
+        while let Some(op) = source.next(now) {
+            let len = op.len as usize;
+            if op.kind == OpKind::Write {
+                return Err(refuse_write(op.offset, op.len, "mmap"));
+            }
+            if op.offset as usize + len > self.map.len {
+                let e = io::Error::new(io::ErrorKind::UnexpectedEof, "read past the end");
+                return Err(io_error(op.kind, op.offset, op.len, e));
+            }
+            let dst = &mut self.buf.as_mut_slice()[..len];
+            let start = self.clock.now_ns();
+            // SAFETY: the range was checked against the mapping just above.
+            unsafe { self.map.copy_out(op.offset as usize, dst) };
+            let end = self.clock.now_ns();
+            source.completed(&op, start, end, &self.buf.as_slice()[..len]);
+            now = end;
+        }
+        Ok(())
+    }
+}
+
+/// A C library stream on a duplicate of the target's descriptor, closed
+/// on drop.
+struct Stream {
+    fp: *mut libc::FILE,
+}
+
+impl Stream {
+    fn open(fd: BorrowedFd<'_>) -> io::Result<Stream> {
+        let dup = rustix::io::fcntl_dupfd_cloexec(fd, 0)?;
+        let raw = std::os::fd::IntoRawFd::into_raw_fd(dup);
+        // SAFETY: `raw` is a descriptor we own (just duplicated); fdopen
+        // takes it over and the string is NUL-terminated.
+        let fp = unsafe { libc::fdopen(raw, c"rb".as_ptr()) };
+        if fp.is_null() {
+            let e = io::Error::last_os_error();
+            // SAFETY: fdopen failed, so `raw` is still ours to close.
+            unsafe { libc::close(raw) };
+            return Err(e);
+        }
+        Ok(Stream { fp })
+    }
+
+    /// Moves the stream to `offset` (fseeko drops the library's buffer).
+    fn seek(&mut self, offset: u64) -> io::Result<()> {
+        // SAFETY: `fp` is the open stream owned by self.
+        let rc = unsafe { libc::fseeko(self.fp, offset as libc::off_t, libc::SEEK_SET) };
+        if rc != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    }
+
+    /// Fills `dst` with `fread` calls of at most `call` bytes each.
+    fn read_in_calls(&mut self, dst: &mut [u8], call: usize) -> io::Result<()> {
+        let mut done = 0;
+        while done < dst.len() {
+            let want = call.min(dst.len() - done);
+            // SAFETY: `dst[done..done + want]` is writable memory we own and
+            // `fp` is the open stream owned by self.
+            let n = unsafe { libc::fread(dst[done..].as_mut_ptr().cast(), 1, want, self.fp) };
+            if n == 0 {
+                return Err(self.failure());
+            }
+            done += n;
+        }
+        Ok(())
+    }
+
+    fn failure(&mut self) -> io::Error {
+        // SAFETY: `fp` is the open stream owned by self.
+        let failed = unsafe { libc::ferror(self.fp) } != 0;
+        let e = io::Error::last_os_error();
+        // SAFETY: as above; clears the flags so a later seek can go on.
+        unsafe { libc::clearerr(self.fp) };
+        match failed {
+            true => e,
+            false => io::Error::new(io::ErrorKind::UnexpectedEof, "end of file"),
+        }
+    }
+}
+
+impl Drop for Stream {
+    fn drop(&mut self) {
+        // SAFETY: closing the stream opened in `open`, used by no one else.
+        unsafe { libc::fclose(self.fp) };
+    }
+}
+
+/// Reads through a C library stream in calls of `call` bytes
+/// (`--stdio-bs`); the library refills its own buffer from the device.
+pub struct StdioEngine<C: Clock> {
+    stream: Stream,
+    /// Where the stream stands, so sequential reads do not seek.
+    position: u64,
+    call: usize,
+    buf: AlignedBuf,
+    clock: C,
+}
+
+impl<C: Clock> StdioEngine<C> {
+    pub fn new(setup: EngineSetup<'_, C>, call: u32) -> io::Result<Self> {
+        let mut stream = Stream::open(setup.fd)?;
+        stream.seek(0)?;
+        Ok(StdioEngine {
+            stream,
+            position: 0,
+            call: call.max(1) as usize,
+            buf: AlignedBuf::new(setup.block_size, setup.align),
+            clock: setup.clock,
+        })
+    }
+}
+
+impl<C: Clock> Engine for StdioEngine<C> {
+    fn name(&self) -> &'static str {
+        "stdio"
+    }
+
+    fn now_ns(&self) -> u64 {
+        self.clock.now_ns()
+    }
+
+    fn run<S: OpSource>(&mut self, source: &mut S) -> Result<(), IoError> {
+        let mut now = self.clock.now_ns();
+        while let Some(op) = source.next(now) {
+            let len = op.len as usize;
+            if op.kind == OpKind::Write {
+                return Err(refuse_write(op.offset, op.len, "stdio"));
+            }
+            let start = self.clock.now_ns();
+            let mut result = Ok(());
+            if op.offset != self.position {
+                result = self.stream.seek(op.offset);
+            }
+            let dst = &mut self.buf.as_mut_slice()[..len];
+            if result.is_ok() {
+                result = self.stream.read_in_calls(dst, self.call);
+            }
+            let end = self.clock.now_ns();
+            if let Err(e) = result {
+                self.position = u64::MAX;
+                return Err(io_error(op.kind, op.offset, op.len, e));
+            }
+            self.position = op.offset + op.len as u64;
+            source.completed(&op, start, end, &self.buf.as_slice()[..len]);
+            now = end;
+        }
+        Ok(())
+    }
+}
+
+/// The C library's buffer for a stream on `fd`: glibc sizes it by the
+/// descriptor's `st_blksize`.
+pub fn stdio_buffer_bytes(fd: BorrowedFd<'_>) -> u64 {
+    rustix::fs::fstat(fd).map_or(4096, |st| st.st_blksize as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{MonotonicClock, Op};
+    use std::io::Write;
+    use std::os::fd::AsFd;
+
+    /// Collects what was read, in order.
+    struct Collect {
+        ops: Vec<Op>,
+        next: usize,
+        data: Vec<u8>,
+    }
+
+    impl OpSource for Collect {
+        fn next(&mut self, _now: u64) -> Option<Op> {
+            let op = self.ops.get(self.next).copied();
+            self.next += 1;
+            op
+        }
+        fn completed(&mut self, _op: &Op, _s: u64, _e: u64, data: &[u8]) {
+            self.data.extend_from_slice(data);
+        }
+    }
+
+    fn file_with(bytes: &[u8]) -> std::fs::File {
+        let mut f = tempfile::tempfile().unwrap();
+        f.write_all(bytes).unwrap();
+        f
+    }
+
+    fn ops(offsets: &[u64], len: u32) -> Vec<Op> {
+        offsets
+            .iter()
+            .enumerate()
+            .map(|(i, &offset)| Op {
+                kind: OpKind::Read,
+                offset,
+                len,
+                seq: i as u64,
+                counted: true,
+            })
+            .collect()
+    }
+
+    fn setup(fd: BorrowedFd<'_>, bs: usize) -> EngineSetup<'_, MonotonicClock> {
+        EngineSetup {
+            fd,
+            block_size: bs,
+            queue_depth: 1,
+            align: 4096,
+            pool: AlignedBuf::new(bs, 4096),
+            clock: MonotonicClock::new(),
+        }
+    }
+
+    fn expected(bytes: &[u8], offsets: &[u64], len: usize) -> Vec<u8> {
+        offsets
+            .iter()
+            .flat_map(|&o| bytes[o as usize..o as usize + len].to_vec())
+            .collect()
+    }
+
+    #[test]
+    fn mmap_and_stdio_read_what_pread_reads() {
+        let mut bytes = vec![0u8; 64 << 10];
+        fastrand::Rng::with_seed(7).fill(&mut bytes);
+        let f = file_with(&bytes);
+        let offsets = [0, 4096, 8192, 40960, 12288];
+        for call in [1u32, 7, 4096] {
+            let mut src = Collect {
+                ops: ops(&offsets, 4096),
+                next: 0,
+                data: Vec::new(),
+            };
+            let mut e = StdioEngine::new(setup(f.as_fd(), 4096), call).unwrap();
+            e.run(&mut src).unwrap();
+            assert_eq!(src.data, expected(&bytes, &offsets, 4096), "call {call}");
+        }
+        let mut src = Collect {
+            ops: ops(&offsets, 4096),
+            next: 0,
+            data: Vec::new(),
+        };
+        let mut e = MmapEngine::new(setup(f.as_fd(), 4096)).unwrap();
+        e.run(&mut src).unwrap();
+        assert_eq!(src.data, expected(&bytes, &offsets, 4096));
+    }
+
+    #[test]
+    fn reads_past_the_end_fail_without_a_signal() {
+        let f = file_with(&[1u8; 8192]);
+        let mut src = Collect {
+            ops: ops(&[8192], 4096),
+            next: 0,
+            data: Vec::new(),
+        };
+        let mut e = MmapEngine::new(setup(f.as_fd(), 4096)).unwrap();
+        assert!(e.run(&mut src).is_err());
+        let mut src = Collect {
+            ops: ops(&[8192], 4096),
+            next: 0,
+            data: Vec::new(),
+        };
+        let mut e = StdioEngine::new(setup(f.as_fd(), 4096), 512).unwrap();
+        assert!(e.run(&mut src).is_err());
+    }
+}

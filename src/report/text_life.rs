@@ -1,0 +1,330 @@
+//! The text of the optional sections: surface scans, parallel runs, image
+//! copies, endurance cycles and the access method of a run.
+
+use super::text::new_table;
+use crate::result::sections::{
+    AccessInfo, CopyReport, EndureReport, ParallelReport, Sections, SurfaceReport,
+};
+use crate::units::{format_latency_ns, format_mbps, format_size};
+use std::fmt::Write;
+
+/// Appends every section present.
+pub fn sections(out: &mut String, s: &Sections) {
+    if let Some(a) = &s.access {
+        access(out, a);
+    }
+    if let Some(x) = &s.surface {
+        surface(out, x);
+    }
+    if let Some(p) = &s.parallel {
+        parallel(out, p);
+    }
+    if let Some(c) = &s.copy {
+        copy(out, c);
+    }
+    if let Some(e) = &s.endure {
+        endure(out, e);
+    }
+}
+
+fn access(out: &mut String, a: &AccessInfo) {
+    let buffer = match (a.call_bytes, a.library_buffer_bytes) {
+        (Some(call), Some(lib)) => format!(
+            ", fread calls of {} into the C library's {} buffer",
+            format_size(call),
+            format_size(lib)
+        ),
+        _ => String::new(),
+    };
+    let _ = writeln!(
+        out,
+        "method      {} · {} per request (from {}){buffer}",
+        a.method,
+        format_size(a.block_size),
+        a.block_size_from
+    );
+}
+
+fn opt_ms(ns: Option<u64>) -> String {
+    ns.map_or("-".into(), |n| format_latency_ns(n as f64))
+}
+
+fn surface(out: &mut String, s: &SurfaceReport) {
+    let _ = writeln!(
+        out,
+        "surface     {} positions over {}, {} read at each in {} requests; median {} MB/s",
+        s.samples.len(),
+        format_size(s.device_bytes),
+        format_size(s.sample_bytes),
+        format_size(s.block_size),
+        format_mbps(s.median_read_mb_s)
+    );
+    let mut table = new_table(&[
+        "position",
+        "offset",
+        "read MB/s",
+        "access",
+        "write MB/s",
+        "",
+    ]);
+    for p in &s.samples {
+        table.add_row(vec![
+            format!("{:.1}%", p.percent),
+            format_size(p.offset),
+            format_mbps(p.read_mb_s),
+            opt_ms(p.access_ns),
+            p.write_mb_s.map_or("-".into(), format_mbps),
+            p.error.clone().unwrap_or_default(),
+        ]);
+    }
+    let _ = writeln!(out, "{table}");
+    if let Some(r) = s.outer_inner_ratio {
+        let _ = writeln!(
+            out,
+            "outer/inner {r:.2} (first tenth of the device over the last tenth)"
+        );
+    }
+    if s.slow_regions.is_empty() {
+        let _ = writeln!(
+            out,
+            "slow        none below {:.0}% of the median",
+            s.threshold_percent
+        );
+    }
+    for r in &s.slow_regions {
+        let _ = writeln!(
+            out,
+            "SLOW        {:.1}%–{:.1}% ({}..{}): {} position(s) below {:.0}% of the median, down to {} MB/s",
+            r.start_percent,
+            r.end_percent,
+            format_size(r.start),
+            format_size(r.end),
+            r.samples,
+            s.threshold_percent,
+            format_mbps(r.min_mb_s)
+        );
+    }
+}
+
+fn parallel(out: &mut String, p: &ParallelReport) {
+    let _ = writeln!(out, "parallel    {} targets at once", p.targets.len());
+    let mut table = new_table(&["test", "target", "alone MB/s", "together MB/s"]);
+    for t in &p.tests {
+        for d in &t.devices {
+            table.add_row(vec![
+                format!("{} {}", t.name, t.rw),
+                d.target.clone(),
+                d.alone_mb_s.map_or("-".into(), format_mbps),
+                d.together_mb_s.map_or("-".into(), format_mbps),
+            ]);
+        }
+        let efficiency = t
+            .efficiency
+            .map_or("-".into(), |e| format!("{:.0}% of the sum", e * 100.0));
+        table.add_row(vec![
+            format!("{} {}", t.name, t.rw),
+            "aggregate".into(),
+            format_mbps(t.sum_alone_mb_s),
+            format!("{} ({efficiency})", format_mbps(t.aggregate_mb_s)),
+        ]);
+    }
+    let _ = writeln!(out, "{table}");
+}
+
+fn copy(out: &mut String, c: &CopyReport) {
+    let _ = writeln!(
+        out,
+        "copy        {} → {}: {} in {:.2} s = {} MB/s ({} blocks, sync {}; final sync {:.2} s)",
+        c.source,
+        c.destination,
+        format_size(c.bytes),
+        c.elapsed_ns as f64 / 1e9,
+        format_mbps(c.mb_per_s),
+        format_size(c.block_size),
+        c.sync,
+        c.sync_ns as f64 / 1e9
+    );
+    let alone = |v: Option<f64>| {
+        v.map_or("not measured".into(), |m| {
+            format!("{} MB/s", format_mbps(m))
+        })
+    };
+    let _ = writeln!(out, "source      read alone {}", alone(c.source_read_mb_s));
+    let _ = writeln!(
+        out,
+        "destination write alone {}",
+        alone(c.destination_write_mb_s)
+    );
+    if let Some(s) = c.serial_estimate_mb_s {
+        let _ = writeln!(
+            out,
+            "serial      a copy that reads, then writes each block would reach {} MB/s",
+            format_mbps(s)
+        );
+    }
+    if let Some(b) = &c.bottleneck {
+        let _ = writeln!(out, "BOTTLENECK  the {b} (the slower side alone)");
+    }
+    if let Some(v) = &c.verify {
+        match v.first_mismatch {
+            None => {
+                let _ = writeln!(
+                    out,
+                    "verified    {} read back, identical to the source",
+                    format_size(v.compared_bytes)
+                );
+            }
+            Some(at) => {
+                let _ = writeln!(
+                    out,
+                    "MISMATCH    {} of {} bytes differ from the source, the first at offset {at}",
+                    v.mismatched_bytes, v.compared_bytes
+                );
+            }
+        }
+    }
+}
+
+fn endure(out: &mut String, e: &EndureReport) {
+    let _ = writeln!(
+        out,
+        "endure      {} of {} cycles over {} at offset {} in {} blocks",
+        e.cycles.iter().filter(|c| c.complete).count(),
+        e.cycles_asked,
+        format_size(e.span),
+        format_size(e.offset),
+        format_size(e.block_size)
+    );
+    let mut table = new_table(&[
+        "cycle",
+        "write MB/s",
+        "w p50",
+        "w p99",
+        "read MB/s",
+        "r p50",
+        "r p99",
+        "ok",
+        "changed",
+        "overwritten",
+        "corrupted",
+    ]);
+    for c in &e.cycles {
+        let pct = |l: &Option<crate::stats::LatencySummary>, p99: bool| {
+            opt_ms(l.as_ref().map(|l| if p99 { l.p99_ns } else { l.p50_ns }))
+        };
+        table.add_row(vec![
+            format!("{}{}", c.cycle, if c.complete { "" } else { " (cut)" }),
+            format_mbps(c.write_mb_s),
+            pct(&c.write_latency, false),
+            pct(&c.write_latency, true),
+            c.read_mb_s.map_or("-".into(), format_mbps),
+            pct(&c.read_latency, false),
+            pct(&c.read_latency, true),
+            c.verify.ok.to_string(),
+            c.verify.changed.to_string(),
+            c.verify.overwritten.to_string(),
+            c.verify.corrupted.to_string(),
+        ]);
+    }
+    let _ = writeln!(out, "{table}");
+    for c in e
+        .cycles
+        .iter()
+        .filter(|c| c.verify.bad() > 0 || c.error.is_some())
+    {
+        let first: Vec<String> = c
+            .verify
+            .first_bad
+            .iter()
+            .map(|b| format!("{} ({:?})", b.offset, b.verdict))
+            .collect();
+        let _ = writeln!(
+            out,
+            "BAD         cycle {}: {} bad block(s){}{}",
+            c.cycle,
+            c.verify.bad(),
+            if first.is_empty() {
+                String::new()
+            } else {
+                format!(", first at {}", first.join(", "))
+            },
+            c.error.as_ref().map_or(String::new(), |e| format!("; {e}"))
+        );
+    }
+    if e.stopped_at_error {
+        let _ = writeln!(out, "STOPPED     at the first bad cycle (--stop-on-error)");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::result::sections::{CopyVerify, SlowRegion, SurfaceSample};
+
+    #[test]
+    fn a_surface_names_its_slow_region_and_ratio() {
+        let sample = |offset, mb| SurfaceSample {
+            offset,
+            percent: offset as f64,
+            read_mb_s: mb,
+            access_ns: Some(1_500_000),
+            write_mb_s: None,
+            error: None,
+        };
+        let s = Sections {
+            surface: Some(SurfaceReport {
+                device_bytes: 100,
+                sample_bytes: 1,
+                block_size: 1,
+                samples: vec![sample(0, 90.0), sample(50, 10.0), sample(99, 45.0)],
+                median_read_mb_s: 45.0,
+                threshold_percent: 50.0,
+                slow_regions: vec![SlowRegion {
+                    start: 50,
+                    end: 51,
+                    start_percent: 50.0,
+                    end_percent: 51.0,
+                    samples: 1,
+                    min_mb_s: 10.0,
+                }],
+                outer_inner_ratio: Some(2.0),
+            }),
+            ..Sections::default()
+        };
+        let mut out = String::new();
+        sections(&mut out, &s);
+        assert!(out.contains("SLOW        50.0%–51.0%"), "{out}");
+        assert!(out.contains("outer/inner 2.00"), "{out}");
+        assert!(out.contains("1.50 ms") || out.contains("1500"), "{out}");
+    }
+
+    #[test]
+    fn a_copy_names_its_bottleneck_and_verdict() {
+        let s = Sections {
+            copy: Some(CopyReport {
+                source: "a.img".into(),
+                destination: "/dev/sdz".into(),
+                bytes: 4 << 20,
+                block_size: 4 << 20,
+                sync: "end".into(),
+                elapsed_ns: 2_000_000_000,
+                mb_per_s: 2.1,
+                sync_ns: 500_000_000,
+                source_read_mb_s: Some(100.0),
+                destination_write_mb_s: Some(2.5),
+                serial_estimate_mb_s: Some(2.44),
+                bottleneck: Some("destination".into()),
+                verify: Some(CopyVerify {
+                    compared_bytes: 4 << 20,
+                    mismatched_bytes: 0,
+                    first_mismatch: None,
+                }),
+            }),
+            ..Sections::default()
+        };
+        let mut out = String::new();
+        sections(&mut out, &s);
+        assert!(out.contains("BOTTLENECK  the destination"), "{out}");
+        assert!(out.contains("identical to the source"), "{out}");
+    }
+}

@@ -1,0 +1,42 @@
+//! Rewriting a stored run as it grows: a long run (endure) saves itself
+//! after every step, so that a crash, a kill or a power cut keeps what it
+//! had measured.
+
+use super::{SETTINGS, Store, configured_path, figures};
+use crate::result::RunResult;
+use anyhow::Result;
+use rusqlite::params;
+use std::path::PathBuf;
+
+impl Store {
+    /// Replaces the document and figures of run `id`.
+    pub fn update(&mut self, id: i64, result: &RunResult) -> Result<()> {
+        let json = serde_json::to_string(result)?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        tx.execute(
+            "UPDATE runs SET result_json = ?1 WHERE id = ?2",
+            params![json, id],
+        )?;
+        tx.execute("DELETE FROM figures WHERE run_id = ?1", [id])?;
+        figures::insert(&tx, id, result)?;
+        tx.commit()?;
+        Ok(())
+    }
+}
+
+/// Saves a growing result: inserted the first time (`*id` is `None`), then
+/// replaced in place. Does nothing under `--no-save`.
+pub fn save_progress(result: &RunResult, id: &mut Option<i64>) -> Result<Option<PathBuf>> {
+    if SETTINGS.get().is_some_and(|s| s.no_save) {
+        return Ok(None);
+    }
+    let path = configured_path()?;
+    let mut store = Store::open(&path)?;
+    match *id {
+        Some(run) => store.update(run, result)?,
+        None => *id = Some(store.save(result, "iocurve")?),
+    }
+    Ok(Some(path))
+}

@@ -16,7 +16,7 @@ mod svg_life;
 mod text;
 mod text_curve;
 mod text_files;
-mod text_life;
+pub(crate) mod text_life;
 mod text_stream;
 mod text_sustain;
 

@@ -67,6 +67,7 @@ pub fn run(out: &mut String, run: &RunResult) {
     if let Some(r) = &run.sustain {
         super::apps::sustain(out, r);
     }
+    life_sections(out, run);
     if run.flash.is_some() {
         // The flash verdicts are tables of text already; kept as printed.
         let text = crate::report::flash::render(run, true);
@@ -314,6 +315,32 @@ fn latency_section(out: &mut String, run: &RunResult) {
         );
     }
     let _ = writeln!(out, "</tbody></table></div>");
+}
+
+/// Surface, parallel, copy and endure: their charts, and their figures as
+/// the text report prints them.
+fn life_sections(out: &mut String, run: &RunResult) {
+    let s = &run.sections;
+    if s.surface.is_none() && s.parallel.is_none() && s.copy.is_none() && s.endure.is_none() {
+        return;
+    }
+    if s.surface.is_some() {
+        let _ = writeln!(
+            out,
+            "<h3>Speed by position</h3>\n<figure data-chart=\"surface\">{}<figcaption>MB/s against position on the device; shaded: slow regions.</figcaption></figure>",
+            crate::report::SurfaceSvg.render(run)
+        );
+    }
+    if s.endure.is_some() {
+        let _ = writeln!(
+            out,
+            "<h3>Endurance</h3>\n<figure data-chart=\"endure\">{}<figcaption>Write and read speed and bad blocks, cycle by cycle.</figcaption></figure>",
+            crate::report::EndureSvg.render(run)
+        );
+    }
+    let mut text = String::new();
+    crate::report::text_life::sections(&mut text, s);
+    let _ = writeln!(out, "<pre data-section=\"figures\">{}</pre>", esc(&text));
 }
 
 /// The repetition whose MB/s is the test's median.

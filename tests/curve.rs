@@ -325,3 +325,48 @@ fn two_devices_with_different_shapes_cross_over() {
         .unwrap();
     assert!(String::from_utf8_lossy(&text.stdout).contains("crossover   randread:"));
 }
+
+#[test]
+fn a_simulated_card_is_swept_with_writes_and_no_preparation() {
+    let out = iocurve()
+        .args([
+            "curve",
+            "sim:size=1G,au=4M,open_au=2",
+            "--rw",
+            "write,randwrite",
+            "--sizes",
+            "4k,64k,1M",
+            "--time",
+            "50ms",
+            "--repeat",
+            "1",
+            "--no-save",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc = json(&out.stdout);
+    let series = doc["curve"]["series"].as_array().unwrap();
+    assert_eq!(series.len(), 2);
+    for s in series {
+        assert!(s["skipped"].is_null(), "{s}");
+        assert_eq!(s["points"].as_array().unwrap().len(), 3);
+    }
+    // Random 4 KiB writes over a card that keeps two AUs open cost a whole
+    // AU copy each: far slower than sequential 4 KiB writes.
+    let mbps = |pattern: &str| {
+        let s = series.iter().find(|s| s["pattern"] == pattern).unwrap();
+        s["points"][0]["mb_per_s"]["median"].as_f64().unwrap()
+    };
+    assert!(
+        mbps("randwrite") * 10.0 < mbps("write"),
+        "{} vs {}",
+        mbps("randwrite"),
+        mbps("write")
+    );
+}

@@ -14,7 +14,7 @@ use crate::probe::interface_of;
 use crate::report::{Csv, Export, progress};
 use crate::result::{CurvePoint, CurveReport, CurveSeries, RunResult, TestResult};
 use crate::target::scratch::FillPlan;
-use crate::target::{IoMode, OpenTarget};
+use crate::target::{IoMode, OpenTarget, TargetKind};
 use crate::units::format_size;
 use crate::workload::profile::{PREP_MIN_BYTES, PREP_TIME_LIMIT};
 use crate::workload::runner::MeasureTarget;
@@ -120,8 +120,13 @@ fn planned_time(cfg: &CurveConfig) -> std::time::Duration {
 
 fn writes_allowed(cfg: &CurveConfig, target_cfg: &TargetConfig) -> bool {
     let is_dir = std::fs::metadata(&target_cfg.path).is_ok_and(|m| m.is_dir());
+    // A simulated card holds nobody's data.
+    let simulated = target_cfg
+        .path
+        .to_str()
+        .is_some_and(|p| p.starts_with("sim:"));
     cfg.patterns.iter().any(|p| p.writes())
-        && (is_dir || target_cfg.destructive || target_cfg.preserve)
+        && (is_dir || simulated || target_cfg.destructive || target_cfg.preserve)
 }
 
 fn open(cfg: &CurveConfig, target_cfg: &TargetConfig) -> Result<OpenTarget> {
@@ -178,7 +183,10 @@ fn sweep_target(
         pattern: Pattern::Random,
         seed: target_cfg.seed ^ 0x5eed,
     };
-    if let Some(written) = common::prepare(target, fill, writes_allowed(cfg, target_cfg))? {
+    // A simulated card has no medium to fill; its timing does not depend
+    // on what its blocks hold.
+    let fill_too = writes_allowed(cfg, target_cfg) && target.info.kind != TargetKind::Simulated;
+    if let Some(written) = common::prepare(target, fill, fill_too)? {
         if written < span {
             span = (written / (1 << 20) * (1 << 20)).max(smallest);
             target.info.notes.push(format!(

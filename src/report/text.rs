@@ -83,6 +83,11 @@ fn header(out: &mut String, r: &RunResult) {
 
 fn describe_target(t: &TargetInfo) -> String {
     match t.kind {
+        TargetKind::Directory if t.size_bytes == 0 => format!(
+            "{} (directory; working files in {}, removed afterwards)",
+            t.path,
+            t.scratch_file.as_deref().unwrap_or("?")
+        ),
         TargetKind::Directory => format!(
             "{} (directory; scratch file {}, {}, removed afterwards)",
             t.path,
@@ -101,6 +106,9 @@ fn describe_target(t: &TargetInfo) -> String {
 }
 
 fn describe_device(t: &TargetInfo) -> String {
+    if t.kind == TargetKind::Simulated {
+        return "none: a simulated flash card on a virtual clock (see its parameters in the configuration)".into();
+    }
     let Some(d) = &t.device else {
         return "unknown (no single block device beneath: tmpfs, overlay or network file system); device counters unavailable".into();
     };

@@ -110,7 +110,7 @@ fn model_lines(out: &mut String, s: &CurveSeries) {
         None => {
             let _ = writeln!(
                 out,
-                "model       no fit: fewer than two aligned points, or throughput did not grow with size"
+                "model       no fit: fewer than two aligned points, or the time per request did not grow with size (small requests costing more than large ones, as with flash garbage collection)"
             );
         }
     }

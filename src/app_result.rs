@@ -21,6 +21,9 @@ pub struct FilesLoadReport {
     pub fps: Option<f64>,
     /// Every size's eviction was shown by mincore.
     pub eviction_proved: bool,
+    /// How each file was read (`--method`).
+    #[serde(default)]
+    pub method: Option<String>,
 }
 
 /// One file size of `files load`.

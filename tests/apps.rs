@@ -246,3 +246,64 @@ fn run_records_the_cpu_load_it_ran_under() {
     assert!(load["achieved_percent"].as_f64().unwrap() > 10.0, "{load}");
     assert_eq!(load["unpinned"], 0);
 }
+
+#[test]
+fn files_load_reads_every_byte_by_each_method() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    for (method, extra) in [
+        ("read", None),
+        ("mmap", None),
+        ("stdio", Some("1")),
+        ("stdio", Some("4k")),
+    ] {
+        let mut args = vec![
+            "files",
+            "load",
+            d,
+            "--sizes",
+            "8k,64k",
+            "--count",
+            "4",
+            "--method",
+            method,
+            "--no-save",
+            "--json",
+        ];
+        if let Some(bs) = extra {
+            args.extend(["--stdio-bs", bs]);
+        }
+        let out = iocurve()
+            .args(&args)
+            .timeout(Duration::from_secs(60))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{method}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let doc = json(&out.stdout);
+        let report = &doc["files_load"];
+        let recorded = report["method"].as_str().unwrap();
+        assert!(
+            recorded.contains(if method == "read" { "read(2)" } else { method }),
+            "{recorded}"
+        );
+        if let Some(bs) = extra {
+            let call = if bs == "1" {
+                "1 bytes per call"
+            } else {
+                "4096 bytes per call"
+            };
+            assert!(recorded.contains(call), "{recorded}");
+        }
+        let files: Vec<u64> = report["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["files"].as_u64().unwrap())
+            .collect();
+        assert_eq!(files, vec![4, 4], "{method}");
+    }
+}

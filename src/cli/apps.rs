@@ -59,6 +59,16 @@ pub struct FilesLoadArgs {
     #[arg(long)]
     pub json: bool,
 
+    /// How each file is read: read (read(2) into one buffer), mmap (page
+    /// faults on a mapping) or stdio (the C library's fread in --stdio-bs
+    /// calls).
+    #[arg(long, default_value = "read", value_parser = ["read", "pread", "mmap", "stdio"])]
+    pub method: String,
+
+    /// Bytes per fread call of --method stdio (1: byte by byte).
+    #[arg(long, value_name = "SIZE", default_value = "4k", value_parser = parse_size)]
+    pub stdio_bs: u64,
+
     /// Also write a self-contained HTML report of this run to FILE.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,

@@ -5,6 +5,7 @@ use super::common;
 use crate::analysis::curve::{SizePoint, fit_model};
 use crate::app_result::{FilesLoadReport, FilesSaveReport, LoadPoint, SaveDeviceIo, SavePoint};
 use crate::cli::apps::{FilesAction, FilesArgs, FilesLoadArgs, FilesSaveArgs};
+use crate::engine::access::FileRead;
 use crate::error::{IoFailure, usage};
 use crate::target::sysfs::{self, BlockDevice, DiskStat};
 use crate::target::{IoMode, TargetInfo, TargetKind};
@@ -44,6 +45,7 @@ fn load(args: &FilesLoadArgs) -> Result<i32> {
             .map_err(|e| io_failure(&work.path, "cannot create the test files", e))?;
         sets.push((size, paths));
     }
+    let how = read_method(args)?;
     let largest = sizes.iter().copied().max().unwrap_or(1);
     let mut buf = vec![0u8; largest as usize];
     let load = cpuload::start_if(args.load.cpu_load);
@@ -52,7 +54,7 @@ fn load(args: &FilesLoadArgs) -> Result<i32> {
         if interrupt::stop_flag().load(Ordering::Relaxed) {
             break;
         }
-        let m = load_one_size(*size, paths, &mut buf, device.as_ref())
+        let m = load_one_size(*size, paths, &mut buf, how, device.as_ref())
             .map_err(|e| io_failure(&work.path, "cannot read the test files", e))?;
         measured.push(m);
     }
@@ -61,12 +63,42 @@ fn load(args: &FilesLoadArgs) -> Result<i32> {
     let config = serde_json::json!({
         "dir": args.dir, "sizes": sizes, "count": args.count, "fps": args.fps,
         "seed": seed, "cpu_load": args.load.cpu_load,
+        "method": args.method, "stdio_bs": args.stdio_bs,
     });
     let mut result = common::new_result_for("files load", config, info, started_at);
-    result.files_load = Some(load_report(measured, args.fps));
+    let mut report = load_report(measured, args.fps);
+    report.method = Some(describe_method(how));
+    result.files_load = Some(report);
     result.cpu_load = cpu_load;
     result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
     common::finish(&result, args.json)
+}
+
+/// The read method asked for.
+fn read_method(args: &FilesLoadArgs) -> Result<FileRead> {
+    Ok(match args.method.as_str() {
+        "mmap" => FileRead::Mmap,
+        "stdio" => {
+            let call = usize::try_from(args.stdio_bs)
+                .ok()
+                .filter(|&c| c > 0 && c <= 1 << 30);
+            FileRead::Stdio(
+                call.ok_or_else(|| {
+                    usage("--stdio-bs must be from 1 byte to 1 GiB, such as 1 or 4k")
+                })?,
+            )
+        }
+        _ => FileRead::Read,
+    })
+}
+
+/// The method as the result records it.
+fn describe_method(how: FileRead) -> String {
+    match how {
+        FileRead::Read => "read(2) into one buffer".into(),
+        FileRead::Mmap => "mmap page faults".into(),
+        FileRead::Stdio(call) => format!("stdio fread of {call} bytes per call"),
+    }
 }
 
 /// What one size's timing pass found, before the model is fitted.
@@ -81,12 +113,13 @@ fn load_one_size(
     size: u64,
     paths: &[PathBuf],
     buf: &mut [u8],
+    how: FileRead,
     device: Option<&BlockDevice>,
 ) -> std::io::Result<SizeTimes> {
     let eviction = files::evict_all(paths);
     let mut times = Vec::with_capacity(paths.len());
     let before = files::stat_of(device);
-    files::time_loads(paths, buf, &mut times, interrupt::stop_flag())?;
+    files::time_loads(paths, buf, &mut times, how, interrupt::stop_flag())?;
     let after = files::stat_of(device);
     let device_read_bytes = before
         .zip(after)
@@ -125,6 +158,7 @@ fn load_report(measured: Vec<SizeTimes>, fps: Option<f64>) -> FilesLoadReport {
         p.model_ratio = model.map(|m| p.mb_per_s / m.mb_per_s_at(p.size as f64));
     }
     FilesLoadReport {
+        method: None,
         eviction_proved: points.iter().all(|p| p.eviction.proved),
         points,
         model,

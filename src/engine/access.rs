@@ -209,6 +209,55 @@ impl Stream {
     }
 }
 
+/// How a whole file is read by `files load`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileRead {
+    /// `read(2)` calls into one buffer.
+    Read,
+    /// Page faults on a read-only mapping of the file.
+    Mmap,
+    /// `fread` calls of this many bytes through the C library's buffer.
+    Stdio(usize),
+}
+
+/// Reads all `len` bytes of `file` into `dst[..len]` the chosen way; the
+/// caller times it. Returns the bytes read.
+pub fn read_whole_file(
+    file: &std::fs::File,
+    len: usize,
+    dst: &mut [u8],
+    how: FileRead,
+) -> io::Result<usize> {
+    use std::io::Read;
+    let dst = &mut dst[..len];
+    match how {
+        FileRead::Read => {
+            let mut f = file;
+            let mut got = 0;
+            while got < len {
+                match f.read(&mut dst[got..])? {
+                    0 => break,
+                    n => got += n,
+                }
+            }
+            Ok(got)
+        }
+        FileRead::Mmap => {
+            let map = Mapping::new(std::os::fd::AsFd::as_fd(file))?;
+            let n = len.min(map.len);
+            // SAFETY: the copy stays inside the mapping (n <= map.len), and
+            // the file is one `files load` created and nothing else writes.
+            unsafe { map.copy_out(0, &mut dst[..n]) };
+            Ok(n)
+        }
+        FileRead::Stdio(call) => {
+            let mut stream = Stream::open(std::os::fd::AsFd::as_fd(file))?;
+            stream.read_in_calls(dst, call.max(1))?;
+            Ok(len)
+        }
+    }
+}
+
 impl Drop for Stream {
     fn drop(&mut self) {
         // SAFETY: closing the stream opened in `open`, used by no one else.

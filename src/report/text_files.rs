@@ -6,6 +6,12 @@ use crate::units::{format_latency_ns, format_mbps, format_size};
 use std::fmt::Write;
 
 pub fn load_table(out: &mut String, r: &FilesLoadReport) {
+    if let Some(method) = &r.method {
+        let _ = writeln!(
+            out,
+            "method      each file opened, read whole by {method}, closed"
+        );
+    }
     let mut headers = vec![
         "file size",
         "files",

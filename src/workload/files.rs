@@ -16,12 +16,13 @@
 //! Only per-file times sit on the timed path: the path is converted on the
 //! stack, the buffer is allocated before, and nothing is formatted.
 
+use crate::engine::access::{FileRead, read_whole_file};
 use crate::engine::sys;
 use crate::target::sysfs::{BlockDevice, DiskStat};
 use crate::workload::Pattern;
 use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -112,32 +113,37 @@ fn evict_one(path: &Path) -> io::Result<(u64, u64)> {
 }
 
 /// Times open + read to the end + close of each file, in nanoseconds,
-/// into `times` (cleared first). `buf` must hold the largest file.
+/// into `times` (cleared first), reading the way `how` says. `buf` must hold
+/// the largest file. A file that reads back short is an error: every method
+/// must move every byte. Returns the bytes read.
 pub fn time_loads(
     paths: &[PathBuf],
     buf: &mut [u8],
     times: &mut Vec<u64>,
+    how: FileRead,
     stop: &AtomicBool,
-) -> io::Result<()> {
+) -> io::Result<u64> {
     times.clear();
+    let mut total = 0;
     for path in paths {
         if stop.load(Ordering::Relaxed) {
             break;
         }
         let t0 = Instant::now();
-        let mut f = File::open(path)?;
-        let mut got = 0;
-        loop {
-            let n = f.read(&mut buf[got..])?;
-            if n == 0 {
-                break;
-            }
-            got += n;
-        }
+        let f = File::open(path)?;
+        let len = f.metadata()?.len() as usize;
+        let got = read_whole_file(&f, len, buf, how)?;
         drop(f);
         times.push(t0.elapsed().as_nanos() as u64);
+        if got != len {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                format!("{} read back {got} of {len} bytes", path.display()),
+            ));
+        }
+        total += got as u64;
     }
-    Ok(())
+    Ok(total)
 }
 
 /// The device counters, when there is a device to read.
@@ -268,8 +274,35 @@ mod tests {
         let paths = create_files(dir.path(), 8192, 3, 1).unwrap();
         let mut buf = vec![0u8; 8192];
         let mut times = Vec::new();
-        time_loads(&paths, &mut buf, &mut times, &AtomicBool::new(false)).unwrap();
+        time_loads(
+            &paths,
+            &mut buf,
+            &mut times,
+            FileRead::Read,
+            &AtomicBool::new(false),
+        )
+        .unwrap();
         assert_eq!(times.len(), 3);
         assert!(times.iter().all(|&t| t > 0));
+    }
+
+    #[test]
+    fn every_method_reads_the_same_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = create_files(dir.path(), 10_000, 2, 7).unwrap();
+        let expected: Vec<u8> = std::fs::read(&paths[1]).unwrap();
+        for how in [
+            FileRead::Read,
+            FileRead::Mmap,
+            FileRead::Stdio(1),
+            FileRead::Stdio(4096),
+        ] {
+            let mut buf = vec![0u8; 10_000];
+            let mut times = Vec::new();
+            let bytes =
+                time_loads(&paths, &mut buf, &mut times, how, &AtomicBool::new(false)).unwrap();
+            assert_eq!(bytes, 20_000, "{how:?}");
+            assert_eq!(buf, expected, "{how:?}: the last file's bytes");
+        }
     }
 }

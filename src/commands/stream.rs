@@ -163,6 +163,20 @@ fn run_at(
         requests: (args.time.as_nanos() as u64).div_ceil(period_ns).max(1),
         ..base
     };
+    if target.info.mode == IoMode::Buffered && base.kind == OpKindName::Read {
+        // A buffered stream must start from the device, not from pages an
+        // earlier trial (or the preparation pass) left in memory.
+        let mut warnings = Vec::new();
+        crate::workload::runner::evict_region(
+            target.file.as_fd(),
+            base.offset,
+            base.span,
+            &mut warnings,
+        );
+        for w in warnings {
+            eprintln!("warning: {w}");
+        }
+    }
     let (outcome, error) = stream::run(
         target.file.as_fd(),
         target.align,

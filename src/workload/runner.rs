@@ -550,13 +550,19 @@ fn device_io(
 /// Drops the region from the page cache and checks with mincore(2) that
 /// nothing of it stayed; a buffered read test would otherwise time memory.
 fn evict_and_prove(fd: BorrowedFd<'_>, spec: &MeasureSpec, warnings: &mut Vec<String>) {
+    evict_region(fd, spec.offset, spec.span, warnings);
+}
+
+/// [`evict_and_prove`] for any region: warnings say what could not be
+/// evicted or proved.
+pub fn evict_region(fd: BorrowedFd<'_>, offset: u64, span: u64, warnings: &mut Vec<String>) {
     let _ = rustix::fs::fdatasync(fd);
-    let len = NonZeroU64::new(spec.span);
-    if let Err(e) = rustix::fs::fadvise(fd, spec.offset, len, rustix::fs::Advice::DontNeed) {
+    let len = NonZeroU64::new(span);
+    if let Err(e) = rustix::fs::fadvise(fd, offset, len, rustix::fs::Advice::DontNeed) {
         warnings.push(format!("could not evict the page cache (posix_fadvise: {e}); buffered reads may come from memory"));
         return;
     }
-    match sys::resident_pages(fd, spec.offset, spec.span) {
+    match sys::resident_pages(fd, offset, span) {
         Ok((0, _)) => {}
         Ok((resident, total)) => warnings.push(format!(
             "CACHE: {resident} of {total} pages of the region stayed in the page cache after eviction; buffered read figures include memory speed"

@@ -7,7 +7,7 @@
 mod common;
 
 use common::faultdev::FaultDevice;
-use common::{LoopDevice, iocurve, json, skipped};
+use common::{LoopDevice, iocurve, json, ok_json, skipped};
 use std::time::Duration;
 
 const MIB: u64 = 1 << 20;
@@ -24,22 +24,16 @@ fn files_load_reads_every_file_from_the_device_after_proved_eviction() {
         Ok(d) => d,
         Err(why) => return skipped(&why),
     };
-    let out = iocurve()
-        .args(["files", "load", mnt.to_str().unwrap()])
-        .args([
-            // Sizes far apart, so the per-file model has a slope to fit even
-            // when the loop device's backing file sits in the host's cache.
-            "--sizes", "8k,1M", "--count", "20", "--fps", "60", "--json",
-        ])
-        .timeout(Duration::from_secs(120))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let doc = ok_json(
+        iocurve()
+            .args(["files", "load", mnt.to_str().unwrap()])
+            .args([
+                // Sizes far apart, so the per-file model has a slope to fit even
+                // when the loop device's backing file sits in the host's cache.
+                "--sizes", "8k,1M", "--count", "20", "--fps", "60", "--json",
+            ])
+            .timeout(Duration::from_secs(120)),
     );
-    let doc = json(&out.stdout);
     let report = &doc["files_load"];
     assert_eq!(report["eviction_proved"], true, "{report}");
     let points = report["points"].as_array().unwrap();
@@ -69,19 +63,13 @@ fn files_load_on_tmpfs_says_the_eviction_is_not_proved() {
     if !dir.is_dir() {
         return skipped("no /dev/shm tmpfs");
     }
-    let out = iocurve()
-        .args([
-            "files", "load", "/dev/shm", "--sizes", "8k", "--count", "5", "--json",
-        ])
-        .timeout(Duration::from_secs(60))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let doc = ok_json(
+        iocurve()
+            .args([
+                "files", "load", "/dev/shm", "--sizes", "8k", "--count", "5", "--json",
+            ])
+            .timeout(Duration::from_secs(60)),
     );
-    let doc = json(&out.stdout);
     assert_eq!(doc["files_load"]["eviction_proved"], false);
     let p = &doc["files_load"]["points"][0];
     assert!(p["eviction"]["resident_pages"].as_u64().unwrap() > 0);
@@ -93,18 +81,12 @@ fn files_save_verifies_every_byte_and_counts_device_requests() {
         Ok(d) => d,
         Err(why) => return skipped(&why),
     };
-    let out = iocurve()
-        .args(["files", "save", mnt.to_str().unwrap()])
-        .args(["--size", "256k", "--sizes", "512,1636,65536", "--json"])
-        .timeout(Duration::from_secs(120))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let doc = ok_json(
+        iocurve()
+            .args(["files", "save", mnt.to_str().unwrap()])
+            .args(["--size", "256k", "--sizes", "512,1636,65536", "--json"])
+            .timeout(Duration::from_secs(120)),
     );
-    let doc = json(&out.stdout);
     let report = &doc["files_save"];
     assert_eq!(report["all_verified"], true);
     let points = report["points"].as_array().unwrap();
@@ -132,18 +114,12 @@ fn stream_counts_the_misses_of_a_stall_from_the_schedule() {
         Ok(d) => d,
         Err(why) => return skipped(&why),
     };
-    let out = iocurve()
-        .args(["stream", dev.dev.to_str().unwrap()])
-        .args(["--fps", "20", "--frame", "64k", "--time", "2s", "--json"])
-        .timeout(Duration::from_secs(60))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let doc = ok_json(
+        iocurve()
+            .args(["stream", dev.dev.to_str().unwrap()])
+            .args(["--fps", "20", "--frame", "64k", "--time", "2s", "--json"])
+            .timeout(Duration::from_secs(60)),
     );
-    let doc = json(&out.stdout);
     let o = &doc["stream"]["outcome"];
     assert_eq!(o["requests_planned"], 40);
     assert_eq!(o["requests_done"], 40);
@@ -221,24 +197,18 @@ fn sustain_finds_where_the_write_cache_fills() {
 #[test]
 fn run_records_the_cpu_load_it_ran_under() {
     let dir = tempfile::tempdir().unwrap();
-    let out = iocurve()
-        .args([
-            "run",
-            dir.path().to_str().unwrap(),
-            "--buffered",
-            "--span",
-            "8M",
-        ])
-        .args(["--time", "1s", "--ramp", "0", "--cpu-load", "50", "--json"])
-        .timeout(Duration::from_secs(120))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let doc = ok_json(
+        iocurve()
+            .args([
+                "run",
+                dir.path().to_str().unwrap(),
+                "--buffered",
+                "--span",
+                "8M",
+            ])
+            .args(["--time", "1s", "--ramp", "0", "--cpu-load", "50", "--json"])
+            .timeout(Duration::from_secs(120)),
     );
-    let doc = json(&out.stdout);
     let load = &doc["cpu_load"];
     assert_eq!(load["percent"], 50);
     assert!(!load["cpus"].as_array().unwrap().is_empty());

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{LoopDevice, iocurve, json, skipped};
+use common::{LoopDevice, iocurve, json, ok_json, skipped};
 
 const MIB: u64 = 1 << 20;
 
@@ -12,28 +12,19 @@ fn device_counters_agree_with_the_bytes_moved() {
         Ok(d) => d,
         Err(why) => return skipped(&why),
     };
-    let out = iocurve()
-        .args([
-            "run",
-            dev.path(),
-            "--rw",
-            "read",
-            "--bs",
-            "128k",
-            "--size",
-            "16M",
-            "--ramp",
-            "0",
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc = json(&out.stdout);
+    let doc = ok_json(iocurve().args([
+        "run",
+        dev.path(),
+        "--rw",
+        "read",
+        "--bs",
+        "128k",
+        "--size",
+        "16M",
+        "--ramp",
+        "0",
+        "--json",
+    ]));
     assert_eq!(doc["target"]["kind"], "block_device");
     assert_eq!(doc["target"]["device"]["name"], dev.name());
     let m = &doc["tests"][0]["repetitions"][0];

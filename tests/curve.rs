@@ -5,7 +5,7 @@
 mod common;
 
 use common::faultdev::FaultDevice;
-use common::{LoopDevice, iocurve, json, skipped};
+use common::{LoopDevice, iocurve, json, ok_json, skipped};
 
 const MIB: u64 = 1 << 20;
 
@@ -15,28 +15,19 @@ fn a_curve_runs_end_to_end_on_a_loop_device() {
         Ok(d) => d,
         Err(why) => return skipped(&why),
     };
-    let out = iocurve()
-        .args([
-            "curve",
-            dev.path(),
-            "--rw",
-            "read,randread",
-            "--sizes",
-            "4k,16k,64k,256k,1M",
-            "--time",
-            "100ms",
-            "--repeat",
-            "2",
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc = json(&out.stdout);
+    let doc = ok_json(iocurve().args([
+        "curve",
+        dev.path(),
+        "--rw",
+        "read,randread",
+        "--sizes",
+        "4k,16k,64k,256k,1M",
+        "--time",
+        "100ms",
+        "--repeat",
+        "2",
+        "--json",
+    ]));
     let series = doc["curve"]["series"].as_array().unwrap();
     assert_eq!(series.len(), 2);
     for s in series {
@@ -95,30 +86,21 @@ fn a_curve_runs_end_to_end_on_a_loop_device() {
 #[test]
 fn unaligned_sizes_are_measured_buffered_and_marked() {
     let dir = tempfile::tempdir().unwrap();
-    let out = iocurve()
-        .args([
-            "curve",
-            dir.path().to_str().unwrap(),
-            "--span",
-            "16M",
-            "--rw",
-            "write",
-            "--sizes",
-            "512,768,1280,1636,4k",
-            "--time",
-            "100ms",
-            "--repeat",
-            "1",
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc = json(&out.stdout);
+    let doc = ok_json(iocurve().args([
+        "curve",
+        dir.path().to_str().unwrap(),
+        "--span",
+        "16M",
+        "--rw",
+        "write",
+        "--sizes",
+        "512,768,1280,1636,4k",
+        "--time",
+        "100ms",
+        "--repeat",
+        "1",
+        "--json",
+    ]));
     let s = &doc["curve"]["series"][0];
     let points = s["points"].as_array().unwrap();
     let marked: Vec<(u64, bool, bool)> = points
@@ -269,30 +251,24 @@ fn two_devices_with_different_shapes_cross_over() {
         slow_start.dev.to_str().unwrap(),
         slow_link.dev.to_str().unwrap(),
     );
-    let out = iocurve()
-        .args([
-            "curve",
-            a,
-            b,
-            "--rw",
-            "randread",
-            "--sizes",
-            "4k,16k,512k,2M",
-            "--time",
-            "150ms",
-            "--repeat",
-            "1",
-            "--json",
-        ])
-        .timeout(std::time::Duration::from_secs(120))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let doc = ok_json(
+        iocurve()
+            .args([
+                "curve",
+                a,
+                b,
+                "--rw",
+                "randread",
+                "--sizes",
+                "4k,16k,512k,2M",
+                "--time",
+                "150ms",
+                "--repeat",
+                "1",
+                "--json",
+            ])
+            .timeout(std::time::Duration::from_secs(120)),
     );
-    let doc = json(&out.stdout);
     let crossovers = doc["curve"]["crossovers"].as_array().unwrap();
     assert_eq!(crossovers.len(), 1, "{}", doc["curve"]["series"]);
     let x = &crossovers[0];
@@ -328,29 +304,20 @@ fn two_devices_with_different_shapes_cross_over() {
 
 #[test]
 fn a_simulated_card_is_swept_with_writes_and_no_preparation() {
-    let out = iocurve()
-        .args([
-            "curve",
-            "sim:size=1G,au=4M,open_au=2",
-            "--rw",
-            "write,randwrite",
-            "--sizes",
-            "4k,64k,1M",
-            "--time",
-            "50ms",
-            "--repeat",
-            "1",
-            "--no-save",
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc = json(&out.stdout);
+    let doc = ok_json(iocurve().args([
+        "curve",
+        "sim:size=1G,au=4M,open_au=2",
+        "--rw",
+        "write,randwrite",
+        "--sizes",
+        "4k,64k,1M",
+        "--time",
+        "50ms",
+        "--repeat",
+        "1",
+        "--no-save",
+        "--json",
+    ]));
     let series = doc["curve"]["series"].as_array().unwrap();
     assert_eq!(series.len(), 2);
     for s in series {

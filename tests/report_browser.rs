@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{iocurve, json, skipped};
+use common::{iocurve, ok_json, skipped};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -129,19 +129,10 @@ fn a_profile_report_renders_in_chromium_with_its_numbers_and_charts() {
         ])
         .assert()
         .success();
-    let out = iocurve()
-        .args([
-            "profile", target_s, "--size", "16M", "--time", "100ms", "--repeat", "2", "--db", db_s,
-            "--report", page_s, "--json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let run = json(&out.stdout);
+    let run = ok_json(iocurve().args([
+        "profile", target_s, "--size", "16M", "--time", "100ms", "--repeat", "2", "--db", db_s,
+        "--report", page_s, "--json",
+    ]));
 
     let shot = dir.path().join("shot.png");
     let (_, stderr) = browse(

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{iocurve, json};
+use common::{iocurve, json, ok_json};
 
 fn scratch_files(dir: &std::path::Path) -> Vec<String> {
     std::fs::read_dir(dir)
@@ -16,30 +16,21 @@ fn scratch_files(dir: &std::path::Path) -> Vec<String> {
 #[test]
 fn bytes_moved_equal_the_requested_size_and_scratch_is_removed() {
     let dir = tempfile::tempdir().unwrap();
-    let out = iocurve()
-        .args([
-            "run",
-            dir.path().to_str().unwrap(),
-            "--rw",
-            "write",
-            "--bs",
-            "64k",
-            "--size",
-            "8M",
-            "--span",
-            "16M",
-            "--ramp",
-            "0",
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc = json(&out.stdout);
+    let doc = ok_json(iocurve().args([
+        "run",
+        dir.path().to_str().unwrap(),
+        "--rw",
+        "write",
+        "--bs",
+        "64k",
+        "--size",
+        "8M",
+        "--span",
+        "16M",
+        "--ramp",
+        "0",
+        "--json",
+    ]));
     let m = &doc["tests"][0]["repetitions"][0];
     assert_eq!(m["bytes"], 8 << 20);
     assert_eq!(m["ops"], 128);
@@ -96,31 +87,22 @@ fn threads_and_queue_depth_still_move_exactly_the_size() {
 #[test]
 fn buffered_mode_is_recorded_and_eviction_is_proved() {
     let dir = tempfile::tempdir().unwrap();
-    let out = iocurve()
-        .args([
-            "run",
-            dir.path().to_str().unwrap(),
-            "--rw",
-            "read",
-            "--bs",
-            "128k",
-            "--size",
-            "8M",
-            "--span",
-            "8M",
-            "--ramp",
-            "0",
-            "--buffered",
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc = json(&out.stdout);
+    let doc = ok_json(iocurve().args([
+        "run",
+        dir.path().to_str().unwrap(),
+        "--rw",
+        "read",
+        "--bs",
+        "128k",
+        "--size",
+        "8M",
+        "--span",
+        "8M",
+        "--ramp",
+        "0",
+        "--buffered",
+        "--json",
+    ]));
     assert_eq!(doc["target"]["mode"], "buffered");
     let warnings = doc["tests"][0]["repetitions"][0]["warnings"]
         .as_array()
@@ -201,24 +183,15 @@ fn existing_file_is_read_but_not_written_without_destructive() {
 #[test]
 fn profile_runs_every_row_with_three_repetitions() {
     let dir = tempfile::tempdir().unwrap();
-    let out = iocurve()
-        .args([
-            "profile",
-            dir.path().to_str().unwrap(),
-            "--size",
-            "32M",
-            "--time",
-            "150ms",
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc = json(&out.stdout);
+    let doc = ok_json(iocurve().args([
+        "profile",
+        dir.path().to_str().unwrap(),
+        "--size",
+        "32M",
+        "--time",
+        "150ms",
+        "--json",
+    ]));
     let tests = doc["tests"].as_array().unwrap();
     assert_eq!(tests.len(), 8);
     let names: Vec<&str> = tests.iter().map(|t| t["name"].as_str().unwrap()).collect();

@@ -202,7 +202,11 @@ fn sweep_target(
         None
     };
     let interface = target.info.device.as_ref().and_then(interface_of);
-    let max_transfer = target.info.device.as_ref().and_then(max_transfer_bytes);
+    let max_transfer = target
+        .info
+        .device
+        .as_ref()
+        .and_then(|d| d.max_transfer_bytes());
     let ctx = SweepContext {
         cfg,
         target_cfg,
@@ -476,14 +480,4 @@ fn find_crossovers(series: &[CurveSeries]) -> Vec<model::Crossover> {
         }
     }
     out
-}
-
-/// The kernel's largest request for the device (queue/max_sectors_kb).
-fn max_transfer_bytes(dev: &crate::target::sysfs::BlockDevice) -> Option<u64> {
-    let text = std::fs::read_to_string(format!(
-        "/sys/class/block/{}/queue/max_sectors_kb",
-        dev.disk
-    ))
-    .ok()?;
-    text.trim().parse::<u64>().ok().map(|kb| kb * 1024)
 }

@@ -86,7 +86,7 @@ pub(super) fn resolve_bs_max(cfg: &mut RunConfig, target: &OpenTarget) -> Result
         .info
         .device
         .as_ref()
-        .and_then(max_transfer_bytes)
+        .and_then(|d| d.max_transfer_bytes())
         .ok_or_else(|| {
             crate::error::usage(format!(
                 "--bs max needs the largest request size (queue/max_sectors_kb) of the device beneath {}, and none was found: give a size such as 1M",
@@ -101,14 +101,6 @@ pub(super) fn resolve_bs_max(cfg: &mut RunConfig, target: &OpenTarget) -> Result
         cfg.size = Some((size / bs).max(1) * bs);
     }
     Ok(())
-}
-
-/// The kernel's largest request for the device (queue/max_sectors_kb of
-/// its whole disk), the chunk OpenFirmware's `.speed` test transfers.
-fn max_transfer_bytes(dev: &crate::target::sysfs::BlockDevice) -> Option<u64> {
-    let path = format!("/sys/class/block/{}/queue/max_sectors_kb", dev.disk);
-    let kb: u64 = std::fs::read_to_string(path).ok()?.trim().parse().ok()?;
-    (kb > 0).then_some(kb * 1024)
 }
 
 /// Measures with pread (the engines) on the target's own descriptor, or

@@ -170,62 +170,32 @@ impl<'a, C: Clock> UringEngine<'a, C> {
                 )
             }
         };
-        let entry = match (op.kind, self.fixed_buffers) {
-            (OpKind::Read, true) => self.with_fd(
-                |fd| {
-                    opcode::ReadFixed::new(fd, ptr, op.len, index)
+        // The same entry for either kind of file reference; the opcodes
+        // take a registered index or a plain descriptor alike.
+        macro_rules! entry {
+            ($fd:expr) => {
+                match (op.kind, self.fixed_buffers) {
+                    (OpKind::Read, true) => opcode::ReadFixed::new($fd, ptr, op.len, index)
                         .offset(op.offset)
-                        .build()
-                },
-                |fd| {
-                    opcode::ReadFixed::new(fd, ptr, op.len, index)
+                        .build(),
+                    (OpKind::Read, false) => opcode::Read::new($fd, ptr, op.len)
                         .offset(op.offset)
-                        .build()
-                },
-            ),
-            (OpKind::Read, false) => self.with_fd(
-                |fd| opcode::Read::new(fd, ptr, op.len).offset(op.offset).build(),
-                |fd| opcode::Read::new(fd, ptr, op.len).offset(op.offset).build(),
-            ),
-            (OpKind::Write, true) => self.with_fd(
-                |fd| {
-                    opcode::WriteFixed::new(fd, ptr, op.len, index)
+                        .build(),
+                    (OpKind::Write, true) => opcode::WriteFixed::new($fd, ptr, op.len, index)
                         .offset(op.offset)
-                        .build()
-                },
-                |fd| {
-                    opcode::WriteFixed::new(fd, ptr, op.len, index)
+                        .build(),
+                    (OpKind::Write, false) => opcode::Write::new($fd, ptr, op.len)
                         .offset(op.offset)
-                        .build()
-                },
-            ),
-            (OpKind::Write, false) => self.with_fd(
-                |fd| {
-                    opcode::Write::new(fd, ptr, op.len)
-                        .offset(op.offset)
-                        .build()
-                },
-                |fd| {
-                    opcode::Write::new(fd, ptr, op.len)
-                        .offset(op.offset)
-                        .build()
-                },
-            ),
+                        .build(),
+                }
+            };
+        }
+        let entry = if self.fixed_file {
+            entry!(types::Fixed(0))
+        } else {
+            entry!(types::Fd(self.fd.as_raw_fd()))
         };
         entry.user_data(u64::from(slot))
-    }
-
-    /// Builds an entry with the registered file when there is one.
-    fn with_fd(
-        &self,
-        fixed: impl FnOnce(types::Fixed) -> squeue::Entry,
-        plain: impl FnOnce(types::Fd) -> squeue::Entry,
-    ) -> squeue::Entry {
-        if self.fixed_file {
-            fixed(types::Fixed(0))
-        } else {
-            plain(types::Fd(self.fd.as_raw_fd()))
-        }
     }
 
     /// Takes every available completion off the CQ ring (opened once).
@@ -315,8 +285,10 @@ impl<C: Clock> Engine for UringEngine<'_, C> {
             if failure.is_none() && !exhausted {
                 self.prepare_batch(source, stamps, now, &mut exhausted);
             }
-            let submit_ns = self.clock.now_ns();
-            self.push_pending(submit_ns);
+            if !self.pending.is_empty() {
+                let submit_ns = self.clock.now_ns();
+                self.push_pending(submit_ns);
+            }
             if self.in_flight == 0 {
                 break;
             }

@@ -107,6 +107,15 @@ impl BlockDevice {
     }
 
     /// The device's I/O counters now.
+    /// The largest request the kernel sends the device now
+    /// (`queue/max_sectors_kb` of its whole disk), bytes; `None` when
+    /// unknown.
+    pub fn max_transfer_bytes(&self) -> Option<u64> {
+        let path = format!("/sys/class/block/{}/queue/max_sectors_kb", self.disk);
+        let kb: u64 = std::fs::read_to_string(path).ok()?.trim().parse().ok()?;
+        (kb > 0).then_some(kb * 1024)
+    }
+
     pub fn read_stat(&self) -> io::Result<DiskStat> {
         read_stat_in(Path::new(SYSFS), &self.name)
     }

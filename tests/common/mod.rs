@@ -135,3 +135,15 @@ impl Drop for LoopDevice {
         let _ = sh("losetup", &["-d", self.path()]);
     }
 }
+
+/// Runs a command that must succeed (its stderr is shown when it does not)
+/// and returns the JSON document it printed.
+pub fn ok_json(cmd: &mut Command) -> serde_json::Value {
+    let out = cmd.output().expect("the command runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    json(&out.stdout)
+}

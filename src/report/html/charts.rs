@@ -200,50 +200,39 @@ fn draw_bars(
             colour.filled(),
         )
     };
+    // The two scales differ only in their y range and where bars start;
+    // plotters gives each range its own type, hence the macro.
+    macro_rules! draw {
+        ($y_range:expr, $base:expr) => {{
+            let mut chart = ChartBuilder::on(&root)
+                .margin(12)
+                .x_label_area_size(40)
+                .y_label_area_size(64)
+                .build_cartesian_2d(0f64..n, $y_range)?;
+            chart
+                .configure_mesh()
+                .disable_x_mesh()
+                .x_labels(points.len().max(1))
+                .x_label_formatter(&labels)
+                .y_desc(y_desc)
+                .draw()?;
+            chart
+                .draw_series(points.iter().enumerate().map(|p| bar(p, $base)))?
+                .label(series)
+                .legend(move |(x, y)| {
+                    Rectangle::new([(x, y - 4), (x + 10, y + 4)], colour.filled())
+                });
+            chart
+                .configure_series_labels()
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK)
+                .draw()?;
+        }};
+    }
     if log {
-        let mut chart = ChartBuilder::on(&root)
-            .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(64)
-            .build_cartesian_2d(0f64..n, (bottom..top * 10.0).log_scale())?;
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .x_labels(points.len().max(1))
-            .x_label_formatter(&labels)
-            .y_desc(y_desc)
-            .draw()?;
-        chart
-            .draw_series(points.iter().enumerate().map(|p| bar(p, bottom)))?
-            .label(series)
-            .legend(move |(x, y)| Rectangle::new([(x, y - 4), (x + 10, y + 4)], colour.filled()));
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()?;
+        draw!((bottom..top * 10.0).log_scale(), bottom);
     } else {
-        let mut chart = ChartBuilder::on(&root)
-            .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(64)
-            .build_cartesian_2d(0f64..n, 0f64..top * 1.2)?;
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .x_labels(points.len().max(1))
-            .x_label_formatter(&labels)
-            .y_desc(y_desc)
-            .draw()?;
-        chart
-            .draw_series(points.iter().enumerate().map(|p| bar(p, 0.0)))?
-            .label(series)
-            .legend(move |(x, y)| Rectangle::new([(x, y - 4), (x + 10, y + 4)], colour.filled()));
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()?;
+        draw!(0f64..top * 1.2, 0.0);
     }
     root.present()?;
     Ok(())

@@ -60,17 +60,47 @@ impl Default for AlignPlan {
     }
 }
 
-/// Times every candidate and decides.
+/// Times every candidate twice, independently, and decides. A geometry
+/// is claimed only when both rounds find the same one: a boundary is a
+/// property of the medium and shows every time, while a scheduling hiccup
+/// that happens to look like a step (a loop device on a busy machine) does
+/// not repeat.
 pub fn detect(io: &mut dyn FlashIo, plan: AlignPlan) -> io::Result<AlignResult> {
+    let first = decide(plan.block, time_all(io, &plan)?);
+    let second = decide(plan.block, time_all(io, &plan)?);
+    Ok(agreed(first, &second))
+}
+
+fn time_all(io: &mut dyn FlashIo, plan: &AlignPlan) -> io::Result<Vec<Row>> {
     let top = (io.size() / 7).next_power_of_two();
     let mut rows = Vec::new();
     let mut buf = io.buffer(plan.block as usize);
     let mut a = top;
     while a >= 2 * plan.block {
-        rows.push(time_candidate(io, &plan, top, a, buf.as_mut_slice())?);
+        rows.push(time_candidate(io, plan, top, a, buf.as_mut_slice())?);
         a /= 2;
     }
-    Ok(decide(plan.block, rows))
+    Ok(rows)
+}
+
+/// The first round's findings where the second agrees, at the lower of the
+/// two confidences; what they disagree on is not claimed.
+fn agreed(mut first: AlignResult, second: &AlignResult) -> AlignResult {
+    if first.au != second.au {
+        first.au = None;
+        first.au_confidence = Confidence::Low;
+        first.page = None;
+        first.page_confidence = Confidence::Low;
+        return first;
+    }
+    first.au_confidence = first.au_confidence.min(second.au_confidence);
+    if first.page != second.page {
+        first.page = None;
+        first.page_confidence = Confidence::Low;
+    } else {
+        first.page_confidence = first.page_confidence.min(second.page_confidence);
+    }
+    first
 }
 
 fn time_candidate(
@@ -186,6 +216,37 @@ mod tests {
                 assert_eq!(r.page_confidence, Confidence::High);
             }
         }
+    }
+
+    #[test]
+    fn rounds_that_disagree_claim_nothing() {
+        let found = |au: Option<u64>, page: Option<u64>| AlignResult {
+            block: 1024,
+            au,
+            au_confidence: if au.is_some() {
+                Confidence::High
+            } else {
+                Confidence::Low
+            },
+            page,
+            page_confidence: if page.is_some() {
+                Confidence::Medium
+            } else {
+                Confidence::Low
+            },
+            rows: Vec::new(),
+        };
+        let noise = agreed(found(Some(64 << 20), None), &found(None, None));
+        assert_eq!((noise.au, noise.au_confidence), (None, Confidence::Low));
+        let same = agreed(
+            found(Some(4 << 20), Some(16 << 10)),
+            &found(Some(4 << 20), Some(8 << 10)),
+        );
+        assert_eq!(
+            (same.au, same.au_confidence),
+            (Some(4 << 20), Confidence::High)
+        );
+        assert_eq!((same.page, same.page_confidence), (None, Confidence::Low));
     }
 
     #[test]

@@ -287,7 +287,8 @@ fn read_only_device_refuses_writes_with_a_clear_message() {
         ])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(3));
+    // A refusal, like every other safety refusal: exit 2.
+    assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("read-only"), "{err}");
 }

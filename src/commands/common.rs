@@ -5,10 +5,9 @@ use crate::engine::IoError;
 use crate::error::{EXIT_INTERRUPTED, EXIT_IO, EXIT_VERIFY};
 use crate::report::{Export, Json, Text, progress};
 use crate::result::{HostInfo, Measurement, RunResult, SCHEMA_VERSION, TestResult, WorkloadInfo};
-use crate::safety::preserve::{self, Preserved};
 use crate::stats::Spread;
 use crate::target::scratch::{FillPlan, fill_region};
-use crate::target::{self, OpenTarget, TargetKind, TargetRequest};
+use crate::target::{self, OpenTarget, TargetRequest};
 use crate::workload::job::PaddedCounter;
 use crate::workload::runner::{self, MeasureFailure, MeasureTarget};
 use crate::workload::{MeasureSpec, interrupt};
@@ -16,121 +15,47 @@ use anyhow::Result;
 use indicatif::ProgressBar;
 use std::io::Write;
 
-/// Opens the target of a command after its arguments were validated.
+/// Opens the target of a command after its arguments were validated. The
+/// safety rules run here, once, and decide what the target's write gate
+/// allows (see [`crate::target::gate`]).
 pub fn open_target(cfg: &TargetConfig, want_write: bool, scratch_size: u64) -> Result<OpenTarget> {
     interrupt::install();
     report_to(cfg.report.as_ref());
-    if want_write {
-        refuse_if_unfinished(cfg)?;
-    }
     target::open(&TargetRequest {
         path: cfg.path.clone(),
         want_write,
         buffered: cfg.buffered,
         destructive: cfg.destructive,
         preserve: cfg.preserve,
+        journal_dir: cfg.journal_dir.clone(),
         scratch_size,
     })
 }
 
-/// A write test waits until an earlier preserve-mode test's journal of the
-/// same target has been recovered.
-fn refuse_if_unfinished(cfg: &TargetConfig) -> Result<()> {
-    if cfg.path.is_dir() {
-        return Ok(());
-    }
-    match preserve::journal_dir(cfg.journal_dir.as_deref()) {
-        Ok(dir) => preserve::refuse_if_unfinished(&dir, &cfg.path),
-        // No journal directory can be named: none can hold a journal either,
-        // unless --preserve needs one (it says so when it tries).
-        Err(_) => Ok(()),
-    }
-}
-
-/// With `--preserve` on a device or an existing file, copies the region
-/// `offset..offset + span` into an armed journal before anything is written.
-pub fn preserve(
-    cfg: &TargetConfig,
-    target: &OpenTarget,
-    offset: u64,
-    span: u64,
-) -> Result<Option<Preserved>> {
-    if !cfg.preserve
-        || matches!(
-            target.info.kind,
-            TargetKind::Directory | TargetKind::Simulated
-        )
-        || !target.info.writable
-    {
-        return Ok(None);
-    }
-    let dir = preserve::journal_dir(cfg.journal_dir.as_deref())?;
-    let regions = preserve::regions_for(offset, span, target.info.size_bytes);
-    let p = preserve::backup(&cfg.path, regions, &dir, interrupt::stop_flag())?;
-    interrupt::set_journal(Some(p.journal.clone()));
-    Ok(Some(p))
-}
-
-/// [`preserve`] for a test that writes several separate regions.
-pub fn preserve_regions(
-    cfg: &TargetConfig,
-    target: &OpenTarget,
-    regions: Vec<crate::safety::journal::Region>,
-) -> Result<Option<Preserved>> {
-    if !cfg.preserve
-        || matches!(
-            target.info.kind,
-            TargetKind::Directory | TargetKind::Simulated
-        )
-        || !target.info.writable
-        || regions.is_empty()
-    {
-        return Ok(None);
-    }
-    let dir = preserve::journal_dir(cfg.journal_dir.as_deref())?;
-    let p = preserve::backup(&cfg.path, regions, &dir, interrupt::stop_flag())?;
-    interrupt::set_journal(Some(p.journal.clone()));
-    Ok(Some(p))
-}
-
-/// Puts the preserved data back after a command failed half-way; returns
-/// the command's error, with the restore's failure added when it failed too.
-pub fn restore_after_error(
-    p: Option<Preserved>,
-    target: &OpenTarget,
-    err: anyhow::Error,
-) -> anyhow::Error {
-    let Some(p) = p else { return err };
-    interrupt::set_restoring(true);
-    let block_fd = (target.info.kind == TargetKind::BlockDevice).then_some(&target.file);
-    match preserve::restore_after_test(&p, block_fd) {
-        Ok(_) => {
-            interrupt::set_journal(None);
-            err.context("the original data was restored and verified")
-        }
-        Err(e) => preserve::restore_failure(&p.journal, e).context(format!("{err:#}")),
+/// Puts back the preserved data after a command failed half-way; returns
+/// the command's error, with the restore's outcome added.
+pub fn restore_after_error(target: &mut OpenTarget, err: anyhow::Error) -> anyhow::Error {
+    match target.restore() {
+        None => err,
+        Some(Ok(_)) => err.context("the original data was restored and verified"),
+        Some(Err(e)) => e.context(format!("{err:#}")),
     }
 }
 
 /// Puts the preserved data back after the test (interrupted or failed ones
 /// too), and records in the result what happened; a restore that fails
 /// becomes the result's error, naming the journal and the recover command.
-pub fn restore(p: Option<Preserved>, target: &OpenTarget, result: &mut RunResult) {
-    let Some(p) = p else { return };
-    interrupt::set_restoring(true);
-    let block_fd = (target.info.kind == TargetKind::BlockDevice).then_some(&target.file);
-    match preserve::restore_after_test(&p, block_fd) {
-        Ok(done) => {
-            interrupt::set_journal(None);
-            result.target.notes.push(format!(
-                "PRESERVED: the original {} of the test region were restored, read back and verified ({:.1} s saving, {:.1} s restoring, not counted in any figure)",
-                crate::units::format_size(done.bytes),
-                p.save_time.as_secs_f64(),
-                done.time.as_secs_f64()
-            ));
-        }
-        Err(e) => {
-            let message = format!("{:#}", preserve::restore_failure(&p.journal, e));
+pub fn restore(target: &mut OpenTarget, result: &mut RunResult) {
+    match target.restore() {
+        None => {}
+        Some(Ok(done)) => result.target.notes.push(format!(
+            "PRESERVED: the original {} of the test region were restored, read back and verified ({:.1} s saving, {:.1} s restoring, not counted in any figure)",
+            crate::units::format_size(done.bytes),
+            done.save_time.as_secs_f64(),
+            done.restore_time.as_secs_f64()
+        )),
+        Some(Err(e)) => {
+            let message = format!("{e:#}");
             result.error = Some(match result.error.take() {
                 Some(first) => format!("{first}; then {message}"),
                 None => message,
@@ -151,8 +76,13 @@ pub fn prepare(target: &mut OpenTarget, plan: FillPlan, writable_too: bool) -> R
         let size = scratch.size();
         target.set_size(size);
         stats
-    } else if writable_too && target.info.writable {
-        fill_region(&target.file, &plan, |n| bar.set_position(n), stop)?
+    } else if writable_too && target.may_write() {
+        fill_region(
+            target.writer()?.file(),
+            &plan,
+            |n| bar.set_position(n),
+            stop,
+        )?
     } else {
         return Ok(None);
     };

@@ -17,9 +17,8 @@ use crate::workload::copy::{self as copier, CopyIo};
 use crate::workload::job::PaddedCounter;
 use crate::workload::{Rw, interrupt};
 use anyhow::Result;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::os::fd::AsFd;
-use std::os::unix::fs::OpenOptionsExt;
 use std::sync::atomic::Ordering;
 
 pub fn copy(args: &CopyArgs) -> Result<i32> {
@@ -28,13 +27,14 @@ pub fn copy(args: &CopyArgs) -> Result<i32> {
     if args.bs == 0 || args.bs > MAX_BLOCK_SIZE {
         return Err(usage("--bs must be 1 byte to 1 GiB, e.g. 4M (dd bs=4M)"));
     }
+    refuse_simulated(args)?;
     interrupt::install();
     let source = open_source(args, &cfg)?;
     let bytes = source.info.size_bytes;
     create_destination(&mut cfg, bytes)?;
-    let destination = common::open_target(&cfg, true, 0)?;
+    let mut destination = common::open_target(&cfg, true, 0)?;
     check_destination(&destination, bytes, args)?;
-    let preserved = common::preserve(&cfg, &destination, 0, bytes)?;
+    destination.arm(&[(0, bytes)])?;
     let config = serde_json::json!({"source": args.source, "target": cfg, "block_size": args.bs,
         "sync": args.sync, "verify": args.verify});
     let mut result = common::new_result("copy", config, &destination, started_at);
@@ -46,16 +46,29 @@ pub fn copy(args: &CopyArgs) -> Result<i32> {
         .is_some_and(|v| v.mismatched_bytes > 0);
     match report {
         Ok(r) => result.sections.copy = Some(r),
-        Err(e) => return Err(common::restore_after_error(preserved, &destination, e)),
+        Err(e) => return Err(common::restore_after_error(&mut destination, e)),
     }
     result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
-    common::restore(preserved, &destination, &mut result);
+    common::restore(&mut destination, &mut result);
     let code = common::finish(&result, cfg.json)?;
     if code == 0 && mismatch {
         eprintln!("Error: the destination differs from the source; see MISMATCH above");
         return Ok(EXIT_VERIFY);
     }
     Ok(code)
+}
+
+/// A `sim:` card has no bytes to read an image from nor to keep one in.
+fn refuse_simulated(args: &CopyArgs) -> Result<()> {
+    for (side, path) in [("SRC", &args.source), ("DST", &args.target.target)] {
+        if path.to_str().is_some_and(|p| p.starts_with("sim:")) {
+            return Err(usage(format!(
+                "copy moves real bytes, and {} ({side}) is a simulated card that keeps none: give an image file and a file or device to write it to (sim: cards work with run, curve, profile and the flash commands)",
+                path.display()
+            )));
+        }
+    }
+    Ok(())
 }
 
 fn open_source(args: &CopyArgs, cfg: &TargetConfig) -> Result<OpenTarget> {
@@ -65,6 +78,7 @@ fn open_source(args: &CopyArgs, cfg: &TargetConfig) -> Result<OpenTarget> {
         buffered: cfg.buffered,
         destructive: false,
         preserve: false,
+        journal_dir: None,
         scratch_size: 0,
     })?;
     if source.info.kind == TargetKind::Directory {
@@ -89,7 +103,9 @@ fn create_destination(cfg: &mut TargetConfig, bytes: u64) -> Result<()> {
         )
     })?;
     file.set_len(bytes)?;
+    // iocurve made it: nothing to preserve, nothing to lose.
     cfg.destructive = true;
+    cfg.preserve = false;
     Ok(())
 }
 
@@ -117,18 +133,12 @@ fn writer(args: &CopyArgs, dst: &OpenTarget) -> Result<Option<File>> {
     if direct {
         return Ok(None);
     }
-    let mut options = OpenOptions::new();
-    options.write(true);
-    if args.sync == "each" {
-        options.custom_flags(libc::O_DSYNC);
-    }
-    let file = options.open(&dst.info.path).map_err(|e| {
-        IoFailure::new(
-            format!("cannot open {} for writing: {e}", dst.info.path),
-            Some(e),
-        )
-    })?;
-    Ok(Some(file))
+    let flags = if args.sync == "each" {
+        libc::O_DSYNC
+    } else {
+        0
+    };
+    Ok(Some(dst.writer()?.reopen_cached(flags)?))
 }
 
 fn run_copy(
@@ -154,8 +164,8 @@ fn run_copy(
     let writer = writer(args, dst)?;
     let direct = writer.is_none();
     let io = CopyIo {
-        source: source.file.as_fd(),
-        destination: writer.as_ref().map_or(dst.file.as_fd(), |f| f.as_fd()),
+        source: source.fd(),
+        destination: writer.as_ref().map_or(dst.fd(), |f| f.as_fd()),
         tail: direct.then(|| tail_file.as_fd()),
         logical_block: if direct { lb } else { 1 },
         read_block: lb,
@@ -244,18 +254,12 @@ fn verify(
     lb: u64,
 ) -> Result<CopyVerify> {
     if dst.info.mode == IoMode::Buffered {
-        let _ = rustix::fs::fdatasync(&dst.file);
-        let _ = rustix::fs::fadvise(&dst.file, 0, None, rustix::fs::Advice::DontNeed);
+        let _ = rustix::fs::fdatasync(dst.fd());
+        let _ = rustix::fs::fadvise(dst.fd(), 0, None, rustix::fs::Advice::DontNeed);
     }
     let mut other = AlignedBuf::new(buf.len(), source.align.max(dst.align));
-    let (mismatched, first) = copier::compare(
-        source.file.as_fd(),
-        dst.file.as_fd(),
-        bytes,
-        (buf, &mut other),
-        lb,
-    )
-    .map_err(|e| IoFailure::new(format!("verify: {e}"), None))?;
+    let (mismatched, first) = copier::compare(source.fd(), dst.fd(), bytes, (buf, &mut other), lb)
+        .map_err(|e| IoFailure::new(format!("verify: {e}"), None))?;
     Ok(CopyVerify {
         compared_bytes: bytes,
         mismatched_bytes: mismatched,

@@ -51,10 +51,9 @@ pub fn curve(args: &CurveArgs) -> Result<i32> {
     let load = crate::workload::cpuload::start_if(args.load.cpu_load);
     for (target_cfg, target, region) in &mut opened {
         // Saved before the preparation pass, which writes too.
-        let preserved = match writes_allowed(&cfg, target_cfg) {
-            true => common::preserve(target_cfg, target, region.0, region.1)?,
-            false => None,
-        };
+        if writes_allowed(&cfg, target_cfg) {
+            target.arm(&[*region])?;
+        }
         let swept = sweep_target(
             &cfg,
             target_cfg,
@@ -66,9 +65,9 @@ pub fn curve(args: &CurveArgs) -> Result<i32> {
         );
         let error = match swept {
             Ok(error) => error,
-            Err(e) => return Err(common::restore_after_error(preserved, target, e)),
+            Err(e) => return Err(common::restore_after_error(target, e)),
         };
-        common::restore(preserved, target, &mut result);
+        common::restore(target, &mut result);
         report.targets.push(target.info.clone());
         if let Some(e) = error {
             result.error = Some(e);

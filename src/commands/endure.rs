@@ -41,7 +41,7 @@ pub fn endure(args: &EndureArgs) -> Result<i32> {
     let cfg = target_config_of(&args.target)?;
     refuse(&cfg, args.cycles)?;
     let area = cfg.span.unwrap_or(DEFAULT_AREA);
-    let target = common::open_target(&cfg, true, area)?;
+    let mut target = common::open_target(&cfg, true, area)?;
     let (offset, span) = resolve_region(
         cfg.offset,
         cfg.span,
@@ -56,6 +56,7 @@ pub fn endure(args: &EndureArgs) -> Result<i32> {
             "endure checks 512-byte stamped sectors: give a --bs that is a multiple of 512",
         ));
     }
+    target.arm(&[(offset, span)])?;
     eprintln!(
         "WARNING: endure writes {} of {} {} time(s); its data is destroyed and the medium wears",
         format_size(span),

@@ -11,12 +11,10 @@ use crate::flash::{
 };
 use crate::report::{Export, Json};
 use crate::result::RunResult;
-use crate::safety::journal::Region;
 use crate::target::OpenTarget;
 use crate::units::{format_mbps, format_size};
 use anyhow::Result;
 use std::io::Write;
-use std::os::fd::AsFd;
 
 /// Exit code of a fake card or a failed class.
 pub const EXIT_FLASH_FAIL: i32 = 5;
@@ -34,7 +32,7 @@ pub fn flash(cmd: &FlashCommand) -> Result<i32> {
     };
     let cfg = target_config(args);
     let writes = name != "align";
-    let target = common::open_target(&cfg, writes, 0)?;
+    let mut target = common::open_target(&cfg, writes, 0)?;
     let started_at = common::now_rfc3339();
     let mut result = common::new_result(
         &format!("flash {name}"),
@@ -42,21 +40,22 @@ pub fn flash(cmd: &FlashCommand) -> Result<i32> {
         &target,
         started_at,
     );
-    let outcome = match target.sim() {
-        Some(dev) => run(name, args, &target, &mut SimIo(dev), &cfg, &result),
-        None => {
-            let mut io = FdIo {
-                fd: target.file.as_fd(),
-                size: target.info.size_bytes,
-                align: target.align,
-            };
-            run(name, args, &target, &mut io, &cfg, &result)
-        }
-    };
-    let (report, preserved) = outcome?;
-    result.flash = Some(report);
-    common::restore(preserved, &target, &mut result);
+    result.flash = Some(run(name, args, &mut target, &cfg, &result)?);
+    common::restore(&mut target, &mut result);
     print(&result, args)
+}
+
+/// Runs `f` on the target's flash I/O: the simulated card, or the
+/// target's descriptor (the writable one once the write gate is open).
+fn with_io<T>(target: &OpenTarget, f: impl FnOnce(&mut dyn FlashIo) -> T) -> T {
+    match target.sim() {
+        Some(dev) => f(&mut SimIo(dev)),
+        None => f(&mut FdIo {
+            fd: target.fd(),
+            size: target.info.size_bytes,
+            align: target.align,
+        }),
+    }
 }
 
 fn target_config(args: &FlashArgs) -> TargetConfig {
@@ -80,30 +79,28 @@ fn target_config(args: &FlashArgs) -> TargetConfig {
 /// A planned detector, run once the regions it writes are journalled.
 type Detector = Box<dyn FnOnce(&mut dyn FlashIo) -> Result<FlashReport>>;
 
-type Outcome = (FlashReport, Option<crate::safety::preserve::Preserved>);
-
 fn run(
     name: &str,
     args: &FlashArgs,
-    target: &OpenTarget,
-    io: &mut dyn FlashIo,
+    target: &mut OpenTarget,
     cfg: &TargetConfig,
     result: &RunResult,
-) -> Result<Outcome> {
+) -> Result<FlashReport> {
     let kernel_au = result
         .device_identity
         .as_ref()
         .and_then(|d| d.device.mmc.as_ref())
         .and_then(|m| m.preferred_erase_size);
     if name == "align" {
-        let r = align::detect(io, align::AlignPlan::default())?;
-        return Ok((align_report(&r, kernel_au), None));
+        let r = with_io(target, |io| align::detect(io, align::AlignPlan::default()))?;
+        return Ok(align_report(&r, kernel_au));
     }
     let needs_au = matches!(name, "open-au" | "class");
     let (au, au_note) = match needs_au {
-        true => choose_au(args.au, kernel_au, io)?,
+        true => with_io(target, |io| choose_au(args.au, kernel_au, io))?,
         false => (DEFAULT_AU, String::new()),
     };
+    let size = target.info.size_bytes;
     let seed = cfg.seed;
     let (regions, report): (Vec<(u64, u64)>, Detector) = match name {
         "open-au" => {
@@ -113,7 +110,7 @@ fn run(
             (vec![(plan.base(), plan.span())], Box::new(report))
         }
         "cache" => {
-            let plan = cache::CachePlan::new(io.size());
+            let plan = cache::CachePlan::new(size);
             let report = move |io: &mut dyn FlashIo| Ok(cache_report(&cache::detect(io, plan)?));
             (
                 vec![(crate::flash::FAT_AREA, plan.max_bytes)],
@@ -121,14 +118,14 @@ fn run(
             )
         }
         "capacity" => {
-            let plan = capacity::CapacityPlan::new(io.size(), args.flush, seed);
+            let plan = capacity::CapacityPlan::new(size, args.flush, seed);
             let regions = plan.regions();
             let report =
                 move |io: &mut dyn FlashIo| Ok(capacity_report(&capacity::detect(io, &plan)?));
             (regions, Box::new(report))
         }
         _ => {
-            let plan = class::ClassPlan::new(au, io.size());
+            let plan = class::ClassPlan::new(au, size);
             let classes = claimed_classes(args, result);
             let link = link_mb_s(target, result);
             let report = move |io: &mut dyn FlashIo| {
@@ -142,31 +139,17 @@ fn run(
             (regions, Box::new(report))
         }
     };
-    let preserved = preserve(cfg, target, &regions)?;
-    match report(io) {
+    target.arm(&regions)?;
+    match with_io(target, report) {
         Ok(mut r) => {
             if needs_au {
                 r.findings
                     .push(Finding::new("AU used", format_size(au), None).with_note(au_note));
             }
-            Ok((r, preserved))
+            Ok(r)
         }
-        Err(e) => Err(common::restore_after_error(preserved, target, e)),
+        Err(e) => Err(common::restore_after_error(target, e)),
     }
-}
-
-/// Journals every region the test writes (`--preserve`).
-fn preserve(
-    cfg: &TargetConfig,
-    target: &OpenTarget,
-    regions: &[(u64, u64)],
-) -> Result<Option<crate::safety::preserve::Preserved>> {
-    let size = target.info.size_bytes;
-    let mut all: Vec<Region> = Vec::new();
-    for &(offset, span) in regions {
-        all.extend(crate::safety::preserve::regions_for(offset, span, size));
-    }
-    common::preserve_regions(cfg, target, all)
 }
 
 fn choose_au(

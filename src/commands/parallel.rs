@@ -17,7 +17,6 @@ use crate::error::usage;
 use crate::report::progress;
 use crate::result::sections::{ParallelDevice, ParallelReport, ParallelTest};
 use crate::result::{Measurement, RunResult, TestResult};
-use crate::safety::preserve::Preserved;
 use crate::target::scratch::FillPlan;
 use crate::target::{IoMode, OpenTarget};
 use crate::workload::profile::{self, ROWS};
@@ -31,7 +30,6 @@ use std::sync::atomic::Ordering;
 struct Member {
     cfg: TargetConfig,
     target: OpenTarget,
-    preserved: Option<Preserved>,
     /// Region measured.
     region: (u64, u64),
 }
@@ -100,7 +98,7 @@ fn end(
         ));
     }
     for mut m in members {
-        common::restore(m.preserved.take(), &m.target, &mut result);
+        common::restore(&mut m.target, &mut result);
     }
     common::finish(&result, json)
 }
@@ -134,7 +132,6 @@ fn open_for_run(cfg: &mut RunConfig) -> Result<(Member, MeasureSpec)> {
     let member = Member {
         cfg: cfg.target.clone(),
         target,
-        preserved: None,
         region: (offset, span),
     };
     Ok((member, spec_of(cfg, offset, span)))
@@ -279,7 +276,7 @@ pub fn profile(cfg: &ProfileConfig) -> Result<i32> {
         one.path = path.clone();
         members.push(open_for_profile(cfg, one, writes_asked)?);
     }
-    preserve_all(&mut members, |m| m.cfg.preserve && writes_asked)?;
+    preserve_all(&mut members, |_| writes_asked)?;
     for i in 0..members.len() {
         if let Err(e) = fill(&mut members[i], writes_asked) {
             return Err(restore_all(members, e));
@@ -371,7 +368,6 @@ fn open_for_profile(cfg: &ProfileConfig, target_cfg: TargetConfig, writes: bool)
     Ok(Member {
         cfg: target_cfg,
         target,
-        preserved: None,
         region: (offset, span),
     })
 }
@@ -398,10 +394,9 @@ fn preserve_all(members: &mut Vec<Member>, wants: impl Fn(&Member) -> bool) -> R
         if !wants(&members[i]) {
             continue;
         }
-        let m = &members[i];
-        match common::preserve(&m.cfg, &m.target, m.region.0, m.region.1) {
-            Ok(p) => members[i].preserved = p,
-            Err(e) => return Err(restore_all(std::mem::take(members), e)),
+        let region = members[i].region;
+        if let Err(e) = members[i].target.arm(&[region]) {
+            return Err(restore_all(std::mem::take(members), e));
         }
     }
     Ok(())
@@ -410,7 +405,7 @@ fn preserve_all(members: &mut Vec<Member>, wants: impl Fn(&Member) -> bool) -> R
 /// Puts back every member's preserved data after `err` ended the command.
 fn restore_all(members: Vec<Member>, mut err: anyhow::Error) -> anyhow::Error {
     for mut m in members {
-        err = common::restore_after_error(m.preserved.take(), &m.target, err);
+        err = common::restore_after_error(&mut m.target, err);
     }
     err
 }

@@ -61,18 +61,17 @@ pub fn profile(args: &ProfileArgs) -> Result<i32> {
             cfg.target.threads, cfg.target.threads
         )));
     }
-    let preserved = match writes {
-        true => common::preserve(&cfg.target, &target, offset, span)?,
-        false => None,
-    };
+    if writes {
+        target.arm(&[(offset, span)])?;
+    }
     match measure_all(&cfg, &mut target, offset, span, writes, started_at) {
         Ok(mut result) => {
-            common::restore(preserved, &target, &mut result);
+            common::restore(&mut target, &mut result);
             let code = common::finish(&result, cfg.target.json);
             drop(target);
             code
         }
-        Err(e) => Err(common::restore_after_error(preserved, &target, e)),
+        Err(e) => Err(common::restore_after_error(&mut target, e)),
     }
 }
 
@@ -98,11 +97,16 @@ fn measure_all(
     match common::prepare(target, fill, writes)? {
         Some(written) if written < span => {
             span = written / (1 << 20) * (1 << 20);
-            notes.push(format!(
-                "test area cut to {}: the preparation pass stopped after {} s on this slow device",
-                format_size(span),
-                profile::PREP_TIME_LIMIT.as_secs()
-            ));
+            let why = match crate::workload::interrupt::stop_flag()
+                .load(std::sync::atomic::Ordering::Relaxed)
+            {
+                true => "the preparation pass was interrupted".to_string(),
+                false => format!(
+                    "the preparation pass stopped after {} s on this slow device",
+                    profile::PREP_TIME_LIMIT.as_secs()
+                ),
+            };
+            notes.push(format!("test area cut to {}: {why}", format_size(span)));
         }
         Some(_) => {}
         None => {

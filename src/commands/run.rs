@@ -59,19 +59,21 @@ pub fn run(args: &RunArgs) -> Result<i32> {
     let config = serde_json::to_value(&cfg)?;
     let mut result = common::new_result("run", config, &target, started_at);
     let name = crate::units::format_size(cfg.block_size);
-    let preserved = match wants_write {
-        true => common::preserve(&cfg.target, &target, offset, span)?,
-        false => None,
-    };
+    if wants_write {
+        target.arm(&[(offset, span)])?;
+    }
     let load = cpuload::start_if(args.load.cpu_load);
     let measured = measure_by_method(&cfg, &target, &spec, &name, &mut result);
     result.cpu_load = load.map(cpuload::CpuLoad::stop);
-    let (test, error) = measured?;
+    let (test, error) = match measured {
+        Ok(m) => m,
+        Err(e) => return Err(common::restore_after_error(&mut target, e)),
+    };
     result.tests.push(test);
     result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
     result.error = error;
     result.target = target.info.clone();
-    common::restore(preserved, &target, &mut result);
+    common::restore(&mut target, &mut result);
     let code = common::finish(&result, cfg.target.json);
     drop(target);
     code

@@ -12,7 +12,6 @@ use crate::target::{IoMode, OpenTarget};
 use crate::workload::stream::{self, OpKindName, StreamOutcome, StreamPlan};
 use crate::workload::{Pattern, cpuload, interrupt};
 use anyhow::Result;
-use std::os::fd::AsFd;
 use std::sync::atomic::Ordering;
 
 /// Default rate when neither --rate nor --fps is given: 5 MB/s.
@@ -33,7 +32,10 @@ pub fn stream(args: &StreamArgs) -> Result<i32> {
     };
     let started_at = common::now_rfc3339();
     let area = (rate * args.time.as_secs_f64()).clamp(MIN_AREA as f64, DEFAULT_AREA as f64) as u64;
-    let (target, offset, span) = open_region(&tcfg, kind == OpKindName::Write, area, chunk)?;
+    let (mut target, offset, span) = open_region(&tcfg, kind == OpKindName::Write, area, chunk)?;
+    if kind == OpKindName::Write {
+        target.arm(&[(offset, span)])?;
+    }
     let base = StreamPlan {
         kind,
         chunk: chunk as u32,
@@ -68,6 +70,7 @@ pub fn stream(args: &StreamArgs) -> Result<i32> {
     result.cpu_load = cpu_load;
     result.error = error;
     result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
+    common::restore(&mut target, &mut result);
     let code = common::finish(&result, tcfg.json);
     drop(target);
     code
@@ -167,18 +170,13 @@ fn run_at(
         // A buffered stream must start from the device, not from pages an
         // earlier trial (or the preparation pass) left in memory.
         let mut warnings = Vec::new();
-        crate::workload::runner::evict_region(
-            target.file.as_fd(),
-            base.offset,
-            base.span,
-            &mut warnings,
-        );
+        crate::workload::runner::evict_region(target.fd(), base.offset, base.span, &mut warnings);
         for w in warnings {
             eprintln!("warning: {w}");
         }
     }
     let (outcome, error) = stream::run(
-        target.file.as_fd(),
+        target.fd(),
         target.align,
         plan,
         seed,

@@ -11,8 +11,6 @@ use crate::error::usage;
 use crate::report::progress;
 use crate::result::RunResult;
 use crate::result::sections::{SurfaceReport, SurfaceSample};
-use crate::safety::journal::Region;
-use crate::safety::preserve::{self, Preserved};
 use crate::target::{OpenTarget, TargetKind};
 use crate::workload::{MeasureSpec, Pattern, Rw, interrupt};
 use anyhow::Result;
@@ -73,10 +71,11 @@ pub fn surface(args: &SurfaceArgs) -> Result<i32> {
         )));
     }
     let plan = plan(args, &target, writes)?;
-    let preserved = match writes && cfg.preserve {
-        true => preserve_samples(&cfg, &target, &plan)?,
-        false => None,
-    };
+    if writes {
+        // Exactly the samples the scan will write are journalled.
+        let regions: Vec<(u64, u64)> = plan.positions.iter().map(|&o| (o, plan.sample)).collect();
+        target.arm(&regions)?;
+    }
     let mut result = common::new_result(
         "surface",
         serde_json::json!({"target": cfg, "samples": args.samples, "sample_bytes": plan.sample,
@@ -87,7 +86,7 @@ pub fn surface(args: &SurfaceArgs) -> Result<i32> {
     let samples = scan_all(args, &cfg, &mut target, &plan, &mut result);
     result.sections.surface = Some(report(args, &target, &plan, samples));
     result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
-    common::restore(preserved, &target, &mut result);
+    common::restore(&mut target, &mut result);
     if let Some(path) = &args.svg {
         super::write_chart(path, &crate::report::SurfaceSvg, &result)?;
     }
@@ -127,29 +126,6 @@ fn plan(args: &SurfaceArgs, target: &OpenTarget, writes: bool) -> Result<Plan> {
         band,
         writes,
     })
-}
-
-/// Journals exactly the samples the scan will write.
-fn preserve_samples(
-    cfg: &TargetConfig,
-    target: &OpenTarget,
-    plan: &Plan,
-) -> Result<Option<Preserved>> {
-    if !target.info.writable {
-        return Ok(None);
-    }
-    let dir = preserve::journal_dir(cfg.journal_dir.as_deref())?;
-    let regions = plan
-        .positions
-        .iter()
-        .map(|&offset| Region {
-            offset,
-            length: plan.sample,
-        })
-        .collect();
-    let p = preserve::backup(&cfg.path, regions, &dir, interrupt::stop_flag())?;
-    interrupt::set_journal(Some(p.journal.clone()));
-    Ok(Some(p))
 }
 
 fn scan_all(

@@ -15,7 +15,6 @@ use crate::workload::sustain::{self, IntervalSample, SustainPlan, SustainRun};
 use crate::workload::{cpuload, interrupt};
 use anyhow::Result;
 use std::io::Write;
-use std::os::fd::AsFd;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{Receiver, sync_channel};
 
@@ -29,8 +28,9 @@ pub fn sustain(args: &SustainArgs) -> Result<i32> {
     common::report_to(tcfg.report.as_ref());
     check(args, tcfg.engine, tcfg.threads)?;
     let started_at = common::now_rfc3339();
-    let (target, offset, span) = open_region(&tcfg, true, args.bytes, args.bs)?;
+    let (mut target, offset, span) = open_region(&tcfg, true, args.bytes, args.bs)?;
     let limit = args.bytes.min(span) / args.bs * args.bs;
+    target.arm(&[(offset, limit)])?;
     let plan = SustainPlan {
         block_size: args.bs as u32,
         offset,
@@ -47,14 +47,7 @@ pub fn sustain(args: &SustainArgs) -> Result<i32> {
     };
     let load = cpuload::start_if(args.load.cpu_load);
     let stop = interrupt::stop_flag();
-    let run = sustain::run(
-        target.file.as_fd(),
-        target.align,
-        plan,
-        tcfg.seed,
-        stop,
-        live,
-    );
+    let run = sustain::run(target.fd(), target.align, plan, tcfg.seed, stop, live);
     let cpu_load = load.map(cpuload::CpuLoad::stop);
     if let Some(p) = printer {
         let _ = p.join();
@@ -69,6 +62,7 @@ pub fn sustain(args: &SustainArgs) -> Result<i32> {
     result.interrupted = stop.load(Ordering::Relaxed);
     result.sustain = Some(report(&plan, run, args, span, result.interrupted));
     result.cpu_load = cpu_load;
+    common::restore(&mut target, &mut result);
     drop(target);
     if args.json_lines {
         let mut out = std::io::stdout().lock();

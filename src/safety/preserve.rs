@@ -138,6 +138,7 @@ pub struct Timing {
 }
 
 /// An armed journal: the test may write.
+#[derive(Debug)]
 pub struct Preserved {
     pub journal: PathBuf,
     pub bytes: u64,

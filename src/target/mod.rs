@@ -8,15 +8,18 @@
 //! on it is mounted or in use. O_DIRECT is the default; where a file system
 //! refuses it the error says to pass `--buffered`.
 
+pub mod gate;
 pub mod safety;
 pub mod scratch;
 pub mod sysfs;
 
 use crate::engine::sim::{SimDevice, SimParams};
 use crate::error::{IoFailure, usage};
+use crate::safety::preserve;
 use crate::units::format_size;
 use crate::workload::runner::MeasureTarget;
 use anyhow::Result;
+use gate::{Permit, Restoration, WriteGate, WriteGuard};
 use scratch::ScratchFile;
 use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};
@@ -78,13 +81,19 @@ pub struct TargetRequest {
     pub destructive: bool,
     /// Writes allowed because the command journals and restores them.
     pub preserve: bool,
+    /// Where `--preserve` keeps its journals (`None`: iocurve's data
+    /// directory).
+    pub journal_dir: Option<PathBuf>,
     /// Size of the scratch file for a directory target.
     pub scratch_size: u64,
 }
 
 /// An opened target, ready to measure.
 pub struct OpenTarget {
-    pub file: File,
+    /// A read-only descriptor (iocurve's own for scratch files and `sim:`).
+    reader: File,
+    /// The only way to a writable descriptor.
+    gate: WriteGate,
     pub info: TargetInfo,
     /// Buffer alignment (logical block size, at least a page).
     pub align: usize,
@@ -94,13 +103,68 @@ pub struct OpenTarget {
 }
 
 impl OpenTarget {
+    /// What the engines measure on: the writable descriptor once the gate
+    /// is open, else the read-only one (a write then fails with EBADF and
+    /// destroys nothing).
     pub fn measure_target(&self) -> MeasureTarget<'_> {
         MeasureTarget {
-            fd: self.file.as_fd(),
+            fd: self.fd(),
             align: self.align,
             device: self.info.device.as_ref(),
             sim: self.sim.as_deref(),
         }
+    }
+
+    /// The descriptor reads go through (the writable one once armed, so a
+    /// mixed workload sees one file).
+    pub fn fd(&self) -> std::os::fd::BorrowedFd<'_> {
+        match self.gate.guard() {
+            Some(g) => g.fd(),
+            None => self.reader.as_fd(),
+        }
+    }
+
+    /// The read-only descriptor.
+    pub fn reader(&self) -> &File {
+        &self.reader
+    }
+
+    /// The write guard; an error when writes are not allowed (yet): a
+    /// `--preserve` target must be armed with [`OpenTarget::arm`] first.
+    pub fn writer(&self) -> Result<&WriteGuard> {
+        self.gate.guard().ok_or_else(|| {
+            IoFailure::new(
+                format!(
+                    "internal error: a write to {} was attempted before it was allowed (journalled by --preserve, or --destructive); nothing was written. Please report this",
+                    self.info.path
+                ),
+                None,
+            )
+            .into()
+        })
+    }
+
+    /// Journals the regions (offset, length) a write test will touch on a
+    /// `--preserve` target and opens its writes; on other writable targets
+    /// it does nothing. Every command that writes calls this first.
+    pub fn arm(&mut self, regions: &[(u64, u64)]) -> Result<()> {
+        self.gate.arm(regions, self.info.size_bytes)
+    }
+
+    /// Puts back what `--preserve` journalled and verifies it; `None` when
+    /// nothing was journalled. Writes are closed afterwards.
+    pub fn restore(&mut self) -> Option<Result<Restoration>> {
+        self.gate.restore()
+    }
+
+    /// Whether a write test may run (after [`OpenTarget::arm`]).
+    pub fn may_write(&self) -> bool {
+        self.gate.may_write()
+    }
+
+    /// What allowed the writes, once they are open.
+    pub fn permit(&self) -> Option<&Permit> {
+        self.gate.guard().map(WriteGuard::permit)
     }
 
     /// The simulated card, if this is a `sim:` target.
@@ -114,7 +178,7 @@ impl OpenTarget {
     }
 
     /// A second descriptor on the same target through the page cache, for
-    /// sizes O_DIRECT cannot transfer.
+    /// sizes O_DIRECT cannot transfer; writable only while the gate is open.
     pub fn reopen_buffered(&self) -> Result<File> {
         let path = self.scratch.as_ref().map_or_else(
             || PathBuf::from(&self.info.path),
@@ -122,7 +186,7 @@ impl OpenTarget {
         );
         OpenOptions::new()
             .read(true)
-            .write(self.info.writable)
+            .write(self.gate.guard().is_some())
             .open(&path)
             .map_err(|e| {
                 IoFailure::new(
@@ -191,8 +255,16 @@ fn open_directory(
     if let Some(note) = scratch.size_note() {
         notes.push(note);
     }
-    let file = scratch.file().try_clone()?;
-    let align = dio_alignment(&file, device.as_ref());
+    // iocurve's own file: writable whatever the command, since the
+    // preparation pass fills it even for a read test.
+    let reader = scratch.file().try_clone()?;
+    let gate = WriteGate::open(
+        scratch.file().try_clone()?,
+        Permit::Scratch,
+        scratch.path(),
+        false,
+    );
+    let align = dio_alignment(&reader, device.as_ref());
     let info = TargetInfo {
         path: display(&req.path),
         kind: TargetKind::Directory,
@@ -206,7 +278,8 @@ fn open_directory(
         notes,
     };
     Ok(OpenTarget {
-        file,
+        reader,
+        gate,
         info,
         align: align.max(crate::engine::buffer::MIN_ALIGN),
         scratch: Some(scratch),
@@ -229,8 +302,9 @@ fn open_file(
             holds.unwrap_or_default()
         )));
     }
-    let file = open_with_mode(&req.path, req, false)?;
-    let align = dio_alignment(&file, device.as_ref());
+    let reader = open_reader(&req.path, req)?;
+    let gate = write_gate(req, false)?;
+    let align = dio_alignment(&reader, device.as_ref());
     let info = TargetInfo {
         path: display(&req.path),
         kind: TargetKind::File,
@@ -244,7 +318,8 @@ fn open_file(
         notes: Vec::new(),
     };
     Ok(OpenTarget {
-        file,
+        reader,
+        gate,
         info,
         align: align.max(crate::engine::buffer::MIN_ALIGN),
         scratch: None,
@@ -255,27 +330,21 @@ fn open_file(
 fn open_block_device(req: &TargetRequest, device: Option<BlockDevice>) -> Result<OpenTarget> {
     let name = req.path.display();
     if req.want_write && device.is_none() {
-        return Err(IoFailure::new(
-            format!(
-                "refusing to write to {name}: it cannot be identified in /sys/class/block, so iocurve cannot check that nothing uses it"
-            ),
-            None,
-        )
-        .into());
+        return Err(usage(format!(
+            "refusing to write to {name}: it cannot be identified in /sys/class/block, so iocurve cannot check that nothing uses it; measure reads only (--rw read or randread)"
+        )));
     }
     if req.want_write {
         if let Some(dev) = &device {
             if let Some(why) = safety::why_busy(dev)? {
                 return Err(usage(format!(
-                    "refusing to write to {name}: {why}. Unmount it (and everything on its partitions) first; a write test destroys the data on the device"
+                    "refusing to write to {name}: {why}. A write test overwrites the device, so nothing may use it: release it first, or measure reads only (--rw read or randread)"
                 )));
             }
             if dev.read_only {
-                return Err(IoFailure::new(
-                    format!("{name} is read-only (write-protect switch or kernel setting): measure reads only (--rw read or randread)"),
-                    None,
-                )
-                .into());
+                return Err(usage(format!(
+                    "{name} is read-only (write-protect switch or kernel setting): measure reads only (--rw read or randread)"
+                )));
             }
         }
         if !req.destructive && !req.preserve {
@@ -289,9 +358,10 @@ fn open_block_device(req: &TargetRequest, device: Option<BlockDevice>) -> Result
             )));
         }
     }
-    let file = open_with_mode(&req.path, req, true)?;
-    let size = device_size(&file)?;
-    let lbs = rustix::fs::ioctl_blksszget(&file)
+    let reader = open_reader(&req.path, req)?;
+    let gate = write_gate(req, true)?;
+    let size = device_size(&reader)?;
+    let lbs = rustix::fs::ioctl_blksszget(&reader)
         .map(|v| v as usize)
         .unwrap_or_else(|_| {
             device
@@ -315,12 +385,40 @@ fn open_block_device(req: &TargetRequest, device: Option<BlockDevice>) -> Result
         notes,
     };
     Ok(OpenTarget {
-        file,
+        reader,
+        gate,
         info,
         align: lbs.max(crate::engine::buffer::MIN_ALIGN),
         scratch: None,
         sim: None,
     })
+}
+
+/// The write gate of a file or device the safety rules let the command
+/// write: open at once with `--destructive`, sealed until journalled with
+/// `--preserve` (which wins when both are given), closed for a read test.
+fn write_gate(req: &TargetRequest, block: bool) -> Result<WriteGate> {
+    if !req.want_write {
+        return Ok(WriteGate::Closed);
+    }
+    if req.preserve {
+        let journal_dir = preserve::journal_dir(req.journal_dir.as_deref())?;
+        preserve::refuse_if_unfinished(&journal_dir, &req.path)?;
+        let file = open_writer(&req.path, req, block)?;
+        return Ok(WriteGate::Sealed {
+            file,
+            journal_dir,
+            path: req.path.clone(),
+            block,
+        });
+    }
+    if let Ok(dir) = preserve::journal_dir(req.journal_dir.as_deref()) {
+        // An unfinished restore of this target must come first: writing
+        // now would make its journal restore stale data over new.
+        preserve::refuse_if_unfinished(&dir, &req.path)?;
+    }
+    let file = open_writer(&req.path, req, block)?;
+    Ok(WriteGate::open(file, Permit::Destructive, &req.path, block))
 }
 
 /// A loop device without direct I/O reads its backing file through the
@@ -349,22 +447,30 @@ fn display(path: &Path) -> String {
     path.display().to_string()
 }
 
-/// Opens with O_DIRECT unless buffered; O_EXCL on a block device being
-/// written makes the kernel refuse if anything else holds it.
-fn open_with_mode(path: &Path, req: &TargetRequest, block: bool) -> Result<File> {
-    let mut flags = 0;
-    if !req.buffered {
-        flags |= libc::O_DIRECT;
-    }
-    if block && req.want_write {
+/// The read-only descriptor: O_DIRECT unless buffered.
+fn open_reader(path: &Path, req: &TargetRequest) -> Result<File> {
+    let flags = if req.buffered { 0 } else { libc::O_DIRECT };
+    OpenOptions::new()
+        .read(true)
+        .custom_flags(flags)
+        .open(path)
+        .map_err(|e| explain_open(path, e, req, false))
+}
+
+/// The writable descriptor, for the gate only: O_DIRECT unless buffered;
+/// O_EXCL on a block device makes the kernel refuse while anything else
+/// holds it, and keeps others from claiming it while iocurve writes.
+fn open_writer(path: &Path, req: &TargetRequest, block: bool) -> Result<File> {
+    let mut flags = if req.buffered { 0 } else { libc::O_DIRECT };
+    if block {
         flags |= libc::O_EXCL;
     }
-    let result = OpenOptions::new()
+    OpenOptions::new()
         .read(true)
-        .write(req.want_write)
+        .write(true)
         .custom_flags(flags)
-        .open(path);
-    result.map_err(|e| explain_open(path, e, req))
+        .open(path)
+        .map_err(|e| explain_open(path, e, req, true))
 }
 
 /// The offset alignment O_DIRECT needs on this file: statx(STATX_DIOALIGN)
@@ -415,7 +521,7 @@ fn explain_stat(path: &Path, e: io::Error) -> anyhow::Error {
     }
 }
 
-fn explain_open(path: &Path, e: io::Error, req: &TargetRequest) -> anyhow::Error {
+fn explain_open(path: &Path, e: io::Error, req: &TargetRequest, writing: bool) -> anyhow::Error {
     let name = path.display();
     let msg = match e.raw_os_error() {
         Some(libc::EINVAL) if !req.buffered => format!(
@@ -424,12 +530,19 @@ fn explain_open(path: &Path, e: io::Error, req: &TargetRequest) -> anyhow::Error
         Some(libc::EROFS) => format!(
             "{name} is on a read-only device or file system: measure reads only (--rw read or randread) or remount it read-write"
         ),
+        Some(libc::EACCES) | Some(libc::EPERM)
+            if writing && rustix::process::geteuid().is_root() =>
+        {
+            format!(
+                "{name} may not be written, even by root: it is immutable or append-only (`lsattr {name}` shows it; `chattr -i -a {name}` lifts it), or a security module forbids it"
+            )
+        }
         Some(libc::EACCES) | Some(libc::EPERM) => format!(
             "permission denied opening {name}{}: run as root or as a user with access (the disk group for devices)",
-            if req.want_write { " for writing" } else { "" }
+            if writing { " for writing" } else { "" }
         ),
         Some(libc::EBUSY) => format!(
-            "{name} is in use by the kernel (mounted, swap, or held by another driver): unmount or release it before a write test"
+            "{name} is in use (mounted, swap, held by another driver, or opened exclusively by another program): release it before a write test"
         ),
         _ => format!("cannot open {name}: {e}"),
     };
@@ -451,6 +564,8 @@ fn open_sim(req: &TargetRequest, spec: &str) -> Result<OpenTarget> {
         .read(true)
         .write(true)
         .open("/dev/null")?;
+    let reader = file.try_clone()?;
+    let gate = WriteGate::open(file, Permit::Simulated, &req.path, false);
     let info = TargetInfo {
         path: display(&req.path),
         kind: TargetKind::Simulated,
@@ -464,7 +579,8 @@ fn open_sim(req: &TargetRequest, spec: &str) -> Result<OpenTarget> {
         notes: vec![format!("SIMULATED: {}", params.describe())],
     };
     Ok(OpenTarget {
-        file,
+        reader,
+        gate,
         info,
         align: crate::engine::buffer::MIN_ALIGN,
         scratch: None,

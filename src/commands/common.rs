@@ -32,6 +32,27 @@ pub fn open_target(cfg: &TargetConfig, want_write: bool, scratch_size: u64) -> R
     })
 }
 
+/// Why a command that was not allowed to write skipped its write tests, and
+/// what would allow them: `--preserve` or `--destructive`, or nothing at all
+/// while the device is in use (both would be refused then).
+pub fn writes_skipped_because(target: &OpenTarget) -> String {
+    let path = &target.info.path;
+    let busy = target
+        .info
+        .device
+        .as_ref()
+        .filter(|_| target.info.kind == crate::target::TargetKind::BlockDevice)
+        .and_then(|d| crate::target::safety::why_busy(d).ok().flatten());
+    match busy {
+        Some(why) => format!(
+            "write tests skipped: {why}, so no write test may run on {path}; give a directory on its file system to test writes through a scratch file"
+        ),
+        None => format!(
+            "write tests skipped: {path} is not a scratch file; pass --preserve to let them write and then restore every byte, or --destructive to let them overwrite it"
+        ),
+    }
+}
+
 /// Puts back the preserved data after a command failed half-way; returns
 /// the command's error, with the restore's outcome added.
 pub fn restore_after_error(target: &mut OpenTarget, err: anyhow::Error) -> anyhow::Error {

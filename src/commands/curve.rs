@@ -219,10 +219,7 @@ fn sweep_target(
     for &pattern in &cfg.patterns {
         let mut series = empty_series(target, pattern, cfg.queue_depth, interface.clone());
         if pattern.writes() && !writes_allowed(cfg, target_cfg) {
-            series.skipped = Some(format!(
-                "{} is not a scratch file; pass --destructive to let the curve write to it",
-                target.info.path
-            ));
+            series.skipped = Some(common::writes_skipped_because(target));
             report.series.push(series);
             continue;
         }

@@ -136,7 +136,7 @@ fn measure_all(
         if cfg.read_only {
             "write tests skipped (--read-only)".to_string()
         } else {
-            format!("write tests skipped: {} is not a scratch file; pass --preserve to let the profile write and then restore it, or --destructive to let it overwrite it", target.info.path)
+            common::writes_skipped_because(target)
         }
     });
     'rows: for row in ROWS {

@@ -1,0 +1,357 @@
+//! The safety promise over the whole command surface, not by example.
+//!
+//! Every subcommand that the clap definition gives `--preserve` or
+//! `--destructive` is found by walking the definition; each must have write
+//! cases below (a new writing command without one fails
+//! `every_writing_command_has_cases`). Each case runs on a loop device full
+//! of random bytes three ways: with `--preserve` (the bytes must be the same
+//! afterwards), with neither flag (refused, or a read-only command, and the
+//! same bytes), and with `--destructive` (the bytes must change, which
+//! proves the case really writes and the first two proved something). A
+//! second test kills each `--preserve` case with SIGKILL at seeded random
+//! moments, runs `iocurve recover`, and compares the bytes again.
+
+mod common;
+
+use clap::CommandFactory;
+use common::{LoopDevice, iocurve, is_root, skipped};
+use std::collections::BTreeSet;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const MIB: u64 = 1 << 20;
+const DEVICE: u64 = 32 * MIB;
+
+/// One way of making a command write: the subcommand path and its
+/// arguments, `{dev}` standing for the device, `{dev2}` for a second one,
+/// `{img}` for an image file.
+struct Case {
+    leaf: &'static str,
+    args: &'static str,
+    /// Writes when allowed (false: a read-only analysis that still takes
+    /// the flags).
+    writes: bool,
+    /// Refuses `--preserve` by design, with a reason (exit 2, nothing written).
+    refuses_preserve: bool,
+    /// Without a flag it measures reads only and says the writes were
+    /// skipped (rather than refusing).
+    reads_without_flag: bool,
+}
+
+const fn case(leaf: &'static str, args: &'static str) -> Case {
+    Case {
+        leaf,
+        args,
+        writes: true,
+        refuses_preserve: false,
+        reads_without_flag: false,
+    }
+}
+
+fn cases() -> Vec<Case> {
+    vec![
+        case("run", "{dev} --rw write --size 2M"),
+        case("run", "{dev} --rw randwrite --size 2M --bs 4k"),
+        case("run", "{dev} --rw rw --size 2M --mix 30"),
+        case("run", "{dev} --rw randrw --size 2M --engine uring --qd 4"),
+        case("run", "{dev} --rw write --size 2M --buffered"),
+        case("run", "{dev} --rw write --size 2M --verify --seed 7"),
+        case("run", "{dev} --rw write --size 1M --offset 3M --span 4M"),
+        case("run", "{dev} {dev2} --parallel --rw write --size 2M"),
+        Case {
+            reads_without_flag: true,
+            ..case("profile", "{dev} --size 8M --time 100ms --repeat 1")
+        },
+        Case {
+            reads_without_flag: true,
+            ..case(
+                "curve",
+                "{dev} --rw write,randwrite --sizes 4k,64k --repeat 1 --time 50ms",
+            )
+        },
+        Case {
+            reads_without_flag: true,
+            ..case(
+                "curve",
+                "{dev} --rw write --sizes 512,768,4k --repeat 1 --time 50ms",
+            )
+        },
+        case("stream", "{dev} --rw write --time 500ms --rate 4MB/s"),
+        case("sustain", "{dev} --bytes 4M"),
+        case("surface", "{dev} --samples 4 --access-reads 0"),
+        case("copy", "{img} {dev}"),
+        case("copy", "{img} {dev} --sync each --bs 64k"),
+        Case {
+            refuses_preserve: true,
+            ..case("endure", "{dev} --cycles 1 --span 2M")
+        },
+        Case {
+            writes: false,
+            ..case("flash align", "{dev}")
+        },
+        case("flash open-au", "{dev} --au 1M"),
+        case("flash cache", "{dev}"),
+        case("flash capacity", "{dev} --flush 4M"),
+        case("flash class", "{dev} --au 1M"),
+    ]
+}
+
+/// Every leaf subcommand (space-separated path) with `--preserve` or
+/// `--destructive`, from the clap definition.
+fn writing_commands() -> BTreeSet<String> {
+    fn walk(cmd: &clap::Command, prefix: &str, out: &mut BTreeSet<String>) {
+        for sub in cmd.get_subcommands() {
+            let path = match prefix {
+                "" => sub.get_name().to_string(),
+                p => format!("{p} {}", sub.get_name()),
+            };
+            if sub.has_subcommands() {
+                walk(sub, &path, out);
+            } else if sub.get_arguments().any(|a| {
+                matches!(a.get_long(), Some("preserve") | Some("destructive"))
+            }) {
+                out.insert(path);
+            }
+        }
+    }
+    let mut out = BTreeSet::new();
+    walk(&iocurve::cli::Cli::command(), "", &mut out);
+    out
+}
+
+#[test]
+fn every_writing_command_has_cases() {
+    let listed: BTreeSet<String> = cases().iter().map(|c| c.leaf.to_string()).collect();
+    let found = writing_commands();
+    assert!(found.len() >= 10, "the walk found {found:?}");
+    let missing: Vec<&String> = found.difference(&listed).collect();
+    assert!(
+        missing.is_empty(),
+        "commands that take --preserve/--destructive without a case in tests/safety_matrix.rs: {missing:?}"
+    );
+    let stale: Vec<&String> = listed.difference(&found).collect();
+    assert!(stale.is_empty(), "cases for commands that no longer write: {stale:?}");
+}
+
+/// The devices and files a case runs on.
+struct Bench {
+    dev: LoopDevice,
+    dev2: LoopDevice,
+    img: tempfile::NamedTempFile,
+    journals: tempfile::TempDir,
+}
+
+impl Bench {
+    fn new() -> Result<Bench, String> {
+        let dev = LoopDevice::new(DEVICE)?;
+        let dev2 = LoopDevice::new(DEVICE + MIB)?;
+        let mut img = tempfile::NamedTempFile::new().map_err(|e| e.to_string())?;
+        let mut data = vec![0u8; (4 * MIB) as usize];
+        fastrand::Rng::with_seed(99).fill(&mut data);
+        std::io::Write::write_all(&mut img, &data).map_err(|e| e.to_string())?;
+        // Beside the repository's build, on a disk: the journal must not be
+        // in memory (tmpfs) nor on the target.
+        let journals = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).map_err(|e| e.to_string())?;
+        Ok(Bench {
+            dev,
+            dev2,
+            img,
+            journals,
+        })
+    }
+
+    fn argv(&self, case: &Case) -> Vec<String> {
+        let mut argv: Vec<String> = case.leaf.split(' ').map(String::from).collect();
+        for a in case.args.split(' ') {
+            argv.push(match a {
+                "{dev}" => self.dev.path().to_string(),
+                "{dev2}" => self.dev2.path().to_string(),
+                "{img}" => self.img.path().display().to_string(),
+                other => other.to_string(),
+            });
+        }
+        argv.push("--no-save".into());
+        argv
+    }
+
+    fn with_preserve(&self, case: &Case) -> Vec<String> {
+        let mut argv = self.argv(case);
+        argv.extend(["--preserve".into(), "--journal-dir".into()]);
+        argv.push(self.journals.path().display().to_string());
+        argv
+    }
+
+    /// Both devices' bytes.
+    fn contents(&self) -> (Vec<u8>, Vec<u8>) {
+        (self.dev.contents(), self.dev2.contents())
+    }
+
+    /// New random bytes on both devices (after a destructive case).
+    fn refill(&self, seed: u64) {
+        for (dev, size) in [(&self.dev, DEVICE), (&self.dev2, DEVICE + MIB)] {
+            let mut data = vec![0u8; size as usize];
+            fastrand::Rng::with_seed(seed).fill(&mut data);
+            std::fs::write(&dev.dev, &data).expect("refill the loop device");
+        }
+    }
+}
+
+fn first_difference(a: &[u8], b: &[u8]) -> Option<usize> {
+    a.iter().zip(b).position(|(x, y)| x != y)
+}
+
+/// Exit code, stdout and stderr together, and how long it took.
+fn run(argv: &[String]) -> (Option<i32>, String, Duration) {
+    let started = Instant::now();
+    let out = iocurve().args(argv).output().expect("iocurve runs");
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.code(), said, started.elapsed())
+}
+
+fn assert_unchanged(bench: &Bench, before: &(Vec<u8>, Vec<u8>), what: &str) {
+    let now = bench.contents();
+    if let Some(at) = first_difference(&before.0, &now.0) {
+        panic!("{what}: {} changed at byte {at}", bench.dev.path());
+    }
+    if let Some(at) = first_difference(&before.1, &now.1) {
+        panic!("{what}: {} changed at byte {at}", bench.dev2.path());
+    }
+}
+
+#[test]
+fn preserve_restores_every_byte_and_no_flag_refuses_on_every_writing_command() {
+    let bench = match Bench::new() {
+        Ok(b) => b,
+        Err(why) => return skipped(&why),
+    };
+    let mut covered = 0;
+    for (i, case) in cases().iter().enumerate() {
+        let before = bench.contents();
+        let shown = format!("iocurve {} {}", case.leaf, case.args);
+
+        let (code, err, _) = run(&bench.with_preserve(case));
+        match case.refuses_preserve {
+            true => {
+                assert_eq!(code, Some(2), "{shown} --preserve: {err}");
+                assert!(err.contains("--preserve"), "{shown}: {err}");
+            }
+            false => assert_eq!(code, Some(0), "{shown} --preserve: {err}"),
+        }
+        assert_unchanged(&bench, &before, &format!("{shown} --preserve"));
+        let left = std::fs::read_dir(bench.journals.path()).unwrap().count();
+        assert_eq!(left, 0, "{shown} --preserve left a journal behind");
+
+        let (code, err, _) = run(&bench.argv(case));
+        match case.writes {
+            true if case.reads_without_flag => {
+                assert_eq!(code, Some(0), "{shown} without a flag reads only: {err}");
+                assert!(
+                    err.contains("write tests skipped") && err.contains("--preserve"),
+                    "{shown}: says the writes were skipped and how to allow them: {err}"
+                );
+            }
+            true => {
+                assert_eq!(code, Some(2), "{shown} without a flag must be refused: {err}");
+                assert!(
+                    err.contains("--preserve") && err.contains("--destructive"),
+                    "{shown}: the refusal names both fixes: {err}"
+                );
+            }
+            false => assert_eq!(code, Some(0), "{shown} reads only: {err}"),
+        }
+        assert_unchanged(&bench, &before, &format!("{shown} (no flag)"));
+
+        let mut argv = bench.argv(case);
+        argv.push("--destructive".into());
+        let (code, err, _) = run(&argv);
+        assert!(
+            matches!(code, Some(0) | Some(4) | Some(5)),
+            "{shown} --destructive: {code:?} {err}"
+        );
+        let after = bench.contents();
+        let changed = before != after;
+        assert_eq!(
+            changed, case.writes,
+            "{shown} --destructive: the case must write (else the checks above prove nothing)"
+        );
+        if changed {
+            bench.refill(1000 + i as u64);
+        }
+        covered += 1;
+    }
+    eprintln!(
+        "safety matrix: {covered} cases over {} commands, each with --preserve, no flag and --destructive",
+        writing_commands().len()
+    );
+}
+
+/// Seeded kill moments over each case's own duration; the seed is printed
+/// so that a failure can be replayed.
+#[test]
+fn sigkill_at_any_moment_then_recover_restores_every_byte() {
+    let bench = match Bench::new() {
+        Ok(b) => b,
+        Err(why) => return skipped(&why),
+    };
+    if !is_root() {
+        return skipped("not root");
+    }
+    let seed = std::env::var("IOCURVE_KILL_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0x5afe_u64);
+    eprintln!("kill moments seeded with {seed} (IOCURVE_KILL_SEED replays)");
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let mut kills = 0;
+    let mut tally = std::collections::BTreeMap::<String, u32>::new();
+    for case in cases().iter().filter(|c| c.writes && !c.refuses_preserve) {
+        let shown = format!("iocurve {} {}", case.leaf, case.args);
+        let argv = bench.with_preserve(case);
+        // How long the whole run takes here, so kill moments cover it.
+        let (_, _, whole) = run(&argv);
+        for _ in 0..3 {
+            let before = bench.contents();
+            let at = Duration::from_micros(rng.u64(0..=whole.as_micros() as u64));
+            let mut child = Command::new(env!("CARGO_BIN_EXE_iocurve"))
+                .args(&argv)
+                .env("XDG_DATA_HOME", bench.journals.path().join("data"))
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("spawn iocurve");
+            std::thread::sleep(at);
+            let _ = child.kill();
+            let status = child.wait().expect("reap iocurve");
+            let moment = match status.code() {
+                Some(_) => "finished before the kill",
+                None => "killed",
+            };
+            let out = iocurve()
+                .args(["recover", "--journal-dir"])
+                .arg(bench.journals.path())
+                .output()
+                .expect("recover runs");
+            assert!(
+                out.status.success(),
+                "{shown} killed after {at:?}: recover failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert_unchanged(
+                &bench,
+                &before,
+                &format!("{shown} killed after {at:?}, then recovered"),
+            );
+            *tally.entry(moment.to_string()).or_default() += 1;
+            kills += 1;
+        }
+    }
+    eprintln!("sigkill: {kills} runs, {tally:?}");
+    assert!(
+        tally.get("killed").copied().unwrap_or(0) * 2 >= kills,
+        "most kill moments must land while the command runs: {tally:?}"
+    );
+}

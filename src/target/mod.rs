@@ -293,6 +293,15 @@ fn open_file(
     device: Option<BlockDevice>,
     filesystem: Option<Mount>,
 ) -> Result<OpenTarget> {
+    // A file behind a loop device is that device's medium: in use, whatever the flags.
+    if req.want_write
+        && let Some(why) = safety::why_file_busy(&req.path)?
+    {
+        return Err(usage(format!(
+            "refusing to write to {}: {why}",
+            req.path.display()
+        )));
+    }
     if req.want_write && !req.destructive && !req.preserve {
         let found = safety::probe_data_signature(&req.path).ok().flatten();
         let holds = found.map(|sig| format!(" It holds data ({sig} signature found)."));

@@ -1,10 +1,16 @@
-//! Is a block device free to be written?
+//! Is a block device or a file free to be written?
 //!
 //! A benchmark must never destroy data. Writing to a raw block device
 //! overwrites whatever is on it, and doing so under a mounted filesystem, a
-//! device-mapper or md array stacked on the device, or active swap corrupts it
-//! in ways that surface much later. So a write test on a device is refused
-//! while anything uses it, and [`why_busy`] says, in one sentence, what does.
+//! device-mapper or md array stacked on the device, active swap or a loop
+//! device set up over it corrupts it in ways that surface much later. The
+//! same holds for a regular file that backs a loop device: the file *is* that
+//! device's medium, so writing to it is writing under whatever uses the loop
+//! device. So a write test is refused while anything uses its target, and
+//! [`why_busy`] (block devices) and [`why_file_busy`] (regular files) say, one
+//! sentence per use, what uses it and how to end that use: the person reading
+//! the refusal should not need a second tool to find out what to do.
+//!
 //! A device that nothing uses may still hold data nobody has mounted right
 //! now; [`has_data_signature`] recognises the common on-disk formats so that
 //! the caller can warn (or demand confirmation) before a destructive run.
@@ -12,33 +18,296 @@
 use super::sysfs::{BlockDevice, Mount, parse_mountinfo, unescape_octal};
 use std::fs;
 use std::io::{self, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-/// Returns `Ok(None)` when nothing uses the device, else a sentence naming
-/// what does (a mount, a holder, swap).
+/// Returns `Ok(None)` when nothing uses the device, else sentences (joined
+/// by `"; "`) naming what does and how to end it: a mount (unmount it), a
+/// holder (`dmsetup remove`, `mdadm --stop`), swap (`swapoff`), a loop device
+/// over the node (`losetup -d`), or an exclusive opener (the program, by pid
+/// and command, when `/proc` shows it).
 ///
 /// Checked are the device itself; when it is a whole disk, each of its
 /// partitions; when it is a partition, its whole disk (not its sibling
 /// partitions, which writing to this one does not touch). For each of these:
 /// - a mount of it in this process's mount namespace (`/proc/self/mountinfo`),
 /// - devices stacked on it (`holders/` in sysfs: device-mapper, md, bcache),
-/// - active swap on it (`/proc/swaps`).
+/// - active swap on it (`/proc/swaps`),
+/// - loop devices whose backing file is its device node.
 ///
 /// When none of that is found, the device node itself is opened with
 /// `O_EXCL`, which the kernel refuses with `EBUSY` while the device (or, for
 /// a whole disk, any of its partitions; for a partition, its whole disk) is
 /// mounted in any mount namespace, stacked upon, swapped to, or opened with
 /// `O_EXCL` by another process (`mkfs`, another benchmark). That catches what
-/// this process cannot see.
+/// this process cannot see; the processes that have one of the nodes open
+/// are then looked up in `/proc` to name them.
 ///
 /// Because of the exclusive open, call this *before* opening the device with
 /// `O_EXCL` yourself, or your own open makes the device look busy. (Like any
 /// close, closing that probe lets a loop device whose detach was deferred
 /// because it was busy go away, if nothing else holds it open.)
-///
-/// Whether the device backs a loop device (a loop device does not claim a
-/// block device it is backed by) is not checked.
 pub fn why_busy(dev: &BlockDevice) -> io::Result<Option<String>> {
+    Ok(sentences(&uses_of(dev)?))
+}
+
+/// Returns `Ok(None)` unless `path` is a regular file that backs a loop
+/// device; then one sentence per such loop device (joined by `"; "`), each
+/// naming the loop device, what uses it (a mount and where, swap, holders,
+/// another loop device, a program) and the fix: end that use and detach it
+/// with `losetup -d /dev/loopN`. The sentences speak of the file as "it", to
+/// follow `refusing to write to <path>: `.
+///
+/// The file is recognised by its device and inode number, so another name
+/// for it (a hard link, a bind mount, a symlink) is recognised too, and the
+/// path a loop device shows in sysfs (`loop/backing_file`), which may be
+/// stale, `(deleted)` or a path of another mount namespace, is used only
+/// when the kernel cannot be asked (`LOOP_GET_STATUS64` on the loop device).
+///
+/// Like [`why_busy`], this briefly opens each loop device over the file with
+/// `O_EXCL` to find users this process cannot see.
+pub fn why_file_busy(path: &Path) -> io::Result<Option<String>> {
+    use std::os::unix::fs::MetadataExt;
+    let context = |e: io::Error| {
+        io::Error::new(
+            e.kind(),
+            format!(
+                "cannot check whether {} backs a loop device: {e}",
+                path.display()
+            ),
+        )
+    };
+    let meta = fs::metadata(path).map_err(context)?;
+    if !meta.is_file() {
+        return Ok(None);
+    }
+    let file = (
+        rustix::fs::major(meta.dev()),
+        rustix::fs::minor(meta.dev()),
+        meta.ino(),
+    );
+    let mut found = Vec::new();
+    for backing in loop_backings().map_err(context)? {
+        if backing.file != Some(file) {
+            continue;
+        }
+        let dev = match BlockDevice::from_name(&backing.name) {
+            Ok(d) => d,
+            // Detached between the listing and the lookup: it uses nothing.
+            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(context(e)),
+        };
+        let uses = uses_of(&dev).map_err(context)?;
+        found.push(backing_sentence(
+            &dev.dev_path().display().to_string(),
+            &uses,
+        ));
+    }
+    Ok((!found.is_empty()).then(|| found.join("; ")))
+}
+
+/// One way a block device is used, as found; [`Use::sentence`] says it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Use {
+    /// Mounted on these (mount point, file system type) pairs.
+    Mounted {
+        node: String,
+        on: Vec<(String, String)>,
+    },
+    /// Device-mapper, md or other devices stacked on it.
+    Holders { node: String, holders: Vec<Holder> },
+    /// In `/proc/swaps` under this path.
+    Swap { node: String, listed_as: String },
+    /// Loop devices (kernel names) whose backing file is its node.
+    LoopsOver { node: String, loops: Vec<String> },
+    /// The kernel refused an exclusive open; these processes have one of the
+    /// device's nodes open (none found: a mount in another mount namespace,
+    /// a kernel user, or a process whose `/proc` this one cannot read).
+    Claimed { node: String, openers: Vec<Opener> },
+}
+
+/// A device stacked on another (`holders/` in sysfs).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Holder {
+    /// Kernel name: `dm-0`, `md127`, `bcache0`.
+    name: String,
+    /// For a device-mapper device, its mapping name (`dm/name` in sysfs),
+    /// which `dmsetup` takes.
+    dm_name: Option<String>,
+}
+
+impl Holder {
+    fn read(name: &str) -> Holder {
+        let dm_name = fs::read_to_string(format!("/sys/class/block/{name}/dm/name"))
+            .ok()
+            .map(|s| s.trim().to_owned())
+            .filter(|s| !s.is_empty());
+        Holder {
+            name: name.to_owned(),
+            dm_name,
+        }
+    }
+
+    /// The command that takes this holder down.
+    fn remove_command(&self) -> String {
+        if let Some(dm) = &self.dm_name {
+            format!("`dmsetup remove {}`", shell_word(dm))
+        } else if self.name.starts_with("dm-") {
+            format!("`dmsetup remove /dev/{}`", self.name)
+        } else if self.name.starts_with("md") {
+            format!("`mdadm --stop /dev/{}`", self.name)
+        } else {
+            format!("stop /dev/{}", self.name)
+        }
+    }
+}
+
+/// A process that has a device node open.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Opener {
+    pid: u32,
+    /// `/proc/<pid>/comm`: the command name, at most 15 bytes.
+    command: String,
+    /// The node it has open.
+    node: String,
+}
+
+/// How many openers a message names before saying "and N more".
+const OPENERS_NAMED: usize = 4;
+
+impl Use {
+    /// What uses the device, naming its node.
+    fn what(&self) -> String {
+        match self {
+            Use::Mounted { node, on } => {
+                let on: Vec<String> = on.iter().map(|(mp, fs)| format!("{mp} ({fs})")).collect();
+                format!("{node} is mounted on {}", on.join(", "))
+            }
+            Use::Holders { node, holders } => {
+                let names: Vec<&str> = holders.iter().map(|h| h.name.as_str()).collect();
+                format!("{node} has holders: {}", names.join(", "))
+            }
+            Use::Swap { node, listed_as } => {
+                format!("{node} is active swap (listed as {listed_as})")
+            }
+            Use::LoopsOver { node, loops } => {
+                format!(
+                    "{node} has loop devices set up over it: {}",
+                    loops.join(", ")
+                )
+            }
+            Use::Claimed { node, openers } if openers.is_empty() => format!(
+                "{node} is in use: the kernel refused to open it exclusively \
+                 (mounted in another mount namespace, or held by a kernel driver \
+                 or by a program this process cannot see)"
+            ),
+            Use::Claimed { node, openers } => {
+                let mut named: Vec<String> = openers
+                    .iter()
+                    .take(OPENERS_NAMED)
+                    .map(|o| {
+                        if &o.node == node {
+                            format!("pid {} ({})", o.pid, o.command)
+                        } else {
+                            format!("pid {} ({}, through {})", o.pid, o.command, o.node)
+                        }
+                    })
+                    .collect();
+                if openers.len() > OPENERS_NAMED {
+                    named.push(format!("{} more", openers.len() - OPENERS_NAMED));
+                }
+                format!(
+                    "{node} is in use: the kernel refused to open it exclusively, \
+                     and it is open in {}",
+                    named.join(", ")
+                )
+            }
+        }
+    }
+
+    /// What ends that use, as an instruction.
+    fn fix(&self) -> String {
+        match self {
+            Use::Mounted { on, .. } => {
+                let points: Vec<String> = on.iter().map(|(mp, _)| shell_word(mp)).collect();
+                format!("unmount {}", points.join(" and "))
+            }
+            Use::Holders { holders, .. } => {
+                let commands: Vec<String> = holders.iter().map(Holder::remove_command).collect();
+                format!("remove what is stacked on it ({})", commands.join(", "))
+            }
+            Use::Swap { listed_as, .. } => {
+                format!("turn it off with `swapoff {}`", shell_word(listed_as))
+            }
+            Use::LoopsOver { loops, .. } => {
+                let nodes: Vec<String> = loops.iter().map(|l| format!("/dev/{l}")).collect();
+                format!("detach them with `losetup -d {}`", nodes.join(" "))
+            }
+            Use::Claimed { openers, .. } if openers.is_empty() => {
+                "unmount or release it where it is used".into()
+            }
+            Use::Claimed { openers, .. } => {
+                let one = openers.len() == 1;
+                format!(
+                    "close {} (or let {} finish)",
+                    if one {
+                        "that program"
+                    } else {
+                        "those programs"
+                    },
+                    if one { "it" } else { "them" }
+                )
+            }
+        }
+    }
+
+    fn sentence(&self) -> String {
+        format!("{}: {}", self.what(), self.fix())
+    }
+}
+
+/// The uses joined into one line, or `None` when there are none.
+fn sentences(uses: &[Use]) -> Option<String> {
+    (!uses.is_empty()).then(|| {
+        uses.iter()
+            .map(Use::sentence)
+            .collect::<Vec<_>>()
+            .join("; ")
+    })
+}
+
+/// The sentence about one loop device over the file [`why_file_busy`] was
+/// asked about, given what uses that loop device.
+fn backing_sentence(loop_node: &str, uses: &[Use]) -> String {
+    let detach = format!("detach it with `losetup -d {loop_node}`");
+    if uses.is_empty() {
+        return format!(
+            "it backs loop device {loop_node}, which is attached though nothing uses it now: {detach}"
+        );
+    }
+    let whats: Vec<String> = uses.iter().map(Use::what).collect();
+    let fixes: Vec<String> = uses.iter().map(Use::fix).collect();
+    format!(
+        "it backs loop device {loop_node}, and {}: {} and {detach}",
+        whats.join(" and "),
+        fixes.join(", ")
+    )
+}
+
+/// `s` as one shell word: unchanged when it has nothing the shell would
+/// interpret, else single-quoted.
+fn shell_word(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"/._-+:,=@%".contains(&b));
+    if plain {
+        s.to_owned()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+/// Everything [`why_busy`] reports, gathered.
+fn uses_of(dev: &BlockDevice) -> io::Result<Vec<Use>> {
     let mut devices = vec![dev.clone()];
     if dev.partition {
         devices.push(dev.whole_disk()?);
@@ -56,87 +325,257 @@ pub fn why_busy(dev: &BlockDevice) -> io::Result<Option<String>> {
 
     let mounts = parse_mountinfo(&fs::read_to_string("/proc/self/mountinfo")?);
     let swaps = swap_devices()?;
+    // Listed once: every device is compared against the same loop devices.
+    let backings = loop_backings().unwrap_or_default();
 
-    let mut reasons = Vec::new();
+    let mut uses = Vec::new();
     for d in &devices {
-        reasons.extend(reasons_for(d, &mounts, &d.holders()?, &swaps));
-        let loops = loops_over(d);
+        let holders: Vec<Holder> = d.holders()?.iter().map(|h| Holder::read(h)).collect();
+        uses.extend(reasons_for(d, &mounts, &holders, &swaps));
+        let mut loops: Vec<String> = backings
+            .iter()
+            .filter(|b| b.rdev == Some((d.major, d.minor)))
+            .map(|b| b.name.clone())
+            .collect();
         if !loops.is_empty() {
-            reasons.push(format!(
-                "{} has loop devices set up over it: {} (detach them with losetup -d)",
-                d.dev_path().display(),
-                loops.join(", ")
-            ));
+            loops.sort();
+            uses.push(Use::LoopsOver {
+                node: d.dev_path().display().to_string(),
+                loops,
+            });
         }
     }
     // Only the device itself: an exclusive open of a whole disk is also
     // refused while any of its partitions is claimed, which for a partition
     // would report its siblings.
-    if reasons.is_empty() && exclusive_open_refused(dev)? {
-        reasons.push(format!(
-            "{} is in use: the kernel refused to open it exclusively \
-             (mounted in another mount namespace, or held by another program)",
-            dev.dev_path().display()
-        ));
+    if uses.is_empty() && exclusive_open_refused(dev)? {
+        let nodes: Vec<PathBuf> = devices.iter().map(BlockDevice::dev_path).collect();
+        uses.push(Use::Claimed {
+            node: dev.dev_path().display().to_string(),
+            openers: openers_of(&nodes),
+        });
     }
-    Ok(if reasons.is_empty() {
-        None
-    } else {
-        Some(reasons.join("; "))
-    })
+    Ok(uses)
 }
 
-/// Loop devices whose backing file is the device node of `d` itself. (A loop
-/// over a file on a file system of `d` needs that file system mounted, which
-/// the mount check already reports.) The loop driver does not claim its
-/// backing device, so neither holders nor an exclusive open reveal this.
-fn loops_over(d: &BlockDevice) -> Vec<String> {
-    use std::os::unix::fs::{FileTypeExt, MetadataExt};
-    let Ok(entries) = fs::read_dir("/sys/class/block") else {
+/// What a bound loop device reads and writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct LoopBacking {
+    /// Kernel name: `loop3`.
+    name: String,
+    /// (major, minor, inode) of the backing file's file system and inode.
+    file: Option<(u32, u32, u64)>,
+    /// (major, minor) of the backing file when it is a device node.
+    rdev: Option<(u32, u32)>,
+}
+
+/// Every bound loop device and what backs it.
+///
+/// The identity comes from the kernel (`LOOP_GET_STATUS64` on the loop
+/// device: the backing file's device, inode and rdev as the kernel sees
+/// them, whatever its name now is). The kernel of this writing has no sysfs
+/// attribute with those numbers, only `loop/backing_file`, a path, which is
+/// stale when the file was renamed in another namespace, ends in
+/// `(deleted)` when its name was removed, and is relative to the reader's
+/// root. So that path is only stat'ed when the loop device cannot be opened
+/// (no node in this `/dev`, no permission), and never when it is marked
+/// deleted.
+///
+/// Each loop device is opened read-only, without `O_EXCL`, for the moment of
+/// the ioctl: that claims nothing, but a `losetup -d` that lands in that
+/// moment is deferred until the close, like one on any open loop device.
+fn loop_backings() -> io::Result<Vec<LoopBacking>> {
+    let mut found = Vec::new();
+    for entry in fs::read_dir("/sys/class/block")? {
+        let Ok(entry) = entry else { continue };
+        let Ok(name) = entry.file_name().into_string() else {
+            continue;
+        };
+        // Only bound loop devices have `loop/`; it vanishes on detach.
+        let Ok(text) = fs::read_to_string(entry.path().join("loop/backing_file")) else {
+            continue;
+        };
+        let from_kernel = fs::read_to_string(entry.path().join("dev"))
+            .ok()
+            .and_then(|t| parse_dev_attr(&t))
+            .and_then(|mm| loop_status(&name, mm));
+        let (file, rdev) = match from_kernel {
+            Some(ids) => ids,
+            None => match backing_path(&text).and_then(stat_identity) {
+                Some(ids) => ids,
+                None => continue,
+            },
+        };
+        found.push(LoopBacking { name, file, rdev });
+    }
+    found.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(found)
+}
+
+/// The `dev` attribute of sysfs, `major:minor`.
+fn parse_dev_attr(text: &str) -> Option<(u32, u32)> {
+    let (major, minor) = text.trim().split_once(':')?;
+    Some((major.parse().ok()?, minor.parse().ok()?))
+}
+
+/// The path in a `loop/backing_file` attribute, when it can name the file:
+/// not empty, and not marked `(deleted)` (the inode has lost that name).
+fn backing_path(text: &str) -> Option<&str> {
+    let path = text.strip_suffix('\n').unwrap_or(text);
+    (!path.is_empty() && !path.ends_with(" (deleted)")).then_some(path)
+}
+
+type Identity = (Option<(u32, u32, u64)>, Option<(u32, u32)>);
+
+/// (file identity, device number) of what `path` names now.
+fn stat_identity(path: &str) -> Option<Identity> {
+    let st = rustix::fs::stat(path).ok()?;
+    let file = Some((
+        rustix::fs::major(st.st_dev),
+        rustix::fs::minor(st.st_dev),
+        st.st_ino,
+    ));
+    let block = rustix::fs::FileType::from_raw_mode(st.st_mode).is_block_device();
+    let rdev = block.then(|| (rustix::fs::major(st.st_rdev), rustix::fs::minor(st.st_rdev)));
+    Some((file, rdev))
+}
+
+/// `struct loop_info64` of `<linux/loop.h>`, as `LOOP_GET_STATUS64` fills it.
+#[repr(C)]
+struct LoopInfo64 {
+    lo_device: u64,
+    lo_inode: u64,
+    lo_rdevice: u64,
+    lo_offset: u64,
+    lo_sizelimit: u64,
+    lo_number: u32,
+    lo_encrypt_type: u32,
+    lo_encrypt_key_size: u32,
+    lo_flags: u32,
+    lo_file_name: [u8; 64],
+    lo_crypt_name: [u8; 64],
+    lo_encrypt_key: [u8; 32],
+    lo_init: [u64; 2],
+}
+
+const _: () = assert!(std::mem::size_of::<LoopInfo64>() == 232);
+
+/// `LOOP_GET_STATUS64` from `<linux/loop.h>` (an old-style number, no size
+/// or direction bits).
+const LOOP_GET_STATUS64: rustix::ioctl::Opcode = 0x4C05;
+
+/// The backing identity of loop device `name` (device number `mm`) as the
+/// kernel reports it; `None` when the node is missing, is not that device,
+/// cannot be opened, or the loop device was detached meanwhile.
+fn loop_status(name: &str, mm: (u32, u32)) -> Option<Identity> {
+    use rustix::fs::{Mode, OFlags};
+    let node = Path::new("/dev").join(name.replace('!', "/"));
+    let st = rustix::fs::stat(&node).ok()?;
+    let is_it = rustix::fs::FileType::from_raw_mode(st.st_mode).is_block_device()
+        && (rustix::fs::major(st.st_rdev), rustix::fs::minor(st.st_rdev)) == mm;
+    if !is_it {
+        return None;
+    }
+    // Read-only and without O_EXCL: claims nothing, writes nothing.
+    let fd = rustix::fs::open(
+        &node,
+        OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .ok()?;
+    // SAFETY: LOOP_GET_STATUS64 writes one `struct loop_info64`, which
+    // `LoopInfo64` reproduces field for field (its size is asserted above).
+    let info = unsafe {
+        rustix::ioctl::ioctl(
+            &fd,
+            rustix::ioctl::Getter::<LOOP_GET_STATUS64, LoopInfo64>::new(),
+        )
+    }
+    .ok()?;
+    let (major, minor) = decode_kernel_dev(info.lo_device);
+    let rdev = decode_kernel_dev(info.lo_rdevice);
+    Some((
+        Some((major, minor, info.lo_inode)),
+        (rdev != (0, 0)).then_some(rdev),
+    ))
+}
+
+/// Splits a device number in the kernel's 32-bit encoding
+/// (`new_encode_dev`: minor bits 0-7, major bits 8-19, minor's high bits
+/// 20-31), the one `struct loop_info64` carries.
+fn decode_kernel_dev(dev: u64) -> (u32, u32) {
+    let major = ((dev & 0xfff00) >> 8) as u32;
+    let minor = ((dev & 0xff) | ((dev >> 12) & 0xfff00)) as u32;
+    (major, minor)
+}
+
+/// The processes that have one of `nodes` open, from the `/proc/<pid>/fd`
+/// links, by pid. Processes that exit or whose `/proc` entries cannot be
+/// read (another user's, without privilege) are passed over: this only
+/// names what it can.
+fn openers_of(nodes: &[PathBuf]) -> Vec<Opener> {
+    let Ok(procs) = fs::read_dir("/proc") else {
         return Vec::new();
     };
-    let mut loops: Vec<String> = entries
-        .filter_map(|e| e.ok())
-        .filter_map(|e| {
-            let name = e.file_name().into_string().ok()?;
-            let backing = fs::read_to_string(e.path().join("loop/backing_file")).ok()?;
-            let meta = fs::metadata(backing.trim()).ok()?;
-            let rdev = meta.rdev();
-            let same = meta.file_type().is_block_device()
-                && rustix::fs::major(rdev) == d.major
-                && rustix::fs::minor(rdev) == d.minor;
-            same.then_some(name)
-        })
-        .collect();
-    loops.sort();
-    loops
+    let mut found = Vec::new();
+    for p in procs.filter_map(|e| e.ok()) {
+        let Some(pid) = p.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+            continue;
+        };
+        let Ok(fds) = fs::read_dir(p.path().join("fd")) else {
+            continue;
+        };
+        let hit = fds.filter_map(|e| e.ok()).find_map(|fd| {
+            let target = fs::read_link(fd.path()).ok()?;
+            nodes.iter().find(|n| **n == target).cloned()
+        });
+        let Some(node) = hit else { continue };
+        let command = fs::read_to_string(p.path().join("comm"))
+            .map(|c| c.trim_end().to_owned())
+            .unwrap_or_else(|_| "?".into());
+        found.push(Opener {
+            pid,
+            command,
+            node: node.display().to_string(),
+        });
+    }
+    found.sort_by_key(|o| o.pid);
+    found
 }
 
-/// What uses `d`, from the facts gathered: one sentence per kind of use.
+/// What uses `d`, from the facts gathered: mounts, holders, swap.
 fn reasons_for(
     d: &BlockDevice,
     mounts: &[Mount],
-    holders: &[String],
+    holders: &[Holder],
     swaps: &[(String, (u32, u32))],
-) -> Vec<String> {
-    let node = d.dev_path();
-    let node = node.display();
-    let mut reasons = Vec::new();
-    let on: Vec<String> = mounts
+) -> Vec<Use> {
+    let node = d.dev_path().display().to_string();
+    let mut uses = Vec::new();
+    let on: Vec<(String, String)> = mounts
         .iter()
         .filter(|m| (m.major, m.minor) == (d.major, d.minor))
-        .map(|m| format!("{} ({})", m.mount_point, m.fstype))
+        .map(|m| (m.mount_point.clone(), m.fstype.clone()))
         .collect();
     if !on.is_empty() {
-        reasons.push(format!("{node} is mounted on {}", on.join(", ")));
+        uses.push(Use::Mounted {
+            node: node.clone(),
+            on,
+        });
     }
     if !holders.is_empty() {
-        reasons.push(format!("{node} has holders: {}", holders.join(", ")));
+        uses.push(Use::Holders {
+            node: node.clone(),
+            holders: holders.to_vec(),
+        });
     }
     for (path, _) in swaps.iter().filter(|(_, mm)| *mm == (d.major, d.minor)) {
-        reasons.push(format!("{node} is active swap (listed as {path})"));
+        uses.push(Use::Swap {
+            node: node.clone(),
+            listed_as: path.clone(),
+        });
     }
-    reasons
+    uses
 }
 
 /// The block devices in active swap: each `/proc/swaps` path that is a block
@@ -425,8 +864,19 @@ mod tests {
         }
     }
 
+    fn said(uses: Vec<Use>) -> Vec<String> {
+        uses.iter().map(Use::sentence).collect()
+    }
+
+    fn holder(name: &str, dm_name: Option<&str>) -> Holder {
+        Holder {
+            name: name.into(),
+            dm_name: dm_name.map(Into::into),
+        }
+    }
+
     #[test]
-    fn reasons_name_mounts_holders_and_swap() {
+    fn reasons_name_mounts_holders_and_swap_with_their_fixes() {
         let mounts = crate::target::sysfs::parse_mountinfo(
             "27 1 254:0 / / rw - ext4 /dev/vda rw\n\
              40 27 8:17 / /mnt/my\\040data rw - xfs /dev/sdb1 rw\n\
@@ -435,20 +885,157 @@ mod tests {
         let swaps = vec![("/dev/sdb2".to_string(), (8, 18))];
         let sdb1 = fake_device("sdb1", 8, 17);
         assert_eq!(
-            reasons_for(&sdb1, &mounts, &[], &swaps),
-            ["/dev/sdb1 is mounted on /mnt/my data (xfs), /srv (xfs)"]
+            said(reasons_for(&sdb1, &mounts, &[], &swaps)),
+            ["/dev/sdb1 is mounted on /mnt/my data (xfs), /srv (xfs): \
+              unmount '/mnt/my data' and /srv"]
         );
         let sdb = fake_device("sdb", 8, 16);
+        let holders = [
+            holder("dm-0", Some("vg-home")),
+            holder("dm-3", None),
+            holder("md127", None),
+            holder("bcache0", None),
+        ];
         assert_eq!(
-            reasons_for(&sdb, &mounts, &["dm-0".into(), "md127".into()], &swaps),
-            ["/dev/sdb has holders: dm-0, md127"]
+            said(reasons_for(&sdb, &mounts, &holders, &swaps)),
+            [
+                "/dev/sdb has holders: dm-0, dm-3, md127, bcache0: remove what is stacked \
+              on it (`dmsetup remove vg-home`, `dmsetup remove /dev/dm-3`, \
+              `mdadm --stop /dev/md127`, stop /dev/bcache0)"
+            ]
         );
         let sdb2 = fake_device("sdb2", 8, 18);
         assert_eq!(
-            reasons_for(&sdb2, &mounts, &[], &swaps),
-            ["/dev/sdb2 is active swap (listed as /dev/sdb2)"]
+            said(reasons_for(&sdb2, &mounts, &[], &swaps)),
+            ["/dev/sdb2 is active swap (listed as /dev/sdb2): \
+              turn it off with `swapoff /dev/sdb2`"]
         );
         assert!(reasons_for(&fake_device("sdc", 8, 32), &mounts, &[], &swaps).is_empty());
+    }
+
+    #[test]
+    fn loops_and_exclusive_openers_are_named_with_their_fixes() {
+        let loops = Use::LoopsOver {
+            node: "/dev/sdb".into(),
+            loops: vec!["loop4".into(), "loop5".into()],
+        };
+        assert_eq!(
+            loops.sentence(),
+            "/dev/sdb has loop devices set up over it: loop4, loop5: \
+             detach them with `losetup -d /dev/loop4 /dev/loop5`"
+        );
+        let unseen = Use::Claimed {
+            node: "/dev/sdb".into(),
+            openers: Vec::new(),
+        };
+        assert!(unseen.sentence().starts_with(
+            "/dev/sdb is in use: the kernel refused to open it exclusively (mounted in another"
+        ));
+        assert!(
+            unseen
+                .sentence()
+                .ends_with(": unmount or release it where it is used")
+        );
+        let opener = |pid, node: &str| Opener {
+            pid,
+            command: "mkfs.ext4".into(),
+            node: node.into(),
+        };
+        let one = Use::Claimed {
+            node: "/dev/sdb".into(),
+            openers: vec![opener(812, "/dev/sdb")],
+        };
+        assert_eq!(
+            one.sentence(),
+            "/dev/sdb is in use: the kernel refused to open it exclusively, and it is \
+             open in pid 812 (mkfs.ext4): close that program (or let it finish)"
+        );
+        let many = Use::Claimed {
+            node: "/dev/sdb".into(),
+            openers: (1..=6).map(|pid| opener(pid, "/dev/sdb1")).collect(),
+        };
+        assert_eq!(
+            many.what(),
+            "/dev/sdb is in use: the kernel refused to open it exclusively, and it is \
+             open in pid 1 (mkfs.ext4, through /dev/sdb1), pid 2 (mkfs.ext4, through \
+             /dev/sdb1), pid 3 (mkfs.ext4, through /dev/sdb1), pid 4 (mkfs.ext4, \
+             through /dev/sdb1), 2 more"
+        );
+        assert_eq!(many.fix(), "close those programs (or let them finish)");
+        assert_eq!(sentences(&[]), None);
+        assert_eq!(
+            sentences(&[loops.clone(), one.clone()]),
+            Some(format!("{}; {}", loops.sentence(), one.sentence()))
+        );
+    }
+
+    #[test]
+    fn backing_sentences_name_the_loop_its_users_and_the_detach() {
+        assert_eq!(
+            backing_sentence("/dev/loop3", &[]),
+            "it backs loop device /dev/loop3, which is attached though nothing uses \
+             it now: detach it with `losetup -d /dev/loop3`"
+        );
+        let mounted = Use::Mounted {
+            node: "/dev/loop3".into(),
+            on: vec![("/mnt/img".into(), "ext4".into())],
+        };
+        assert_eq!(
+            backing_sentence("/dev/loop3", std::slice::from_ref(&mounted)),
+            "it backs loop device /dev/loop3, and /dev/loop3 is mounted on /mnt/img \
+             (ext4): unmount /mnt/img and detach it with `losetup -d /dev/loop3`"
+        );
+        let swap = Use::Swap {
+            node: "/dev/loop3p2".into(),
+            listed_as: "/dev/loop3p2".into(),
+        };
+        assert_eq!(
+            backing_sentence("/dev/loop3", &[mounted, swap]),
+            "it backs loop device /dev/loop3, and /dev/loop3 is mounted on /mnt/img \
+             (ext4) and /dev/loop3p2 is active swap (listed as /dev/loop3p2): unmount \
+             /mnt/img, turn it off with `swapoff /dev/loop3p2` and detach it with \
+             `losetup -d /dev/loop3`"
+        );
+    }
+
+    #[test]
+    fn shell_words_are_quoted_only_when_needed() {
+        assert_eq!(shell_word("/mnt/usb-1_A.b+c"), "/mnt/usb-1_A.b+c");
+        assert_eq!(shell_word("/mnt/my data"), "'/mnt/my data'");
+        assert_eq!(shell_word("/mnt/it's"), r"'/mnt/it'\''s'");
+        assert_eq!(shell_word("/mnt/$HOME"), "'/mnt/$HOME'");
+        assert_eq!(shell_word(""), "''");
+    }
+
+    #[test]
+    fn loop_attributes_parse() {
+        assert_eq!(
+            backing_path("/srv/images/disk.img\n"),
+            Some("/srv/images/disk.img")
+        );
+        assert_eq!(backing_path("/a b/disk.img"), Some("/a b/disk.img"));
+        assert_eq!(backing_path("/srv/images/disk.img (deleted)\n"), None);
+        assert_eq!(backing_path("\n"), None);
+        assert_eq!(backing_path(""), None);
+        assert_eq!(parse_dev_attr("7:3\n"), Some((7, 3)));
+        assert_eq!(parse_dev_attr("259:12"), Some((259, 12)));
+        assert_eq!(parse_dev_attr("7"), None);
+        assert_eq!(parse_dev_attr("7:x"), None);
+        // new_encode_dev: minor bits 0-7, major 8-19, minor's high bits 20-31.
+        assert_eq!(decode_kernel_dev(0xfe00), (254, 0));
+        assert_eq!(decode_kernel_dev(0x0703), (7, 3));
+        assert_eq!(decode_kernel_dev(0x0010_3512), (53, 0x112));
+        assert_eq!(decode_kernel_dev(0), (0, 0));
+        // Agrees with the C library's makedev for the numbers stat returns.
+        for (major, minor) in [(8, 17), (259, 3), (0, 52), (7, 300), (254, 70000)] {
+            let dev = rustix::fs::makedev(major, minor);
+            let kernel = u64::from((minor & 0xff) | (major << 8) | ((minor & !0xff) << 12));
+            assert_eq!(decode_kernel_dev(kernel), (major, minor));
+            assert_eq!(
+                (rustix::fs::major(dev), rustix::fs::minor(dev)),
+                (major, minor)
+            );
+        }
     }
 
     fn busy(dev: &BlockDevice) -> Option<String> {
@@ -481,6 +1068,15 @@ mod tests {
             why.starts_with(&format!("{} is in use", lo.node.display())),
             "{why}"
         );
+        // The holder, this very process, is found and named.
+        assert!(
+            why.contains(&format!("open in pid {} (", std::process::id())),
+            "{why}"
+        );
+        assert!(
+            why.ends_with("close that program (or let it finish)"),
+            "{why}"
+        );
         drop(held);
         assert_eq!(busy(&dev), None);
 
@@ -504,8 +1100,9 @@ mod tests {
                 busy(&dev).as_deref(),
                 Some(
                     format!(
-                        "{} is mounted on {} (ext4)",
+                        "{} is mounted on {} (ext4): unmount {}",
                         lo.node.display(),
+                        mount_point.display(),
                         mount_point.display()
                     )
                     .as_str()
@@ -536,8 +1133,9 @@ mod tests {
             let mounted = or_skip!(Mounted::new(p1.dev_path().to_str().unwrap()));
             let mount_point = fs::canonicalize(mounted.dir.path()).unwrap();
             let want = format!(
-                "/dev/{}p1 is mounted on {} (ext4)",
+                "/dev/{}p1 is mounted on {} (ext4): unmount {}",
                 lo.name,
+                mount_point.display(),
                 mount_point.display()
             );
             assert_eq!(busy(&disk), Some(want.clone()));
@@ -590,11 +1188,104 @@ mod tests {
             assert_eq!(
                 busy(&dev),
                 Some(format!(
-                    "{0} is active swap (listed as {0})",
+                    "{0} is active swap (listed as {0}): turn it off with `swapoff {0}`",
                     lo.node.display()
                 ))
             );
         }
         assert_eq!(busy(&dev), None);
+    }
+
+    /// A second loop device over `file`, detached when dropped.
+    struct ExtraLoop(String);
+
+    impl ExtraLoop {
+        fn over(file: &Path) -> Result<ExtraLoop, String> {
+            let out = run("losetup", &["-f", "--show", file.to_str().unwrap()])?;
+            Ok(ExtraLoop(out.trim().to_owned()))
+        }
+    }
+
+    impl Drop for ExtraLoop {
+        fn drop(&mut self) {
+            if let Err(e) = run("losetup", &["-d", &self.0]) {
+                eprintln!("cleanup: {e}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_kernel_and_the_path_agree_on_what_backs_a_loop() {
+        let _lock = loop_lock();
+        let lo = or_skip!(LoopDev::new(8 * MIB, &[]));
+        let mm = {
+            let d = BlockDevice::from_name(&lo.name).unwrap();
+            (d.major, d.minor)
+        };
+        let by_path = stat_identity(lo.backing.to_str().unwrap()).unwrap();
+        assert_eq!(loop_status(&lo.name, mm), Some(by_path));
+        assert_eq!(by_path.1, None, "a regular file has no device number");
+        let found = loop_backings().unwrap();
+        let this = found.iter().find(|b| b.name == lo.name).expect("listed");
+        assert_eq!((this.file, this.rdev), by_path);
+        // A loop over the loop: backed by a device node, known by its rdev.
+        let upper = or_skip!(ExtraLoop::over(&lo.node));
+        let upper_name = upper.0.trim_start_matches("/dev/");
+        let found = loop_backings().unwrap();
+        let over = found.iter().find(|b| b.name == upper_name).expect("listed");
+        assert_eq!(over.rdev, Some(mm));
+    }
+
+    #[test]
+    fn a_file_backing_a_loop_is_busy_by_any_of_its_names() {
+        let _lock = loop_lock();
+        let lo = or_skip!(LoopDev::new(8 * MIB, &[]));
+        let node = lo.node.display().to_string();
+        let detach = format!("detach it with `losetup -d {node}`");
+        let why = why_file_busy(&lo.backing).unwrap().expect("busy");
+        assert_eq!(
+            why,
+            format!(
+                "it backs loop device {node}, which is attached though nothing uses it now: {detach}"
+            )
+        );
+        // Another name of the same inode; then the name losetup was given
+        // removed, so that sysfs only says "(deleted)".
+        let link = lo.backing.with_file_name("other name.img");
+        fs::hard_link(&lo.backing, &link).unwrap();
+        assert_eq!(why_file_busy(&link).unwrap().as_deref(), Some(why.as_str()));
+        fs::remove_file(&lo.backing).unwrap();
+        let shown =
+            fs::read_to_string(format!("/sys/class/block/{}/loop/backing_file", lo.name)).unwrap();
+        assert!(shown.trim_end().ends_with("(deleted)"), "{shown}");
+        assert_eq!(why_file_busy(&link).unwrap().as_deref(), Some(why.as_str()));
+        fs::hard_link(&link, &lo.backing).unwrap();
+
+        // A copy is another file; directories and missing paths are not files.
+        let copy = lo.backing.with_file_name("copy.img");
+        fs::copy(&lo.backing, &copy).unwrap();
+        assert_eq!(why_file_busy(&copy).unwrap(), None);
+        assert_eq!(why_file_busy(lo.backing.parent().unwrap()).unwrap(), None);
+        let e = why_file_busy(&lo.backing.with_file_name("missing")).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::NotFound);
+        assert!(e.to_string().contains("backs a loop device"), "{e}");
+
+        // A second loop device over the file: one sentence each.
+        let second = or_skip!(ExtraLoop::over(&lo.backing));
+        let why = why_file_busy(&lo.backing).unwrap().unwrap();
+        assert_eq!(why.matches("it backs loop device").count(), 2, "{why}");
+        assert!(why.contains(&second.0), "{why}");
+        drop(second);
+
+        or_skip!(mkfs_ext4(lo.node_str()));
+        let mounted = or_skip!(Mounted::new(lo.node_str()));
+        let mount_point = fs::canonicalize(mounted.dir.path()).unwrap();
+        let mp = mount_point.display();
+        assert_eq!(
+            why_file_busy(&link).unwrap(),
+            Some(format!(
+                "it backs loop device {node}, and {node} is mounted on {mp} (ext4): unmount {mp} and {detach}"
+            ))
+        );
     }
 }

@@ -107,9 +107,10 @@ fn writing_commands() -> BTreeSet<String> {
             };
             if sub.has_subcommands() {
                 walk(sub, &path, out);
-            } else if sub.get_arguments().any(|a| {
-                matches!(a.get_long(), Some("preserve") | Some("destructive"))
-            }) {
+            } else if sub
+                .get_arguments()
+                .any(|a| matches!(a.get_long(), Some("preserve") | Some("destructive")))
+            {
                 out.insert(path);
             }
         }
@@ -130,7 +131,10 @@ fn every_writing_command_has_cases() {
         "commands that take --preserve/--destructive without a case in tests/safety_matrix.rs: {missing:?}"
     );
     let stale: Vec<&String> = listed.difference(&found).collect();
-    assert!(stale.is_empty(), "cases for commands that no longer write: {stale:?}");
+    assert!(
+        stale.is_empty(),
+        "cases for commands that no longer write: {stale:?}"
+    );
 }
 
 /// The devices and files a case runs on.
@@ -151,7 +155,8 @@ impl Bench {
         std::io::Write::write_all(&mut img, &data).map_err(|e| e.to_string())?;
         // Beside the repository's build, on a disk: the journal must not be
         // in memory (tmpfs) nor on the target.
-        let journals = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).map_err(|e| e.to_string())?;
+        let journals =
+            tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).map_err(|e| e.to_string())?;
         Ok(Bench {
             dev,
             dev2,
@@ -255,7 +260,11 @@ fn preserve_restores_every_byte_and_no_flag_refuses_on_every_writing_command() {
                 );
             }
             true => {
-                assert_eq!(code, Some(2), "{shown} without a flag must be refused: {err}");
+                assert_eq!(
+                    code,
+                    Some(2),
+                    "{shown} without a flag must be refused: {err}"
+                );
                 assert!(
                     err.contains("--preserve") && err.contains("--destructive"),
                     "{shown}: the refusal names both fixes: {err}"

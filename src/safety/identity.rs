@@ -6,8 +6,12 @@
 //! that medium's data, so the journal records an identity and `recover`
 //! compares it with what the path names now. For a block device the identity
 //! is the device number, the size, and what sysfs tells of the hardware
-//! (model, serial or WWID, a loop device's backing file); for a regular file
-//! it is the file system's device number, the inode number and the size.
+//! (model, serial or WWID, an SD card's CID, a loop device's backing file);
+//! for a regular file it is the file system's device number, the inode
+//! number and the size. Paths are stored canonical and absolute, so that
+//! `recover` works from any directory; a device replugged under another node
+//! name (`/dev/sdb` now `/dev/sdc`) is found again by [`locate`] from its
+//! serial, CID or loop backing file.
 
 use crate::target::sysfs::BlockDevice;
 use serde::{Deserialize, Serialize};
@@ -31,13 +35,16 @@ pub struct Identity {
     pub model: Option<String>,
     pub serial: Option<String>,
     pub loop_backing_file: Option<String>,
+    /// An SD/MMC card's CID register (unique per card).
+    #[serde(default)]
+    pub cid: Option<String>,
 }
 
 impl Identity {
     /// The identity of what `path` names now.
     pub fn of_path(path: &Path) -> io::Result<Identity> {
         let meta = std::fs::metadata(path)?;
-        let shown = path.display().to_string();
+        let shown = absolute(path).display().to_string();
         if meta.file_type().is_block_device() {
             let (major, minor) = (
                 rustix::fs::major(meta.rdev()),
@@ -53,6 +60,7 @@ impl Identity {
                 size: block_size_of(path)?,
                 model: dev.as_ref().and_then(|d| d.model.clone()),
                 serial: dev.as_ref().and_then(serial_of),
+                cid: dev.as_ref().and_then(cid_of),
                 loop_backing_file: dev.and_then(|d| d.loop_backing_file),
             })
         } else if meta.is_file() {
@@ -65,6 +73,7 @@ impl Identity {
                 size: meta.len(),
                 model: None,
                 serial: None,
+                cid: None,
                 loop_backing_file: None,
             })
         } else {
@@ -99,6 +108,7 @@ impl Identity {
             ),
             ("model", self.model.clone(), now.model.clone()),
             ("serial", self.serial.clone(), now.serial.clone()),
+            ("CID", self.cid.clone(), now.cid.clone()),
             (
                 "loop backing file",
                 self.loop_backing_file.clone(),
@@ -113,6 +123,36 @@ impl Identity {
             }
         }
         (!why.is_empty()).then(|| why.join("; "))
+    }
+
+    /// Whether `now` is this medium, possibly under another node name: the
+    /// same in every fact ([`Identity::mismatch`]), or a block device whose
+    /// serial, CID or loop backing file (recorded on both sides) and size
+    /// agree while its device number changed (replugged).
+    pub fn is_same_medium(&self, now: &Identity) -> bool {
+        if self.mismatch(now).is_none() {
+            return true;
+        }
+        if self.kind != "block_device" || now.kind != "block_device" || self.size != now.size {
+            return false;
+        }
+        let key_agrees = |a: &Option<String>, b: &Option<String>| matches!((a, b), (Some(a), Some(b)) if !a.is_empty() && a == b);
+        let strong = key_agrees(&self.serial, &now.serial)
+            || key_agrees(&self.cid, &now.cid)
+            || key_agrees(&self.loop_backing_file, &now.loop_backing_file);
+        let model_agrees = match (&self.model, &now.model) {
+            (Some(a), Some(b)) => a == b,
+            _ => true,
+        };
+        strong && model_agrees
+    }
+
+    /// Whether a serial, CID or loop backing file can find this medium
+    /// again under another name.
+    fn has_strong_key(&self) -> bool {
+        [&self.serial, &self.cid, &self.loop_backing_file]
+            .iter()
+            .any(|k| k.as_ref().is_some_and(|v| !v.is_empty()))
     }
 
     /// A short name for file names and messages: `loop3`, `disk.img`.
@@ -142,6 +182,71 @@ fn serial_of(dev: &BlockDevice) -> Option<String> {
         .filter_map(|rel| std::fs::read_to_string(base.join(rel)).ok())
         .map(|s| s.trim().to_string())
         .find(|s| !s.is_empty())
+}
+
+/// Where the medium an identity describes is now: its recorded path when
+/// that is still it, else (a block device replugged under another name) the
+/// one device whose serial, CID or loop backing file and size agree.
+pub fn locate(recorded: &Identity) -> io::Result<std::path::PathBuf> {
+    let path = Path::new(&recorded.path);
+    let here = Identity::of_path(path);
+    if let Ok(now) = &here {
+        if recorded.mismatch(now).is_none() {
+            return Ok(path.to_path_buf());
+        }
+    }
+    if recorded.kind != "block_device" || !recorded.has_strong_key() {
+        return here.map(|_| path.to_path_buf());
+    }
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/sys/class/block")?.flatten() {
+        let node = Path::new("/dev").join(entry.file_name());
+        if let Ok(now) = Identity::of_path(&node) {
+            if recorded.is_same_medium(&now) {
+                found.push(node);
+            }
+        }
+    }
+    match found.len() {
+        1 => Ok(found.remove(0)),
+        0 => here.map(|_| path.to_path_buf()).or_else(|_| {
+            Err(io::Error::new(
+                io::ErrorKind::NotFound,
+                format!(
+                    "no device with its serial, CID or backing file is connected (it was {})",
+                    recorded.path
+                ),
+            ))
+        }),
+        _ => Err(io::Error::other(format!(
+            "several devices match it: {}",
+            found
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
+}
+
+/// `path` made absolute and free of symbolic links where it exists
+/// (`/dev/disk/by-id/...` becomes its `/dev/sdX`), else joined to the
+/// working directory.
+fn absolute(path: &Path) -> std::path::PathBuf {
+    std::fs::canonicalize(path)
+        .or_else(|_| std::path::absolute(path))
+        .unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// The CID of an SD/MMC card (sysfs `device/cid`).
+fn cid_of(dev: &BlockDevice) -> Option<String> {
+    let path = Path::new("/sys/class/block")
+        .join(&dev.disk)
+        .join("device/cid");
+    std::fs::read_to_string(path)
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
 }
 
 /// Size of a block device: the end of the device node.

@@ -440,6 +440,7 @@ mod tests {
             model: None,
             serial: Some("S1".into()),
             loop_backing_file: Some("/tmp/x.img".into()),
+            cid: None,
         };
         Meta {
             format: 1,

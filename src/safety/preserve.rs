@@ -494,7 +494,7 @@ pub fn refuse_if_unfinished(dir: &Path, path: &Path) -> Result<()> {
                     && found
                         .meta
                         .as_ref()
-                        .is_some_and(|m| m.identity.mismatch(&now).is_none())
+                        .is_some_and(|m| m.identity.is_same_medium(&now))
             }
             Err(_) => j
                 .file_name()
@@ -566,14 +566,24 @@ pub fn recover(path: &Path) -> Result<Outcome> {
 
 fn restore_armed(journal: &mut Journal) -> Result<Outcome> {
     let meta = journal.meta.clone().expect("an armed journal has metadata");
-    let target = PathBuf::from(&meta.identity.path);
-    let now = Identity::of_path(&target).map_err(|e| {
+    let target = super::identity::locate(&meta.identity).map_err(|e| {
         IoFailure::new(
-            format!("cannot find {} to restore it ({e}); the journal {} is kept: reconnect the device and run `{}` again", target.display(), journal.path.display(), recover_command(&journal.path)),
-            Some(e),
+            format!("cannot find {} to restore it: {e}; the journal {} is kept: reconnect the device and run `{}` again", meta.identity.path, journal.path.display(), recover_command(&journal.path)),
+            None,
         )
     })?;
-    if let Some(why) = meta.identity.mismatch(&now) {
+    let now = Identity::of_path(&target).map_err(|e| {
+        IoFailure::new(
+            format!(
+                "cannot examine {} to restore it: {e}; the journal {} is kept",
+                target.display(),
+                journal.path.display()
+            ),
+            None,
+        )
+    })?;
+    if !meta.identity.is_same_medium(&now) {
+        let why = meta.identity.mismatch(&now).unwrap_or_default();
         return Err(usage(format!(
             "refusing to restore {} onto {}: it is not the medium the journal was taken from ({why}). The journal is kept",
             journal.path.display(),
@@ -591,7 +601,7 @@ fn restore_armed(journal: &mut Journal) -> Result<Outcome> {
     })?;
     let done = apply(journal, &writer, &target).map_err(|e| restore_failure(&journal.path, e))?;
     Ok(Outcome::Restored {
-        target: meta.identity.path,
+        target: target.display().to_string(),
         bytes: done.bytes,
     })
 }

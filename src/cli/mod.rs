@@ -4,6 +4,7 @@
 
 pub mod apps;
 pub mod config;
+pub mod db;
 pub mod more;
 
 pub use more::{CopyArgs, EndureArgs, SurfaceArgs};
@@ -89,6 +90,10 @@ pub enum Command {
     /// Wears a device: writes the whole span and reads it back verified,
     /// cycle after cycle (destroys its data).
     Endure(EndureArgs),
+    /// The results database itself: `db check` (SQLite's quick_check) and
+    /// `db repair` (move a damaged one aside, keep the runs still readable).
+    #[command(subcommand)]
+    Db(db::DbCommand),
 }
 
 /// The flash analyses; each decides, with a confidence.

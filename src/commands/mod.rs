@@ -5,6 +5,7 @@ mod common;
 pub mod compare;
 pub mod copy;
 pub mod curve;
+pub mod db;
 pub mod endure;
 pub mod export;
 pub mod files;
@@ -51,6 +52,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Command::Surface(args) => surface::surface(&args),
         Command::Copy(args) => copy::copy(&args),
         Command::Endure(args) => endure::endure(&args),
+        Command::Db(cmd) => db::db(&cmd),
     }
 }
 

@@ -18,7 +18,7 @@ pub fn open_existing() -> Result<Store> {
             path.display()
         )));
     }
-    Store::open(&path)
+    Store::open_to_read(&path)
 }
 
 /// A result file written by `iocurve ... --json`.

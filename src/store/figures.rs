@@ -36,7 +36,7 @@ pub fn of(result: &RunResult) -> Vec<Figure> {
 }
 
 /// Writes the figures of run `run_id`.
-pub fn insert(tx: &Transaction, run_id: i64, result: &RunResult) -> Result<()> {
+pub fn insert(tx: &Transaction, run_id: i64, result: &RunResult) -> rusqlite::Result<()> {
     let mut stmt = tx.prepare_cached(
         "INSERT INTO figures (run_id, test, rw, median_mb_s, min_mb_s, max_mb_s, repetitions)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",

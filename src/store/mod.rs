@@ -1,28 +1,59 @@
 //! The results database: every run of every measuring command, so a device
 //! can be watched over time and compared with others.
 //!
-//! SQLite through rusqlite: one file, no server, safe for several iocurve
-//! processes at once (WAL journal, a busy timeout, one transaction per
-//! save). Runs are linked to a device by its key (see
-//! [`crate::probe::identity::device_key`]); the whole result is kept as its
-//! JSON document, so nothing measured is lost to the schema, and the
-//! headline figures are kept beside it for quick listings.
+//! SQLite through rusqlite: one file, no server. Runs are linked to a device
+//! by its key (see [`crate::probe::identity::device_key`]); the whole result
+//! is kept as its JSON document, so nothing measured is lost to the schema,
+//! and the headline figures are kept beside it for quick listings.
+//!
+//! # Safe with several processes, and never writing into damage
+//!
+//! - Journal: WAL (write-ahead log) rather than the rollback journal. A
+//!   save appends its pages to the log and fsyncs it once
+//!   (`synchronous = FULL`, so a committed run survives a power cut), and
+//!   readers (`list` while an `endure` saves every cycle) neither wait for
+//!   the writer nor make it wait, where the rollback journal makes them
+//!   take turns. The cost: `-wal` and `-shm` files beside the database
+//!   (folded back in and removed when the last connection closes cleanly;
+//!   after a crash the `-wal` holds the last commits until the next open,
+//!   which is why `db repair` moves it along), and a file system with
+//!   working shared memory, i.e. a local one, where the database belongs
+//!   anyway (SQLite's locks are not reliable on network file systems).
+//!   When SQLite declines WAL, it keeps the rollback journal, which is just
+//!   as safe.
+//! - Locks: a busy timeout ([`BUSY_TIMEOUT`]) for every lock, and every
+//!   write (schema migration, save, update) in a `BEGIN IMMEDIATE`
+//!   transaction, which takes the write lock before reading, so two writers
+//!   never deadlock on upgrading a read lock; what still comes back busy is
+//!   tried again ([`fail::retry_busy`]). Migrations read the schema version
+//!   again under the lock (see [`schema::migrate_to`]).
+//! - Damage: every open runs `PRAGMA quick_check` before anything could
+//!   write, and any SQLite "corrupt" or "not a database" error later is
+//!   treated the same: the file is left as it is, saving is refused with a
+//!   message naming the file and `iocurve db repair` ([`repair`]), and the
+//!   reading commands fail (exit 3) with that message.
+//! - Every error leaving the store names the operation and the file, and
+//!   says "disk full" when it is (see [`fail::explain`]).
 
+pub mod fail;
 pub mod figures;
+pub mod repair;
 pub mod schema;
 mod update;
 
 pub use update::save_progress;
 
+use crate::error::IoFailure;
 use crate::result::RunResult;
 use anyhow::{Context, Result};
-use rusqlite::{Connection, OptionalExtension, params};
+use fail::{Access, retry_busy};
+use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-/// How long a save waits for another process holding the write lock.
-const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long one try waits for another process holding a lock.
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Where results go: `$XDG_DATA_HOME/iocurve/results.db`, else
 /// `~/.local/share/iocurve/results.db`.
@@ -96,28 +127,117 @@ pub struct RunRow {
 /// An open results database.
 pub struct Store {
     conn: Connection,
+    path: PathBuf,
+    access: Access,
+}
+
+/// Opens the file (creating it and its directory if needed). SQLite says
+/// only "unable to open database file"; the OS is asked why.
+fn connect(path: &Path, access: Access) -> Result<Connection> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            IoFailure::new(
+                format!(
+                    "cannot create the directory {} for the results database",
+                    dir.display()
+                ),
+                Some(e),
+            )
+        })?;
+    }
+    Connection::open(path).map_err(|e| {
+        let os = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .err();
+        match os {
+            Some(os) => IoFailure::new(
+                format!("cannot open the results database {}", path.display()),
+                Some(os),
+            )
+            .into(),
+            None => fail::explain(e.into(), None, path, "open", access),
+        }
+    })
+}
+
+/// Makes sure a connection to a damaged file writes nothing more into it,
+/// not even the checkpoint SQLite does when the last connection closes.
+fn leave_untouched(conn: &Connection) {
+    let _ = conn.set_db_config(
+        rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+        true,
+    );
 }
 
 impl Store {
-    /// Opens (creating it and its directory if needed) and migrates.
+    /// Opens for saving (creating it and its directory if needed): refuses
+    /// a damaged file, then migrates.
     pub fn open(path: &Path) -> Result<Store> {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir)
-                .with_context(|| format!("cannot create {}", dir.display()))?;
-        }
-        let conn = Connection::open(path)
-            .with_context(|| format!("cannot open the results database {}", path.display()))?;
-        Self::from_connection(conn, schema::latest())
+        Self::open_as(path, Access::Write)
+    }
+
+    /// Opens for reading (`list`, `history`, `compare`...): the same
+    /// checks, with advice for a reader.
+    pub fn open_to_read(path: &Path) -> Result<Store> {
+        Self::open_as(path, Access::Read)
+    }
+
+    fn open_as(path: &Path, access: Access) -> Result<Store> {
+        let conn = connect(path, access)?;
+        Self::prepare(conn, path, access, schema::latest())
     }
 
     /// Wraps a connection, migrated to schema version `version` (tests
     /// build earlier versions this way).
-    pub fn from_connection(mut conn: Connection, version: u32) -> Result<Store> {
-        conn.busy_timeout(BUSY_TIMEOUT)?;
-        conn.pragma_update(None, "journal_mode", "wal")?;
-        conn.pragma_update(None, "foreign_keys", "on")?;
-        schema::migrate_to(&mut conn, version)?;
-        Ok(Store { conn })
+    pub fn from_connection(conn: Connection, version: u32) -> Result<Store> {
+        let path = PathBuf::from(conn.path().filter(|p| !p.is_empty()).unwrap_or(":memory:"));
+        Self::prepare(conn, &path, Access::Write, version)
+    }
+
+    /// Checks, sets up and migrates a new connection, in the order that
+    /// keeps a damaged file untouched: nothing is written before
+    /// `quick_check` has passed.
+    fn prepare(mut conn: Connection, path: &Path, access: Access, version: u32) -> Result<Store> {
+        let explain = |e: anyhow::Error, conn: &Connection, what: &str| {
+            fail::explain(e, Some(conn), path, what, access)
+        };
+        conn.busy_timeout(BUSY_TIMEOUT)
+            .map_err(|e| explain(e.into(), &conn, "open"))?;
+        match retry_busy(|| repair::health(&conn)) {
+            Ok(repair::Health::Sound) => {}
+            Ok(repair::Health::Damaged(detail)) => {
+                leave_untouched(&conn);
+                return Err(fail::damaged(path, &detail, access));
+            }
+            Err(e) => {
+                leave_untouched(&conn);
+                return Err(explain(e, &conn, "open"));
+            }
+        }
+        retry_busy(|| {
+            // The mode SQLite settles on is its answer; a file system that
+            // cannot do WAL keeps the rollback journal.
+            conn.pragma_update_and_check(None, "journal_mode", "wal", |r| r.get::<_, String>(0))?;
+            conn.pragma_update(None, "synchronous", "full")?;
+            conn.pragma_update(None, "foreign_keys", "on")?;
+            Ok(())
+        })
+        .map_err(|e| explain(e, &conn, "open"))?;
+        if let Err(e) = schema::migrate_to(&mut conn, version) {
+            if fail::sqlite_error(&e).is_some_and(fail::is_corrupt) {
+                leave_untouched(&conn);
+            }
+            return Err(explain(e, &conn, "update the schema of"));
+        }
+        Ok(Store {
+            conn,
+            path: path.to_path_buf(),
+            access,
+        })
     }
 
     /// The underlying connection (for tests and migrations).
@@ -125,65 +245,66 @@ impl Store {
         &self.conn
     }
 
+    /// The file this store is.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// An error of this store's connection, explained (see
+    /// [`fail::explain`]); a damaged file is left alone from then on.
+    fn fail(&self, e: anyhow::Error, what: &str) -> anyhow::Error {
+        if fail::sqlite_error(&e).is_some_and(fail::is_corrupt) {
+            leave_untouched(&self.conn);
+        }
+        fail::explain(e, Some(&self.conn), &self.path, what, self.access)
+    }
+
+    /// Runs `f` on the connection, its errors explained.
+    fn read<T>(&self, f: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> Result<T> {
+        f(&self.conn).map_err(|e| self.fail(e.into(), "read"))
+    }
+
+    /// Runs `f` in one `BEGIN IMMEDIATE` transaction, tried again while
+    /// another process holds the lock; its errors explained.
+    fn write<T>(&mut self, what: &str, mut f: impl FnMut(&Transaction) -> Result<T>) -> Result<T> {
+        let conn = &mut self.conn;
+        let done = retry_busy(|| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let value = f(&tx)?;
+            tx.commit()?;
+            Ok(value)
+        });
+        done.map_err(|e| self.fail(e, what))
+    }
+
     /// Saves a result in one transaction; returns its run id.
     pub fn save(&mut self, result: &RunResult, source: &str) -> Result<i64> {
-        let (key, label, identity) = match &result.device_identity {
-            Some(d) => (
-                d.key.clone(),
-                d.label.clone(),
-                Some(serde_json::to_string(d)?),
-            ),
-            None => ("unknown".to_string(), "unknown device".to_string(), None),
-        };
         let json = serde_json::to_string(result)?;
-        let when = &result.started_at;
-        // IMMEDIATE takes the write lock up front, so the busy timeout
-        // applies instead of a deadlock error on upgrade.
-        let tx = self
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        tx.execute(
-            "INSERT INTO devices (key, label, identity_json, first_seen, last_seen)
-             VALUES (?1, ?2, ?3, ?4, ?4)
-             ON CONFLICT(key) DO UPDATE SET label = excluded.label,
-               identity_json = coalesce(excluded.identity_json, identity_json),
-               first_seen = min(first_seen, excluded.first_seen),
-               last_seen = max(last_seen, excluded.last_seen)",
-            params![key, label, identity, when],
-        )?;
-        let device_id: i64 =
-            tx.query_row("SELECT id FROM devices WHERE key = ?1", [&key], |r| {
-                r.get(0)
-            })?;
-        tx.execute(
-            "INSERT INTO runs (device_id, command, started_at, result_json, source)
-             VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![device_id, result.command, when, json, source],
-        )?;
-        let run_id = tx.last_insert_rowid();
-        figures::insert(&tx, run_id, result)?;
-        tx.commit()?;
-        Ok(run_id)
+        self.write("save the run in", |tx| {
+            insert_run(tx, result, &json, source, None)
+        })
     }
 
     /// Every device, most recently seen last.
     pub fn devices(&self) -> Result<Vec<DeviceRow>> {
-        let mut stmt = self.conn.prepare(
-            "SELECT d.id, d.key, d.label, d.first_seen, d.last_seen,
-                    (SELECT count(*) FROM runs r WHERE r.device_id = d.id)
-             FROM devices d ORDER BY d.last_seen, d.id",
-        )?;
-        let rows = stmt.query_map([], |r| {
-            Ok(DeviceRow {
-                id: r.get(0)?,
-                key: r.get(1)?,
-                label: r.get(2)?,
-                first_seen: r.get(3)?,
-                last_seen: r.get(4)?,
-                runs: r.get(5)?,
-            })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        self.read(|conn| {
+            let mut stmt = conn.prepare(
+                "SELECT d.id, d.key, d.label, d.first_seen, d.last_seen,
+                        (SELECT count(*) FROM runs r WHERE r.device_id = d.id)
+                 FROM devices d ORDER BY d.last_seen, d.id",
+            )?;
+            let rows = stmt.query_map([], |r| {
+                Ok(DeviceRow {
+                    id: r.get(0)?,
+                    key: r.get(1)?,
+                    label: r.get(2)?,
+                    first_seen: r.get(3)?,
+                    last_seen: r.get(4)?,
+                    runs: r.get(5)?,
+                })
+            })?;
+            rows.collect()
+        })
     }
 
     /// The device a name stands for: a device id, an exact key, a kernel
@@ -223,9 +344,8 @@ impl Store {
     /// `/dev/` path).
     fn device_by_kernel_name(&self, name: &str) -> Result<Option<i64>> {
         let name = name.strip_prefix("/dev/").unwrap_or(name);
-        Ok(self
-            .conn
-            .query_row(
+        self.read(|conn| {
+            conn.query_row(
                 "SELECT device_id FROM runs
                  WHERE json_extract(result_json, '$.device_identity.device') = ?1
                     OR json_extract(result_json, '$.device_identity.block.name') = ?1
@@ -233,82 +353,129 @@ impl Store {
                 [name],
                 |r| r.get(0),
             )
-            .optional()?)
+            .optional()
+        })
     }
 
     /// Runs, oldest first; of one device when `device` is given.
     pub fn runs(&self, device: Option<i64>) -> Result<Vec<RunRow>> {
-        let mut stmt = self.conn.prepare(
-            "SELECT r.id, r.device_id, d.label, r.command, r.source, r.started_at
-             FROM runs r JOIN devices d ON d.id = r.device_id
-             WHERE ?1 IS NULL OR r.device_id = ?1
-             ORDER BY r.started_at, r.id",
-        )?;
-        let rows: Vec<RunRow> = stmt
-            .query_map([device], |r| {
-                Ok(RunRow {
-                    id: r.get(0)?,
-                    device_id: r.get(1)?,
-                    device_label: r.get(2)?,
-                    command: r.get(3)?,
-                    source: r.get(4)?,
-                    started_at: r.get(5)?,
-                    figures: Vec::new(),
+        self.read(|conn| {
+            let mut stmt = conn.prepare(
+                "SELECT r.id, r.device_id, d.label, r.command, r.source, r.started_at
+                 FROM runs r JOIN devices d ON d.id = r.device_id
+                 WHERE ?1 IS NULL OR r.device_id = ?1
+                 ORDER BY r.started_at, r.id",
+            )?;
+            let rows: Vec<RunRow> = stmt
+                .query_map([device], |r| {
+                    Ok(RunRow {
+                        id: r.get(0)?,
+                        device_id: r.get(1)?,
+                        device_label: r.get(2)?,
+                        command: r.get(3)?,
+                        source: r.get(4)?,
+                        started_at: r.get(5)?,
+                        figures: Vec::new(),
+                    })
+                })?
+                .collect::<Result<_, _>>()?;
+            rows.into_iter()
+                .map(|mut row| {
+                    row.figures = figures_of(conn, row.id)?;
+                    Ok(row)
                 })
-            })?
-            .collect::<Result<_, _>>()?;
-        rows.into_iter()
-            .map(|mut row| {
-                row.figures = self.figures(row.id)?;
-                Ok(row)
-            })
-            .collect()
-    }
-
-    fn figures(&self, run_id: i64) -> Result<Vec<figures::Figure>> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT test, rw, median_mb_s, min_mb_s, max_mb_s, repetitions
-             FROM figures WHERE run_id = ?1 ORDER BY rowid",
-        )?;
-        let rows = stmt.query_map([run_id], |r| {
-            Ok(figures::Figure {
-                test: r.get(0)?,
-                rw: r.get(1)?,
-                median: r.get(2)?,
-                min: r.get(3)?,
-                max: r.get(4)?,
-                repetitions: r.get::<_, i64>(5)? as usize,
-            })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+                .collect()
+        })
     }
 
     /// The stored result of run `id`.
     pub fn load(&self, id: i64) -> Result<Option<RunResult>> {
-        let json: Option<String> = self
-            .conn
-            .query_row("SELECT result_json FROM runs WHERE id = ?1", [id], |r| {
+        let json: Option<String> = self.read(|conn| {
+            conn.query_row("SELECT result_json FROM runs WHERE id = ?1", [id], |r| {
                 r.get(0)
             })
-            .optional()?;
+            .optional()
+        })?;
         json.map(|j| {
-            serde_json::from_str(&j)
-                .with_context(|| format!("run {id}: stored document unreadable"))
+            serde_json::from_str(&j).with_context(|| {
+                format!(
+                    "run {id} of the results database {}: its stored document cannot be read",
+                    self.path.display()
+                )
+            })
         })
         .transpose()
     }
 
     /// The latest run of device `device_id`.
     pub fn latest_run(&self, device_id: i64) -> Result<Option<i64>> {
-        Ok(self
-            .conn
-            .query_row(
+        self.read(|conn| {
+            conn.query_row(
                 "SELECT id FROM runs WHERE device_id = ?1 ORDER BY started_at DESC, id DESC LIMIT 1",
                 [device_id],
                 |r| r.get(0),
             )
-            .optional()?)
+            .optional()
+        })
     }
+}
+
+/// The figures of run `run_id`.
+fn figures_of(conn: &Connection, run_id: i64) -> rusqlite::Result<Vec<figures::Figure>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT test, rw, median_mb_s, min_mb_s, max_mb_s, repetitions
+         FROM figures WHERE run_id = ?1 ORDER BY rowid",
+    )?;
+    let rows = stmt.query_map([run_id], |r| {
+        Ok(figures::Figure {
+            test: r.get(0)?,
+            rw: r.get(1)?,
+            median: r.get(2)?,
+            min: r.get(3)?,
+            max: r.get(4)?,
+            repetitions: r.get::<_, i64>(5)? as usize,
+        })
+    })?;
+    rows.collect()
+}
+
+/// Inserts a run (as run `id` when given) and its device and figures.
+fn insert_run(
+    tx: &Transaction,
+    result: &RunResult,
+    json: &str,
+    source: &str,
+    id: Option<i64>,
+) -> Result<i64> {
+    let (key, label, identity) = match &result.device_identity {
+        Some(d) => (
+            d.key.clone(),
+            d.label.clone(),
+            Some(serde_json::to_string(d)?),
+        ),
+        None => ("unknown".to_string(), "unknown device".to_string(), None),
+    };
+    let when = &result.started_at;
+    tx.execute(
+        "INSERT INTO devices (key, label, identity_json, first_seen, last_seen)
+         VALUES (?1, ?2, ?3, ?4, ?4)
+         ON CONFLICT(key) DO UPDATE SET label = excluded.label,
+           identity_json = coalesce(excluded.identity_json, identity_json),
+           first_seen = min(first_seen, excluded.first_seen),
+           last_seen = max(last_seen, excluded.last_seen)",
+        params![key, label, identity, when],
+    )?;
+    let device_id: i64 = tx.query_row("SELECT id FROM devices WHERE key = ?1", [&key], |r| {
+        r.get(0)
+    })?;
+    tx.execute(
+        "INSERT INTO runs (id, device_id, command, started_at, result_json, source)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        params![id, device_id, result.command, when, json, source],
+    )?;
+    let run_id = tx.last_insert_rowid();
+    figures::insert(tx, run_id, result)?;
+    Ok(run_id)
 }
 
 #[cfg(test)]

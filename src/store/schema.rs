@@ -2,12 +2,14 @@
 //!
 //! `PRAGMA user_version` holds the number of migrations applied; opening a
 //! database applies the rest, each in its own transaction, so a database of
-//! any earlier version (or an empty file) reaches the current one. A new
+//! any earlier version (or an empty file) reaches the current one, also when
+//! several processes open a fresh file at once (see [`migrate_to`]). A new
 //! migration is appended here, never edited in place once released.
 
+use super::fail::retry_busy;
 use super::figures;
 use anyhow::{Context, Result};
-use rusqlite::{Connection, Transaction};
+use rusqlite::{Connection, Transaction, TransactionBehavior};
 
 /// One step of the schema.
 pub struct Migration {
@@ -67,11 +69,16 @@ pub fn version(conn: &Connection) -> Result<u32> {
 }
 
 /// Applies migrations until the database has version `target`.
+///
+/// Each step runs in a `BEGIN IMMEDIATE` transaction, which takes the write
+/// lock before reading anything (waiting up to the busy timeout), and reads
+/// the version again under that lock: of processes racing on a fresh file,
+/// one migrates and the others find it done, none fails.
 pub fn migrate_to(conn: &mut Connection, target: u32) -> Result<()> {
     let current = version(conn)?;
     if current > latest() {
         anyhow::bail!(
-            "the results database has schema version {current}, newer than this iocurve knows ({}): upgrade iocurve or pass another --db",
+            "schema version {current}, newer than this iocurve knows ({}): upgrade iocurve or pass another --db",
             latest()
         );
     }
@@ -81,18 +88,21 @@ pub fn migrate_to(conn: &mut Connection, target: u32) -> Result<()> {
         .take(target as usize)
         .skip(current as usize)
     {
-        let tx = conn.transaction()?;
-        // Another process may have migrated since we looked.
-        if version(&tx)? > i as u32 {
-            continue;
-        }
-        tx.execute_batch(m.sql)
-            .with_context(|| format!("schema migration {}", i + 1))?;
-        if let Some(fill) = m.backfill {
-            fill(&tx)?;
-        }
-        tx.pragma_update(None, "user_version", i as u32 + 1)?;
-        tx.commit()?;
+        retry_busy(|| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            // Another process may have migrated since we looked.
+            if version(&tx)? > i as u32 {
+                return Ok(());
+            }
+            tx.execute_batch(m.sql)
+                .with_context(|| format!("schema migration {}", i + 1))?;
+            if let Some(fill) = m.backfill {
+                fill(&tx).with_context(|| format!("schema migration {}", i + 1))?;
+            }
+            tx.pragma_update(None, "user_version", i as u32 + 1)?;
+            tx.commit()?;
+            Ok(())
+        })?;
     }
     Ok(())
 }

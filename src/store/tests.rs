@@ -1,5 +1,6 @@
 use super::*;
 use crate::testdata;
+use std::path::Path;
 
 fn memory(version: u32) -> Store {
     Store::from_connection(Connection::open_in_memory().unwrap(), version).unwrap()
@@ -69,8 +70,10 @@ fn a_newer_database_is_refused() {
     let err = Store::from_connection(conn, schema::latest())
         .err()
         .unwrap();
+    // As `main` prints it: the operation, the file, then why.
+    let err = format!("{err:#}");
     assert!(
-        err.to_string().contains("newer than this iocurve knows"),
+        err.starts_with("cannot update the schema of the results database :memory:: schema version 99, newer than this iocurve knows"),
         "{err}"
     );
 }
@@ -101,4 +104,180 @@ fn runs_of_one_device_share_a_key() {
     let loaded = s.load(ids[1]).unwrap().unwrap();
     assert_eq!(loaded.device_identity.unwrap().key, "cid:030x2");
     assert_eq!(loaded.tests[1].mb_per_s.unwrap().median, 7.0);
+}
+
+/// A database of `n` runs at `path`, closed (its log folded back in).
+fn database_with_runs(path: &Path, n: usize) {
+    let mut s = Store::open(path).unwrap();
+    for i in 0..n {
+        let r = testdata::run(
+            Some(card(&format!("0x{}", i % 2))),
+            &format!("2024-01-{:02}T00:00:00Z", i + 1),
+            &[20.0 + i as f64],
+            &[10.0],
+        );
+        s.save(&r, "iocurve").unwrap();
+    }
+}
+
+/// Overwrites page `page` (counted from 1) of a closed database with
+/// random bytes.
+fn damage_page(path: &Path, page: u64) {
+    use std::io::{Seek, SeekFrom, Write};
+    let mut garbage = vec![0u8; 4096];
+    fastrand::Rng::with_seed(page).fill(&mut garbage);
+    let mut f = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+    f.seek(SeekFrom::Start((page - 1) * 4096)).unwrap();
+    f.write_all(&garbage).unwrap();
+}
+
+/// The root page of a table or index.
+fn root_page(path: &Path, name: &str) -> u64 {
+    let page: i64 = Connection::open(path)
+        .unwrap()
+        .query_row(
+            "SELECT rootpage FROM sqlite_master WHERE name = ?1",
+            [name],
+            |r| r.get(0),
+        )
+        .unwrap();
+    page as u64
+}
+
+/// Connections racing on a fresh file: one migrates, the others find it
+/// done, every save lands.
+#[test]
+fn connections_racing_on_a_fresh_file_all_save() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("race.db");
+    let barrier = std::sync::Barrier::new(8);
+    std::thread::scope(|scope| {
+        for i in 0..8 {
+            let (path, barrier) = (&path, &barrier);
+            scope.spawn(move || {
+                let r = testdata::run(Some(card("0x1")), "2024-01-01T00:00:00Z", &[20.0], &[]);
+                barrier.wait();
+                let id = Store::open(path)
+                    .and_then(|mut s| s.save(&r, "iocurve"))
+                    .unwrap_or_else(|e| panic!("connection {i}: {e:#}"));
+                assert!(id > 0);
+            });
+        }
+    });
+    let s = Store::open(&path).unwrap();
+    assert_eq!(s.runs(None).unwrap().len(), 8);
+    assert_eq!(schema::version(s.connection()).unwrap(), schema::latest());
+    let mode: String = s
+        .connection()
+        .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(mode, "wal");
+}
+
+#[test]
+fn a_damaged_file_is_refused_and_left_as_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("damaged.db");
+    database_with_runs(&path, 4);
+    damage_page(&path, root_page(&path, "figures"));
+    let before = std::fs::read(&path).unwrap();
+    let err = format!("{:#}", Store::open(&path).err().unwrap());
+    assert!(
+        err.starts_with(&format!(
+            "the results database {} is damaged (quick_check: ",
+            path.display()
+        )),
+        "{err}"
+    );
+    assert!(err.contains("`iocurve db repair --db "), "{err}");
+    assert!(err.ends_with("(or pass --db FILE / --no-save)"), "{err}");
+    let err = format!("{:#}", Store::open_to_read(&path).err().unwrap());
+    assert!(err.ends_with("(or pass --db FILE)"), "{err}");
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        before,
+        "the file was written"
+    );
+    assert!(matches!(
+        repair::check(&path).unwrap(),
+        Err(problem) if problem.starts_with("quick_check: ")
+    ));
+    // Not a database at all is damage too.
+    let text = dir.path().join("notes.db");
+    std::fs::write(&text, vec![b'x'; 8192]).unwrap();
+    let err = format!("{:#}", Store::open(&text).err().unwrap());
+    assert!(
+        err.contains("is damaged (quick_check: file is not a database)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn repair_leaves_a_sound_database_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sound.db");
+    database_with_runs(&path, 3);
+    let before = std::fs::read(&path).unwrap();
+    let done = repair::repair(&path).unwrap();
+    assert_eq!(
+        done,
+        repair::Repair::Healthy(repair::Sound {
+            runs: 3,
+            version: schema::latest()
+        })
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, vec![std::ffi::OsString::from("sound.db")]);
+}
+
+/// Damage to the figures keeps every run (they are rebuilt from the
+/// documents); damage to a leaf of the runs table costs its runs only, and
+/// says which.
+#[test]
+fn repair_moves_a_damaged_file_aside_and_salvages_what_it_can() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("results.db");
+    database_with_runs(&path, 6);
+    damage_page(&path, root_page(&path, "figures"));
+    let before = std::fs::read(&path).unwrap();
+    let repair::Repair::Replaced(r) = repair::repair(&path).unwrap() else {
+        panic!("not repaired");
+    };
+    assert_eq!(r.salvaged, vec![1, 2, 3, 4, 5, 6]);
+    assert!(r.unreadable.is_empty() && !r.list_damaged, "{r:?}");
+    assert_eq!(
+        std::fs::read(&r.aside).unwrap(),
+        before,
+        "the damaged copy changed"
+    );
+    let name = r.aside.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(
+        name.starts_with("results.db.damaged-20") && name.ends_with('Z'),
+        "{name}"
+    );
+    let s = Store::open(&path).unwrap();
+    let runs = s.runs(None).unwrap();
+    assert_eq!(runs.len(), 6);
+    assert_eq!(runs[5].figures[0].median, 25.0);
+    assert_eq!(s.devices().unwrap().len(), 2);
+    drop(s);
+
+    // A page of the runs table itself: the last page of the file.
+    let path = dir.path().join("leaf.db");
+    database_with_runs(&path, 6);
+    let pages = std::fs::metadata(&path).unwrap().len() / 4096;
+    damage_page(&path, pages);
+    let repair::Repair::Replaced(r) = repair::repair(&path).unwrap() else {
+        panic!("not repaired");
+    };
+    assert!(!r.salvaged.is_empty(), "{r:?}");
+    assert_eq!(r.salvaged.len() + r.unreadable.len(), 6, "{r:?}");
+    assert_eq!(
+        Store::open(&path).unwrap().runs(None).unwrap().len(),
+        r.salvaged.len()
+    );
 }

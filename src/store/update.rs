@@ -12,17 +12,15 @@ impl Store {
     /// Replaces the document and figures of run `id`.
     pub fn update(&mut self, id: i64, result: &RunResult) -> Result<()> {
         let json = serde_json::to_string(result)?;
-        let tx = self
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        tx.execute(
-            "UPDATE runs SET result_json = ?1 WHERE id = ?2",
-            params![json, id],
-        )?;
-        tx.execute("DELETE FROM figures WHERE run_id = ?1", [id])?;
-        figures::insert(&tx, id, result)?;
-        tx.commit()?;
-        Ok(())
+        self.write("update the run in", |tx| {
+            tx.execute(
+                "UPDATE runs SET result_json = ?1 WHERE id = ?2",
+                params![json, id],
+            )?;
+            tx.execute("DELETE FROM figures WHERE run_id = ?1", [id])?;
+            figures::insert(tx, id, result)?;
+            Ok(())
+        })
     }
 }
 

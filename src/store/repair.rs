@@ -1,0 +1,354 @@
+//! The health of a results database and its repair (`iocurve db check`,
+//! `iocurve db repair`).
+//!
+//! Checking is SQLite's `PRAGMA quick_check` (pages, b-trees and the free
+//! list, without comparing indexes to their tables); an error that says
+//! "corrupt" or "not a database" while checking is damage too.
+//!
+//! Repairing never edits the damaged file: it is moved aside to
+//! `NAME.damaged-<UTC time>` with its `-wal`, `-shm` and `-journal` files,
+//! read back read-only run by run (scanning the runs table from both ends,
+//! then looking up each id in between, so one bad page costs only the runs
+//! on it), and every run whose row and document can still be read is saved
+//! under its old id into a new database at the old path. The figures and
+//! devices are rebuilt from the documents, as a save would. SQLite's
+//! recovery extension (behind the shell's `.recover`) is not part of the
+//! library rusqlite builds, so nothing is read below the level of table
+//! rows: a run whose page is destroyed is lost, and said to be.
+
+use super::fail::{self, Access, retry_busy};
+use super::{BUSY_TIMEOUT, Store, insert_run, leave_untouched, schema};
+use crate::result::RunResult;
+use anyhow::{Context, Result};
+use rusqlite::{Connection, OpenFlags, OptionalExtension};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// What quick_check found.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Health {
+    Sound,
+    /// The problem, in SQLite's words (the first of them, and how many
+    /// more).
+    Damaged(String),
+}
+
+/// SQLite's quick_check of the database behind `conn`.
+pub fn health(conn: &Connection) -> Result<Health> {
+    let rows = (|| {
+        let mut stmt = conn.prepare("PRAGMA quick_check(20)")?;
+        let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+        rows.collect::<rusqlite::Result<Vec<String>>>()
+    })();
+    match rows {
+        Ok(rows) if rows.len() == 1 && rows[0] == "ok" => Ok(Health::Sound),
+        Ok(rows) => Ok(Health::Damaged(summary(&rows))),
+        Err(e) if fail::is_corrupt(&e) => Ok(Health::Damaged(format!(
+            "quick_check: {}",
+            fail::detail(&e, Some(conn))
+        ))),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// quick_check's findings on one line: the first, and how many more.
+fn summary(rows: &[String]) -> String {
+    let first = rows.first().map_or("no answer", |r| r.as_str());
+    let first = first
+        .trim_start_matches("*** in database main ***")
+        .trim()
+        .replace('\n', "; ");
+    match rows.len() {
+        0 | 1 => format!("quick_check: {first}"),
+        n if n >= 20 => format!("quick_check: {first}; and 19 or more other problems"),
+        n => format!("quick_check: {first}; and {} other problem(s)", n - 1),
+    }
+}
+
+/// A database found sound, with what it holds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sound {
+    pub runs: i64,
+    pub version: u32,
+}
+
+/// Opens an existing database without creating it, and never writes to it
+/// (no migration, no journal-mode change).
+fn open_existing(path: &Path) -> Result<Connection> {
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(|e| fail::explain(e.into(), None, path, "open", Access::Read))?;
+    conn.busy_timeout(BUSY_TIMEOUT)
+        .map_err(|e| fail::explain(e.into(), Some(&conn), path, "open", Access::Read))?;
+    Ok(conn)
+}
+
+/// `db check`: quick_check of the existing database at `path`. `Ok(Err)`
+/// is a damaged database, with quick_check's finding; `Err` is a failure
+/// to check at all.
+pub fn check(path: &Path) -> Result<std::result::Result<Sound, String>> {
+    let conn = open_existing(path)?;
+    let health = retry_busy(|| health(&conn))
+        .map_err(|e| fail::explain(e, Some(&conn), path, "check", Access::Read))?;
+    if let Health::Damaged(detail) = health {
+        leave_untouched(&conn);
+        return Ok(Err(detail));
+    }
+    let read =
+        |e: rusqlite::Error| fail::explain(e.into(), Some(&conn), path, "read", Access::Read);
+    let version = schema::version(&conn)
+        .map_err(|e| fail::explain(e, Some(&conn), path, "read", Access::Read))?;
+    let runs = if version == 0 {
+        0
+    } else {
+        conn.query_row("SELECT count(*) FROM runs", [], |r| r.get(0))
+            .map_err(read)?
+    };
+    Ok(Ok(Sound { runs, version }))
+}
+
+/// What `db repair` did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Repair {
+    /// The database passed quick_check; nothing was changed.
+    Healthy(Sound),
+    Replaced(Replaced),
+}
+
+/// A damaged database moved aside and a new one started.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Replaced {
+    /// What quick_check said.
+    pub problem: String,
+    /// Where the damaged file is now.
+    pub aside: PathBuf,
+    /// Its companion files moved with it (`-wal`, `-shm`, `-journal`).
+    pub companions: Vec<PathBuf>,
+    /// Ids of the runs saved into the new database.
+    pub salvaged: Vec<i64>,
+    /// Ids of runs whose row or document could not be read.
+    pub unreadable: Vec<i64>,
+    /// The runs table could not be read through, so runs may be lost that
+    /// nothing names (beyond `unreadable`).
+    pub list_damaged: bool,
+    /// Why nothing could be read at all, when so.
+    pub unsalvageable: Option<String>,
+}
+
+/// The companion files SQLite keeps beside a database.
+const COMPANIONS: [&str; 3] = ["-wal", "-shm", "-journal"];
+
+fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut s = path.as_os_str().to_owned();
+    s.push(suffix);
+    PathBuf::from(s)
+}
+
+/// `NAME.damaged-<UTC time>` beside `path`, not taken yet.
+fn aside_name(path: &Path) -> PathBuf {
+    let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+    let stamp: String = now.chars().filter(|c| *c != '-' && *c != ':').collect();
+    let base = with_suffix(path, &format!(".damaged-{stamp}"));
+    let free = |p: &PathBuf| !p.exists() && COMPANIONS.iter().all(|c| !with_suffix(p, c).exists());
+    if free(&base) {
+        return base;
+    }
+    (2..)
+        .map(|n| with_suffix(&base, &format!("-{n}")))
+        .find(free)
+        .expect("some suffix is free")
+}
+
+/// `db repair`: leaves a sound database alone; moves a damaged one aside
+/// and salvages what can be read into a new one at `path`.
+pub fn repair(path: &Path) -> Result<Repair> {
+    let problem = match check(path)? {
+        Ok(sound) => return Ok(Repair::Healthy(sound)),
+        Err(problem) => problem,
+    };
+    let aside = aside_name(path);
+    let p = path.display();
+    std::fs::rename(path, &aside).map_err(|e| {
+        crate::error::IoFailure::new(
+            format!(
+                "cannot move the damaged results database {p} aside to {}",
+                aside.display()
+            ),
+            Some(e),
+        )
+    })?;
+    let mut companions = Vec::new();
+    for c in COMPANIONS {
+        let from = with_suffix(path, c);
+        if from.exists() {
+            let to = with_suffix(&aside, c);
+            std::fs::rename(&from, &to).map_err(|e| {
+                crate::error::IoFailure::new(
+                    format!(
+                        "moved the damaged results database {p} aside to {}, but cannot move {} beside it",
+                        aside.display(),
+                        from.display()
+                    ),
+                    Some(e),
+                )
+            })?;
+            companions.push(to);
+        }
+    }
+    let (found, unsalvageable) = match salvage(&aside) {
+        Ok(found) => (found, None),
+        Err(why) => (
+            Salvage {
+                runs: Vec::new(),
+                unreadable: Vec::new(),
+                list_damaged: true,
+            },
+            Some(why),
+        ),
+    };
+    let salvaged = restore(path, &found.runs).with_context(|| {
+        format!(
+            "moved the damaged results database aside to {}, but the new one could not be filled",
+            aside.display()
+        )
+    })?;
+    Ok(Repair::Replaced(Replaced {
+        problem,
+        aside,
+        companions,
+        salvaged,
+        unreadable: found.unreadable,
+        list_damaged: found.list_damaged,
+        unsalvageable,
+    }))
+}
+
+/// One run read back from a damaged file.
+struct Salvaged {
+    id: i64,
+    json: String,
+    source: String,
+    result: RunResult,
+}
+
+/// The values of `column` in `table` read in `order` until the first
+/// error, and whether the end was reached.
+fn scan_ids(conn: &Connection, table: &str, column: &str, order: &str) -> (Vec<i64>, bool) {
+    let mut ids = Vec::new();
+    let sql = format!("SELECT {column} FROM {table} ORDER BY {column} {order}");
+    let Ok(mut stmt) = conn.prepare(&sql) else {
+        return (ids, false);
+    };
+    let Ok(mut rows) = stmt.query([]) else {
+        return (ids, false);
+    };
+    loop {
+        match rows.next() {
+            Ok(Some(row)) => match row.get(0) {
+                Ok(id) => ids.push(id),
+                Err(_) => return (ids, false),
+            },
+            Ok(None) => return (ids, true),
+            Err(_) => return (ids, false),
+        }
+    }
+}
+
+/// Looking up ids one by one is cheap, but not without end.
+const MAX_PROBES: i64 = 1_000_000;
+
+/// What could be read of a damaged file.
+struct Salvage {
+    runs: Vec<Salvaged>,
+    /// Runs known to exist whose row or document could not be read.
+    unreadable: Vec<i64>,
+    /// The runs table could not be read through: runs may exist that
+    /// nothing names.
+    list_damaged: bool,
+}
+
+/// Every run of the damaged file at `aside` that can be read, or why
+/// nothing can.
+fn salvage(aside: &Path) -> std::result::Result<Salvage, String> {
+    // Read-only: SQLite reads the moved -wal too, and writes nothing.
+    let conn = Connection::open_with_flags(
+        aside,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(|e| fail::detail(&e, None))?;
+    let version = schema::version(&conn).map_err(|e| format!("{e:#}"))?;
+    if version == 0 {
+        return Ok(Salvage {
+            runs: Vec::new(),
+            unreadable: Vec::new(),
+            list_damaged: false,
+        });
+    }
+    // The runs table from both ends; a bad page stops a scan, and ids
+    // between what the scans reached (or that the figures name) are looked
+    // up one by one.
+    let (forward, complete) = scan_ids(&conn, "runs", "id", "ASC");
+    let mut ids: BTreeSet<i64> = forward.into_iter().collect();
+    ids.extend(scan_ids(&conn, "runs", "id", "DESC").0);
+    if version >= 2 {
+        ids.extend(scan_ids(&conn, "figures", "run_id", "ASC").0);
+        ids.extend(scan_ids(&conn, "figures", "run_id", "DESC").0);
+    }
+    let last = conn
+        .query_row("SELECT max(id) FROM runs", [], |r| {
+            r.get::<_, Option<i64>>(0)
+        })
+        .ok()
+        .flatten()
+        .into_iter()
+        .chain(ids.last().copied())
+        .max()
+        .unwrap_or(0);
+    let source = if version >= 2 { "source" } else { "'iocurve'" };
+    let query = format!("SELECT result_json, {source} FROM runs WHERE id = ?1");
+    let mut runs = Vec::new();
+    let mut unreadable = Vec::new();
+    for id in 1..=last.min(MAX_PROBES) {
+        let row = conn
+            .query_row(&query, [id], |r| Ok((r.get::<_, String>(0)?, r.get(1)?)))
+            .optional();
+        match row {
+            Ok(None) => {}
+            Ok(Some((json, source))) => match serde_json::from_str(&json) {
+                Ok(result) => runs.push(Salvaged {
+                    id,
+                    json,
+                    source,
+                    result,
+                }),
+                Err(_) => unreadable.push(id),
+            },
+            Err(_) => unreadable.push(id),
+        }
+    }
+    Ok(Salvage {
+        runs,
+        unreadable,
+        list_damaged: !complete,
+    })
+}
+
+/// Saves the salvaged runs into a new database at `path`, under their old
+/// ids (a run a concurrent save already took the id of gets a new one).
+fn restore(path: &Path, runs: &[Salvaged]) -> Result<Vec<i64>> {
+    let mut store = Store::open(path)?;
+    store.write("save the salvaged runs in", |tx| {
+        let mut ids = Vec::with_capacity(runs.len());
+        for run in runs {
+            let taken = tx
+                .query_row("SELECT 1 FROM runs WHERE id = ?1", [run.id], |_| Ok(()))
+                .optional()?
+                .is_some();
+            let id = (!taken).then_some(run.id);
+            ids.push(insert_run(tx, &run.result, &run.json, &run.source, id)?);
+        }
+        Ok(ids)
+    })
+}

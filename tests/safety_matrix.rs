@@ -78,7 +78,10 @@ fn cases() -> Vec<Case> {
         },
         case("stream", "{dev} --rw write --time 500ms --rate 4MB/s"),
         case("sustain", "{dev} --bytes 4M"),
-        case("surface", "{dev} --samples 4 --access-reads 0"),
+        Case {
+            reads_without_flag: true,
+            ..case("surface", "{dev} --samples 4 --access-reads 0")
+        },
         case("copy", "{img} {dev}"),
         case("copy", "{img} {dev} --sync each --bs 64k"),
         Case {

@@ -32,6 +32,18 @@ pub fn open_target(cfg: &TargetConfig, want_write: bool, scratch_size: u64) -> R
     })
 }
 
+/// Refuses a `sim:` target where `what` needs a real file or device (the
+/// simulator answers only on its own virtual clock, through the engines).
+pub fn refuse_simulated(path: &std::path::Path, what: &str) -> Result<()> {
+    match path.to_str().is_some_and(|p| p.starts_with("sim:")) {
+        true => Err(crate::error::usage(format!(
+            "{what} needs a real file, directory or device, and {} is a simulated card: measure it with run, profile, curve, surface or the flash commands",
+            path.display()
+        ))),
+        false => Ok(()),
+    }
+}
+
 /// Why a command that was not allowed to write skipped its write tests, and
 /// what would allow them: `--preserve` or `--destructive`, or nothing at all
 /// while the device is in use (both would be refused then).

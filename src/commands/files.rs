@@ -198,16 +198,23 @@ fn save(args: &FilesSaveArgs) -> Result<i32> {
     let mut data = vec![0u8; args.size as usize];
     let load = cpuload::start_if(args.load.cpu_load);
     let mut points = Vec::new();
+    let mut failure = None;
     for &w in &args.sizes {
         if interrupt::stop_flag().load(Ordering::Relaxed) {
             break;
         }
         Pattern::Random.fill(&mut data, seed ^ w);
         let path = work.path.join(format!("save-{w}.bin"));
-        let point = save_one(&path, &data, w, device.as_ref())
-            .map_err(|e| io_failure(&path, "cannot write or read back the test file", e))?;
+        let point = save_one(&path, &data, w, device.as_ref());
         let _ = std::fs::remove_file(&path);
-        points.push(point);
+        match point {
+            Ok(point) => points.push(point),
+            // The sizes already measured are still worth printing.
+            Err(e) => {
+                failure = Some(save_failure(&path, w, &e));
+                break;
+            }
+        }
     }
     let cpu_load = load.map(cpuload::CpuLoad::stop);
     drop(work);
@@ -224,6 +231,7 @@ fn save(args: &FilesSaveArgs) -> Result<i32> {
         all_verified,
     });
     result.cpu_load = cpu_load;
+    result.error = failure;
     result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
     let code = common::finish(&result, args.json)?;
     if code == 0 && bad > 0 {
@@ -286,6 +294,7 @@ fn check_sizes(sizes: &[u64], option: &str) -> Result<()> {
 /// Checks the directory, makes the working directory inside it, and finds
 /// the block device beneath it.
 fn open_dir(dir: &Path) -> Result<(WorkDir, Option<BlockDevice>, TargetInfo)> {
+    common::refuse_simulated(dir, "files")?;
     interrupt::install();
     let meta =
         std::fs::metadata(dir).map_err(|e| io_failure(dir, "cannot use the directory", e))?;
@@ -318,6 +327,23 @@ fn open_dir(dir: &Path) -> Result<(WorkDir, Option<BlockDevice>, TargetInfo)> {
         notes,
     };
     Ok((work, device, info))
+}
+
+/// Why saving with `w`-byte calls stopped, with the fix; the sizes before
+/// it are kept in the result.
+fn save_failure(path: &Path, w: u64, e: &std::io::Error) -> String {
+    let fix = match e.raw_os_error() {
+        Some(libc::ENOSPC) | Some(libc::EDQUOT) => {
+            "the file system is full: free some space or give a smaller --size"
+        }
+        Some(libc::EROFS) => "the file system became read-only (check `dmesg`)",
+        Some(libc::EIO) => "the device reported an error: check `dmesg`",
+        _ => "the sizes measured before it are shown above",
+    };
+    format!(
+        "saving {} with {w}-byte write calls failed: {e}; {fix}",
+        path.display()
+    )
 }
 
 fn io_failure(path: &Path, what: &str, e: std::io::Error) -> anyhow::Error {

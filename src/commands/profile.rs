@@ -30,7 +30,14 @@ pub fn profile(args: &ProfileArgs) -> Result<i32> {
         .unwrap_or(false);
     // Writes are part of the profile where they are safe: always in a
     // scratch file, elsewhere only with --destructive.
-    let writes = !cfg.read_only && (path_kind || cfg.target.destructive || cfg.target.preserve);
+    // A simulated card holds nobody's data.
+    let simulated = cfg
+        .target
+        .path
+        .to_str()
+        .is_some_and(|p| p.starts_with("sim:"));
+    let writes =
+        !cfg.read_only && (path_kind || simulated || cfg.target.destructive || cfg.target.preserve);
     let offset_asked = cfg.target.offset.unwrap_or(0);
     let mut target = common::open_target(&cfg.target, writes, offset_asked.saturating_add(area))?;
     let size = target.info.size_bytes;

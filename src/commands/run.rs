@@ -125,6 +125,9 @@ fn measure_by_method(
             false => "--bs".into(),
         },
     };
+    if cfg.method != "pread" {
+        common::refuse_simulated(&cfg.target.path, &format!("--method {}", cfg.method))?;
+    }
     if cfg.method == "pread" {
         result.sections.access = Some(access);
         return Ok(common::measure_repeated(

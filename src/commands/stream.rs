@@ -24,6 +24,7 @@ const REFINE_STEPS: u32 = 5;
 
 pub fn stream(args: &StreamArgs) -> Result<i32> {
     let tcfg = target_config(&args.target)?;
+    common::refuse_simulated(&tcfg.path, "stream")?;
     check_engine(&tcfg)?;
     let (chunk, rate) = chunk_and_rate(args)?;
     let kind = match args.rw.as_str() {

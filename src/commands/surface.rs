@@ -83,6 +83,12 @@ pub fn surface(args: &SurfaceArgs) -> Result<i32> {
         &target,
         started_at,
     );
+    if !writes {
+        result
+            .target
+            .notes
+            .push(common::writes_skipped_because(&target));
+    }
     let samples = scan_all(args, &cfg, &mut target, &plan, &mut result);
     result.sections.surface = Some(report(args, &target, &plan, samples));
     result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);

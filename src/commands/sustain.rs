@@ -25,6 +25,7 @@ const MAX_BS: u64 = 64 << 20;
 
 pub fn sustain(args: &SustainArgs) -> Result<i32> {
     let tcfg = target_config(&args.target)?;
+    common::refuse_simulated(&tcfg.path, "sustain")?;
     common::report_to(tcfg.report.as_ref());
     check(args, tcfg.engine, tcfg.threads)?;
     let started_at = common::now_rfc3339();

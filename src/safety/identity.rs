@@ -209,14 +209,14 @@ pub fn locate(recorded: &Identity) -> io::Result<std::path::PathBuf> {
     }
     match found.len() {
         1 => Ok(found.remove(0)),
-        0 => here.map(|_| path.to_path_buf()).or_else(|_| {
-            Err(io::Error::new(
+        0 => here.map(|_| path.to_path_buf()).map_err(|_| {
+            io::Error::new(
                 io::ErrorKind::NotFound,
                 format!(
                     "no device with its serial, CID or backing file is connected (it was {})",
                     recorded.path
                 ),
-            ))
+            )
         }),
         _ => Err(io::Error::other(format!(
             "several devices match it: {}",

@@ -74,16 +74,9 @@ pub fn regions_for(offset: u64, span: u64, size: u64) -> Vec<Region> {
 /// Refuses a journal directory on the target itself, on a file system that
 /// does not survive power loss, or without room for `bytes`.
 pub fn check_journal_dir(dir: &Path, target: &Identity, bytes: u64) -> Result<()> {
-    std::fs::create_dir_all(dir).map_err(|e| {
-        IoFailure::new(
-            format!(
-                "cannot create the journal directory {}: {e}; choose another with --journal-dir",
-                dir.display()
-            ),
-            Some(e),
-        )
-    })?;
-    let st = rustix::fs::stat(dir)?;
+    std::fs::create_dir_all(dir).map_err(|e| unusable_journal_dir(dir, "create", &e))?;
+    probe_writable(dir).map_err(|e| unusable_journal_dir(dir, "write in", &e))?;
+    let st = rustix::fs::stat(dir).map_err(|e| unusable_journal_dir(dir, "examine", &e.into()))?;
     let here = (rustix::fs::major(st.st_dev), rustix::fs::minor(st.st_dev));
     if let Some(why) = same_medium(here, target) {
         return Err(usage(format!(
@@ -111,6 +104,46 @@ pub fn check_journal_dir(dir: &Path, target: &Identity, bytes: u64) -> Result<()
         )));
     }
     Ok(())
+}
+
+/// Creates, syncs and removes a small file in `dir`: a journal directory
+/// that cannot take one is refused before anything is copied.
+fn probe_writable(dir: &Path) -> io::Result<()> {
+    use std::io::Write;
+    let probe = dir.join(format!(".iocurve-probe-{}", std::process::id()));
+    let written = File::create_new(&probe).and_then(|mut f| {
+        f.write_all(b"iocurve")?;
+        f.sync_all()
+    });
+    let _ = std::fs::remove_file(&probe);
+    written
+}
+
+/// A journal directory iocurve cannot use: a refusal (exit 2) that says
+/// why in words and how to choose another, with the OS reason once.
+fn unusable_journal_dir(dir: &Path, op: &str, e: &io::Error) -> anyhow::Error {
+    let name = dir.display();
+    let why = match e.raw_os_error() {
+        Some(libc::EROFS) => "it is on a read-only file system".to_string(),
+        Some(libc::EACCES) | Some(libc::EPERM) => {
+            let owner = rustix::fs::stat(dir)
+                .map(|st| {
+                    format!(
+                        " (owned by uid {}, mode {:o})",
+                        st.st_uid,
+                        st.st_mode & 0o7777
+                    )
+                })
+                .unwrap_or_default();
+            format!("permission denied{owner}")
+        }
+        Some(libc::ENOSPC) | Some(libc::EDQUOT) => "its file system is full".to_string(),
+        Some(libc::ENOTDIR) | Some(libc::EEXIST) => "a file of that name is in the way".to_string(),
+        _ => e.to_string(),
+    };
+    usage(format!(
+        "cannot {op} the journal directory {name}: {why}. --preserve keeps its copy there: give --journal-dir DIR on a writable disk other than the target"
+    ))
 }
 
 /// How the file system at device `here` shares a medium with the target.
@@ -177,19 +210,34 @@ fn write_journal(path: &Path, mut meta: Meta, dir: &Path, stop: &AtomicBool) -> 
     let started = Instant::now();
     let data_offset = meta.data_offset();
     let journal_path = dir.join(journal_name(&meta.identity));
-    let writer = JournalWriter::create(&journal_path, data_offset)?;
+    let writer = JournalWriter::create(&journal_path, data_offset)
+        .map_err(|e| journal_write_failed(&journal_path, "create", e))?;
     if let Err(e) = fill(&writer, &mut meta, path, stop) {
         discard(&journal_path);
         return Err(e);
     }
-    writer.seal(&meta)?;
-    writer.arm()?;
+    if let Err(e) = writer.seal(&meta).and_then(|_| writer.arm()) {
+        discard(&journal_path);
+        return Err(journal_write_failed(&journal_path, "finish", e));
+    }
     Ok(Preserved {
         journal: journal_path,
         bytes: meta.total_bytes(),
         save_time: started.elapsed(),
         target_path: path.to_path_buf(),
     })
+}
+
+/// The journal could not be written: nothing was written to the target.
+fn journal_write_failed(journal: &Path, op: &str, e: io::Error) -> anyhow::Error {
+    IoFailure::new(
+        format!(
+            "cannot {op} the journal {}: {e}; nothing was written to the target. Give --journal-dir DIR on another writable disk",
+            journal.display()
+        ),
+        None,
+    )
+    .into()
 }
 
 fn new_meta(identity: Identity, regions: Vec<Region>, chunk_size: u64) -> Meta {

@@ -49,6 +49,24 @@ pub const EXIT_IO: i32 = 3;
 pub const EXIT_VERIFY: i32 = 4;
 pub const EXIT_INTERRUPTED: i32 = 130;
 
+/// An error as one line: each cause in the chain once, outermost first. A
+/// cause whose text the line already holds (an OS error a message quoted
+/// already) is not repeated.
+pub fn render(err: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        if text.is_empty() || line.contains(&text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&text);
+    }
+    line
+}
+
 /// The exit code for an error: 2 for usage, 3 for I/O, 1 otherwise.
 pub fn exit_code(err: &anyhow::Error) -> i32 {
     if err.chain().any(|e| e.is::<UsageError>()) {
@@ -62,5 +80,27 @@ pub fn exit_code(err: &anyhow::Error) -> i32 {
         EXIT_IO
     } else {
         1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_os_error_quoted_by_its_message_is_said_once() {
+        let os = std::io::Error::from_raw_os_error(libc::EROFS);
+        let err: anyhow::Error = IoFailure::new(format!("cannot open x: {os}"), Some(os)).into();
+        let line = render(&err);
+        assert_eq!(line.matches("os error 30").count(), 1, "{line}");
+        let wrapped = err.context("saving the result");
+        assert!(render(&wrapped).starts_with("saving the result: cannot open x"));
+    }
+
+    #[test]
+    fn a_cause_not_yet_said_is_kept() {
+        let os = std::io::Error::from_raw_os_error(libc::EIO);
+        let err: anyhow::Error = IoFailure::new("reading the journal failed", Some(os)).into();
+        assert!(render(&err).ends_with("(os error 5)"), "{}", render(&err));
     }
 }

@@ -10,7 +10,7 @@ fn main() {
     let code = match commands::dispatch(cli) {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("Error: {err:#}");
+            eprintln!("Error: {}", error::render(&err));
             error::exit_code(&err)
         }
     };

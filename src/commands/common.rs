@@ -71,7 +71,7 @@ pub fn restore_after_error(target: &mut OpenTarget, err: anyhow::Error) -> anyho
     match target.restore() {
         None => err,
         Some(Ok(_)) => err.context("the original data was restored and verified"),
-        Some(Err(e)) => e.context(format!("{err:#}")),
+        Some(Err(e)) => e.context(crate::error::render(&err)),
     }
 }
 
@@ -88,7 +88,7 @@ pub fn restore(target: &mut OpenTarget, result: &mut RunResult) {
             done.restore_time.as_secs_f64()
         )),
         Some(Err(e)) => {
-            let message = format!("{e:#}");
+            let message = crate::error::render(&e);
             result.error = Some(match result.error.take() {
                 Some(first) => format!("{first}; then {message}"),
                 None => message,
@@ -316,7 +316,10 @@ pub fn save(result: &RunResult) {
     match crate::store::save_configured(result, "iocurve") {
         Ok(Some((id, path))) => eprintln!("saved as run {id} in {}", path.display()),
         Ok(None) => {}
-        Err(e) => eprintln!("warning: the result was not saved: {e:#}"),
+        Err(e) => eprintln!(
+            "warning: the result was not saved: {}",
+            crate::error::render(&e)
+        ),
     }
 }
 
@@ -353,7 +356,10 @@ fn write_report(result: &RunResult) {
     };
     match super::report::write_for(result, path) {
         Ok(()) => eprintln!("report written to {}", path.display()),
-        Err(e) => eprintln!("warning: the report was not written: {e:#}"),
+        Err(e) => eprintln!(
+            "warning: the report was not written: {}",
+            crate::error::render(&e)
+        ),
     }
 }
 

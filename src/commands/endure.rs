@@ -124,7 +124,10 @@ fn report_cycles(result: &RunResult) -> &[EndureCycle] {
 
 fn save(result: &RunResult, saved: &mut Option<i64>) {
     if let Err(e) = crate::store::save_progress(result, saved) {
-        eprintln!("warning: the cycles so far were not saved: {e:#}");
+        eprintln!(
+            "warning: the cycles so far were not saved: {}",
+            crate::error::render(&e)
+        );
     }
 }
 

@@ -21,7 +21,7 @@ pub fn recover(args: &RecoverArgs) -> Result<i32> {
         match preserve::recover(j) {
             Ok(outcome) => println!("{}", describe(j, &outcome)),
             Err(e) => {
-                eprintln!("Error: {e:#}");
+                eprintln!("Error: {}", crate::error::render(&e));
                 if code == 0 {
                     code = exit_code(&e);
                 }

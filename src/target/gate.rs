@@ -127,7 +127,7 @@ impl Drop for WriteGuard {
                     crate::units::format_size(r.bytes),
                     self.path.display()
                 ),
-                Err(e) => eprintln!("Error: {e:#}"),
+                Err(e) => eprintln!("Error: {}", crate::error::render(&e)),
             }
         }
     }

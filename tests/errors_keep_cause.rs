@@ -276,3 +276,29 @@ fn curve_writes_on_a_mounted_device_say_why_and_never_suggest_a_refused_flag() {
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("mounted"), "{err}");
 }
+
+#[test]
+fn an_output_path_that_names_a_block_device_is_refused() {
+    let dev = match LoopDevice::new(8 << 20) {
+        Ok(d) => d,
+        Err(why) => return skipped(&why),
+    };
+    let before = dev.contents();
+    let (code, err) = fails(&[
+        "curve",
+        "sim:size=64M",
+        "--rw",
+        "read",
+        "--sizes",
+        "4k",
+        "--repeat",
+        "1",
+        "--time",
+        "50ms",
+        "--svg",
+        dev.path(),
+    ]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("block device"), "{err}");
+    assert_eq!(dev.contents(), before, "the device was not written");
+}

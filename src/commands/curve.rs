@@ -95,13 +95,7 @@ pub fn curve(args: &CurveArgs) -> Result<i32> {
     result.curve = Some(report);
     result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
     if let Some(path) = &cfg.svg {
-        let svg = crate::report::Svg.render(&result);
-        std::fs::write(path, svg).map_err(|e| {
-            crate::error::IoFailure::new(
-                format!("cannot write the chart to {}: {e}", path.display()),
-                Some(e),
-            )
-        })?;
+        super::write_chart(path, &crate::report::Svg, &result)?;
     }
     if cfg.csv {
         print!("{}", Csv.render(&result));

@@ -5,7 +5,7 @@ use super::select;
 use crate::cli::ExportArgs;
 use crate::error::usage;
 use crate::report::{Csv, Export, Json, Markdown};
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 pub fn export(args: &ExportArgs) -> Result<i32> {
     let mut store = None;
@@ -25,8 +25,7 @@ pub fn export(args: &ExportArgs) -> Result<i32> {
     };
     let text = format.render(&entry.result);
     match &args.output {
-        Some(path) => std::fs::write(path, text)
-            .with_context(|| format!("cannot write {}", path.display()))?,
+        Some(path) => super::write_output(path, text.as_bytes(), "the export")?,
         None => print!("{text}"),
     }
     Ok(0)

@@ -3,7 +3,7 @@
 
 use super::select;
 use crate::cli::ReportArgs;
-use crate::error::{IoFailure, usage};
+use crate::error::usage;
 use crate::report::html::{self, HistoryPoint, ReportInput};
 use crate::result::RunResult;
 use crate::store::{self, Store};
@@ -102,11 +102,5 @@ pub fn write_for(result: &RunResult, path: &Path) -> Result<()> {
 }
 
 fn write(input: &ReportInput, path: &Path) -> Result<()> {
-    std::fs::write(path, html::render(input)).map_err(|e| {
-        IoFailure::new(
-            format!("cannot write the report to {}: {e}", path.display()),
-            Some(e),
-        )
-        .into()
-    })
+    super::write_output(path, html::render(input).as_bytes(), "the report")
 }

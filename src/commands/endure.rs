@@ -29,7 +29,7 @@ fn refuse(cfg: &TargetConfig, cycles: u32) -> Result<()> {
     }
     if !cfg.destructive {
         return Err(usage(format!(
-            "endure writes the whole span of {} {cycles} time(s): everything on it is DESTROYED and a flash device WEARS with every cycle. Pass --destructive to confirm",
+            "endure writes the whole span of {} {cycles} time(s): everything on it is DESTROYED and a flash device WEARS with every cycle. Pass --destructive to confirm (--preserve cannot undo wear, so endure does not take it)",
             cfg.path.display()
         )));
     }

@@ -106,10 +106,22 @@ pub fn check_journal_dir(dir: &Path, target: &Identity, bytes: u64) -> Result<()
     Ok(())
 }
 
-/// Creates, syncs and removes a small file in `dir`: a journal directory
-/// that cannot take one is refused before anything is copied.
+/// Writes and syncs a small file in `dir`: a journal directory that cannot
+/// take one is refused before anything is copied. The file is unnamed
+/// (O_TMPFILE) where the file system allows, so a kill leaves nothing.
 fn probe_writable(dir: &Path) -> io::Result<()> {
     use std::io::Write;
+    let unnamed = OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_TMPFILE)
+        .open(dir);
+    match unnamed {
+        Ok(mut f) => return f.write_all(b"iocurve").and_then(|_| f.sync_all()),
+        Err(e) if !matches!(e.raw_os_error(), Some(libc::EOPNOTSUPP) | Some(libc::EISDIR)) => {
+            return Err(e);
+        }
+        Err(_) => {}
+    }
     let probe = dir.join(format!(".iocurve-probe-{}", std::process::id()));
     let written = File::create_new(&probe).and_then(|mut f| {
         f.write_all(b"iocurve")?;

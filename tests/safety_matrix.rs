@@ -20,7 +20,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const MIB: u64 = 1 << 20;
-const DEVICE: u64 = 32 * MIB;
+const DEVICE: u64 = 64 * MIB;
 
 /// One way of making a command write: the subcommand path and its
 /// arguments, `{dev}` standing for the device, `{dev2}` for a second one,

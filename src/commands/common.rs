@@ -65,12 +65,33 @@ pub fn writes_skipped_because(target: &OpenTarget) -> String {
     }
 }
 
+/// A command's error after which the preserved data was put back: said in
+/// that order, the error's kind (usage, I/O) kept for the exit code.
+#[derive(Debug)]
+struct RestoredAfter(anyhow::Error);
+
+impl std::fmt::Display for RestoredAfter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}; the original data was restored and verified",
+            crate::error::render(&self.0)
+        )
+    }
+}
+
+impl std::error::Error for RestoredAfter {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(self.0.as_ref())
+    }
+}
+
 /// Puts back the preserved data after a command failed half-way; returns
 /// the command's error, with the restore's outcome added.
 pub fn restore_after_error(target: &mut OpenTarget, err: anyhow::Error) -> anyhow::Error {
     match target.restore() {
         None => err,
-        Some(Ok(_)) => err.context("the original data was restored and verified"),
+        Some(Ok(_)) => anyhow::Error::new(RestoredAfter(err)),
         Some(Err(e)) => e.context(crate::error::render(&err)),
     }
 }

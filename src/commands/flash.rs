@@ -139,6 +139,7 @@ fn run(
             (regions, Box::new(report))
         }
     };
+    refuse_beyond_end(name, &regions, size, &target.info.path)?;
     target.arm(&regions)?;
     match with_io(target, report) {
         Ok(mut r) => {
@@ -150,6 +151,24 @@ fn run(
         }
         Err(e) => Err(common::restore_after_error(target, e)),
     }
+}
+
+/// A test whose regions do not fit is refused before anything is journalled
+/// or written.
+fn refuse_beyond_end(name: &str, regions: &[(u64, u64)], size: u64, path: &str) -> Result<()> {
+    let need = regions
+        .iter()
+        .map(|&(offset, len)| offset.saturating_add(len))
+        .max()
+        .unwrap_or(0);
+    if need > size {
+        return Err(crate::error::usage(format!(
+            "flash {name} needs the first {} of {path}, which holds {}: give a smaller --au (or a larger device)",
+            format_size(need),
+            format_size(size)
+        )));
+    }
+    Ok(())
 }
 
 fn choose_au(

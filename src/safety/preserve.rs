@@ -117,7 +117,12 @@ fn probe_writable(dir: &Path) -> io::Result<()> {
         .open(dir);
     match unnamed {
         Ok(mut f) => return f.write_all(b"iocurve").and_then(|_| f.sync_all()),
-        Err(e) if !matches!(e.raw_os_error(), Some(libc::EOPNOTSUPP) | Some(libc::EISDIR)) => {
+        Err(e)
+            if !matches!(
+                e.raw_os_error(),
+                Some(libc::EOPNOTSUPP) | Some(libc::EISDIR)
+            ) =>
+        {
             return Err(e);
         }
         Err(_) => {}

@@ -140,40 +140,89 @@ fn every_writing_command_has_cases() {
     );
 }
 
-/// The devices and files a case runs on.
+/// What keeps the targets alive: loop devices, or a tmpfs holding files.
+enum Holder {
+    Devices { _held: Box<[LoopDevice; 2]> },
+    Files { _held: Tmpfs },
+}
+
+/// A tmpfs for file targets: another file system than the journals'.
+struct Tmpfs(tempfile::TempDir);
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = common::sh("umount", &[self.0.path().to_str().unwrap()]);
+    }
+}
+
+/// The two targets a case runs on (block devices or regular files), an
+/// image to copy, and the journal directory.
 struct Bench {
-    dev: LoopDevice,
-    dev2: LoopDevice,
+    targets: [std::path::PathBuf; 2],
+    _holder: Holder,
     img: tempfile::NamedTempFile,
     journals: tempfile::TempDir,
 }
 
 impl Bench {
-    fn new() -> Result<Bench, String> {
-        let dev = LoopDevice::new(DEVICE)?;
-        let dev2 = LoopDevice::new(DEVICE + MIB)?;
+    fn devices() -> Result<Bench, String> {
+        let devs = [LoopDevice::new(DEVICE)?, LoopDevice::new(DEVICE + MIB)?];
+        let targets = [devs[0].dev.clone(), devs[1].dev.clone()];
+        Bench::new(
+            targets,
+            Holder::Devices {
+                _held: Box::new(devs),
+            },
+        )
+    }
+
+    fn files() -> Result<Bench, String> {
+        if !is_root() {
+            return Err("not root: the file targets live on a tmpfs of their own".into());
+        }
+        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let at = dir.path().to_str().unwrap().to_string();
+        common::sh(
+            "mount",
+            &["-t", "tmpfs", "-o", "size=160m", "iocurve-matrix", &at],
+        )?;
+        let tmpfs = Tmpfs(dir);
+        let targets = [
+            tmpfs.0.path().join("card.img"),
+            tmpfs.0.path().join("disk.img"),
+        ];
+        for (i, t) in targets.iter().enumerate() {
+            std::fs::write(t, random(DEVICE + i as u64 * MIB, i as u64))
+                .map_err(|e| e.to_string())?;
+        }
+        Bench::new(targets, Holder::Files { _held: tmpfs })
+    }
+
+    fn new(targets: [std::path::PathBuf; 2], holder: Holder) -> Result<Bench, String> {
         let mut img = tempfile::NamedTempFile::new().map_err(|e| e.to_string())?;
-        let mut data = vec![0u8; (4 * MIB) as usize];
-        fastrand::Rng::with_seed(99).fill(&mut data);
-        std::io::Write::write_all(&mut img, &data).map_err(|e| e.to_string())?;
+        std::io::Write::write_all(&mut img, &random(4 * MIB, 99)).map_err(|e| e.to_string())?;
         // Beside the repository's build, on a disk: the journal must not be
         // in memory (tmpfs) nor on the target.
         let journals =
             tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).map_err(|e| e.to_string())?;
         Ok(Bench {
-            dev,
-            dev2,
+            targets,
+            _holder: holder,
             img,
             journals,
         })
+    }
+
+    fn shown(&self, i: usize) -> String {
+        self.targets[i].display().to_string()
     }
 
     fn argv(&self, case: &Case) -> Vec<String> {
         let mut argv: Vec<String> = case.leaf.split(' ').map(String::from).collect();
         for a in case.args.split(' ') {
             argv.push(match a {
-                "{dev}" => self.dev.path().to_string(),
-                "{dev2}" => self.dev2.path().to_string(),
+                "{dev}" => self.shown(0),
+                "{dev2}" => self.shown(1),
                 "{img}" => self.img.path().display().to_string(),
                 other => other.to_string(),
             });
@@ -189,22 +238,41 @@ impl Bench {
         argv
     }
 
-    /// Both devices' bytes.
+    /// Both targets' bytes (a device's after its buffers are flushed).
     fn contents(&self) -> (Vec<u8>, Vec<u8>) {
-        (self.dev.contents(), self.dev2.contents())
+        let read = |p: &std::path::Path| {
+            if matches!(self._holder, Holder::Devices { .. }) {
+                let _ = common::sh("blockdev", &["--flushbufs", p.to_str().unwrap()]);
+            }
+            std::fs::read(p).expect("read the target")
+        };
+        (read(&self.targets[0]), read(&self.targets[1]))
     }
 
-    /// New random bytes on both devices (after a destructive case).
+    /// New random bytes on both targets (after a destructive case).
     fn refill(&self, seed: u64) {
-        for (dev, size) in [(&self.dev, DEVICE), (&self.dev2, DEVICE + MIB)] {
-            let mut data = vec![0u8; size as usize];
-            fastrand::Rng::with_seed(seed).fill(&mut data);
-            std::fs::write(&dev.dev, &data).expect("refill the loop device");
+        for (i, t) in self.targets.iter().enumerate() {
+            let size = DEVICE + i as u64 * MIB;
+            let mut f = std::fs::OpenOptions::new()
+                .write(true)
+                .open(t)
+                .expect("open the target");
+            std::io::Write::write_all(&mut f, &random(size, seed + i as u64)).expect("refill");
+            f.set_len(size).expect("size");
         }
     }
 }
 
+fn random(len: u64, seed: u64) -> Vec<u8> {
+    let mut data = vec![0u8; len as usize];
+    fastrand::Rng::with_seed(seed).fill(&mut data);
+    data
+}
+
 fn first_difference(a: &[u8], b: &[u8]) -> Option<usize> {
+    if a.len() != b.len() {
+        return Some(a.len().min(b.len()));
+    }
     a.iter().zip(b).position(|(x, y)| x != y)
 }
 
@@ -223,19 +291,31 @@ fn run(argv: &[String]) -> (Option<i32>, String, Duration) {
 fn assert_unchanged(bench: &Bench, before: &(Vec<u8>, Vec<u8>), what: &str) {
     let now = bench.contents();
     if let Some(at) = first_difference(&before.0, &now.0) {
-        panic!("{what}: {} changed at byte {at}", bench.dev.path());
+        panic!("{what}: {} changed at byte {at}", bench.shown(0));
     }
     if let Some(at) = first_difference(&before.1, &now.1) {
-        panic!("{what}: {} changed at byte {at}", bench.dev2.path());
+        panic!("{what}: {} changed at byte {at}", bench.shown(1));
     }
 }
 
 #[test]
 fn preserve_restores_every_byte_and_no_flag_refuses_on_every_writing_command() {
-    let bench = match Bench::new() {
-        Ok(b) => b,
-        Err(why) => return skipped(&why),
-    };
+    match Bench::devices() {
+        Ok(bench) => every_case_on(&bench, "block devices"),
+        Err(why) => skipped(&why),
+    }
+}
+
+#[test]
+fn the_same_on_regular_files() {
+    match Bench::files() {
+        Ok(bench) => every_case_on(&bench, "regular files"),
+        Err(why) => skipped(&why),
+    }
+}
+
+fn every_case_on(bench: &Bench, kind: &str) {
+    let bench = &bench;
     let mut covered = 0;
     for (i, case) in cases().iter().enumerate() {
         let before = bench.contents();
@@ -296,7 +376,7 @@ fn preserve_restores_every_byte_and_no_flag_refuses_on_every_writing_command() {
         covered += 1;
     }
     eprintln!(
-        "safety matrix: {covered} cases over {} commands, each with --preserve, no flag and --destructive",
+        "safety matrix on {kind}: {covered} cases over {} commands, each with --preserve, no flag and --destructive",
         writing_commands().len()
     );
 }
@@ -305,7 +385,7 @@ fn preserve_restores_every_byte_and_no_flag_refuses_on_every_writing_command() {
 /// so that a failure can be replayed.
 #[test]
 fn sigkill_at_any_moment_then_recover_restores_every_byte() {
-    let bench = match Bench::new() {
+    let bench = match Bench::devices() {
         Ok(b) => b,
         Err(why) => return skipped(&why),
     };

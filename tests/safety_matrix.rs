@@ -315,7 +315,6 @@ fn the_same_on_regular_files() {
 }
 
 fn every_case_on(bench: &Bench, kind: &str) {
-    let bench = &bench;
     let mut covered = 0;
     for (i, case) in cases().iter().enumerate() {
         let before = bench.contents();
@@ -329,7 +328,7 @@ fn every_case_on(bench: &Bench, kind: &str) {
             }
             false => assert_eq!(code, Some(0), "{shown} --preserve: {err}"),
         }
-        assert_unchanged(&bench, &before, &format!("{shown} --preserve"));
+        assert_unchanged(bench, &before, &format!("{shown} --preserve"));
         let left = std::fs::read_dir(bench.journals.path()).unwrap().count();
         assert_eq!(left, 0, "{shown} --preserve left a journal behind");
 
@@ -355,7 +354,7 @@ fn every_case_on(bench: &Bench, kind: &str) {
             }
             false => assert_eq!(code, Some(0), "{shown} reads only: {err}"),
         }
-        assert_unchanged(&bench, &before, &format!("{shown} (no flag)"));
+        assert_unchanged(bench, &before, &format!("{shown} (no flag)"));
 
         let mut argv = bench.argv(case);
         argv.push("--destructive".into());

@@ -287,4 +287,45 @@ mod tests {
         with_model.model = Some("card".into());
         assert_eq!(id.mismatch(&with_model), None);
     }
+
+    fn card(minor: u32, serial: Option<&str>, cid: Option<&str>) -> Identity {
+        Identity {
+            path: format!("/dev/sd{}", (b'a' + minor as u8 / 16) as char),
+            kind: "block_device".into(),
+            major: 8,
+            minor,
+            inode: None,
+            size: 32 << 30,
+            model: Some("Card Reader".into()),
+            serial: serial.map(String::from),
+            loop_backing_file: None,
+            cid: cid.map(String::from),
+        }
+    }
+
+    #[test]
+    fn a_replugged_device_is_the_same_medium_by_serial_or_cid() {
+        let was = card(16, Some("0000123"), None);
+        assert!(was.is_same_medium(&card(32, Some("0000123"), None)));
+        assert!(!was.is_same_medium(&card(32, Some("0000999"), None)));
+        let by_cid = card(16, None, Some("035344534331364780a1b2c3d4012301"));
+        assert!(by_cid.is_same_medium(&card(48, None, Some("035344534331364780a1b2c3d4012301"))));
+        assert!(!by_cid.is_same_medium(&card(48, None, Some("0353445343313647ffffffffff012301"))));
+    }
+
+    #[test]
+    fn without_a_serial_or_cid_another_node_is_another_medium() {
+        let was = card(16, None, None);
+        assert!(was.is_same_medium(&card(16, None, None)));
+        assert!(!was.is_same_medium(&card(32, None, None)));
+        let mut smaller = card(32, Some("S"), None);
+        smaller.size -= 512;
+        assert!(
+            !card(16, Some("S"), None).is_same_medium(&smaller),
+            "size differs"
+        );
+        let mut other_model = card(32, Some("S"), None);
+        other_model.model = Some("Other".into());
+        assert!(!card(16, Some("S"), None).is_same_medium(&other_model));
+    }
 }

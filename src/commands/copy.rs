@@ -23,6 +23,12 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::sync::atomic::Ordering;
 
 pub fn copy(args: &CopyArgs) -> Result<i32> {
+    let sim = |p: &std::path::Path| p.to_str().is_some_and(|p| p.starts_with("sim:"));
+    if sim(&args.source) || sim(&args.target.target) {
+        return Err(usage(
+            "copy moves real bytes between files and devices, which a simulated card (sim:...) does not hold: give a file or a device",
+        ));
+    }
     let started_at = common::now_rfc3339();
     let mut cfg = target_config_of(&args.target)?;
     if args.bs == 0 || args.bs > MAX_BLOCK_SIZE {

@@ -123,6 +123,11 @@ pub(super) fn open_region(
         .unwrap_or(0)
         .saturating_add(tcfg.span.unwrap_or(area));
     let mut target = common::open_target(tcfg, want_write, scratch_size)?;
+    if target.sim().is_some() {
+        return Err(usage(
+            "stream and sustain time real transfers on the wall clock, which a simulated card (sim:...) does not have: give a device, a file or a directory",
+        ));
+    }
     let direct = target.info.mode == IoMode::Direct;
     if target.scratch().is_some() && !want_write {
         let fill = FillPlan {

@@ -44,6 +44,7 @@ pub fn usage(message: impl Into<String>) -> anyhow::Error {
 }
 
 /// Exit codes documented in the README.
+pub const EXIT_INTERNAL: i32 = 1;
 pub const EXIT_USAGE: i32 = 2;
 pub const EXIT_IO: i32 = 3;
 pub const EXIT_VERIFY: i32 = 4;
@@ -67,9 +68,20 @@ pub fn render(err: &anyhow::Error) -> String {
     line
 }
 
+/// A usage error where only an `io::Error` can be returned (the flash
+/// detectors): it still exits with 2.
+pub fn usage_io(message: impl Into<String>) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::InvalidInput, UsageError(message.into()))
+}
+
 /// The exit code for an error: 2 for usage, 3 for I/O, 1 otherwise.
 pub fn exit_code(err: &anyhow::Error) -> i32 {
-    if err.chain().any(|e| e.is::<UsageError>()) {
+    let usage_in_io = |e: &(dyn std::error::Error + 'static)| {
+        e.downcast_ref::<std::io::Error>()
+            .and_then(|io| io.get_ref())
+            .is_some_and(|inner| inner.is::<UsageError>())
+    };
+    if err.chain().any(|e| e.is::<UsageError>() || usage_in_io(e)) {
         EXIT_USAGE
     } else if err.chain().any(|e| e.is::<Interrupted>()) {
         EXIT_INTERRUPTED
@@ -79,7 +91,7 @@ pub fn exit_code(err: &anyhow::Error) -> i32 {
     {
         EXIT_IO
     } else {
-        1
+        EXIT_INTERNAL
     }
 }
 

@@ -16,28 +16,45 @@ pub struct ParseError(pub String);
 const SIZE_FORM: &str = "a byte count such as 512, 4k, 4KiB, 1M, 1MiB or 2G (k/M/G are 1024-based; kB/MB/GB are 1000-based)";
 const DURATION_FORM: &str = "a duration such as 500ms, 5s, 2m or 1h (a bare number is seconds)";
 
-/// Parses a byte count such as `4k`, `1MiB`, `64kB` or `512`.
+/// Parses a byte count such as `4k`, `1MiB`, `64kB`, `1.5M` or `512`.
+///
+/// The arithmetic is exact (no floating point): a fraction is accepted only
+/// when it comes to a whole number of bytes, and anything beyond 2^64 - 1
+/// bytes is refused rather than rounded or saturated.
 pub fn parse_size(text: &str) -> Result<u64, ParseError> {
     let text = text.trim();
+    let form = || ParseError(format!("'{text}' is not {SIZE_FORM}"));
     let split = text
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(text.len());
     let (number, suffix) = text.split_at(split);
-    let multiplier = size_multiplier(suffix.trim())
-        .ok_or_else(|| ParseError(format!("'{text}' is not {SIZE_FORM}")))?;
-    let value: f64 = number
-        .parse()
-        .map_err(|_| ParseError(format!("'{text}' is not {SIZE_FORM}")))?;
-    let bytes = value * multiplier as f64;
-    if !bytes.is_finite() || bytes > u64::MAX as f64 {
-        return Err(ParseError(format!("'{text}' is too large")));
+    let multiplier = size_multiplier(suffix.trim()).ok_or_else(form)?;
+    let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
+    if whole.is_empty() && fraction.is_empty() || fraction.contains('.') {
+        return Err(form());
     }
-    if bytes.fract() != 0.0 {
-        return Err(ParseError(format!(
-            "'{text}' is not a whole number of bytes"
-        )));
+    let too_large = || ParseError(format!("'{text}' is too large: at most 2^64 - 1 bytes"));
+    let whole: u128 = match whole {
+        "" => 0,
+        digits => digits.parse::<u64>().map_err(|_| too_large())?.into(),
+    };
+    // The fraction as numerator / 10^places, trailing zeros dropped.
+    let fraction = fraction.trim_end_matches('0');
+    let not_whole = || ParseError(format!("'{text}' is not a whole number of bytes"));
+    if fraction.len() > 19 {
+        return Err(not_whole());
     }
-    Ok(bytes as u64)
+    let numerator: u128 = match fraction {
+        "" => 0,
+        digits => digits.parse().map_err(|_| form())?,
+    };
+    let denominator = 10u128.pow(fraction.len() as u32);
+    let scaled = numerator * u128::from(multiplier);
+    if !scaled.is_multiple_of(denominator) {
+        return Err(not_whole());
+    }
+    let bytes = whole * u128::from(multiplier) + scaled / denominator;
+    u64::try_from(bytes).map_err(|_| too_large())
 }
 
 fn size_multiplier(suffix: &str) -> Option<u64> {
@@ -316,5 +333,93 @@ mod tests {
         fn parse_duration_never_panics(s in "\\PC{0,12}") {
             let _ = parse_duration(&s);
         }
+
+        #[test]
+        fn every_u64_round_trips_as_bytes(n in any::<u64>()) {
+            prop_assert_eq!(parse_size(&n.to_string()), Ok(n));
+            prop_assert_eq!(parse_size(&format!("{n}B")), Ok(n));
+        }
+
+        #[test]
+        fn suffixed_sizes_are_exact_or_refused(n in any::<u64>(), unit in 0usize..9) {
+            let (suffix, mult) = [("k", 1u64 << 10), ("M", 1 << 20), ("G", 1 << 30), ("T", 1 << 40),
+                ("kB", 1000), ("MB", 1_000_000), ("GB", 1_000_000_000), ("TB", 1_000_000_000_000),
+                ("KiB", 1 << 10)][unit];
+            let parsed = parse_size(&format!("{n}{suffix}"));
+            match n.checked_mul(mult) {
+                Some(bytes) => prop_assert_eq!(parsed, Ok(bytes)),
+                None => prop_assert!(parsed.unwrap_err().0.contains("too large")),
+            }
+        }
+
+        #[test]
+        fn fractions_are_exact(whole in 0u64..1_000_000, half in any::<bool>()) {
+            let text = format!("{whole}.{}k", if half { "5" } else { "25" });
+            let extra = if half { 512 } else { 256 };
+            prop_assert_eq!(parse_size(&text), Ok(whole * 1024 + extra));
+        }
+
+        #[test]
+        fn odd_characters_never_panic_the_parsers(
+            s in "[0-9.eE+\\- kKMGTiBbsmuµnhx\u{0660}-\u{0669}\u{FF10}-\u{FF19}/]{0,24}"
+        ) {
+            if let Ok(bytes) = parse_size(&s) {
+                // Only ASCII digits count.
+                prop_assert!(s.chars().any(|c| c.is_ascii_digit()), "{s:?} gave {bytes}");
+            }
+            if let Ok(d) = parse_duration(&s) {
+                prop_assert!(d.as_secs_f64() <= 1e9);
+            }
+            if let Ok(rate) = parse_rate(&s) {
+                prop_assert!(rate > 0);
+            }
+            let _ = parse_target(&s);
+        }
+
+        #[test]
+        fn any_text_parses_or_fails_cleanly(s in any::<String>()) {
+            let _ = (parse_size(&s), parse_duration(&s), parse_rate(&s), parse_target(&s));
+        }
+
+        #[test]
+        fn durations_in_micro_and_nanoseconds(n in 0u64..1_000_000_000) {
+            prop_assert_eq!(parse_duration(&format!("{n}us")), Ok(Duration::from_micros(n)));
+            prop_assert_eq!(parse_duration(&format!("{n}ns")), Ok(Duration::from_nanos(n)));
+        }
+
+        #[test]
+        fn formatting_takes_any_number(n in any::<u64>(), x in any::<f64>()) {
+            let _ = (format_size(n), format_mbps(x), format_latency_ns(x), mb_per_s(n, n / 3));
+        }
+    }
+
+    #[test]
+    fn sizes_refuse_what_is_not_a_whole_byte_count() {
+        for bad in [
+            "nan",
+            "inf",
+            "-1",
+            "1e9",
+            "0x10",
+            "١٢",
+            "",
+            " ",
+            ".",
+            "..5",
+            "1.2.3",
+            "4k4",
+            "99999999999999999999G",
+            "16777216T",
+            "18446744073709551616",
+            "0.1",
+            "1.00000000000000000001k",
+        ] {
+            assert!(parse_size(bad).is_err(), "{bad:?}");
+        }
+        assert_eq!(parse_size("18446744073709551615"), Ok(u64::MAX));
+        assert_eq!(parse_size("4k "), Ok(4096));
+        assert_eq!(parse_size(".5k"), Ok(512));
+        assert_eq!(parse_size("1.50000k"), Ok(1536));
+        assert_eq!(parse_size("9007199254740993"), Ok(9_007_199_254_740_993));
     }
 }

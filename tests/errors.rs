@@ -199,7 +199,7 @@ fn more_invalid_combinations_are_refused_by_name() {
             &["--bs must be a multiple of 512"],
         ),
         (
-            &["run", d, "--span", "18446744073709551615", "--offset", "4k"],
+            &["run", d, "--span", "4194304T", "--offset", "4k"],
             &["--offset + --span"],
         ),
         (
@@ -210,5 +210,60 @@ fn more_invalid_combinations_are_refused_by_name() {
     for (args, needles) in cases {
         let out = iocurve().args(args).output().unwrap();
         assert_one_line_error(&out, 2, needles);
+    }
+}
+
+#[test]
+fn values_out_of_range_are_refused_on_one_line_naming_option_value_and_range() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let sim = "sim:size=64M";
+    let cases: Vec<(Vec<&str>, Vec<&str>)> = vec![
+        (
+            vec!["flash", "class", sim, "--au", "511"],
+            vec!["--au 511", "16 KiB to 64 GiB"],
+        ),
+        (vec!["flash", "class", sim, "--au", "0"], vec!["--au 0"]),
+        (vec!["flash", "class", sim, "--au", "3k"], vec!["--au 3k"]),
+        (vec!["flash", "open-au", sim, "--au", "0"], vec!["--au 0"]),
+        (
+            vec!["flash", "class", sim, "--claim", "C11"],
+            vec!["--claim C11", "U3"],
+        ),
+        (vec!["flash", "align", d], vec!["is a directory"]),
+        (
+            vec!["run", d, "--time", "nan"],
+            vec!["--time nan", "above 0"],
+        ),
+        (vec!["run", d, "--time", "0"], vec!["--time 0", "above 0"]),
+        (
+            vec!["run", d, "--qd", "1025"],
+            vec!["--qd 1025", "1 to 1024"],
+        ),
+        (vec!["run", d, "--bs", "2G"], vec!["--bs 2G", "1 GiB"]),
+        (
+            vec!["run", d, "--size", "16777216T"],
+            vec!["--size 16777216T", "too large"],
+        ),
+        (
+            vec!["surface", d, "--threshold", "inf"],
+            vec!["--threshold inf", "1 to 100"],
+        ),
+        (
+            vec!["compare", "1", "--threshold=-1"],
+            vec!["--threshold -1", "percent"],
+        ),
+        (vec!["stream", d, "--rate", "0MB/s"], vec!["--rate 0MB/s"]),
+        (
+            vec!["sustain", d, "--interval", "1ms"],
+            vec!["--interval 1ms", "10ms"],
+        ),
+        (vec!["history", ""], vec!["empty name"]),
+    ];
+    for (args, needles) in cases {
+        let out = iocurve().arg("--no-save").args(&args).output().unwrap();
+        assert_one_line_error(&out, 2, &needles);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
     }
 }

@@ -14,6 +14,7 @@ use crate::result::sections::{SlowRegion, SurfaceSample};
 /// `count` sample offsets from 0 to the last whole sample, evenly spaced
 /// and aligned down to `align` (duplicates on a tiny device removed).
 pub fn positions(device: u64, sample: u64, count: u32, align: u64) -> Vec<u64> {
+    let align = align.max(1);
     let last = device.saturating_sub(sample) / align * align;
     let n = u64::from(count.max(2));
     let mut out: Vec<u64> = (0..n)

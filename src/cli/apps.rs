@@ -2,8 +2,7 @@
 //! `stream`, `sustain`, and the `--cpu-load` option they share with `run`
 //! and `curve`. Parsing only; the commands validate the combinations.
 
-use super::{TargetArgs, parse_duration, parse_size};
-use crate::units;
+use super::{TargetArgs, limits, parse_path, parse_target};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -37,19 +36,19 @@ pub enum FilesAction {
 #[derive(Debug, Args, Clone)]
 pub struct FilesLoadArgs {
     /// Directory to create the files in (they are removed at the end).
-    #[arg(default_value = ".")]
+    #[arg(default_value = ".", value_parser = parse_target)]
     pub dir: PathBuf,
 
     /// File sizes, comma-separated [default: 1.5k,8k,32k,128k,1M,16M].
-    #[arg(long, value_name = "SIZES", value_delimiter = ',', value_parser = parse_size)]
+    #[arg(long, value_name = "SIZES", value_delimiter = ',', value_parser = limits::FILE_SIZE.parser())]
     pub sizes: Option<Vec<u64>>,
 
     /// Files of each size [default: 16 MiB worth, at least 4, at most 200].
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    #[arg(long, value_parser = limits::FILE_COUNT.parser())]
     pub count: Option<u32>,
 
     /// Frames per second: also report bytes per frame and frames per file.
-    #[arg(long)]
+    #[arg(long, value_parser = limits::FPS.parser())]
     pub fps: Option<f64>,
 
     #[arg(long)]
@@ -66,11 +65,11 @@ pub struct FilesLoadArgs {
     pub method: String,
 
     /// Bytes per fread call of --method stdio (1: byte by byte).
-    #[arg(long, value_name = "SIZE", default_value = "4k", value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", default_value = "4k", value_parser = limits::STDIO_CALL.parser())]
     pub stdio_bs: u64,
 
     /// Also write a self-contained HTML report of this run to FILE.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = parse_path)]
     pub report: Option<PathBuf>,
 
     #[command(flatten)]
@@ -80,11 +79,11 @@ pub struct FilesLoadArgs {
 #[derive(Debug, Args, Clone)]
 pub struct FilesSaveArgs {
     /// Directory to write the file in (it is removed at the end).
-    #[arg(default_value = ".")]
+    #[arg(default_value = ".", value_parser = parse_target)]
     pub dir: PathBuf,
 
     /// Size of the file written with each write-call size.
-    #[arg(long, value_name = "SIZE", default_value = "2M", value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", default_value = "2M", value_parser = limits::FILE_SIZE.parser())]
     pub size: u64,
 
     /// Write-call sizes, comma-separated.
@@ -92,7 +91,7 @@ pub struct FilesSaveArgs {
         long,
         value_name = "SIZES",
         value_delimiter = ',',
-        value_parser = parse_size,
+        value_parser = limits::FILE_SIZE.parser(),
         default_value = "64,256,512,768,1024,1280,1636,2048,4096,32768,65536"
     )]
     pub sizes: Vec<u64>,
@@ -105,7 +104,7 @@ pub struct FilesSaveArgs {
     pub json: bool,
 
     /// Also write a self-contained HTML report of this run to FILE.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = parse_path)]
     pub report: Option<PathBuf>,
 
     #[command(flatten)]
@@ -123,28 +122,28 @@ pub struct StreamArgs {
 
     /// Data rate of the schedule, e.g. 5MB/s or 20MiB/s [default: 5MB/s
     /// unless --fps is given].
-    #[arg(long, value_name = "RATE", value_parser = parse_rate, conflicts_with = "fps")]
+    #[arg(long, value_name = "RATE", value_parser = limits::rate, conflicts_with = "fps")]
     pub rate: Option<f64>,
 
     /// Bytes per request with --rate.
-    #[arg(long, value_name = "SIZE", default_value = "64k", value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", default_value = "64k", value_parser = limits::BLOCK.parser())]
     pub chunk: u64,
 
     /// Requests per second (video frames), with --frame bytes each.
-    #[arg(long, requires = "frame")]
+    #[arg(long, requires = "frame", value_parser = limits::FPS.parser())]
     pub fps: Option<f64>,
 
     /// Bytes per frame with --fps.
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", value_parser = limits::BLOCK.parser())]
     pub frame: Option<u64>,
 
     /// Time from a request's scheduled start to its deadline [default: one
     /// period, when the next request is due].
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = limits::DEADLINE.parser())]
     pub deadline: Option<Duration>,
 
     /// Length of the stream (of each trial with --find-max).
-    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = limits::TIME.parser())]
     pub time: Duration,
 
     /// Search for the highest rate with no missed deadline: double from the
@@ -162,23 +161,23 @@ pub struct SustainArgs {
     pub target: TargetArgs,
 
     /// Bytes to write at most (the target's end also stops it).
-    #[arg(long, value_name = "SIZE", default_value = "8G", value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", default_value = "8G", value_parser = limits::BYTES.parser())]
     pub bytes: u64,
 
     /// Time to write at most.
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = limits::TIME.parser())]
     pub time: Option<Duration>,
 
     /// Bytes per write.
-    #[arg(long, value_name = "SIZE", default_value = "1M", value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", default_value = "1M", value_parser = limits::SUSTAIN_BLOCK.parser())]
     pub bs: u64,
 
     /// Length of one throughput interval.
-    #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = limits::INTERVAL.parser())]
     pub interval: Duration,
 
     /// Also report the throughput of every stretch of this many bytes.
-    #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = limits::BYTES.parser())]
     pub mark: u64,
 
     /// Print one JSON object per interval while writing (for live plots),
@@ -188,12 +187,6 @@ pub struct SustainArgs {
 
     #[command(flatten)]
     pub load: CpuLoadArg,
-}
-
-fn parse_rate(text: &str) -> Result<f64, String> {
-    units::parse_rate(text)
-        .map(|bytes| bytes as f64)
-        .map_err(|e| e.0)
 }
 
 fn parse_percent(text: &str) -> Result<u8, String> {

@@ -5,6 +5,7 @@
 pub mod apps;
 pub mod config;
 pub mod db;
+pub mod limits;
 pub mod more;
 
 pub use more::{CopyArgs, EndureArgs, SurfaceArgs};
@@ -28,12 +29,62 @@ pub struct Cli {
     pub store: StoreArgs,
 }
 
+impl Cli {
+    /// The command line of this process. A value an option does not accept
+    /// is reported on one line that names the option, the value and what
+    /// is accepted, with exit code 2; help, version and the other mistakes
+    /// are printed as clap prints them (exit 0 or 2).
+    pub fn from_args() -> Cli {
+        match Cli::try_parse() {
+            Ok(cli) => cli,
+            Err(err) => match one_line_error(&err) {
+                Some(line) => {
+                    eprintln!("Error: {line}");
+                    std::process::exit(crate::error::EXIT_USAGE);
+                }
+                None => err.exit(),
+            },
+        }
+    }
+}
+
+/// A rejected value as one line: `--au 511: an AU is ...`. `None` for
+/// errors that are not about one value (clap's own text is clearer there).
+pub fn one_line_error(err: &clap::Error) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let context = |kind| match err.get(kind) {
+        Some(ContextValue::String(s)) => Some(s.as_str()),
+        _ => None,
+    };
+    // "--au <SIZE>" names the option; a positional is shown as "[TARGET]".
+    let arg = context(ContextKind::InvalidArg)?;
+    let option = match arg.starts_with('-') {
+        true => arg.split(' ').next().unwrap_or(arg),
+        false => arg.trim_matches(|c| "[]<>.".contains(c)),
+    };
+    let value = context(ContextKind::InvalidValue)?;
+    let shown = match value.is_empty() || value.chars().any(|c| c.is_whitespace() || c.is_control())
+    {
+        true => format!("{value:?}"),
+        false => value.to_string(),
+    };
+    let why = match err.kind() {
+        ErrorKind::ValueValidation => std::error::Error::source(err)?.to_string(),
+        ErrorKind::InvalidValue => match err.get(ContextKind::ValidValue) {
+            Some(ContextValue::Strings(valid)) => format!("not one of {}", valid.join(", ")),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    Some(format!("{option} {shown}: {why}"))
+}
+
 /// Where results are kept; accepted by every command.
 #[derive(Debug, Args, Clone, Default)]
 pub struct StoreArgs {
     /// The results database [default: $XDG_DATA_HOME/iocurve/results.db,
     /// else ~/.local/share/iocurve/results.db].
-    #[arg(long, global = true, value_name = "PATH")]
+    #[arg(long, global = true, value_name = "PATH", value_parser = parse_path)]
     pub db: Option<PathBuf>,
 
     /// Do not save this run in the results database.
@@ -132,17 +183,17 @@ pub struct FlashArgs {
 
     /// The AU size [default: the kernel's preferred_erase_size, else
     /// detected by `flash align`, else 4 MiB].
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", value_parser = limits::AU.parser())]
     pub au: Option<u64>,
 
     /// The class to check (C10, U1, U3, V6..V90, A1, A2) [default: what the
     /// card's SSR claims, else every class].
-    #[arg(long)]
+    #[arg(long, value_parser = limits::class)]
     pub claim: Option<String>,
 
     /// Bytes capacity writes between probing and reading back, to get past
     /// a cache.
-    #[arg(long, value_name = "SIZE", default_value = "128M", value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", default_value = "128M", value_parser = limits::FLUSH.parser())]
     pub flush: u64,
 
     /// Seed for positions and data [default: from the clock].
@@ -161,7 +212,7 @@ pub struct FlashArgs {
 #[derive(Debug, Args, Clone)]
 pub struct ProbeArgs {
     /// A directory, file or block device [default: the current directory].
-    #[arg(default_value = ".")]
+    #[arg(default_value = ".", value_parser = parse_target)]
     pub target: PathBuf,
 
     /// Print JSON instead of text.
@@ -173,13 +224,14 @@ pub struct ProbeArgs {
 pub struct HistoryArgs {
     /// A device: id or key from `iocurve list`, a kernel name (sdb), or part
     /// of its name [default: every device].
+    #[arg(value_parser = limits::name)]
     pub device: Option<String>,
 }
 
 #[derive(Debug, Args, Clone)]
 pub struct CompareArgs {
     /// Run ids, device names (their latest run), or JSON result files.
-    #[arg(required = true, num_args = 1..)]
+    #[arg(required = true, num_args = 1.., value_parser = limits::name)]
     pub runs: Vec<String>,
 
     /// The test whose figures are compared [default: the first test of each
@@ -188,7 +240,7 @@ pub struct CompareArgs {
     pub test: Option<String>,
 
     /// Differences smaller than this share (percent) are noise.
-    #[arg(long, default_value_t = 5.0)]
+    #[arg(long, default_value = "5", value_parser = limits::COMPARE_THRESHOLD.parser())]
     pub threshold: f64,
 
     /// Print a Markdown table.
@@ -200,6 +252,7 @@ pub struct CompareArgs {
 pub struct ExportArgs {
     /// A run id, a device name (its latest run) or a JSON result file
     /// [default: the latest run].
+    #[arg(value_parser = limits::name)]
     pub run: Option<String>,
 
     /// Output format.
@@ -207,18 +260,19 @@ pub struct ExportArgs {
     pub format: String,
 
     /// Write to this file instead of stdout.
-    #[arg(long, short, value_name = "FILE")]
+    #[arg(long, short, value_name = "FILE", value_parser = parse_path)]
     pub output: Option<PathBuf>,
 }
 
 #[derive(Debug, Args, Clone)]
 pub struct ImportArgs {
     /// fio's JSON output.
+    #[arg(value_parser = parse_path)]
     pub file: PathBuf,
 
     /// The device the fio run measured, probed now for its identity
     /// [default: the job's filename or directory, when it exists here].
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", value_parser = parse_path)]
     pub device: Option<PathBuf>,
 }
 
@@ -255,12 +309,12 @@ pub struct TargetArgs {
     pub journal_dir: Option<PathBuf>,
 
     /// Start of the measured region [default: 0].
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", value_parser = limits::OFFSET.parser())]
     pub offset: Option<u64>,
 
     /// Length of the measured region [default: the rest of the target; for a
     /// directory, the scratch file size, 1 GiB].
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", value_parser = limits::SPAN.parser())]
     pub span: Option<u64>,
 
     /// I/O engine: sync (pread/pwrite), uring (io_uring), or auto (uring when
@@ -269,7 +323,7 @@ pub struct TargetArgs {
     pub engine: String,
 
     /// Parallel jobs, each with its own queue.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+    #[arg(long, default_value = "1", value_parser = limits::THREADS.parser())]
     pub threads: u32,
 
     /// Seed for random offsets and data [default: from the clock].
@@ -281,7 +335,7 @@ pub struct TargetArgs {
     pub json: bool,
 
     /// Also write a self-contained HTML report of this run to FILE.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = parse_path)]
     pub report: Option<PathBuf>,
 }
 
@@ -295,7 +349,7 @@ pub struct RunArgs {
     pub rw: String,
 
     /// Read share of a mixed (rw, randrw) workload, in percent.
-    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u8).range(0..=100))]
+    #[arg(long, default_value = "50", value_parser = parse_mix)]
     pub mix: u8,
 
     /// Transfer size per I/O (e.g. 512, 4k, 1M, 64kB), or `max`: the
@@ -309,11 +363,11 @@ pub struct RunArgs {
     pub method: String,
 
     /// Bytes per fread call of --method stdio (1: byte by byte).
-    #[arg(long, value_name = "SIZE", default_value = "4k", value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", default_value = "4k", value_parser = limits::STDIO_CALL.parser())]
     pub stdio_bs: u64,
 
     /// More targets, run at the same time as the first with --parallel.
-    #[arg(value_name = "MORE_TARGETS")]
+    #[arg(value_name = "MORE_TARGETS", value_parser = parse_target)]
     pub more_targets: Vec<PathBuf>,
 
     /// Run the same workload on every target at once (and each alone), and
@@ -322,23 +376,23 @@ pub struct RunArgs {
     pub parallel: bool,
 
     /// I/Os in flight per job (1..1024); above 1 uses io_uring.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    #[arg(long, default_value = "1", value_parser = limits::QUEUE_DEPTH.parser())]
     pub qd: u32,
 
     /// Bytes to move in the counted phase [default: the span, at most 10 s].
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", value_parser = limits::BYTES.parser())]
     pub size: Option<u64>,
 
     /// Duration of the counted phase (e.g. 5s, 500ms).
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = limits::TIME.parser())]
     pub time: Option<Duration>,
 
     /// Warm-up before counting (executed, then discarded).
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "1s")]
+    #[arg(long, value_name = "DURATION", value_parser = limits::RAMP.parser(), default_value = "1s")]
     pub ramp: Duration,
 
     /// Offset granularity of random I/O [default: --bs].
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", value_parser = limits::ALIGN.parser())]
     pub align: Option<u64>,
 
     /// Write data: random (incompressible), zeros, or a byte such as 0xa5.
@@ -352,7 +406,7 @@ pub struct RunArgs {
     pub verify: bool,
 
     /// Repetitions of the measurement (median and range are reported).
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
+    #[arg(long, default_value = "1", value_parser = limits::REPEAT_RUN.parser())]
     pub repeat: u32,
 
     #[command(flatten)]
@@ -366,15 +420,15 @@ pub struct ProfileArgs {
 
     /// Counted duration of each measurement [default: chosen so the whole
     /// profile fits in about a minute].
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = limits::TIME.parser())]
     pub time: Option<Duration>,
 
     /// Size of the test area [default: 1 GiB, less on slow or small targets].
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", value_parser = limits::PROFILE_AREA.parser())]
     pub size: Option<u64>,
 
     /// Repetitions of each test.
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=20))]
+    #[arg(long, default_value = "3", value_parser = limits::REPEAT.parser())]
     pub repeat: u32,
 
     /// Skip the write tests even where they are allowed.
@@ -382,7 +436,7 @@ pub struct ProfileArgs {
     pub read_only: bool,
 
     /// More targets, profiled at the same time as the first with --parallel.
-    #[arg(value_name = "MORE_TARGETS")]
+    #[arg(value_name = "MORE_TARGETS", value_parser = parse_target)]
     pub more_targets: Vec<PathBuf>,
 
     /// Run each test on every target at once (and each alone), and report
@@ -397,7 +451,7 @@ pub struct CurveArgs {
     pub target: TargetArgs,
 
     /// More targets, measured in turn and overlaid (crossovers reported).
-    #[arg(value_name = "MORE_TARGETS")]
+    #[arg(value_name = "MORE_TARGETS", value_parser = parse_target)]
     pub more_targets: Vec<PathBuf>,
 
     /// Patterns to sweep, comma-separated: read, write, randread, randwrite.
@@ -407,23 +461,23 @@ pub struct CurveArgs {
 
     /// Transfer sizes, comma-separated (e.g. 512,768,1280,1636,4k,64k)
     /// [default: the logical block size up to 16 MiB in powers of two].
-    #[arg(long, value_name = "SIZES", value_delimiter = ',', value_parser = parse_size)]
+    #[arg(long, value_name = "SIZES", value_delimiter = ',', value_parser = limits::BLOCK.parser())]
     pub sizes: Option<Vec<u64>>,
 
     /// I/Os in flight per job; above 1 uses io_uring.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    #[arg(long, default_value = "1", value_parser = limits::QUEUE_DEPTH.parser())]
     pub qd: u32,
 
     /// Repetitions of each point (median and range are reported).
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=20))]
+    #[arg(long, default_value = "3", value_parser = limits::REPEAT.parser())]
     pub repeat: u32,
 
     /// Counted time of each point (a 0.2 s warm-up comes first).
-    #[arg(long, value_name = "DURATION", default_value = "800ms", value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION", default_value = "800ms", value_parser = limits::TIME.parser())]
     pub time: Duration,
 
     /// Most bytes moved by one point, whichever of this and --time ends first.
-    #[arg(long, value_name = "SIZE", default_value = "512M", value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", default_value = "512M", value_parser = limits::BYTES.parser())]
     pub point_bytes: u64,
 
     /// Print CSV instead of the table.
@@ -431,7 +485,7 @@ pub struct CurveArgs {
     pub csv: bool,
 
     /// Also write an SVG chart of the curves to FILE.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = parse_path)]
     pub svg: Option<PathBuf>,
 
     #[command(flatten)]
@@ -445,11 +499,11 @@ pub struct ReportArgs {
     pub runs: Vec<i64>,
 
     /// The latest runs of this device (id, key, kernel name or label).
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", value_parser = limits::name)]
     pub device: Option<String>,
 
     /// How many of the latest runs to include.
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
+    #[arg(long, value_name = "N", default_value = "1", value_parser = limits::LAST.parser())]
     pub last: u32,
 
     /// Where to write the page.
@@ -457,7 +511,8 @@ pub struct ReportArgs {
         short,
         long,
         value_name = "FILE",
-        default_value = "iocurve-report.html"
+        default_value = "iocurve-report.html",
+        value_parser = parse_path
     )]
     pub output: PathBuf,
 }
@@ -485,20 +540,91 @@ fn parse_dir(text: &str) -> Result<PathBuf, String> {
     Ok(PathBuf::from(text))
 }
 
+/// A file to read or write: any path that is not blank.
+fn parse_path(text: &str) -> Result<PathBuf, String> {
+    match text.trim().is_empty() {
+        true => Err("an empty path: give a file name such as out.html".into()),
+        false => Ok(PathBuf::from(text)),
+    }
+}
+
 /// `--bs max`: resolved to the device's largest request once it is open.
 pub const BS_MAX: u64 = u64::MAX;
 
 fn parse_bs(text: &str) -> Result<u64, String> {
     match text.trim() {
         "max" => Ok(BS_MAX),
-        other => parse_size(other),
+        other => limits::BLOCK
+            .check(other)
+            .map_err(|e| format!("{e}, or max (the device's largest request)")),
     }
 }
 
-pub(crate) fn parse_size(text: &str) -> Result<u64, String> {
-    units::parse_size(text).map_err(|e| e.0)
+fn parse_mix(text: &str) -> Result<u8, String> {
+    // PERCENT stops at 100, so the conversion cannot fail.
+    limits::PERCENT
+        .check(text)
+        .map(|p| u8::try_from(p).unwrap_or(100))
 }
 
-pub(crate) fn parse_duration(text: &str) -> Result<Duration, String> {
-    units::parse_duration(text).map_err(|e| e.0)
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("iocurve").chain(args.iter().copied()))
+    }
+
+    fn line(args: &[&str]) -> Option<String> {
+        one_line_error(&parse(args).unwrap_err())
+    }
+
+    #[test]
+    fn the_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn every_default_passes_its_own_check() {
+        for args in [
+            &["run"][..],
+            &["profile"],
+            &["curve"],
+            &["surface"],
+            &["stream"],
+            &["sustain"],
+            &["endure", "x", "--cycles", "1"],
+            &["copy", "a", "b"],
+            &["files", "load"],
+            &["files", "save"],
+            &["flash", "class", "x"],
+            &["compare", "1"],
+            &["report"],
+            &["history"],
+        ] {
+            assert!(parse(args).is_ok(), "{args:?}: {:?}", parse(args).err());
+        }
+    }
+
+    #[test]
+    fn a_rejected_value_is_one_line_with_option_value_and_range() {
+        assert_eq!(
+            line(&["flash", "class", "sim:size=64M", "--au", "511"]).as_deref(),
+            Some("--au 511: an AU is a multiple of 16 KiB from 16 KiB to 64 GiB (e.g. 4M)")
+        );
+        assert_eq!(
+            line(&["run", ".", "--engine", "foo"]).as_deref(),
+            Some("--engine foo: not one of auto, sync, uring")
+        );
+        let empty = line(&["run", ""]).unwrap();
+        assert!(empty.starts_with("TARGET \"\": an empty target"), "{empty}");
+        let padded = line(&["run", ".", "--time= 0 "]).unwrap();
+        assert!(
+            padded.starts_with("--time \" 0 \": a duration above 0"),
+            "{padded}"
+        );
+        assert!(line(&["run", "--no-such-option"]).is_none());
+        assert!(line(&["--help"]).is_none());
+    }
 }

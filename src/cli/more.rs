@@ -1,7 +1,7 @@
 //! Arguments of the commands that look across a device and over its life:
 //! `surface`, `copy` and `endure`.
 
-use super::{TargetArgs, parse_duration, parse_size};
+use super::{TargetArgs, limits, parse_path, parse_target};
 use clap::Args;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -12,35 +12,35 @@ pub struct SurfaceArgs {
     pub target: TargetArgs,
 
     /// Positions spread evenly from the first to the last byte.
-    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(2..=100_000))]
+    #[arg(long, default_value = "100", value_parser = limits::SAMPLES.parser())]
     pub samples: u32,
 
     /// Bytes read (and written) sequentially at each position.
-    #[arg(long, value_name = "SIZE", default_value = "2M", value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", default_value = "2M", value_parser = limits::SAMPLE.parser())]
     pub sample_size: u64,
 
     /// Transfer size of the sequential reads and writes.
-    #[arg(long, value_name = "SIZE", default_value = "1M", value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", default_value = "1M", value_parser = limits::SAMPLE.parser())]
     pub bs: u64,
 
     /// Random 4 KiB reads near each position, whose median is its access
     /// time (0: none).
-    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(0..=10_000))]
+    #[arg(long, default_value = "8", value_parser = limits::ACCESS_READS.parser())]
     pub access_reads: u32,
 
     /// A position below this share (percent) of the median speed is slow.
-    #[arg(long, default_value_t = 50.0)]
+    #[arg(long, default_value = "50", value_parser = limits::SLOW_THRESHOLD.parser())]
     pub threshold: f64,
 
     /// Also write an SVG chart of speed and access time against position.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = parse_path)]
     pub svg: Option<PathBuf>,
 }
 
 #[derive(Debug, Args, Clone)]
 pub struct CopyArgs {
     /// The image: a file or a block device.
-    #[arg(value_name = "SRC")]
+    #[arg(value_name = "SRC", value_parser = parse_target)]
     pub source: PathBuf,
 
     /// DST: the file or device written (safety rules of every write test:
@@ -49,7 +49,7 @@ pub struct CopyArgs {
     pub target: TargetArgs,
 
     /// Bytes per read and write, as `dd bs=`.
-    #[arg(long, value_name = "SIZE", default_value = "4M", value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", default_value = "4M", value_parser = limits::BLOCK.parser())]
     pub bs: u64,
 
     /// When the data must be on the medium: none (page cache, like `dd`
@@ -75,11 +75,11 @@ pub struct EndureArgs {
     pub target: TargetArgs,
 
     /// Write-and-verify cycles over the whole span.
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    #[arg(long, value_parser = limits::CYCLES.parser())]
     pub cycles: u32,
 
     /// Transfer size of the writes and reads.
-    #[arg(long, value_name = "SIZE", default_value = "1M", value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", default_value = "1M", value_parser = limits::SECTOR_BLOCK.parser())]
     pub bs: u64,
 
     /// End the run at the first cycle with a bad block or an I/O error.
@@ -87,10 +87,10 @@ pub struct EndureArgs {
     pub stop_on_error: bool,
 
     /// Longest time for one pass (write or read) of a cycle.
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = limits::TIME.parser())]
     pub pass_time: Option<Duration>,
 
     /// Also write an SVG chart of speed and errors against cycle.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = parse_path)]
     pub svg: Option<PathBuf>,
 }

@@ -144,6 +144,15 @@ pub fn prepare(target: &mut OpenTarget, plan: FillPlan, writable_too: bool) -> R
     Ok(Some(stats.bytes))
 }
 
+/// Test hook: a deliberate panic right after a measurement (which may have
+/// written), so that a test can see the panic path restore `--preserve`
+/// data. Read once per measurement, off the timed path.
+fn panic_if_asked() {
+    if std::env::var_os("IOCURVE_TEST_PANIC_AFTER_MEASURE").is_some() {
+        panic!("deliberate test panic after a measurement (IOCURVE_TEST_PANIC_AFTER_MEASURE)");
+    }
+}
+
 /// Measures, drawing progress on `bar` when given, else on a bar of its own
 /// labelled `label`.
 pub fn measure(
@@ -165,7 +174,11 @@ pub fn measure_on(
     let counters: Vec<PaddedCounter> = (0..spec.threads)
         .map(|_| PaddedCounter::default())
         .collect();
-    let work = || runner::measure(mt, spec, interrupt::stop_flag(), &counters);
+    let work = || {
+        let measured = runner::measure(mt, spec, interrupt::stop_flag(), &counters);
+        panic_if_asked();
+        measured
+    };
     if let Some(bar) = bar {
         bar.set_message(label.to_string());
         return work();

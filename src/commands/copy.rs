@@ -22,12 +22,12 @@ use std::os::fd::AsFd;
 use std::sync::atomic::Ordering;
 
 pub fn copy(args: &CopyArgs) -> Result<i32> {
+    refuse_simulated(args)?;
     let started_at = common::now_rfc3339();
     let mut cfg = target_config_of(&args.target)?;
     if args.bs == 0 || args.bs > MAX_BLOCK_SIZE {
         return Err(usage("--bs must be 1 byte to 1 GiB, e.g. 4M (dd bs=4M)"));
     }
-    refuse_simulated(args)?;
     interrupt::install();
     let source = open_source(args, &cfg)?;
     let bytes = source.info.size_bytes;

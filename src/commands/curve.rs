@@ -189,6 +189,11 @@ fn sweep_target(
             ));
         }
     }
+    if target.info.kind == TargetKind::Simulated && sizes.iter().any(|s| !s.is_multiple_of(512)) {
+        return Err(crate::error::usage(
+            "a simulated card transfers whole 512-byte sectors: give --sizes that are multiples of 512",
+        ));
+    }
     let buffered_file = if direct && sizes.iter().any(|s| !s.is_multiple_of(lbs)) {
         Some(target.reopen_buffered()?)
     } else {

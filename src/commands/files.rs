@@ -296,6 +296,12 @@ fn check_sizes(sizes: &[u64], option: &str) -> Result<()> {
 fn open_dir(dir: &Path) -> Result<(WorkDir, Option<BlockDevice>, TargetInfo)> {
     common::refuse_simulated(dir, "files")?;
     interrupt::install();
+    if !dir.exists() {
+        return Err(usage(format!(
+            "{} does not exist: give a directory",
+            dir.display()
+        )));
+    }
     let meta =
         std::fs::metadata(dir).map_err(|e| io_failure(dir, "cannot use the directory", e))?;
     if !meta.is_dir() {

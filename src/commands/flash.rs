@@ -30,6 +30,12 @@ pub fn flash(cmd: &FlashCommand) -> Result<i32> {
         FlashCommand::Capacity(a) => ("capacity", a),
         FlashCommand::Class(a) => ("class", a),
     };
+    if args.target.is_dir() {
+        return Err(crate::error::usage(format!(
+            "{} is a directory: flash {name} measures the card itself (a block device such as /dev/sdb), an image file or sim:...",
+            args.target.display()
+        )));
+    }
     let cfg = target_config(args);
     let writes = name != "align";
     let mut target = common::open_target(&cfg, writes, 0)?;
@@ -179,7 +185,7 @@ fn choose_au(
     if let Some(au) = asked {
         return Ok((au, "from --au".into()));
     }
-    if let Some(au) = kernel.filter(|a| *a > 0) {
+    if let Some(au) = kernel.filter(|a| crate::flash::usable_au(*a)) {
         return Ok((au, "the kernel's preferred_erase_size".into()));
     }
     let r = align::detect(io, align::AlignPlan::default())?;

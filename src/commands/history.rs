@@ -33,6 +33,13 @@ fn run_line(r: &RunRow) -> String {
 }
 
 pub fn history(args: &HistoryArgs) -> Result<i32> {
+    // The parser refuses a blank name too; this keeps the command safe when
+    // it is called with arguments built some other way.
+    if args.device.as_deref().is_some_and(|d| d.trim().is_empty()) {
+        return Err(usage(
+            "an empty device name: give a device id, key or name from `iocurve list`, or none for every device",
+        ));
+    }
     let db = select::open_existing()?;
     let devices = match &args.device {
         Some(name) => vec![

@@ -8,6 +8,18 @@ use anyhow::{Context, Result};
 use std::path::Path;
 
 pub fn import(args: &ImportArgs) -> Result<i32> {
+    // A file that is not there, or not a file, is a mistake on the command
+    // line (exit 2); one that cannot be read is an I/O failure (exit 3).
+    if !args.file.is_file() {
+        let what = match args.file.exists() {
+            true => "is not a file",
+            false => "does not exist",
+        };
+        return Err(crate::error::usage(format!(
+            "{} {what}: give the JSON file fio wrote (fio --output-format=json --output=FILE)",
+            args.file.display()
+        )));
+    }
     let text = std::fs::read_to_string(&args.file)
         .with_context(|| format!("cannot read {}", args.file.display()))?;
     let mut result = fio::parse(&text)

@@ -189,8 +189,9 @@ fn scan_one(
         Ok(m) => s.read_mb_s = m.mb_per_s,
         Err(f) => s.error = Some(common::io_failure_message(&f.error)),
     }
-    if args.access_reads > 0 && s.error.is_none() {
-        let band = (offset, plan.band.min(size - offset));
+    let band = (offset, plan.band.min(size - offset));
+    // A target smaller than one access read has no access time.
+    if args.access_reads > 0 && s.error.is_none() && band.1 >= ACCESS_BYTES {
         let bytes = u64::from(args.access_reads) * ACCESS_BYTES;
         let spec = plain_spec(Rw::RandRead, ACCESS_BYTES, band, bytes, cfg.seed ^ offset);
         match common::measure(target, &spec, "surface access", Some(bar)) {

@@ -66,6 +66,12 @@ impl Default for AlignPlan {
 /// that happens to look like a step (a loop device on a busy machine) does
 /// not repeat.
 pub fn detect(io: &mut dyn FlashIo, plan: AlignPlan) -> io::Result<AlignResult> {
+    if plan.block == 0 || plan.samples == 0 || plan.positions == 0 {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "flash align needs a block, samples and positions above 0",
+        ));
+    }
     let first = decide(plan.block, time_all(io, &plan)?);
     let second = decide(plan.block, time_all(io, &plan)?);
     Ok(agreed(first, &second))

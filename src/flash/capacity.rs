@@ -18,6 +18,8 @@
 //! partition table) is never written.
 
 use super::{Confidence, FlashIo};
+use crate::error::usage_io;
+use crate::units::format_size;
 use crate::workload::verify::{self, Verdict};
 use serde::Serialize;
 use std::io;
@@ -27,6 +29,9 @@ pub const PROTECTED: u64 = 1 << 20;
 const BLOCK: u64 = 4096;
 const LOW_PROBES: u64 = 4;
 const FLUSH_CHUNK: u64 = 1 << 20;
+/// The smallest device probed: the protected MiB, the low probes in the
+/// second MiB and at least one shifted copy of them.
+pub const MIN_SIZE: u64 = 4 * PROTECTED;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct CapacityPlan {
@@ -40,7 +45,18 @@ pub struct CapacityPlan {
 }
 
 impl CapacityPlan {
+    /// The probe set for a device of `size` bytes; empty below
+    /// [`MIN_SIZE`], where [`detect`] refuses to run.
     pub fn new(size: u64, flush_bytes: u64, seed: u64) -> CapacityPlan {
+        if size < MIN_SIZE {
+            return CapacityPlan {
+                size,
+                seed,
+                probes: Vec::new(),
+                flush_offset: 2 * PROTECTED,
+                flush_bytes: 0,
+            };
+        }
         let mut rng = fastrand::Rng::with_seed(seed);
         let blocks_in_mib = PROTECTED / BLOCK;
         let low: Vec<u64> = (0..LOW_PROBES)
@@ -50,9 +66,11 @@ impl CapacityPlan {
         let mut r = 2 * PROTECTED;
         while r < size {
             probes.extend(low.iter().map(|l| l + r).filter(|x| x + BLOCK <= size));
-            let octave_end = (2 * r).min(size) / BLOCK;
-            probes.push(rng.u64(r / BLOCK..octave_end) * BLOCK);
-            r *= 2;
+            let octave = r / BLOCK..r.saturating_mul(2).min(size) / BLOCK;
+            if !octave.is_empty() {
+                probes.push(rng.u64(octave) * BLOCK);
+            }
+            r = r.saturating_mul(2);
         }
         probes.push(size / BLOCK * BLOCK - BLOCK);
         let flush_offset = 2 * PROTECTED;
@@ -102,6 +120,13 @@ pub struct CapacityResult {
 }
 
 pub fn detect(io: &mut dyn FlashIo, plan: &CapacityPlan) -> io::Result<CapacityResult> {
+    if plan.size < MIN_SIZE || plan.size > io.size() {
+        return Err(usage_io(format!(
+            "the capacity probe needs a device of at least {} (this one has {})",
+            format_size(MIN_SIZE),
+            format_size(io.size())
+        )));
+    }
     let mut buf = io.buffer(BLOCK as usize);
     for (seq, &at) in plan.probes.iter().enumerate() {
         verify::stamp(buf.as_mut_slice(), at, plan.seed, seq as u64);

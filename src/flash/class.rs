@@ -13,8 +13,13 @@
 //! card, set the limit (a USB 2 reader cannot show U3).
 
 use super::{FAT_AREA, FlashIo, mb_s};
+use crate::error::usage_io;
+use crate::units::format_size;
 use serde::Serialize;
 use std::io;
+
+/// Bytes of each random read and write.
+const SMALL: u64 = 4096;
 
 /// What a class asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -73,23 +78,48 @@ pub struct ClassPlan {
 }
 
 impl ClassPlan {
+    /// The plan for an AU of `au` bytes on a device of `size`; any AU gives
+    /// a plan, and [`ClassPlan::unusable`] says whether it can run.
     pub fn new(au: u64, size: u64) -> ClassPlan {
-        let aus = (64 << 20) / au;
+        let unit = au.max(1);
+        let aus = (64 << 20) / unit;
         ClassPlan {
             au,
             ru: (512 << 10).min(au),
-            seq_bytes: au * aus.max(4).min((size / 4 / au).max(1)),
+            seq_bytes: au.saturating_mul(aus.max(4).min((size / 4 / unit).max(1))),
             random_ops: 500,
             random_region: 16 << 20,
         }
     }
 
     pub fn seq_offset(&self) -> u64 {
-        FAT_AREA.div_ceil(self.au) * self.au
+        FAT_AREA.div_ceil(self.au.max(1)).saturating_mul(self.au)
     }
 
     pub fn random_offset(&self) -> u64 {
-        self.seq_offset() + self.seq_bytes
+        self.seq_offset().saturating_add(self.seq_bytes)
+    }
+
+    /// Why this plan cannot run on a device of `size` bytes: an AU too
+    /// small to hold the test's recording units and 4 KiB transfers, or a
+    /// device too small for the regions written.
+    pub fn unusable(&self, size: u64) -> Option<String> {
+        if !super::usable_au(self.au) {
+            return Some(format!(
+                "an AU of {} is too small for the class test: it writes 4 KiB and recording units in whole AUs of at least {}, in 512-byte sectors (give --au, e.g. 4M)",
+                format_size(self.au),
+                format_size(super::MIN_AU)
+            ));
+        }
+        let end = self.random_offset().saturating_add(self.random_region);
+        (end > size).then(|| {
+            format!(
+                "the class test with AUs of {} writes up to {}, beyond the end of this {} device: give a smaller --au or a larger device",
+                format_size(self.au),
+                format_size(end),
+                format_size(size)
+            )
+        })
     }
 }
 
@@ -103,6 +133,9 @@ pub struct ClassFigures {
 }
 
 pub fn measure(io: &mut dyn FlashIo, plan: &ClassPlan, seed: u64) -> io::Result<ClassFigures> {
+    if let Some(why) = plan.unusable(io.size()) {
+        return Err(usage_io(why));
+    }
     let mut rng = fastrand::Rng::with_seed(seed);
     let mut buf = io.buffer(plan.ru as usize);
     rng.fill(buf.as_mut_slice());
@@ -115,15 +148,15 @@ pub fn measure(io: &mut dyn FlashIo, plan: &ClassPlan, seed: u64) -> io::Result<
             false => second += ns,
         }
     }
-    let small = 4096usize;
+    let small = SMALL as usize;
     let mut read_ns = 0;
     for _ in 0..plan.random_ops {
-        let at = rng.u64(0..io.size() / 4096) * 4096;
+        let at = rng.u64(0..io.size() / SMALL) * SMALL;
         read_ns += io.read(at, &mut buf.as_mut_slice()[..small])?;
     }
     let mut write_ns = 0;
     for _ in 0..plan.random_ops {
-        let at = plan.random_offset() + rng.u64(0..plan.random_region / 4096) * 4096;
+        let at = plan.random_offset() + rng.u64(0..plan.random_region / SMALL) * SMALL;
         write_ns += io.write(at, &buf.as_slice()[..small])?;
     }
     let iops = |ns: u64| f64::from(plan.random_ops) * 1e9 / ns.max(1) as f64;

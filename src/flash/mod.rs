@@ -30,6 +30,16 @@ use std::time::Instant;
 /// beyond it.
 pub const FAT_AREA: u64 = 16 << 20;
 
+/// The smallest AU the writing tests use: the smallest the SD
+/// specification defines, and the size of the open-AU test's writes.
+pub const MIN_AU: u64 = 16 << 10;
+
+/// Whether an AU (from the user or the kernel) is one the writing tests
+/// can slice: at least [`MIN_AU`], in whole 512-byte sectors.
+pub fn usable_au(au: u64) -> bool {
+    au >= MIN_AU && au.is_multiple_of(512)
+}
+
 /// How sure a decision is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -192,4 +202,67 @@ pub fn median(values: &[f64]) -> f64 {
     let mut v = values.to_vec();
     v.sort_by(f64::total_cmp);
     v.get(v.len() / 2).copied().unwrap_or(0.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::sim::SimParams;
+    use proptest::prelude::*;
+
+    fn card(spec: &str) -> SimDevice {
+        SimDevice::new(SimParams::parse(spec).unwrap())
+    }
+
+    #[test]
+    fn unusable_aus_are_refused_as_usage_errors_not_panics() {
+        let dev = card("size=64M");
+        let odd = [0, 1, 511, 512, 1024, 1536, 3072, 4096, 8192, (16 << 10) + 1];
+        for au in odd.into_iter().chain([u64::MAX]) {
+            let plan = class::ClassPlan::new(au, dev.params().size);
+            let e = class::measure(&mut SimIo(&dev), &plan, 1).unwrap_err();
+            assert_eq!(e.kind(), io::ErrorKind::InvalidInput, "class, AU {au}: {e}");
+            let e = open_au::detect(&mut SimIo(&dev), open_au::OpenAuPlan::new(au)).unwrap_err();
+            assert_eq!(e.kind(), io::ErrorKind::InvalidInput, "open-au {au}: {e}");
+            let code = crate::error::exit_code(&anyhow::Error::from(e));
+            assert_eq!(code, crate::error::EXIT_USAGE, "AU {au}");
+        }
+    }
+
+    #[test]
+    fn devices_too_small_for_a_test_are_refused() {
+        let dev = card("size=1M,au=16k,page=4k");
+        let plan = class::ClassPlan::new(16 << 10, dev.params().size);
+        assert!(class::measure(&mut SimIo(&dev), &plan, 1).is_err());
+        let plan = capacity::CapacityPlan::new(dev.params().size, 1 << 20, 1);
+        assert!(plan.probes.is_empty());
+        assert!(capacity::detect(&mut SimIo(&dev), &plan).is_err());
+        let r = cache::detect(&mut SimIo(&dev), cache::CachePlan::new(dev.params().size));
+        assert!(r.unwrap().speeds.is_empty());
+        assert!(align::detect(&mut SimIo(&dev), align::AlignPlan::default()).is_ok());
+    }
+
+    proptest! {
+        #[test]
+        fn plans_take_any_au_and_size(au in any::<u64>(), size in any::<u64>()) {
+            let c = class::ClassPlan::new(au, size);
+            let _ = (c.seq_offset(), c.random_offset(), c.unusable(size));
+            let o = open_au::OpenAuPlan::new(au);
+            let _ = (o.base(), o.span());
+            let _ = cache::CachePlan::new(size);
+        }
+
+        #[test]
+        fn capacity_probes_stay_inside_the_device(
+            size in prop_oneof![0u64..(64 << 20), any::<u64>()],
+            flush in any::<u64>(),
+            seed in any::<u64>(),
+        ) {
+            let p = capacity::CapacityPlan::new(size, flush, seed);
+            for &probe in &p.probes {
+                prop_assert!(probe >= capacity::PROTECTED && probe + 4096 <= size, "{probe} in {size}");
+            }
+            prop_assert!(p.flush_offset.saturating_add(p.flush_bytes) <= size.max(2 << 20));
+        }
+    }
 }

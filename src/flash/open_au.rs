@@ -8,6 +8,8 @@
 //! for the next N too. The first round of each N is a warm-up.
 
 use super::{Confidence, FAT_AREA, FlashIo, mb_s};
+use crate::error::usage_io;
+use crate::units::format_size;
 use serde::Serialize;
 use std::io;
 
@@ -35,12 +37,12 @@ impl OpenAuPlan {
 
     /// The first byte written.
     pub fn base(&self) -> u64 {
-        FAT_AREA.div_ceil(self.au) * self.au
+        FAT_AREA.div_ceil(self.au.max(1)).saturating_mul(self.au)
     }
 
     /// The region the test may write.
     pub fn span(&self) -> u64 {
-        2 * u64::from(self.max_n) * self.au
+        (2 * u64::from(self.max_n)).saturating_mul(self.au)
     }
 }
 
@@ -61,10 +63,20 @@ pub struct OpenAuResult {
 }
 
 pub fn detect(io: &mut dyn FlashIo, plan: OpenAuPlan) -> io::Result<OpenAuResult> {
-    if plan.base() + plan.span() > io.size() {
-        return Err(io::Error::other(format!(
-            "the device is too small for {} AUs of {} beyond the first 16 MiB",
-            plan.max_n, plan.au
+    if !super::usable_au(plan.au) || plan.chunk == 0 || plan.chunk > plan.au {
+        return Err(usage_io(format!(
+            "an AU of {} is too small for the open-AU test, which writes {} at a time: give --au of at least {} (e.g. 4M)",
+            format_size(plan.au),
+            format_size(plan.chunk),
+            format_size(super::MIN_AU)
+        )));
+    }
+    if plan.base().saturating_add(plan.span()) > io.size() {
+        return Err(usage_io(format!(
+            "this {} device is too small for {} AUs of {} beyond the first 16 MiB: give a smaller --au or a larger device",
+            format_size(io.size()),
+            plan.max_n,
+            format_size(plan.au)
         )));
     }
     let mut buf = io.buffer(plan.chunk as usize);

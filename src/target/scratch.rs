@@ -44,16 +44,30 @@ impl ScratchFile {
     /// Creates `.iocurve-scratch-PID.tmp` in `dir`, sized `requested` or less
     /// when free space is short, and reserves its blocks.
     pub fn create(dir: &Path, requested: u64, buffered: bool) -> Result<ScratchFile> {
+        if requested == 0 {
+            // Only a command that writes a file it is given asks for no
+            // scratch space at all.
+            return Err(crate::error::usage(format!(
+                "{} is a directory: this command needs a file or a device, not a directory",
+                dir.display()
+            )));
+        }
         let free = free_bytes(dir)?;
         let usable = free.saturating_sub(RESERVE.min(free / 10));
-        let size = round_size(requested.min(usable));
-        if size < MIN_SCRATCH.min(requested) {
+        // Whole 4 KiB blocks (MiB above 1 MiB), rounded up so that a small
+        // or unaligned region still fits; less only when space is short.
+        let wanted = round_up(requested);
+        let size = match wanted <= usable {
+            true => wanted,
+            false => round_size(usable),
+        };
+        if size < MIN_SCRATCH.min(wanted) {
             return Err(IoFailure::new(
                 format!(
                     "out of space: {} has {} free, too little for a {} scratch file; free some space, choose another directory, or pass a smaller --span",
                     dir.display(),
                     format_size(free),
-                    format_size(MIN_SCRATCH.min(requested))
+                    format_size(MIN_SCRATCH.min(wanted))
                 ),
                 None,
             )
@@ -123,8 +137,18 @@ impl ScratchFile {
         on_progress: impl FnMut(u64),
         stop: &AtomicBool,
     ) -> Result<FillStats> {
+        // The file is whole 4 KiB blocks, and O_DIRECT writes nothing
+        // less: the pass covers every block the region touches.
+        let start = plan.offset / 4096 * 4096;
+        let end = plan
+            .offset
+            .saturating_add(plan.bytes)
+            .div_ceil(4096)
+            .saturating_mul(4096)
+            .min(self.size);
         let plan = FillPlan {
-            bytes: plan.bytes.min(self.size),
+            offset: start,
+            bytes: end.saturating_sub(start),
             ..*plan
         };
         let stats = fill_region(&self.file, &plan, on_progress, stop)?;
@@ -245,4 +269,10 @@ fn free_bytes(dir: &Path) -> Result<u64> {
 fn round_size(bytes: u64) -> u64 {
     let unit = if bytes >= 1 << 20 { 1 << 20 } else { 4096 };
     bytes / unit * unit
+}
+
+/// `bytes` rounded up as [`round_size`] rounds down (saturating).
+fn round_up(bytes: u64) -> u64 {
+    let unit = if bytes > 1 << 20 { 1 << 20 } else { 4096 };
+    bytes.div_ceil(unit).saturating_mul(unit)
 }

@@ -81,8 +81,10 @@ fn write_full(fd: BorrowedFd<'_>, buf: &[u8], offset: u64) -> Result<(), IoError
 /// cannot take its length).
 fn copy_block(io: &CopyIo<'_>, buf: &mut AlignedBuf, offset: u64) -> Result<u64, IoError> {
     let want = (io.bytes - offset).min(buf.len() as u64) as usize;
-    let lb = io.logical_block as usize;
-    let rb = io.read_block as usize;
+    // Granularities of 0 (never planned) count as 1, not as a division
+    // by zero.
+    let lb = (io.logical_block as usize).max(1);
+    let rb = (io.read_block as usize).max(1);
     let read_len = want.div_ceil(rb) * rb;
     let got = read_full(io.source, &mut buf.as_mut_slice()[..read_len], offset)?;
     if got < want {
@@ -146,7 +148,7 @@ pub fn compare(
     let mut mismatched = 0;
     let mut first = None;
     let mut offset = 0;
-    let lb = logical_block as usize;
+    let lb = (logical_block as usize).max(1);
     while offset < bytes {
         let want = (bytes - offset).min(x.len() as u64) as usize;
         let len = want.div_ceil(lb) * lb;

@@ -12,8 +12,8 @@
 //! is running, and it takes a third to abandon it (with the same advice).
 
 use std::path::PathBuf;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Mutex, TryLockError};
 
 static STOP: AtomicBool = AtomicBool::new(false);
 static SIGNALS: AtomicU32 = AtomicU32::new(0);
@@ -73,6 +73,31 @@ fn on_repeated_signal(count: u32) {
 pub fn set_journal(journal: Option<PathBuf>) {
     if let Ok(mut j) = JOURNAL.lock() {
         *j = journal.map(|p| (p, false));
+    }
+}
+
+/// Called by the panic hook: a panic while a preserve-mode test has its
+/// journal armed leaves the target partly overwritten, so the user is told
+/// how to put the original data back.
+pub fn on_panic() {
+    // `try_lock`: the panic may have happened while this very lock was
+    // held, and a hook must not wait for it. A lock held elsewhere means a
+    // journal is being armed or released right now: `recover` without an
+    // argument finds it in the journal directory.
+    let command = match JOURNAL.try_lock() {
+        Ok(j) => j
+            .as_ref()
+            .map(|(path, _)| format!("iocurve recover {}", path.display())),
+        Err(TryLockError::Poisoned(p)) => p
+            .into_inner()
+            .as_ref()
+            .map(|(path, _)| format!("iocurve recover {}", path.display())),
+        Err(TryLockError::WouldBlock) => Some("iocurve recover".to_string()),
+    };
+    if let Some(command) = command {
+        eprintln!(
+            "the target was being written under --preserve: its original data is being put back now; if that does not finish, run `{command}`"
+        );
     }
 }
 

@@ -118,7 +118,9 @@ impl<'a> Job<'a> {
             measured_start: spec.offset,
             region_start: plan.region_start,
             region_len: plan.region_len,
-            random_slots: (plan.region_len - bs) / align + 1,
+            // The runner refuses a block larger than the region; a job
+            // handed one anyway stays at the region's start.
+            random_slots: plan.region_len.saturating_sub(bs) / align + 1,
             align,
             cursor: 0,
             rng: fastrand::Rng::with_seed(spec.seed ^ stream ^ 0x9e37_79b9_7f4a_7c15),

@@ -80,6 +80,21 @@ pub fn measure(
     stop: &AtomicBool,
     progress: &[PaddedCounter],
 ) -> Result<Measurement, Box<MeasureFailure>> {
+    if let Some(why) = unrunnable(spec) {
+        let kind = match spec.rw.reads() {
+            true => OpKind::Read,
+            false => OpKind::Write,
+        };
+        return Err(Box::new(MeasureFailure {
+            partial: summarise(&JobRecord::default(), RampInfo::default(), 0, false),
+            error: IoError {
+                kind,
+                offset: spec.offset,
+                len: 0,
+                error: std::io::Error::new(std::io::ErrorKind::InvalidInput, why),
+            },
+        }));
+    }
     let mut warnings = Vec::new();
     if spec.buffered && spec.rw.reads() {
         evict_and_prove(target.fd, spec, &mut warnings);
@@ -178,6 +193,26 @@ pub fn measure(
         None => Ok(m),
         Some(error) => Err(Box::new(MeasureFailure { partial: m, error })),
     }
+}
+
+/// Why a spec cannot be run at all (the commands check their options, so
+/// this is the last guard against a division by zero or a block that does
+/// not fit its region).
+fn unrunnable(spec: &MeasureSpec) -> Option<String> {
+    if spec.block_size == 0 || spec.block_size > spec.span {
+        return Some(format!(
+            "a transfer of {} does not fit the region of {} measured",
+            format_size(spec.block_size),
+            format_size(spec.span)
+        ));
+    }
+    if spec.threads == 0 || spec.queue_depth == 0 {
+        return Some("a measurement needs at least one job and one I/O in flight".into());
+    }
+    if spec.offset.checked_add(spec.span).is_none() {
+        return Some("the measured region ends beyond the largest offset".into());
+    }
+    None
 }
 
 /// Warm-up bytes that were reads: all of them for a read workload, none for

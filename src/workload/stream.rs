@@ -84,7 +84,7 @@ impl StreamPlan {
 
     /// The byte offset of request `i`.
     fn offset_of(&self, i: u64) -> u64 {
-        let slots = (self.span / u64::from(self.chunk)).max(1);
+        let slots = (self.span / u64::from(self.chunk).max(1)).max(1);
         self.offset + (i % slots) * u64::from(self.chunk)
     }
 }
@@ -277,6 +277,21 @@ pub fn run(
     seed: u64,
     stop: &AtomicBool,
 ) -> (StreamOutcome, Option<IoError>) {
+    if plan.chunk == 0 || plan.period_ns == 0 {
+        // The command never plans this; a schedule of empty requests, or
+        // of infinitely many, is refused rather than run.
+        let source = StreamSource::new(plan, WallPacer(MonotonicClock::new()), stop);
+        let error = IoError {
+            kind: OpKind::Read,
+            offset: plan.offset,
+            len: 0,
+            error: std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "a stream needs requests of at least 1 byte, at least 1 ns apart",
+            ),
+        };
+        return (source.outcome(), Some(error));
+    }
     let chunk = plan.chunk as usize;
     let mut pool = AlignedBuf::new(chunk, align);
     if plan.kind == OpKindName::Write {

@@ -160,6 +160,7 @@ impl OpSource for SustainSource<'_> {
             .is_some_and(|t| now_ns.saturating_sub(start) >= t);
         let bs = u64::from(self.plan.block_size);
         if out_of_time
+            || bs == 0
             || self.issued_bytes + bs > self.plan.bytes
             || self.stop.load(Ordering::Relaxed)
         {
@@ -210,6 +211,24 @@ pub fn run(
     stop: &AtomicBool,
     live: Option<SyncSender<IntervalSample>>,
 ) -> SustainRun {
+    if plan.block_size == 0 {
+        // The command never plans this; empty writes would never end.
+        return SustainRun {
+            intervals: Vec::new(),
+            marks: Vec::new(),
+            bytes: 0,
+            elapsed_ns: 0,
+            error: Some(IoError {
+                kind: OpKind::Write,
+                offset: plan.offset,
+                len: 0,
+                error: std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    "a sustained write needs blocks of at least 1 byte",
+                ),
+            }),
+        };
+    }
     // A pool of 8 blocks of random data: incompressible, never the same
     // block twice in a row.
     let bs = plan.block_size as usize;

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{LoopDevice, iocurve, is_root, sh, skipped};
+use common::{LoopDevice, Tmpfs, iocurve, is_root, sh, skipped};
 use std::path::Path;
 
 /// Exit code and stderr.
@@ -28,46 +28,13 @@ fn said_once(err: &str) {
     }
 }
 
-struct Mounted(tempfile::TempDir);
-
-impl Mounted {
-    fn tmpfs(options: &str) -> Result<Mounted, String> {
-        if !is_root() {
-            return Err("not root: mounting a tmpfs needs root".into());
-        }
-        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
-        sh(
-            "mount",
-            &[
-                "-t",
-                "tmpfs",
-                "-o",
-                options,
-                "iocurve-test",
-                dir.path().to_str().unwrap(),
-            ],
-        )?;
-        Ok(Mounted(dir))
-    }
-
-    fn path(&self) -> &Path {
-        self.0.path()
-    }
-}
-
-impl Drop for Mounted {
-    fn drop(&mut self) {
-        let _ = sh("umount", &[self.0.path().to_str().unwrap()]);
-    }
-}
-
 #[test]
 fn a_read_only_journal_directory_is_refused_with_the_fix() {
     let dev = match LoopDevice::new(8 << 20) {
         Ok(d) => d,
         Err(why) => return skipped(&why),
     };
-    let ro = match Mounted::tmpfs("size=1m,ro") {
+    let ro = match Tmpfs::mount("size=1m,ro") {
         Ok(m) => m,
         Err(why) => return skipped(&why),
     };
@@ -107,7 +74,7 @@ fn a_journal_directory_the_user_may_not_write_is_refused_with_the_owner() {
     };
     // A target the unprivileged user owns, on another file system than the
     // root-owned journal directory.
-    let area = match Mounted::tmpfs("size=8m,mode=0777") {
+    let area = match Tmpfs::mount("size=8m,mode=0777") {
         Ok(m) => m,
         Err(why) => return skipped(&why),
     };
@@ -204,7 +171,7 @@ fn sim_targets_are_refused_where_a_real_medium_is_needed() {
 
 #[test]
 fn files_save_on_a_full_disk_prints_what_it_measured_and_names_the_fix() {
-    let small = match Mounted::tmpfs("size=3m") {
+    let small = match Tmpfs::mount("size=3m") {
         Ok(m) => m,
         Err(why) => return skipped(&why),
     };

@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{LoopDevice, iocurve, is_root, sh, skipped};
+use common::{LoopDevice, Tmpfs, iocurve, is_root, sh, skipped};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -79,43 +79,9 @@ fn recover_from(cwd: &Path, journal_dir: &Path) -> std::process::Output {
         .expect("recover runs")
 }
 
-/// A tmpfs mounted for the test: another file system than the journals'.
-struct Tmpfs(tempfile::TempDir);
-
-impl Tmpfs {
-    fn new() -> Result<Tmpfs, String> {
-        if !is_root() {
-            return Err("not root: the file target needs a file system of its own (tmpfs)".into());
-        }
-        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
-        sh(
-            "mount",
-            &[
-                "-t",
-                "tmpfs",
-                "-o",
-                "size=64m",
-                "iocurve-test",
-                dir.path().to_str().unwrap(),
-            ],
-        )?;
-        Ok(Tmpfs(dir))
-    }
-
-    fn path(&self) -> &Path {
-        self.0.path()
-    }
-}
-
-impl Drop for Tmpfs {
-    fn drop(&mut self) {
-        let _ = sh("umount", &[self.0.path().to_str().unwrap()]);
-    }
-}
-
 #[test]
 fn recover_restores_a_relative_file_target_from_another_directory() {
-    let work = match Tmpfs::new() {
+    let work = match Tmpfs::mount("size=64m") {
         Ok(t) => t,
         Err(why) => return skipped(&why),
     };

@@ -14,7 +14,7 @@
 mod common;
 
 use clap::CommandFactory;
-use common::{LoopDevice, iocurve, is_root, skipped};
+use common::{LoopDevice, Tmpfs, iocurve, is_root, skipped};
 use std::collections::BTreeSet;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -146,15 +146,6 @@ enum Holder {
     Files { _held: Tmpfs },
 }
 
-/// A tmpfs for file targets: another file system than the journals'.
-struct Tmpfs(tempfile::TempDir);
-
-impl Drop for Tmpfs {
-    fn drop(&mut self) {
-        let _ = common::sh("umount", &[self.0.path().to_str().unwrap()]);
-    }
-}
-
 /// The two targets a case runs on (block devices or regular files), an
 /// image to copy, and the journal directory.
 struct Bench {
@@ -177,20 +168,8 @@ impl Bench {
     }
 
     fn files() -> Result<Bench, String> {
-        if !is_root() {
-            return Err("not root: the file targets live on a tmpfs of their own".into());
-        }
-        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
-        let at = dir.path().to_str().unwrap().to_string();
-        common::sh(
-            "mount",
-            &["-t", "tmpfs", "-o", "size=160m", "iocurve-matrix", &at],
-        )?;
-        let tmpfs = Tmpfs(dir);
-        let targets = [
-            tmpfs.0.path().join("card.img"),
-            tmpfs.0.path().join("disk.img"),
-        ];
+        let tmpfs = Tmpfs::mount("size=160m")?;
+        let targets = [tmpfs.path().join("card.img"), tmpfs.path().join("disk.img")];
         for (i, t) in targets.iter().enumerate() {
             std::fs::write(t, random(DEVICE + i as u64 * MIB, i as u64))
                 .map_err(|e| e.to_string())?;

@@ -329,14 +329,14 @@ impl Store {
         match matches.as_slice() {
             [] => Ok(None),
             [one] => Ok(Some((*one).clone())),
-            many => anyhow::bail!(
+            many => Err(crate::error::usage(format!(
                 "{name:?} matches {} devices ({}): give more of the name, or a device id from `iocurve list`",
                 many.len(),
                 many.iter()
                     .map(|d| d.label.as_str())
                     .collect::<Vec<_>>()
                     .join("; ")
-            ),
+            ))),
         }
     }
 

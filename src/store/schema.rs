@@ -77,10 +77,10 @@ pub fn version(conn: &Connection) -> Result<u32> {
 pub fn migrate_to(conn: &mut Connection, target: u32) -> Result<()> {
     let current = version(conn)?;
     if current > latest() {
-        anyhow::bail!(
+        return Err(crate::error::usage(format!(
             "schema version {current}, newer than this iocurve knows ({}): upgrade iocurve or pass another --db",
             latest()
-        );
+        )));
     }
     for (i, m) in MIGRATIONS
         .iter()

@@ -67,10 +67,6 @@ impl WriteGuard {
         &self.file
     }
 
-    pub fn permit(&self) -> &Permit {
-        &self.permit
-    }
-
     /// A second writable descriptor on the same medium, through the page
     /// cache, with `flags` (e.g. O_DSYNC); it shares this guard's permit, so
     /// it must not outlive the guard's use.

@@ -124,11 +124,6 @@ impl OpenTarget {
         }
     }
 
-    /// The read-only descriptor.
-    pub fn reader(&self) -> &File {
-        &self.reader
-    }
-
     /// The write guard; an error when writes are not allowed (yet): a
     /// `--preserve` target must be armed with [`OpenTarget::arm`] first.
     pub fn writer(&self) -> Result<&WriteGuard> {
@@ -160,11 +155,6 @@ impl OpenTarget {
     /// Whether a write test may run (after [`OpenTarget::arm`]).
     pub fn may_write(&self) -> bool {
         self.gate.may_write()
-    }
-
-    /// What allowed the writes, once they are open.
-    pub fn permit(&self) -> Option<&Permit> {
-        self.gate.guard().map(WriteGuard::permit)
     }
 
     /// The simulated card, if this is a `sim:` target.

@@ -147,3 +147,40 @@ pub fn ok_json(cmd: &mut Command) -> serde_json::Value {
     );
     json(&out.stdout)
 }
+
+/// A tmpfs mounted on a fresh directory for one test (a file system of its
+/// own: read-only, tiny, or apart from the journals); unmounted on drop.
+pub struct Tmpfs(tempfile::TempDir);
+
+impl Tmpfs {
+    /// `options` as for `mount -o`, e.g. `size=3m` or `size=1m,ro`. Err
+    /// carries the reason to print as skipped.
+    pub fn mount(options: &str) -> Result<Tmpfs, String> {
+        if !is_root() {
+            return Err("not root: mounting a tmpfs needs root (CI runs as root)".into());
+        }
+        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let at = dir
+            .path()
+            .to_str()
+            .expect("temp paths are UTF-8")
+            .to_string();
+        sh(
+            "mount",
+            &["-t", "tmpfs", "-o", options, "iocurve-test", &at],
+        )?;
+        Ok(Tmpfs(dir))
+    }
+
+    pub fn path(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        if let Some(at) = self.0.path().to_str() {
+            let _ = sh("umount", &[at]);
+        }
+    }
+}

@@ -20,6 +20,8 @@
 //! IOCURVE_FUZZ_SHOW prints every command line that did not end with a
 //! usage error, with its error.
 
+mod common;
+
 use clap::CommandFactory;
 use iocurve::cli::Cli;
 use std::collections::BTreeMap;
@@ -204,14 +206,27 @@ enum Target {
     File(usize),
     Sim,
     Dir,
+    /// The test's loop device of random bytes (never given a write flag;
+    /// its bytes are compared at the end).
+    Loop,
 }
 
-const TARGETS: [Target; 4] = [
-    Target::File(3000),
-    Target::File(1 << 20),
-    Target::Sim,
-    Target::Dir,
-];
+/// The loop device every `Target::Loop` case names, when one could be made.
+static LOOP: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// The targets cases are drawn from: the loop device only where it exists.
+fn targets() -> Vec<Target> {
+    let mut all = vec![
+        Target::File(3000),
+        Target::File(1 << 20),
+        Target::Sim,
+        Target::Dir,
+    ];
+    if LOOP.get().is_some() {
+        all.push(Target::Loop);
+    }
+    all
+}
 
 /// An odd value in one slot: an option (by index in the leaf) or a
 /// positional.
@@ -246,6 +261,7 @@ fn make_target(target: Target, dir: &Path) -> String {
             "target.bin".to_string()
         }
         Target::Sim => "sim:size=64M".to_string(),
+        Target::Loop => LOOP.get().expect("made before the cases").clone(),
         Target::Dir => {
             std::fs::create_dir_all(dir.join("d")).expect("make the target directory");
             "d".to_string()
@@ -376,6 +392,7 @@ fn run(args: &[String], dir: &Path) -> Outcome {
 /// chosen at random); then `pairs` cases per leaf put odd values in two
 /// slots at once. Shuffled, so that slow cases spread over the workers.
 fn plan(leaves: &[Leaf], rng: &mut fastrand::Rng, per_slot: usize, pairs: usize) -> Vec<Case> {
+    let targets = targets();
     let mut cases = Vec::new();
     let mut case = |leaf: usize, target: Target, probes: Vec<Probe>, rng: &mut fastrand::Rng| {
         cases.push(Case {
@@ -406,12 +423,12 @@ fn plan(leaves: &[Leaf], rng: &mut fastrand::Rng, per_slot: usize, pairs: usize)
                 probes.push(Probe::Positional(i, v.to_string()));
             }
         }
-        for target in TARGETS {
+        for &target in &targets {
             case(li, target, Vec::new(), rng);
         }
         let mut pair_pool = probes.clone();
         for probe in probes {
-            case(li, TARGETS[rng.usize(..TARGETS.len())], vec![probe], rng);
+            case(li, targets[rng.usize(..targets.len())], vec![probe], rng);
         }
         if pair_pool.len() >= 2 {
             for _ in 0..pairs {
@@ -423,7 +440,7 @@ fn plan(leaves: &[Leaf], rng: &mut fastrand::Rng, per_slot: usize, pairs: usize)
                     _ => false,
                 };
                 if !same {
-                    case(li, TARGETS[rng.usize(..TARGETS.len())], vec![a, b], rng);
+                    case(li, targets[rng.usize(..targets.len())], vec![a, b], rng);
                 }
             }
         }
@@ -475,6 +492,17 @@ fn no_generated_command_line_panics_hangs_or_fails_internally() {
     let mut all = Vec::new();
     leaves(&cmd, &[], &mut all);
     assert!(all.len() > 20, "the walk found only {} commands", all.len());
+    let device = match common::LoopDevice::new(16 << 20) {
+        Ok(d) => {
+            let _ = LOOP.set(d.path().to_string());
+            Some(d)
+        }
+        Err(why) => {
+            eprintln!("no loop device among the targets: {why}");
+            None
+        }
+    };
+    let device_bytes = device.as_ref().map(|d| d.contents());
     let mut rng = fastrand::Rng::with_seed(seed);
     let cases = plan(&all, &mut rng, per_slot, pairs);
     let slots: usize = all
@@ -534,6 +562,13 @@ fn no_generated_command_line_panics_hangs_or_fails_internally() {
         .map(|(c, n)| format!("exit {c}: {n}"))
         .collect();
     eprintln!("{total} invocations; {}", summary.join(", "));
+    if let (Some(d), Some(bytes)) = (&device, &device_bytes) {
+        assert!(
+            d.contents() == *bytes,
+            "the loop device {} changed, though no case gave it a write flag",
+            d.path()
+        );
+    }
     assert!(
         t.failures.is_empty(),
         "{} of {total} generated command lines failed (seed {seed}; IOCURVE_FUZZ_SEED={seed} repeats them):\n{}",

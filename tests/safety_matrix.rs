@@ -50,14 +50,32 @@ const fn case(leaf: &'static str, args: &'static str) -> Case {
 
 fn cases() -> Vec<Case> {
     vec![
-        case("run", "{dev} --rw write --size 2M"),
-        case("run", "{dev} --rw randwrite --size 2M --bs 4k"),
-        case("run", "{dev} --rw rw --size 2M --mix 30"),
-        case("run", "{dev} --rw randrw --size 2M --engine uring --qd 4"),
-        case("run", "{dev} --rw write --size 2M --buffered"),
-        case("run", "{dev} --rw write --size 2M --verify --seed 7"),
-        case("run", "{dev} --rw write --size 1M --offset 3M --span 4M"),
-        case("run", "{dev} {dev2} --parallel --rw write --size 2M"),
+        case("run", "{dev} --rw write --size 2M --span 8M --ramp 0"),
+        case(
+            "run",
+            "{dev} --rw randwrite --size 2M --span 8M --ramp 0 --bs 4k",
+        ),
+        case("run", "{dev} --rw rw --size 2M --span 8M --ramp 0 --mix 30"),
+        case(
+            "run",
+            "{dev} --rw randrw --size 2M --span 8M --ramp 0 --engine uring --qd 4",
+        ),
+        case(
+            "run",
+            "{dev} --rw write --size 2M --span 8M --ramp 0 --buffered",
+        ),
+        case(
+            "run",
+            "{dev} --rw write --size 2M --span 8M --ramp 0 --verify --seed 7",
+        ),
+        case(
+            "run",
+            "{dev} --rw write --size 1M --ramp 0 --offset 3M --span 4M",
+        ),
+        case(
+            "run",
+            "{dev} {dev2} --parallel --rw write --size 2M --span 8M --ramp 0",
+        ),
         Case {
             reads_without_flag: true,
             ..case("profile", "{dev} --size 8M --time 100ms --repeat 1")

@@ -52,7 +52,10 @@ fn on_a_loop_device_every_command_runs_and_claims_no_geometry() {
     assert!(d["au"].is_null() || d["au_confidence"] == "low", "{d}");
     let (_, doc) = flash(&["open-au", dev.path(), "--destructive", "--au", "4M"]);
     let d = &doc["flash"]["details"];
-    assert!(d["open_aus"].is_null() && d["confidence"] == "low", "{d}");
+    // Noise on a busy machine can suggest a count, but never with more
+    // than low confidence (as for align above).
+    assert!(d["open_aus"].is_null() || d["confidence"] == "low", "{d}");
+    assert_eq!(d["confidence"], "low", "{d}");
     let (_, doc) = flash(&["cache", dev.path(), "--destructive"]);
     assert_eq!(doc["flash"]["details"]["confidence"], "low");
     let before = dev.contents();

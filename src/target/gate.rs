@@ -44,6 +44,8 @@ pub enum Permit {
         journal: Preserved,
         regions: Vec<Region>,
     },
+    /// The journal was written back: the guard is on its way out.
+    Restored,
 }
 
 /// The only holder of a descriptor that writes to a target.
@@ -89,7 +91,7 @@ impl WriteGuard {
     /// Writes the journal back and verifies it; `None` when nothing was
     /// journalled. The guard permits nothing afterwards.
     fn restore(&mut self) -> Option<Result<Restoration>> {
-        let permit = std::mem::replace(&mut self.permit, Permit::Destructive);
+        let permit = std::mem::replace(&mut self.permit, Permit::Restored);
         let Permit::Preserved { journal, .. } = permit else {
             self.permit = permit;
             return None;

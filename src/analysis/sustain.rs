@@ -10,6 +10,7 @@
 //! when the median after it is below [`DROP_RATIO`] of the median before it,
 //! so noise around a flat curve is not reported as a cache.
 
+use crate::stats::median;
 use serde::{Deserialize, Serialize};
 
 /// A drop is reported when the later speed is below this share of the
@@ -47,8 +48,9 @@ pub struct SpeedDrop {
 /// The best single split of the series, if it is a drop.
 pub fn find_drop(series: &[Interval]) -> Option<SpeedDrop> {
     let k = best_split(series)?;
-    let before = median(series[..k].iter().map(|i| i.mb_per_s).collect());
-    let after = median(series[k..].iter().map(|i| i.mb_per_s).collect());
+    let speeds: Vec<f64> = series.iter().map(|i| i.mb_per_s).collect();
+    let before = median(&speeds[..k]).unwrap_or(0.0);
+    let after = median(&speeds[k..]).unwrap_or(0.0);
     if before <= 0.0 || after >= before * DROP_RATIO {
         return None;
     }
@@ -83,16 +85,6 @@ fn best_split(series: &[Interval]) -> Option<usize> {
         let (ca, cb) = (sse(0, a) + sse(a, n), sse(0, b) + sse(b, n));
         ca.total_cmp(&cb)
     })
-}
-
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    let n = values.len();
-    match n {
-        0 => 0.0,
-        _ if n % 2 == 1 => values[n / 2],
-        _ => (values[n / 2 - 1] + values[n / 2]) / 2.0,
-    }
 }
 
 #[cfg(test)]

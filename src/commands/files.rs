@@ -169,7 +169,7 @@ fn load_report(measured: Vec<SizeTimes>, fps: Option<f64>) -> FilesLoadReport {
 fn load_point(m: SizeTimes, fps: Option<f64>) -> LoadPoint {
     let mut sorted = m.times.clone();
     sorted.sort_unstable();
-    let median = sorted[sorted.len() / 2];
+    let median = crate::stats::median_u64(&sorted).unwrap_or(0);
     let mbps = mb_per_s(m.size, median);
     LoadPoint {
         size: m.size,

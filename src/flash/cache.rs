@@ -7,7 +7,8 @@
 //! is the bytes absorbed less what drained meanwhile:
 //! absorbed × (1 − sustained / burst).
 
-use super::{Confidence, FAT_AREA, FlashIo, mb_s, median};
+use super::{Confidence, FAT_AREA, FlashIo, mb_s};
+use crate::stats::median;
 use serde::Serialize;
 use std::io;
 
@@ -64,7 +65,7 @@ pub fn detect(io: &mut dyn FlashIo, plan: CachePlan) -> io::Result<CacheResult> 
 
 /// The first write of a lasting fall below 60 % of the burst speed.
 fn fall(speeds: &[f64]) -> Option<usize> {
-    let burst = median(&speeds[..speeds.len().min(8)]);
+    let burst = median(&speeds[..speeds.len().min(8)]).unwrap_or(0.0);
     (1..speeds.len()).find(|&i| {
         let end = (i + 4).min(speeds.len());
         end - i == 4 && speeds[i..end].iter().all(|s| *s < 0.6 * burst)
@@ -72,7 +73,7 @@ fn fall(speeds: &[f64]) -> Option<usize> {
 }
 
 pub fn decide(plan: CachePlan, speeds: Vec<f64>) -> CacheResult {
-    let burst = median(&speeds[..speeds.len().min(8)]);
+    let burst = median(&speeds[..speeds.len().min(8)]).unwrap_or(0.0);
     let mut r = CacheResult {
         plan,
         burst_mb_s: burst,
@@ -85,7 +86,7 @@ pub fn decide(plan: CachePlan, speeds: Vec<f64>) -> CacheResult {
     let Some(at) = fall(&r.speeds) else {
         return r;
     };
-    let sustained = median(&r.speeds[(at + 2).min(r.speeds.len() - 1)..]);
+    let sustained = median(&r.speeds[(at + 2).min(r.speeds.len() - 1)..]).unwrap_or(0.0);
     let absorbed = at as u64 * plan.chunk;
     r.sustained_mb_s = Some(sustained);
     r.absorbed = Some(absorbed);

@@ -197,13 +197,6 @@ pub fn mb_s(bytes: u64, ns: u64) -> f64 {
     crate::units::mb_per_s(bytes, ns)
 }
 
-/// The median of a non-empty slice (a copy is sorted).
-pub fn median(values: &[f64]) -> f64 {
-    let mut v = values.to_vec();
-    v.sort_by(f64::total_cmp);
-    v.get(v.len() / 2).copied().unwrap_or(0.0)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -47,12 +47,6 @@ fn resample_mean(x: &[f64], rng: &mut fastrand::Rng) -> f64 {
     sum / x.len() as f64
 }
 
-/// Nearest-rank quantile `q` in [0, 1] of sorted values.
-fn quantile(sorted: &[f64], q: f64) -> f64 {
-    let rank = (q * (sorted.len() - 1) as f64).round() as usize;
-    sorted[rank.min(sorted.len() - 1)]
-}
-
 /// Bootstrap interval of `mean(after) - mean(before)`. `None` unless both
 /// samples are non-empty, finite, and `resamples` > 0.
 pub fn diff_of_means(
@@ -77,8 +71,8 @@ pub fn diff_of_means(
     let tail = (1.0 - level) / 2.0;
     Some(Interval {
         estimate: mean(after) - mean(before),
-        low: quantile(&diffs, tail),
-        high: quantile(&diffs, 1.0 - tail),
+        low: super::quantile_of_sorted(&diffs, tail)?,
+        high: super::quantile_of_sorted(&diffs, 1.0 - tail)?,
         level,
     })
 }

@@ -10,7 +10,9 @@
 pub mod bootstrap;
 pub mod fit;
 mod histogram;
+mod quantile;
 mod spread;
 
 pub use histogram::{LatencyHistogram, LatencySummary};
+pub use quantile::{finite_sorted, median, median_u64, quantile, quantile_of_sorted};
 pub use spread::Spread;

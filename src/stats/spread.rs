@@ -14,22 +14,12 @@ pub struct Spread {
 impl Spread {
     /// Returns `None` for an empty slice; NaNs are ignored.
     pub fn of(values: &[f64]) -> Option<Spread> {
-        let mut sorted: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
-        if sorted.is_empty() {
-            return None;
-        }
-        sorted.sort_by(f64::total_cmp);
-        let n = sorted.len();
-        let median = if n % 2 == 1 {
-            sorted[n / 2]
-        } else {
-            (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
-        };
+        let sorted = super::finite_sorted(values);
         Some(Spread {
-            median,
-            min: sorted[0],
-            max: sorted[n - 1],
-            count: n,
+            median: super::quantile_of_sorted(&sorted, 0.5)?,
+            min: *sorted.first()?,
+            max: *sorted.last()?,
+            count: sorted.len(),
         })
     }
 

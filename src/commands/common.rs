@@ -35,13 +35,20 @@ pub fn open_target(cfg: &TargetConfig, want_write: bool, scratch_size: u64) -> R
 /// Refuses a `sim:` target where `what` needs a real file or device (the
 /// simulator answers only on its own virtual clock, through the engines).
 pub fn refuse_simulated(path: &std::path::Path, what: &str) -> Result<()> {
-    match path.to_str().is_some_and(|p| p.starts_with("sim:")) {
+    match target::is_simulated(path) {
         true => Err(crate::error::usage(format!(
             "{what} needs a real file, directory or device, and {} is a simulated card: measure it with run, profile, curve, surface or the flash commands",
             path.display()
         ))),
         false => Ok(()),
     }
+}
+
+/// Whether the writes of a test may be asked for on this target at all: in
+/// a directory (a scratch file), on a simulated card (nobody's data), or
+/// with `--destructive` or `--preserve` (the safety check has the last word).
+pub fn writes_may_be_asked(cfg: &TargetConfig) -> bool {
+    cfg.path.is_dir() || target::is_simulated(&cfg.path) || cfg.destructive || cfg.preserve
 }
 
 /// Why a command that was not allowed to write skipped its write tests, and

@@ -60,15 +60,8 @@ pub fn copy(args: &CopyArgs) -> Result<i32> {
 
 /// A `sim:` card has no bytes to read an image from nor to keep one in.
 fn refuse_simulated(args: &CopyArgs) -> Result<()> {
-    for (side, path) in [("SRC", &args.source), ("DST", &args.target.target)] {
-        if path.to_str().is_some_and(|p| p.starts_with("sim:")) {
-            return Err(usage(format!(
-                "copy moves real bytes, and {} ({side}) is a simulated card that keeps none: give an image file and a file or device to write it to (sim: cards work with run, curve, profile and the flash commands)",
-                path.display()
-            )));
-        }
-    }
-    Ok(())
+    common::refuse_simulated(&args.source, "copy (SRC)")?;
+    common::refuse_simulated(&args.target.target, "copy (DST)")
 }
 
 fn open_source(args: &CopyArgs, cfg: &TargetConfig) -> Result<OpenTarget> {

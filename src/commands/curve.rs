@@ -112,14 +112,7 @@ fn planned_time(cfg: &CurveConfig) -> std::time::Duration {
 }
 
 fn writes_allowed(cfg: &CurveConfig, target_cfg: &TargetConfig) -> bool {
-    let is_dir = std::fs::metadata(&target_cfg.path).is_ok_and(|m| m.is_dir());
-    // A simulated card holds nobody's data.
-    let simulated = target_cfg
-        .path
-        .to_str()
-        .is_some_and(|p| p.starts_with("sim:"));
-    cfg.patterns.iter().any(|p| p.writes())
-        && (is_dir || simulated || target_cfg.destructive || target_cfg.preserve)
+    cfg.patterns.iter().any(|p| p.writes()) && common::writes_may_be_asked(target_cfg)
 }
 
 fn open(cfg: &CurveConfig, target_cfg: &TargetConfig) -> Result<OpenTarget> {

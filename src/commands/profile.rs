@@ -25,19 +25,9 @@ pub fn profile(args: &ProfileArgs) -> Result<i32> {
     }
     let started_at = common::now_rfc3339();
     let area = cfg.size.unwrap_or(DEFAULT_AREA);
-    let path_kind = std::fs::metadata(&cfg.target.path)
-        .map(|m| m.is_dir())
-        .unwrap_or(false);
-    // Writes are part of the profile where they are safe: always in a
-    // scratch file, elsewhere only with --destructive.
-    // A simulated card holds nobody's data.
-    let simulated = cfg
-        .target
-        .path
-        .to_str()
-        .is_some_and(|p| p.starts_with("sim:"));
-    let writes =
-        !cfg.read_only && (path_kind || simulated || cfg.target.destructive || cfg.target.preserve);
+    // Writes are part of the profile where they are safe (see
+    // `writes_may_be_asked`); elsewhere it measures reads and says why.
+    let writes = !cfg.read_only && common::writes_may_be_asked(&cfg.target);
     let offset_asked = cfg.target.offset.unwrap_or(0);
     let mut target = common::open_target(&cfg.target, writes, offset_asked.saturating_add(area))?;
     let size = target.info.size_bytes;

@@ -8,7 +8,7 @@
 //! - a scratch file iocurve created, or a simulated card: writable at once;
 //! - `--destructive`: writable at once (the user accepted the loss);
 //! - `--preserve`: the writable, exclusive descriptor is opened (so nothing
-//!   can claim the device meanwhile) but kept sealed until
+//!   can claim the device meanwhile) but its permit stays sealed until
 //!   [`WriteGate::arm`] has copied every region the test will write into an
 //!   armed journal;
 //! - anything else: read-only.
@@ -39,6 +39,9 @@ pub enum Permit {
     Simulated,
     /// `--destructive`: the user accepted that the data is lost.
     Destructive,
+    /// `--preserve`, before the journal: the descriptor is held (nothing
+    /// else can claim the device) but permits nothing yet.
+    Sealed { journal_dir: PathBuf },
     /// `--preserve`: these regions are in an armed journal.
     Preserved {
         journal: Preserved,
@@ -143,21 +146,16 @@ pub struct Restoration {
 pub enum WriteGate {
     /// Opened for reading only.
     Closed,
-    /// `--preserve`: the writable descriptor is held, sealed until the
-    /// regions to be written are journalled.
-    Sealed {
-        file: File,
-        journal_dir: PathBuf,
-        path: PathBuf,
-        block: bool,
-    },
-    Open(WriteGuard),
+    /// A writable descriptor is held; its permit says whether it may write
+    /// now.
+    Held(WriteGuard),
 }
 
 impl WriteGate {
-    /// Writes allowed at once.
-    pub fn open(file: File, permit: Permit, path: &Path, block: bool) -> WriteGate {
-        WriteGate::Open(WriteGuard {
+    /// A writable descriptor held under `permit` (writes allowed at once
+    /// unless it is [`Permit::Sealed`]).
+    pub fn new(file: File, permit: Permit, path: &Path, block: bool) -> WriteGate {
+        WriteGate::Held(WriteGuard {
             file,
             permit,
             path: path.to_path_buf(),
@@ -168,7 +166,7 @@ impl WriteGate {
     /// The guard, when writes are allowed now.
     pub fn guard(&self) -> Option<&WriteGuard> {
         match self {
-            WriteGate::Open(g) => Some(g),
+            WriteGate::Held(g) if !matches!(g.permit, Permit::Sealed { .. }) => Some(g),
             _ => None,
         }
     }
@@ -182,79 +180,46 @@ impl WriteGate {
     /// opens the gate; does nothing where writes need no journal. A second
     /// call must stay within what the first journalled.
     pub fn arm(&mut self, regions: &[(u64, u64)], size: u64) -> Result<()> {
-        let wanted = journal_regions(regions, size);
-        match std::mem::replace(self, WriteGate::Closed) {
-            WriteGate::Sealed {
-                file,
-                journal_dir,
-                path,
-                block,
-            } => {
-                if wanted.is_empty() {
-                    *self = WriteGate::Sealed {
-                        file,
-                        journal_dir,
-                        path,
-                        block,
-                    };
-                    return Ok(());
-                }
-                match preserve::backup(&path, wanted.clone(), &journal_dir, interrupt::stop_flag())
-                {
-                    Ok(journal) => {
-                        interrupt::set_journal(Some(journal.journal.clone()));
-                        *self = WriteGate::Open(WriteGuard {
-                            file,
-                            permit: Permit::Preserved {
-                                journal,
-                                regions: wanted,
-                            },
-                            path,
-                            block,
-                        });
-                        Ok(())
-                    }
-                    Err(e) => {
-                        *self = WriteGate::Sealed {
-                            file,
-                            journal_dir,
-                            path,
-                            block,
-                        };
-                        Err(e)
-                    }
-                }
-            }
-            WriteGate::Open(guard) => {
-                let uncovered = match &guard.permit {
-                    Permit::Preserved { regions, .. } => wanted
-                        .iter()
-                        .find(|w| !covered(w, regions))
-                        .map(|w| (w.offset, w.length)),
-                    _ => None,
-                };
-                *self = WriteGate::Open(guard);
-                match uncovered {
-                    Some((offset, length)) => Err(IoFailure::new(
-                        format!(
-                            "internal error: a write to {length} bytes at offset {offset} was not journalled by --preserve; nothing there was written. Please report this"
-                        ),
-                        None,
-                    )
-                    .into()),
-                    None => Ok(()),
-                }
-            }
-            WriteGate::Closed => Err(usage(
+        let WriteGate::Held(guard) = self else {
+            return Err(usage(
                 "this target was opened for reading only: pass --preserve or --destructive to allow a write test",
-            )),
+            ));
+        };
+        let wanted = journal_regions(regions, size);
+        match &guard.permit {
+            Permit::Sealed { journal_dir } if !wanted.is_empty() => {
+                let journal = preserve::backup(
+                    &guard.path,
+                    wanted.clone(),
+                    journal_dir,
+                    interrupt::stop_flag(),
+                )?;
+                interrupt::set_journal(Some(journal.journal.clone()));
+                guard.permit = Permit::Preserved {
+                    journal,
+                    regions: wanted,
+                };
+                Ok(())
+            }
+            Permit::Preserved { regions, .. } => match wanted.iter().find(|w| !covered(w, regions)) {
+                Some(w) => Err(IoFailure::new(
+                    format!(
+                        "internal error: a write to {} bytes at offset {} was not journalled by --preserve; nothing there was written. Please report this",
+                        w.length, w.offset
+                    ),
+                    None,
+                )
+                .into()),
+                None => Ok(()),
+            },
+            _ => Ok(()),
         }
     }
 
     /// Restores an armed journal; `None` when there is none. The writable
     /// descriptor is closed afterwards.
     pub fn restore(&mut self) -> Option<Result<Restoration>> {
-        let WriteGate::Open(guard) = self else {
+        let WriteGate::Held(guard) = self else {
             return None;
         };
         if !matches!(guard.permit, Permit::Preserved { .. }) {
@@ -321,7 +286,7 @@ mod tests {
     #[test]
     fn a_destructive_gate_is_open_without_a_journal() {
         let file = tempfile::tempfile().unwrap();
-        let mut gate = WriteGate::open(file, Permit::Destructive, Path::new("x"), false);
+        let mut gate = WriteGate::new(file, Permit::Destructive, Path::new("x"), false);
         gate.arm(&[(0, 4096)], 1 << 20).unwrap();
         assert!(gate.guard().is_some());
         assert!(gate.restore().is_none());

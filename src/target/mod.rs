@@ -196,6 +196,11 @@ impl OpenTarget {
     }
 }
 
+/// Whether `path` names a simulated card (`sim:...`).
+pub fn is_simulated(path: &Path) -> bool {
+    path.to_str().is_some_and(|p| p.starts_with("sim:"))
+}
+
 /// Checks the request against the safety rules and opens the target.
 pub fn open(req: &TargetRequest) -> Result<OpenTarget> {
     if let Some(spec) = req.path.to_str().and_then(|p| p.strip_prefix("sim:")) {
@@ -248,7 +253,7 @@ fn open_directory(
     // iocurve's own file: writable whatever the command, since the
     // preparation pass fills it even for a read test.
     let reader = scratch.file().try_clone()?;
-    let gate = WriteGate::open(
+    let gate = WriteGate::new(
         scratch.file().try_clone()?,
         Permit::Scratch,
         scratch.path(),
@@ -404,12 +409,12 @@ fn write_gate(req: &TargetRequest, block: bool) -> Result<WriteGate> {
         let journal_dir = preserve::journal_dir(req.journal_dir.as_deref())?;
         preserve::refuse_if_unfinished(&journal_dir, &req.path)?;
         let file = open_writer(&req.path, req, block)?;
-        return Ok(WriteGate::Sealed {
+        return Ok(WriteGate::new(
             file,
-            journal_dir,
-            path: req.path.clone(),
+            Permit::Sealed { journal_dir },
+            &req.path,
             block,
-        });
+        ));
     }
     if let Ok(dir) = preserve::journal_dir(req.journal_dir.as_deref()) {
         // An unfinished restore of this target must come first: writing
@@ -417,7 +422,7 @@ fn write_gate(req: &TargetRequest, block: bool) -> Result<WriteGate> {
         preserve::refuse_if_unfinished(&dir, &req.path)?;
     }
     let file = open_writer(&req.path, req, block)?;
-    Ok(WriteGate::open(file, Permit::Destructive, &req.path, block))
+    Ok(WriteGate::new(file, Permit::Destructive, &req.path, block))
 }
 
 /// A loop device without direct I/O reads its backing file through the
@@ -564,7 +569,7 @@ fn open_sim(req: &TargetRequest, spec: &str) -> Result<OpenTarget> {
         .write(true)
         .open("/dev/null")?;
     let reader = file.try_clone()?;
-    let gate = WriteGate::open(file, Permit::Simulated, &req.path, false);
+    let gate = WriteGate::new(file, Permit::Simulated, &req.path, false);
     let info = TargetInfo {
         path: display(&req.path),
         kind: TargetKind::Simulated,

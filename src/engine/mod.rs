@@ -13,6 +13,7 @@
 pub mod access;
 pub mod buffer;
 mod clock;
+pub mod population;
 pub mod sim;
 pub mod sync;
 pub mod sys;

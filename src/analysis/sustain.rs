@@ -107,7 +107,7 @@ pub fn find_drop(completions_ns: &[u64], request_bytes: u64) -> Option<SpeedDrop
     let steps = Steps::of(completions_ns);
     let (k, best_gain) = steps.best_split()?;
     let (before, after) = speeds(completions_ns, request_bytes, k);
-    if !before.is_finite() || before <= 0.0 || !(after < before * DROP_RATIO) {
+    if !before.is_finite() || before <= 0.0 || after.is_nan() || after >= before * DROP_RATIO {
         return None;
     }
     let residual_variance = (steps.total_ss - best_gain).max(0.0) / (n - 2) as f64;

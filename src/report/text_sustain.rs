@@ -151,6 +151,27 @@ mod tests {
     }
 
     #[test]
+    fn a_report_stored_before_the_per_request_search_still_loads() {
+        let old = r#"{"block_size":1048576,"interval_ns":1000000000,"mark_bytes":1073741824,
+            "bytes":41943040,"elapsed_ns":3000000000,"mb_per_s":14.0,"ended_by":"bytes",
+            "intervals":[],"marks":[],
+            "drop":{"at_interval":5,"bytes_before_drop":35651584,"seconds_before_drop":1.2,
+                    "mb_per_s_before":40.0,"mb_per_s_after":5.0,"ratio":0.125}}"#;
+        let r: SustainReport = serde_json::from_str(old).expect("loads");
+        let d = r.drop.expect("the stored drop");
+        assert!(!d.per_request());
+        assert_eq!((d.at_interval, d.bytes_before_drop), (5, 34 << 20));
+        assert_eq!(r.requests_recorded, 0);
+        let mut out = String::new();
+        sustain_block(&mut out, &r);
+        assert!(
+            out.contains("DROP        after 34 MiB (1.2 s, to the interval)"),
+            "{out}"
+        );
+        assert!(!out.contains("searched in the first"), "{out}");
+    }
+
+    #[test]
     fn a_stored_interval_drop_still_reads_as_one() {
         let old = SpeedDrop {
             requests: 0,

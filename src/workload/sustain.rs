@@ -181,6 +181,9 @@ fn planned_requests(plan: &SustainPlan) -> usize {
 
 /// `n` zeros written one by one (a memset, not a zeroed allocation the
 /// kernel would map lazily), so storing into them later faults no page in.
+// `vec![0; n]` would ask for zeroed pages, mapped in on first store: in the
+// timed loop.
+#[allow(clippy::slow_vector_initialization)]
 fn touched_zeros(n: usize) -> Vec<u64> {
     let mut v = Vec::with_capacity(n);
     v.resize(n, 0);

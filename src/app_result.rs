@@ -113,4 +113,8 @@ pub struct SustainReport {
     pub marks: Vec<MarkSample>,
     /// Where the speed dropped, if it did.
     pub drop: Option<SpeedDrop>,
+    /// Requests whose completion times were searched for the drop (all of
+    /// them up to a cap; 0 in runs stored before the per-request search).
+    #[serde(default)]
+    pub requests_recorded: u64,
 }

@@ -150,10 +150,9 @@ fn sim_targets_are_refused_where_a_real_medium_is_needed() {
     let image = dir.path().join("image.bin");
     std::fs::write(&image, vec![1u8; 1 << 20]).unwrap();
     let image = image.to_str().unwrap();
-    let cases: [&[&str]; 6] = [
+    let cases: [&[&str]; 5] = [
         &["copy", image, "sim:size=64M"],
         &["copy", "sim:size=64M", image],
-        &["sustain", "sim:size=64M", "--bytes", "4M"],
         &["stream", "sim:size=64M", "--time", "200ms"],
         &["files", "load", "sim:size=64M"],
         &["run", "sim:size=64M", "--method", "mmap"],

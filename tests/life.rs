@@ -401,3 +401,46 @@ fn a_write_with_mmap_is_refused() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("only reads"));
 }
+
+#[test]
+fn sustain_places_a_24_mib_cache_to_the_request_through_the_kernel() {
+    // A loop device over the FUSE device: the first 24 MiB written go at
+    // 60 MB/s, then 5 MB/s. Parameters unlike the simulator tests': a hard
+    // switch after a byte count, not a cache that drains while it fills.
+    let (fast, bs) = (24 * MIB, 256 * 1024u64);
+    let dev = match FaultDevice::with_cache(32 * MIB, fast, 60.0, 5.0) {
+        Ok(d) => d,
+        Err(why) => return skipped(&why),
+    };
+    let out = iocurve()
+        .args(["sustain", dev.dev.to_str().unwrap(), "--destructive"])
+        .args(["--bs", "256k", "--interval", "100ms", "--mark", "8M"])
+        .args(["--no-save", "--json"])
+        .output()
+        .unwrap();
+    let doc = ok_json(&out);
+    let s = &doc["sustain"];
+    assert_eq!(s["bytes"], 32 * MIB);
+    assert_eq!(s["requests_recorded"], 128);
+    let d = &s["drop"];
+    let at = d["bytes_before_drop"].as_u64().expect("a drop was found");
+    let (low, high) = (
+        d["bytes_low"].as_u64().unwrap(),
+        d["bytes_high"].as_u64().unwrap(),
+    );
+    let uncertainty = (at - low).max(high - at);
+    assert!(
+        at.abs_diff(fast) <= bs + uncertainty,
+        "drop after {at} bytes ± {uncertainty}, the device switches at {fast}: {d}"
+    );
+    // The range is a few requests, not the interval-wide guess it replaces.
+    assert!(high - low <= 8 * bs, "range {low}..{high}: {d}");
+    assert_eq!(d["requests"], 128);
+    let (before, after) = (
+        d["mb_per_s_before"].as_f64().unwrap(),
+        d["mb_per_s_after"].as_f64().unwrap(),
+    );
+    assert!((3.0..6.0).contains(&after), "after the cache: {after} MB/s");
+    assert!(before > 3.0 * after, "before {before}, after {after}");
+    eprintln!("drop after {at} B, range {low}..{high}, {before:.1} -> {after:.2} MB/s");
+}

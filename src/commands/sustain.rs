@@ -4,14 +4,13 @@
 
 use super::common;
 use super::stream::open_region;
-use crate::analysis::sustain::{Interval, find_drop};
 use crate::app_result::SustainReport;
 use crate::cli::apps::SustainArgs;
 use crate::cli::config::target_config;
 use crate::engine::EngineKind;
 use crate::error::usage;
 use crate::units::mb_per_s;
-use crate::workload::sustain::{self, IntervalSample, SustainPlan, SustainRun};
+use crate::workload::sustain::{self, IntervalSample, SustainPlan, SustainRun, SustainTarget};
 use crate::workload::{cpuload, interrupt};
 use anyhow::Result;
 use std::io::Write;
@@ -25,7 +24,6 @@ const MAX_BS: u64 = 64 << 20;
 
 pub fn sustain(args: &SustainArgs) -> Result<i32> {
     let tcfg = target_config(&args.target)?;
-    common::refuse_simulated(&tcfg.path, "sustain")?;
     common::report_to(tcfg.report.as_ref());
     check(args, tcfg.engine, tcfg.threads)?;
     let started_at = common::now_rfc3339();
@@ -48,7 +46,14 @@ pub fn sustain(args: &SustainArgs) -> Result<i32> {
     };
     let load = cpuload::start_if(args.load.cpu_load);
     let stop = interrupt::stop_flag();
-    let run = sustain::run(target.fd(), target.align, plan, tcfg.seed, stop, live);
+    let write_to = match target.sim() {
+        Some(device) => SustainTarget::Sim(device),
+        None => SustainTarget::Fd {
+            fd: target.fd(),
+            align: target.align,
+        },
+    };
+    let run = sustain::run(write_to, plan, tcfg.seed, stop, live);
     let cpu_load = load.map(cpuload::CpuLoad::stop);
     if let Some(p) = printer {
         let _ = p.join();
@@ -101,15 +106,6 @@ fn report(
     span: u64,
     interrupted: bool,
 ) -> SustainReport {
-    let series: Vec<Interval> = run
-        .intervals
-        .iter()
-        .map(|i| Interval {
-            bytes_before: i.bytes_before,
-            start_ns: i.start_ns,
-            mb_per_s: i.mb_per_s,
-        })
-        .collect();
     let ended_by = if run.error.is_some() {
         "error"
     } else if interrupted {
@@ -131,7 +127,8 @@ fn report(
         elapsed_ns: run.elapsed_ns,
         mb_per_s: mb_per_s(run.bytes, run.elapsed_ns),
         ended_by: ended_by.to_string(),
-        drop: find_drop(&series),
+        drop: run.drop(plan.block_size),
+        requests_recorded: run.completions_ns.len() as u64,
         intervals: run.intervals,
         marks: run.marks,
     }

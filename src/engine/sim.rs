@@ -196,6 +196,8 @@ pub struct SimDevice {
     params: SimParams,
     state: Mutex<SimState>,
     clock: AtomicU64,
+    /// Whether written data is kept (off for timing-only runs).
+    keeps_data: bool,
 }
 
 /// The virtual clock of a [`SimDevice`]; only its operations advance it.
@@ -217,6 +219,18 @@ impl SimDevice {
             params,
             state: Mutex::new(SimState::default()),
             clock: AtomicU64::new(0),
+            keeps_data: true,
+        }
+    }
+
+    /// A card that times writes exactly like [`SimDevice::new`] but keeps
+    /// none of their data (every read returns zeros): for long writes whose
+    /// timing alone is studied, such as filling a 4 GiB cache many times
+    /// over in a test, which would otherwise hold every byte in memory.
+    pub fn timing_only(params: SimParams) -> SimDevice {
+        SimDevice {
+            keeps_data: false,
+            ..SimDevice::new(params)
         }
     }
 
@@ -248,7 +262,9 @@ impl SimDevice {
         let mut st = self.lock();
         let now = self.clock.load(Ordering::SeqCst);
         let cost = self.write_cost(&mut st, now, offset, data.len() as u64);
-        self.copy_in(&mut st, offset, data);
+        if self.keeps_data {
+            self.copy_in(&mut st, offset, data);
+        }
         Ok(self.advance(cost))
     }
 

@@ -18,7 +18,7 @@ mod text_curve;
 mod text_files;
 pub(crate) mod text_life;
 mod text_stream;
-mod text_sustain;
+pub(crate) mod text_sustain;
 
 pub use csv::Csv;
 pub use json::Json;

@@ -1,6 +1,7 @@
 //! The `sustain` part of the text report: totals, the drop, and a compact
 //! bar per interval (at most [`MAX_ROWS`] rows, intervals merged to fit).
 
+use crate::analysis::sustain::SpeedDrop;
 use crate::app_result::SustainReport;
 use crate::units::{format_mbps, format_size};
 use std::fmt::Write;
@@ -21,15 +22,10 @@ pub fn sustain_block(out: &mut String, r: &SustainReport) {
     );
     match &r.drop {
         Some(d) => {
-            let _ = writeln!(
-                out,
-                "DROP        after {} ({:.1} s): {} MB/s before, {} MB/s after ({:.0}% of before)",
-                format_size(d.bytes_before_drop),
-                d.seconds_before_drop,
-                format_mbps(d.mb_per_s_before),
-                format_mbps(d.mb_per_s_after),
-                d.ratio * 100.0
-            );
+            let _ = writeln!(out, "DROP        {}", drop_sentence(d));
+            if d.per_request() {
+                let _ = writeln!(out, "            {}", drop_range(d));
+            }
         }
         None => {
             let _ = writeln!(
@@ -37,6 +33,14 @@ pub fn sustain_block(out: &mut String, r: &SustainReport) {
                 "drop        none found: the speed held over the whole write"
             );
         }
+    }
+    if r.requests_recorded > 0 && r.requests_recorded * u64::from(r.block_size) < r.bytes {
+        let _ = writeln!(
+            out,
+            "note        the drop was searched in the first {} requests ({}) only",
+            r.requests_recorded,
+            format_size(r.requests_recorded * u64::from(r.block_size))
+        );
     }
     chart(out, r);
     for m in &r.marks {
@@ -72,6 +76,114 @@ fn chart(out: &mut String, r: &SustainReport) {
             format_size(group[0].bytes_before),
             format_mbps(mbps),
             "█".repeat(width)
+        );
+    }
+}
+
+/// Where the speed dropped and the speeds on each side, in one sentence
+/// (the text and HTML reports share it).
+pub fn drop_sentence(d: &SpeedDrop) -> String {
+    let speeds = format!(
+        "{} MB/s before, {} MB/s after ({:.0}% of before)",
+        format_mbps(d.mb_per_s_before),
+        format_mbps(d.mb_per_s_after),
+        d.ratio * 100.0
+    );
+    if !d.per_request() {
+        // Stored before the per-request search: located per interval.
+        return format!(
+            "after {} ({:.1} s, to the interval): {speeds}",
+            format_size(d.bytes_before_drop),
+            d.seconds_before_drop
+        );
+    }
+    format!(
+        "at {} ± {} (request {} of {}, {:.2} s): {speeds}",
+        format_size(d.bytes_before_drop),
+        format_size(d.uncertainty_bytes()),
+        d.at_request,
+        d.requests,
+        d.seconds_before_drop
+    )
+}
+
+/// The plausible range of a per-request drop and what it rests on.
+pub fn drop_range(d: &SpeedDrop) -> String {
+    format!(
+        "The first slow request starts between {} and {} (1/32 likelihood support of the step fit, widened by one request)",
+        format_size(d.bytes_low),
+        format_size(d.bytes_high)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn drop() -> SpeedDrop {
+        SpeedDrop {
+            at_interval: 3,
+            bytes_before_drop: 24 << 20,
+            seconds_before_drop: 0.06,
+            mb_per_s_before: 400.0,
+            mb_per_s_after: 5.0,
+            ratio: 0.0125,
+            at_request: 24,
+            requests: 40,
+            bytes_low: 23 << 20,
+            bytes_high: 25 << 20,
+        }
+    }
+
+    #[test]
+    fn a_per_request_drop_names_its_request_and_uncertainty() {
+        let text = drop_sentence(&drop());
+        assert!(
+            text.starts_with("at 24 MiB ± 1 MiB (request 24 of 40"),
+            "{text}"
+        );
+        assert!(
+            text.contains("400 MB/s before") && text.contains("5.00 MB/s after"),
+            "{text}"
+        );
+        let range = drop_range(&drop());
+        assert!(range.contains("23 MiB and 25 MiB"), "{range}");
+    }
+
+    #[test]
+    fn a_report_stored_before_the_per_request_search_still_loads() {
+        let old = r#"{"block_size":1048576,"interval_ns":1000000000,"mark_bytes":1073741824,
+            "bytes":41943040,"elapsed_ns":3000000000,"mb_per_s":14.0,"ended_by":"bytes",
+            "intervals":[],"marks":[],
+            "drop":{"at_interval":5,"bytes_before_drop":35651584,"seconds_before_drop":1.2,
+                    "mb_per_s_before":40.0,"mb_per_s_after":5.0,"ratio":0.125}}"#;
+        let r: SustainReport = serde_json::from_str(old).expect("loads");
+        let d = r.drop.expect("the stored drop");
+        assert!(!d.per_request());
+        assert_eq!((d.at_interval, d.bytes_before_drop), (5, 34 << 20));
+        assert_eq!(r.requests_recorded, 0);
+        let mut out = String::new();
+        sustain_block(&mut out, &r);
+        assert!(
+            out.contains("DROP        after 34 MiB (1.2 s, to the interval)"),
+            "{out}"
+        );
+        assert!(!out.contains("searched in the first"), "{out}");
+    }
+
+    #[test]
+    fn a_stored_interval_drop_still_reads_as_one() {
+        let old = SpeedDrop {
+            requests: 0,
+            at_request: 0,
+            bytes_low: 0,
+            bytes_high: 0,
+            ..drop()
+        };
+        let text = drop_sentence(&old);
+        assert!(
+            text.starts_with("after 24 MiB (0.1 s, to the interval)"),
+            "{text}"
         );
     }
 }

@@ -7,9 +7,18 @@
 //! each interval boundary it closes a sample into a vector reserved up front
 //! and offers a copy to a bounded channel without waiting, so a printer thread
 //! can stream JSON lines while the timed thread never formats, locks or
-//! allocates. [`crate::analysis::sustain`] finds the drop afterwards.
+//! allocates. Every request's completion time also goes into a vector
+//! sized (and its pages touched) before the write starts, up to
+//! [`MAX_RECORDED_REQUESTS`]; [`crate::analysis::sustain`] finds the drop in
+//! it afterwards, to the request.
+//!
+//! On a simulated card (`sim:`) the writer is driven by the simulator's
+//! engine on the card's virtual clock, with no final sync (the card has no
+//! host cache).
 
-use crate::engine::buffer::AlignedBuf;
+use crate::analysis::sustain::SpeedDrop;
+use crate::engine::buffer::{AlignedBuf, MIN_ALIGN};
+use crate::engine::sim::{SimDevice, SimEngine};
 use crate::engine::sync::SyncEngine;
 use crate::engine::{Engine, EngineSetup, IoError, MonotonicClock, Op, OpKind, OpSource};
 use crate::workload::Pattern;
@@ -22,6 +31,10 @@ use std::sync::mpsc::SyncSender;
 const RESERVED_INTERVALS: usize = 86_400;
 /// Mark samples reserved up front (a 64 TiB write at 1 GiB marks).
 const RESERVED_MARKS: usize = 65_536;
+/// Completion times recorded at most: 2^24 requests, 128 MiB of timestamps
+/// (16 GiB written in 1 KiB requests, 16 TiB in 1 MiB ones). Later requests
+/// are written and counted but not searched for the drop.
+pub const MAX_RECORDED_REQUESTS: usize = 1 << 24;
 
 /// The write to run.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
@@ -75,6 +88,10 @@ pub struct SustainSource<'a> {
     last_mark: (u64, u64),
     pub intervals: Vec<IntervalSample>,
     pub marks: Vec<MarkSample>,
+    /// Completion time of request `i`, ns since the start, for `i <
+    /// recorded`; zero-filled up front so the timed path only stores.
+    completions: Vec<u64>,
+    recorded: usize,
 }
 
 impl<'a> SustainSource<'a> {
@@ -95,7 +112,21 @@ impl<'a> SustainSource<'a> {
             last_mark: (0, 0),
             intervals: Vec::with_capacity(RESERVED_INTERVALS),
             marks: Vec::with_capacity(RESERVED_MARKS),
+            completions: touched_zeros(planned_requests(&plan)),
+            recorded: 0,
         }
+    }
+
+    /// Completion times of the requests recorded, ns since the start.
+    pub fn completions(&self) -> &[u64] {
+        &self.completions[..self.recorded]
+    }
+
+    /// Hands over the recorded completion times.
+    pub fn take_completions(&mut self) -> Vec<u64> {
+        let mut all = std::mem::take(&mut self.completions);
+        all.truncate(self.recorded);
+        all
     }
 
     /// Bytes completed so far.
@@ -137,6 +168,26 @@ impl<'a> SustainSource<'a> {
             self.last_mark = (self.written, now_ns);
         }
     }
+}
+
+/// Requests the plan can issue, capped at [`MAX_RECORDED_REQUESTS`].
+fn planned_requests(plan: &SustainPlan) -> usize {
+    let requests = plan
+        .bytes
+        .checked_div(u64::from(plan.block_size))
+        .unwrap_or(0);
+    usize::try_from(requests).map_or(MAX_RECORDED_REQUESTS, |r| r.min(MAX_RECORDED_REQUESTS))
+}
+
+/// `n` zeros written one by one (a memset, not a zeroed allocation the
+/// kernel would map lazily), so storing into them later faults no page in.
+// `vec![0; n]` would ask for zeroed pages, mapped in on first store: in the
+// timed loop.
+#[allow(clippy::slow_vector_initialization)]
+fn touched_zeros(n: usize) -> Vec<u64> {
+    let mut v = Vec::with_capacity(n);
+    v.resize(n, 0);
+    v
 }
 
 fn empty_interval(index: u64, start_ns: u64, bytes_before: u64) -> IntervalSample {
@@ -182,6 +233,10 @@ impl OpSource for SustainSource<'_> {
         let start = self.start_ns.unwrap_or(0);
         let t = complete_ns.saturating_sub(start);
         self.written += u64::from(op.len);
+        if let Some(slot) = self.completions.get_mut(self.recorded) {
+            *slot = t;
+            self.recorded += 1;
+        }
         self.open.bytes += u64::from(op.len);
         self.open.end_ns = t;
         self.open.max_write_ns = self.open.max_write_ns.max(complete_ns - submit_ns);
@@ -196,16 +251,52 @@ impl OpSource for SustainSource<'_> {
 pub struct SustainRun {
     pub intervals: Vec<IntervalSample>,
     pub marks: Vec<MarkSample>,
+    /// Completion time of each request, ns since the start (the first
+    /// [`MAX_RECORDED_REQUESTS`] of them).
+    pub completions_ns: Vec<u64>,
     pub bytes: u64,
     /// Wall time of the write, ns (the final sync included).
     pub elapsed_ns: u64,
     pub error: Option<IoError>,
 }
 
-/// Writes with the `sync` engine; `live` receives each interval as it closes.
+impl SustainRun {
+    fn failed(error: IoError) -> SustainRun {
+        SustainRun {
+            intervals: Vec::new(),
+            marks: Vec::new(),
+            completions_ns: Vec::new(),
+            bytes: 0,
+            elapsed_ns: 0,
+            error: Some(error),
+        }
+    }
+
+    /// The drop in this run's requests (see [`crate::analysis::sustain`]),
+    /// with the interval it fell in.
+    pub fn drop(&self, block_size: u32) -> Option<SpeedDrop> {
+        let mut drop =
+            crate::analysis::sustain::find_drop(&self.completions_ns, u64::from(block_size))?;
+        drop.at_interval = self
+            .intervals
+            .iter()
+            .position(|i| i.bytes_before + i.bytes > drop.bytes_before_drop)
+            .unwrap_or(self.intervals.len().saturating_sub(1));
+        Some(drop)
+    }
+}
+
+/// What the write goes to: a descriptor through the `sync` engine, or a
+/// simulated card through its own engine and virtual clock.
+#[derive(Clone, Copy)]
+pub enum SustainTarget<'a> {
+    Fd { fd: BorrowedFd<'a>, align: usize },
+    Sim(&'a SimDevice),
+}
+
+/// Writes the plan; `live` receives each interval as it closes.
 pub fn run(
-    fd: BorrowedFd<'_>,
-    align: usize,
+    target: SustainTarget<'_>,
     plan: SustainPlan,
     seed: u64,
     stop: &AtomicBool,
@@ -213,38 +304,59 @@ pub fn run(
 ) -> SustainRun {
     if plan.block_size == 0 {
         // The command never plans this; empty writes would never end.
-        return SustainRun {
-            intervals: Vec::new(),
-            marks: Vec::new(),
-            bytes: 0,
-            elapsed_ns: 0,
-            error: Some(IoError {
-                kind: OpKind::Write,
-                offset: plan.offset,
-                len: 0,
-                error: std::io::Error::new(
-                    std::io::ErrorKind::InvalidInput,
-                    "a sustained write needs blocks of at least 1 byte",
-                ),
-            }),
-        };
+        return SustainRun::failed(IoError {
+            kind: OpKind::Write,
+            offset: plan.offset,
+            len: 0,
+            error: std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "a sustained write needs blocks of at least 1 byte",
+            ),
+        });
     }
+    let align = match target {
+        SustainTarget::Fd { align, .. } => align,
+        SustainTarget::Sim(_) => MIN_ALIGN,
+    };
     // A pool of 8 blocks of random data: incompressible, never the same
     // block twice in a row.
     let bs = plan.block_size as usize;
     let mut pool = AlignedBuf::new(bs * 8, align);
     Pattern::Random.fill(pool.as_mut_slice(), seed);
-    let clock = MonotonicClock::new();
+    let mut source = SustainSource::new(plan, stop, live);
+    let (error, elapsed_ns) = match target {
+        SustainTarget::Fd { fd, align } => write_to_fd(fd, align, pool, &mut source),
+        SustainTarget::Sim(device) => write_to_sim(device, pool, &mut source),
+    };
+    source.finish();
+    SustainRun {
+        bytes: source.written(),
+        completions_ns: source.take_completions(),
+        intervals: std::mem::take(&mut source.intervals),
+        marks: std::mem::take(&mut source.marks),
+        elapsed_ns,
+        error,
+    }
+}
+
+/// The write through the `sync` engine and its final `fdatasync`; the
+/// error, if any, and the wall time.
+fn write_to_fd(
+    fd: BorrowedFd<'_>,
+    align: usize,
+    pool: AlignedBuf,
+    source: &mut SustainSource<'_>,
+) -> (Option<IoError>, u64) {
+    let block_size = source.plan.block_size as usize;
     let mut engine = SyncEngine::new(EngineSetup {
         fd,
-        block_size: bs,
+        block_size,
         queue_depth: 1,
         align,
         pool,
-        clock,
+        clock: MonotonicClock::new(),
     });
-    let mut source = SustainSource::new(plan, stop, live);
-    let mut error = engine.run(&mut source).err();
+    let mut error = engine.run(source).err();
     if error.is_none() {
         if let Err(e) = rustix::fs::fdatasync(fd) {
             error = Some(IoError {
@@ -255,14 +367,44 @@ pub fn run(
             });
         }
     }
-    let elapsed_ns = engine.now_ns();
-    source.finish();
-    SustainRun {
-        bytes: source.written(),
-        intervals: std::mem::take(&mut source.intervals),
-        marks: std::mem::take(&mut source.marks),
-        elapsed_ns,
-        error,
+    (error, engine.now_ns())
+}
+
+/// The write on a simulated card, timed on its virtual clock.
+fn write_to_sim(
+    device: &SimDevice,
+    pool: AlignedBuf,
+    source: &mut SustainSource<'_>,
+) -> (Option<IoError>, u64) {
+    let mut engine = SimEngine::new(device, source.plan.block_size as usize, pool);
+    let started = engine.now_ns();
+    let error = engine.run(source).err();
+    (error, engine.now_ns().saturating_sub(started))
+}
+
+/// Runs a sustained write of `bytes` in requests of `block_size` from the
+/// start of a simulated card and returns where it found the drop: the
+/// workload and analysis of `iocurve sustain`, without a command around
+/// them, for calibration over many simulated cards. Give it a card from
+/// [`SimDevice::timing_only`] for long writes.
+pub fn drop_on_sim(
+    device: &SimDevice,
+    block_size: u32,
+    bytes: u64,
+) -> Result<Option<SpeedDrop>, IoError> {
+    let plan = SustainPlan {
+        block_size,
+        offset: 0,
+        bytes: bytes.min(device.params().size),
+        time_ns: None,
+        interval_ns: 1_000_000_000,
+        mark_bytes: u64::MAX,
+    };
+    let stop = AtomicBool::new(false);
+    let mut run = run(SustainTarget::Sim(device), plan, 0x5u64, &stop, None);
+    match run.error.take() {
+        Some(e) => Err(e),
+        None => Ok(run.drop(block_size)),
     }
 }
 
@@ -302,21 +444,12 @@ mod tests {
         assert_eq!(rx.try_iter().count(), src.intervals.len());
         assert_eq!(src.marks.len(), 4);
         assert!(src.marks[0].mb_per_s > 3.0 * src.marks[3].mb_per_s);
-        let series: Vec<_> = src
-            .intervals
-            .iter()
-            .map(|i| crate::analysis::sustain::Interval {
-                bytes_before: i.bytes_before,
-                start_ns: i.start_ns,
-                mb_per_s: i.mb_per_s,
-            })
-            .collect();
-        let drop = crate::analysis::sustain::find_drop(&series).expect("a drop");
-        // The interval that straddles the change holds both speeds.
-        assert!(
-            (30 << 20..=34 << 20).contains(&drop.bytes_before_drop),
-            "{drop:?}"
-        );
+        assert_eq!(src.completions().len(), 64);
+        assert_eq!(src.completions()[31], 320_000_000);
+        let drop = crate::analysis::sustain::find_drop(src.completions(), 1 << 20).expect("a drop");
+        // Per request, the change is found where it is, not an interval late.
+        assert_eq!(drop.bytes_before_drop, 32 << 20, "{drop:?}");
+        assert!((drop.ratio - 0.25).abs() < 1e-9, "{drop:?}");
     }
 
     #[test]
@@ -333,5 +466,45 @@ mod tests {
             n += 1;
         }
         assert_eq!(n, 5);
+    }
+
+    #[test]
+    fn requests_beyond_the_plan_are_written_but_not_recorded() {
+        let stop = AtomicBool::new(false);
+        let mut p = plan();
+        p.bytes = 4 << 20;
+        let mut src = SustainSource::new(p, &stop, None);
+        for i in 0..6u64 {
+            let op = Op {
+                kind: OpKind::Write,
+                offset: i << 20,
+                len: 1 << 20,
+                seq: i,
+                counted: true,
+            };
+            src.completed(&op, i, i + 1, &[]);
+        }
+        assert_eq!(src.written(), 6 << 20);
+        assert_eq!(src.completions(), &[1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn a_simulated_card_fills_its_cache_where_its_law_says() {
+        // 8 MiB cache, 1 MiB writes: each lands in 26.2 ms at 40 MB/s while
+        // 262 144 bytes drain at 10 MB/s, so write j (from 1) leaves
+        // j·786 432 + 262 144 bytes before its own drain: over 8 MiB first
+        // at j = 11, the request after 10 MiB.
+        let params = crate::engine::sim::SimParams::parse(
+            "cache=8M,write=10MB/s,burst=40MB/s,cmd=0us,size=64M",
+        )
+        .unwrap();
+        let device = SimDevice::timing_only(params);
+        let drop = drop_on_sim(&device, 1 << 20, 16 << 20)
+            .unwrap()
+            .expect("a drop");
+        let law = 10u64 << 20;
+        assert!(drop.bytes_before_drop.abs_diff(law) <= 1 << 20, "{drop:?}");
+        assert!(drop.bytes_low <= law && law <= drop.bytes_high, "{drop:?}");
+        assert!((drop.mb_per_s_before - 40.0).abs() < 0.1, "{drop:?}");
     }
 }

@@ -185,13 +185,15 @@ pub fn sustain(out: &mut String, r: &SustainReport) {
     );
     match &r.drop {
         Some(d) => {
+            let range = match d.per_request() {
+                true => format!(" {}.", crate::report::text_sustain::drop_range(d)),
+                false => String::new(),
+            };
             let _ = writeln!(
                 out,
-                "<p class=\"warn\">The speed dropped after {} ({:.1} s): {} MB/s before, {} MB/s after.</p>",
-                esc(&format_size(d.bytes_before_drop)),
-                d.seconds_before_drop,
-                format_mbps(d.mb_per_s_before),
-                format_mbps(d.mb_per_s_after)
+                "<p class=\"warn\">The speed dropped {}.{}</p>",
+                esc(&crate::report::text_sustain::drop_sentence(d)),
+                esc(&range)
             );
         }
         None => {

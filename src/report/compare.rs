@@ -518,6 +518,10 @@ pub fn render(entries: &[Entry], opts: &Options) -> Result<String, String> {
     } else {
         aligned(&rows)
     });
+    if opts.markdown {
+        // Else Markdown reads the next line as one more row of the table.
+        out.push('\n');
+    }
     out.push_str(&format!(
         "figures: median of the repetitions; a range where they spread by more than {:.0}%\n",
         RANGE_SPREAD * 100.0

@@ -264,10 +264,9 @@ pub fn describe(k: &TestKey) -> String {
         text.push_str(&format!(" on {m}"));
     }
     if let Company::Together { devices } = k.company {
-        text.push_str(&format!(
-            " alongside {} other devices",
-            devices.saturating_sub(1)
-        ));
+        let others = devices.saturating_sub(1);
+        let noun = if others == 1 { "device" } else { "devices" };
+        text.push_str(&format!(" alongside {others} other {noun}"));
     }
     text
 }

@@ -137,7 +137,7 @@ fn compare_two_runs_of_one_device_gives_a_verdict_and_export_renders() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(cmp.contains("Write MB/s"), "{cmp}");
     assert!(cmp.contains("same device: each run against run 1"), "{cmp}");
-    assert!(cmp.contains("run 2 write: "), "{cmp}");
+    assert!(cmp.contains("run 2, 256 KiB write QD1 buffered: "), "{cmp}");
     for (format, needle) in [
         ("markdown", "| Test | Read MB/s | Write MB/s |"),
         ("csv", "started_at,device"),

@@ -234,8 +234,8 @@ pub struct CompareArgs {
     #[arg(required = true, num_args = 1.., value_parser = limits::name)]
     pub runs: Vec<String>,
 
-    /// The test whose figures are compared [default: the first test of each
-    /// run, e.g. SEQ 1MiB Q8].
+    /// The first run's test whose kind the table shows [default: its first
+    /// test, e.g. SEQ 1MiB Q8]; other runs show their test of that kind.
     #[arg(long)]
     pub test: Option<String>,
 
@@ -244,8 +244,14 @@ pub struct CompareArgs {
     pub threshold: f64,
 
     /// Print a Markdown table.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "json")]
     pub markdown: bool,
+
+    /// Print the test-by-test comparison as JSON: each pair of like tests
+    /// with its repetitions, ratio interval and verdict, and the tests set
+    /// apart with their reasons.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args, Clone)]

@@ -1,5 +1,6 @@
-//! `iocurve compare A B ...`: runs side by side, with a verdict when they
-//! are runs of one device.
+//! `iocurve compare A B ...`: runs side by side, and every later run
+//! against the first, test by test (like tests only; see
+//! `report::compare`).
 
 use super::select;
 use crate::cli::CompareArgs;
@@ -22,6 +23,10 @@ pub fn compare(args: &CompareArgs) -> Result<i32> {
         threshold: args.threshold / 100.0,
         markdown: args.markdown,
     };
-    print!("{}", compare::render(&entries, &opts));
+    let text = match args.json {
+        true => compare::render_json(&entries, &opts).map(|j| j + "\n"),
+        false => compare::render(&entries, &opts),
+    };
+    print!("{}", text.map_err(usage)?);
     Ok(0)
 }

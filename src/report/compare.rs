@@ -1,13 +1,38 @@
-//! Runs side by side, in the style people post in forums: one row per run,
-//! read and write MB/s, the device's identity, notes. A figure whose
-//! repetitions spread by more than 10% is printed as a range (`12-17`), a
-//! tight one as one number, so the table never claims more precision than
-//! the device gave. Runs of one device get a verdict against the first.
+//! Runs side by side, in the style people post in forums, and what changed
+//! between them, test by test.
+//!
+//! The table has one row per run: read and write MB/s of one kind of test,
+//! the device's identity, notes. Which test is named above the table (the
+//! first test of the first run, or `--test`), and every other run shows the
+//! figures of its test *of the same kind* (see [`matching`]: pattern, size,
+//! queue depth, threads, mode, engine, method, company), or `-` when it has
+//! none: a profile's `SEQ 1MiB Q8` is never set beside a 4 KiB QD32 `run`.
+//! A figure whose repetitions spread by more than 10% is printed as a range
+//! (`12-17`), a tight one as one number, so the table never claims more
+//! precision than the device gave.
+//!
+//! Below the table, every later run is set against the first test by test:
+//! each pair of like tests gets a verdict from a bootstrap interval on the
+//! ratio of mean MB/s (after / before; see [`crate::stats::bootstrap`]), so
+//! a percentage change is ratio − 1 and cannot pass −100%, and the verdict
+//! names the repetitions it rests on. Tests without a like partner are
+//! listed apart with the reason and the nearest test the other run has.
+//! When no later run shares a single kind of test with the first, there is
+//! nothing to compare, and the comparison is refused with that reason
+//! rather than printed as a table of unlike figures.
+//!
+//! Runs of different devices are compared too (a new card against an old
+//! one is a fair question), and the heading says that the verdicts are
+//! differences between devices, not changes of one.
+
+pub mod matching;
 
 use crate::probe::DeviceIdentity;
 use crate::result::{RunResult, TestResult};
 use crate::stats::Spread;
-use crate::stats::bootstrap::{self, Verdict};
+use crate::stats::bootstrap::{self, Interval, NoVerdict, Verdict};
+use matching::{Direction, Keyed, TestKey};
+use serde::Serialize;
 
 /// Above this relative spread ((max - min) / median) a figure is a range.
 pub const RANGE_SPREAD: f64 = 0.10;
@@ -23,6 +48,7 @@ pub struct Entry {
 /// How to lay the table out.
 #[derive(Debug, Clone)]
 pub struct Options {
+    /// The name of the first run's test the table shows.
     pub test: Option<String>,
     /// Noise threshold as a share (0.05).
     pub threshold: f64,
@@ -60,26 +86,74 @@ pub fn repetitions(t: &TestResult) -> Vec<f64> {
         .collect()
 }
 
-/// The test compared: `name` when given, else the first test of the run.
-fn test_name(r: &RunResult, name: Option<&str>) -> Option<String> {
-    name.map(str::to_string)
-        .or_else(|| r.tests.first().map(|t| t.name.clone()))
+/// The kind of test the table shows: the first run's test named `name`
+/// (any direction), else its first test.
+fn table_key(entries: &[Entry], name: Option<&str>) -> Result<TestKey, String> {
+    let first = entries.first().ok_or("no runs to compare")?;
+    let tests = matching::tests_of(&first.result)
+        .map_err(|why| format!("{} has nothing to compare: {}", first.source, why.text()))?;
+    let chosen = match name {
+        Some(n) => tests.iter().find(|k| k.test.name == n).ok_or_else(|| {
+            let names: Vec<&str> = tests.iter().map(|k| k.test.name.as_str()).collect();
+            format!(
+                "{} has no test named {n:?} (its tests: {})",
+                first.source,
+                names.join(", ")
+            )
+        })?,
+        None => &tests[0],
+    };
+    Ok(chosen.key.clone())
 }
 
-/// The read and the write test of that name.
-pub fn read_write<'a>(
+/// `key` turned to `direction`, when it is a read or a write.
+fn with_direction(key: &TestKey, direction: Direction) -> Option<TestKey> {
+    if matches!(key.direction, Direction::Mixed { .. }) {
+        return None;
+    }
+    Some(TestKey {
+        direction,
+        ..key.clone()
+    })
+}
+
+/// The test of `r` whose key is `key`.
+fn find<'a>(r: &'a RunResult, key: Option<&TestKey>) -> Option<&'a TestResult> {
+    let key = key?;
+    matching::tests_of(r)
+        .ok()?
+        .into_iter()
+        .find(|k| &k.key == key)
+        .map(|k| k.test)
+}
+
+/// The read and the write test of `r` like `key` (a mixed test stands in
+/// the read column: it is the one figure the run has of that kind).
+fn read_write<'a>(
     r: &'a RunResult,
-    name: Option<&str>,
+    key: &TestKey,
 ) -> (Option<&'a TestResult>, Option<&'a TestResult>) {
-    let Some(name) = test_name(r, name) else {
-        return (None, None);
-    };
-    let find = |rws: &[&str]| {
-        r.tests.iter().find(|t| {
-            t.name == name && rws.contains(&t.workload.rw.as_str()) && t.skipped.is_none()
+    if matches!(key.direction, Direction::Mixed { .. }) {
+        return (find(r, Some(key)), None);
+    }
+    (
+        find(r, with_direction(key, Direction::Read).as_ref()),
+        find(r, with_direction(key, Direction::Write).as_ref()),
+    )
+}
+
+/// The table's heading: which kind of test its figures are.
+fn table_heading(key: &TestKey) -> String {
+    let shown = match key.direction {
+        Direction::Mixed { .. } => matching::describe(key),
+        _ => matching::describe(&TestKey {
+            direction: Direction::Read,
+            ..key.clone()
         })
+        .replacen(" read ", " read/write ", 1)
+        .replacen(" randread ", " randread/randwrite ", 1),
     };
-    (find(&["read", "randread"]), find(&["write", "randwrite"]))
+    format!("test: {shown}, engine {}\n", key.engine)
 }
 
 /// `Mfg ID: 0x03 (SanDisk) OEM ID: SD Name: SD08G Rev: 8.0 Date: 2008-12
@@ -172,21 +246,30 @@ fn notes(r: &RunResult, read: Option<&TestResult>) -> String {
 }
 
 /// The cells of one row.
-fn row(e: &Entry, test: Option<&str>) -> Vec<String> {
+fn row(e: &Entry, key: &TestKey) -> Vec<String> {
     let r = &e.result;
-    let (read, write) = read_write(r, test);
+    let (read, write) = read_write(r, key);
     let label = r
         .device_identity
         .as_ref()
         .map_or_else(|| r.target.path.clone(), |i| i.label.clone());
     let date = r.started_at.get(..10).unwrap_or(&r.started_at).to_string();
+    let mut notes = notes(r, read);
+    if read.is_none() && write.is_none() {
+        let none = "no test of this kind".to_string();
+        notes = if notes.is_empty() {
+            none
+        } else {
+            format!("{none}; {notes}")
+        };
+    }
     vec![
         label,
         format!("{} {}", e.source, date),
         read.map_or("-".into(), |t| figure_text(&repetitions(t))),
         write.map_or("-".into(), |t| figure_text(&repetitions(t))),
         identity_text(r.device_identity.as_ref()),
-        notes(r, read),
+        notes,
     ]
 }
 
@@ -243,25 +326,59 @@ pub fn markdown_table(rows: &[Vec<String>]) -> String {
     out
 }
 
-/// The whole comparison: table, then verdicts when every run is of one
-/// device.
-pub fn render(entries: &[Entry], opts: &Options) -> String {
-    let mut rows = vec![HEADER.iter().map(|h| h.to_string()).collect::<Vec<_>>()];
-    rows.extend(entries.iter().map(|e| row(e, opts.test.as_deref())));
-    let mut out = if opts.markdown {
-        markdown_table(&rows)
-    } else {
-        aligned(&rows)
-    };
-    out.push_str(&format!(
-        "figures: median of the repetitions; a range where they spread by more than {:.0}%\n",
-        RANGE_SPREAD * 100.0
-    ));
-    if let Some(lines) = verdicts(entries, opts) {
-        out.push('\n');
-        out.push_str(&lines);
+/// One pair of like tests and what changed.
+#[derive(Debug, Clone, Serialize)]
+pub struct TestChange {
+    /// The later run.
+    pub run: String,
+    /// What the tests are, e.g. `4 KiB randread QD32`.
+    pub test: String,
+    pub key: TestKey,
+    /// MB/s of the complete repetitions of each side.
+    pub before_mb_s: Vec<f64>,
+    pub after_mb_s: Vec<f64>,
+    /// The verdict, or why there is none.
+    #[serde(serialize_with = "verdict_json")]
+    pub verdict: Result<Verdict, NoVerdict>,
+    /// The verdict's ratio − 1 (−0.2: 20% slower), never at or below −1.
+    pub percent_change: Option<Interval>,
+}
+
+/// `{"verdict": ...}` or `{"no_verdict": ...}` rather than serde's
+/// `Ok`/`Err`.
+fn verdict_json<S: serde::Serializer>(
+    v: &Result<Verdict, NoVerdict>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut map = s.serialize_map(Some(1))?;
+    match v {
+        Ok(v) => map.serialize_entry("verdict", v)?,
+        Err(why) => map.serialize_entry("no_verdict", why)?,
     }
-    out
+    map.end()
+}
+
+/// A test (or a run) set apart, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct NotCompared {
+    pub run: String,
+    /// The test, when one test is meant (`None`: the whole run).
+    pub test: Option<String>,
+    pub reason: String,
+}
+
+/// Every later run against the first, test by test.
+#[derive(Debug, Clone, Serialize)]
+pub struct Comparison {
+    pub baseline: String,
+    /// True when every run is of one device (its key).
+    pub same_device: bool,
+    /// Noise threshold, as a share.
+    pub threshold: f64,
+    pub level: f64,
+    pub changes: Vec<TestChange>,
+    pub not_compared: Vec<NotCompared>,
 }
 
 /// The key shared by every entry, when there is one.
@@ -284,52 +401,250 @@ fn same_device(entries: &[Entry]) -> Option<&str> {
         .then_some(key)
 }
 
-/// The verdict lines of later runs against the first, for one device.
-fn verdicts(entries: &[Entry], opts: &Options) -> Option<String> {
-    if entries.len() < 2 {
-        return None;
+/// The verdict on one pair of like tests.
+fn change(run: &str, before: &Keyed<'_>, after: &Keyed<'_>, threshold: f64) -> TestChange {
+    let (b, a) = (repetitions(before.test), repetitions(after.test));
+    let verdict = bootstrap::judge(&b, &a, threshold);
+    TestChange {
+        run: run.to_string(),
+        test: matching::describe(&before.key),
+        key: before.key.clone(),
+        percent_change: verdict.as_ref().ok().map(Verdict::percent_change),
+        verdict,
+        before_mb_s: b,
+        after_mb_s: a,
     }
-    same_device(entries)?;
-    let base = &entries[0];
-    let (b_read, b_write) = read_write(&base.result, opts.test.as_deref());
-    let mut out = format!(
-        "same device: each run against {} (95% bootstrap interval of the difference of mean MB/s; changes within ±{:.0}% are noise)\n",
-        base.source,
-        opts.threshold * 100.0
-    );
-    for e in &entries[1..] {
-        let (read, write) = read_write(&e.result, opts.test.as_deref());
-        for (dir, before, after) in [("read", b_read, read), ("write", b_write, write)] {
-            let (Some(before), Some(after)) = (before, after) else {
-                continue;
-            };
-            let v = bootstrap::judge(&repetitions(before), &repetitions(after), opts.threshold);
-            out.push_str(&format!(
-                "  {} {dir}: {}\n",
-                e.source,
-                verdict_text(v.as_ref())
-            ));
-        }
-    }
-    Some(out)
 }
 
-/// "slower by 20% (95% CI -23% to -17%)".
-pub fn verdict_text(v: Option<&Verdict>) -> String {
-    let Some(v) = v else {
-        return "no verdict: needs at least 2 repetitions on each side".into();
-    };
-    let pct = |x: f64| format!("{:+.0}%", x * 100.0);
-    let ci = format!("95% CI {} to {}", pct(v.relative.low), pct(v.relative.high));
-    match v.change {
-        bootstrap::Change::NoChange => {
-            format!("no change ({} , {ci})", pct(v.relative.estimate)).replace(" ,", ",")
+/// "run 1 has no such test (nearest: 1 MiB read QD8, which differs in
+/// size 1 MiB vs 4 KiB)".
+fn unmatched_reason(t: &Keyed<'_>, base: &Entry, base_tests: &[Keyed<'_>]) -> String {
+    let mut reason = format!("{} has no such test", base.source);
+    if let Some((near, diff)) = matching::nearest(&t.key, base_tests) {
+        reason.push_str(&format!(
+            " (nearest: {}, which differs in {})",
+            matching::describe(&near.key),
+            diff.join(", ")
+        ));
+    }
+    reason
+}
+
+/// One later run set against the base's tests.
+fn against_base(
+    e: &Entry,
+    base: &Entry,
+    base_tests: &[Keyed<'_>],
+    threshold: f64,
+    out: &mut Comparison,
+) {
+    let tests = match matching::tests_of(&e.result) {
+        Ok(t) => t,
+        Err(why) => {
+            out.not_compared.push(NotCompared {
+                run: e.source.clone(),
+                test: None,
+                reason: why.text(),
+            });
+            return;
         }
-        c => format!(
-            "{} by {:.0}% ({ci})",
-            c.word(),
-            v.relative.estimate.abs() * 100.0
+    };
+    let pairing = matching::pair(base_tests, &tests);
+    for (b, a) in &pairing.pairs {
+        out.changes.push(change(&e.source, b, a, threshold));
+    }
+    for t in &pairing.other_only {
+        out.not_compared.push(NotCompared {
+            run: e.source.clone(),
+            test: Some(matching::describe(&t.key)),
+            reason: unmatched_reason(t, base, base_tests),
+        });
+    }
+    if !pairing.base_only.is_empty() {
+        let missing: Vec<String> = pairing
+            .base_only
+            .iter()
+            .map(|k| matching::describe(&k.key))
+            .collect();
+        out.not_compared.push(NotCompared {
+            run: base.source.clone(),
+            test: Some(missing.join("; ")),
+            reason: format!("{} has no such test", e.source),
+        });
+    }
+}
+
+/// Every later run against the first; `Err` with the reason when there
+/// are two runs or more and not one pair of like tests among them.
+pub fn compare(entries: &[Entry], threshold: f64) -> Result<Comparison, String> {
+    let base = entries.first().ok_or("no runs to compare")?;
+    let base_tests = matching::tests_of(&base.result)
+        .map_err(|why| format!("{} has nothing to compare: {}", base.source, why.text()))?;
+    let mut out = Comparison {
+        baseline: base.source.clone(),
+        same_device: same_device(entries).is_some(),
+        threshold,
+        level: bootstrap::LEVEL,
+        changes: Vec::new(),
+        not_compared: Vec::new(),
+    };
+    for e in &entries[1..] {
+        against_base(e, base, &base_tests, threshold, &mut out);
+    }
+    if entries.len() > 1 && out.changes.is_empty() {
+        let reasons: Vec<String> = out.not_compared.iter().map(not_compared_text).collect();
+        return Err(format!(
+            "nothing to compare: no later run has a test like one of {}'s\n{}",
+            base.source,
+            reasons.join("\n")
+        ));
+    }
+    Ok(out)
+}
+
+/// The whole comparison as text or Markdown: table, then verdicts and the
+/// tests set apart. `Err` when nothing is alike (see [`compare`]).
+pub fn render(entries: &[Entry], opts: &Options) -> Result<String, String> {
+    let key = table_key(entries, opts.test.as_deref())?;
+    let comparison = compare(entries, opts.threshold)?;
+    let mut rows = vec![HEADER.iter().map(|h| h.to_string()).collect::<Vec<_>>()];
+    rows.extend(entries.iter().map(|e| row(e, &key)));
+    let mut out = table_heading(&key);
+    if opts.markdown {
+        out.push('\n');
+    }
+    out.push_str(&if opts.markdown {
+        markdown_table(&rows)
+    } else {
+        aligned(&rows)
+    });
+    if opts.markdown {
+        // Else Markdown reads the next line as one more row of the table.
+        out.push('\n');
+    }
+    out.push_str(&format!(
+        "figures: median of the repetitions; a range where they spread by more than {:.0}%\n",
+        RANGE_SPREAD * 100.0
+    ));
+    if !comparison.changes.is_empty() {
+        out.push('\n');
+        out.push_str(&verdict_lines(&comparison, opts.markdown));
+    }
+    if !comparison.not_compared.is_empty() {
+        out.push('\n');
+        out.push_str(&not_compared_lines(&comparison, opts.markdown));
+    }
+    Ok(out)
+}
+
+/// The comparison as JSON (the table's figures are in the runs).
+pub fn render_json(entries: &[Entry], opts: &Options) -> Result<String, String> {
+    let comparison = compare(entries, opts.threshold)?;
+    serde_json::to_string_pretty(&comparison).map_err(|e| e.to_string())
+}
+
+/// A list item: indented text, or a Markdown bullet.
+fn item(markdown: bool, text: &str) -> String {
+    match markdown {
+        true => format!("- {text}\n"),
+        false => format!("  {text}\n"),
+    }
+}
+
+fn verdict_lines(c: &Comparison, markdown: bool) -> String {
+    let whose = match c.same_device {
+        true => "same device",
+        false => "different devices, so a difference between devices, not a change of one",
+    };
+    let mut out = format!(
+        "{whose}: each run against {}, test by test ({:.0}% bootstrap interval of the ratio of mean MB/s, after/before; changes within ±{:.0}% are noise)\n",
+        c.baseline,
+        c.level * 100.0,
+        c.threshold * 100.0
+    );
+    for ch in &c.changes {
+        out.push_str(&item(
+            markdown,
+            &format!("{}, {}: {}", ch.run, ch.test, verdict_text(&ch.verdict)),
+        ));
+    }
+    out
+}
+
+fn not_compared_text(n: &NotCompared) -> String {
+    match &n.test {
+        Some(t) => format!("{}'s {t}: {}", n.run, n.reason),
+        None => format!("{}: {}", n.run, n.reason),
+    }
+}
+
+fn not_compared_lines(c: &Comparison, markdown: bool) -> String {
+    let mut out = "not compared (no like test on the other side):\n".to_string();
+    for n in &c.not_compared {
+        out.push_str(&item(markdown, &not_compared_text(n)));
+    }
+    out
+}
+
+/// `n` repetitions, spelt for a reader.
+fn repetitions_word(n: usize) -> &'static str {
+    if n == 1 { "repetition" } else { "repetitions" }
+}
+
+/// "no change" when the whole interval lies within the noise threshold;
+/// "no clear change" when it reaches past the threshold on one side but
+/// not wholly (the data neither show a change nor rule one out).
+fn no_change_words(v: &Verdict) -> &'static str {
+    let within = |r: f64| (r - 1.0).abs() <= v.threshold;
+    match within(v.ratio.low) && within(v.ratio.high) {
+        true => "no change",
+        false => "no clear change",
+    }
+}
+
+/// "slower by 20% (95% CI 15%–25%, 5 vs 5 repetitions)", or why there is
+/// no verdict.
+pub fn verdict_text(v: &Result<Verdict, NoVerdict>) -> String {
+    let v = match v {
+        Ok(v) => v,
+        Err(NoVerdict::TooFewRepetitions { before, after }) => {
+            return format!(
+                "no verdict: {before} vs {after} {}, and an interval needs at least {} on each side",
+                repetitions_word(*after),
+                bootstrap::MIN_REPETITIONS
+            );
+        }
+        Err(NoVerdict::NotPositive) => {
+            return "no verdict: a repetition moved no data".into();
+        }
+    };
+    let pc = v.percent_change();
+    let level = pc.level * 100.0;
+    let reps = format!(
+        "{} vs {} {}",
+        v.before_repetitions,
+        v.after_repetitions,
+        repetitions_word(v.after_repetitions)
+    );
+    let signed = |x: f64| format!("{:+.0}%", x * 100.0);
+    match v.change {
+        bootstrap::Change::NoChange => format!(
+            "{} ({}, {level:.0}% CI {} to {}, {reps})",
+            no_change_words(v),
+            signed(pc.estimate),
+            signed(pc.low),
+            signed(pc.high)
         ),
+        c => {
+            let (a, b) = (pc.low.abs() * 100.0, pc.high.abs() * 100.0);
+            format!(
+                "{} by {:.0}% ({level:.0}% CI {:.0}%–{:.0}%, {reps})",
+                c.word(),
+                pc.estimate.abs() * 100.0,
+                a.min(b),
+                a.max(b)
+            )
+        }
     }
 }
 
@@ -392,7 +707,7 @@ mod tests {
             threshold: 0.05,
             markdown: false,
         };
-        insta::assert_snapshot!(render(&entries(), &opts));
+        insta::assert_snapshot!(render(&entries(), &opts).unwrap());
     }
 
     #[test]
@@ -402,7 +717,7 @@ mod tests {
             threshold: 0.05,
             markdown: true,
         };
-        insta::assert_snapshot!(render(&entries(), &opts));
+        insta::assert_snapshot!(render(&entries(), &opts).unwrap());
     }
 
     #[test]
@@ -433,9 +748,131 @@ mod tests {
             threshold: 0.05,
             markdown: false,
         };
-        let text = render(&runs, &opts);
-        assert!(text.contains("run 9 read: no change"), "{text}");
-        assert!(text.contains("run 9 write: slower by 20%"), "{text}");
+        let text = render(&runs, &opts).unwrap();
+        assert!(text.contains("run 9, 1 MiB read QD1: no change"), "{text}");
+        assert!(
+            text.contains(
+                "run 9, 1 MiB write QD1: slower by 20% (95% CI 18%–22%, 3 vs 3 repetitions)"
+            ),
+            "{text}"
+        );
         insta::assert_snapshot!(text);
+    }
+
+    /// A `run` of 4 KiB QD32 random reads, with these repetitions.
+    fn random_run(reps: &[f64]) -> RunResult {
+        let mut r = testdata::run(None, "2024-02-01T00:00:00Z", &[], &[]);
+        r.command = "run".into();
+        let mut t = testdata::test("4KiB", "randread", reps);
+        t.workload.queue_depth = 32;
+        r.tests = vec![t];
+        r
+    }
+
+    fn entry(source: &str, result: RunResult) -> Entry {
+        Entry {
+            source: source.into(),
+            result,
+        }
+    }
+
+    fn opts() -> Options {
+        Options {
+            test: None,
+            threshold: 0.05,
+            markdown: false,
+        }
+    }
+
+    #[test]
+    fn a_profile_and_an_unlike_run_are_refused_with_the_reason() {
+        let profile = testdata::run(None, "2024-01-01T00:00:00Z", &[20.0, 21.0], &[9.0, 9.5]);
+        let runs = [
+            entry("run 1", profile),
+            entry("run 3", random_run(&[0.6, 0.62])),
+        ];
+        let err = render(&runs, &opts()).unwrap_err();
+        assert!(err.contains("nothing to compare"), "{err}");
+        assert!(
+            err.contains("run 3's 4 KiB randread QD32: run 1 has no such test"),
+            "{err}"
+        );
+        assert!(
+            err.contains("access sequential vs random") && err.contains("queue depth 1 vs 32"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn like_tests_get_verdicts_and_unlike_ones_are_listed_apart() {
+        let mut profile = testdata::run(None, "2024-01-01T00:00:00Z", &[20.0, 21.0], &[9.0, 9.5]);
+        let mut like = random_run(&[0.6, 0.62, 0.61]);
+        profile.tests.push(like.tests[0].clone());
+        like.tests[0].repetitions = like.tests[0]
+            .repetitions
+            .iter()
+            .map(|m| testdata::measurement(m.mb_per_s / 2.0, 4096))
+            .collect();
+        let runs = [entry("run 1", profile), entry("run 3", like)];
+        let text = render(&runs, &opts()).unwrap();
+        assert!(
+            text.contains(
+                "run 3, 4 KiB randread QD32: slower by 50% (95% CI 49%–51%, 3 vs 3 repetitions)"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("run 1's 1 MiB read QD1; 1 MiB write QD1: run 3 has no such test"),
+            "{text}"
+        );
+        // The table shows the first test's kind, which run 3 lacks: dashes,
+        // never its 4 KiB figures.
+        let row = text.lines().find(|l| l.contains("run 3 ")).unwrap();
+        assert!(
+            row.contains("no test of this kind") && !row.contains("0.3"),
+            "{row}"
+        );
+        let json = render_json(&runs, &opts()).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let change = &v["changes"][0];
+        assert_eq!(change["verdict"]["verdict"]["change"], "slower");
+        assert_eq!(change["verdict"]["verdict"]["before_repetitions"], 3);
+        assert!(change["percent_change"]["low"].as_f64().unwrap() > -1.0);
+        assert_eq!(v["not_compared"][0]["run"], "run 1");
+    }
+
+    #[test]
+    fn one_repetition_gets_no_verdict_and_says_why() {
+        let runs = [
+            entry("run 1", random_run(&[0.6, 0.62])),
+            entry("run 2", random_run(&[0.3])),
+        ];
+        let text = render(&runs, &opts()).unwrap();
+        assert!(
+            text.contains(
+                "no verdict: 2 vs 1 repetition, and an interval needs at least 2 on each side"
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_run_without_tests_is_listed_apart() {
+        let mut sustain = testdata::run(None, "2024-01-01T00:00:00Z", &[20.0], &[9.0]);
+        sustain.command = "sustain".into();
+        let base = testdata::run(None, "2024-01-01T00:00:00Z", &[20.0, 21.0], &[9.0, 9.5]);
+        let same = base.clone();
+        let runs = [
+            entry("run 1", base),
+            entry("run 2", same),
+            entry("run 7", sustain),
+        ];
+        let text = render(&runs, &opts()).unwrap();
+        assert!(
+            text.contains(
+                "run 7: a `sustain` run, which measures something other than repeated tests"
+            ),
+            "{text}"
+        );
     }
 }

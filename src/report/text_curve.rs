@@ -1,8 +1,11 @@
 //! The curve part of the text report: per target and pattern, a table of
-//! sizes, the model and what it says, and a compact bar chart.
+//! sizes, the model and what it says, and a compact bar chart; then, apart,
+//! the unaligned sizes beside aligned neighbours measured the same way
+//! (through the page cache), with their own table, chart and verdicts.
 
 use super::text::new_table;
-use crate::result::{CurveReport, CurveSeries};
+use crate::analysis::curve::{AlignmentPenalty, MbRange, Penalty};
+use crate::result::{CurvePoint, CurveReport, CurveSeries};
 use crate::units::{format_latency_ns, format_mbps, format_size};
 use std::fmt::Write;
 
@@ -38,7 +41,7 @@ pub fn curve_tables(out: &mut String, curve: &CurveReport) {
     if curve
         .series
         .iter()
-        .flat_map(|s| &s.points)
+        .flat_map(|s| s.series_points())
         .any(|p| p.buffered)
     {
         let _ = writeln!(
@@ -67,7 +70,7 @@ fn series_block(out: &mut String, s: &CurveSeries) {
         "p99 µs",
         "vs model",
     ]);
-    for p in s.points.iter().filter(|p| !p.reference) {
+    for p in s.series_points() {
         let mark = if p.buffered { " †" } else { "" };
         let (med, range) = p.mb_per_s.map_or(("-".into(), String::new()), |m| {
             (
@@ -90,7 +93,8 @@ fn series_block(out: &mut String, s: &CurveSeries) {
     for (size, warning) in &s.warnings {
         let _ = writeln!(out, "WARNING     {}: {warning}", format_size(*size));
     }
-    chart(out, s);
+    chart(out, &s.series_points().collect::<Vec<_>>());
+    unaligned_section(out, s);
 }
 
 fn model_lines(out: &mut String, s: &CurveSeries) {
@@ -119,22 +123,6 @@ fn model_lines(out: &mut String, s: &CurveSeries) {
     }
     for d in &s.deviations {
         let _ = writeln!(out, "off-model   {}: {}", format_size(d.size), d.note);
-    }
-    for a in &s.alignment_penalties {
-        let _ = writeln!(
-            out,
-            "alignment   {} is {} than its aligned neighbours ({} and {}) suggest: {} MB/s against {} MB/s",
-            format_size(a.size),
-            if a.slowdown >= 1.0 {
-                format!("{:.1}× slower", a.slowdown)
-            } else {
-                format!("{:.1}× faster", 1.0 / a.slowdown)
-            },
-            format_size(a.lower_neighbour),
-            format_size(a.upper_neighbour),
-            format_mbps(a.measured_mb_s),
-            format_mbps(a.expected_mb_s)
-        );
     }
     link_lines(out, s);
 }
@@ -175,17 +163,16 @@ fn link_lines(out: &mut String, s: &CurveSeries) {
     }
 }
 
-/// One bar per size, scaled to the fastest point of the series.
-fn chart(out: &mut String, s: &CurveSeries) {
-    let top = s
-        .points
+/// One bar per size, scaled to the fastest point shown.
+fn chart(out: &mut String, points: &[&CurvePoint]) {
+    let top = points
         .iter()
         .filter_map(|p| p.mb_per_s.map(|m| m.median))
         .fold(0.0, f64::max);
     if top <= 0.0 {
         return;
     }
-    for p in s.points.iter().filter(|p| !p.reference) {
+    for p in points {
         let Some(m) = p.mb_per_s else { continue };
         let cells = m.median / top * CHART_WIDTH;
         let _ = writeln!(
@@ -196,6 +183,92 @@ fn chart(out: &mut String, s: &CurveSeries) {
             format_mbps(m.median)
         );
     }
+}
+
+/// The heading of the unaligned section, as the reports print it.
+pub const UNALIGNED_HEADING: &str =
+    "unaligned sizes, through the page cache, beside aligned neighbours measured the same way";
+
+/// The unaligned sizes between their aligned neighbours, all measured
+/// through the page cache, by size; then one verdict per unaligned size.
+/// On a buffered target the series itself is measured that way, so only
+/// the verdicts are printed.
+fn unaligned_section(out: &mut String, s: &CurveSeries) {
+    let points = s.unaligned_points();
+    if !points.is_empty() {
+        let _ = writeln!(out, "\n-- {UNALIGNED_HEADING} --");
+        let mut table = new_table(&["size", "", "MB/s", "(min–max)", "IOPS", "p50 µs", "p99 µs"]);
+        for p in &points {
+            let (med, range) = median_and_range(p);
+            table.add_row(vec![
+                format_size(p.size),
+                if p.reference { "aligned" } else { "unaligned" }.to_string(),
+                med,
+                range,
+                p.iops.map_or("-".into(), |i| format!("{:.0}", i.median)),
+                p.p50_ns.map_or("-".into(), |v| format_latency_ns(v as f64)),
+                p.p99_ns.map_or("-".into(), |v| format_latency_ns(v as f64)),
+            ]);
+        }
+        let _ = writeln!(out, "{table}");
+        chart(out, &points);
+    }
+    for a in &s.alignment_penalties {
+        let _ = writeln!(out, "alignment   {}", verdict_line(a));
+    }
+}
+
+fn median_and_range(p: &CurvePoint) -> (String, String) {
+    p.mb_per_s.map_or(("-".into(), String::new()), |m| {
+        (
+            format_mbps(m.median),
+            format!("({}–{})", format_mbps(m.min), format_mbps(m.max)),
+        )
+    })
+}
+
+/// One sentence per unaligned size: the verdict first, then the ranges it
+/// rests on.
+pub fn verdict_line(a: &AlignmentPenalty) -> String {
+    let size = format_size(a.size);
+    let between = format!(
+        "between {} and {}",
+        format_size(a.lower_neighbour),
+        format_size(a.upper_neighbour)
+    );
+    let ranges = match (a.measured_range, a.expected_range) {
+        (Some(m), Some(e)) => format!(
+            "{} MB/s measured, {} MB/s interpolated {between}",
+            mb_range(m),
+            mb_range(e)
+        ),
+        _ => format!(
+            "{} MB/s measured, {} MB/s interpolated {between}",
+            format_mbps(a.measured_mb_s),
+            format_mbps(a.expected_mb_s)
+        ),
+    };
+    match a.verdict {
+        Some(Penalty::Slower { factor, at_least }) => format!(
+            "{size}: {factor:.1}× slower than its aligned neighbours imply (at least {at_least:.1}×; the ranges do not overlap): {ranges}"
+        ),
+        Some(Penalty::Faster { factor, at_least }) => format!(
+            "{size}: {factor:.1}× faster than its aligned neighbours imply (at least {at_least:.1}×; the ranges do not overlap): {ranges}"
+        ),
+        Some(Penalty::NoPenaltySeen) => {
+            format!("{size}: no penalty seen (the ranges overlap): {ranges}")
+        }
+        Some(Penalty::SingleRepetition) => format!(
+            "{size}: not judged, one repetition gives no range (use --repeat 3 or more): {ranges}"
+        ),
+        None => format!(
+            "{size}: not judged (stored by an iocurve that compared medians only): {ranges}"
+        ),
+    }
+}
+
+fn mb_range(r: MbRange) -> String {
+    format!("{}–{}", format_mbps(r.min), format_mbps(r.max))
 }
 
 /// A horizontal bar in eighths of a character.

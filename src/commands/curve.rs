@@ -321,9 +321,7 @@ fn measure_series(
         }
         let buffered = !ctx.direct || role != Role::Series;
         let mut spec = point_spec(ctx, pattern, size, buffered);
-        if let Some((prev_size, prev_s, _)) =
-            last.filter(|&(s, _, b)| s < size && b == buffered)
-        {
+        if let Some((prev_size, prev_s, _)) = last.filter(|&(s, _, b)| s < size && b == buffered) {
             // On a slow card one 16 MiB request can outlast the warm-up; a
             // warm-up of one request is only a slower point, so skip it.
             let foreseen = prev_s * size as f64 / prev_size as f64;

@@ -119,10 +119,7 @@ fn draw_unaligned(
                     .map(|p| Cross::new(p, 7, colour.stroke_width(2))),
             )
             .map_err(|e| e.to_string())?
-            .label(format!(
-                "{} · {} · unaligned sizes",
-                s.target, s.pattern
-            ))
+            .label(format!("{} · {} · unaligned sizes", s.target, s.pattern))
             .legend(move |(x, y)| Cross::new((x + 10, y), 5, colour.stroke_width(2)));
     }
     legend(&mut chart)

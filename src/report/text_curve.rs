@@ -201,7 +201,7 @@ fn unaligned_section(out: &mut String, s: &CurveSeries) {
         for p in &points {
             let (med, range) = median_and_range(p);
             table.add_row(vec![
-                format_size(p.size),
+                section_size(p),
                 if p.reference { "aligned" } else { "unaligned" }.to_string(),
                 med,
                 range,
@@ -218,6 +218,25 @@ fn unaligned_section(out: &mut String, s: &CurveSeries) {
     }
 }
 
+/// A size in the unaligned section: unaligned ones to the byte.
+pub fn section_size(p: &CurvePoint) -> String {
+    if p.reference {
+        format_size(p.size)
+    } else {
+        exact_size(p.size)
+    }
+}
+
+/// A size to the byte below 1 MiB: an unaligned size is about its odd
+/// bytes, and 4100 B printed as "4.00 KiB" would hide them.
+fn exact_size(size: u64) -> String {
+    if size < 1 << 20 {
+        format!("{size} B")
+    } else {
+        format_size(size)
+    }
+}
+
 fn median_and_range(p: &CurvePoint) -> (String, String) {
     p.mb_per_s.map_or(("-".into(), String::new()), |m| {
         (
@@ -230,7 +249,7 @@ fn median_and_range(p: &CurvePoint) -> (String, String) {
 /// One sentence per unaligned size: the verdict first, then the ranges it
 /// rests on.
 pub fn verdict_line(a: &AlignmentPenalty) -> String {
-    let size = format_size(a.size);
+    let size = exact_size(a.size);
     let between = format!(
         "between {} and {}",
         format_size(a.lower_neighbour),

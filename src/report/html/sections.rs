@@ -305,7 +305,7 @@ fn unaligned_section(out: &mut String, s: &CurveSeries) {
             let _ = writeln!(
                 out,
                 "<tr data-kind=\"{kind}\"><td>{}</td><td>{kind}</td><td>{mbps}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                esc(&format_size(p.size)),
+                esc(&crate::report::text_curve::section_size(p)),
                 p.iops.map_or("-".into(), |i| format!("{:.0}", i.median)),
                 p.p50_ns.map_or("-".into(), |v| format_latency_ns(v as f64)),
                 p.p99_ns.map_or("-".into(), |v| format_latency_ns(v as f64)),

@@ -224,9 +224,9 @@ impl CurveSeries {
     /// left out here and shown by [`CurveSeries::unaligned_points`].
     pub fn series_points(&self) -> impl Iterator<Item = &CurvePoint> {
         let direct = self.points.iter().any(|p| !p.buffered);
-        self.points
-            .iter()
-            .filter(move |p| !p.reference && !(direct && p.buffered))
+        // On a direct target a buffered point is an old run's unaligned one.
+        let measured_otherwise = move |p: &CurvePoint| p.reference || (direct && p.buffered);
+        self.points.iter().filter(move |p| !measured_otherwise(p))
     }
 
     /// The unaligned section, by size: unaligned sizes and their aligned

@@ -300,3 +300,100 @@ fn bar(cells: f64) -> String {
     }
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A series as iocurve stored it before the unaligned section: the
+    /// buffered points in `points`, the penalty without ranges or verdict.
+    fn legacy_series() -> CurveSeries {
+        let point = |size: u64, buffered: bool, reference: bool, mbps: f64| {
+            serde_json::json!({
+                "size": size, "buffered": buffered, "reference": reference,
+                "mb_per_s": {"median": mbps, "min": mbps, "max": mbps, "count": 1},
+                "iops": {"median": mbps * 1e6 / size as f64, "min": 1.0, "max": 1.0, "count": 1},
+                "p50_ns": 1000, "p99_ns": 2000, "model_ratio": null, "test": 0
+            })
+        };
+        serde_json::from_value(serde_json::json!({
+            "target": "/mnt", "pattern": "write", "queue_depth": 1,
+            "logical_block_size": 512,
+            "points": [
+                point(512, false, false, 21.2),
+                point(768, true, false, 207.0),
+                point(4096, false, false, 150.0),
+                point(512, true, true, 400.0),
+                point(4096, true, true, 900.0)
+            ],
+            "model": null, "deviations": [],
+            "alignment_penalties": [{
+                "size": 768, "measured_mb_s": 207.0, "expected_mb_s": 414.0,
+                "slowdown": 2.0, "lower_neighbour": 512, "upper_neighbour": 4096
+            }],
+            "recommendation": null, "interface": null, "ceiling": null,
+            "skipped": null, "warnings": []
+        }))
+        .expect("a run stored before the unaligned section still loads")
+    }
+
+    #[test]
+    fn an_old_run_shows_its_buffered_points_apart_and_unjudged() {
+        let s = legacy_series();
+        let direct: Vec<u64> = s.series_points().map(|p| p.size).collect();
+        assert_eq!(direct, vec![512, 4096]);
+        let section: Vec<(u64, bool)> = s
+            .unaligned_points()
+            .iter()
+            .map(|p| (p.size, p.reference))
+            .collect();
+        assert_eq!(section, vec![(512, true), (768, false), (4096, true)]);
+        let mut out = String::new();
+        series_block(&mut out, &s);
+        let (main, section) = out.split_once(UNALIGNED_HEADING).unwrap();
+        assert!(!main.contains("768") && !main.contains('†'), "{out}");
+        assert!(section.contains("768 B"), "{out}");
+        assert!(
+            section.contains("768 B: not judged (stored by an iocurve that compared medians only)"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn each_verdict_has_its_sentence() {
+        let mut a = legacy_series().alignment_penalties.remove(0);
+        let range = MbRange {
+            min: 1.0,
+            median: 2.0,
+            max: 3.0,
+        };
+        a.measured_range = Some(range);
+        a.expected_range = Some(range);
+        for (verdict, words) in [
+            (
+                Penalty::Slower {
+                    factor: 2.0,
+                    at_least: 1.5,
+                },
+                "768 B: 2.0× slower than its aligned neighbours imply (at least 1.5×",
+            ),
+            (
+                Penalty::Faster {
+                    factor: 3.0,
+                    at_least: 1.2,
+                },
+                "768 B: 3.0× faster",
+            ),
+            (Penalty::NoPenaltySeen, "768 B: no penalty seen"),
+            (
+                Penalty::SingleRepetition,
+                "768 B: not judged, one repetition",
+            ),
+        ] {
+            a.verdict = Some(verdict);
+            let line = verdict_line(&a);
+            assert!(line.starts_with(words), "{line}");
+            assert!(line.contains("1.00–3.00 MB/s measured"), "{line}");
+        }
+    }
+}

@@ -93,7 +93,9 @@ fn series_block(out: &mut String, s: &CurveSeries) {
     for (size, warning) in &s.warnings {
         let _ = writeln!(out, "WARNING     {}: {warning}", format_size(*size));
     }
-    chart(out, &s.series_points().collect::<Vec<_>>());
+    chart(out, &s.series_points().collect::<Vec<_>>(), |p| {
+        format_size(p.size)
+    });
     unaligned_section(out, s);
 }
 
@@ -163,8 +165,9 @@ fn link_lines(out: &mut String, s: &CurveSeries) {
     }
 }
 
-/// One bar per size, scaled to the fastest point shown.
-fn chart(out: &mut String, points: &[&CurvePoint]) {
+/// One bar per size, scaled to the fastest point shown, each labelled by
+/// `label`.
+fn chart(out: &mut String, points: &[&CurvePoint], label: fn(&CurvePoint) -> String) {
     let top = points
         .iter()
         .filter_map(|p| p.mb_per_s.map(|m| m.median))
@@ -178,7 +181,7 @@ fn chart(out: &mut String, points: &[&CurvePoint]) {
         let _ = writeln!(
             out,
             "  {:>9} {} {}",
-            format_size(p.size),
+            label(p),
             bar(cells),
             format_mbps(m.median)
         );
@@ -211,7 +214,7 @@ fn unaligned_section(out: &mut String, s: &CurveSeries) {
             ]);
         }
         let _ = writeln!(out, "{table}");
-        chart(out, &points);
+        chart(out, &points, section_size);
     }
     for a in &s.alignment_penalties {
         let _ = writeln!(out, "alignment   {}", verdict_line(a));

@@ -210,6 +210,41 @@ pub struct CurveSeries {
     pub skipped: Option<String>,
     /// Warnings of the points' measurements (cache, eviction), by size.
     pub warnings: Vec<(u64, String)>,
+    /// On an O_DIRECT target: the sizes O_DIRECT cannot transfer, measured
+    /// through the page cache beside their aligned neighbours measured the
+    /// same way, by size. `points` then holds only O_DIRECT points.
+    #[serde(default)]
+    pub unaligned: Vec<CurvePoint>,
+}
+
+impl CurveSeries {
+    /// The points measured the way the series is: O_DIRECT ones when there
+    /// are any, else all (a buffered target). Runs stored before the
+    /// unaligned section existed kept buffered points in `points`; they are
+    /// left out here and shown by [`CurveSeries::unaligned_points`].
+    pub fn series_points(&self) -> impl Iterator<Item = &CurvePoint> {
+        let direct = self.points.iter().any(|p| !p.buffered);
+        // On a direct target a buffered point is an old run's unaligned one.
+        let measured_otherwise = move |p: &CurvePoint| p.reference || (direct && p.buffered);
+        self.points.iter().filter(move |p| !measured_otherwise(p))
+    }
+
+    /// The unaligned section, by size: unaligned sizes and their aligned
+    /// neighbours, all through the page cache. Empty on a buffered target,
+    /// whose own points already sit beside each other.
+    pub fn unaligned_points(&self) -> Vec<&CurvePoint> {
+        let mut out: Vec<&CurvePoint> = if self.unaligned.is_empty() {
+            let direct = self.points.iter().any(|p| !p.buffered);
+            self.points
+                .iter()
+                .filter(|p| direct && p.buffered)
+                .collect()
+        } else {
+            self.unaligned.iter().collect()
+        };
+        out.sort_by_key(|p| p.size);
+        out
+    }
 }
 
 /// One size of a curve.
@@ -219,7 +254,8 @@ pub struct CurvePoint {
     /// Measured through the page cache: O_DIRECT cannot do this size, or a
     /// buffered reference for an unaligned neighbour.
     pub buffered: bool,
-    /// Measured only as the aligned neighbour of an unaligned size.
+    /// Measured only as the aligned neighbour of an unaligned size, in the
+    /// unaligned section.
     pub reference: bool,
     pub mb_per_s: Option<Spread>,
     pub iops: Option<Spread>,

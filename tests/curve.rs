@@ -84,7 +84,7 @@ fn a_curve_runs_end_to_end_on_a_loop_device() {
 }
 
 #[test]
-fn unaligned_sizes_are_measured_buffered_and_marked() {
+fn unaligned_sizes_are_measured_buffered_in_their_own_section() {
     let dir = tempfile::tempdir().unwrap();
     let doc = ok_json(iocurve().args([
         "curve",
@@ -102,28 +102,36 @@ fn unaligned_sizes_are_measured_buffered_and_marked() {
         "--json",
     ]));
     let s = &doc["curve"]["series"][0];
-    let points = s["points"].as_array().unwrap();
-    let marked: Vec<(u64, bool, bool)> = points
-        .iter()
-        .map(|p| {
-            (
-                p["size"].as_u64().unwrap(),
-                p["buffered"].as_bool().unwrap(),
-                p["reference"].as_bool().unwrap(),
-            )
-        })
-        .collect();
-    for size in [768, 1280, 1636] {
-        assert!(
-            marked.contains(&(size, true, false)),
-            "{size} buffered: {marked:?}"
-        );
-    }
-    assert!(marked.contains(&(512, false, false)) && marked.contains(&(4096, false, false)));
-    // The aligned neighbours measured the same way, for the penalty.
-    assert!(
-        marked.contains(&(512, true, true)) && marked.contains(&(4096, true, true)),
-        "{marked:?}"
+    let marked = |key: &str| -> Vec<(u64, bool, bool)> {
+        s[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                (
+                    p["size"].as_u64().unwrap(),
+                    p["buffered"].as_bool().unwrap(),
+                    p["reference"].as_bool().unwrap(),
+                )
+            })
+            .collect()
+    };
+    // The O_DIRECT series holds only O_DIRECT points.
+    assert_eq!(
+        marked("points"),
+        vec![(512, false, false), (4096, false, false)]
+    );
+    // The unaligned section: each size between its aligned neighbours,
+    // all through the page cache.
+    assert_eq!(
+        marked("unaligned"),
+        vec![
+            (512, true, true),
+            (768, true, false),
+            (1280, true, false),
+            (1636, true, false),
+            (4096, true, true)
+        ]
     );
     let penalties = s["alignment_penalties"].as_array().unwrap();
     let penalised: Vec<u64> = penalties
@@ -137,6 +145,8 @@ fn unaligned_sizes_are_measured_buffered_and_marked() {
             (Some(512), Some(4096))
         );
         assert!(p["slowdown"].as_f64().unwrap() > 0.0);
+        // One repetition has no range: no penalty is claimed either way.
+        assert_eq!(p["verdict"]["kind"], "single_repetition", "{p}");
     }
     let text = iocurve()
         .args([
@@ -157,7 +167,8 @@ fn unaligned_sizes_are_measured_buffered_and_marked() {
         .unwrap();
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(
-        text.contains("768 B †") && text.contains("measured through the page cache"),
+        text.contains("unaligned sizes, through the page cache, beside aligned neighbours measured the same way")
+            && !text.contains("768 B †"),
         "{text}"
     );
 }

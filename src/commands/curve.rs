@@ -4,7 +4,10 @@
 //! Sizes O_DIRECT cannot transfer (not a multiple of the logical block) are
 //! measured through the page cache the way an application would issue them,
 //! together with their aligned neighbours measured the same way, so that the
-//! alignment penalty compares like with like.
+//! alignment penalty compares like with like. They go to a section of their
+//! own (`CurveSeries::unaligned`), never into the O_DIRECT series: a page
+//! cache figure drawn beside an O_DIRECT one looks many times faster for
+//! reasons that have nothing to do with alignment.
 
 use super::common;
 use crate::analysis::curve::{self as model, SizePoint};
@@ -256,11 +259,51 @@ fn empty_series(
         ceiling: None,
         skipped: None,
         warnings: Vec::new(),
+        unaligned: Vec::new(),
     }
 }
 
-/// Measures the sizes of one pattern, then the buffered references of the
-/// unaligned ones. Sizes larger than the region are left out.
+/// Where a measured size goes, and how it is measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// A point of the series, measured the way the target is opened.
+    Series,
+    /// A size O_DIRECT cannot transfer, through the page cache.
+    Unaligned,
+    /// An aligned neighbour of an unaligned size, through the page cache.
+    Neighbour,
+}
+
+/// The order of measurement: the series' sizes, then (on an O_DIRECT
+/// target) the unaligned section by size, each unaligned size between its
+/// neighbours, so that the section's points are measured close in time.
+fn measurement_plan(sizes: &[u64], direct: bool, lbs: u64) -> Vec<(u64, Role)> {
+    if !direct {
+        return sizes.iter().map(|&s| (s, Role::Series)).collect();
+    }
+    let aligned = |s: &u64| s.is_multiple_of(lbs.max(1));
+    let mut section: Vec<(u64, Role)> = sizes
+        .iter()
+        .filter(|s| !aligned(s))
+        .map(|&s| (s, Role::Unaligned))
+        .chain(
+            model::aligned_neighbours(sizes, lbs)
+                .into_iter()
+                .map(|s| (s, Role::Neighbour)),
+        )
+        .collect();
+    section.sort_by_key(|&(s, _)| s);
+    section.dedup_by_key(|&mut (s, _)| s);
+    sizes
+        .iter()
+        .filter(|s| aligned(s))
+        .map(|&s| (s, Role::Series))
+        .chain(section)
+        .collect()
+}
+
+/// Measures the sizes of one pattern, then its unaligned section. Sizes
+/// larger than the region are left out.
 fn measure_series(
     ctx: &SweepContext<'_>,
     pattern: Rw,
@@ -269,24 +312,16 @@ fn measure_series(
     result: &mut RunResult,
     bar: &ProgressBar,
 ) -> Option<String> {
-    let references = if ctx.direct {
-        model::aligned_neighbours(sizes, ctx.lbs)
-    } else {
-        Vec::new()
-    };
-    let plan = sizes
-        .iter()
-        .map(|&s| (s, false))
-        .chain(references.into_iter().map(|s| (s, true)));
-    // (size, seconds per request) of the last point, to foresee slow ones.
-    let mut last: Option<(u64, f64)> = None;
-    for (size, reference) in plan {
+    // (size, seconds per request, buffered) of the last point, to foresee
+    // slow ones among points measured the same way.
+    let mut last: Option<(u64, f64, bool)> = None;
+    for (size, role) in measurement_plan(sizes, ctx.direct, ctx.lbs) {
         if size > ctx.span {
             continue;
         }
-        let buffered = !ctx.direct || reference || !size.is_multiple_of(ctx.lbs);
+        let buffered = !ctx.direct || role != Role::Series;
         let mut spec = point_spec(ctx, pattern, size, buffered);
-        if let Some((prev_size, prev_s)) = last.filter(|(s, _)| *s < size) {
+        if let Some((prev_size, prev_s, _)) = last.filter(|&(s, _, b)| s < size && b == buffered) {
             // On a slow card one 16 MiB request can outlast the warm-up; a
             // warm-up of one request is only a slower point, so skip it.
             let foreseen = prev_s * size as f64 / prev_size as f64;
@@ -302,15 +337,19 @@ fn measure_series(
         );
         let (test, error) = measure_point(ctx, &spec, &name, bar);
         if let Some(iops) = test.iops.filter(|i| i.median > 0.0) {
-            last = Some((size, 1.0 / iops.median));
+            last = Some((size, 1.0 / iops.median, buffered));
         }
-        series.points.push(curve_point(
+        let point = curve_point(
             &test,
             size,
             buffered,
-            reference,
+            role == Role::Neighbour,
             result.tests.len(),
-        ));
+        );
+        match role {
+            Role::Series => series.points.push(point),
+            Role::Unaligned | Role::Neighbour => series.unaligned.push(point),
+        }
         for w in test.repetitions.iter().flat_map(|m| &m.warnings) {
             if !series.warnings.iter().any(|(s, x)| *s == size && x == w) {
                 series.warnings.push((size, w.clone()));
@@ -418,9 +457,30 @@ fn analyse(series: &mut CurveSeries, max_transfer: Option<u64>) {
         let pattern = describe_pattern(&series.pattern);
         series.recommendation = Some(model::recommendation(fit, &pattern));
     }
-    series.alignment_penalties =
-        model::alignment_penalties(&points, u64::from(series.logical_block_size));
+    series.alignment_penalties = unaligned_verdicts(series);
     series.ceiling = model::ceiling_verdict(&points, series.interface.as_ref());
+}
+
+/// Each unaligned size against its aligned neighbours measured the same
+/// way: the unaligned section on an O_DIRECT target, the series itself on
+/// a buffered one.
+fn unaligned_verdicts(series: &CurveSeries) -> Vec<model::AlignmentPenalty> {
+    let same_way: Vec<&CurvePoint> = if series.unaligned.is_empty() {
+        series.points.iter().collect()
+    } else {
+        series.unaligned.iter().collect()
+    };
+    let ranged: Vec<model::RangedPoint> = same_way
+        .into_iter()
+        .filter_map(|p| {
+            let iops = p.iops?;
+            Some(model::RangedPoint {
+                size: p.size,
+                time: model::TimeRange::from_iops(iops.median, iops.min, iops.max, iops.count)?,
+            })
+        })
+        .collect();
+    model::alignment_penalties(&ranged, u64::from(series.logical_block_size))
 }
 
 fn size_points(series: &CurveSeries) -> Vec<SizePoint> {
@@ -468,4 +528,34 @@ fn find_crossovers(series: &[CurveSeries]) -> Vec<model::Crossover> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unaligned_sizes_are_measured_apart_between_their_neighbours() {
+        let plan = measurement_plan(&[512, 768, 1024, 1280, 2048, 4096], true, 512);
+        assert_eq!(
+            plan,
+            vec![
+                (512, Role::Series),
+                (1024, Role::Series),
+                (2048, Role::Series),
+                (4096, Role::Series),
+                (512, Role::Neighbour),
+                (768, Role::Unaligned),
+                (1024, Role::Neighbour),
+                (1280, Role::Unaligned),
+                (2048, Role::Neighbour),
+            ]
+        );
+        // Through the page cache everything is one series already.
+        assert!(
+            measurement_plan(&[512, 768, 1024], false, 512)
+                .iter()
+                .all(|&(_, r)| r == Role::Series)
+        );
+    }
 }

@@ -66,7 +66,9 @@ fn curve_rows(r: &RunResult) -> String {
     );
     let Some(curve) = &r.curve else { return out };
     for s in &curve.series {
-        for p in &s.points {
+        // The unaligned section follows the series; `buffered` and
+        // `reference` tell its rows apart.
+        for p in s.points.iter().chain(&s.unaligned) {
             let (med, min, max) = p.mb_per_s.map_or((None, None, None), |m| {
                 (Some(m.median), Some(m.min), Some(m.max))
             });

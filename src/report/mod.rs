@@ -14,7 +14,7 @@ pub mod progress;
 mod svg;
 mod svg_life;
 mod text;
-mod text_curve;
+pub(crate) mod text_curve;
 mod text_files;
 pub(crate) mod text_life;
 mod text_stream;

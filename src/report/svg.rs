@@ -1,10 +1,13 @@
 //! The curve chart: throughput against transfer size on a log2 axis, each
 //! point with its min–max whisker, the fitted model as a line in the same
 //! colour, one colour per target and pattern, a legend and labelled axes.
+//! Unaligned sizes, measured through the page cache, get a panel of their
+//! own below, beside their aligned neighbours measured the same way: on the
+//! O_DIRECT axes a page cache figure would tower over its neighbours.
 //! Drawn with plotters' SVG backend, so it needs no fonts at build time.
 
 use super::Export;
-use crate::result::{CurveSeries, RunResult};
+use crate::result::{CurvePoint, CurveSeries, RunResult};
 use crate::units::format_size;
 use plotters::prelude::*;
 
@@ -12,6 +15,12 @@ pub struct Svg;
 
 const WIDTH: u32 = 960;
 const HEIGHT: u32 = 600;
+/// Height of the unaligned panel, below the main chart.
+const PANEL_HEIGHT: u32 = 420;
+
+/// The caption of the unaligned panel.
+pub const UNALIGNED_CAPTION: &str =
+    "Unaligned sizes through the page cache, beside aligned neighbours measured the same way";
 
 impl Export for Svg {
     fn render(&self, r: &RunResult) -> String {
@@ -29,15 +38,13 @@ impl Export for Svg {
     }
 }
 
-fn bounds(series: &[&CurveSeries]) -> (f64, f64, f64) {
-    let sizes = series.iter().flat_map(|s| &s.points).map(|p| p.size as f64);
-    let min = sizes.clone().fold(f64::INFINITY, f64::min);
-    let max = sizes.fold(0.0, f64::max);
-    let top = series
-        .iter()
-        .flat_map(|s| &s.points)
-        .filter_map(|p| p.mb_per_s.map(|m| m.max))
-        .fold(0.0, f64::max);
+/// (size, median, min, max) of some points.
+type Plotted = Vec<(f64, f64, f64, f64)>;
+
+fn bounds<'a>(points: impl Iterator<Item = &'a (f64, f64, f64, f64)> + Clone) -> (f64, f64, f64) {
+    let min = points.clone().map(|p| p.0).fold(f64::INFINITY, f64::min);
+    let max = points.clone().map(|p| p.0).fold(0.0, f64::max);
+    let top = points.map(|p| p.3).fold(0.0, f64::max);
     if min.is_finite() && max > min {
         (min / 1.5, max * 1.5, top * 1.1 + 1e-3)
     } else {
@@ -46,11 +53,86 @@ fn bounds(series: &[&CurveSeries]) -> (f64, f64, f64) {
 }
 
 fn draw(out: &mut String, series: &[&CurveSeries]) -> Result<(), Box<dyn std::error::Error>> {
-    let root = SVGBackend::with_string(out, (WIDTH, HEIGHT)).into_drawing_area();
+    let direct: Vec<Plotted> = series.iter().map(|s| series_points(s)).collect();
+    let unaligned: Vec<Plotted> = series.iter().map(|s| unaligned_points(s)).collect();
+    let panel = unaligned.iter().any(|u| !u.is_empty());
+    let height = if panel { HEIGHT + PANEL_HEIGHT } else { HEIGHT };
+    let root = SVGBackend::with_string(out, (WIDTH, height)).into_drawing_area();
     root.fill(&WHITE)?;
-    let (x0, x1, y1) = bounds(series);
-    let mut chart = ChartBuilder::on(&root)
-        .caption("Throughput against transfer size", ("sans-serif", 22))
+    let (top, bottom) = root.split_vertically(HEIGHT);
+    draw_main(&top, series, &direct)?;
+    if panel {
+        draw_unaligned(&bottom, series, &unaligned)?;
+    }
+    root.present()?;
+    Ok(())
+}
+
+fn draw_main(
+    area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+    series: &[&CurveSeries],
+    direct: &[Plotted],
+) -> Result<(), Box<dyn std::error::Error>> {
+    let mut chart = axes(
+        area,
+        "Throughput against transfer size",
+        bounds(direct.iter().flatten()),
+    )?;
+    for (i, (s, points)) in series.iter().zip(direct).enumerate() {
+        let colour = Palette99::pick(i).to_rgba();
+        let label = format!("{} · {} · QD {}", s.target, s.pattern, s.queue_depth);
+        let buffered = s.series_points().any(|p| p.buffered);
+        draw_points(&mut chart, points, colour, !buffered, label)?;
+        draw_model(&mut chart, s, points, colour)?;
+    }
+    legend(&mut chart)
+}
+
+/// The unaligned panel: per series one line through its unaligned sizes
+/// and their neighbours (hollow circles), the unaligned sizes marked by a
+/// cross.
+fn draw_unaligned(
+    area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+    series: &[&CurveSeries],
+    unaligned: &[Plotted],
+) -> Result<(), Box<dyn std::error::Error>> {
+    let mut chart = axes(area, UNALIGNED_CAPTION, bounds(unaligned.iter().flatten()))?;
+    for (i, (s, points)) in series.iter().zip(unaligned).enumerate() {
+        if points.is_empty() {
+            continue;
+        }
+        let colour = Palette99::pick(i).to_rgba();
+        let label = format!(
+            "{} · {} · QD {} · through the page cache",
+            s.target, s.pattern, s.queue_depth
+        );
+        draw_points(&mut chart, points, colour, false, label)?;
+        let odd: Vec<(f64, f64)> = s
+            .unaligned_points()
+            .iter()
+            .filter(|p| !p.reference)
+            .filter_map(|p| p.mb_per_s.map(|m| (p.size as f64, m.median)))
+            .collect();
+        chart
+            .draw_series(
+                odd.into_iter()
+                    .map(|p| Cross::new(p, 7, colour.stroke_width(2))),
+            )
+            .map_err(|e| e.to_string())?
+            .label(format!("{} · {} · unaligned sizes", s.target, s.pattern))
+            .legend(move |(x, y)| Cross::new((x + 10, y), 5, colour.stroke_width(2)));
+    }
+    legend(&mut chart)
+}
+
+/// Labelled log2-size against MB/s axes on `area`.
+fn axes<'a, 'b>(
+    area: &'a DrawingArea<SVGBackend<'b>, plotters::coord::Shift>,
+    caption: &str,
+    (x0, x1, y1): (f64, f64, f64),
+) -> Result<Chart<'a, 'b>, Box<dyn std::error::Error>> {
+    let mut chart = ChartBuilder::on(area)
+        .caption(caption, ("sans-serif", 22))
         .margin(16)
         .x_label_area_size(48)
         .y_label_area_size(72)
@@ -67,16 +149,16 @@ fn draw(out: &mut String, series: &[&CurveSeries]) -> Result<(), Box<dyn std::er
         .x_label_formatter(&|x| format_size(x.round() as u64))
         .y_label_formatter(&|y| format!("{y:.0}"))
         .draw()?;
-    for (i, s) in series.iter().enumerate() {
-        draw_series(&mut chart, s, Palette99::pick(i).to_rgba())?;
-    }
+    Ok(chart)
+}
+
+fn legend<'a, 'b: 'a>(chart: &mut Chart<'a, 'b>) -> Result<(), Box<dyn std::error::Error>> {
     chart
         .configure_series_labels()
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
         .position(SeriesLabelPosition::UpperLeft)
         .draw()?;
-    root.present()?;
     Ok(())
 }
 
@@ -97,52 +179,45 @@ fn power_of_two_keys(lo: f64, hi: f64) -> Vec<f64> {
     (a..=b).step_by(step).map(|k| 2f64.powi(k)).collect()
 }
 
-fn draw_series(
+/// The fitted model as a dashed line over the measured sizes.
+fn draw_model(
     chart: &mut Chart<'_, '_>,
     s: &CurveSeries,
+    direct: &[(f64, f64, f64, f64)],
     colour: RGBAColor,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let label = format!("{} · {} · QD {}", s.target, s.pattern, s.queue_depth);
-    let direct = points_of(s, false);
-    let buffered = points_of(s, true);
-    draw_points(chart, &direct, colour, true, label.clone())?;
-    if !buffered.is_empty() {
-        draw_points(
-            chart,
-            &buffered,
-            colour.mix(0.6),
-            false,
-            format!("{label} · through the page cache (†)"),
-        )?;
-    }
-    if let Some(fit) = &s.model {
-        let (first, last) = (
-            direct.first().map_or(512.0, |p| p.0),
-            direct.last().map_or(1e7, |p| p.0),
-        );
-        let line = (0..=64).map(|i| {
-            let x = first * (last / first).powf(f64::from(i) / 64.0);
-            (x, fit.mb_per_s_at(x))
-        });
-        chart
-            .draw_series(DashedLineSeries::new(line, 6, 4, colour.stroke_width(1)))
-            .map_err(|e| e.to_string())?
-            .label(format!(
-                "model: t0 {:.1} µs, B {:.0} MB/s",
-                fit.t0_us, fit.bandwidth_mb_s
-            ))
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(1))
-            });
-    }
+    let Some(fit) = &s.model else { return Ok(()) };
+    let (first, last) = (
+        direct.first().map_or(512.0, |p| p.0),
+        direct.last().map_or(1e7, |p| p.0),
+    );
+    let line = (0..=64).map(|i| {
+        let x = first * (last / first).powf(f64::from(i) / 64.0);
+        (x, fit.mb_per_s_at(x))
+    });
+    chart
+        .draw_series(DashedLineSeries::new(line, 6, 4, colour.stroke_width(1)))
+        .map_err(|e| e.to_string())?
+        .label(format!(
+            "model: t0 {:.1} µs, B {:.0} MB/s",
+            fit.t0_us, fit.bandwidth_mb_s
+        ))
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(1)));
     Ok(())
 }
 
-/// (size, median, min, max) of the points measured one way.
-fn points_of(s: &CurveSeries, buffered: bool) -> Vec<(f64, f64, f64, f64)> {
-    s.points
-        .iter()
-        .filter(|p| !p.reference && p.buffered == buffered)
+/// The points measured the way the series is.
+fn series_points(s: &CurveSeries) -> Plotted {
+    plotted(s.series_points())
+}
+
+/// The unaligned section, by size.
+fn unaligned_points(s: &CurveSeries) -> Plotted {
+    plotted(s.unaligned_points().into_iter())
+}
+
+fn plotted<'a>(points: impl Iterator<Item = &'a CurvePoint>) -> Plotted {
+    points
         .filter_map(|p| p.mb_per_s.map(|m| (p.size as f64, m.median, m.min, m.max)))
         .collect()
 }

@@ -1,8 +1,11 @@
 //! The curve part of the text report: per target and pattern, a table of
-//! sizes, the model and what it says, and a compact bar chart.
+//! sizes, the model and what it says, and a compact bar chart; then, apart,
+//! the unaligned sizes beside aligned neighbours measured the same way
+//! (through the page cache), with their own table, chart and verdicts.
 
 use super::text::new_table;
-use crate::result::{CurveReport, CurveSeries};
+use crate::analysis::curve::{AlignmentPenalty, MbRange, Penalty};
+use crate::result::{CurvePoint, CurveReport, CurveSeries};
 use crate::units::{format_latency_ns, format_mbps, format_size};
 use std::fmt::Write;
 
@@ -38,7 +41,7 @@ pub fn curve_tables(out: &mut String, curve: &CurveReport) {
     if curve
         .series
         .iter()
-        .flat_map(|s| &s.points)
+        .flat_map(|s| s.series_points())
         .any(|p| p.buffered)
     {
         let _ = writeln!(
@@ -67,7 +70,7 @@ fn series_block(out: &mut String, s: &CurveSeries) {
         "p99 µs",
         "vs model",
     ]);
-    for p in s.points.iter().filter(|p| !p.reference) {
+    for p in s.series_points() {
         let mark = if p.buffered { " †" } else { "" };
         let (med, range) = p.mb_per_s.map_or(("-".into(), String::new()), |m| {
             (
@@ -90,7 +93,10 @@ fn series_block(out: &mut String, s: &CurveSeries) {
     for (size, warning) in &s.warnings {
         let _ = writeln!(out, "WARNING     {}: {warning}", format_size(*size));
     }
-    chart(out, s);
+    chart(out, &s.series_points().collect::<Vec<_>>(), |p| {
+        format_size(p.size)
+    });
+    unaligned_section(out, s);
 }
 
 fn model_lines(out: &mut String, s: &CurveSeries) {
@@ -119,22 +125,6 @@ fn model_lines(out: &mut String, s: &CurveSeries) {
     }
     for d in &s.deviations {
         let _ = writeln!(out, "off-model   {}: {}", format_size(d.size), d.note);
-    }
-    for a in &s.alignment_penalties {
-        let _ = writeln!(
-            out,
-            "alignment   {} is {} than its aligned neighbours ({} and {}) suggest: {} MB/s against {} MB/s",
-            format_size(a.size),
-            if a.slowdown >= 1.0 {
-                format!("{:.1}× slower", a.slowdown)
-            } else {
-                format!("{:.1}× faster", 1.0 / a.slowdown)
-            },
-            format_size(a.lower_neighbour),
-            format_size(a.upper_neighbour),
-            format_mbps(a.measured_mb_s),
-            format_mbps(a.expected_mb_s)
-        );
     }
     link_lines(out, s);
 }
@@ -175,27 +165,132 @@ fn link_lines(out: &mut String, s: &CurveSeries) {
     }
 }
 
-/// One bar per size, scaled to the fastest point of the series.
-fn chart(out: &mut String, s: &CurveSeries) {
-    let top = s
-        .points
+/// One bar per size, scaled to the fastest point shown, each labelled by
+/// `label`.
+fn chart(out: &mut String, points: &[&CurvePoint], label: fn(&CurvePoint) -> String) {
+    let top = points
         .iter()
         .filter_map(|p| p.mb_per_s.map(|m| m.median))
         .fold(0.0, f64::max);
     if top <= 0.0 {
         return;
     }
-    for p in s.points.iter().filter(|p| !p.reference) {
+    for p in points {
         let Some(m) = p.mb_per_s else { continue };
         let cells = m.median / top * CHART_WIDTH;
         let _ = writeln!(
             out,
             "  {:>9} {} {}",
-            format_size(p.size),
+            label(p),
             bar(cells),
             format_mbps(m.median)
         );
     }
+}
+
+/// The heading of the unaligned section, as the reports print it.
+pub const UNALIGNED_HEADING: &str =
+    "unaligned sizes, through the page cache, beside aligned neighbours measured the same way";
+
+/// The unaligned sizes between their aligned neighbours, all measured
+/// through the page cache, by size; then one verdict per unaligned size.
+/// On a buffered target the series itself is measured that way, so only
+/// the verdicts are printed.
+fn unaligned_section(out: &mut String, s: &CurveSeries) {
+    let points = s.unaligned_points();
+    if !points.is_empty() {
+        let _ = writeln!(out, "\n-- {UNALIGNED_HEADING} --");
+        let mut table = new_table(&["size", "", "MB/s", "(min–max)", "IOPS", "p50 µs", "p99 µs"]);
+        for p in &points {
+            let (med, range) = median_and_range(p);
+            table.add_row(vec![
+                section_size(p),
+                if p.reference { "aligned" } else { "unaligned" }.to_string(),
+                med,
+                range,
+                p.iops.map_or("-".into(), |i| format!("{:.0}", i.median)),
+                p.p50_ns.map_or("-".into(), |v| format_latency_ns(v as f64)),
+                p.p99_ns.map_or("-".into(), |v| format_latency_ns(v as f64)),
+            ]);
+        }
+        let _ = writeln!(out, "{table}");
+        chart(out, &points, section_size);
+    }
+    for a in &s.alignment_penalties {
+        let _ = writeln!(out, "alignment   {}", verdict_line(a));
+    }
+}
+
+/// A size in the unaligned section: unaligned ones to the byte.
+pub fn section_size(p: &CurvePoint) -> String {
+    if p.reference {
+        format_size(p.size)
+    } else {
+        exact_size(p.size)
+    }
+}
+
+/// A size to the byte below 1 MiB: an unaligned size is about its odd
+/// bytes, and 4100 B printed as "4.00 KiB" would hide them.
+fn exact_size(size: u64) -> String {
+    if size < 1 << 20 {
+        format!("{size} B")
+    } else {
+        format_size(size)
+    }
+}
+
+fn median_and_range(p: &CurvePoint) -> (String, String) {
+    p.mb_per_s.map_or(("-".into(), String::new()), |m| {
+        (
+            format_mbps(m.median),
+            format!("({}–{})", format_mbps(m.min), format_mbps(m.max)),
+        )
+    })
+}
+
+/// One sentence per unaligned size: the verdict first, then the ranges it
+/// rests on.
+pub fn verdict_line(a: &AlignmentPenalty) -> String {
+    let size = exact_size(a.size);
+    let between = format!(
+        "between {} and {}",
+        format_size(a.lower_neighbour),
+        format_size(a.upper_neighbour)
+    );
+    let ranges = match (a.measured_range, a.expected_range) {
+        (Some(m), Some(e)) => format!(
+            "{} MB/s measured, {} MB/s interpolated {between}",
+            mb_range(m),
+            mb_range(e)
+        ),
+        _ => format!(
+            "{} MB/s measured, {} MB/s interpolated {between}",
+            format_mbps(a.measured_mb_s),
+            format_mbps(a.expected_mb_s)
+        ),
+    };
+    match a.verdict {
+        Some(Penalty::Slower { factor, at_least }) => format!(
+            "{size}: {factor:.1}× slower than its aligned neighbours imply (at least {at_least:.1}×; the ranges do not overlap): {ranges}"
+        ),
+        Some(Penalty::Faster { factor, at_least }) => format!(
+            "{size}: {factor:.1}× faster than its aligned neighbours imply (at least {at_least:.1}×; the ranges do not overlap): {ranges}"
+        ),
+        Some(Penalty::NoPenaltySeen) => {
+            format!("{size}: no penalty seen (the ranges overlap): {ranges}")
+        }
+        Some(Penalty::SingleRepetition) => format!(
+            "{size}: not judged, one repetition gives no range (use --repeat 3 or more): {ranges}"
+        ),
+        None => format!(
+            "{size}: not judged (stored by an iocurve that compared medians only): {ranges}"
+        ),
+    }
+}
+
+fn mb_range(r: MbRange) -> String {
+    format!("{}–{}", format_mbps(r.min), format_mbps(r.max))
 }
 
 /// A horizontal bar in eighths of a character.
@@ -207,4 +302,101 @@ fn bar(cells: f64) -> String {
         s.push(PARTS[eighths % 8 - 1]);
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A series as iocurve stored it before the unaligned section: the
+    /// buffered points in `points`, the penalty without ranges or verdict.
+    fn legacy_series() -> CurveSeries {
+        let point = |size: u64, buffered: bool, reference: bool, mbps: f64| {
+            serde_json::json!({
+                "size": size, "buffered": buffered, "reference": reference,
+                "mb_per_s": {"median": mbps, "min": mbps, "max": mbps, "count": 1},
+                "iops": {"median": mbps * 1e6 / size as f64, "min": 1.0, "max": 1.0, "count": 1},
+                "p50_ns": 1000, "p99_ns": 2000, "model_ratio": null, "test": 0
+            })
+        };
+        serde_json::from_value(serde_json::json!({
+            "target": "/mnt", "pattern": "write", "queue_depth": 1,
+            "logical_block_size": 512,
+            "points": [
+                point(512, false, false, 21.2),
+                point(768, true, false, 207.0),
+                point(4096, false, false, 150.0),
+                point(512, true, true, 400.0),
+                point(4096, true, true, 900.0)
+            ],
+            "model": null, "deviations": [],
+            "alignment_penalties": [{
+                "size": 768, "measured_mb_s": 207.0, "expected_mb_s": 414.0,
+                "slowdown": 2.0, "lower_neighbour": 512, "upper_neighbour": 4096
+            }],
+            "recommendation": null, "interface": null, "ceiling": null,
+            "skipped": null, "warnings": []
+        }))
+        .expect("a run stored before the unaligned section still loads")
+    }
+
+    #[test]
+    fn an_old_run_shows_its_buffered_points_apart_and_unjudged() {
+        let s = legacy_series();
+        let direct: Vec<u64> = s.series_points().map(|p| p.size).collect();
+        assert_eq!(direct, vec![512, 4096]);
+        let section: Vec<(u64, bool)> = s
+            .unaligned_points()
+            .iter()
+            .map(|p| (p.size, p.reference))
+            .collect();
+        assert_eq!(section, vec![(512, true), (768, false), (4096, true)]);
+        let mut out = String::new();
+        series_block(&mut out, &s);
+        let (main, section) = out.split_once(UNALIGNED_HEADING).unwrap();
+        assert!(!main.contains("768") && !main.contains('†'), "{out}");
+        assert!(section.contains("768 B"), "{out}");
+        assert!(
+            section.contains("768 B: not judged (stored by an iocurve that compared medians only)"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn each_verdict_has_its_sentence() {
+        let mut a = legacy_series().alignment_penalties.remove(0);
+        let range = MbRange {
+            min: 1.0,
+            median: 2.0,
+            max: 3.0,
+        };
+        a.measured_range = Some(range);
+        a.expected_range = Some(range);
+        for (verdict, words) in [
+            (
+                Penalty::Slower {
+                    factor: 2.0,
+                    at_least: 1.5,
+                },
+                "768 B: 2.0× slower than its aligned neighbours imply (at least 1.5×",
+            ),
+            (
+                Penalty::Faster {
+                    factor: 3.0,
+                    at_least: 1.2,
+                },
+                "768 B: 3.0× faster",
+            ),
+            (Penalty::NoPenaltySeen, "768 B: no penalty seen"),
+            (
+                Penalty::SingleRepetition,
+                "768 B: not judged, one repetition",
+            ),
+        ] {
+            a.verdict = Some(verdict);
+            let line = verdict_line(&a);
+            assert!(line.starts_with(words), "{line}");
+            assert!(line.contains("1.00–3.00 MB/s measured"), "{line}");
+        }
+    }
 }

@@ -230,7 +230,7 @@ fn curve_section(out: &mut String, run: &RunResult, series: &[CurveSeries]) {
     let _ = writeln!(out, "<h3>Throughput against transfer size</h3>");
     let _ = writeln!(
         out,
-        "<figure data-chart=\"curve\">{}<figcaption>Medians with min–max whiskers; dashed lines are the fitted t = t0 + n/B models. Hollow markers: through the page cache.</figcaption></figure>",
+        "<figure data-chart=\"curve\">{}<figcaption>Medians with min–max whiskers; dashed lines are the fitted t = t0 + n/B models. Hollow markers: through the page cache. Unaligned sizes, when measured, have the lower panel: through the page cache, beside aligned neighbours measured the same way (crosses mark the unaligned sizes).</figcaption></figure>",
         Svg.render(run)
     );
     for s in series.iter().filter(|s| s.skipped.is_none()) {
@@ -259,7 +259,7 @@ fn curve_section(out: &mut String, run: &RunResult, series: &[CurveSeries]) {
             out,
             "<div class=\"scroll\"><table><thead><tr><th>size</th><th>MB/s</th><th>IOPS</th><th>p50 µs</th><th>p99 µs</th><th>vs model</th></tr></thead><tbody>"
         );
-        for p in s.points.iter().filter(|p| !p.reference) {
+        for p in s.series_points() {
             let mark = if p.buffered { " †" } else { "" };
             let mbps = p.mb_per_s.map_or("-".into(), |m| {
                 mbps_with_range(m.median, m.min, m.max, m.count)
@@ -275,7 +275,65 @@ fn curve_section(out: &mut String, run: &RunResult, series: &[CurveSeries]) {
             );
         }
         let _ = writeln!(out, "</tbody></table></div>");
+        unaligned_section(out, s);
     }
+}
+
+/// The unaligned sizes between their aligned neighbours, all through the
+/// page cache, by size, and one verdict per unaligned size (the text
+/// report's sentences).
+fn unaligned_section(out: &mut String, s: &CurveSeries) {
+    let points = s.unaligned_points();
+    if points.is_empty() && s.alignment_penalties.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "<section data-section=\"unaligned\"><h4>{}</h4>",
+        esc(&capitalised(crate::report::text_curve::UNALIGNED_HEADING))
+    );
+    if !points.is_empty() {
+        let _ = writeln!(
+            out,
+            "<div class=\"scroll\"><table><thead><tr><th>size</th><th></th><th>MB/s</th><th>IOPS</th><th>p50 µs</th><th>p99 µs</th></tr></thead><tbody>"
+        );
+        for p in &points {
+            let kind = if p.reference { "aligned" } else { "unaligned" };
+            let mbps = p.mb_per_s.map_or("-".into(), |m| {
+                mbps_with_range(m.median, m.min, m.max, m.count)
+            });
+            let _ = writeln!(
+                out,
+                "<tr data-kind=\"{kind}\"><td>{}</td><td>{kind}</td><td>{mbps}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                esc(&crate::report::text_curve::section_size(p)),
+                p.iops.map_or("-".into(), |i| format!("{:.0}", i.median)),
+                p.p50_ns.map_or("-".into(), |v| format_latency_ns(v as f64)),
+                p.p99_ns.map_or("-".into(), |v| format_latency_ns(v as f64)),
+            );
+        }
+        let _ = writeln!(out, "</tbody></table></div>");
+    }
+    if !s.alignment_penalties.is_empty() {
+        let _ = writeln!(out, "<ul>");
+        for a in &s.alignment_penalties {
+            let _ = writeln!(
+                out,
+                "<li data-size=\"{}\">{}</li>",
+                a.size,
+                esc(&crate::report::text_curve::verdict_line(a))
+            );
+        }
+        let _ = writeln!(out, "</ul>");
+    }
+    let _ = writeln!(out, "</section>");
+}
+
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
 }
 
 /// Latency percentiles of every test (its median repetition).

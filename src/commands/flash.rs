@@ -360,11 +360,9 @@ fn capacity_report(r: &capacity::CapacityResult) -> FlashReport {
             format_size(u)
         ),
         Some(u) => format!(
-            "FAKE: claims {}, really holds {} to {} ({} bytes, searched to {})",
+            "FAKE: claims {}, really holds {} ({u} bytes, searched to within {})",
             format_size(r.claimed),
             format_size(u),
-            format_size(u + r.precision),
-            u,
             format_size(r.precision)
         ),
     };

@@ -174,7 +174,8 @@ pub struct CapacityResult {
     pub wraps: bool,
     /// The probes that failed beyond the real size, by how.
     pub lost_kind: Option<Held>,
-    /// An immediate read-back looked fine: a cache hid the fraud.
+    /// Probes lost after the flush had all read back fine at once: a cache
+    /// hid the fraud from an immediate read-back.
     pub cache_hid: bool,
     /// The flush saw the write cache fill (its speed fell) and beat it.
     pub cache_beaten: bool,
@@ -198,6 +199,8 @@ struct Evidence {
     flush_written: u64,
     cache_beaten: bool,
     bad_at_once: usize,
+    /// The first round's probes that did not hold after the flush.
+    bad_after_flush: usize,
     rounds: u32,
 }
 
@@ -275,7 +278,7 @@ fn run(io: &mut dyn FlashIo, plan: &CapacityPlan) -> io::Result<Evidence> {
     ev.flush_written = written;
     ev.cache_beaten = beaten;
     scan_zone_and_grid(io, plan, &mut ev)?;
-    read_probes(io, plan, &plan.probes, &mut held, &mut ev);
+    ev.bad_after_flush = read_probes(io, plan, &plan.probes, &mut held, &mut ev);
     ev.probes.extend(held);
     ev.rounds = 1;
     if plan.search == Search::Full {
@@ -575,7 +578,7 @@ fn decide(plan: &CapacityPlan, ev: Evidence) -> CapacityResult {
         precision,
         wraps: wrap > 0,
         lost_kind,
-        cache_hid: !genuine && ev.bad_at_once == 0,
+        cache_hid: ev.bad_after_flush > 0 && ev.bad_at_once == 0,
         cache_beaten: ev.cache_beaten,
         flush_written: ev.flush_written,
         confidence,
@@ -680,11 +683,16 @@ mod tests {
 
     #[test]
     fn a_cache_that_hides_the_fraud_is_seen_through() {
-        for kind in ["wrap", "zeros", "stale", "eio"] {
+        for kind in ["zeros", "stale", "eio"] {
             let spec = format!("size=8G,real=1G,cache=64M,fake={kind}");
             let r = probe(&spec);
             assert_found(&spec, &r, 1 << 30);
+            assert!(r.cache_hid, "{spec}: the immediate read-back looked fine");
+            let bare = probe(&format!("size=8G,real=1G,fake={kind}"));
+            assert!(!bare.cache_hid, "{kind}: no cache, nothing hidden");
         }
+        let spec = "size=8G,real=1G,cache=64M,fake=wrap";
+        assert_found(spec, &probe(spec), 1 << 30);
     }
 
     #[test]

@@ -578,7 +578,9 @@ fn decide(plan: &CapacityPlan, ev: Evidence) -> CapacityResult {
         precision,
         wraps: wrap > 0,
         lost_kind,
-        cache_hid: ev.bad_after_flush > 0 && ev.bad_at_once == 0,
+        // On a wrapping card the flush itself lands on aliases of probes:
+        // what it erased says nothing of a cache.
+        cache_hid: wrap == 0 && ev.bad_after_flush > 0 && ev.bad_at_once == 0,
         cache_beaten: ev.cache_beaten,
         flush_written: ev.flush_written,
         confidence,

@@ -42,6 +42,29 @@ fn simulated_geometry_comes_back_through_the_command_line() {
 }
 
 #[test]
+fn a_12_mib_au_from_the_sd_specification_is_named() {
+    let (_, doc) = flash(&["align", "sim:size=8G,au=12M,page=16k"]);
+    assert_eq!(doc["flash"]["details"]["au"], 12 * MIB);
+    assert_eq!(doc["flash"]["details"]["au_confidence"], "high");
+}
+
+#[test]
+fn fakes_that_drop_writes_or_fail_are_found_at_a_size_that_is_not_a_power_of_two() {
+    for (spec, real) in [
+        ("sim:size=32G,real=31G,fake=zeros", 31u64 << 30),
+        ("sim:size=8G,real=3000M,fake=eio", 3000 * MIB),
+        ("sim:size=8G,real=6G,fake=stale,cache=64M", 6 << 30),
+    ] {
+        let (code, doc) = flash(&["capacity", spec, "--seed", "7"]);
+        assert_eq!(code, 5, "{spec}");
+        let d = &doc["flash"]["details"];
+        let usable = d["usable"].as_u64().unwrap();
+        let precision = d["precision"].as_u64().unwrap();
+        assert!(usable <= real && real <= usable + precision, "{spec}: {d}");
+    }
+}
+
+#[test]
 fn on_a_loop_device_every_command_runs_and_claims_no_geometry() {
     let dev = match LoopDevice::new(256 * MIB) {
         Ok(d) => d,

@@ -19,6 +19,8 @@
 
 #![allow(dead_code)]
 
+pub mod flash;
+
 use iocurve::analysis::sustain::DROP_RATIO;
 use iocurve::engine::population::{Mix, Population, spec_of};
 use iocurve::engine::sim::{SimDevice, SimParams};

@@ -124,7 +124,13 @@ fn run(
             )
         }
         "capacity" => {
-            let plan = capacity::CapacityPlan::new(size, args.flush, seed);
+            // With --preserve every write must be journalled before the
+            // first: only the first round's positions are known then.
+            let search = match args.preserve {
+                true => capacity::Search::FirstRound,
+                false => capacity::Search::Full,
+            };
+            let plan = capacity::CapacityPlan::new(size, args.flush, seed, search);
             let regions = plan.regions();
             let report =
                 move |io: &mut dyn FlashIo| Ok(capacity_report(&capacity::detect(io, &plan)?));
@@ -348,10 +354,16 @@ fn cache_report(r: &cache::CacheResult) -> FlashReport {
 fn capacity_report(r: &capacity::CapacityResult) -> FlashReport {
     let verdict = match r.usable {
         None => format!("genuine: all {} probe blocks held their data", r.probes),
-        Some(u) => format!(
-            "FAKE: claims {}, really holds {}",
+        Some(u) if r.precision == 0 => format!(
+            "FAKE: claims {}, really holds {} (exactly: blocks read back at their alias)",
             format_size(r.claimed),
             format_size(u)
+        ),
+        Some(u) => format!(
+            "FAKE: claims {}, really holds {} ({u} bytes, searched to within {})",
+            format_size(r.claimed),
+            format_size(u),
+            format_size(r.precision)
         ),
     };
     let mut findings = vec![Finding::new(
@@ -365,6 +377,25 @@ fn capacity_report(r: &capacity::CapacityResult) -> FlashReport {
             "blocks read back naming other addresses".into(),
             None,
         ));
+    }
+    if r.genuine && !r.cache_beaten {
+        findings.push(Finding::new(
+            "cache",
+            format!(
+                "no write cache filled within the {} flush: a larger one could hide a fake (give a larger --flush)",
+                format_size(r.flush_written)
+            ),
+            None,
+        ));
+    }
+    if let Some(kind) = r.lost_kind.filter(|_| !r.wraps) {
+        let how = match kind {
+            capacity::Held::Error => "I/O errors beyond the real size",
+            _ => {
+                "data written beyond the real size reads back as something else (zeros or old data)"
+            }
+        };
+        findings.push(Finding::new("beyond", how.into(), None));
     }
     if r.cache_hid {
         findings.push(Finding::new(

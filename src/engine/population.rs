@@ -18,11 +18,17 @@
 //! * half the cards with a write cache (SLC region) of 1 MiB–4 GiB, its
 //!   burst speed 1.5–10× the medium's;
 //! * a quarter behind a link ceiling (a USB 2 reader, an SPI bus);
-//! * claimed capacities of 1–512 GiB, whole AUs.
+//! * claimed capacities of 1–512 GiB, whole AUs;
+//! * from [`Population::draw_mixed`], a share of counterfeits
+//!   ([`Population::draw_fake`]) of every kind the f3 documentation and its
+//!   tracker describe (wrap-around, dropped writes reading zeros or stale
+//!   data, I/O errors), at any real size in whole sectors: powers of two,
+//!   just under the claim (31 of 32 GiB), or anywhere in between; their
+//!   cache is at most half the real size (it is made of the real flash).
 //!
 //! Same seed, same cards: a failure is replayed from the seed it prints.
 
-use super::sim::SimParams;
+use super::sim::{FakeKind, SECTOR, SimParams};
 
 /// The SD specification's allocation-unit sizes (AU_SIZE of the SD Status
 /// register), in KiB.
@@ -55,6 +61,9 @@ pub struct Mix {
     pub cached: f64,
     /// Share of cards behind a link ceiling, 0..=1.
     pub linked: f64,
+    /// Share of counterfeits from [`Population::draw_mixed`], 0..=1
+    /// ([`Population::draw`] draws genuine cards whatever this says).
+    pub fakes: f64,
 }
 
 impl Default for Mix {
@@ -62,6 +71,7 @@ impl Default for Mix {
         Mix {
             cached: 0.5,
             linked: 0.25,
+            fakes: 0.5,
         }
     }
 }
@@ -114,7 +124,46 @@ impl Population {
             cache,
             real: size,
             link: (self.rng.f64() < self.mix.linked).then(|| self.pick(&LINKS)),
+            fake: FakeKind::Wrap,
         }
+    }
+
+    /// A genuine card or, with the mix's share of fakes, a counterfeit.
+    pub fn draw_mixed(&mut self) -> SimParams {
+        match self.rng.f64() < self.mix.fakes {
+            true => self.draw_fake(),
+            false => self.draw(),
+        }
+    }
+
+    /// A counterfeit: a card from [`Population::draw`] whose real size is
+    /// smaller than its claim, of a kind drawn from all of them.
+    pub fn draw_fake(&mut self) -> SimParams {
+        let card = self.draw();
+        let real = self.real_for(card.size);
+        SimParams {
+            real,
+            cache: card.cache.min(real / 2 / SECTOR * SECTOR),
+            fake: self.pick(&FakeKind::ALL),
+            ..card
+        }
+    }
+
+    /// A real size below `size`, in whole sectors, at least 16 MiB: a power
+    /// of two (the controllers f3 first described), a share of the claim
+    /// from a half to all but a sector (31 of 32 GiB), or log-uniform
+    /// anywhere (100 MiB, 3000 MiB).
+    fn real_for(&mut self, size: u64) -> u64 {
+        let low = 16u64 << 20;
+        let bytes = match self.rng.u32(0..3) {
+            0 => {
+                let top = (size - 1).ilog2();
+                1u64 << self.rng.u32(24..=top.max(24))
+            }
+            1 => (size as f64 * self.rng.f64().mul_add(0.5, 0.5)) as u64,
+            _ => self.log_uniform(low as f64, size as f64) as u64,
+        };
+        (bytes / SECTOR * SECTOR).clamp(low, size - SECTOR)
     }
 
     /// A page of 2–64 KiB that divides the AU (a 16 KiB AU has no 32 KiB
@@ -152,6 +201,9 @@ pub fn spec_of(p: &SimParams) -> String {
     );
     if let Some(link) = p.link {
         spec.push_str(&format!(",link={link}B/s"));
+    }
+    if p.real < p.size {
+        spec.push_str(&format!(",fake={}", p.fake.name()));
     }
     spec
 }
@@ -202,6 +254,54 @@ mod tests {
         assert!(cards.iter().any(|c| c.cache >= 2 << 30));
         assert!(cards.iter().all(|c| (2 << 10..=64 << 10).contains(&c.page)));
         assert!(cards.iter().all(|c| (1..=8).contains(&c.open_au)));
+    }
+
+    #[test]
+    fn fakes_of_every_kind_at_any_real_size_round_trip() {
+        let mut pop = Population::new(5);
+        let fakes: Vec<SimParams> = (0..2_000).map(|_| pop.draw_fake()).collect();
+        for card in &fakes {
+            let spec = spec_of(card);
+            let parsed = SimParams::parse(spec.trim_start_matches("sim:"))
+                .unwrap_or_else(|e| panic!("{spec}: {e}"));
+            assert_eq!(&parsed, card, "{spec}");
+            assert!(card.real < card.size && card.real >= 16 << 20, "{spec}");
+            assert!(card.real.is_multiple_of(SECTOR) && card.cache <= card.real / 2);
+        }
+        for kind in FakeKind::ALL {
+            assert!(fakes.iter().any(|c| c.fake == kind), "no {kind:?} fake");
+        }
+        let odd = |c: &&SimParams| !c.real.is_power_of_two();
+        assert!(
+            fakes.iter().filter(odd).count() > 1_000,
+            "most reals are not powers of two"
+        );
+        assert!(fakes.iter().any(|c| c.real.is_power_of_two()));
+        assert!(
+            fakes.iter().any(|c| c.real > c.size / 100 * 95),
+            "some just under the claim"
+        );
+        assert!(
+            fakes.iter().any(|c| !c.real.is_multiple_of(4096)),
+            "some not in whole 4 KiB"
+        );
+    }
+
+    #[test]
+    fn draw_mixed_draws_the_share_of_fakes_asked() {
+        let mix = Mix {
+            fakes: 0.3,
+            ..Mix::default()
+        };
+        let mut pop = Population::with_mix(9, mix);
+        let share = (0..2_000)
+            .filter(|_| {
+                let c = pop.draw_mixed();
+                c.real < c.size
+            })
+            .count() as f64
+            / 2_000.0;
+        assert!((0.25..0.35).contains(&share), "{share}");
     }
 
     #[test]

@@ -21,9 +21,14 @@
 //! * with `cache` bytes of write cache (an SLC region), writes land at
 //!   `burst` speed while the cache drains at `write` speed in the
 //!   background; a full cache makes a write wait for room;
-//! * beyond `real` bytes, addresses wrap around (`address mod real`), as on
-//!   a counterfeit card; with a cache, recently written blocks read back
-//!   from the cache, which hides the wrap-around from an immediate check;
+//! * beyond `real` bytes (any multiple of 512) the card is a counterfeit of
+//!   one of the kinds the f3 documentation and its issue tracker describe
+//!   (`fake=`): addresses wrap around (`wrap`, `address mod real`, the
+//!   default), writes are dropped and reads return zeros (`zeros`) or the
+//!   old contents (`stale`, a fixed pattern per address), or transfers fail
+//!   with an I/O error (`eio`); with a cache, the last `cache` bytes written
+//!   read back from the cache by their logical address, which hides every
+//!   kind from an immediate check (and, for `eio`, accepts the write);
 //! * `link`, when given, caps every transfer like a slow reader would.
 //!
 //! Data is really kept (a sparse map of written 4 KiB chunks at their
@@ -36,7 +41,7 @@
 use super::buffer::AlignedBuf;
 use super::{Clock, Engine, IoError, OpKind, OpSource, pool_slice};
 use crate::units::{format_size, parse_duration, parse_rate, parse_size};
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -70,6 +75,50 @@ pub struct SimParams {
     pub real: u64,
     /// Link ceiling, bytes/s, like a reader [none].
     pub link: Option<u64>,
+    /// What happens beyond `real` [wrap].
+    pub fake: FakeKind,
+}
+
+/// How a counterfeit card treats the addresses beyond its real size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FakeKind {
+    /// Address mod real: a write lands on (and destroys) a real block.
+    #[default]
+    Wrap,
+    /// Writes are dropped; reads return zeros.
+    Zeros,
+    /// Writes are dropped; reads return the old contents.
+    Stale,
+    /// Reads and writes fail with an I/O error.
+    Eio,
+}
+
+impl FakeKind {
+    pub const ALL: [FakeKind; 4] = [
+        FakeKind::Wrap,
+        FakeKind::Zeros,
+        FakeKind::Stale,
+        FakeKind::Eio,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            FakeKind::Wrap => "wrap",
+            FakeKind::Zeros => "zeros",
+            FakeKind::Stale => "stale",
+            FakeKind::Eio => "eio",
+        }
+    }
+
+    fn parse(value: &str) -> Result<FakeKind, String> {
+        FakeKind::ALL
+            .into_iter()
+            .find(|k| k.name() == value)
+            .ok_or_else(|| {
+                format!("sim option fake={value}: not wrap, zeros, stale or eio; {SIM_HELP}")
+            })
+    }
 }
 
 impl Default for SimParams {
@@ -86,12 +135,13 @@ impl Default for SimParams {
             cache: 0,
             real: 4 << 30,
             link: None,
+            fake: FakeKind::Wrap,
         }
     }
 }
 
 /// The documentation of `sim:` options, for `--help` and errors.
-pub const SIM_HELP: &str = "sim:[size=4G][,au=4M][,page=16k][,open_au=2][,read=20MB/s][,write=10MB/s][,burst=4×write][,cmd=200us][,cache=0][,real=size][,link=none]";
+pub const SIM_HELP: &str = "sim:[size=4G][,au=4M][,page=16k][,open_au=2][,read=20MB/s][,write=10MB/s][,burst=4×write][,cmd=200us][,cache=0][,real=size][,fake=wrap|zeros|stale|eio][,link=none]";
 
 impl SimParams {
     /// Parses the text after `sim:`: comma-separated `key=value` options.
@@ -116,6 +166,7 @@ impl SimParams {
                 "cache" => p.cache = size()?,
                 "real" => real = Some(size()?),
                 "link" => p.link = Some(rate()?),
+                "fake" => p.fake = FakeKind::parse(value)?,
                 _ => return Err(format!("unknown sim option '{key}'; {SIM_HELP}")),
             }
         }
@@ -145,9 +196,13 @@ impl SimParams {
     /// A one-line description for notes.
     pub fn describe(&self) -> String {
         format!(
-            "simulated card, times on its virtual clock: {} claimed, {} real, AU {}, page {}, {} open AUs, cache {}",
+            "simulated card, times on its virtual clock: {} claimed, {} real{}, AU {}, page {}, {} open AUs, cache {}",
             format_size(self.size),
             format_size(self.real),
+            match self.real < self.size {
+                true => format!(" ({} beyond)", self.fake.name()),
+                false => String::new(),
+            },
             format_size(self.au),
             format_size(self.page),
             self.open_au,
@@ -172,11 +227,21 @@ struct OpenAu {
     written: u64,
 }
 
-/// Recently written chunks by logical address (only with a cache).
+/// A held chunk's contents; `None`: zeros.
+type HeldData = Option<Box<[u8]>>;
+
+/// The write cache's view of recent writes, by logical chunk: the last
+/// `cache` bytes written, exactly (kept only on a counterfeit card with a
+/// cache, where it hides the fraud from an immediate read-back).
 #[derive(Default)]
 struct HeldChunks {
-    order: VecDeque<(u64, u64)>,
-    data: HashMap<u64, (u64, Box<[u8]>)>,
+    /// (logical chunk, generation, bytes that write put in it), oldest first.
+    order: VecDeque<(u64, u64, u64)>,
+    /// Logical chunk to the generation of its newest write and its
+    /// contents (`None`: zeros, so a long flush of zeros costs no memory).
+    data: HashMap<u64, (u64, HeldData)>,
+    /// Sum of the bytes in `order`.
+    bytes: u64,
     generation: u64,
 }
 
@@ -187,7 +252,7 @@ struct SimState {
     cache_level: u64,
     cache_time: u64,
     /// Physical chunk index to its bytes.
-    chunks: HashMap<u64, Box<[u8]>>,
+    chunks: BTreeMap<u64, Box<[u8]>>,
     held: HeldChunks,
 }
 
@@ -251,6 +316,7 @@ impl SimDevice {
     pub fn read(&self, offset: u64, buf: &mut [u8]) -> Result<u64, String> {
         self.check_range(offset, buf.len())?;
         let st = self.lock();
+        self.refuse_unheld_beyond_real(&st, offset, buf.len() as u64)?;
         let cost = self.read_cost(offset, buf.len() as u64);
         self.copy_out(&st, offset, buf);
         Ok(self.advance(cost))
@@ -258,14 +324,61 @@ impl SimDevice {
 
     /// Writes `data` at `offset`; returns the virtual time taken.
     pub fn write(&self, offset: u64, data: &[u8]) -> Result<u64, String> {
-        self.check_range(offset, data.len())?;
+        self.write_data(offset, data.len() as u64, Some(data))
+    }
+
+    /// Writes `len` zero bytes at `offset`, exactly like [`SimDevice::write`]
+    /// of a zeroed buffer but without one (a flush of gigabytes then costs
+    /// no memory).
+    pub fn write_zeros(&self, offset: u64, len: u64) -> Result<u64, String> {
+        self.write_data(offset, len, None)
+    }
+
+    fn write_data(&self, offset: u64, len: u64, data: Option<&[u8]>) -> Result<u64, String> {
+        self.check_range(offset, usize::try_from(len).unwrap_or(usize::MAX))?;
+        let beyond = offset.saturating_add(len) > self.params.real;
+        if beyond && self.params.fake == FakeKind::Eio && !self.hides() {
+            return Err(self.eio(offset, len));
+        }
         let mut st = self.lock();
         let now = self.clock.load(Ordering::SeqCst);
-        let cost = self.write_cost(&mut st, now, offset, data.len() as u64);
+        let cost = self.write_cost(&mut st, now, offset, len);
         if self.keeps_data {
-            self.copy_in(&mut st, offset, data);
+            self.copy_in(&mut st, offset, len, data);
         }
         Ok(self.advance(cost))
+    }
+
+    /// Whether the cache hides the fraud (a counterfeit card with a cache).
+    fn hides(&self) -> bool {
+        self.params.cache > 0 && self.params.real < self.params.size
+    }
+
+    fn eio(&self, offset: u64, len: u64) -> String {
+        format!(
+            "simulated card: I/O error: {len} bytes at {offset} reach beyond its real {} bytes",
+            self.params.real
+        )
+    }
+
+    /// An `eio` counterfeit fails a read beyond its real size unless the
+    /// cache still answers for every chunk of it.
+    fn refuse_unheld_beyond_real(
+        &self,
+        st: &SimState,
+        offset: u64,
+        len: u64,
+    ) -> Result<(), String> {
+        let p = &self.params;
+        if p.fake != FakeKind::Eio || offset + len <= p.real {
+            return Ok(());
+        }
+        let first = offset.max(p.real) / CHUNK;
+        let last = (offset + len - 1) / CHUNK;
+        match (first..=last).all(|c| st.held.data.contains_key(&c)) {
+            true => Ok(()),
+            false => Err(self.eio(offset, len)),
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, SimState> {
@@ -371,57 +484,195 @@ impl SimDevice {
         gc
     }
 
-    fn physical(&self, logical: u64) -> u64 {
-        logical % self.params.real
+    /// Where a logical sector's data lives, or `None` beyond the real size
+    /// of a card that keeps nothing there.
+    fn physical(&self, logical: u64) -> Option<u64> {
+        let p = &self.params;
+        match (logical < p.real, p.fake) {
+            (true, _) => Some(logical),
+            (false, FakeKind::Wrap) => Some(logical % p.real),
+            (false, _) => None,
+        }
+    }
+
+    /// What the medium (not the cache) returns for one logical sector.
+    fn backing(&self, st: &SimState, logical: u64, piece: &mut [u8]) {
+        match self.physical(logical) {
+            Some(phys) => {
+                let within = (phys % CHUNK) as usize;
+                match st.chunks.get(&(phys / CHUNK)) {
+                    Some(chunk) => piece.copy_from_slice(&chunk[within..within + piece.len()]),
+                    None => piece.fill(0),
+                }
+            }
+            None if self.params.fake == FakeKind::Stale => stale_sector(logical, piece),
+            None => piece.fill(0),
+        }
+    }
+
+    /// What a read of one logical sector returns: the cache's copy, else
+    /// the medium's.
+    fn sector_view(&self, st: &SimState, logical: u64, piece: &mut [u8]) {
+        match st.held.data.get(&(logical / CHUNK)) {
+            Some((_, Some(chunk))) => {
+                let within = (logical % CHUNK) as usize;
+                piece.copy_from_slice(&chunk[within..within + piece.len()]);
+            }
+            Some((_, None)) => piece.fill(0),
+            None => self.backing(st, logical, piece),
+        }
     }
 
     fn copy_out(&self, st: &SimState, offset: u64, buf: &mut [u8]) {
         for (i, piece) in buf.chunks_mut(SECTOR as usize).enumerate() {
-            let logical = offset + i as u64 * SECTOR;
-            let within = (logical % CHUNK) as usize;
-            let held = st.held.data.get(&(logical / CHUNK)).map(|(_, d)| d);
-            let phys = self.physical(logical);
-            match held.or_else(|| st.chunks.get(&(phys / CHUNK))) {
-                Some(chunk) => piece.copy_from_slice(&chunk[within..within + piece.len()]),
-                None => piece.fill(0),
+            self.sector_view(st, offset + i as u64 * SECTOR, piece);
+        }
+    }
+
+    /// Stores a write (`None`: zeros) chunk by chunk; on a card that hides,
+    /// the cache keeps the logical chunk as a read would now see it.
+    fn copy_in(&self, st: &mut SimState, offset: u64, len: u64, data: Option<&[u8]>) {
+        let end = offset + len;
+        if data.is_none() && !self.hides() {
+            self.store_zeros(st, offset, end);
+            return;
+        }
+        let mut at = offset;
+        while at < end {
+            let chunk = at / CHUNK;
+            let upto = ((chunk + 1) * CHUNK).min(end);
+            let piece = data.map(|d| &d[(at - offset) as usize..(upto - offset) as usize]);
+            let view = self.hides().then(|| self.chunk_after(st, chunk, at, piece));
+            self.store(st, at, upto - at, piece);
+            if let Some(view) = view {
+                self.hold(st, chunk, view, upto - at);
+            }
+            at = upto;
+        }
+    }
+
+    /// The logical chunk as a read would see it once `piece` (within it, at
+    /// `at`; `None`: zeros) is written; `None` when that is all zeros.
+    fn chunk_after(
+        &self,
+        st: &SimState,
+        chunk: u64,
+        at: u64,
+        piece: Option<&[u8]>,
+    ) -> Option<Box<[u8]>> {
+        let whole = at.is_multiple_of(CHUNK) && piece.is_none_or(|p| p.len() as u64 == CHUNK);
+        if whole && piece.is_none() {
+            return None;
+        }
+        let mut view = vec![0u8; CHUNK as usize].into_boxed_slice();
+        if !whole {
+            let base = chunk * CHUNK;
+            for (i, s) in view.chunks_mut(SECTOR as usize).enumerate() {
+                self.sector_view(st, base + i as u64 * SECTOR, s);
+            }
+        }
+        let within = (at % CHUNK) as usize;
+        if let Some(p) = piece {
+            view[within..within + p.len()].copy_from_slice(p);
+        }
+        Some(view)
+    }
+
+    /// Writes sectors to the medium (dropped beyond the real size unless
+    /// the card wraps).
+    fn store(&self, st: &mut SimState, at: u64, len: u64, piece: Option<&[u8]>) {
+        for i in 0..len / SECTOR {
+            let logical = at + i * SECTOR;
+            let Some(phys) = self.physical(logical) else {
+                continue;
+            };
+            let within = (phys % CHUNK) as usize;
+            let sector = SECTOR as usize;
+            match piece {
+                Some(p) => {
+                    let chunk = st
+                        .chunks
+                        .entry(phys / CHUNK)
+                        .or_insert_with(|| vec![0; CHUNK as usize].into_boxed_slice());
+                    let from = (i * SECTOR) as usize;
+                    chunk[within..within + sector].copy_from_slice(&p[from..from + sector]);
+                }
+                None => {
+                    let contiguous =
+                        self.physical(at + CHUNK - SECTOR) == Some(phys + CHUNK - SECTOR);
+                    if len == CHUNK && i == 0 && within == 0 && contiguous {
+                        // A whole aligned chunk of zeros: forget it.
+                        st.chunks.remove(&(phys / CHUNK));
+                        return;
+                    }
+                    if let Some(chunk) = st.chunks.get_mut(&(phys / CHUNK)) {
+                        chunk[within..within + sector].fill(0);
+                    }
+                }
             }
         }
     }
 
-    fn copy_in(&self, st: &mut SimState, offset: u64, data: &[u8]) {
-        for (i, piece) in data.chunks(SECTOR as usize).enumerate() {
-            let logical = offset + i as u64 * SECTOR;
-            let within = (logical % CHUNK) as usize;
-            let phys = self.physical(logical);
-            let chunk = st
-                .chunks
-                .entry(phys / CHUNK)
-                .or_insert_with(|| vec![0; CHUNK as usize].into_boxed_slice());
-            chunk[within..within + piece.len()].copy_from_slice(piece);
-            if self.params.cache > 0 && self.params.real < self.params.size {
-                let copy = chunk.clone();
-                self.hold(st, logical / CHUNK, copy);
+    /// Zeros the medium under logical `at..end`, a run of addresses that map
+    /// contiguously at a time: one range lookup each, not one per sector.
+    fn store_zeros(&self, st: &mut SimState, mut at: u64, end: u64) {
+        let real = self.params.real;
+        while at < end {
+            let run_end = match at < real {
+                true => end.min(real),
+                false => end.min((at / real + 1).saturating_mul(real)),
+            };
+            if let Some(phys) = self.physical(at) {
+                zero_range(&mut st.chunks, phys, phys + (run_end - at));
             }
+            at = run_end;
         }
     }
 
     /// Keeps a logical chunk in the cache until `cache` bytes of newer
-    /// chunks pushed it out.
-    fn hold(&self, st: &mut SimState, logical_chunk: u64, data: Box<[u8]>) {
+    /// writes pushed it out.
+    fn hold(&self, st: &mut SimState, chunk: u64, view: Option<Box<[u8]>>, bytes: u64) {
         let held = &mut st.held;
         held.generation += 1;
         let generation = held.generation;
-        held.data.insert(logical_chunk, (generation, data));
-        held.order.push_back((logical_chunk, generation));
-        while held.order.len() as u64 * CHUNK > self.params.cache {
-            let Some((chunk, generation)) = held.order.pop_front() else {
+        held.data.insert(chunk, (generation, view));
+        held.order.push_back((chunk, generation, bytes));
+        held.bytes += bytes;
+        while held.bytes > self.params.cache {
+            let Some((old, g, b)) = held.order.pop_front() else {
                 break;
             };
-            if held.data.get(&chunk).is_some_and(|(g, _)| *g == generation) {
-                held.data.remove(&chunk);
+            held.bytes -= b;
+            if held.data.get(&old).is_some_and(|(newest, _)| *newest == g) {
+                held.data.remove(&old);
             }
         }
     }
+}
+
+/// Zeros physical bytes `from..to` of the stored chunks (forgetting the
+/// chunks covered whole).
+fn zero_range(chunks: &mut BTreeMap<u64, Box<[u8]>>, from: u64, to: u64) {
+    let keys: Vec<u64> = chunks
+        .range(from / CHUNK..to.div_ceil(CHUNK))
+        .map(|(k, _)| *k)
+        .collect();
+    for k in keys {
+        let (start, stop) = (k * CHUNK, (k + 1) * CHUNK);
+        if from <= start && stop <= to {
+            chunks.remove(&k);
+        } else if let Some(chunk) = chunks.get_mut(&k) {
+            let lo = (from.max(start) - start) as usize;
+            let hi = (to.min(stop) - start) as usize;
+            chunk[lo..hi].fill(0);
+        }
+    }
+}
+
+/// The old contents a `stale` counterfeit returns beyond its real size: a
+/// fixed pattern per sector, like whatever the chip held before.
+fn stale_sector(logical: u64, piece: &mut [u8]) {
+    fastrand::Rng::with_seed(logical ^ 0x57a1_e000_0000_0000).fill(piece);
 }
 
 /// An engine on a [`SimDevice`]: executes one operation at a time (a card
@@ -591,5 +842,161 @@ mod tests {
         }
         d.read(0x10_0000, &mut buf).unwrap();
         assert_eq!(buf[0], 2, "out of the cache, the alias shows");
+    }
+
+    fn stamp(n: u8) -> Vec<u8> {
+        vec![n; 4096]
+    }
+
+    fn read4k(d: &SimDevice, at: u64) -> Result<Vec<u8>, String> {
+        let mut buf = vec![0u8; 4096];
+        d.read(at, &mut buf).map(|_| buf)
+    }
+
+    #[test]
+    fn fake_kinds_parse_and_default_to_wrap() {
+        assert_eq!(SimParams::parse("real=1G").unwrap().fake, FakeKind::Wrap);
+        for kind in FakeKind::ALL {
+            let p = SimParams::parse(&format!("real=1G,fake={}", kind.name())).unwrap();
+            assert_eq!(p.fake, kind);
+        }
+        assert!(SimParams::parse("fake=melt").unwrap_err().contains("wrap"));
+    }
+
+    #[test]
+    fn wrap_at_a_real_size_that_is_not_a_power_of_two() {
+        let real = 3000u64 << 20;
+        let d = card(&format!("size=8G,real={real}"));
+        d.write(5 << 20, &stamp(1)).unwrap();
+        d.write(real + (5 << 20), &stamp(2)).unwrap();
+        assert_eq!(read4k(&d, 5 << 20).unwrap(), stamp(2));
+        // Not at the next power of two.
+        d.write(4 << 30, &stamp(3)).unwrap();
+        assert_eq!(read4k(&d, (4 << 30) - real).unwrap(), stamp(3));
+    }
+
+    #[test]
+    fn wrap_at_a_real_size_in_odd_sectors_splits_a_block() {
+        let real = (1 << 30) + 512;
+        let d = card(&format!("size=2G,real={real}"));
+        d.write(real + (8 << 20), &stamp(4)).unwrap();
+        let mut buf = vec![0u8; 4096];
+        d.read(8 << 20, &mut buf).unwrap();
+        assert_eq!(buf, stamp(4), "the sectors land at address - real");
+    }
+
+    #[test]
+    fn zeros_drop_writes_beyond_the_real_size() {
+        let d = card("size=8G,real=6G,fake=zeros");
+        d.write(7 << 30, &stamp(5)).unwrap();
+        assert_eq!(read4k(&d, 7 << 30).unwrap(), vec![0u8; 4096]);
+        assert_eq!(
+            read4k(&d, (7 << 30) - (6 << 30)).unwrap(),
+            vec![0u8; 4096],
+            "no wrap"
+        );
+        d.write((6 << 30) - 4096, &stamp(6)).unwrap();
+        assert_eq!(
+            read4k(&d, (6 << 30) - 4096).unwrap(),
+            stamp(6),
+            "below real: kept"
+        );
+    }
+
+    #[test]
+    fn stale_returns_the_same_old_contents_whatever_was_written() {
+        let d = card("size=8G,real=6G,fake=stale");
+        let before = read4k(&d, 7 << 30).unwrap();
+        assert!(before.iter().any(|b| *b != 0), "old contents, not zeros");
+        d.write(7 << 30, &stamp(7)).unwrap();
+        assert_eq!(read4k(&d, 7 << 30).unwrap(), before);
+    }
+
+    #[test]
+    fn eio_fails_transfers_beyond_the_real_size() {
+        let d = card("size=8G,real=6G,fake=eio");
+        assert!(
+            d.write(7 << 30, &stamp(8))
+                .unwrap_err()
+                .contains("I/O error")
+        );
+        assert!(read4k(&d, 7 << 30).unwrap_err().contains("I/O error"));
+        assert!(read4k(&d, (6 << 30) - 4096).is_ok());
+        // A transfer that straddles the real size fails too.
+        assert!(read4k(&d, (6 << 30) - 2048).is_err());
+    }
+
+    #[test]
+    fn a_cache_hides_every_kind_until_pushed_out_and_holds_exactly_its_size() {
+        for kind in FakeKind::ALL {
+            let d = card(&format!("size=2G,real=1G,cache=1M,fake={}", kind.name()));
+            let (low, high) = (4u64 << 20, (1u64 << 30) + (4 << 20));
+            d.write(low, &stamp(1)).unwrap();
+            d.write(high, &stamp(9)).unwrap();
+            // Newer writes that fill the cache to the byte: both still held.
+            d.write_zeros(64 << 20, (1 << 20) - 8192).unwrap();
+            assert_eq!(read4k(&d, low).unwrap(), stamp(1), "{kind:?}: low held");
+            assert_eq!(read4k(&d, high).unwrap(), stamp(9), "{kind:?}: high held");
+            // One chunk more pushes the low block out: the medium shows.
+            d.write_zeros(128 << 20, 4096).unwrap();
+            let low_now = read4k(&d, low).unwrap();
+            match kind {
+                FakeKind::Wrap => assert_eq!(low_now, stamp(9), "the alias shows"),
+                _ => assert_eq!(low_now, stamp(1), "{kind:?}: below real, kept"),
+            }
+            // And one more the high block.
+            d.write_zeros(132 << 20, 4096).unwrap();
+            let high_now = read4k(&d, high);
+            match kind {
+                FakeKind::Wrap => assert_eq!(high_now.unwrap(), stamp(9)),
+                FakeKind::Zeros => assert_eq!(high_now.unwrap(), vec![0u8; 4096]),
+                FakeKind::Stale => assert_ne!(high_now.unwrap(), stamp(9)),
+                FakeKind::Eio => assert!(high_now.is_err()),
+            }
+        }
+    }
+
+    #[test]
+    fn write_zeros_is_a_write_of_zeros() {
+        let (a, b) = (
+            card("size=2G,real=1G,cache=4M"),
+            card("size=2G,real=1G,cache=4M"),
+        );
+        for d in [&a, &b] {
+            d.write(8 << 20, &vec![1u8; 16 << 10]).unwrap();
+        }
+        let ta = a.write_zeros(8 << 20, 8192).unwrap();
+        let tb = b.write(8 << 20, &[0u8; 8192]).unwrap();
+        assert_eq!(ta, tb);
+        let mut x = vec![0u8; 16 << 10];
+        let mut y = vec![0u8; 16 << 10];
+        a.read(8 << 20, &mut x).unwrap();
+        b.read(8 << 20, &mut y).unwrap();
+        assert_eq!(x, y);
+        assert_eq!(&x[..8192], &[0u8; 8192][..]);
+        assert_eq!(&x[8192..], &[1u8; 8192][..]);
+    }
+
+    #[test]
+    fn a_genuine_card_keeps_every_byte_to_its_end() {
+        let d = card("size=64M,real=64M");
+        d.write((64 << 20) - 4096, &stamp(3)).unwrap();
+        assert_eq!(read4k(&d, (64 << 20) - 4096).unwrap(), stamp(3));
+        assert_eq!(read4k(&d, 0).unwrap(), vec![0u8; 4096]);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_option_parser_never_panics(spec in ".{0,80}") {
+            let _ = SimParams::parse(&spec);
+        }
+
+        #[test]
+        fn option_like_text_never_panics(
+            key in proptest::sample::select(vec!["size", "au", "page", "real", "fake", "cache", "open_au", "link", "cmd", "x"]),
+            value in "[0-9a-zA-Z/.]{0,12}",
+        ) {
+            let _ = SimParams::parse(&format!("{key}={value}"));
+        }
     }
 }

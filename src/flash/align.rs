@@ -1,18 +1,31 @@
 //! The AU and page size from read timing at candidate boundaries, in the
-//! manner of flashbench (Arnd Bergmann): for each power-of-two alignment A,
-//! from the smallest at least a seventh of the device down to twice the
-//! block, one block is read just before A, one straddling A and one just
-//! after, at positions A + i·top, several times each; the minimum of each
-//! is kept. diff(A) = t(on) − (t(before) + t(after)) / 2 stays high for
-//! every A that is a multiple of the AU (the read touches two erase blocks)
-//! and drops below it; a smaller, second step marks the page.
+//! manner of flashbench (Arnd Bergmann, "Optimizing Linux with cheap flash
+//! drives", LWN 2011, and flashbench's `--align` test): one block is read
+//! just before a candidate alignment A, one straddling it and one just
+//! after, several times each, keeping the minimum; diff(A) = t(on) −
+//! (t(before) + t(after)) / 2 is high when A is a multiple of the AU (the
+//! read touches two erase blocks), lower when it is only a multiple of the
+//! page, and flat otherwise.
 //!
-//! flashbench prints the table; here the steps are found: the AU is the
-//! smallest A of the top group (diffs at least half the largest), the page
-//! the smallest A of the middle group (diffs clearly above the floor). A
-//! step's confidence is the ratio of the group's smallest diff to the
-//! largest diff below it; with no step above the timing noise nothing is
-//! claimed. Only reads are issued.
+//! Candidates: the SD specification's AU sizes (Physical Layer Simplified
+//! Specification, AU_SIZE in the SD Status register: 16 KiB to 4 MiB in
+//! powers of two, then 8, 12, 16, 24, 32 and 64 MiB) generalised to every
+//! power of two and every 3·2^k from twice the block up to the device's
+//! size, not flashbench's powers of two below a seventh of it (which miss
+//! 12 and 24 MiB AUs and AUs above size/7). Each candidate A is read at
+//! positions (6i+1)·A: multiples of A that are multiples of no larger
+//! candidate (6i+1 has no factor 2 or 3), so a boundary is seen only where
+//! A itself is one, and every read stays inside the device.
+//!
+//! The steps are then found as sets, not as a run down the table: the AU
+//! is the smallest candidate of the high group (diffs at least half the
+//! largest) when that group is exactly the candidates that are multiples of
+//! it; the page likewise among the smaller candidates with diffs clearly
+//! above the floor. A step's confidence is the ratio of its group's
+//! smallest diff to the largest diff outside it. A lone step of at most
+//! 64 KiB (the largest page the field shows) could be the page of an AU
+//! too large to see, or an AU equal to its page: it is named with low
+//! confidence only. Only reads are issued.
 
 use super::{Confidence, FlashIo};
 use serde::Serialize;
@@ -78,15 +91,40 @@ pub fn detect(io: &mut dyn FlashIo, plan: AlignPlan) -> io::Result<AlignResult> 
 }
 
 fn time_all(io: &mut dyn FlashIo, plan: &AlignPlan) -> io::Result<Vec<Row>> {
-    let top = (io.size() / 7).next_power_of_two();
     let mut rows = Vec::new();
     let mut buf = io.buffer(plan.block as usize);
-    let mut a = top;
-    while a >= 2 * plan.block {
-        rows.push(time_candidate(io, plan, top, a, buf.as_mut_slice())?);
-        a /= 2;
+    for a in candidates(plan.block, io.size()) {
+        rows.push(time_candidate(io, plan, a, buf.as_mut_slice())?);
     }
     Ok(rows)
+}
+
+/// Every power of two and every 3·2^k from twice the block up to the
+/// largest whose read fits in the device, largest first.
+pub fn candidates(block: u64, size: u64) -> Vec<u64> {
+    let mut v = Vec::new();
+    let Some(smallest) = block.checked_mul(2) else {
+        return v;
+    };
+    let fits = |a: u64| a.checked_add(block).is_some_and(|end| end <= size);
+    let Some(mut p) = smallest.checked_next_power_of_two() else {
+        return v;
+    };
+    while fits(p) {
+        v.push(p);
+        if let Some(t) = p
+            .checked_mul(3)
+            .filter(|t| t / 2 >= smallest && fits(t / 2))
+        {
+            v.push(t / 2);
+        }
+        let Some(next) = p.checked_mul(2) else { break };
+        p = next;
+    }
+    v.retain(|a| *a >= smallest);
+    v.sort_unstable_by(|x, y| y.cmp(x));
+    v.dedup();
+    v
 }
 
 /// The first round's findings where the second agrees, at the lower of the
@@ -112,17 +150,16 @@ fn agreed(mut first: AlignResult, second: &AlignResult) -> AlignResult {
 fn time_candidate(
     io: &mut dyn FlashIo,
     plan: &AlignPlan,
-    top: u64,
     a: u64,
     buf: &mut [u8],
 ) -> io::Result<Row> {
     let bs = plan.block;
     let mut best = [u64::MAX; 3];
     for i in 0..plan.positions {
-        let at = a + i * top;
-        if at + bs > io.size() {
+        let inside = |at: &u64| at.checked_add(bs).is_some_and(|end| end <= io.size());
+        let Some(at) = (6 * i + 1).checked_mul(a).filter(inside) else {
             break;
-        }
+        };
         for _ in 0..plan.samples {
             for (k, offset) in [at - bs, at - bs / 2, at].into_iter().enumerate() {
                 best[k] = best[k].min(io.read(offset, buf)?);
@@ -145,7 +182,10 @@ fn floor_ns(rows: &[Row]) -> f64 {
     (0.03 * base).max(3000.0)
 }
 
-/// Finds the steps in the diffs (rows run from the largest alignment down).
+/// The largest page the field shows: a lone step no larger could be one.
+const MAX_PAGE: u64 = 64 << 10;
+
+/// Finds the steps in the diffs (rows from the largest alignment down).
 pub fn decide(block: u64, rows: Vec<Row>) -> AlignResult {
     let mut result = AlignResult {
         block,
@@ -156,44 +196,52 @@ pub fn decide(block: u64, rows: Vec<Row>) -> AlignResult {
         rows,
     };
     let rows = &result.rows;
-    let diffs: Vec<f64> = rows.iter().map(|r| r.diff_ns as f64).collect();
     let floor = floor_ns(rows);
-    let max = diffs.iter().copied().fold(0.0, f64::max);
-    if max < floor || diffs.len() < 2 {
+    let max = rows.iter().map(|r| r.diff_ns as f64).fold(0.0, f64::max);
+    if max < floor || rows.len() < 2 {
         return result;
     }
-    let top_len = diffs.iter().take_while(|d| **d >= max / 2.0).count();
-    // The top group must start at the largest alignment and end above the
-    // smallest: otherwise the largest diff is noise, not a boundary.
-    if top_len == 0 || top_len == diffs.len() {
+    let Some((au, au_conf)) = step(rows, max / 2.0, floor) else {
         return result;
-    }
-    let (au_conf, au) = step(&diffs, top_len, floor, rows);
-    result.au = au;
-    result.au_confidence = au_conf;
-    if au.is_none() {
-        return result;
-    }
-    let page_threshold = (max / 8.0).max(floor);
-    let page_len = diffs[top_len..]
-        .iter()
-        .take_while(|d| **d >= page_threshold)
-        .count();
-    if page_len > 0 && top_len + page_len < diffs.len() {
-        let (conf, page) = step(&diffs, top_len + page_len, floor, rows);
-        result.page = page;
+    };
+    let smaller: Vec<Row> = rows.iter().copied().filter(|r| r.align < au).collect();
+    let page = step(&smaller, (max / 8.0).max(floor), floor);
+    result.au = Some(au);
+    result.au_confidence = match page {
+        None if au <= MAX_PAGE => Confidence::Low,
+        _ => au_conf,
+    };
+    if let Some((page, conf)) = page {
+        result.page = Some(page);
         result.page_confidence = conf;
     }
     result
 }
 
-/// The step after the first `len` rows: its alignment and confidence.
-fn step(diffs: &[f64], len: usize, floor: f64, rows: &[Row]) -> (Confidence, Option<u64>) {
-    let group_min = diffs[..len].iter().copied().fold(f64::MAX, f64::min);
-    let below_max = diffs[len..].iter().copied().fold(floor, f64::max);
-    let confidence = Confidence::of_ratio(group_min / below_max);
-    let found = (confidence > Confidence::Low).then_some(rows[len - 1].align);
-    (confidence, found)
+/// The step of the rows whose diff is at least `threshold`: the smallest
+/// such alignment, when those rows are exactly the candidates that are its
+/// multiples and some candidate lies below it; with the confidence of the
+/// group's smallest diff over the largest outside it.
+fn step(rows: &[Row], threshold: f64, floor: f64) -> Option<(u64, Confidence)> {
+    let high = |r: &Row| r.diff_ns as f64 >= threshold;
+    let unit = rows.iter().filter(|r| high(r)).map(|r| r.align).min()?;
+    let consistent = rows.iter().all(|r| high(r) == r.align.is_multiple_of(unit));
+    let below = rows.iter().any(|r| r.align < unit);
+    if !consistent || !below {
+        return None;
+    }
+    let group_min = rows
+        .iter()
+        .filter(|r| high(r))
+        .map(|r| r.diff_ns as f64)
+        .fold(f64::MAX, f64::min);
+    let others = rows
+        .iter()
+        .filter(|r| !high(r))
+        .map(|r| r.diff_ns as f64)
+        .fold(floor, f64::max);
+    let confidence = Confidence::of_ratio(group_min / others);
+    (confidence > Confidence::Low).then_some((unit, confidence))
 }
 
 #[cfg(test)]
@@ -220,6 +268,63 @@ mod tests {
                 );
                 assert_eq!(r.au_confidence, Confidence::High);
                 assert_eq!(r.page_confidence, Confidence::High);
+            }
+        }
+    }
+
+    #[test]
+    fn finds_the_sd_specifications_3_times_2k_aus_and_large_ones() {
+        for (spec, au) in [
+            ("size=8G,au=12M,page=16k", 12u64 << 20),
+            ("size=8G,au=24M,page=32k", 24 << 20),
+            ("size=4G,au=64M,page=16k", 64 << 20),
+            // Above a seventh of the device, where flashbench stops.
+            ("size=256M,au=64M,page=16k", 64 << 20),
+            ("size=96M,au=24M,page=8k", 24 << 20),
+            ("size=1G,au=6M,page=16k", 6 << 20),
+        ] {
+            let r = detect_on(spec);
+            assert_eq!(
+                (r.au, r.au_confidence),
+                (Some(au), Confidence::High),
+                "{spec}"
+            );
+            assert!(
+                r.page.is_some_and(|p| au.is_multiple_of(p)),
+                "{spec}: {:?}",
+                r.page
+            );
+        }
+    }
+
+    #[test]
+    fn a_lone_small_step_is_never_a_confident_au() {
+        // Page and AU both 16 KiB: one step, which could be a page.
+        let r = detect_on("size=1G,au=16k,page=16k");
+        assert_eq!(r.page, None);
+        assert!(
+            r.au.is_none() || r.au_confidence == Confidence::Low,
+            "{:?}",
+            r.au
+        );
+    }
+
+    #[test]
+    fn candidates_are_powers_of_two_and_three_times_them_inside_the_device() {
+        let c = candidates(1024, 8 << 30);
+        for want in [2048u64, 3072, 12 << 20, 24 << 20, 4 << 30, 6 << 30] {
+            assert!(c.contains(&want), "{want}");
+        }
+        assert!(c.iter().all(|a| a + 1024 <= 8 << 30));
+        assert!(c.windows(2).all(|w| w[0] > w[1]));
+        assert!(candidates(u64::MAX, u64::MAX).is_empty());
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn candidates_never_panic_and_fit(block in proptest::prelude::any::<u64>(), size in proptest::prelude::any::<u64>()) {
+            for a in candidates(block, size) {
+                proptest::prop_assert!(a / 2 >= block && a.checked_add(block).is_some_and(|e| e <= size));
             }
         }
     }

@@ -1,21 +1,39 @@
-//! Fake capacity, in the manner of f3probe (Michel Machado's F3): blocks
-//! that carry their own address and a random salt (the self-describing
-//! blocks of [`crate::workload::verify`]) are written at chosen positions,
-//! then read back. A counterfeit card maps the addresses it claims beyond
-//! its real size onto the ones it has (address mod 2^k on the controllers
-//! f3 describes), so a block written later at a+R lands on a's storage and
-//! a reads back a block that names a+R: the distance is a multiple of the
-//! real size, and the greatest common divisor of the distances seen is the
-//! real size. Blocks that read back foreign data or zeros (writes dropped)
-//! mark the lowest address that does not hold data.
+//! Fake capacity, in the manner of f3probe (Michel Machado's F3, "f3probe:
+//! the fastest way to identify fake drives"), generalised to every kind of
+//! counterfeit its documentation and tracker describe: addresses that wrap
+//! at any real size (not only a power of two, F3 issue 144), writes beyond
+//! it dropped and read back as zeros or stale data, I/O errors beyond it,
+//! and a write cache that hides all of these from an immediate read-back.
 //!
-//! The probe set: four blocks in the second MiB, the same four shifted by
-//! every power of two up to the claimed size, and one random block per
-//! power-of-two octave (none inside the flush region). They are read back twice: at once, and after a
-//! flush of sequential writes larger than any plausible cache (a cache
-//! answers an immediate read-back with what it still holds and so hides the
-//! fraud; the two readings together show that it did). The first MiB (the
-//! partition table) is never written.
+//! Every block written carries its own address and a random salt (the
+//! self-describing blocks of [`crate::workload::verify`], 512 bytes each so
+//! that a real size in odd sectors still shows), so a block read back is
+//! either the one written there, one written elsewhere (its address names
+//! where: the distance is a multiple of the real size), or lost.
+//!
+//! The method:
+//! 1. a zone just after the protected first MiB is stamped densely, then
+//!    the first round of probe blocks is written, spread evenly from above
+//!    the flush region to the last block of the device;
+//! 2. the flush: zeros written in 1 MiB pieces right after the zone and
+//!    timed, until the speed has fallen (the cache is full, so everything
+//!    before it has been pushed out; see [`super::cache`]) and as much
+//!    again has been written, or up to the stated bound (`--flush`);
+//! 3. everything is read back: the first MiB and the zone (a block of ours
+//!    found there was written at an alias), a grid of reads one zone apart
+//!    over the whole device (on a wrapping card one of them lands on the
+//!    zone's alias, `real + zone`, and names it), and the probes;
+//! 4. the search: the last probe that held and the first that did not
+//!    bracket the real size; more rounds of probes inside the bracket, each
+//!    followed by the same flush, narrow it to one 4 KiB block (f3probe's
+//!    bisection, with 64 probes a round).
+//!
+//! Probe positions do not depend on the seed (only the salt does), so the
+//! same card gives the same verdict whatever the seed. The first MiB (the
+//! partition table) is never written, and the flush never lands on the zone
+//! or a probe. With `--preserve` only the first round runs (its writes are
+//! journalled before any is made; later rounds' positions are not known in
+//! advance), and the real size is reported to that round's spacing.
 
 use super::{Confidence, FlashIo};
 use crate::error::usage_io;
@@ -26,74 +44,103 @@ use std::io;
 
 /// Never written: the partition table lives here.
 pub const PROTECTED: u64 = 1 << 20;
-const BLOCK: u64 = 4096;
-const LOW_PROBES: u64 = 4;
-const FLUSH_CHUNK: u64 = 1 << 20;
-/// The smallest device probed: the protected MiB, the low probes in the
-/// second MiB and at least one shifted copy of them.
+/// The unit a probe writes: eight stamped sectors.
+pub const BLOCK: u64 = 4096;
+/// The stamped unit: a sector, so an alias at any sector shows.
+const SUB: u64 = 512;
+const MIB: u64 = 1 << 20;
+/// Probes in the first round (journalled by `--preserve`) and in each later one.
+const FIRST_PROBES: u64 = 256;
+const ROUND_PROBES: u64 = 64;
+/// The smallest device probed: the protected MiB, the zone and a flush.
 pub const MIN_SIZE: u64 = 4 * PROTECTED;
+
+/// Whether the bisection runs to the block, or stops after the first round.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Search {
+    /// Every round (writes beyond the first round's are not journalled).
+    Full,
+    /// The first round only: every write is known before any is made.
+    FirstRound,
+}
 
 #[derive(Debug, Clone, Serialize)]
 pub struct CapacityPlan {
     pub size: u64,
     pub seed: u64,
-    /// Probe block addresses, in writing order.
-    pub probes: Vec<u64>,
-    /// Where the flush writes go, and how much.
+    /// The densely stamped zone after the protected MiB.
+    pub zone_offset: u64,
+    pub zone_bytes: u64,
+    /// Where the flush goes, and the most it writes.
     pub flush_offset: u64,
     pub flush_bytes: u64,
+    /// The first round's probe blocks, ascending.
+    pub probes: Vec<u64>,
+    pub search: Search,
 }
 
 impl CapacityPlan {
-    /// The probe set for a device of `size` bytes; empty below
+    /// The plan for a device of `size` bytes; no probes below
     /// [`MIN_SIZE`], where [`detect`] refuses to run.
-    pub fn new(size: u64, flush_bytes: u64, seed: u64) -> CapacityPlan {
-        if size < MIN_SIZE {
-            return CapacityPlan {
-                size,
-                seed,
-                probes: Vec::new(),
-                flush_offset: 2 * PROTECTED,
-                flush_bytes: 0,
-            };
-        }
-        let mut rng = fastrand::Rng::with_seed(seed);
-        let blocks_in_mib = PROTECTED / BLOCK;
-        let low: Vec<u64> = (0..LOW_PROBES)
-            .map(|j| PROTECTED + (j * blocks_in_mib / LOW_PROBES + rng.u64(0..4)) * BLOCK)
-            .collect();
-        let mut probes = low.clone();
-        let mut r = 2 * PROTECTED;
-        while r < size {
-            probes.extend(low.iter().map(|l| l + r).filter(|x| x + BLOCK <= size));
-            let octave = r / BLOCK..r.saturating_mul(2).min(size) / BLOCK;
-            if !octave.is_empty() {
-                probes.push(rng.u64(octave) * BLOCK);
-            }
-            r = r.saturating_mul(2);
-        }
-        probes.push(size / BLOCK * BLOCK - BLOCK);
-        let flush_offset = 2 * PROTECTED;
-        let flush_bytes = flush_bytes.min(size / 4) / FLUSH_CHUNK * FLUSH_CHUNK;
-        let flushed = flush_offset..flush_offset + flush_bytes;
-        probes.retain(|p| !flushed.contains(p));
+    pub fn new(size: u64, flush_bytes: u64, seed: u64, search: Search) -> CapacityPlan {
+        let zone_bytes = zone_for(size);
+        let flush_offset = PROTECTED + zone_bytes;
+        let room = size.saturating_sub(flush_offset) / 4;
+        let flush_bytes = flush_bytes.min(room) / MIB * MIB;
+        let low = flush_offset + flush_bytes;
+        let probes = match size >= MIN_SIZE && low + BLOCK <= size {
+            true => spread(low, size / BLOCK * BLOCK - BLOCK, FIRST_PROBES),
+            false => Vec::new(),
+        };
         CapacityPlan {
             size,
             seed,
-            probes,
+            zone_offset: PROTECTED,
+            zone_bytes,
             flush_offset,
             flush_bytes,
+            probes,
+            search,
         }
     }
 
-    /// Every byte range the probe writes, for the preserve journal.
+    /// Every byte range the first round writes, for the preserve journal.
     pub fn regions(&self) -> Vec<(u64, u64)> {
         let mut v: Vec<(u64, u64)> = self.probes.iter().map(|p| (*p, BLOCK)).collect();
+        v.push((self.zone_offset, self.zone_bytes));
         v.push((self.flush_offset, self.flush_bytes));
         v.sort_unstable();
         v.dedup();
         v
     }
+
+    fn zone_end(&self) -> u64 {
+        self.zone_offset + self.zone_bytes
+    }
+}
+
+/// The zone: about the square root of (size × 512 bytes), 1–16 MiB, so
+/// that stamping it (one sector at a time) and the grid of reads one zone
+/// apart cost about the same: 2 MiB and 4,096 reads for 8 GiB, 16 MiB and
+/// 32,768 reads for 512 GiB.
+fn zone_for(size: u64) -> u64 {
+    let root = ((size as f64) * SUB as f64).sqrt() as u64;
+    root.checked_next_power_of_two()
+        .unwrap_or(16 * MIB)
+        .clamp(MIB, 16 * MIB)
+}
+
+/// `n` block addresses from `low` to `high` (both block-aligned, both
+/// included), evenly spread and distinct.
+fn spread(low: u64, high: u64, n: u64) -> Vec<u64> {
+    let blocks = (high.saturating_sub(low)) / BLOCK;
+    let n = n.max(2);
+    let mut v: Vec<u64> = (0..n)
+        .map(|i| low + (u128::from(blocks) * u128::from(i) / u128::from(n - 1)) as u64 * BLOCK)
+        .collect();
+    v.dedup();
+    v
 }
 
 /// A probe block read back wrong.
@@ -103,39 +150,141 @@ pub struct BadProbe {
     pub verdict: Verdict,
 }
 
+/// What became of one probe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Held {
+    Ok,
+    /// Read back as something else (zeros, stale data, another block).
+    Lost,
+    /// The write or the read failed.
+    Error,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct CapacityResult {
     pub claimed: u64,
     pub genuine: bool,
-    /// The bytes that really hold data, when the card is fake.
+    /// The bytes shown to hold data, when the card is fake.
     pub usable: Option<u64>,
-    /// Wrap-around: blocks read back naming another address.
+    /// How far the search narrowed the real size: it lies in
+    /// `usable..usable + precision` (0 when an alias gave it exactly).
+    pub precision: u64,
+    /// Wrap-around: blocks read back at an alias of where they were written.
     pub wraps: bool,
-    /// An immediate read-back looked fine: a cache hid the fraud.
+    /// The probes that failed beyond the real size, by how.
+    pub lost_kind: Option<Held>,
+    /// Probes lost after the flush had all read back fine at once: a cache
+    /// hid the fraud from an immediate read-back.
     pub cache_hid: bool,
+    /// The flush saw the write cache fill (its speed fell) and beat it.
+    pub cache_beaten: bool,
+    pub flush_written: u64,
     pub confidence: Confidence,
     pub probes: usize,
+    pub rounds: u32,
     pub bad: Vec<BadProbe>,
     pub bad_at_once: usize,
 }
 
+/// Everything the reads found, accumulated over the rounds.
+#[derive(Debug, Default)]
+struct Evidence {
+    /// Probe address and what became of it, every round.
+    probes: Vec<(u64, Held)>,
+    bad: Vec<BadProbe>,
+    /// Distances from an address to where the block read there was written.
+    distances: Vec<u64>,
+    zone_damaged: bool,
+    flush_written: u64,
+    cache_beaten: bool,
+    bad_at_once: usize,
+    /// The first round's probes that did not hold after the flush.
+    bad_after_flush: usize,
+    rounds: u32,
+}
+
 pub fn detect(io: &mut dyn FlashIo, plan: &CapacityPlan) -> io::Result<CapacityResult> {
-    if plan.size < MIN_SIZE || plan.size > io.size() {
+    if plan.size < MIN_SIZE || plan.size > io.size() || plan.probes.is_empty() {
         return Err(usage_io(format!(
             "the capacity probe needs a device of at least {} (this one has {})",
             format_size(MIN_SIZE),
             format_size(io.size())
         )));
     }
-    let mut buf = io.buffer(BLOCK as usize);
-    for (seq, &at) in plan.probes.iter().enumerate() {
-        verify::stamp(buf.as_mut_slice(), at, plan.seed, seq as u64);
-        write(io, at, buf.as_slice())?;
+    // A flush larger than the real size wraps over the zone and erases the
+    // evidence, or leaves no probe below the real size: each retry flushes
+    // an eighth as much (never more than the plan, so never beyond what
+    // --preserve journalled). A smaller flush can only hide more behind a
+    // cache, so a retry refines the first fake verdict only where its own
+    // flush was seen to beat the cache and its range lies inside the first.
+    let mut attempt = plan.clone();
+    let mut first: Option<CapacityResult> = None;
+    loop {
+        let ev = run(io, &attempt)?;
+        let below_probes = ev.probes.iter().all(|p| p.1 != Held::Ok);
+        let erased = (ev.zone_damaged || below_probes) && ev.distances.is_empty();
+        let result = decide(&attempt, ev);
+        let refines = |f: &CapacityResult| refines(&result, f);
+        first = match first {
+            None => Some(result),
+            Some(f) if refines(&f) => Some(proven_or_medium(result)),
+            keep => keep,
+        };
+        if !erased || attempt.flush_bytes == 0 {
+            return Ok(first.unwrap_or_else(|| unreachable_result(plan)));
+        }
+        attempt.flush_bytes = attempt.flush_bytes / 8 / MIB * MIB;
     }
-    let at_once = read_all(io, plan, buf.as_mut_slice())?;
-    flush(io, plan)?;
-    let bad = read_all(io, plan, buf.as_mut_slice())?;
-    Ok(decide(plan, bad, at_once.len()))
+}
+
+/// Whether a retry's verdict narrows `first`'s: fake, its range inside
+/// the first's, and no weaker proof (a flush seen to beat the cache, or an
+/// alias read, which no cache fakes) unless the first had none either.
+fn refines(retry: &CapacityResult, first: &CapacityResult) -> bool {
+    let (Some(u), Some(f)) = (retry.usable, first.usable) else {
+        return false;
+    };
+    let proven = |r: &CapacityResult| r.cache_beaten || r.wraps;
+    (proven(retry) || !proven(first))
+        && u >= f
+        && u + retry.precision <= f + first.precision
+        && retry.precision < first.precision
+}
+
+/// A retry's narrower range, at most medium confidence unless its flush
+/// was seen to beat the cache or an alias gave it: a cache hidden from the
+/// timing and larger than the smaller flush could have kept probes beyond
+/// the real size looking good.
+fn proven_or_medium(mut r: CapacityResult) -> CapacityResult {
+    if !(r.cache_beaten || r.wraps) {
+        r.confidence = r.confidence.min(Confidence::Medium);
+    }
+    r
+}
+
+/// Never used (the loop always decides once); a genuine verdict of no
+/// confidence rather than a panic.
+fn unreachable_result(plan: &CapacityPlan) -> CapacityResult {
+    decide(plan, Evidence::default())
+}
+
+fn run(io: &mut dyn FlashIo, plan: &CapacityPlan) -> io::Result<Evidence> {
+    let mut ev = Evidence::default();
+    write_zone(io, plan)?;
+    let mut held = write_probes(io, plan, &plan.probes);
+    ev.bad_at_once = read_probes(io, plan, &plan.probes, &mut held, &mut Evidence::default());
+    let (written, beaten) = flush(io, plan, plan.flush_bytes, true)?;
+    ev.flush_written = written;
+    ev.cache_beaten = beaten;
+    scan_zone_and_grid(io, plan, &mut ev)?;
+    ev.bad_after_flush = read_probes(io, plan, &plan.probes, &mut held, &mut ev);
+    ev.probes.extend(held);
+    ev.rounds = 1;
+    if plan.search == Search::Full {
+        bisect(io, plan, &mut ev)?;
+    }
+    Ok(ev)
 }
 
 /// The one place the probe writes; refuses the protected first MiB.
@@ -148,69 +297,297 @@ fn write(io: &mut dyn FlashIo, at: u64, data: &[u8]) -> io::Result<u64> {
     io.write(at, data)
 }
 
-fn flush(io: &mut dyn FlashIo, plan: &CapacityPlan) -> io::Result<()> {
-    let mut chunk = io.buffer(FLUSH_CHUNK as usize);
-    for i in 0..plan.flush_bytes / FLUSH_CHUNK {
-        let at = plan.flush_offset + i * FLUSH_CHUNK;
-        verify::stamp(chunk.as_mut_slice(), at, plan.seed ^ 1, i);
-        write(io, at, chunk.as_slice())?;
+/// Stamps `buf` as consecutive self-describing sectors starting at `at`.
+fn stamp_sectors(buf: &mut [u8], at: u64, seed: u64) {
+    for (i, sector) in buf.chunks_exact_mut(SUB as usize).enumerate() {
+        let offset = at + i as u64 * SUB;
+        verify::stamp(sector, offset, seed, offset / SUB);
+    }
+}
+
+fn write_zone(io: &mut dyn FlashIo, plan: &CapacityPlan) -> io::Result<()> {
+    let mut buf = io.buffer(MIB as usize);
+    for i in 0..plan.zone_bytes / MIB {
+        let at = plan.zone_offset + i * MIB;
+        stamp_sectors(buf.as_mut_slice(), at, plan.seed);
+        // A zone that cannot be written is a card failing below any
+        // plausible real size: the read-back shows it.
+        let _ = write(io, at, buf.as_slice());
     }
     Ok(())
 }
 
-fn read_all(
+/// Writes each probe; a write that fails marks it.
+fn write_probes(io: &mut dyn FlashIo, plan: &CapacityPlan, probes: &[u64]) -> Vec<(u64, Held)> {
+    let mut buf = io.buffer(BLOCK as usize);
+    probes
+        .iter()
+        .map(|&at| {
+            stamp_sectors(buf.as_mut_slice(), at, plan.seed);
+            match write(io, at, buf.as_slice()) {
+                Ok(_) => (at, Held::Ok),
+                Err(_) => (at, Held::Error),
+            }
+        })
+        .collect()
+}
+
+/// Reads the probes back, marks the ones that did not hold and records any
+/// alias; returns how many did not hold.
+fn read_probes(
     io: &mut dyn FlashIo,
     plan: &CapacityPlan,
-    buf: &mut [u8],
-) -> io::Result<Vec<BadProbe>> {
-    let mut bad = Vec::new();
-    for &at in &plan.probes {
-        io.read(at, buf)?;
-        let verdict = verify::check(buf, at, plan.seed);
-        if !verdict.is_ok() {
-            bad.push(BadProbe {
+    probes: &[u64],
+    held: &mut [(u64, Held)],
+    ev: &mut Evidence,
+) -> usize {
+    let mut buf = io.buffer(BLOCK as usize);
+    let mut bad = 0;
+    for (&at, h) in probes.iter().zip(held.iter_mut()) {
+        if h.1 == Held::Error {
+            bad += 1;
+            continue;
+        }
+        let verdict = match io.read(at, buf.as_mut_slice()) {
+            Ok(_) => first_wrong(buf.as_slice(), at, plan.seed, ev),
+            Err(_) => {
+                h.1 = Held::Error;
+                bad += 1;
+                continue;
+            }
+        };
+        if let Some(verdict) = verdict {
+            h.1 = Held::Lost;
+            bad += 1;
+            ev.bad.push(BadProbe {
                 offset: at,
                 verdict,
             });
+        } else {
+            h.1 = Held::Ok;
         }
     }
-    Ok(bad)
+    bad
+}
+
+/// Checks each stamped sector of a block read at `at`; records aliases;
+/// the first sector's verdict that is not Ok.
+fn first_wrong(buf: &[u8], at: u64, seed: u64, ev: &mut Evidence) -> Option<Verdict> {
+    let mut wrong = None;
+    for (i, sector) in buf.chunks_exact(SUB as usize).enumerate() {
+        let offset = at + i as u64 * SUB;
+        let verdict = quick_check(sector, offset, seed);
+        if let Verdict::Overwritten { found_offset } = verdict {
+            ev.distances.push(found_offset.abs_diff(offset));
+        }
+        if !verdict.is_ok() && wrong.is_none() {
+            wrong = Some(verdict);
+        }
+    }
+    wrong
+}
+
+/// [`verify::check`], short-cut for the common case: a sector whose header
+/// names this address and this run's salt is taken as held (a fake loses
+/// whole blocks, it does not flip bits in them; and the full check of
+/// every sector of the zone would dominate the probe's time).
+fn quick_check(sector: &[u8], offset: u64, seed: u64) -> Verdict {
+    let named = sector
+        .get(8..16)
+        .and_then(|b| b.try_into().ok())
+        .map(u64::from_le_bytes);
+    match verify::header_seed(sector) == Some(seed) && named == Some(offset) {
+        true => Verdict::Ok,
+        false => verify::check(sector, offset, seed),
+    }
+}
+
+/// Records aliases among blocks read where nothing of ours was written
+/// (or where the zone was): a sector of ours naming another address.
+fn note_aliases(buf: &[u8], at: u64, seed: u64, ev: &mut Evidence) {
+    for (i, sector) in buf.chunks_exact(SUB as usize).enumerate() {
+        if verify::header_seed(sector) != Some(seed) {
+            continue;
+        }
+        let offset = at + i as u64 * SUB;
+        if let Verdict::Overwritten { found_offset } = verify::check(sector, offset, seed) {
+            ev.distances.push(found_offset.abs_diff(offset));
+        }
+    }
+}
+
+/// Zeros in 1 MiB pieces from the flush offset, timed: stops once the
+/// speed has fallen below 60 % of the first pieces' and as much again has
+/// been written, or at `limit` (`adaptive` off: exactly `limit`). Returns
+/// the bytes written and whether the cache was seen full and beaten. A
+/// failing write ends the flush (the card fails below its claim: the
+/// read-back shows it).
+fn flush(
+    io: &mut dyn FlashIo,
+    plan: &CapacityPlan,
+    limit: u64,
+    adaptive: bool,
+) -> io::Result<(u64, bool)> {
+    let mut speeds: Vec<u64> = Vec::new();
+    let mut fell_at: Option<u64> = None;
+    let mut written = 0;
+    while written + MIB <= limit {
+        let Ok(ns) = io.write_zeros(plan.flush_offset + written, MIB) else {
+            break;
+        };
+        written += MIB;
+        if !adaptive {
+            continue;
+        }
+        speeds.push(ns.max(1));
+        let burst = median_ns(&speeds[..speeds.len().min(8)]);
+        let slow = speeds.len() >= 12
+            && speeds[speeds.len() - 4..]
+                .iter()
+                .all(|t| *t * 6 > burst * 10);
+        if fell_at.is_none() && slow {
+            fell_at = Some(written);
+        }
+        if fell_at.is_some_and(|f| written >= 2 * f + 4 * MIB) {
+            return Ok((written, true));
+        }
+    }
+    Ok((written, false))
+}
+
+fn median_ns(v: &[u64]) -> u64 {
+    let mut s = v.to_vec();
+    s.sort_unstable();
+    s.get(s.len() / 2).copied().unwrap_or(1)
+}
+
+/// Reads the first MiB and the zone back (aliases, damage), then a grid of
+/// reads one zone apart over the rest of the device (aliases).
+fn scan_zone_and_grid(
+    io: &mut dyn FlashIo,
+    plan: &CapacityPlan,
+    ev: &mut Evidence,
+) -> io::Result<()> {
+    let mut big = io.buffer(MIB as usize);
+    let mut at = 0;
+    while at < plan.zone_end() {
+        match io.read(at, big.as_mut_slice()) {
+            Ok(_) if at < plan.zone_offset => note_aliases(big.as_slice(), at, plan.seed, ev),
+            Ok(_) => ev.zone_damaged |= first_wrong(big.as_slice(), at, plan.seed, ev).is_some(),
+            Err(_) => ev.zone_damaged |= at >= plan.zone_offset,
+        }
+        at += MIB;
+    }
+    let mut small = io.buffer(BLOCK as usize);
+    let mut x = plan.zone_end();
+    while x + BLOCK <= plan.size {
+        if io.read(x, small.as_mut_slice()).is_ok() {
+            note_aliases(small.as_slice(), x, plan.seed, ev);
+        }
+        x += plan.zone_bytes;
+    }
+    Ok(())
+}
+
+/// The bracket of the real size from the probes so far: the highest probe
+/// that held below the lowest that did not.
+fn bracket(ev: &Evidence, floor: u64) -> Option<(u64, u64)> {
+    let first_bad = ev
+        .probes
+        .iter()
+        .filter(|p| p.1 != Held::Ok)
+        .map(|p| p.0)
+        .min()?;
+    let good = ev
+        .probes
+        .iter()
+        .filter(|p| p.1 == Held::Ok && p.0 < first_bad)
+        .map(|p| p.0)
+        .max()
+        .unwrap_or(floor);
+    Some((good, first_bad))
+}
+
+/// f3probe's bisection: rounds of probes inside the bracket, each followed
+/// by the first round's flush (the same bytes, so never beyond them), until
+/// it is one block wide or an alias gave the real size.
+fn bisect(io: &mut dyn FlashIo, plan: &CapacityPlan, ev: &mut Evidence) -> io::Result<()> {
+    let floor = plan.flush_offset + ev.flush_written;
+    while ev.distances.is_empty() {
+        let Some((good, bad)) = bracket(ev, floor) else {
+            return Ok(());
+        };
+        let low = good.max(floor - BLOCK) + BLOCK;
+        if bad <= low || ev.rounds >= 16 {
+            return Ok(());
+        }
+        let probes: Vec<u64> = spread(low, bad - BLOCK, ROUND_PROBES)
+            .into_iter()
+            .filter(|p| *p >= floor && *p < bad)
+            .collect();
+        if probes.is_empty() {
+            return Ok(());
+        }
+        let mut held = write_probes(io, plan, &probes);
+        flush(io, plan, ev.flush_written, false)?;
+        read_probes(io, plan, &probes, &mut held, ev);
+        ev.probes.extend(held);
+        ev.rounds += 1;
+    }
+    Ok(())
 }
 
 fn gcd(a: u64, b: u64) -> u64 {
     if b == 0 { a } else { gcd(b, a % b) }
 }
 
-pub fn decide(plan: &CapacityPlan, bad: Vec<BadProbe>, bad_at_once: usize) -> CapacityResult {
-    let distance = bad.iter().fold(0, |g, b| match b.verdict {
-        Verdict::Overwritten { found_offset } => gcd(g, found_offset.abs_diff(b.offset)),
-        _ => g,
-    });
-    let lost = bad
-        .iter()
-        .filter(|b| !matches!(b.verdict, Verdict::Overwritten { .. }))
-        .map(|b| b.offset / BLOCK * BLOCK)
-        .min();
-    let usable = match (distance, lost) {
-        (0, None) => None,
-        (0, Some(l)) => Some(l),
-        (d, l) => Some(l.map_or(d, |l| l.min(d))),
+fn decide(plan: &CapacityPlan, ev: Evidence) -> CapacityResult {
+    let wrap = ev.distances.iter().fold(0, |g, d| gcd(g, *d));
+    let floor = plan.zone_end();
+    let bracket = bracket(&ev, floor);
+    let (usable, precision) = match (wrap, bracket) {
+        (w, _) if w > 0 => (Some(w), 0),
+        (_, Some((good, bad))) => {
+            let proven = if good == floor { floor } else { good + BLOCK };
+            (Some(proven), bad + BLOCK - proven)
+        }
+        _ if ev.zone_damaged => (Some(plan.zone_offset), plan.zone_bytes),
+        _ => (None, 0),
     };
     let genuine = usable.is_none();
+    let lost_kind = bracket.and_then(|(_, bad)| ev.probes.iter().find(|p| p.0 == bad).map(|p| p.1));
+    let monotone = bracket.is_some_and(|(good, bad)| {
+        ev.probes.iter().all(|p| {
+            (p.0 <= good && p.1 == Held::Ok)
+                || (p.0 >= bad && p.1 != Held::Ok)
+                || (p.0 > good && p.0 < bad)
+        })
+    });
+    let confidence = match (genuine, wrap > 0) {
+        (false, true) => Confidence::High,
+        (false, false) if monotone && !ev.zone_damaged => Confidence::High,
+        (false, false) => Confidence::Medium,
+        (true, _) if ev.cache_beaten => Confidence::High,
+        (true, _) => Confidence::Low,
+    };
+    let first_probes = plan.probes.len();
     CapacityResult {
         claimed: plan.size,
         genuine,
         usable,
-        wraps: distance > 0,
-        cache_hid: !genuine && bad_at_once == 0,
-        confidence: match (genuine, distance > 0) {
-            (true, _) => Confidence::Medium,
-            (false, true) => Confidence::High,
-            (false, false) => Confidence::Medium,
-        },
-        probes: plan.probes.len(),
-        bad,
-        bad_at_once,
+        precision,
+        wraps: wrap > 0,
+        lost_kind,
+        // On a wrapping card the flush itself lands on aliases of probes:
+        // what it erased says nothing of a cache.
+        cache_hid: wrap == 0 && ev.bad_after_flush > 0 && ev.bad_at_once == 0,
+        cache_beaten: ev.cache_beaten,
+        flush_written: ev.flush_written,
+        confidence,
+        probes: first_probes.max(ev.probes.len()),
+        rounds: ev.rounds,
+        bad: ev.bad.into_iter().take(64).collect(),
+        bad_at_once: ev.bad_at_once,
     }
 }
 
@@ -220,20 +597,36 @@ mod tests {
     use crate::engine::sim::{SimDevice, SimParams};
     use crate::flash::SimIo;
 
-    fn probe(spec: &str) -> CapacityResult {
+    fn probe_with(spec: &str, flush: u64, seed: u64) -> CapacityResult {
         let dev = SimDevice::new(SimParams::parse(spec).unwrap());
-        let plan = CapacityPlan::new(dev.params().size, 128 << 20, 42);
+        let plan = CapacityPlan::new(dev.params().size, flush, seed, Search::Full);
         let r = detect(&mut SimIo(&dev), &plan).unwrap();
-        // The first MiB was never written.
-        let mut buf = vec![0u8; 1 << 20];
-        dev.read(0, &mut buf).unwrap();
         if !spec.contains("real") {
+            // The first MiB was never written.
+            let mut buf = vec![0u8; 1 << 20];
+            dev.read(0, &mut buf).unwrap();
             assert!(
                 buf.iter().all(|b| *b == 0),
                 "{spec}: the first MiB was written"
             );
         }
         r
+    }
+
+    fn probe(spec: &str) -> CapacityResult {
+        probe_with(spec, 128 << 20, 42)
+    }
+
+    /// The real size lies where the result says.
+    fn assert_found(spec: &str, r: &CapacityResult, real: u64) {
+        let usable = r.usable.unwrap_or_else(|| panic!("{spec}: called genuine"));
+        assert!(!r.genuine, "{spec}");
+        assert!(
+            usable <= real && real <= usable + r.precision,
+            "{spec}: {usable} +{} does not hold {real}",
+            r.precision
+        );
+        assert!(r.precision <= 2 * BLOCK, "{spec}: only to {}", r.precision);
     }
 
     #[test]
@@ -248,24 +641,137 @@ mod tests {
     }
 
     #[test]
-    fn fake_cards_show_their_real_size() {
-        for (claimed, real) in [(8u64, 1u64), (16, 2), (32, 4), (64, 8), (2, 1)] {
-            let spec = format!("size={claimed}G,real={real}G");
-            let r = probe(&spec);
-            assert!(!r.genuine && r.wraps, "{spec}");
-            assert_eq!(r.usable, Some(real << 30), "{spec}");
-            assert_eq!(r.confidence, Confidence::High);
-            assert!(!r.cache_hid);
+    fn a_genuine_card_whose_cache_was_seen_full_is_high_confidence() {
+        let r = probe("size=4G,cache=32M,write=10MB/s,burst=40MB/s");
+        assert!(r.genuine && r.cache_beaten);
+        assert_eq!(r.confidence, Confidence::High);
+        let r = probe("size=4G");
+        assert_eq!(
+            r.confidence,
+            Confidence::Low,
+            "no cache seen: it may be larger than the flush"
+        );
+    }
+
+    #[test]
+    fn fakes_of_every_kind_at_any_real_size_are_found() {
+        let reals = [
+            1u64 << 30,
+            3000 << 20,
+            6 << 30,
+            100 << 20,
+            1000 << 20,
+            (5 << 30) + 512 * 7,
+        ];
+        for kind in ["wrap", "zeros", "stale", "eio"] {
+            for real in reals {
+                let spec = format!("size=8G,real={real},fake={kind}");
+                let r = probe(&spec);
+                assert_found(&spec, &r, real);
+                // Below the flush region a retry with a smaller flush, on a
+                // card whose cache the timing cannot show, is medium.
+                let want = match real >= 1 << 30 {
+                    true => Confidence::High,
+                    false => Confidence::Medium,
+                };
+                assert!(r.confidence >= want, "{spec}: {:?}", r.confidence);
+            }
         }
+        let spec = "size=32G,real=31G";
+        assert_found(spec, &probe(spec), 31 << 30);
+        let spec = "size=32G,real=5G";
+        assert_found(spec, &probe(spec), 5 << 30);
     }
 
     #[test]
     fn a_cache_that_hides_the_fraud_is_seen_through() {
-        let r = probe("size=8G,real=1G,cache=64M");
-        assert_eq!(r.usable, Some(1 << 30));
+        for kind in ["zeros", "stale", "eio"] {
+            let spec = format!("size=8G,real=1G,cache=64M,fake={kind}");
+            let r = probe(&spec);
+            assert_found(&spec, &r, 1 << 30);
+            assert!(r.cache_hid, "{spec}: the immediate read-back looked fine");
+            let bare = probe(&format!("size=8G,real=1G,fake={kind}"));
+            assert!(!bare.cache_hid, "{kind}: no cache, nothing hidden");
+        }
+        let spec = "size=8G,real=1G,cache=64M,fake=wrap";
+        assert_found(spec, &probe(spec), 1 << 30);
+    }
+
+    #[test]
+    fn a_large_cache_is_flushed_by_measuring_it() {
+        // 512 MiB of cache, far beyond the old fixed 128 MiB flush.
+        let spec = "size=16G,real=3G,cache=512M,fake=zeros";
+        let r = probe_with(spec, 4 << 30, 1);
+        assert_found(spec, &r, 3 << 30);
         assert!(
-            r.cache_hid,
-            "the immediate read-back should have looked fine"
+            r.cache_beaten && r.flush_written < 2 << 30,
+            "{}",
+            r.flush_written
         );
+    }
+
+    #[test]
+    fn the_verdict_does_not_depend_on_the_seed() {
+        for spec in [
+            "size=8G,real=6G,fake=zeros",
+            "size=8G,real=3000M",
+            "size=8G",
+        ] {
+            let first = probe_with(spec, 128 << 20, 1);
+            for seed in [2u64, 99, u64::MAX] {
+                let r = probe_with(spec, 128 << 20, seed);
+                assert_eq!(
+                    (r.genuine, r.usable, r.precision, r.confidence),
+                    (
+                        first.genuine,
+                        first.usable,
+                        first.precision,
+                        first.confidence
+                    ),
+                    "{spec} seed {seed}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_first_round_alone_brackets_the_real_size_coarsely() {
+        let dev = SimDevice::new(SimParams::parse("size=8G,real=6G,fake=zeros").unwrap());
+        let plan = CapacityPlan::new(8 << 30, 64 << 20, 5, Search::FirstRound);
+        let r = detect(&mut SimIo(&dev), &plan).unwrap();
+        let usable = r.usable.unwrap();
+        assert!(usable <= 6 << 30 && 6 << 30 <= usable + r.precision);
+        assert!(r.precision <= (8 << 30) / (FIRST_PROBES - 1) + 2 * BLOCK);
+        assert_eq!(r.rounds, 1);
+    }
+
+    #[test]
+    fn the_flush_never_lands_on_the_zone_the_probes_or_the_first_mib() {
+        for size in [MIN_SIZE, 64 << 20, 1 << 30, 512 << 30] {
+            let plan = CapacityPlan::new(size, 4 << 30, 3, Search::Full);
+            let flush = plan.flush_offset..plan.flush_offset + plan.flush_bytes;
+            assert!(plan.flush_offset >= plan.zone_end() && plan.zone_offset >= PROTECTED);
+            for p in &plan.probes {
+                assert!(!flush.contains(p) && *p >= plan.zone_end(), "{size}: {p}");
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn plans_stay_inside_any_device(
+            size in proptest::prop_oneof![0u64..(64 << 20), proptest::prelude::any::<u64>()],
+            flush in proptest::prelude::any::<u64>(),
+            seed in proptest::prelude::any::<u64>(),
+        ) {
+            let p = CapacityPlan::new(size, flush, seed, Search::Full);
+            for &probe in &p.probes {
+                proptest::prop_assert!(probe >= p.flush_offset + p.flush_bytes && probe + BLOCK <= size);
+            }
+            for (offset, len) in p.regions() {
+                proptest::prop_assert!(offset >= PROTECTED);
+                proptest::prop_assert!(p.probes.is_empty() || offset + len <= size);
+            }
+        }
     }
 }

@@ -1,0 +1,56 @@
+//! Issue 13 point 3: `flash align` and `flash capacity` scored over at
+//! least 500 cards each of the seeded population (`bench/calibration/flash.rs`):
+//! no "high" verdict may be wrong, at least 95% of the "medium" ones must be
+//! right, and each command must answer on at least 90% of the cards where
+//! there is something to find.
+
+#[path = "../bench/calibration/mod.rs"]
+mod calibration;
+
+use calibration::flash::{
+    FlashCalibration, calibrate_align, calibrate_capacity, confidence_table, split,
+};
+
+const CARDS: usize = 500;
+
+fn report(r: &FlashCalibration) {
+    eprintln!("{}", confidence_table(std::slice::from_ref(r)));
+    for e in &r.tally.wrong_examples {
+        eprintln!("wrong: {e}");
+    }
+    for e in &r.tally.declined_examples {
+        eprintln!("declined: {e}");
+    }
+}
+
+fn assert_calibrated(r: &FlashCalibration) {
+    report(r);
+    assert_eq!(r.tally.cases, CARDS);
+    assert_eq!(
+        r.high.wrong, 0,
+        "high and wrong: {:#?}",
+        r.tally.wrong_examples
+    );
+    assert!(
+        r.medium.right_rate() >= 0.95,
+        "medium right {:.1}%: {:#?}",
+        100.0 * r.medium.right_rate(),
+        r.tally.wrong_examples
+    );
+    assert!(
+        r.tally.answer_rate() >= 0.9,
+        "answered {:.1}%: {:#?}",
+        100.0 * r.tally.answer_rate(),
+        r.tally.declined_examples
+    );
+}
+
+#[test]
+fn align_names_the_au_of_the_population_and_is_never_wrong_when_sure() {
+    assert_calibrated(&split(0xa119, CARDS, 2, calibrate_align));
+}
+
+#[test]
+fn capacity_finds_every_kind_of_fake_and_is_never_wrong_when_sure() {
+    assert_calibrated(&split(0xcafe, CARDS, 2, calibrate_capacity));
+}

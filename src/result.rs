@@ -4,7 +4,9 @@
 //! anywhere is computed outside it. `schema_version` changes whenever a field
 //! changes meaning.
 
-use crate::analysis::curve::{AlignmentPenalty, CeilingVerdict, Crossover, Deviation, ModelFit};
+use crate::analysis::curve::{
+    Advice, AlignmentPenalty, CeilingVerdict, Crossover, Deviation, FitQuality, ModelFit,
+};
 use crate::probe::Interface;
 use crate::stats::{LatencySummary, Spread};
 use crate::target::TargetInfo;
@@ -197,11 +199,20 @@ pub struct CurveSeries {
     pub queue_depth: u32,
     pub logical_block_size: u32,
     pub points: Vec<CurvePoint>,
+    /// t(n) = t0 + max(n, U)/B fitted to the direct points.
     pub model: Option<ModelFit>,
+    /// Whether the model can be trusted, and why not (absent in results
+    /// stored before it was judged).
+    #[serde(default)]
+    pub fit_quality: Option<FitQuality>,
+    /// The measured size worth using; only on a good fit.
+    #[serde(default)]
+    pub advice: Option<Advice>,
     /// Points far from the model.
     pub deviations: Vec<Deviation>,
     /// Unaligned sizes against their aligned neighbours.
     pub alignment_penalties: Vec<AlignmentPenalty>,
+    /// The advice as a sentence, or "no advice: " and why.
     pub recommendation: Option<String>,
     /// The link the device sits behind, when the probe knows it.
     pub interface: Option<Interface>,

@@ -48,12 +48,22 @@ fn a_curve_runs_end_to_end_on_a_loop_device() {
         }
         let model = &s["model"];
         assert!(model["bandwidth_mb_s"].as_f64().unwrap() > 0.0, "{model}");
-        assert!(
-            s["recommendation"]
-                .as_str()
-                .unwrap()
-                .starts_with("use requests of at least")
-        );
+        // A loop device over a file is as noisy as the machine: the fit is
+        // judged, and the advice is either a measured size or its absence
+        // with the reason.
+        let line = s["recommendation"].as_str().unwrap();
+        match s["fit_quality"]["verdict"].as_str() {
+            Some("good") => {
+                assert!(line.starts_with("use requests of at least"), "{line}");
+                let size = s["advice"]["size"].as_u64().unwrap();
+                assert!(sizes.contains(&size), "{size} not in {sizes:?}");
+            }
+            Some("poor") => {
+                assert!(line.starts_with("no advice: "), "{line}");
+                assert!(s["advice"].is_null());
+            }
+            other => panic!("no verdict: {other:?} in {s}"),
+        }
     }
     // Reads only on a device without --destructive: writes are not in the
     // default, and asking for them skips them with the reason.
@@ -347,4 +357,260 @@ fn a_simulated_card_is_swept_with_writes_and_no_preparation() {
         mbps("randwrite"),
         mbps("write")
     );
+}
+
+/// `iocurve curve` on a simulated card, as JSON.
+fn sim_curve(spec: &str, rw: &str, extra: &[&str]) -> serde_json::Value {
+    let target = format!("sim:{spec}");
+    let mut args = vec!["curve", &target, "--rw", rw, "--destructive", "--no-save"];
+    args.extend_from_slice(extra);
+    args.push("--json");
+    ok_json(iocurve().args(&args))
+}
+
+#[test]
+fn a_card_with_64_kib_pages_is_fitted_from_its_page_up_and_advised_64_kib() {
+    // Issue 14: 50 µs per command, 4 MB/s, 64 KiB pages. Every write below
+    // 64 KiB costs a whole page; the plain line t0 + n/B through those
+    // points made t0 12.9 ms, put B above every point and advised 1 MiB,
+    // where 64 KiB already gives 99.7% of the peak.
+    let spec = "size=4G,au=4M,page=64k,read=10MB/s,write=4MB/s,cmd=50us,open_au=4";
+    let doc = sim_curve(spec, "write", &["--seed", "1", "--repeat", "1"]);
+    let s = &doc["curve"]["series"][0];
+    let m = &s["model"];
+    assert_eq!(m["unit_bytes"], 65536, "{m}");
+    let t0 = m["t0_us"].as_f64().unwrap();
+    let b = m["bandwidth_mb_s"].as_f64().unwrap();
+    assert!((t0 - 50.0).abs() < 1.0, "t0 {t0}");
+    assert!((b - 4.0).abs() < 0.04, "B {b}");
+    assert_eq!(s["fit_quality"]["verdict"], "good", "{}", s["fit_quality"]);
+    assert_eq!(s["advice"]["size"], 65536, "{}", s["advice"]);
+    let share = s["advice"]["share_of_peak"].as_f64().unwrap();
+    assert!(share > 0.99, "{share}");
+    let out = iocurve()
+        .args([
+            "curve",
+            &format!("sim:{spec}"),
+            "--rw",
+            "write",
+            "--seed",
+            "1",
+            "--repeat",
+            "1",
+            "--destructive",
+            "--no-save",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    for want in [
+        "t(n) = t0 + max(n, U)/B: t0 = 50.0 µs, B = 4.00 MB/s, U = 64 KiB",
+        "every request below 64 KiB costs the same: a 64 KiB unit",
+        "fit         good: ",
+        "advice      use requests of at least 64 KiB",
+    ] {
+        assert!(text.contains(want), "{want:?} not in\n{text}");
+    }
+}
+
+#[test]
+fn simulated_cards_are_read_within_ten_percent_or_not_advised() {
+    // Cards of differing page, AU, command time and speeds, no write cache
+    // and no link cap: where the reading advises, its t0 is the card's
+    // command time and its B the medium's speed, each within 10%, and the
+    // advised size was measured. The sweep starts at 512 B, inside every
+    // page, where a read pays one command (a read across a page pays a
+    // quarter more, across an AU a whole one more).
+    let cards = [
+        (
+            "au=4M,page=16k,cmd=200us,read=20MB/s,write=10MB/s,open_au=2",
+            200.0,
+            20.0,
+            10.0,
+        ),
+        (
+            "au=2M,page=4k,cmd=700us,read=40MB/s,write=6MB/s,open_au=4",
+            700.0,
+            40.0,
+            6.0,
+        ),
+        (
+            "au=8M,page=32k,cmd=30us,read=12MB/s,write=25MB/s,open_au=1",
+            30.0,
+            12.0,
+            25.0,
+        ),
+        (
+            "au=1M,page=8k,cmd=1500us,read=80MB/s,write=15MB/s,open_au=6",
+            1500.0,
+            80.0,
+            15.0,
+        ),
+    ];
+    let mut advised = Vec::new();
+    for (spec, cmd_us, read, write) in cards {
+        let doc = sim_curve(
+            &format!("size=2G,{spec}"),
+            "read,write,randread,randwrite",
+            &["--seed", "7", "--repeat", "1", "--time", "400ms"],
+        );
+        for s in doc["curve"]["series"].as_array().unwrap() {
+            let pattern = s["pattern"].as_str().unwrap();
+            let sizes: Vec<u64> = s["points"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p["size"].as_u64().unwrap())
+                .collect();
+            if let Some(u) = s["model"]["unit_bytes"].as_u64() {
+                assert!(
+                    sizes[0] < u && u <= *sizes.last().unwrap(),
+                    "{spec} {pattern}: U {u}"
+                );
+            }
+            if s["advice"].is_null() {
+                assert!(
+                    s["recommendation"]
+                        .as_str()
+                        .unwrap()
+                        .starts_with("no advice: "),
+                    "{spec} {pattern}: {}",
+                    s["recommendation"]
+                );
+                continue;
+            }
+            advised.push(pattern.to_string());
+            assert_eq!(s["fit_quality"]["verdict"], "good", "{spec} {pattern}");
+            let size = s["advice"]["size"].as_u64().unwrap();
+            assert!(
+                sizes.contains(&size),
+                "{spec} {pattern}: {size} not in {sizes:?}"
+            );
+            let speed = if pattern.contains("read") {
+                read
+            } else {
+                write
+            };
+            let t0 = s["model"]["t0_us"].as_f64().unwrap();
+            let b = s["model"]["bandwidth_mb_s"].as_f64().unwrap();
+            assert!(
+                (t0 / cmd_us - 1.0).abs() <= 0.1,
+                "{spec} {pattern}: t0 {t0} for {cmd_us}"
+            );
+            assert!(
+                (b / speed - 1.0).abs() <= 0.1,
+                "{spec} {pattern}: B {b} for {speed}"
+            );
+        }
+    }
+    // Not vacuous. Declined here, rightly: random writes (every point
+    // finds the AUs the previous one left open and partly written, so its
+    // garbage collections cost a whole, a half or a third of an AU by
+    // turns), the writes of the card with one open AU (its 4 MiB point is
+    // a single request, which pays for collecting the AU the previous
+    // point left half written), and reads whose fixed cost steps up by a
+    // quarter above the page.
+    let count = |pattern: &str| advised.iter().filter(|p| **p == pattern).count();
+    assert!(
+        count("write") >= 3 && count("read") >= 2,
+        "advised: {advised:?}"
+    );
+}
+
+#[test]
+fn unstable_points_are_flagged_in_json_and_text() {
+    // Random writes on the default card: each write closes an open AU
+    // whose garbage collection copies more or less, and a point of a few
+    // hundred milliseconds holds a handful of writes; the repetitions
+    // disagree.
+    let args = ["--sizes", "4k,64k,1M", "--seed", "3", "--repeat", "3"];
+    let doc = sim_curve("", "randwrite", &args);
+    let points = doc["curve"]["series"][0]["points"].as_array().unwrap();
+    let unstable: Vec<bool> = points
+        .iter()
+        .map(|p| p["mb_per_s"]["unstable"].as_bool().unwrap())
+        .collect();
+    assert!(unstable.contains(&true), "{points:?}");
+    for p in points {
+        let m = &p["mb_per_s"];
+        let (min, max, median) = (
+            m["min"].as_f64().unwrap(),
+            m["max"].as_f64().unwrap(),
+            m["median"].as_f64().unwrap(),
+        );
+        assert_eq!(
+            m["unstable"].as_bool().unwrap(),
+            max - min > 0.3 * median,
+            "{m}"
+        );
+    }
+    let out = iocurve()
+        .args([
+            "curve",
+            "sim:",
+            "--rw",
+            "randwrite",
+            "--destructive",
+            "--no-save",
+        ])
+        .args(args)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("~           unstable: "), "{text}");
+}
+
+#[test]
+fn writes_that_cost_whole_pages_on_a_loop_device_are_fitted_from_the_page_up() {
+    // A FUSE device whose every request costs 2 ms plus its length at
+    // 2 MB/s, writes charged in whole 16 KiB pages (flash programs pages):
+    // 4 and 8 KiB writes take as long as 16 KiB ones. Unlike the simulated
+    // cards the clock is real: FUSE, Python and the loop driver add to
+    // every request (0.5 to 0.8 ms on a busy two-CPU machine), never take
+    // any away. Sizes stay at or below 128 KiB, the largest request FUSE
+    // passes whole (max_write).
+    let dev = match FaultDevice::with_pages(16 * MIB, 2, 2.0, 16 << 10) {
+        Ok(d) => d,
+        Err(why) => return skipped(&why),
+    };
+    let doc = ok_json(
+        iocurve()
+            .args([
+                "curve",
+                dev.dev.to_str().unwrap(),
+                "--rw",
+                "write",
+                "--sizes",
+                "4k,8k,16k,32k,64k,128k",
+                "--span",
+                "4M",
+                "--time",
+                "500ms",
+                "--repeat",
+                "3",
+                "--seed",
+                "1",
+                "--destructive",
+                "--json",
+            ])
+            .timeout(std::time::Duration::from_secs(180)),
+    );
+    let s = &doc["curve"]["series"][0];
+    let m = &s["model"];
+    assert_eq!(m["unit_bytes"], 16384, "{s}");
+    let t0 = m["t0_us"].as_f64().unwrap();
+    let b = m["bandwidth_mb_s"].as_f64().unwrap();
+    assert!(
+        (2000.0..4000.0).contains(&t0),
+        "t0 {t0} µs for 2 ms per request: {s}"
+    );
+    assert!((b / 2.0 - 1.0).abs() < 0.1, "B {b} MB/s for 2 MB/s: {s}");
+    // Whether t0 is pinned down tightly enough for advice depends on how
+    // steady the machine's share of each request is; advice, when given,
+    // is a measured size at or above the page.
+    eprintln!("fit {}: {}", s["fit_quality"], s["recommendation"]);
+    if s["fit_quality"]["verdict"] == "good" {
+        let size = s["advice"]["size"].as_u64().unwrap();
+        assert!([16384, 32768, 65536, 131072].contains(&size), "{size}");
+    }
 }

@@ -252,6 +252,8 @@ fn empty_series(
         logical_block_size: target.info.logical_block_size,
         points: Vec::new(),
         model: None,
+        fit_quality: None,
+        advice: None,
         deviations: Vec::new(),
         alignment_penalties: Vec::new(),
         recommendation: None,
@@ -442,21 +444,26 @@ fn curve_point(
     }
 }
 
-/// Fits the model and reads the curve: deviations, alignment penalties,
-/// the advice line and the link's verdict.
+/// Fits the model and reads the curve: its quality, deviations, alignment
+/// penalties, the advice line and the link's verdict.
 fn analyse(series: &mut CurveSeries, max_transfer: Option<u64>) {
     let points = size_points(series);
-    series.model = model::fit_model(&points);
+    let reading = model::read_curve(&points);
+    series.model = reading.fit;
     if let Some(fit) = &series.model {
         for p in series.points.iter_mut().filter(|p| !p.buffered) {
+            let size = p.size as f64;
             p.model_ratio = p
                 .mb_per_s
-                .map(|s| s.median / fit.mb_per_s_at(p.size as f64));
+                .filter(|_| fit.time_ns_at(size) > 0.0)
+                .map(|s| s.median / fit.mb_per_s_at(size));
         }
         series.deviations = model::deviations(&points, fit, max_transfer);
-        let pattern = describe_pattern(&series.pattern);
-        series.recommendation = Some(model::recommendation(fit, &pattern));
     }
+    let pattern = describe_pattern(&series.pattern);
+    series.recommendation = Some(model::recommendation(&reading, &pattern));
+    series.fit_quality = Some(reading.quality);
+    series.advice = reading.advice;
     series.alignment_penalties = unaligned_verdicts(series);
     series.ceiling = model::ceiling_verdict(&points, series.interface.as_ref());
 }

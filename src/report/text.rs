@@ -181,13 +181,17 @@ fn run_tables(out: &mut String, test: &TestResult) {
         if many {
             let _ = writeln!(
                 out,
-                "median of {}: {} MB/s ({}–{}), {} IOPS",
+                "median of {}: {}{} MB/s ({}–{}), {} IOPS",
                 mbps.count,
+                unstable_mark(mbps),
                 format_mbps(mbps.median),
                 format_mbps(mbps.min),
                 format_mbps(mbps.max),
                 format_iops(iops.median)
             );
+            if mbps.is_unstable() {
+                let _ = writeln!(out, "{UNSTABLE_LEGEND}");
+            }
         }
     }
     for m in &test.repetitions {
@@ -334,6 +338,12 @@ fn profile_table(out: &mut String, r: &RunResult) {
         table.add_row(row);
     }
     let _ = writeln!(out, "{table}");
+    if r.tests
+        .iter()
+        .any(|t| t.skipped.is_none() && t.mb_per_s.is_some_and(|m| m.is_unstable()))
+    {
+        let _ = writeln!(out, "{UNSTABLE_LEGEND}");
+    }
     for t in &r.tests {
         for m in &t.repetitions {
             for w in &m.warnings {
@@ -348,11 +358,23 @@ fn profile_cells(test: Option<&TestResult>) -> [String; 3] {
         None => ["-".into(), String::new(), String::new()],
         Some(t) if t.skipped.is_some() => ["skipped".into(), String::new(), String::new()],
         Some(t) => match (&t.mb_per_s, &t.iops) {
-            (Some(m), Some(i)) => [format_mbps(m.median), range(m), format_iops(i.median)],
+            (Some(m), Some(i)) => [
+                format!("{}{}", unstable_mark(m), format_mbps(m.median)),
+                range(m),
+                format_iops(i.median),
+            ],
             _ => ["not measured".into(), String::new(), String::new()],
         },
     }
 }
+
+/// The marker of a figure whose repetitions disagree ([`Spread::is_unstable`]).
+pub(super) fn unstable_mark(s: &Spread) -> &'static str {
+    if s.is_unstable() { "~" } else { "" }
+}
+
+/// The line explaining [`unstable_mark`], printed once below a table that has one.
+pub(super) const UNSTABLE_LEGEND: &str = "~           unstable: the repetitions' range (min–max) is more than 30% of their median, the figure would not come out the same again (measure longer, --time, or more often, --repeat)";
 
 fn range(s: &Spread) -> String {
     format!("({}–{})", format_mbps(s.min), format_mbps(s.max))
@@ -400,4 +422,40 @@ fn footer(out: &mut String, r: &RunResult) {
         let _ = writeln!(out, "FAILED: {e}; the figures above are partial");
     }
     let _ = writeln!(out, "{LEGEND}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testdata;
+
+    #[test]
+    fn unstable_figures_are_marked_in_profile_and_run_tables() {
+        // Writes 12.2, 17.1 and 15.0 MB/s: a range of 33% of the median.
+        let mut r = testdata::run(
+            None,
+            "2024-03-01T10:00:00Z",
+            &[20.1, 19.9, 20.2],
+            &[12.2, 17.1, 15.0],
+        );
+        let text = Text.render(&r);
+        assert!(text.contains("~15.0"), "{text}");
+        assert!(!text.contains("~20.1"), "{text}");
+        assert_eq!(text.matches(UNSTABLE_LEGEND).count(), 1, "{text}");
+        r.command = "run".into();
+        let text = Text.render(&r);
+        assert!(
+            text.contains("median of 3: ~15.0 MB/s (12.2–17.1)"),
+            "{text}"
+        );
+        assert!(text.contains("median of 3: 20.1 MB/s"), "{text}");
+        assert_eq!(text.matches(UNSTABLE_LEGEND).count(), 1, "{text}");
+        // Steady figures: no marker and no legend.
+        let steady = testdata::run(None, "2024-03-01T10:00:00Z", &[20.1, 19.9], &[15.0, 15.2]);
+        let text = Text.render(&steady);
+        assert!(
+            !text.contains(UNSTABLE_LEGEND) && !text.contains('~'),
+            "{text}"
+        );
+    }
 }

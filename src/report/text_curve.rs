@@ -3,8 +3,8 @@
 //! the unaligned sizes beside aligned neighbours measured the same way
 //! (through the page cache), with their own table, chart and verdicts.
 
-use super::text::new_table;
-use crate::analysis::curve::{AlignmentPenalty, MbRange, Penalty};
+use super::text::{UNSTABLE_LEGEND, new_table, unstable_mark};
+use crate::analysis::curve::{AlignmentPenalty, FitQuality, MbRange, ModelFit, Penalty};
 use crate::result::{CurvePoint, CurveReport, CurveSeries};
 use crate::units::{format_latency_ns, format_mbps, format_size};
 use std::fmt::Write;
@@ -38,12 +38,16 @@ pub fn curve_tables(out: &mut String, curve: &CurveReport) {
             format_size(x.between.1)
         );
     }
-    if curve
-        .series
-        .iter()
-        .flat_map(|s| s.series_points())
-        .any(|p| p.buffered)
-    {
+    let shown = || {
+        curve
+            .series
+            .iter()
+            .flat_map(|s| s.series_points().chain(s.unaligned_points()))
+    };
+    if shown().any(|p| p.mb_per_s.is_some_and(|m| m.is_unstable())) {
+        let _ = writeln!(out, "{UNSTABLE_LEGEND}");
+    }
+    if shown().any(|p| p.buffered) {
         let _ = writeln!(
             out,
             "†           measured through the page cache with fdatasync at the end (O_DIRECT cannot do sizes that are not a multiple of the logical block)"
@@ -74,7 +78,7 @@ fn series_block(out: &mut String, s: &CurveSeries) {
         let mark = if p.buffered { " †" } else { "" };
         let (med, range) = p.mb_per_s.map_or(("-".into(), String::new()), |m| {
             (
-                format_mbps(m.median),
+                format!("{}{}", unstable_mark(&m), format_mbps(m.median)),
                 format!("({}–{})", format_mbps(m.min), format_mbps(m.max)),
             )
         });
@@ -102,16 +106,27 @@ fn series_block(out: &mut String, s: &CurveSeries) {
 fn model_lines(out: &mut String, s: &CurveSeries) {
     match &s.model {
         Some(m) => {
+            let (formula, unit) = match m.unit_bytes {
+                Some(u) => (
+                    "t(n) = t0 + max(n, U)/B",
+                    format!(
+                        ", U = {} (every request below {} costs the same: a {} unit)",
+                        format_size(u),
+                        format_size(u),
+                        format_size(u)
+                    ),
+                ),
+                None => ("t(n) = t0 + n/B", String::new()),
+            };
             let _ = writeln!(
                 out,
-                "model       t(n) = t0 + n/B: t0 = {:.1} µs, B = {} MB/s, n½ = {}, n90 = {}; weighted R² = {:.4}, worst point {:.0}% off",
+                "model       {formula}: t0 = {:.1} µs, B = {} MB/s{unit}; n½ = {}, n90 = {}",
                 m.t0_us,
                 format_mbps(m.bandwidth_mb_s),
-                format_size(m.n_half_bytes.round() as u64),
-                format_size(m.n90_bytes.round() as u64),
-                m.r_squared,
-                m.max_relative_error * 100.0
+                format_size(m.n_half_bytes.max(0.0).round() as u64),
+                format_size(m.n90_bytes.max(0.0).round() as u64),
             );
+            fit_line(out, s, m);
         }
         None => {
             let _ = writeln!(
@@ -120,13 +135,56 @@ fn model_lines(out: &mut String, s: &CurveSeries) {
             );
         }
     }
-    if let Some(advice) = &s.recommendation {
-        let _ = writeln!(out, "advice      {advice}");
+    if let Some(line) = &s.recommendation {
+        match (line.strip_prefix("no advice: "), &s.model) {
+            (None, _) => {
+                let _ = writeln!(out, "advice      {line}");
+            }
+            (Some(why), Some(_)) => {
+                let _ = writeln!(out, "advice      none: {why}");
+            }
+            (Some(_), None) => {
+                let _ = writeln!(out, "advice      none: there is no model to base it on");
+            }
+        }
     }
     for d in &s.deviations {
         let _ = writeln!(out, "off-model   {}: {}", format_size(d.size), d.note);
     }
     link_lines(out, s);
+}
+
+/// The figures the fit is judged by, and the verdict (absent in results
+/// stored before fits were judged).
+fn fit_line(out: &mut String, s: &CurveSeries, m: &ModelFit) {
+    let from = m.unit_bytes.map_or("all sizes".to_string(), |u| {
+        format!("from {} up", format_size(u))
+    });
+    let mut figures = format!(
+        "weighted R² = {:.4}, worst point {:.0}% off, line through {} sizes ({from})",
+        m.r_squared,
+        m.max_relative_error * 100.0,
+        m.points_used
+    );
+    if let (Some(t0), Some(b)) = (m.t0_se_us, m.bandwidth_se_mb_s) {
+        let _ = write!(figures, ", t0 ± {:.1} µs, B ± {} MB/s", t0, format_mbps(b));
+    }
+    if let Some(best) = m.best_measured_mb_s.filter(|b| *b > 0.0) {
+        let above = (m.bandwidth_mb_s / best - 1.0) * 100.0;
+        let _ = write!(
+            figures,
+            ", B {:.1}% {} the best measured {} MB/s",
+            above.abs(),
+            if above >= 0.0 { "above" } else { "below" },
+            format_mbps(best)
+        );
+    }
+    let verdict = match &s.fit_quality {
+        Some(FitQuality::Good) => "good: ",
+        Some(FitQuality::Poor { .. }) => "poor: ",
+        None => "",
+    };
+    let _ = writeln!(out, "fit         {verdict}{figures}");
 }
 
 fn link_lines(out: &mut String, s: &CurveSeries) {
@@ -243,7 +301,7 @@ fn exact_size(size: u64) -> String {
 fn median_and_range(p: &CurvePoint) -> (String, String) {
     p.mb_per_s.map_or(("-".into(), String::new()), |m| {
         (
-            format_mbps(m.median),
+            format!("{}{}", unstable_mark(&m), format_mbps(m.median)),
             format!("({}–{})", format_mbps(m.min), format_mbps(m.max)),
         )
     })

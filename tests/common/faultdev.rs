@@ -37,6 +37,8 @@ struct Extras {
     eio_write_limit: Option<u32>,
     /// `(start, len, ms)`: requests touching the range wait `ms` more.
     slow: Vec<(u64, u64, u32)>,
+    /// Writes cost whole pages of this many bytes (0: by length).
+    page: u64,
 }
 
 /// A `/dev/loopN` with injected faults. Everything is torn down on drop.
@@ -111,6 +113,22 @@ impl FaultDevice {
             ..Extras::default()
         };
         Self::build_with(size, &[], &[], 0, mb_per_s, &extras)
+    }
+
+    /// A device like [`FaultDevice::with_speed`] whose writes cost whole
+    /// pages of `page` bytes, as flash programs them: a write smaller than
+    /// a page takes as long as one page.
+    pub fn with_pages(
+        size: u64,
+        delay_ms: u32,
+        mb_per_s: f64,
+        page: u64,
+    ) -> Result<FaultDevice, String> {
+        let extras = Extras {
+            page,
+            ..Extras::default()
+        };
+        Self::build_with(size, &[], &[], delay_ms, mb_per_s, &extras)
     }
 
     /// A device with no errors where requests touching a `(start, len,
@@ -219,6 +237,9 @@ impl FaultDevice {
         }
         for &(start, len, ms) in &extras.slow {
             cmd.arg("--slow-range").arg(format!("{start}:{len}:{ms}"));
+        }
+        if extras.page > 0 {
+            cmd.arg("--page").arg(extras.page.to_string());
         }
         for (flag, ranges) in [("--eio-read", eio_read), ("--eio-write", eio_write)] {
             for &(start, len) in ranges {

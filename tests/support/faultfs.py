@@ -25,7 +25,7 @@ Usage:
                [--eio-write START:LEN]... [--eio-write-limit N]
                [--delay-ms N] [--mbps MB/s]
                [--fast-bytes N --fast-mbps MB/s] [--stall-at OFFSET:MS]...
-               [--slow-range START:LEN:MS]...
+               [--slow-range START:LEN:MS]... [--page BYTES]
                [--exit-on-stdin-eof]
 
 --fast-bytes/--fast-mbps model a device with a write cache (an SLC region):
@@ -34,6 +34,9 @@ write at --mbps.  --stall-at makes the first read or write touching OFFSET
 wait MS milliseconds once, like a device busy with garbage collection.
 --slow-range makes every request touching START..START+LEN wait MS
 milliseconds more: a slow stretch of an otherwise even medium.
+--page makes a write cost whole pages of BYTES at --mbps, as flash programs
+them: a write touching pages P0..P1 is charged (P1 - P0 + 1) * BYTES, so a
+write smaller than a page costs as much as one page.
 
 START and LEN are byte counts (decimal, or 0x-prefixed hex).  The process
 stays in the foreground; SIGTERM or SIGINT unmounts and exits.  With
@@ -119,7 +122,8 @@ class FaultFS(fuse.Operations):
 
     def __init__(self, backing, eio_read, eio_write, delay_ms,
                  eio_write_limit=None, mbps=0.0,
-                 fast_bytes=0, fast_mbps=0.0, stalls=(), slow_ranges=()):
+                 fast_bytes=0, fast_mbps=0.0, stalls=(), slow_ranges=(),
+                 page=0):
         self.fd = os.open(backing, os.O_RDWR)
         # After this many injected write errors, writes succeed again (a
         # transient fault: the device answers once more).
@@ -138,6 +142,8 @@ class FaultFS(fuse.Operations):
         # One-shot stalls: offset -> seconds, removed once served.
         self.stalls = {off: ms / 1000.0 for off, ms in stalls}
         self.slow_ranges = list(slow_ranges)
+        # Writes are charged whole pages of this many bytes (0: by length).
+        self.page = page
         self.state_lock = threading.Lock()
 
     def log(self, msg):
@@ -192,9 +198,19 @@ class FaultFS(fuse.Operations):
 
     # --- data ---------------------------------------------------------
 
+    def charged(self, length, offset):
+        """Bytes a write of LENGTH at OFFSET is charged: whole pages."""
+        if not self.page or offset is None:
+            return length
+        first = offset // self.page
+        last = (offset + length - 1) // self.page
+        return (last - first + 1) * self.page
+
     def pause(self, length, offset=None, writing=False):
         per_byte = self.per_byte
         stall = 0.0
+        if writing:
+            length = self.charged(length, offset)
         with self.state_lock:
             if writing and self.fast_left > 0:
                 self.fast_left -= length
@@ -302,14 +318,19 @@ def main(argv):
     ap.add_argument("--slow-range", type=parse_slow_range, action="append",
                     default=[], metavar="START:LEN:MS",
                     help="requests touching this range wait MS ms more")
+    ap.add_argument("--page", type=lambda s: int(s, 0), default=0,
+                    metavar="BYTES",
+                    help="writes cost whole pages of BYTES (0: by length)")
     ap.add_argument("--exit-on-stdin-eof", action="store_true")
     args = ap.parse_args(argv)
     if args.delay_ms < 0:
         ap.error("--delay-ms must be >= 0")
+    if args.page < 0:
+        ap.error("--page must be >= 0")
 
     ops = FaultFS(args.backing, args.eio_read, args.eio_write, args.delay_ms,
                   args.eio_write_limit, args.mbps, args.fast_bytes,
-                  args.fast_mbps, args.stall_at, args.slow_range)
+                  args.fast_mbps, args.stall_at, args.slow_range, args.page)
     ops.log("serving %s (%d bytes) at %s; eio_read=%s eio_write=%s "
             "delay_ms=%d" % (args.backing, ops.size, args.mountpoint,
                              args.eio_read, args.eio_write, args.delay_ms))

@@ -149,25 +149,28 @@ fn xfer_ns(len: u64, rate: u64) -> u64 {
 /// Replays the simulator's documented cache law request by request (writes
 /// land at `burst` after the command time while the cache drains at
 /// `write`; a write waits for the bytes over `cache`; a link caps each
-/// transfer): the index of the first write that waits, and the durations of
-/// a fast and a waiting write, or `None` when nothing waits within
-/// `limit` requests.
+/// transfer): the index of the first write that takes longer than the
+/// writes before it, and the durations of a fast and of a steadily waiting
+/// write, or `None` when none slows within `limit` requests. Behind a link
+/// slower than the cache, the first writes that wait can still take the
+/// link's time, so the first slow write may come a few after the first
+/// that waits.
 fn cache_law(p: &SimParams, request: u64, limit: u64) -> Option<(u64, u64, u64)> {
     let (mut level, mut now, mut last) = (0u64, 0u64, 0u64);
-    let mut fast = 0;
+    let mut fast = None;
     for i in 0..limit {
         let drained = (u128::from(now - last) * u128::from(p.write) / 1_000_000_000) as u64;
         level = level.saturating_sub(drained) + request;
         let over = level.saturating_sub(p.cache);
         let cost = p.cmd_ns + xfer_ns(request, p.burst) + xfer_ns(over, p.write);
         let cost = p.link.map_or(cost, |l| cost.max(xfer_ns(request, l)));
-        if over > 0 {
+        let first = *fast.get_or_insert(cost);
+        if cost > first + 1_000 || (i == 0 && over > 0) {
             // In the steady state each write waits for its own bytes to
             // drain: request / write, or the link's time if longer.
             let slow = xfer_ns(request, p.write).max(p.link.map_or(0, |l| xfer_ns(request, l)));
-            return Some((i, fast, slow));
+            return Some((i, first, slow));
         }
-        fast = cost;
         last = now;
         now += cost;
     }
@@ -308,15 +311,170 @@ pub fn in_parallel<T: Sync>(
     merged
 }
 
+// ------------------------------------------------------------- curve fits
+
+/// The sizes every calibration sweep measures (powers of four from 4 KiB
+/// to 16 MiB: pages and most AUs fall on them, and the sweep stays short).
+pub const CURVE_SIZES: [u64; 7] = [
+    4 << 10,
+    16 << 10,
+    64 << 10,
+    256 << 10,
+    1 << 20,
+    4 << 20,
+    16 << 20,
+];
+
+/// The patterns a card is swept with: one read and one write, taking
+/// turns between sequential and random from card to card.
+fn curve_patterns(card_index: usize) -> &'static str {
+    [
+        "read,write",
+        "randread,randwrite",
+        "read,randwrite",
+        "randread,write",
+    ][card_index % 4]
+}
+
+/// Relative error allowed on t0 and B.
+pub const CURVE_TOLERANCE: f64 = 0.10;
+
+fn within(value: f64, truth: f64) -> bool {
+    truth > 0.0 && ((value - truth) / truth).abs() <= CURVE_TOLERANCE
+}
+
+/// The speeds (MB/s) the medium runs at in a pattern: reads at `read`;
+/// writes at `write`, or at `burst` while a cache absorbs them; all capped
+/// by the link.
+fn true_bandwidths(p: &SimParams, pattern: &str) -> Vec<f64> {
+    let cap = |rate: u64| p.link.map_or(rate, |l| rate.min(l)) as f64 / 1e6;
+    if pattern.contains("read") {
+        vec![cap(p.read)]
+    } else if p.cache > 0 {
+        vec![cap(p.write), cap(p.burst)]
+    } else {
+        vec![cap(p.write)]
+    }
+}
+
+/// The fixed costs (µs) a request can carry on the card: one command; a
+/// read that crosses a page boundary costs a quarter more, one across an
+/// AU boundary a whole command more (the simulator's documented read law).
+fn true_fixed_costs(p: &SimParams, pattern: &str) -> Vec<f64> {
+    let cmd = p.cmd_ns as f64 / 1e3;
+    if pattern.contains("read") {
+        vec![cmd, 1.25 * cmd, 2.0 * cmd]
+    } else {
+        vec![cmd]
+    }
+}
+
+/// Scores one series of a `curve --json` result against the card.
+pub fn curve_series_outcome(p: &SimParams, series: &serde_json::Value) -> Outcome {
+    let pattern = series["pattern"].as_str().unwrap_or("?");
+    if let Some(why) = series["skipped"].as_str() {
+        return Outcome::Wrong(format!("{pattern} skipped: {why}"));
+    }
+    let advice = &series["advice"];
+    if advice.is_null() {
+        let why = series["recommendation"]
+            .as_str()
+            .unwrap_or("no advice, no reason given");
+        return Outcome::Declined(format!("{pattern}: {why}"));
+    }
+    let size = advice["size"].as_u64().unwrap_or(0);
+    if !CURVE_SIZES.contains(&size) {
+        return Outcome::Wrong(format!(
+            "{pattern}: advised {size} B, not a size of the sweep"
+        ));
+    }
+    let model = &series["model"];
+    let t0 = model["t0_us"].as_f64().unwrap_or(f64::NAN);
+    let b = model["bandwidth_mb_s"].as_f64().unwrap_or(f64::NAN);
+    let bandwidths = true_bandwidths(p, pattern);
+    let costs = true_fixed_costs(p, pattern);
+    let b_ok = bandwidths.iter().any(|&truth| within(b, truth));
+    let t0_ok = costs.iter().any(|&truth| within(t0, truth));
+    if b_ok && t0_ok {
+        Outcome::Right
+    } else {
+        Outcome::Wrong(format!(
+            "{pattern}: t0 {t0:.1} µs (card {costs:.1?}), B {b:.2} MB/s (card {bandwidths:.2?}), advice {size} B"
+        ))
+    }
+}
+
+/// Runs `curve` on one card and scores each of its series.
+pub fn curve_outcomes(binary: &Path, p: &SimParams, patterns: &str, seed: u64) -> Vec<Outcome> {
+    let sizes: Vec<String> = CURVE_SIZES.iter().map(u64::to_string).collect();
+    let spec = spec_of(p);
+    // The offsets of random patterns come from the seed: given, the same
+    // card gives the same curve on every run.
+    let seed = seed.to_string();
+    let args = [
+        "curve",
+        &spec,
+        "--rw",
+        patterns,
+        "--sizes",
+        &sizes.join(","),
+        "--repeat",
+        "2",
+        "--time",
+        "100ms",
+        "--seed",
+        &seed,
+        "--destructive",
+        "--no-save",
+        "--json",
+    ];
+    match json_of(binary, &args) {
+        Err(e) => vec![Outcome::Wrong(format!("curve failed: {e}"))],
+        Ok(doc) => doc["curve"]["series"]
+            .as_array()
+            .map(|all| all.iter().map(|s| curve_series_outcome(p, s)).collect())
+            .unwrap_or_else(|| vec![Outcome::Wrong("no curve series in the JSON".into())]),
+    }
+}
+
+/// Names of the two curve tallies: cards whose every transfer follows
+/// t0 + n/B at one speed, and cards where a write cache or a link ceiling
+/// bends the curve (where declining is the expected answer more often).
+pub const CURVE_PLAIN: &str = "curve on cards without cache or link: t0 and B within 10%";
+pub const CURVE_BENT: &str = "curve on cards with a cache or a link: t0 and B within 10%";
+
+/// `curve` over `cards` cards drawn from `seed`: one case per pattern,
+/// tallied by kind of card.
+pub fn calibrate_curve(binary: &Path, seed: u64, cards: usize) -> Vec<Tally> {
+    let mut population = Population::new(seed);
+    let mut plain = Tally::new(CURVE_PLAIN);
+    let mut bent = Tally::new(CURVE_BENT);
+    for i in 0..cards {
+        let card = population.draw();
+        let tally = if card.cache == 0 && card.link.is_none() {
+            &mut plain
+        } else {
+            &mut bent
+        };
+        let run_seed = seed ^ (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        for outcome in curve_outcomes(binary, &card, curve_patterns(i), run_seed) {
+            tally.add(&spec_of(&card), outcome);
+        }
+    }
+    vec![plain, bent]
+}
+
 // -------------------------------------------------------------------- all
 
 /// Every analysis over `cards` cards from `seed`, on `threads` threads.
 pub fn calibrate_all(binary: &Path, seed: u64, cards: usize, threads: usize) -> Vec<Tally> {
-    let _ = binary;
     let seeds: Vec<u64> = (0..threads.max(1) as u64).collect();
     let per_thread = cards.div_ceil(seeds.len());
     let mut tallies = in_parallel(&seeds, seeds.len(), |&k| {
-        vec![calibrate_sustain(seed.wrapping_add(k << 32), per_thread)]
+        let seed = seed.wrapping_add(k << 32);
+        let mut all = calibrate_curve(binary, seed, per_thread);
+        all.push(calibrate_sustain(seed, per_thread));
+        all
     });
     tallies.sort_by(|a, b| a.analysis.cmp(&b.analysis));
     tallies

@@ -47,3 +47,60 @@ fn profile_on_a_simulated_card_follows_its_cost_law() {
     let note = doc["target"]["notes"].to_string();
     assert!(!note.contains("not written first"), "{note}");
 }
+
+#[test]
+fn run_repeat_flags_repetitions_that_disagree_in_text_and_json() {
+    // No warm-up, and an 8 MiB cache that the first repetition writes into
+    // at 80 MB/s while the later ones wait for it to drain at 10 MB/s: the
+    // repetitions disagree by more than 30% of their median.
+    let args = [
+        "run",
+        "sim:cache=8M,burst=80MB/s",
+        "--rw",
+        "write",
+        "--bs",
+        "1M",
+        "--repeat",
+        "3",
+        "--time",
+        "300ms",
+        "--ramp",
+        "0",
+        "--seed",
+        "1",
+        "--destructive",
+        "--no-save",
+    ];
+    let doc = ok_json(iocurve().args(args).arg("--json"));
+    let m = &doc["tests"][0]["mb_per_s"];
+    let (min, max, median) = (
+        m["min"].as_f64().unwrap(),
+        m["max"].as_f64().unwrap(),
+        m["median"].as_f64().unwrap(),
+    );
+    assert!(max - min > 0.3 * median, "{m}");
+    assert_eq!(m["unstable"], true, "{m}");
+    let out = iocurve().args(args).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("median of 3: ~"), "{text}");
+    assert!(text.contains("~           unstable: "), "{text}");
+    // A card without a cache writes at one speed: nothing flagged.
+    let steady = ok_json(iocurve().args([
+        "run",
+        "sim:",
+        "--rw",
+        "write",
+        "--bs",
+        "1M",
+        "--repeat",
+        "3",
+        "--time",
+        "300ms",
+        "--ramp",
+        "0",
+        "--destructive",
+        "--no-save",
+        "--json",
+    ]));
+    assert_eq!(steady["tests"][0]["mb_per_s"]["unstable"], false);
+}

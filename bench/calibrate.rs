@@ -66,7 +66,24 @@ fn main() {
     let tallies = calibration::calibrate_all(&binary, o.seed, o.cards, o.threads);
     println!("{} cards per analysis, seed {}\n", o.cards, o.seed);
     print!("{}", calibration::table(&tallies));
-    for t in &tallies {
+    let flash = [
+        calibration::flash::split(
+            o.seed,
+            o.cards,
+            o.threads,
+            calibration::flash::calibrate_align,
+        ),
+        calibration::flash::split(
+            o.seed,
+            o.cards,
+            o.threads,
+            calibration::flash::calibrate_capacity,
+        ),
+    ];
+    println!("\nflash verdicts by confidence:\n");
+    print!("{}", calibration::flash::confidence_table(&flash));
+    let all = tallies.iter().chain(flash.iter().map(|f| &f.tally));
+    for t in all {
         for e in &t.wrong_examples {
             println!("\nwrong ({}): {e}", t.analysis);
         }

@@ -53,25 +53,15 @@ fn run_repeat_flags_repetitions_that_disagree_in_text_and_json() {
     // No warm-up, and an 8 MiB cache that the first repetition writes into
     // at 80 MB/s while the later ones wait for it to drain at 10 MB/s: the
     // repetitions disagree by more than 30% of their median.
-    let args = [
-        "run",
-        "sim:cache=8M,burst=80MB/s",
-        "--rw",
-        "write",
-        "--bs",
-        "1M",
-        "--repeat",
-        "3",
-        "--time",
-        "300ms",
-        "--ramp",
-        "0",
-        "--seed",
-        "1",
-        "--destructive",
-        "--no-save",
-    ];
-    let doc = ok_json(iocurve().args(args).arg("--json"));
+    let repeated_writes = |card: &str| {
+        let mut cmd = iocurve();
+        cmd.args(["run", card, "--rw", "write", "--bs", "1M", "--repeat", "3"])
+            .args(["--time", "300ms", "--ramp", "0", "--seed", "1"])
+            .args(["--destructive", "--no-save"]);
+        cmd
+    };
+    let cached = "sim:cache=8M,burst=80MB/s";
+    let doc = ok_json(repeated_writes(cached).arg("--json"));
     let m = &doc["tests"][0]["mb_per_s"];
     let (min, max, median) = (
         m["min"].as_f64().unwrap(),
@@ -80,27 +70,11 @@ fn run_repeat_flags_repetitions_that_disagree_in_text_and_json() {
     );
     assert!(max - min > 0.3 * median, "{m}");
     assert_eq!(m["unstable"], true, "{m}");
-    let out = iocurve().args(args).output().unwrap();
+    let out = repeated_writes(cached).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("median of 3: ~"), "{text}");
     assert!(text.contains("~           unstable: "), "{text}");
     // A card without a cache writes at one speed: nothing flagged.
-    let steady = ok_json(iocurve().args([
-        "run",
-        "sim:",
-        "--rw",
-        "write",
-        "--bs",
-        "1M",
-        "--repeat",
-        "3",
-        "--time",
-        "300ms",
-        "--ramp",
-        "0",
-        "--destructive",
-        "--no-save",
-        "--json",
-    ]));
+    let steady = ok_json(repeated_writes("sim:").arg("--json"));
     assert_eq!(steady["tests"][0]["mb_per_s"]["unstable"], false);
 }

@@ -5,7 +5,7 @@
 mod common;
 
 use common::faultdev::FaultDevice;
-use common::{LoopDevice, iocurve, json, ok_json, skipped};
+use common::{LoopDevice, iocurve, json, marked_points, ok_json, skipped};
 
 const MIB: u64 = 1 << 20;
 
@@ -112,29 +112,15 @@ fn unaligned_sizes_are_measured_buffered_in_their_own_section() {
         "--json",
     ]));
     let s = &doc["curve"]["series"][0];
-    let marked = |key: &str| -> Vec<(u64, bool, bool)> {
-        s[key]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|p| {
-                (
-                    p["size"].as_u64().unwrap(),
-                    p["buffered"].as_bool().unwrap(),
-                    p["reference"].as_bool().unwrap(),
-                )
-            })
-            .collect()
-    };
     // The O_DIRECT series holds only O_DIRECT points.
     assert_eq!(
-        marked("points"),
+        marked_points(s, "points"),
         vec![(512, false, false), (4096, false, false)]
     );
     // The unaligned section: each size between its aligned neighbours,
     // all through the page cache.
     assert_eq!(
-        marked("unaligned"),
+        marked_points(s, "unaligned"),
         vec![
             (512, true, true),
             (768, true, false),

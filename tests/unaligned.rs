@@ -10,29 +10,13 @@
 mod common;
 
 use common::faultdev::FaultDevice;
-use common::{LoopDevice, iocurve, ok_json, skipped};
+use common::{LoopDevice, iocurve, marked_points, ok_json, skipped};
 use serde_json::Value;
 use std::path::Path;
 
 const MIB: u64 = 1 << 20;
 const HEADING: &str =
     "unaligned sizes, through the page cache, beside aligned neighbours measured the same way";
-
-/// (size, buffered, reference) of the points under `key` of a series.
-fn marked(series: &Value, key: &str) -> Vec<(u64, bool, bool)> {
-    series[key]
-        .as_array()
-        .unwrap_or_else(|| panic!("{key} in {series}"))
-        .iter()
-        .map(|p| {
-            (
-                p["size"].as_u64().unwrap(),
-                p["buffered"].as_bool().unwrap(),
-                p["reference"].as_bool().unwrap(),
-            )
-        })
-        .collect()
-}
 
 /// (fastest, median, slowest) time per request of a point, ns, from the
 /// IOPS of its repetitions.
@@ -136,13 +120,13 @@ fn unaligned_sizes_sit_between_their_neighbours_apart_from_the_direct_series() {
     // holds the aligned sizes, all O_DIRECT, and nothing else.
     assert_eq!(s["logical_block_size"], 512);
     assert_eq!(
-        marked(s, "points"),
+        marked_points(s, "points"),
         [512, 1024, 1536, 2048, 4096].map(|n| (n, false, false))
     );
     // 768 B in its own section, between 512 B and 1 KiB measured the same
     // way (through the page cache).
     assert_eq!(
-        marked(s, "unaligned"),
+        marked_points(s, "unaligned"),
         vec![(512, true, true), (768, true, false), (1024, true, true)]
     );
     let section = s["unaligned"].as_array().unwrap();
@@ -332,11 +316,11 @@ fn through_the_kernel_a_write_straddling_two_blocks_is_judged_by_its_ranges() {
     let (text, doc) = curve(mnt.0.path(), "4k,4100,8k", "randwrite", &db, &[]);
     let s = &doc["curve"]["series"][0];
     assert_eq!(
-        marked(s, "points"),
+        marked_points(s, "points"),
         vec![(4096, false, false), (8192, false, false)]
     );
     assert_eq!(
-        marked(s, "unaligned"),
+        marked_points(s, "unaligned"),
         vec![(4096, true, true), (4100, true, false), (8192, true, true)]
     );
     let p = &s["alignment_penalties"][0];

@@ -184,3 +184,20 @@ impl Drop for Tmpfs {
         }
     }
 }
+
+/// (size, buffered, reference) of the points under `key` of a curve series
+/// (`points`: the series as measured; `unaligned`: its unaligned section).
+pub fn marked_points(series: &serde_json::Value, key: &str) -> Vec<(u64, bool, bool)> {
+    series[key]
+        .as_array()
+        .unwrap_or_else(|| panic!("{key} in {series}"))
+        .iter()
+        .map(|p| {
+            (
+                p["size"].as_u64().unwrap(),
+                p["buffered"].as_bool().unwrap(),
+                p["reference"].as_bool().unwrap(),
+            )
+        })
+        .collect()
+}

@@ -3,7 +3,7 @@
 use super::charts;
 use super::{HistoryPoint, ReportInput, esc};
 use crate::report::{Export, Svg};
-use crate::result::{CurveSeries, Measurement, RunResult, TestResult};
+use crate::result::{CurvePoint, CurveSeries, Measurement, RunResult, TestResult};
 use crate::units::{LEGEND, format_latency_ns, format_mbps, format_size};
 use std::fmt::Write;
 
@@ -264,19 +264,26 @@ fn curve_section(out: &mut String, run: &RunResult, series: &[CurveSeries]) {
             let mbps = p.mb_per_s.map_or("-".into(), |m| {
                 mbps_with_range(m.median, m.min, m.max, m.count)
             });
+            let (iops, p50, p99) = point_cells(p);
             let _ = writeln!(
                 out,
-                "<tr><td>{}{mark}</td><td>{mbps}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                "<tr><td>{}{mark}</td><td>{mbps}</td><td>{iops}</td><td>{p50}</td><td>{p99}</td><td>{}</td></tr>",
                 esc(&format_size(p.size)),
-                p.iops.map_or("-".into(), |i| format!("{:.0}", i.median)),
-                p.p50_ns.map_or("-".into(), |v| format_latency_ns(v as f64)),
-                p.p99_ns.map_or("-".into(), |v| format_latency_ns(v as f64)),
                 p.model_ratio.map_or(String::new(), |r| format!("{r:.2}×"))
             );
         }
         let _ = writeln!(out, "</tbody></table></div>");
         unaligned_section(out, s);
     }
+}
+
+/// The IOPS, p50 and p99 cells of a curve point's row.
+fn point_cells(p: &CurvePoint) -> (String, String, String) {
+    (
+        p.iops.map_or("-".into(), |i| format!("{:.0}", i.median)),
+        p.p50_ns.map_or("-".into(), |v| format_latency_ns(v as f64)),
+        p.p99_ns.map_or("-".into(), |v| format_latency_ns(v as f64)),
+    )
 }
 
 /// The unaligned sizes between their aligned neighbours, all through the
@@ -302,13 +309,11 @@ fn unaligned_section(out: &mut String, s: &CurveSeries) {
             let mbps = p.mb_per_s.map_or("-".into(), |m| {
                 mbps_with_range(m.median, m.min, m.max, m.count)
             });
+            let (iops, p50, p99) = point_cells(p);
             let _ = writeln!(
                 out,
-                "<tr data-kind=\"{kind}\"><td>{}</td><td>{kind}</td><td>{mbps}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                "<tr data-kind=\"{kind}\"><td>{}</td><td>{kind}</td><td>{mbps}</td><td>{iops}</td><td>{p50}</td><td>{p99}</td></tr>",
                 esc(&crate::report::text_curve::section_size(p)),
-                p.iops.map_or("-".into(), |i| format!("{:.0}", i.median)),
-                p.p50_ns.map_or("-".into(), |v| format_latency_ns(v as f64)),
-                p.p99_ns.map_or("-".into(), |v| format_latency_ns(v as f64)),
             );
         }
         let _ = writeln!(out, "</tbody></table></div>");

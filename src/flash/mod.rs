@@ -125,6 +125,13 @@ pub trait FlashIo {
     fn read(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<u64>;
     /// Writes `buf` at `offset`; the time taken, ns.
     fn write(&mut self, offset: u64, buf: &[u8]) -> io::Result<u64>;
+    /// Announces regions (offset, length) a detector is about to write
+    /// that its plan did not list: on a `--preserve` target they are
+    /// journalled before this returns (a write outside every announced
+    /// region is refused). Elsewhere nothing needs doing.
+    fn claim(&mut self, _regions: &[(u64, u64)]) -> io::Result<()> {
+        Ok(())
+    }
     /// Writes `len` zero bytes at `offset` (a flush); the time taken, ns.
     /// The simulated card stores them without a buffer.
     fn write_zeros(&mut self, offset: u64, len: u64) -> io::Result<u64> {

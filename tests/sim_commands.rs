@@ -78,3 +78,168 @@ fn run_repeat_flags_repetitions_that_disagree_in_text_and_json() {
     let steady = ok_json(repeated_writes("sim:").arg("--json"));
     assert_eq!(steady["tests"][0]["mb_per_s"]["unstable"], false);
 }
+
+/// `stream` on a simulated card waits on the card's clock: its figures are
+/// the cost law's, whatever the host's timing.
+fn stream_json(card: &str, extra: &[&str]) -> serde_json::Value {
+    let doc = ok_json(
+        iocurve()
+            .args(["stream", card, "--time", "20s", "--no-save", "--json"])
+            .args(extra),
+    );
+    doc["stream"].clone()
+}
+
+#[test]
+fn stream_on_a_simulated_card_misses_every_deadline_once_its_cache_is_full() {
+    // 64 KiB writes due at 30 MB/s into a 64 MiB cache that drains at
+    // 8 MB/s: it fills after 64 MiB / 22 MB/s = 3.05 s, about 1396 of the
+    // 9156 requests; from then on each write waits for room and is late.
+    let card = "sim:size=1G,cache=64M,write=8MB/s,burst=60MB/s,cmd=200us";
+    let s = stream_json(card, &["--rw", "write", "--rate", "30MB/s"]);
+    let o = &s["outcome"];
+    let planned = o["requests_planned"].as_f64().unwrap();
+    let fill_s = (64u64 << 20) as f64 / 22e6;
+    let in_time = (fill_s * 30e6 / 65536.0).round();
+    let misses = o["misses"].as_f64().unwrap();
+    let expected = planned - in_time;
+    assert!(
+        (misses - expected).abs() / expected < 0.01,
+        "{misses} vs {expected}"
+    );
+    // The first write costs a command and 64 KiB at the burst speed.
+    let first = 200e3 + 65536.0 * 1e9 / 60e6;
+    let min = o["latency"]["min_ns"].as_f64().unwrap();
+    // (The latency histogram keeps three significant digits.)
+    assert!((min - first).abs() / first < 0.01, "{min} vs {first}");
+}
+
+#[test]
+fn stream_find_max_on_a_simulated_card_brackets_its_read_speed() {
+    // A 64 KiB read costs 200 µs + 64 KiB at 20 MB/s: at most 18.85 MB/s.
+    let s = stream_json("sim:size=1G,read=20MB/s,cmd=200us", &["--find-max"]);
+    let limit = 65536.0 / (200e-6 + 65536.0 / 20e6) / 1e6;
+    let best = s["find_max"]["max_rate_mb_s"].as_f64().unwrap();
+    assert!(best <= limit && best > 0.95 * limit, "{best} vs {limit}");
+    assert_eq!(s["outcome"]["misses"], 0, "5 MB/s is well within reach");
+}
+
+/// What a command does with a `sim:` target.
+enum OnSim {
+    /// Measures on the card's virtual clock (exit 0, or 5 for a failed
+    /// flash verdict) and says the figures are simulated.
+    Runs,
+    /// Refuses in one line (exit 2) that says the target is a simulated
+    /// card and which commands measure one.
+    Refuses,
+}
+
+/// Every leaf command that takes a target (`TARGET`, `DIR`, `SRC`), with
+/// how it is called on a small simulated card; `{}` is the card.
+fn sim_cases() -> Vec<(&'static str, Vec<&'static str>, OnSim)> {
+    use OnSim::*;
+    let quick = ["--no-save"];
+    let cases: Vec<(&str, &[&str], OnSim)> = vec![
+        ("profile", &["--time", "100ms", "--repeat", "1"], Runs),
+        ("run", &["--time", "100ms"], Runs),
+        ("curve", &["--time", "100ms"], Runs),
+        ("stream", &["--time", "1s"], Runs),
+        ("sustain", &["--bytes", "8M"], Runs),
+        ("surface", &[], Runs),
+        ("endure", &["--cycles", "1", "--destructive"], Runs),
+        ("flash align", &[], Runs),
+        ("flash open-au", &["--au", "1M"], Runs),
+        ("flash cache", &[], Runs),
+        ("flash capacity", &[], Runs),
+        ("flash class", &["--au", "1M"], Runs),
+        ("probe", &[], Refuses),
+        ("files load", &[], Refuses),
+        ("files save", &[], Refuses),
+        ("copy", &[], Refuses),
+    ];
+    cases
+        .into_iter()
+        .map(|(leaf, extra, on)| {
+            let mut args: Vec<&str> = leaf.split(' ').collect();
+            if leaf == "copy" {
+                args.push("Cargo.toml");
+            }
+            args.push("{}");
+            args.extend(extra);
+            args.extend(quick);
+            (leaf, args, on)
+        })
+        .collect()
+}
+
+/// Every leaf subcommand with a positional target, from the clap definition.
+fn commands_with_a_target() -> std::collections::BTreeSet<String> {
+    use clap::CommandFactory;
+    fn walk(cmd: &clap::Command, prefix: &str, out: &mut std::collections::BTreeSet<String>) {
+        for sub in cmd.get_subcommands() {
+            let path = match prefix {
+                "" => sub.get_name().to_string(),
+                p => format!("{p} {}", sub.get_name()),
+            };
+            if sub.has_subcommands() {
+                walk(sub, &path, out);
+            } else if sub
+                .get_positionals()
+                .any(|a| matches!(a.get_id().as_str(), "target" | "dir" | "source"))
+            {
+                out.insert(path);
+            }
+        }
+    }
+    let mut out = std::collections::BTreeSet::new();
+    walk(&iocurve::cli::Cli::command(), "", &mut out);
+    out
+}
+
+#[test]
+fn every_command_that_takes_a_target_runs_on_a_simulated_card_or_refuses_it_in_one_line() {
+    let cases = sim_cases();
+    let listed: std::collections::BTreeSet<String> =
+        cases.iter().map(|(leaf, ..)| leaf.to_string()).collect();
+    let found = commands_with_a_target();
+    assert!(found.len() >= 12, "the walk found {found:?}");
+    assert_eq!(
+        listed, found,
+        "every command taking a target needs a sim: case"
+    );
+    let card = "sim:size=256M,au=1M,page=16k,cmd=100us";
+    for (leaf, args, on) in cases {
+        let args: Vec<&str> = args
+            .iter()
+            .map(|a| if *a == "{}" { card } else { a })
+            .collect();
+        let out = iocurve().args(&args).output().unwrap();
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        let code = out.status.code();
+        match on {
+            OnSim::Runs => {
+                let verdict_failed = leaf.starts_with("flash") && code == Some(5);
+                assert!(
+                    code == Some(0) || verdict_failed,
+                    "{leaf} on {card}: exit {code:?}\n{stdout}\n{stderr}"
+                );
+                assert!(
+                    stdout.contains("SIMULATED"),
+                    "{leaf}: the output must say the figures are simulated:\n{stdout}"
+                );
+            }
+            OnSim::Refuses => {
+                assert_eq!(code, Some(2), "{leaf}: {stdout}\n{stderr}");
+                let line = stderr.trim();
+                assert_eq!(line.lines().count(), 1, "{leaf}: one line, got {line}");
+                assert!(
+                    line.contains("is a simulated card") && line.contains("profile, run"),
+                    "{leaf}: {line}"
+                );
+            }
+        }
+    }
+}

@@ -37,7 +37,7 @@ pub fn open_target(cfg: &TargetConfig, want_write: bool, scratch_size: u64) -> R
 pub fn refuse_simulated(path: &std::path::Path, what: &str) -> Result<()> {
     match target::is_simulated(path) {
         true => Err(crate::error::usage(format!(
-            "{what} needs a real file, directory or device, and {} is a simulated card: measure it with run, profile, curve, surface, sustain or the flash commands",
+            "{what} needs a real file, directory or device, and {} is a simulated card (its whole identity is the text after sim:): measure it with profile, run, curve, stream, sustain, surface, endure or the flash commands",
             path.display()
         ))),
         false => Ok(()),

@@ -9,7 +9,7 @@ use crate::engine::EngineKind;
 use crate::error::usage;
 use crate::target::scratch::FillPlan;
 use crate::target::{IoMode, OpenTarget};
-use crate::workload::stream::{self, OpKindName, StreamOutcome, StreamPlan};
+use crate::workload::stream::{self, OpKindName, StreamOutcome, StreamPlan, StreamTarget};
 use crate::workload::{Pattern, cpuload, interrupt};
 use anyhow::Result;
 use std::sync::atomic::Ordering;
@@ -24,7 +24,6 @@ const REFINE_STEPS: u32 = 5;
 
 pub fn stream(args: &StreamArgs) -> Result<i32> {
     let tcfg = target_config(&args.target)?;
-    common::refuse_simulated(&tcfg.path, "stream")?;
     check_engine(&tcfg)?;
     let (chunk, rate) = chunk_and_rate(args)?;
     let kind = match args.rw.as_str() {
@@ -176,13 +175,14 @@ fn run_at(
             eprintln!("warning: {w}");
         }
     }
-    let (outcome, error) = stream::run(
-        target.fd(),
-        target.align,
-        plan,
-        seed,
-        interrupt::stop_flag(),
-    );
+    let on = match target.sim() {
+        Some(device) => StreamTarget::Sim(device),
+        None => StreamTarget::Fd {
+            fd: target.fd(),
+            align: target.align,
+        },
+    };
+    let (outcome, error) = stream::run(on, plan, seed, interrupt::stop_flag());
     (outcome, error.map(|e| common::io_failure_message(&e)))
 }
 

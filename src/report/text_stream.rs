@@ -2,6 +2,15 @@
 
 use crate::app_result::StreamReport;
 use crate::units::{format_latency_ns, format_mbps, format_size};
+
+/// A time with its unit: `format_latency_ns` marks only milliseconds.
+fn with_unit(ns: f64) -> String {
+    let text = format_latency_ns(ns);
+    match text.ends_with(" ms") {
+        true => text,
+        false => format!("{text} µs"),
+    }
+}
 use crate::workload::stream::StreamOutcome;
 use std::fmt::Write;
 
@@ -17,10 +26,10 @@ pub fn stream_block(out: &mut String, r: &StreamReport) {
     };
     let _ = writeln!(
         out,
-        "schedule    {} {schedule}, one every {} µs, deadline {} µs after the scheduled start",
+        "schedule    {} {schedule}, one every {}, deadline {} after the scheduled start",
         r.direction,
-        format_latency_ns(o.period_ns as f64),
-        format_latency_ns(o.deadline_ns as f64)
+        with_unit(o.period_ns as f64),
+        with_unit(o.deadline_ns as f64)
     );
     outcome_lines(out, o);
     if let Some(f) = &r.find_max {
@@ -33,11 +42,11 @@ pub fn stream_block(out: &mut String, r: &StreamReport) {
         for t in &f.trials {
             let _ = writeln!(
                 out,
-                "  trial     {:>8} MB/s: {} misses of {}, longest stall {} µs",
+                "  trial     {:>8} MB/s: {} misses of {}, longest stall {}",
                 format_mbps(t.rate_mb_s),
                 t.misses,
                 t.requests_done,
-                format_latency_ns(t.longest_stall_ns as f64)
+                with_unit(t.longest_stall_ns as f64)
             );
         }
     }
@@ -54,27 +63,27 @@ fn outcome_lines(out: &mut String, o: &StreamOutcome) {
     let verdict = if o.misses == 0 { "none" } else { "MISSED" };
     let _ = writeln!(
         out,
-        "deadlines   {} missed ({:.2}%) {verdict}; longest stall {} µs; longest gap between completions {} µs",
+        "deadlines   {} missed ({:.2}%) {verdict}; longest stall {}; longest gap between completions {}",
         o.misses,
         o.miss_share * 100.0,
-        format_latency_ns(o.longest_stall_ns as f64),
-        format_latency_ns(o.longest_gap_ns as f64)
+        with_unit(o.longest_stall_ns as f64),
+        with_unit(o.longest_gap_ns as f64)
     );
     if let Some(l) = &o.latency {
         let _ = writeln!(
             out,
-            "latency     from the scheduled start (µs): p50 {}  p90 {}  p99 {}  p99.9 {}  max {}",
-            format_latency_ns(l.p50_ns as f64),
-            format_latency_ns(l.p90_ns as f64),
-            format_latency_ns(l.p99_ns as f64),
-            format_latency_ns(l.p99_9_ns as f64),
-            format_latency_ns(l.max_ns as f64)
+            "latency     from the scheduled start: p50 {}  p90 {}  p99 {}  p99.9 {}  max {}",
+            with_unit(l.p50_ns as f64),
+            with_unit(l.p90_ns as f64),
+            with_unit(l.p99_ns as f64),
+            with_unit(l.p99_9_ns as f64),
+            with_unit(l.max_ns as f64)
         );
     }
     let _ = writeln!(
         out,
-        "jitter      {} µs (standard deviation of that latency); {} requests started late, behind a slow one",
-        format_latency_ns(o.jitter_ns),
+        "jitter      {} (standard deviation of that latency); {} requests started late, behind a slow one",
+        with_unit(o.jitter_ns),
         o.late_starts
     );
 }

@@ -20,7 +20,8 @@
 //! through a [`Pacer`] so that a fake clock can replace the wall clock in
 //! tests. Nothing in `next` or `completed` allocates, locks or formats.
 
-use crate::engine::buffer::AlignedBuf;
+use crate::engine::buffer::{AlignedBuf, MIN_ALIGN};
+use crate::engine::sim::{SimDevice, SimEngine};
 use crate::engine::sync::SyncEngine;
 use crate::engine::{Clock, Engine, EngineSetup, IoError, MonotonicClock, Op, OpKind, OpSource};
 use crate::stats::{LatencyHistogram, LatencySummary};
@@ -268,11 +269,34 @@ impl<P: Pacer> OpSource for StreamSource<'_, P> {
     }
 }
 
-/// Runs one stream on `fd` with the `sync` engine and the wall clock.
-/// A failed transfer ends it; the figures up to then come with the error.
+/// The simulated card's pacer: waiting is idle time on the card's own
+/// clock (its write cache drains meanwhile), so a ten-minute stream takes
+/// the milliseconds needed to simulate its requests.
+pub struct SimPacer<'a>(pub &'a SimDevice);
+
+impl Pacer for SimPacer<'_> {
+    fn wait_until(&mut self, t_ns: u64) -> u64 {
+        let now = self.0.clock().now_ns();
+        if t_ns > now {
+            self.0.idle(t_ns - now);
+        }
+        self.0.clock().now_ns()
+    }
+}
+
+/// What a stream runs on.
+#[derive(Clone, Copy)]
+pub enum StreamTarget<'a> {
+    /// A descriptor, with the `sync` engine on the wall clock.
+    Fd { fd: BorrowedFd<'a>, align: usize },
+    /// A simulated card, on its virtual clock.
+    Sim(&'a SimDevice),
+}
+
+/// Runs one stream, one request at a time on its schedule. A failed
+/// transfer ends it; the figures up to then come with the error.
 pub fn run(
-    fd: BorrowedFd<'_>,
-    align: usize,
+    target: StreamTarget<'_>,
     plan: StreamPlan,
     seed: u64,
     stop: &AtomicBool,
@@ -293,10 +317,33 @@ pub fn run(
         return (source.outcome(), Some(error));
     }
     let chunk = plan.chunk as usize;
+    let align = match target {
+        StreamTarget::Fd { align, .. } => align,
+        StreamTarget::Sim(_) => MIN_ALIGN,
+    };
     let mut pool = AlignedBuf::new(chunk, align);
     if plan.kind == OpKindName::Write {
         Pattern::Random.fill(pool.as_mut_slice(), seed);
     }
+    match target {
+        StreamTarget::Fd { fd, align } => run_on_fd(fd, align, pool, plan, stop),
+        StreamTarget::Sim(device) => {
+            let mut engine = SimEngine::new(device, chunk, pool);
+            let mut source = StreamSource::new(plan, SimPacer(device), stop);
+            let error = engine.run(&mut source).err();
+            (source.outcome(), error)
+        }
+    }
+}
+
+fn run_on_fd(
+    fd: BorrowedFd<'_>,
+    align: usize,
+    pool: AlignedBuf,
+    plan: StreamPlan,
+    stop: &AtomicBool,
+) -> (StreamOutcome, Option<IoError>) {
+    let chunk = plan.chunk as usize;
     let clock = MonotonicClock::new();
     let mut engine = SyncEngine::new(EngineSetup {
         fd,

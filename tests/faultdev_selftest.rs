@@ -429,8 +429,8 @@ fn round_robin_write(f: &File, au: u64, aus: u64, rounds: u64) -> Duration {
 
 #[test]
 fn a_write_to_one_au_more_than_are_open_pays_for_garbage_collection() {
-    let au = 2 * MIB;
-    // Closing an AU copies about 2 MiB at 100 MB/s: 21 ms.
+    let au = 4 * MIB;
+    // Closing an AU copies about 4 MiB at 100 MB/s: 42 ms.
     let Some(dev) = build(
         FaultDevice::spec(16 * MIB)
             .mbps(100.0)
@@ -440,7 +440,7 @@ fn a_write_to_one_au_more_than_are_open_pays_for_garbage_collection() {
         return;
     };
     let f = open_direct(&dev, true);
-    let gc = Duration::from_millis(20);
+    let gc = Duration::from_millis(40);
     let within = round_robin_write(&f, au, 2, 6);
     let beyond = round_robin_write(&f, au, 3, 4);
     println!("2 AUs in turn: {within:?} per write; 3 AUs: {beyond:?}");

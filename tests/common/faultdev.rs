@@ -39,14 +39,128 @@ struct Extras {
     slow: Vec<(u64, u64, u32)>,
     /// Writes cost whole pages of this many bytes (0: by length).
     page: u64,
+    /// Bytes that really exist, and what happens beyond them.
+    fake: Option<(u64, Fake)>,
+    /// The last bytes written read back by address, hiding the fake.
+    hide_cache: u64,
+    /// Allocation unit; reads across its boundaries cost `cmd_ms` more.
+    au: u64,
+    cmd_ms: f64,
+    /// AUs kept open for writing (0: no garbage-collection cost).
+    open_au: u32,
+}
+
+/// What a counterfeit device does beyond its real size (the kinds of
+/// `sim:...,fake=`; see tests/support/faultfs.py).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fake {
+    /// Address mod real: a write lands on a real block.
+    Wrap,
+    /// Writes are dropped; reads return zeros.
+    Zeros,
+    /// Writes are dropped; reads return a fixed pattern per sector.
+    Stale,
+    /// Reads and writes fail with EIO.
+    Eio,
+}
+
+impl Fake {
+    fn name(self) -> &'static str {
+        match self {
+            Fake::Wrap => "wrap",
+            Fake::Zeros => "zeros",
+            Fake::Stale => "stale",
+            Fake::Eio => "eio",
+        }
+    }
+}
+
+/// A device described option by option, for the flash geometry and fakes:
+/// `FaultDevice::spec(size).mbps(20.0).au(3 << 20, 2.0).build()`.
+#[derive(Debug, Clone)]
+pub struct FaultSpec {
+    size: u64,
+    delay_ms: u32,
+    mb_per_s: f64,
+    extras: Extras,
+}
+
+impl FaultSpec {
+    /// Every request first waits this long (the plain command cost).
+    pub fn delay_ms(mut self, ms: u32) -> Self {
+        self.delay_ms = ms;
+        self
+    }
+
+    /// Bandwidth, 10^6 B/s (0 = unlimited); also the garbage-collection
+    /// copy speed of [`FaultSpec::open_au`].
+    pub fn mbps(mut self, mb_per_s: f64) -> Self {
+        self.mb_per_s = mb_per_s;
+        self
+    }
+
+    /// Writes cost whole pages; reads across a page boundary cost a
+    /// quarter of `cmd_ms` (with [`FaultSpec::au`]).
+    pub fn page(mut self, page: u64) -> Self {
+        self.extras.page = page;
+        self
+    }
+
+    /// The first `fast_bytes` written go at `fast_mb_per_s`.
+    pub fn write_cache(mut self, fast_bytes: u64, fast_mb_per_s: f64) -> Self {
+        self.extras.fast_bytes = fast_bytes;
+        self.extras.fast_mb_per_s = fast_mb_per_s;
+        self
+    }
+
+    /// A counterfeit: only `real` bytes (whole sectors) exist.
+    pub fn fake(mut self, real: u64, kind: Fake) -> Self {
+        self.extras.fake = Some((real, kind));
+        self
+    }
+
+    /// The last `bytes` written read back by logical address, hiding the
+    /// fake from an immediate check.
+    pub fn hide_cache(mut self, bytes: u64) -> Self {
+        self.extras.hide_cache = bytes;
+        self
+    }
+
+    /// An allocation unit of `au` bytes: a read across its boundary costs
+    /// `cmd_ms` more.
+    pub fn au(mut self, au: u64, cmd_ms: f64) -> Self {
+        self.extras.au = au;
+        self.extras.cmd_ms = cmd_ms;
+        self
+    }
+
+    /// `n` AUs open for writing; closing one copies its unwritten rest at
+    /// [`FaultSpec::mbps`].
+    pub fn open_au(mut self, n: u32) -> Self {
+        self.extras.open_au = n;
+        self
+    }
+
+    pub fn build(self) -> Result<FaultDevice, String> {
+        FaultDevice::build_with(
+            self.size,
+            &[],
+            &[],
+            self.delay_ms,
+            self.mb_per_s,
+            &self.extras,
+        )
+    }
 }
 
 /// A `/dev/loopN` with injected faults. Everything is torn down on drop.
 pub struct FaultDevice {
     /// The loop device, e.g. `/dev/loop3`.
     pub dev: PathBuf,
-    /// Size of the device in bytes.
+    /// Size of the device in bytes (claimed, for a counterfeit).
     pub size: u64,
+    /// Bytes that really exist (`size` unless counterfeit).
+    pub real: u64,
     /// The backing file holding the device's contents (bypasses faultfs).
     pub backing: PathBuf,
     mountpoint: PathBuf,
@@ -60,6 +174,17 @@ pub struct FaultDevice {
 }
 
 impl FaultDevice {
+    /// A device of `size` bytes with no faults yet; add them option by
+    /// option and call [`FaultSpec::build`].
+    pub fn spec(size: u64) -> FaultSpec {
+        FaultSpec {
+            size,
+            delay_ms: 0,
+            mb_per_s: 0.0,
+            extras: Extras::default(),
+        }
+    }
+
     /// Byte the backing file holds at `offset` when the device is created:
     /// never zero, and different in every 4 KiB block at the same position.
     pub fn pattern_at(offset: u64) -> u8 {
@@ -195,9 +320,11 @@ impl FaultDevice {
 
         // From here on, `dev` is dropped on every early return and tears
         // down whatever part has been set up.
+        let real = extras.fake.map_or(size, |(real, _)| real);
         let mut dev = FaultDevice {
             dev: PathBuf::new(),
             size,
+            real,
             backing,
             mountpoint,
             log_path,
@@ -207,7 +334,8 @@ impl FaultDevice {
             dir: Some(dir),
         };
 
-        write_pattern(&dev.backing, size).map_err(|e| format!("cannot write backing file: {e}"))?;
+        write_pattern(&dev.backing, size, real)
+            .map_err(|e| format!("cannot write backing file: {e}"))?;
         fs::create_dir(&dev.mountpoint).map_err(|e| format!("cannot create mountpoint: {e}"))?;
         let log = File::create(&dev.log_path).map_err(|e| format!("cannot create log: {e}"))?;
         let log2 = log
@@ -241,6 +369,7 @@ impl FaultDevice {
         if extras.page > 0 {
             cmd.arg("--page").arg(extras.page.to_string());
         }
+        flash_args(&mut cmd, extras);
         for (flag, ranges) in [("--eio-read", eio_read), ("--eio-write", eio_write)] {
             for &(start, len) in ranges {
                 cmd.arg(flag).arg(format!("{start}:{len}"));
@@ -414,18 +543,43 @@ fn tool(name: &str) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(name))
 }
 
-fn write_pattern(path: &Path, size: u64) -> io::Result<()> {
+/// The faultfs options of the flash model: fake, hiding cache, AU timing.
+fn flash_args(cmd: &mut Command, extras: &Extras) {
+    if let Some((real, kind)) = extras.fake {
+        cmd.arg("--real")
+            .arg(real.to_string())
+            .arg("--fake")
+            .arg(kind.name());
+    }
+    if extras.hide_cache > 0 {
+        cmd.arg("--hide-cache").arg(extras.hide_cache.to_string());
+    }
+    if extras.au > 0 {
+        cmd.arg("--au")
+            .arg(extras.au.to_string())
+            .arg("--cmd-ms")
+            .arg(extras.cmd_ms.to_string());
+    }
+    if extras.open_au > 0 {
+        cmd.arg("--open-au").arg(extras.open_au.to_string());
+    }
+}
+
+/// Fills the first `real` bytes with the pattern; the rest of `size` (only
+/// claimed by a counterfeit, never read) stays a hole and costs no disk.
+fn write_pattern(path: &Path, size: u64, real: u64) -> io::Result<()> {
     let mut f = OpenOptions::new().write(true).create_new(true).open(path)?;
     let mut buf = vec![0u8; 1 << 20];
     let mut off = 0u64;
-    while off < size {
-        let n = (size - off).min(buf.len() as u64) as usize;
+    while off < real {
+        let n = (real - off).min(buf.len() as u64) as usize;
         for (i, b) in buf[..n].iter_mut().enumerate() {
             *b = FaultDevice::pattern_at(off + i as u64);
         }
         f.write_all(&buf[..n])?;
         off += n as u64;
     }
+    f.set_len(size)?;
     f.sync_all()
 }
 

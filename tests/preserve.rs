@@ -508,3 +508,190 @@ fn a_second_ctrl_c_waits_for_the_restore_and_a_third_names_recover() {
         }
     }
 }
+
+/// The fake card for the capacity tests: 64 MiB claimed, and every write
+/// beyond `real` fails with EIO while reads there give back the old bytes
+/// (f3's "I/O errors beyond the real size"), over FUSE and a loop device.
+const FAKE_SIZE: u64 = 64 * MIB;
+const FAKE_REAL: u64 = 40 * MIB + 12 * 1024;
+
+fn eio_fake() -> Result<common::faultdev::FaultDevice, String> {
+    common::faultdev::FaultDevice::new(FAKE_SIZE, &[], &[(FAKE_REAL, FAKE_SIZE - FAKE_REAL)], 0)
+}
+
+/// `flash capacity` on `dev` with a fixed flush (no timing decides where
+/// the search goes) and seed, and `mode` (the safety flags).
+fn capacity_args(dev: &str, mode: &[&str]) -> Vec<String> {
+    ["--no-save", "flash", "capacity", dev]
+        .iter()
+        .chain(&["--flush", "4M", "--seed", "7", "--json"])
+        .chain(mode)
+        .map(|s| s.to_string())
+        .collect()
+}
+
+fn spawn_capacity(dev: &str, journal_dir: &Path, delay_ms: u32) -> Child {
+    let jdir = journal_dir.to_str().unwrap();
+    Command::new(assert_cmd::cargo::cargo_bin("iocurve"))
+        .args(capacity_args(dev, &["--preserve", "--journal-dir", jdir]))
+        .env("IOCURVE_TEST_JOURNAL_DELAY_MS", delay_ms.to_string())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Waits until a later round's journal (the second or after) is in
+/// `state`; false when the run ended first or a minute went by.
+fn wait_for_later_journal(child: &mut Child, journal_dir: &Path, state: &str) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(60) {
+        let mut found = journals(journal_dir);
+        found.sort();
+        if found.len() >= 2 && found.last().is_some_and(|j| state_of(j) == state) {
+            return true;
+        }
+        if child.try_wait().ok().flatten().is_some() {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    false
+}
+
+/// (usable, precision, rounds) from a capacity verdict.
+fn found(doc: &serde_json::Value) -> (u64, u64, u64) {
+    let d = &doc["flash"]["details"];
+    let n = |k: &str| d[k].as_u64().unwrap_or_else(|| panic!("{k} in {d}"));
+    (n("usable"), n("precision"), n("rounds"))
+}
+
+#[test]
+fn capacity_with_preserve_searches_to_the_block_and_puts_every_byte_back() {
+    let dev = match eio_fake() {
+        Ok(d) => d,
+        Err(why) => return skipped(&why),
+    };
+    let path = dev.dev.to_str().unwrap();
+    let jdir = tempfile::tempdir().unwrap();
+    let original = hash(&std::fs::read(&dev.backing).unwrap());
+    let jdir_arg = jdir.path().to_str().unwrap();
+    let out = iocurve()
+        .args(capacity_args(
+            path,
+            &["--preserve", "--journal-dir", jdir_arg],
+        ))
+        .timeout(Duration::from_secs(300))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(5), "a fake: {err}");
+    let doc = json(&out.stdout);
+    let (usable, precision, rounds) = found(&doc);
+    println!("--preserve: real {FAKE_REAL}, found {usable} +{precision} in {rounds} rounds");
+    assert!(
+        usable <= FAKE_REAL && FAKE_REAL <= usable + precision,
+        "{usable} +{precision}"
+    );
+    // The first round alone spaces its probes size/255 apart (~250 KiB).
+    assert!(precision <= 8192, "searched to the block: {precision}");
+    assert!(rounds > 1, "later rounds ran under --preserve");
+    let notes = doc["target"]["notes"].to_string();
+    assert!(
+        notes.contains("restored, read back and verified"),
+        "{notes}"
+    );
+    assert_eq!(
+        hash(&std::fs::read(&dev.backing).unwrap()),
+        original,
+        "every byte put back"
+    );
+    assert!(journals(jdir.path()).is_empty(), "journals removed");
+
+    let out = iocurve()
+        .args(capacity_args(path, &["--destructive"]))
+        .timeout(Duration::from_secs(300))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(5));
+    let destructive = found(&json(&out.stdout));
+    assert_eq!(
+        (usable, precision, rounds),
+        destructive,
+        "--preserve searches as far as --destructive"
+    );
+}
+
+#[test]
+fn kill_9_in_a_later_capacity_round_then_recover_gives_back_every_byte() {
+    let dev = match eio_fake() {
+        Ok(d) => d,
+        Err(why) => return skipped(&why),
+    };
+    let path = dev.dev.to_str().unwrap();
+    let jdir = tempfile::tempdir().unwrap();
+    let original = hash(&std::fs::read(&dev.backing).unwrap());
+    // While the later journal fills (that round has written nothing yet),
+    // and once it is armed (its blocks are being written).
+    for (state, after_ms) in [("FILLING", 0), ("ARMED", 30), ("ARMED", 120)] {
+        let mut child = spawn_capacity(path, jdir.path(), 10);
+        let reached = wait_for_later_journal(&mut child, jdir.path(), state);
+        std::thread::sleep(Duration::from_millis(after_ms));
+        signal(&child, rustix::process::Signal::KILL);
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            reached,
+            "no later round's journal became {state}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_ne!(
+            hash(&std::fs::read(&dev.backing).unwrap()),
+            original,
+            "the first round wrote before the kill ({state})"
+        );
+        let recovered = recover_all(jdir.path());
+        let said = String::from_utf8_lossy(&recovered.stdout);
+        assert_eq!(
+            recovered.status.code(),
+            Some(0),
+            "{state}: {said}{}",
+            String::from_utf8_lossy(&recovered.stderr)
+        );
+        if state == "ARMED" {
+            assert!(said.contains("more journal"), "both parts restored: {said}");
+        }
+        assert_eq!(
+            hash(&std::fs::read(&dev.backing).unwrap()),
+            original,
+            "killed with a later journal {state} +{after_ms} ms, then recovered"
+        );
+        assert!(journals(jdir.path()).is_empty(), "recover left a journal");
+    }
+}
+
+#[test]
+fn ctrl_c_while_a_later_round_is_journalled_writes_nothing_more_and_restores() {
+    let dev = match eio_fake() {
+        Ok(d) => d,
+        Err(why) => return skipped(&why),
+    };
+    let path = dev.dev.to_str().unwrap();
+    let jdir = tempfile::tempdir().unwrap();
+    let original = hash(&std::fs::read(&dev.backing).unwrap());
+    let mut child = spawn_capacity(path, jdir.path(), 10);
+    assert!(wait_for_later_journal(&mut child, jdir.path(), "FILLING"));
+    signal(&child, rustix::process::Signal::INT);
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(
+        err.contains("interrupted while saving") && err.contains("restored and verified"),
+        "{err}"
+    );
+    assert_eq!(
+        hash(&std::fs::read(&dev.backing).unwrap()),
+        original,
+        "the first journal put every byte back"
+    );
+    assert!(journals(jdir.path()).is_empty(), "{err}");
+}

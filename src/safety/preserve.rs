@@ -33,6 +33,8 @@ use std::time::{Duration, Instant};
 const SPACE_MARGIN: u64 = 16 << 20;
 /// How long `recover` waits for a dying process to let go of a device.
 const BUSY_WAIT: Duration = Duration::from_secs(10);
+/// The unit a refused restore write is retried in: what O_DIRECT takes.
+const PIECE: usize = 4096;
 /// Test hook: sleep this many milliseconds per chunk copied or restored, so
 /// that a test can kill the process in the middle of either.
 const DELAY_ENV: &str = "IOCURVE_TEST_JOURNAL_DELAY_MS";
@@ -444,11 +446,13 @@ pub fn apply(journal: &mut Journal, writer: &File, path: &Path) -> Result<Restor
     for c in &chunks {
         test_delay();
         journal.read_chunk(c, buf.as_mut_slice())?;
-        if let Err(e) = write_medium(writer, &buf.as_slice()[..c.len as usize], c.target_offset)
-            && !holds_original(journal, c, path)
-        {
-            return Err(medium_error("write", c, path, e));
-        }
+        write_back(
+            writer,
+            &buf.as_slice()[..c.len as usize],
+            c.target_offset,
+            path,
+        )
+        .map_err(|e| medium_error("write", c, path, e))?;
     }
     writer.sync_all().map_err(|e| {
         RestoreError::Medium(
@@ -487,18 +491,32 @@ fn write_medium(file: &File, data: &[u8], offset: u64) -> io::Result<()> {
     file.write_all_at(data, offset)
 }
 
-/// Whether the medium still holds chunk `c`'s original bytes, read past the
-/// page cache. A chunk the medium refuses to take back (a fake card's
-/// blocks beyond its real size, which failed the test's writes as well)
-/// needs no restoring when it was never changed; anything else is a failure.
-fn holds_original(journal: &Journal, c: &Chunk, path: &Path) -> bool {
-    let (Some(meta), Ok(reader)) = (journal.meta.as_ref(), open_reader(path)) else {
-        return false;
+/// Writes `data` back at `offset`. Where the medium refuses the write, it
+/// is tried again 4 KiB at a time, and a piece the medium still refuses is
+/// accepted only if it holds the original bytes already (read past the
+/// page cache): a fake card's blocks beyond its real size refuse every
+/// write, the test's as well, so they were never changed. Anything else is
+/// the first error.
+fn write_back(file: &File, data: &[u8], offset: u64, path: &Path) -> io::Result<()> {
+    let Err(first) = write_medium(file, data, offset) else {
+        return Ok(());
     };
-    let mut scratch = read_scratch(c.len);
-    let mut data = vec![0u8; c.len as usize];
-    read_medium(&reader, &mut scratch, c.target_offset, &mut data).is_ok()
-        && meta.checksums.get(c.index) == Some(&journal::chunk_checksum(c.target_offset, &data))
+    let Ok(reader) = open_reader(path) else {
+        return Err(first);
+    };
+    let mut scratch = read_scratch(PIECE as u64);
+    let mut held = vec![0u8; PIECE];
+    for (i, piece) in data.chunks(PIECE).enumerate() {
+        let at = offset + (i * PIECE) as u64;
+        if write_medium(file, piece, at).is_ok() {
+            continue;
+        }
+        let got = &mut held[..piece.len()];
+        if read_medium(&reader, &mut scratch, at, got).is_err() || got != piece {
+            return Err(first);
+        }
+    }
+    Ok(())
 }
 
 /// Reads the restored regions back past the page cache and compares them

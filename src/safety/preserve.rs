@@ -9,6 +9,12 @@
 //! O_DIRECT and compare with the checksums; mark the journal `DONE`; delete
 //! it. None of this is timed: the commands call it outside the measurements.
 //!
+//! A test that learns where it must write while running (the capacity
+//! search) journals each new set of regions the same way, in a journal of
+//! its own numbered after the first (`part` in the metadata). The parts are
+//! written back latest first, after the test or by `recover`, which
+//! finishes every armed part of a test whichever one it is given.
+//!
 //! f3probe keeps its backup in memory, which a crash loses; iocurve's lives
 //! in a file that `recover` can replay any number of times.
 

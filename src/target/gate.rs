@@ -53,6 +53,7 @@ pub enum Permit {
     Sealed { journal_dir: PathBuf },
     /// `--preserve`: these regions are in armed journals.
     Preserved {
+        journal_dir: PathBuf,
         /// In the order they were armed.
         journals: Vec<Preserved>,
         /// Everything journalled, sorted and merged.
@@ -100,6 +101,46 @@ impl WriteGuard {
                 )
                 .into()
             })
+    }
+
+    /// Journals what of `wanted` (sorted and merged) no journal holds yet,
+    /// in a journal of its own, and allows writes there once it is armed.
+    fn journal(&mut self, wanted: Vec<Region>) -> Result<()> {
+        let (dir, part, new) = match &self.permit {
+            Permit::Sealed { journal_dir } => (journal_dir.clone(), 0, wanted),
+            Permit::Preserved {
+                journal_dir,
+                journals,
+                regions,
+            } => (
+                journal_dir.clone(),
+                u32::try_from(journals.len()).unwrap_or(u32::MAX),
+                uncovered(&wanted, regions),
+            ),
+            _ => return Ok(()),
+        };
+        if new.is_empty() {
+            return Ok(());
+        }
+        let stop = interrupt::stop_flag();
+        let journal = preserve::backup(&self.path, new.clone(), &dir, stop, part)?;
+        match &mut self.permit {
+            Permit::Preserved {
+                journals, regions, ..
+            } => {
+                journals.push(journal);
+                *regions = merge([std::mem::take(regions), new].concat());
+            }
+            _ => {
+                interrupt::set_journal(Some(journal.journal.clone()));
+                self.permit = Permit::Preserved {
+                    journal_dir: dir,
+                    journals: vec![journal],
+                    regions: new,
+                };
+            }
+        }
+        Ok(())
     }
 
     /// Writes the journals back, latest first, and verifies them; `None`
@@ -206,39 +247,7 @@ impl WriteGate {
                 "this target was opened for reading only: pass --preserve or --destructive to allow a write test",
             ));
         };
-        let wanted = merge(journal_regions(regions, size));
-        match &mut guard.permit {
-            Permit::Sealed { journal_dir } if !wanted.is_empty() => {
-                let journal = preserve::backup(
-                    &guard.path,
-                    wanted.clone(),
-                    journal_dir,
-                    interrupt::stop_flag(),
-                    0,
-                )?;
-                interrupt::set_journal(Some(journal.journal.clone()));
-                guard.permit = Permit::Preserved {
-                    journals: vec![journal],
-                    regions: wanted,
-                };
-                Ok(())
-            }
-            Permit::Preserved { journals, regions } => {
-                let new = uncovered(&wanted, regions);
-                if new.is_empty() {
-                    return Ok(());
-                }
-                let dir = journals[0].journal.parent().unwrap_or(Path::new("."));
-                let part = u32::try_from(journals.len()).unwrap_or(u32::MAX);
-                let journal =
-                    preserve::backup(&guard.path, new.clone(), dir, interrupt::stop_flag(), part)?;
-                journals.push(journal);
-                regions.extend(new);
-                *regions = merge(std::mem::take(regions));
-                Ok(())
-            }
-            _ => Ok(()),
-        }
+        guard.journal(merge(journal_regions(regions, size)))
     }
 
     /// Whether a write of `len` bytes at `offset` is allowed now: anywhere

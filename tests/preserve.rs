@@ -440,23 +440,74 @@ fn a_device_that_stays_broken_keeps_the_journal_and_names_the_command() {
     };
     let path = dev.dev.to_str().unwrap();
     let jdir = tempfile::tempdir().unwrap();
-    let out = iocurve()
-        .args([
-            "run", path, "--rw", "write", "--bs", "1M", "--size", "8M", "--ramp", "0",
-        ])
-        .args(["--preserve", "--journal-dir", jdir.path().to_str().unwrap()])
-        .timeout(Duration::from_secs(120))
-        .output()
-        .unwrap();
+    let mut child = spawn_preserve_run(
+        path,
+        jdir.path(),
+        &["--rw", "write", "--bs", "1M", "--size", "8M"],
+        50,
+    );
+    let start = Instant::now();
+    while !journals(jdir.path()).iter().any(|j| state_of(j) == "ARMED") {
+        assert!(start.elapsed() < Duration::from_secs(20), "never armed");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    // Bytes that landed at 2 MiB before the device broke there: a write
+    // that only confirms the original (the medium refusing a write it
+    // never took) would pass, these must be written back and cannot be.
+    {
+        use std::os::unix::fs::FileExt;
+        let backing = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&dev.backing)
+            .unwrap();
+        backing.write_all_at(&[0x5A; 4096], 2 * MIB).unwrap();
+    }
+    let _ = child.try_wait();
+    let out = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{err}");
     let left = journals(jdir.path());
-    assert_eq!(left.len(), 1, "the journal is kept");
+    assert_eq!(left.len(), 1, "the journal is kept: {err}");
     assert_eq!(state_of(&left[0]), "ARMED");
     assert!(
         err.contains(&format!("iocurve recover {}", left[0].display())),
         "{err}"
     );
+}
+
+#[test]
+fn a_region_the_device_refuses_to_write_but_never_changed_is_restored() {
+    // Writes at 2 MiB fail with EIO (the test's as well as the restore's);
+    // the bytes there are the original ones, so the restore is complete.
+    let dev = match common::faultdev::FaultDevice::new(8 * MIB, &[], &[(2 * MIB, 4096)], 0) {
+        Ok(d) => d,
+        Err(why) => return skipped(&why),
+    };
+    let original = std::fs::read(&dev.backing).unwrap();
+    let jdir = tempfile::tempdir().unwrap();
+    let out = iocurve()
+        .args([
+            "run",
+            dev.dev.to_str().unwrap(),
+            "--rw",
+            "write",
+            "--bs",
+            "1M",
+        ])
+        .args(["--size", "8M", "--ramp", "0", "--preserve", "--journal-dir"])
+        .arg(jdir.path())
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let err = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(3), "the test's write failed: {err}");
+    assert!(err.contains("restored, read back and verified"), "{err}");
+    assert_eq!(std::fs::read(&dev.backing).unwrap(), original);
+    assert!(journals(jdir.path()).is_empty(), "{err}");
 }
 
 #[test]
@@ -530,11 +581,13 @@ fn capacity_args(dev: &str, mode: &[&str]) -> Vec<String> {
         .collect()
 }
 
-fn spawn_capacity(dev: &str, journal_dir: &Path, delay_ms: u32) -> Child {
+/// A `--preserve` capacity run that waits `later_ms` before it copies
+/// into each later round's journal (a window to signal it in).
+fn spawn_capacity(dev: &str, journal_dir: &Path, later_ms: u32) -> Child {
     let jdir = journal_dir.to_str().unwrap();
     Command::new(assert_cmd::cargo::cargo_bin("iocurve"))
         .args(capacity_args(dev, &["--preserve", "--journal-dir", jdir]))
-        .env("IOCURVE_TEST_JOURNAL_DELAY_MS", delay_ms.to_string())
+        .env("IOCURVE_TEST_LATER_JOURNAL_DELAY_MS", later_ms.to_string())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -633,8 +686,8 @@ fn kill_9_in_a_later_capacity_round_then_recover_gives_back_every_byte() {
     let original = hash(&std::fs::read(&dev.backing).unwrap());
     // While the later journal fills (that round has written nothing yet),
     // and once it is armed (its blocks are being written).
-    for (state, after_ms) in [("FILLING", 0), ("ARMED", 30), ("ARMED", 120)] {
-        let mut child = spawn_capacity(path, jdir.path(), 10);
+    for (state, after_ms) in [("FILLING", 100), ("ARMED", 20), ("ARMED", 120)] {
+        let mut child = spawn_capacity(path, jdir.path(), 300);
         let reached = wait_for_later_journal(&mut child, jdir.path(), state);
         std::thread::sleep(Duration::from_millis(after_ms));
         signal(&child, rustix::process::Signal::KILL);
@@ -644,6 +697,12 @@ fn kill_9_in_a_later_capacity_round_then_recover_gives_back_every_byte() {
             "no later round's journal became {state}: {}",
             String::from_utf8_lossy(&out.stderr)
         );
+        let mut left = journals(jdir.path());
+        left.sort();
+        let newest = left.last().map(|j| state_of(j)).unwrap_or_default();
+        if state == "FILLING" {
+            assert_eq!(newest, "FILLING", "killed while the later journal filled");
+        }
         assert_ne!(
             hash(&std::fs::read(&dev.backing).unwrap()),
             original,
@@ -657,8 +716,9 @@ fn kill_9_in_a_later_capacity_round_then_recover_gives_back_every_byte() {
             "{state}: {said}{}",
             String::from_utf8_lossy(&recovered.stderr)
         );
-        if state == "ARMED" {
-            assert!(said.contains("more journal"), "both parts restored: {said}");
+        match state {
+            "ARMED" => assert!(said.contains("more journal"), "both parts restored: {said}"),
+            _ => assert!(said.contains("never armed"), "{said}"),
         }
         assert_eq!(
             hash(&std::fs::read(&dev.backing).unwrap()),
@@ -678,7 +738,7 @@ fn ctrl_c_while_a_later_round_is_journalled_writes_nothing_more_and_restores() {
     let path = dev.dev.to_str().unwrap();
     let jdir = tempfile::tempdir().unwrap();
     let original = hash(&std::fs::read(&dev.backing).unwrap());
-    let mut child = spawn_capacity(path, jdir.path(), 10);
+    let mut child = spawn_capacity(path, jdir.path(), 1000);
     assert!(wait_for_later_journal(&mut child, jdir.path(), "FILLING"));
     signal(&child, rustix::process::Signal::INT);
     let out = child.wait_with_output().unwrap();

@@ -44,6 +44,10 @@ const PIECE: usize = 4096;
 /// Test hook: sleep this many milliseconds per chunk copied or restored, so
 /// that a test can kill the process in the middle of either.
 const DELAY_ENV: &str = "IOCURVE_TEST_JOURNAL_DELAY_MS";
+/// Test hook: sleep this many milliseconds once before copying into a
+/// test's later journal (part 1 on), which is often one chunk long, so
+/// that a test can signal the process while that journal is filling.
+const LATER_PART_DELAY_ENV: &str = "IOCURVE_TEST_LATER_JOURNAL_DELAY_MS";
 
 /// The journal directory: the one asked for, else iocurve's data directory
 /// (`$XDG_DATA_HOME/iocurve/journals`, `~/.local/share/iocurve/journals`).
@@ -240,6 +244,9 @@ fn write_journal(path: &Path, mut meta: Meta, dir: &Path, stop: &AtomicBool) -> 
     let journal_path = dir.join(journal_name(&meta.identity));
     let writer = JournalWriter::create(&journal_path, data_offset)
         .map_err(|e| journal_write_failed(&journal_path, "create", e))?;
+    if meta.part > 0 {
+        test_sleep(LATER_PART_DELAY_ENV);
+    }
     if let Err(e) = fill(&writer, &mut meta, path, stop) {
         discard(&journal_path);
         return Err(e);
@@ -339,10 +346,11 @@ fn fill(writer: &JournalWriter, meta: &mut Meta, path: &Path, stop: &AtomicBool)
 }
 
 fn test_delay() {
-    if let Some(ms) = std::env::var(DELAY_ENV)
-        .ok()
-        .and_then(|v| v.parse::<u64>().ok())
-    {
+    test_sleep(DELAY_ENV);
+}
+
+fn test_sleep(env: &str) {
+    if let Some(ms) = std::env::var(env).ok().and_then(|v| v.parse::<u64>().ok()) {
         std::thread::sleep(Duration::from_millis(ms));
     }
 }

@@ -696,7 +696,7 @@ pub fn recover(path: &Path) -> Result<Outcome> {
 /// already changed, and the earlier journal, written back last, puts the
 /// originals over them. The first failure stops: earlier parts stay armed.
 fn restore_test(journal: &Journal) -> Result<Outcome> {
-    let parts = parts_of_test(journal);
+    let parts = parts_of_test(journal)?;
     let (mut target, mut bytes) = (String::new(), 0);
     for path in &parts {
         let mut part = Journal::open(path).map_err(|e| refusal(path, &e))?;
@@ -715,27 +715,40 @@ fn restore_test(journal: &Journal) -> Result<Outcome> {
 }
 
 /// The armed journals of `journal`'s test beside it, itself included,
-/// latest part first.
-fn parts_of_test(journal: &Journal) -> Vec<PathBuf> {
+/// latest part first. A damaged one named after the same device and
+/// process refuses them all: it may be a later part, whose place in the
+/// order is unknown (one that never got past filling is no part).
+fn parts_of_test(journal: &Journal) -> Result<Vec<PathBuf>> {
     let Some(meta) = journal.meta.as_ref() else {
-        return vec![journal.path.clone()];
+        return Ok(vec![journal.path.clone()]);
     };
     let dir = journal.path.parent().unwrap_or(Path::new("."));
-    let mut parts: Vec<(u32, PathBuf)> = list(dir)
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|p| *p != journal.path)
-        .filter_map(|p| {
-            let other = Journal::peek(&p).ok()?;
-            let m = other.meta.as_ref()?;
-            let same =
-                other.state == State::Armed && m.pid == meta.pid && m.identity == meta.identity;
-            same.then_some((m.part, p))
-        })
-        .collect();
-    parts.push((meta.part, journal.path.clone()));
+    let own = format!("-{}_{}-", meta.identity.major, meta.identity.minor);
+    let pid = format!("-{}.{EXTENSION}", meta.pid);
+    let mut parts = vec![(meta.part, journal.path.clone())];
+    for p in list(dir).unwrap_or_default() {
+        if p == journal.path {
+            continue;
+        }
+        let other = match Journal::peek(&p) {
+            Ok(other) => other,
+            Err(e) => {
+                let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
+                let sibling = name.is_some_and(|n| n.contains(&own) && n.ends_with(&pid));
+                if sibling && raw_state(&p) != Some(State::Filling) {
+                    return Err(refusal(&p, &e));
+                }
+                continue;
+            }
+        };
+        if let Some(m) = other.meta.as_ref().filter(|m| {
+            other.state == State::Armed && m.pid == meta.pid && m.identity == meta.identity
+        }) {
+            parts.push((m.part, p));
+        }
+    }
     parts.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| b.1.cmp(&a.1)));
-    parts.into_iter().map(|(_, p)| p).collect()
+    Ok(parts.into_iter().map(|(_, p)| p).collect())
 }
 
 /// Writes one armed journal back; the target and the bytes restored.
@@ -932,6 +945,29 @@ mod tests {
             );
             assert_eq!(contents(&s), s.original, "naming part {named}");
             assert!(list(&s.journals).unwrap().is_empty());
+        }
+    }
+
+    #[test]
+    fn a_damaged_journal_of_the_same_test_holds_back_the_others() {
+        // Its header (unreadable, known by its name) or its data.
+        for (seed, header) in [(12, true), (13, false)] {
+            let s = setup(seed);
+            let later = Region {
+                offset: 20480,
+                length: 4096,
+            };
+            let mut meta = new_meta(Identity::of_path(&s.target).unwrap(), vec![later], 4096);
+            meta.part = 1;
+            let p1 = write_journal(&s.target, meta, &s.journals, &AtomicBool::new(false)).unwrap();
+            let mut bytes = std::fs::read(&p1.journal).unwrap();
+            let at = if header { 16 } else { bytes.len() - 1 };
+            bytes[at] ^= 0x10;
+            std::fs::write(&p1.journal, &bytes).unwrap();
+            let e = recover(&s.journal).unwrap_err();
+            assert!(e.to_string().contains("refusing to use the journal"), "{e}");
+            assert_eq!(contents(&s), s.written, "nothing was written back");
+            assert!(s.journal.exists() && p1.journal.exists());
         }
     }
 

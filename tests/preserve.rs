@@ -440,23 +440,74 @@ fn a_device_that_stays_broken_keeps_the_journal_and_names_the_command() {
     };
     let path = dev.dev.to_str().unwrap();
     let jdir = tempfile::tempdir().unwrap();
-    let out = iocurve()
-        .args([
-            "run", path, "--rw", "write", "--bs", "1M", "--size", "8M", "--ramp", "0",
-        ])
-        .args(["--preserve", "--journal-dir", jdir.path().to_str().unwrap()])
-        .timeout(Duration::from_secs(120))
-        .output()
-        .unwrap();
+    let mut child = spawn_preserve_run(
+        path,
+        jdir.path(),
+        &["--rw", "write", "--bs", "1M", "--size", "8M"],
+        50,
+    );
+    let start = Instant::now();
+    while !journals(jdir.path()).iter().any(|j| state_of(j) == "ARMED") {
+        assert!(start.elapsed() < Duration::from_secs(20), "never armed");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    // Bytes that landed at 2 MiB before the device broke there: a write
+    // that only confirms the original (the medium refusing a write it
+    // never took) would pass, these must be written back and cannot be.
+    {
+        use std::os::unix::fs::FileExt;
+        let backing = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&dev.backing)
+            .unwrap();
+        backing.write_all_at(&[0x5A; 4096], 2 * MIB).unwrap();
+    }
+    let _ = child.try_wait();
+    let out = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{err}");
     let left = journals(jdir.path());
-    assert_eq!(left.len(), 1, "the journal is kept");
+    assert_eq!(left.len(), 1, "the journal is kept: {err}");
     assert_eq!(state_of(&left[0]), "ARMED");
     assert!(
         err.contains(&format!("iocurve recover {}", left[0].display())),
         "{err}"
     );
+}
+
+#[test]
+fn a_region_the_device_refuses_to_write_but_never_changed_is_restored() {
+    // Writes at 2 MiB fail with EIO (the test's as well as the restore's);
+    // the bytes there are the original ones, so the restore is complete.
+    let dev = match common::faultdev::FaultDevice::new(8 * MIB, &[], &[(2 * MIB, 4096)], 0) {
+        Ok(d) => d,
+        Err(why) => return skipped(&why),
+    };
+    let original = std::fs::read(&dev.backing).unwrap();
+    let jdir = tempfile::tempdir().unwrap();
+    let out = iocurve()
+        .args([
+            "run",
+            dev.dev.to_str().unwrap(),
+            "--rw",
+            "write",
+            "--bs",
+            "1M",
+        ])
+        .args(["--size", "8M", "--ramp", "0", "--preserve", "--journal-dir"])
+        .arg(jdir.path())
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let err = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(3), "the test's write failed: {err}");
+    assert!(err.contains("restored, read back and verified"), "{err}");
+    assert_eq!(std::fs::read(&dev.backing).unwrap(), original);
+    assert!(journals(jdir.path()).is_empty(), "{err}");
 }
 
 #[test]
@@ -507,4 +558,217 @@ fn a_second_ctrl_c_waits_for_the_restore_and_a_third_names_recover() {
             assert_eq!(hash(&dev.contents()), original);
         }
     }
+}
+
+/// The fake card for the capacity tests: 64 MiB claimed, and every write
+/// beyond `real` fails with EIO while reads there give back the old bytes
+/// (f3's "I/O errors beyond the real size"), over FUSE and a loop device.
+const FAKE_SIZE: u64 = 64 * MIB;
+const FAKE_REAL: u64 = 40 * MIB + 12 * 1024;
+
+fn eio_fake() -> Result<common::faultdev::FaultDevice, String> {
+    common::faultdev::FaultDevice::new(FAKE_SIZE, &[], &[(FAKE_REAL, FAKE_SIZE - FAKE_REAL)], 0)
+}
+
+/// `flash capacity` on `dev` with a fixed flush (no timing decides where
+/// the search goes) and seed, and `mode` (the safety flags).
+fn capacity_args(dev: &str, mode: &[&str]) -> Vec<String> {
+    ["--no-save", "flash", "capacity", dev]
+        .iter()
+        .chain(&["--flush", "4M", "--seed", "7", "--json"])
+        .chain(mode)
+        .map(|s| s.to_string())
+        .collect()
+}
+
+/// A `--preserve` capacity run that waits `later_ms` before it copies
+/// into each later round's journal (a window to signal it in), and 5 ms
+/// per chunk saved or restored (so that restoring takes a while too).
+fn spawn_capacity(dev: &str, journal_dir: &Path, later_ms: u32) -> Child {
+    let jdir = journal_dir.to_str().unwrap();
+    Command::new(assert_cmd::cargo::cargo_bin("iocurve"))
+        .args(capacity_args(dev, &["--preserve", "--journal-dir", jdir]))
+        .env("IOCURVE_TEST_LATER_JOURNAL_DELAY_MS", later_ms.to_string())
+        .env("IOCURVE_TEST_JOURNAL_DELAY_MS", "5")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Waits until a later round's journal (the second or after) is in
+/// `state`; false when the run ended first or a minute went by.
+fn wait_for_later_journal(child: &mut Child, journal_dir: &Path, state: &str) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(60) {
+        let mut found = journals(journal_dir);
+        found.sort();
+        if found.len() >= 2 && found.last().is_some_and(|j| state_of(j) == state) {
+            return true;
+        }
+        if child.try_wait().ok().flatten().is_some() {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    false
+}
+
+/// (usable, precision, rounds) from a capacity verdict.
+fn found(doc: &serde_json::Value) -> (u64, u64, u64) {
+    let d = &doc["flash"]["details"];
+    let n = |k: &str| d[k].as_u64().unwrap_or_else(|| panic!("{k} in {d}"));
+    (n("usable"), n("precision"), n("rounds"))
+}
+
+#[test]
+fn capacity_with_preserve_searches_to_the_block_and_puts_every_byte_back() {
+    let dev = match eio_fake() {
+        Ok(d) => d,
+        Err(why) => return skipped(&why),
+    };
+    let path = dev.dev.to_str().unwrap();
+    let jdir = tempfile::tempdir().unwrap();
+    let original = hash(&std::fs::read(&dev.backing).unwrap());
+    let jdir_arg = jdir.path().to_str().unwrap();
+    let started = Instant::now();
+    let out = iocurve()
+        .args(capacity_args(
+            path,
+            &["--preserve", "--journal-dir", jdir_arg],
+        ))
+        .timeout(Duration::from_secs(300))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(5), "a fake: {err}");
+    let doc = json(&out.stdout);
+    let (usable, precision, rounds) = found(&doc);
+    println!(
+        "--preserve: real {FAKE_REAL}, found {usable} +{precision} in {rounds} rounds, {:?}",
+        started.elapsed()
+    );
+    assert!(
+        usable <= FAKE_REAL && FAKE_REAL <= usable + precision,
+        "{usable} +{precision}"
+    );
+    // The first round alone spaces its probes size/255 apart (~250 KiB).
+    assert!(precision <= 8192, "searched to the block: {precision}");
+    assert!(rounds > 1, "later rounds ran under --preserve");
+    let notes = doc["target"]["notes"].to_string();
+    assert!(
+        notes.contains("restored, read back and verified"),
+        "{notes}"
+    );
+    assert_eq!(
+        hash(&std::fs::read(&dev.backing).unwrap()),
+        original,
+        "every byte put back"
+    );
+    assert!(journals(jdir.path()).is_empty(), "journals removed");
+
+    let started = Instant::now();
+    let out = iocurve()
+        .args(capacity_args(path, &["--destructive"]))
+        .timeout(Duration::from_secs(300))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(5));
+    let destructive = found(&json(&out.stdout));
+    println!("--destructive: {destructive:?}, {:?}", started.elapsed());
+    assert_eq!(
+        (usable, precision, rounds),
+        destructive,
+        "--preserve searches as far as --destructive"
+    );
+}
+
+#[test]
+fn kill_9_in_a_later_capacity_round_then_recover_gives_back_every_byte() {
+    let dev = match eio_fake() {
+        Ok(d) => d,
+        Err(why) => return skipped(&why),
+    };
+    let path = dev.dev.to_str().unwrap();
+    let jdir = tempfile::tempdir().unwrap();
+    let original = hash(&std::fs::read(&dev.backing).unwrap());
+    let mut both_armed = 0;
+    // While the later journal fills (that round has written nothing yet),
+    // once it is armed (its blocks are being written), and later (the
+    // search goes on, or the journals are being written back).
+    for (state, after_ms) in [("FILLING", 100), ("ARMED", 5), ("ARMED", 150)] {
+        let mut child = spawn_capacity(path, jdir.path(), 300);
+        let reached = wait_for_later_journal(&mut child, jdir.path(), state);
+        std::thread::sleep(Duration::from_millis(after_ms));
+        signal(&child, rustix::process::Signal::KILL);
+        let out = child.wait_with_output().unwrap();
+        let moment = format!("a later journal {state} +{after_ms} ms");
+        assert!(
+            reached && out.status.code().is_none(),
+            "{moment}: not reached, or finished first: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let mut left = journals(jdir.path());
+        left.sort();
+        let states: Vec<String> = left.iter().map(|j| state_of(j)).collect();
+        let armed = states.iter().filter(|s| *s == "ARMED").count();
+        if state == "FILLING" {
+            assert_eq!(
+                states.last().map(String::as_str),
+                Some("FILLING"),
+                "{moment}"
+            );
+        }
+        assert_ne!(
+            hash(&std::fs::read(&dev.backing).unwrap()),
+            original,
+            "{moment}: the first round wrote before the kill"
+        );
+        let recovered = recover_all(jdir.path());
+        let said = String::from_utf8_lossy(&recovered.stdout);
+        assert_eq!(
+            recovered.status.code(),
+            Some(0),
+            "{moment}: {said}{}",
+            String::from_utf8_lossy(&recovered.stderr)
+        );
+        if armed >= 2 {
+            both_armed += 1;
+            assert!(said.contains("more journal"), "{moment}: {said}");
+        }
+        assert_eq!(
+            hash(&std::fs::read(&dev.backing).unwrap()),
+            original,
+            "killed with {moment} ({states:?}), then recovered"
+        );
+        assert!(journals(jdir.path()).is_empty(), "recover left a journal");
+    }
+    assert!(both_armed >= 1, "no kill found two journals armed");
+}
+
+#[test]
+fn ctrl_c_while_a_later_round_is_journalled_writes_nothing_more_and_restores() {
+    let dev = match eio_fake() {
+        Ok(d) => d,
+        Err(why) => return skipped(&why),
+    };
+    let path = dev.dev.to_str().unwrap();
+    let jdir = tempfile::tempdir().unwrap();
+    let original = hash(&std::fs::read(&dev.backing).unwrap());
+    let mut child = spawn_capacity(path, jdir.path(), 1000);
+    assert!(wait_for_later_journal(&mut child, jdir.path(), "FILLING"));
+    signal(&child, rustix::process::Signal::INT);
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(
+        err.contains("interrupted while saving") && err.contains("restored and verified"),
+        "{err}"
+    );
+    assert_eq!(
+        hash(&std::fs::read(&dev.backing).unwrap()),
+        original,
+        "the first journal put every byte back"
+    );
+    assert!(journals(jdir.path()).is_empty(), "{err}");
 }

@@ -201,7 +201,7 @@ pub fn calibrate_align(seed: u64, cards: usize) -> FlashCalibration {
 /// Scores `flash capacity` on one card, its probe salted with `salt`.
 pub fn capacity_outcome(p: &SimParams, salt: u64) -> (Outcome, Confidence) {
     let device = SimDevice::new(p.clone());
-    let plan = capacity::CapacityPlan::new(p.size, DEFAULT_FLUSH, salt, capacity::Search::Full);
+    let plan = capacity::CapacityPlan::new(p.size, DEFAULT_FLUSH, salt);
     let r = match capacity::detect(&mut SimIo(&device), &plan) {
         Ok(r) => r,
         Err(e) => {

@@ -52,15 +52,17 @@ pub fn flash(cmd: &FlashCommand) -> Result<i32> {
 }
 
 /// Runs `f` on the target's flash I/O: the simulated card, or the
-/// target's descriptor (the writable one once the write gate is open).
-fn with_io<T>(target: &OpenTarget, f: impl FnOnce(&mut dyn FlashIo) -> T) -> T {
-    match target.sim() {
-        Some(dev) => f(&mut SimIo(dev)),
-        None => f(&mut FdIo {
-            fd: target.fd(),
-            size: target.info.size_bytes,
-            align: target.align,
-        }),
+/// target's descriptor (the writable one once the write gate is open). A
+/// claim or write the gate refused is the error, whatever `f` made of it.
+fn with_io<T>(target: &mut OpenTarget, f: impl FnOnce(&mut dyn FlashIo) -> Result<T>) -> Result<T> {
+    if let Some(dev) = target.sim() {
+        return f(&mut SimIo(dev));
+    }
+    let mut io = FdIo::new(target);
+    let outcome = f(&mut io);
+    match io.take_failure() {
+        Some(refused) => Err(refused),
+        None => outcome,
     }
 }
 
@@ -98,7 +100,9 @@ fn run(
         .and_then(|d| d.device.mmc.as_ref())
         .and_then(|m| m.preferred_erase_size);
     if name == "align" {
-        let r = with_io(target, |io| align::detect(io, align::AlignPlan::default()))?;
+        let r = with_io(target, |io| {
+            Ok(align::detect(io, align::AlignPlan::default())?)
+        })?;
         return Ok(align_report(&r, kernel_au));
     }
     let needs_au = matches!(name, "open-au" | "class");
@@ -124,13 +128,9 @@ fn run(
             )
         }
         "capacity" => {
-            // With --preserve every write must be journalled before the
-            // first: only the first round's positions are known then.
-            let search = match args.preserve {
-                true => capacity::Search::FirstRound,
-                false => capacity::Search::Full,
-            };
-            let plan = capacity::CapacityPlan::new(size, args.flush, seed, search);
+            // The first round is journalled here; later rounds claim their
+            // blocks through the flash I/O before writing them.
+            let plan = capacity::CapacityPlan::new(size, args.flush, seed);
             let regions = plan.regions();
             let report =
                 move |io: &mut dyn FlashIo| Ok(capacity_report(&capacity::detect(io, &plan)?));

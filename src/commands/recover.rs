@@ -2,7 +2,9 @@
 //! (crash, power loss, kill -9, a device that stopped answering). Each armed
 //! journal is checked whole, written back to the medium it came from, read
 //! back and verified, then deleted; never-armed and finished ones are
-//! removed. Running it again finds nothing left to do.
+//! removed. A test that journalled more as it ran left several journals:
+//! naming any one restores them all, latest first. Running it again finds
+//! nothing left to do.
 
 use crate::cli::RecoverArgs;
 use crate::error::exit_code;
@@ -18,6 +20,10 @@ pub fn recover(args: &RecoverArgs) -> Result<i32> {
     };
     let mut code = 0;
     for j in &journals {
+        // Restored already with an earlier journal of the same test.
+        if args.journal.is_none() && !j.exists() {
+            continue;
+        }
         match preserve::recover(j) {
             Ok(outcome) => println!("{}", describe(j, &outcome)),
             Err(e) => {
@@ -46,9 +52,23 @@ fn all_in_dir(args: &RecoverArgs) -> Result<Vec<PathBuf>> {
 fn describe(journal: &std::path::Path, outcome: &Outcome) -> String {
     let j = journal.display();
     match outcome {
-        Outcome::Restored { target, bytes } => format!(
+        Outcome::Restored {
+            target,
+            bytes,
+            journals: 1,
+        } => format!(
             "{target}: restored {} from {j}, read back and verified; journal removed",
             format_size(*bytes)
+        ),
+        Outcome::Restored {
+            target,
+            bytes,
+            journals,
+        } => format!(
+            "{target}: restored {} from {j} and {} more journal{} of the same test (latest first), read back and verified; journals removed",
+            format_size(*bytes),
+            journals - 1,
+            if *journals > 2 { "s" } else { "" }
         ),
         Outcome::Discarded { target } => format!(
             "{}: {j} was never armed, so the test never wrote; journal removed",

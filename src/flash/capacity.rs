@@ -31,9 +31,10 @@
 //! Probe positions do not depend on the seed (only the salt does), so the
 //! same card gives the same verdict whatever the seed. The first MiB (the
 //! partition table) is never written, and the flush never lands on the zone
-//! or a probe. With `--preserve` only the first round runs (its writes are
-//! journalled before any is made; later rounds' positions are not known in
-//! advance), and the real size is reported to that round's spacing.
+//! or a probe. With `--preserve` the first round's writes are journalled
+//! before any is made, and each later round claims its blocks
+//! ([`FlashIo::claim`]: journalled before it returns) before writing them,
+//! so the search and its precision are the same as without.
 
 use super::{Confidence, FlashIo};
 use crate::error::usage_io;
@@ -55,16 +56,6 @@ const ROUND_PROBES: u64 = 64;
 /// The smallest device probed: the protected MiB, the zone and a flush.
 pub const MIN_SIZE: u64 = 4 * PROTECTED;
 
-/// Whether the bisection runs to the block, or stops after the first round.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Search {
-    /// Every round (writes beyond the first round's are not journalled).
-    Full,
-    /// The first round only: every write is known before any is made.
-    FirstRound,
-}
-
 #[derive(Debug, Clone, Serialize)]
 pub struct CapacityPlan {
     pub size: u64,
@@ -77,13 +68,12 @@ pub struct CapacityPlan {
     pub flush_bytes: u64,
     /// The first round's probe blocks, ascending.
     pub probes: Vec<u64>,
-    pub search: Search,
 }
 
 impl CapacityPlan {
     /// The plan for a device of `size` bytes; no probes below
     /// [`MIN_SIZE`], where [`detect`] refuses to run.
-    pub fn new(size: u64, flush_bytes: u64, seed: u64, search: Search) -> CapacityPlan {
+    pub fn new(size: u64, flush_bytes: u64, seed: u64) -> CapacityPlan {
         let zone_bytes = zone_for(size);
         let flush_offset = PROTECTED + zone_bytes;
         let room = size.saturating_sub(flush_offset) / 4;
@@ -101,11 +91,12 @@ impl CapacityPlan {
             flush_offset,
             flush_bytes,
             probes,
-            search,
         }
     }
 
-    /// Every byte range the first round writes, for the preserve journal.
+    /// Every byte range the first round writes, for the preserve journal
+    /// (a retry with a smaller flush writes within them too; later rounds
+    /// claim their own blocks).
     pub fn regions(&self) -> Vec<(u64, u64)> {
         let mut v: Vec<(u64, u64)> = self.probes.iter().map(|p| (*p, BLOCK)).collect();
         v.push((self.zone_offset, self.zone_bytes));
@@ -281,9 +272,7 @@ fn run(io: &mut dyn FlashIo, plan: &CapacityPlan) -> io::Result<Evidence> {
     ev.bad_after_flush = read_probes(io, plan, &plan.probes, &mut held, &mut ev);
     ev.probes.extend(held);
     ev.rounds = 1;
-    if plan.search == Search::Full {
-        bisect(io, plan, &mut ev)?;
-    }
+    bisect(io, plan, &mut ev)?;
     Ok(ev)
 }
 
@@ -508,9 +497,10 @@ fn bracket(ev: &Evidence, floor: u64) -> Option<(u64, u64)> {
     Some((good, first_bad))
 }
 
-/// f3probe's bisection: rounds of probes inside the bracket, each followed
-/// by the first round's flush (the same bytes, so never beyond them), until
-/// it is one block wide or an alias gave the real size.
+/// f3probe's bisection: rounds of probes inside the bracket, each claimed
+/// before it is written and followed by the first round's flush (the same
+/// bytes, journalled already), until it is one block wide or an alias gave
+/// the real size.
 fn bisect(io: &mut dyn FlashIo, plan: &CapacityPlan, ev: &mut Evidence) -> io::Result<()> {
     let floor = plan.flush_offset + ev.flush_written;
     while ev.distances.is_empty() {
@@ -528,6 +518,8 @@ fn bisect(io: &mut dyn FlashIo, plan: &CapacityPlan, ev: &mut Evidence) -> io::R
         if probes.is_empty() {
             return Ok(());
         }
+        let blocks: Vec<(u64, u64)> = probes.iter().map(|p| (*p, BLOCK)).collect();
+        io.claim(&blocks)?;
         let mut held = write_probes(io, plan, &probes);
         flush(io, plan, ev.flush_written, false)?;
         read_probes(io, plan, &probes, &mut held, ev);
@@ -599,7 +591,7 @@ mod tests {
 
     fn probe_with(spec: &str, flush: u64, seed: u64) -> CapacityResult {
         let dev = SimDevice::new(SimParams::parse(spec).unwrap());
-        let plan = CapacityPlan::new(dev.params().size, flush, seed, Search::Full);
+        let plan = CapacityPlan::new(dev.params().size, flush, seed);
         let r = detect(&mut SimIo(&dev), &plan).unwrap();
         if !spec.contains("real") {
             // The first MiB was never written.
@@ -734,21 +726,69 @@ mod tests {
         }
     }
 
+    /// A card that checks the claim rule: every write inside the plan's
+    /// regions or a region claimed before it.
+    struct Strict<'a> {
+        inner: SimIo<'a>,
+        allowed: Vec<(u64, u64)>,
+        claims: usize,
+    }
+
+    impl FlashIo for Strict<'_> {
+        fn size(&self) -> u64 {
+            self.inner.size()
+        }
+        fn buffer(&self, len: usize) -> crate::engine::buffer::AlignedBuf {
+            self.inner.buffer(len)
+        }
+        fn read(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<u64> {
+            self.inner.read(offset, buf)
+        }
+        fn write(&mut self, offset: u64, buf: &[u8]) -> io::Result<u64> {
+            let end = offset + buf.len() as u64;
+            let inside = self
+                .allowed
+                .iter()
+                .any(|&(o, l)| o <= offset && end <= o + l);
+            assert!(
+                inside,
+                "a write of {} at {offset} was never claimed",
+                buf.len()
+            );
+            self.inner.write(offset, buf)
+        }
+        fn claim(&mut self, regions: &[(u64, u64)]) -> io::Result<()> {
+            self.claims += 1;
+            self.allowed.extend_from_slice(regions);
+            Ok(())
+        }
+    }
+
     #[test]
-    fn the_first_round_alone_brackets_the_real_size_coarsely() {
-        let dev = SimDevice::new(SimParams::parse("size=8G,real=6G,fake=zeros").unwrap());
-        let plan = CapacityPlan::new(8 << 30, 64 << 20, 5, Search::FirstRound);
-        let r = detect(&mut SimIo(&dev), &plan).unwrap();
-        let usable = r.usable.unwrap();
-        assert!(usable <= 6 << 30 && 6 << 30 <= usable + r.precision);
-        assert!(r.precision <= (8 << 30) / (FIRST_PROBES - 1) + 2 * BLOCK);
-        assert_eq!(r.rounds, 1);
+    fn later_rounds_claim_their_blocks_before_writing_them() {
+        for spec in ["size=8G,real=6G,fake=zeros", "size=8G,real=100M,fake=eio"] {
+            let dev = SimDevice::new(SimParams::parse(spec).unwrap());
+            let plan = CapacityPlan::new(8 << 30, 64 << 20, 5);
+            let mut io = Strict {
+                inner: SimIo(&dev),
+                allowed: plan.regions(),
+                claims: 0,
+            };
+            let r = detect(&mut io, &plan).unwrap();
+            assert!(r.rounds > 1, "{spec}: one round only");
+            assert!(
+                io.claims as u32 >= r.rounds - 1,
+                "{spec}: {} claims",
+                io.claims
+            );
+            assert!(r.precision <= 2 * BLOCK, "{spec}: only to {}", r.precision);
+        }
     }
 
     #[test]
     fn the_flush_never_lands_on_the_zone_the_probes_or_the_first_mib() {
         for size in [MIN_SIZE, 64 << 20, 1 << 30, 512 << 30] {
-            let plan = CapacityPlan::new(size, 4 << 30, 3, Search::Full);
+            let plan = CapacityPlan::new(size, 4 << 30, 3);
             let flush = plan.flush_offset..plan.flush_offset + plan.flush_bytes;
             assert!(plan.flush_offset >= plan.zone_end() && plan.zone_offset >= PROTECTED);
             for p in &plan.probes {
@@ -764,7 +804,7 @@ mod tests {
             flush in proptest::prelude::any::<u64>(),
             seed in proptest::prelude::any::<u64>(),
         ) {
-            let p = CapacityPlan::new(size, flush, seed, Search::Full);
+            let p = CapacityPlan::new(size, flush, seed);
             for &probe in &p.probes {
                 proptest::prop_assert!(probe >= p.flush_offset + p.flush_bytes && probe + BLOCK <= size);
             }

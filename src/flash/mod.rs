@@ -21,9 +21,9 @@ pub mod open_au;
 
 use crate::engine::buffer::AlignedBuf;
 use crate::engine::sim::SimDevice;
+use crate::target::OpenTarget;
 use serde::{Deserialize, Serialize};
 use std::io;
-use std::os::fd::BorrowedFd;
 use std::time::Instant;
 
 /// The FAT area cheap controllers treat specially: writing tests start
@@ -165,14 +165,35 @@ impl FlashIo for SimIo<'_> {
     }
 }
 
-/// A file descriptor (O_DIRECT), timed on the wall clock.
+/// A real target's descriptor (O_DIRECT), timed on the wall clock.
+///
+/// It holds the target rather than a descriptor so that [`FlashIo::claim`]
+/// can reach the write gate between two transfers (the descriptor is looked
+/// up for each one; it changes when the gate opens). Every write is checked
+/// against the gate before it is timed: under `--preserve` one outside the
+/// journalled regions is refused, never made.
 pub struct FdIo<'a> {
-    pub fd: BorrowedFd<'a>,
-    pub size: u64,
-    pub align: usize,
+    target: &'a mut OpenTarget,
+    /// The first claim or write the gate refused. The command reports it
+    /// as it is (Ctrl-C during a journal copy, a full journal disk, a bug),
+    /// and every later transfer fails at once: a detector that takes a
+    /// failed write for a fault of the card cannot make a verdict of it.
+    failure: Option<anyhow::Error>,
 }
 
-impl FdIo<'_> {
+impl<'a> FdIo<'a> {
+    pub fn new(target: &'a mut OpenTarget) -> FdIo<'a> {
+        FdIo {
+            target,
+            failure: None,
+        }
+    }
+
+    /// Why the gate stopped the detector, if it did.
+    pub fn take_failure(&mut self) -> Option<anyhow::Error> {
+        self.failure.take()
+    }
+
     fn check(done: usize, len: usize) -> io::Result<()> {
         match done == len {
             true => Ok(()),
@@ -182,30 +203,67 @@ impl FdIo<'_> {
             )),
         }
     }
+
+    /// Fails at once after an earlier refusal.
+    fn stopped(&self) -> io::Result<()> {
+        match &self.failure {
+            Some(e) => Err(io::Error::other(format!(
+                "stopped after: {}",
+                crate::error::render(e)
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    /// Keeps the first refusal for the command; the detector gets its text.
+    fn refuse(&mut self, e: anyhow::Error) -> io::Error {
+        let said = io::Error::other(crate::error::render(&e));
+        self.failure.get_or_insert(e);
+        said
+    }
 }
 
 impl FlashIo for FdIo<'_> {
     fn size(&self) -> u64 {
-        self.size
+        self.target.info.size_bytes
     }
 
     fn buffer(&self, len: usize) -> AlignedBuf {
-        AlignedBuf::new(len, self.align)
+        AlignedBuf::new(len, self.target.align)
     }
 
     fn read(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<u64> {
+        self.stopped()?;
         let len = buf.len();
         let start = Instant::now();
-        let n = rustix::io::pread(self.fd, buf, offset)?;
+        let n = rustix::io::pread(self.target.fd(), buf, offset)?;
         let ns = start.elapsed().as_nanos() as u64;
         Self::check(n, len).map(|_| ns)
     }
 
     fn write(&mut self, offset: u64, buf: &[u8]) -> io::Result<u64> {
+        self.stopped()?;
+        if !self.target.allows_write(offset, buf.len() as u64) {
+            let e = crate::error::IoFailure::new(
+                format!(
+                    "internal error: a write of {} bytes at offset {offset} was not journalled by --preserve; nothing was written there. Please report this",
+                    buf.len()
+                ),
+                None,
+            );
+            return Err(self.refuse(e.into()));
+        }
         let start = Instant::now();
-        let n = rustix::io::pwrite(self.fd, buf, offset)?;
+        let n = rustix::io::pwrite(self.target.fd(), buf, offset)?;
         let ns = start.elapsed().as_nanos() as u64;
         Self::check(n, buf.len()).map(|_| ns)
+    }
+
+    /// Journals the regions through the target's write gate (nothing to do
+    /// unless it is `--preserve`).
+    fn claim(&mut self, regions: &[(u64, u64)]) -> io::Result<()> {
+        self.stopped()?;
+        self.target.arm(regions).map_err(|e| self.refuse(e))
     }
 }
 
@@ -244,8 +302,7 @@ mod tests {
         let dev = card("size=1M,au=16k,page=4k");
         let plan = class::ClassPlan::new(16 << 10, dev.params().size);
         assert!(class::measure(&mut SimIo(&dev), &plan, 1).is_err());
-        let plan =
-            capacity::CapacityPlan::new(dev.params().size, 1 << 20, 1, capacity::Search::Full);
+        let plan = capacity::CapacityPlan::new(dev.params().size, 1 << 20, 1);
         assert!(plan.probes.is_empty());
         assert!(capacity::detect(&mut SimIo(&dev), &plan).is_err());
         let r = cache::detect(&mut SimIo(&dev), cache::CachePlan::new(dev.params().size));

@@ -107,6 +107,16 @@ pub struct Meta {
     pub regions: Vec<Region>,
     /// One CRC-32C per chunk, in region order.
     pub checksums: Vec<u32>,
+    /// Which journal of its test this is: 0 for the first, then one more
+    /// for each later extension (regions a detector learned it must write
+    /// while running). A test's journals are written back latest first.
+    /// Absent, and so 0, in a test's only journal.
+    #[serde(default, skip_serializing_if = "is_first")]
+    pub part: u32,
+}
+
+fn is_first(part: &u32) -> bool {
+    *part == 0
 }
 
 /// One chunk: where it belongs on the medium and where it is in the journal.
@@ -451,6 +461,7 @@ mod tests {
             chunk_size,
             regions,
             checksums: Vec::new(),
+            part: 0,
         }
     }
 

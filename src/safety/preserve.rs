@@ -9,6 +9,12 @@
 //! O_DIRECT and compare with the checksums; mark the journal `DONE`; delete
 //! it. None of this is timed: the commands call it outside the measurements.
 //!
+//! A test that learns where it must write while running (the capacity
+//! search) journals each new set of regions the same way, in a journal of
+//! its own numbered after the first (`part` in the metadata). The parts are
+//! written back latest first, after the test or by `recover`, which
+//! finishes every armed part of a test whichever one it is given.
+//!
 //! f3probe keeps its backup in memory, which a crash loses; iocurve's lives
 //! in a file that `recover` can replay any number of times.
 
@@ -33,9 +39,15 @@ use std::time::{Duration, Instant};
 const SPACE_MARGIN: u64 = 16 << 20;
 /// How long `recover` waits for a dying process to let go of a device.
 const BUSY_WAIT: Duration = Duration::from_secs(10);
+/// The unit a refused restore write is retried in: what O_DIRECT takes.
+const PIECE: usize = 4096;
 /// Test hook: sleep this many milliseconds per chunk copied or restored, so
 /// that a test can kill the process in the middle of either.
 const DELAY_ENV: &str = "IOCURVE_TEST_JOURNAL_DELAY_MS";
+/// Test hook: sleep this many milliseconds once before copying into a
+/// test's later journal (part 1 on), which is often one chunk long, so
+/// that a test can signal the process while that journal is filling.
+const LATER_PART_DELAY_ENV: &str = "IOCURVE_TEST_LATER_JOURNAL_DELAY_MS";
 
 /// The journal directory: the one asked for, else iocurve's data directory
 /// (`$XDG_DATA_HOME/iocurve/journals`, `~/.local/share/iocurve/journals`).
@@ -208,15 +220,18 @@ pub fn recover_command(journal: &Path) -> String {
 }
 
 /// Copies `regions` of the medium at `path` into a new journal in `dir`,
-/// fsyncs it and arms it. `stop` (Ctrl-C) abandons the copy: the journal is
-/// removed and nothing has been written to the medium.
+/// fsyncs it and arms it; `part` numbers it among the journals of the same
+/// test (0 for the first). `stop` (Ctrl-C) abandons the copy: the journal
+/// is removed and nothing more has been written to the medium.
 pub fn backup(
     path: &Path,
     regions: Vec<Region>,
     dir: &Path,
     stop: &AtomicBool,
+    part: u32,
 ) -> Result<Preserved> {
-    let meta = new_meta(Identity::of_path(path)?, regions, CHUNK);
+    let mut meta = new_meta(Identity::of_path(path)?, regions, CHUNK);
+    meta.part = part;
     check_journal_dir(dir, &meta.identity, meta.data_offset() + meta.total_bytes())?;
     write_journal(path, meta, dir, stop)
 }
@@ -229,6 +244,9 @@ fn write_journal(path: &Path, mut meta: Meta, dir: &Path, stop: &AtomicBool) -> 
     let journal_path = dir.join(journal_name(&meta.identity));
     let writer = JournalWriter::create(&journal_path, data_offset)
         .map_err(|e| journal_write_failed(&journal_path, "create", e))?;
+    if meta.part > 0 {
+        test_sleep(LATER_PART_DELAY_ENV);
+    }
     if let Err(e) = fill(&writer, &mut meta, path, stop) {
         discard(&journal_path);
         return Err(e);
@@ -267,6 +285,7 @@ fn new_meta(identity: Identity, regions: Vec<Region>, chunk_size: u64) -> Meta {
         chunk_size,
         regions,
         checksums: Vec::new(),
+        part: 0,
     }
 }
 
@@ -327,10 +346,11 @@ fn fill(writer: &JournalWriter, meta: &mut Meta, path: &Path, stop: &AtomicBool)
 }
 
 fn test_delay() {
-    if let Some(ms) = std::env::var(DELAY_ENV)
-        .ok()
-        .and_then(|v| v.parse::<u64>().ok())
-    {
+    test_sleep(DELAY_ENV);
+}
+
+fn test_sleep(env: &str) {
+    if let Some(ms) = std::env::var(env).ok().and_then(|v| v.parse::<u64>().ok()) {
         std::thread::sleep(Duration::from_millis(ms));
     }
 }
@@ -440,8 +460,13 @@ pub fn apply(journal: &mut Journal, writer: &File, path: &Path) -> Result<Restor
     for c in &chunks {
         test_delay();
         journal.read_chunk(c, buf.as_mut_slice())?;
-        write_medium(writer, &buf.as_slice()[..c.len as usize], c.target_offset)
-            .map_err(|e| medium_error("write", c, path, e))?;
+        write_back(
+            writer,
+            &buf.as_slice()[..c.len as usize],
+            c.target_offset,
+            path,
+        )
+        .map_err(|e| medium_error("write", c, path, e))?;
     }
     writer.sync_all().map_err(|e| {
         RestoreError::Medium(
@@ -478,6 +503,34 @@ fn medium_error(op: &str, c: &Chunk, path: &Path, e: io::Error) -> RestoreError 
 
 fn write_medium(file: &File, data: &[u8], offset: u64) -> io::Result<()> {
     file.write_all_at(data, offset)
+}
+
+/// Writes `data` back at `offset`. Where the medium refuses the write, it
+/// is tried again 4 KiB at a time, and a piece the medium still refuses is
+/// accepted only if it holds the original bytes already (read past the
+/// page cache): a fake card's blocks beyond its real size refuse every
+/// write, the test's as well, so they were never changed. Anything else is
+/// the first error.
+fn write_back(file: &File, data: &[u8], offset: u64, path: &Path) -> io::Result<()> {
+    let Err(first) = write_medium(file, data, offset) else {
+        return Ok(());
+    };
+    let Ok(reader) = open_reader(path) else {
+        return Err(first);
+    };
+    let mut scratch = read_scratch(PIECE as u64);
+    let mut held = vec![0u8; PIECE];
+    for (i, piece) in data.chunks(PIECE).enumerate() {
+        let at = offset + (i * PIECE) as u64;
+        if write_medium(file, piece, at).is_ok() {
+            continue;
+        }
+        let got = &mut held[..piece.len()];
+        if read_medium(&reader, &mut scratch, at, got).is_err() || got != piece {
+            return Err(first);
+        }
+    }
+    Ok(())
 }
 
 /// Reads the restored regions back past the page cache and compares them
@@ -580,8 +633,13 @@ pub fn refuse_if_unfinished(dir: &Path, path: &Path) -> Result<()> {
 /// What `recover` did with one journal.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Outcome {
-    /// The original data was written back and verified.
-    Restored { target: String, bytes: u64 },
+    /// The original data was written back and verified, from this journal
+    /// and the other armed ones of the same test (`journals` in all).
+    Restored {
+        target: String,
+        bytes: u64,
+        journals: usize,
+    },
     /// Never armed: the target was never written; the journal was removed.
     Discarded { target: Option<String> },
     /// Already restored earlier; the leftover file was removed.
@@ -590,7 +648,9 @@ pub enum Outcome {
 
 /// Finishes one journal: restores an armed one (after checking that the
 /// medium is the same one and the journal is whole), removes a never-armed
-/// or finished one.
+/// or finished one. An armed journal is restored with the other armed
+/// journals of its test, latest first (see [`restore_test`]), so that the
+/// one path any message names finishes the whole test.
 pub fn recover(path: &Path) -> Result<Outcome> {
     if !path.exists() {
         return Err(usage(format!(
@@ -598,7 +658,7 @@ pub fn recover(path: &Path) -> Result<Outcome> {
             path.display()
         )));
     }
-    let mut journal = match Journal::open(path) {
+    let journal = match Journal::open(path) {
         Ok(j) => j,
         Err(e) if raw_state(path) == Some(State::Filling) => {
             let _ = e;
@@ -625,11 +685,74 @@ pub fn recover(path: &Path) -> Result<Outcome> {
             discard(path);
             Ok(Outcome::AlreadyDone)
         }
-        State::Armed => restore_armed(&mut journal),
+        State::Armed => restore_test(&journal),
     }
 }
 
-fn restore_armed(journal: &mut Journal) -> Result<Outcome> {
+/// Restores every armed journal of the test `journal` belongs to (same
+/// process, same medium, same directory), the latest part first. Order
+/// matters where the medium aliases addresses (a wrapping fake card): a
+/// later journal may have copied bytes an earlier part's writes had
+/// already changed, and the earlier journal, written back last, puts the
+/// originals over them. The first failure stops: earlier parts stay armed.
+fn restore_test(journal: &Journal) -> Result<Outcome> {
+    let parts = parts_of_test(journal)?;
+    let (mut target, mut bytes) = (String::new(), 0);
+    for path in &parts {
+        let mut part = Journal::open(path).map_err(|e| refusal(path, &e))?;
+        if part.state != State::Armed {
+            continue;
+        }
+        let (t, b) = restore_armed(&mut part)?;
+        target = t;
+        bytes += b;
+    }
+    Ok(Outcome::Restored {
+        target,
+        bytes,
+        journals: parts.len(),
+    })
+}
+
+/// The armed journals of `journal`'s test beside it, itself included,
+/// latest part first. A damaged one named after the same device and
+/// process refuses them all: it may be a later part, whose place in the
+/// order is unknown (one that never got past filling is no part).
+fn parts_of_test(journal: &Journal) -> Result<Vec<PathBuf>> {
+    let Some(meta) = journal.meta.as_ref() else {
+        return Ok(vec![journal.path.clone()]);
+    };
+    let dir = journal.path.parent().unwrap_or(Path::new("."));
+    let own = format!("-{}_{}-", meta.identity.major, meta.identity.minor);
+    let pid = format!("-{}.{EXTENSION}", meta.pid);
+    let mut parts = vec![(meta.part, journal.path.clone())];
+    for p in list(dir).unwrap_or_default() {
+        if p == journal.path {
+            continue;
+        }
+        let other = match Journal::peek(&p) {
+            Ok(other) => other,
+            Err(e) => {
+                let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
+                let sibling = name.is_some_and(|n| n.contains(&own) && n.ends_with(&pid));
+                if sibling && raw_state(&p) != Some(State::Filling) {
+                    return Err(refusal(&p, &e));
+                }
+                continue;
+            }
+        };
+        if let Some(m) = other.meta.as_ref().filter(|m| {
+            other.state == State::Armed && m.pid == meta.pid && m.identity == meta.identity
+        }) {
+            parts.push((m.part, p));
+        }
+    }
+    parts.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| b.1.cmp(&a.1)));
+    Ok(parts.into_iter().map(|(_, p)| p).collect())
+}
+
+/// Writes one armed journal back; the target and the bytes restored.
+fn restore_armed(journal: &mut Journal) -> Result<(String, u64)> {
     let meta = journal.meta.clone().expect("an armed journal has metadata");
     let target = super::identity::locate(&meta.identity).map_err(|e| {
         IoFailure::new(
@@ -665,10 +788,7 @@ fn restore_armed(journal: &mut Journal) -> Result<Outcome> {
         )
     })?;
     let done = apply(journal, &writer, &target).map_err(|e| restore_failure(&journal.path, e))?;
-    Ok(Outcome::Restored {
-        target: target.display().to_string(),
-        bytes: done.bytes,
-    })
+    Ok((target.display().to_string(), done.bytes))
 }
 
 /// The error for a failed restore: what failed, and that the journal waits.
@@ -789,7 +909,8 @@ mod tests {
             out,
             Outcome::Restored {
                 target: s.target.display().to_string(),
-                bytes: 9000 + (SIZE as u64 - 20480)
+                bytes: 9000 + (SIZE as u64 - 20480),
+                journals: 1,
             }
         );
         assert_eq!(contents(&s), s.original);
@@ -797,6 +918,57 @@ mod tests {
         let again = recover(&s.journal).unwrap_err();
         assert!(again.to_string().contains("already recovered"), "{again}");
         assert_eq!(contents(&s), s.original);
+    }
+
+    /// A second journal of the same test over bytes the first part's writes
+    /// had changed (what an aliasing fake card gives): written back first,
+    /// so that the first part's originals end up on the medium.
+    #[test]
+    fn the_journals_of_one_test_are_restored_together_latest_first() {
+        for named in [0, 1] {
+            let s = setup(10 + named);
+            let later = Region {
+                offset: 4096,
+                length: 8192,
+            };
+            let mut meta = new_meta(Identity::of_path(&s.target).unwrap(), vec![later], 4096);
+            meta.part = 1;
+            let p1 = write_journal(&s.target, meta, &s.journals, &AtomicBool::new(false)).unwrap();
+            let mut now = s.written.clone();
+            now[4096..12288].fill(0xDD);
+            std::fs::write(&s.target, &now).unwrap();
+            let path = [&s.journal, &p1.journal][named as usize];
+            let out = recover(path).unwrap();
+            assert!(
+                matches!(out, Outcome::Restored { journals: 2, .. }),
+                "{out:?}"
+            );
+            assert_eq!(contents(&s), s.original, "naming part {named}");
+            assert!(list(&s.journals).unwrap().is_empty());
+        }
+    }
+
+    #[test]
+    fn a_damaged_journal_of_the_same_test_holds_back_the_others() {
+        // Its header (unreadable, known by its name) or its data.
+        for (seed, header) in [(12, true), (13, false)] {
+            let s = setup(seed);
+            let later = Region {
+                offset: 20480,
+                length: 4096,
+            };
+            let mut meta = new_meta(Identity::of_path(&s.target).unwrap(), vec![later], 4096);
+            meta.part = 1;
+            let p1 = write_journal(&s.target, meta, &s.journals, &AtomicBool::new(false)).unwrap();
+            let mut bytes = std::fs::read(&p1.journal).unwrap();
+            let at = if header { 16 } else { bytes.len() - 1 };
+            bytes[at] ^= 0x10;
+            std::fs::write(&p1.journal, &bytes).unwrap();
+            let e = recover(&s.journal).unwrap_err();
+            assert!(e.to_string().contains("refusing to use the journal"), "{e}");
+            assert_eq!(contents(&s), s.written, "nothing was written back");
+            assert!(s.journal.exists() && p1.journal.exists());
+        }
     }
 
     #[test]

@@ -141,9 +141,16 @@ impl OpenTarget {
 
     /// Journals the regions (offset, length) a write test will touch on a
     /// `--preserve` target and opens its writes; on other writable targets
-    /// it does nothing. Every command that writes calls this first.
+    /// it does nothing. Every command that writes calls this first; a later
+    /// call journals whatever of its regions no earlier one did.
     pub fn arm(&mut self, regions: &[(u64, u64)]) -> Result<()> {
         self.gate.arm(regions, self.info.size_bytes)
+    }
+
+    /// Whether a write of `len` bytes at `offset` is allowed now (under
+    /// `--preserve`: inside what [`OpenTarget::arm`] journalled).
+    pub fn allows_write(&self, offset: u64, len: u64) -> bool {
+        self.gate.allows(offset, len)
     }
 
     /// Puts back what `--preserve` journalled and verifies it; `None` when

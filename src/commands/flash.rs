@@ -21,6 +21,7 @@ pub const EXIT_FLASH_FAIL: i32 = 5;
 
 /// Fallback AU when neither the user, the kernel nor the timing gives one.
 const DEFAULT_AU: u64 = 4 << 20;
+const ASSUMED_AU_NOTE: &str = "no AU found by boundary timing: assumed 4 MiB (give --au)";
 
 pub fn flash(cmd: &FlashCommand) -> Result<i32> {
     let (name, args) = match cmd {
@@ -110,7 +111,10 @@ fn run(
     let seed = cfg.seed;
     let (regions, report): (Vec<(u64, u64)>, Detector) = match name {
         "open-au" => {
-            let plan = open_au::OpenAuPlan::new(au);
+            let plan = open_au::OpenAuPlan {
+                au_assumed: au_note == ASSUMED_AU_NOTE,
+                ..open_au::OpenAuPlan::fitting(au, size)
+            };
             let report =
                 move |io: &mut dyn FlashIo| Ok(open_au_report(&open_au::detect(io, plan)?));
             (vec![(plan.base(), plan.span())], Box::new(report))
@@ -203,10 +207,7 @@ fn choose_au(
                 r.au_confidence.name()
             ),
         )),
-        _ => Ok((
-            DEFAULT_AU,
-            "no AU found by boundary timing: assumed 4 MiB (give --au)".into(),
-        )),
+        _ => Ok((DEFAULT_AU, ASSUMED_AU_NOTE.into())),
     }
 }
 
@@ -289,11 +290,22 @@ fn align_report(r: &align::AlignResult, kernel: Option<u64>) -> FlashReport {
 }
 
 fn open_au_report(r: &open_au::OpenAuResult) -> FlashReport {
-    let verdict = match r.open_aus {
-        Some(n) => format!("{n} open AU(s): writing to more in turn collapses throughput"),
-        None => format!(
-            "no collapse up to {} AUs: no open-AU limit seen",
-            r.plan.max_n
+    let verdict = match (r.open_aus, r.why_none) {
+        (Some(n), _) => format!(
+            "{n} open AU(s): writing to more in turn collapses throughput {:.1}× (noise {:.2}×)",
+            r.collapse, r.spread
+        ),
+        (None, Some(open_au::NoCount::NotFromTheCount)) => {
+            "throughput fell but stayed low with fewer AUs again: not the open-AU limit (a write cache filling?)".into()
+        }
+        (None, Some(open_au::NoCount::InTheNoise)) => format!(
+            "a collapse of {:.2}× is within the noise ({:.2}×): no count",
+            r.collapse, r.spread
+        ),
+        (None, _) => format!(
+            "no collapse up to {} AUs: no open-AU limit seen (none, more than {}, or hidden by a write cache)",
+            r.plan.max_n,
+            r.plan.max_n.saturating_sub(1)
         ),
     };
     let value = r.open_aus.map_or("not seen".into(), |n| n.to_string());
@@ -304,6 +316,9 @@ fn open_au_report(r: &open_au::OpenAuResult) -> FlashReport {
             .iter()
             .map(|p| vec![p.aus.to_string(), format_mbps(p.mb_per_s)]),
     );
+    if let Some(c) = r.check {
+        table.push(vec![format!("{} again", c.aus), format_mbps(c.mb_per_s)]);
+    }
     report("open-au", verdict, findings, table, false, r)
 }
 

@@ -8,8 +8,9 @@
 //!   extra command of a straddling read: the diff is below twice the
 //!   detector's noise floor); otherwise it is a decline.
 //! * `capacity`: over genuine cards and counterfeits of every kind
-//!   ([`Population::draw_mixed`]), with the command's default 128 MiB
-//!   flush. Right when a genuine card is called genuine, or a fake is
+//!   ([`Population::draw_mixed`]), with the command's default flush (as
+//!   much as the cache it measures needs, up to
+//!   [`capacity::AUTO_FLUSH`]). Right when a genuine card is called genuine, or a fake is
 //!   called fake with its real size inside the range reported; every other
 //!   verdict is wrong (a fake called genuine included).
 //! * `open-au`: over genuine cards, each run with its own AU (as with
@@ -38,9 +39,6 @@ use iocurve::engine::population::{Mix, Population, spec_of};
 use iocurve::engine::sim::{SimDevice, SimParams};
 use iocurve::flash::{Confidence, SimIo, align, cache, capacity, open_au};
 use std::fmt::Write as _;
-
-/// The capacity command's default flush (`--flush`).
-pub const DEFAULT_FLUSH: u64 = 128 << 20;
 
 /// Right and wrong answers given at one confidence.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -92,11 +90,22 @@ impl FlashCalibration {
             _ => {}
         }
         let why = |w: &str| format!("[{}] {w}", confidence.name());
-        let outcome = match outcome {
-            Outcome::Wrong(w) => Outcome::Wrong(why(&w)),
-            other => other,
+        let (outcome, sure_and_wrong) = match outcome {
+            Outcome::Wrong(w) => (Outcome::Wrong(why(&w)), confidence > Confidence::Low),
+            other => (other, false),
+        };
+        let example = match (&outcome, sure_and_wrong) {
+            (Outcome::Wrong(w), true) => Some(format!("{card}: {w}")),
+            _ => None,
         };
         self.tally.add(card, outcome);
+        // A wrong answer given with confidence is the one to read first:
+        // it displaces a low one from the examples kept.
+        let examples = &mut self.tally.wrong_examples;
+        if let Some(e) = example.filter(|e| !examples.contains(e)) {
+            examples.insert(0, e);
+            examples.truncate(10);
+        }
     }
 
     fn merge(&mut self, other: FlashCalibration) {
@@ -106,11 +115,10 @@ impl FlashCalibration {
         t.wrong += other.tally.wrong;
         t.declined += other.tally.declined;
         t.nothing_to_find += other.tally.nothing_to_find;
-        for e in other.tally.wrong_examples {
-            if t.wrong_examples.len() < 10 {
-                t.wrong_examples.push(e);
-            }
-        }
+        // Wrong answers given with confidence first, as in `add`.
+        t.wrong_examples.extend(other.tally.wrong_examples);
+        t.wrong_examples.sort_by_key(|e| e.contains(": [low] "));
+        t.wrong_examples.truncate(10);
         for e in other.tally.declined_examples {
             if t.declined_examples.len() < 10 {
                 t.declined_examples.push(e);
@@ -218,7 +226,8 @@ pub fn calibrate_align(seed: u64, cards: usize) -> FlashCalibration {
 /// Scores `flash capacity` on one card, its probe salted with `salt`.
 pub fn capacity_outcome(p: &SimParams, salt: u64) -> (Outcome, Confidence) {
     let device = SimDevice::new(p.clone());
-    let plan = capacity::CapacityPlan::new(p.size, DEFAULT_FLUSH, salt, capacity::Search::Full);
+    let plan =
+        capacity::CapacityPlan::new(p.size, capacity::AUTO_FLUSH, salt, capacity::Search::Full);
     let r = match capacity::detect(&mut SimIo(&device), &plan) {
         Ok(r) => r,
         Err(e) => {

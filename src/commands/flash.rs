@@ -134,7 +134,8 @@ fn run(
                 true => capacity::Search::FirstRound,
                 false => capacity::Search::Full,
             };
-            let plan = capacity::CapacityPlan::new(size, args.flush, seed, search);
+            let flush = args.flush.unwrap_or(capacity::AUTO_FLUSH);
+            let plan = capacity::CapacityPlan::new(size, flush, seed, search);
             let regions = plan.regions();
             let report =
                 move |io: &mut dyn FlashIo| Ok(capacity_report(&capacity::detect(io, &plan)?));
@@ -393,7 +394,19 @@ fn capacity_report(r: &capacity::CapacityResult) -> FlashReport {
             None,
         ));
     }
-    if r.genuine && !r.cache_beaten {
+    if let (true, Some(at)) = (r.flush_short, r.cache_filled_at) {
+        findings.push(Finding::new(
+            "cache",
+            format!(
+                "the write cache filled after {} of flush, which stopped at {}: below the {} the measured cache needs, it may still hold probes (give --flush {})",
+                format_size(at),
+                format_size(r.flush_written),
+                format_size(2 * at + (4 << 20)),
+                format_size(2 * at + (4 << 20))
+            ),
+            None,
+        ));
+    } else if r.genuine && !r.cache_beaten {
         findings.push(Finding::new(
             "cache",
             format!(

@@ -15,10 +15,12 @@
 //! 1. a zone just after the protected first MiB is stamped densely, then
 //!    the first round of probe blocks is written, spread evenly from above
 //!    the flush region to the last block of the device;
-//! 2. the flush: zeros written in 1 MiB pieces right after the zone and
-//!    timed, until the speed has fallen (the cache is full, so everything
-//!    before it has been pushed out; see [`super::cache`]) and as much
-//!    again has been written, or up to the stated bound (`--flush`);
+//! 2. the flush, sized by the write cache it measures: zeros written in
+//!    1 MiB pieces right after the zone and timed, until the speed has
+//!    fallen (the cache is full, so everything before it has been pushed
+//!    out; see [`super::cache`]) and as much again has been written, or up
+//!    to the stated bound (`--flush`, else [`AUTO_FLUSH`]); a bound below
+//!    what the measured cache needs is reported;
 //! 3. everything is read back: the first MiB and the zone (a block of ours
 //!    found there was written at an alias), a grid of reads one zone apart
 //!    over the whole device (on a wrapping card one of them lands on the
@@ -54,6 +56,11 @@ const FIRST_PROBES: u64 = 256;
 const ROUND_PROBES: u64 = 64;
 /// The smallest device probed: the protected MiB, the zone and a flush.
 pub const MIN_SIZE: u64 = 4 * PROTECTED;
+/// The most the flush writes when no bound is given (`--flush`): it stops
+/// as soon as it has seen the write cache fill and written as much again,
+/// so only a card whose speed never falls (no cache, or one larger than
+/// about half of this) gets all of it.
+pub const AUTO_FLUSH: u64 = 1 << 30;
 
 /// Whether the bisection runs to the block, or stops after the first round.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -120,15 +127,17 @@ impl CapacityPlan {
     }
 }
 
-/// The zone: about the square root of (size × 512 bytes), 1–16 MiB, so
+/// The zone: about the square root of (size × 512 bytes), 1–8 MiB, so
 /// that stamping it (one sector at a time) and the grid of reads one zone
-/// apart cost about the same: 2 MiB and 4,096 reads for 8 GiB, 16 MiB and
-/// 32,768 reads for 512 GiB.
+/// apart cost about the same: 2 MiB and 4,096 reads for 8 GiB, 8 MiB and
+/// 65,536 reads for 512 GiB. Not more than 8 MiB, so that the zone ends
+/// below the smallest real size fakes are sold with (16 MiB): a real size
+/// inside the zone can only be bracketed coarsely.
 fn zone_for(size: u64) -> u64 {
     let root = ((size as f64) * SUB as f64).sqrt() as u64;
     root.checked_next_power_of_two()
-        .unwrap_or(16 * MIB)
-        .clamp(MIB, 16 * MIB)
+        .unwrap_or(8 * MIB)
+        .clamp(MIB, 8 * MIB)
 }
 
 /// `n` block addresses from `low` to `high` (both block-aligned, both
@@ -179,6 +188,12 @@ pub struct CapacityResult {
     pub cache_hid: bool,
     /// The flush saw the write cache fill (its speed fell) and beat it.
     pub cache_beaten: bool,
+    /// Bytes of flush after which its speed fell (the write cache was
+    /// full), when it did.
+    pub cache_filled_at: Option<u64>,
+    /// The speed fell but the flush reached its bound before writing as
+    /// much again: the bound is below what the measured cache needs.
+    pub flush_short: bool,
     pub flush_written: u64,
     pub confidence: Confidence,
     pub probes: usize,
@@ -198,6 +213,7 @@ struct Evidence {
     zone_damaged: bool,
     flush_written: u64,
     cache_beaten: bool,
+    cache_filled_at: Option<u64>,
     bad_at_once: usize,
     /// The first round's probes that did not hold after the flush.
     bad_after_flush: usize,
@@ -274,9 +290,10 @@ fn run(io: &mut dyn FlashIo, plan: &CapacityPlan) -> io::Result<Evidence> {
     write_zone(io, plan)?;
     let mut held = write_probes(io, plan, &plan.probes);
     ev.bad_at_once = read_probes(io, plan, &plan.probes, &mut held, &mut Evidence::default());
-    let (written, beaten) = flush(io, plan, plan.flush_bytes, true)?;
-    ev.flush_written = written;
-    ev.cache_beaten = beaten;
+    let seen = flush(io, plan, plan.flush_bytes, true)?;
+    ev.flush_written = seen.written;
+    ev.cache_beaten = seen.beaten;
+    ev.cache_filled_at = seen.fell_at;
     scan_zone_and_grid(io, plan, &mut ev)?;
     ev.bad_after_flush = read_probes(io, plan, &plan.probes, &mut held, &mut ev);
     ev.probes.extend(held);
@@ -416,18 +433,27 @@ fn note_aliases(buf: &[u8], at: u64, seed: u64, ev: &mut Evidence) {
     }
 }
 
+/// What a flush wrote and saw.
+#[derive(Debug, Clone, Copy, Default)]
+struct Flushed {
+    written: u64,
+    /// The write cache was seen full and as much again written.
+    beaten: bool,
+    /// Bytes written when the speed fell.
+    fell_at: Option<u64>,
+}
+
 /// Zeros in 1 MiB pieces from the flush offset, timed: stops once the
 /// speed has fallen below 60 % of the first pieces' and as much again has
-/// been written, or at `limit` (`adaptive` off: exactly `limit`). Returns
-/// the bytes written and whether the cache was seen full and beaten. A
-/// failing write ends the flush (the card fails below its claim: the
-/// read-back shows it).
+/// been written, or at `limit` (`adaptive` off: exactly `limit`): the
+/// flush is sized by the cache it measures. A failing write ends the
+/// flush (the card fails below its claim: the read-back shows it).
 fn flush(
     io: &mut dyn FlashIo,
     plan: &CapacityPlan,
     limit: u64,
     adaptive: bool,
-) -> io::Result<(u64, bool)> {
+) -> io::Result<Flushed> {
     let mut speeds: Vec<u64> = Vec::new();
     let mut fell_at: Option<u64> = None;
     let mut written = 0;
@@ -449,10 +475,18 @@ fn flush(
             fell_at = Some(written);
         }
         if fell_at.is_some_and(|f| written >= 2 * f + 4 * MIB) {
-            return Ok((written, true));
+            return Ok(Flushed {
+                written,
+                beaten: true,
+                fell_at,
+            });
         }
     }
-    Ok((written, false))
+    Ok(Flushed {
+        written,
+        beaten: false,
+        fell_at,
+    })
 }
 
 fn median_ns(v: &[u64]) -> u64 {
@@ -547,11 +581,18 @@ fn decide(plan: &CapacityPlan, ev: Evidence) -> CapacityResult {
     let bracket = bracket(&ev, floor);
     let (usable, precision) = match (wrap, bracket) {
         (w, _) if w > 0 => (Some(w), 0),
+        // Data lost in the zone and no alias to say why: the real size
+        // may lie inside the zone (a card of 16 MiB) or the flush may have
+        // wrapped back over it, so it lies anywhere from the zone's start
+        // up to the first probe lost.
+        (_, b) if ev.zone_damaged => {
+            let top = b.map_or(plan.zone_end(), |(_, bad)| bad + BLOCK);
+            (Some(plan.zone_offset), top - plan.zone_offset)
+        }
         (_, Some((good, bad))) => {
             let proven = if good == floor { floor } else { good + BLOCK };
             (Some(proven), bad + BLOCK - proven)
         }
-        _ if ev.zone_damaged => (Some(plan.zone_offset), plan.zone_bytes),
         _ => (None, 0),
     };
     let genuine = usable.is_none();
@@ -563,9 +604,11 @@ fn decide(plan: &CapacityPlan, ev: Evidence) -> CapacityResult {
                 || (p.0 > good && p.0 < bad)
         })
     });
+    let flush_short = ev.cache_filled_at.is_some() && !ev.cache_beaten;
     let confidence = match (genuine, wrap > 0) {
         (false, true) => Confidence::High,
-        (false, false) if monotone && !ev.zone_damaged => Confidence::High,
+        // A cache seen to fill but not beaten may still hold probes.
+        (false, false) if monotone && !ev.zone_damaged && !flush_short => Confidence::High,
         (false, false) => Confidence::Medium,
         (true, _) if ev.cache_beaten => Confidence::High,
         (true, _) => Confidence::Low,
@@ -582,6 +625,8 @@ fn decide(plan: &CapacityPlan, ev: Evidence) -> CapacityResult {
         // what it erased says nothing of a cache.
         cache_hid: wrap == 0 && ev.bad_after_flush > 0 && ev.bad_at_once == 0,
         cache_beaten: ev.cache_beaten,
+        cache_filled_at: ev.cache_filled_at,
+        flush_short,
         flush_written: ev.flush_written,
         confidence,
         probes: first_probes.max(ev.probes.len()),
@@ -729,6 +774,59 @@ mod tests {
                         first.confidence
                     ),
                     "{spec} seed {seed}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn cards_of_the_population_give_one_verdict_whatever_the_seed() {
+        // Fakes and genuine cards drawn as the calibration draws them, with
+        // caches large and small, each probed with three salts.
+        let mut population = crate::engine::population::Population::new(13);
+        let cards: Vec<SimParams> = (0..6).map(|_| population.draw_mixed()).collect();
+        assert!(cards.iter().any(|c| c.real < c.size) && cards.iter().any(|c| c.cache > 0));
+        for card in cards {
+            let spec = crate::engine::population::spec_of(&card);
+            let verdict = |seed: u64| {
+                let dev = SimDevice::new(card.clone());
+                let plan = CapacityPlan::new(card.size, AUTO_FLUSH, seed, Search::Full);
+                let r = detect(&mut SimIo(&dev), &plan).unwrap();
+                (r.genuine, r.usable, r.precision, r.confidence)
+            };
+            let first = verdict(1);
+            for seed in [7u64, u64::MAX] {
+                assert_eq!(verdict(seed), first, "{spec} seed {seed}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_flush_bound_below_the_measured_cache_is_reported() {
+        // The cache fills after about 100 MiB of flush; 64 MiB cannot
+        // write as much again.
+        let spec = "size=8G,cache=80M,write=10MB/s,burst=50MB/s";
+        let r = probe_with(spec, 160 << 20, 3);
+        assert!(r.flush_short && !r.cache_beaten, "{r:?}");
+        assert!(r.cache_filled_at.is_some_and(|at| at >= 80 << 20));
+        assert_eq!(r.confidence, Confidence::Low);
+        let r = probe_with(spec, AUTO_FLUSH, 3);
+        assert!(r.cache_beaten && !r.flush_short);
+        assert_eq!(r.confidence, Confidence::High);
+    }
+
+    #[test]
+    fn a_fake_as_small_as_the_zone_is_bracketed_not_overstated() {
+        // The zone of a 256 GiB claim spans 1–9 MiB: 4 MiB real ends
+        // inside it, 16 MiB (the smallest the population draws) above it.
+        for real_mib in [4u64, 16] {
+            for kind in ["zeros", "stale", "eio", "wrap"] {
+                let spec = format!("size=256G,real={real_mib}M,fake={kind}");
+                let (r, real) = (probe(&spec), real_mib << 20);
+                let usable = r.usable.expect("fake");
+                assert!(
+                    usable <= real && real <= usable + r.precision,
+                    "{spec}: {r:?}"
                 );
             }
         }

@@ -21,7 +21,7 @@
 //!   1.31× (the detector's 1.25× and 5 %) the time of one into an open AU
 //!   (small AUs on slow commands, a link slower than both), when a write
 //!   cache takes every write (the law collects no AU behind it), or when
-//!   the test cannot reach one AU past the card's count (a large AU on a
+//!   the test cannot reach two AUs past the card's count (a large AU on a
 //!   small card).
 //! * `cache`: over genuine cards. Right when the size named is within a
 //!   tenth of the card's cache or two of the test's writes (1 MiB). There
@@ -298,10 +298,10 @@ fn open_au_collapse(p: &SimParams, chunk: u64) -> Option<f64> {
 }
 
 /// Whether the count shows on this card: the collapse is at least
-/// [`OPEN_AU_VISIBLE`] by the cost law and the test reaches one AU past
+/// [`OPEN_AU_VISIBLE`] by the cost law and the test reaches two AUs past
 /// the card's open ones.
 fn open_au_visible(p: &SimParams, plan: &open_au::OpenAuPlan) -> bool {
-    let reaches = plan.max_n > p.open_au;
+    let reaches = plan.max_n > p.open_au + 1;
     reaches && open_au_collapse(p, plan.chunk).is_some_and(|r| r >= OPEN_AU_VISIBLE)
 }
 

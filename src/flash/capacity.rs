@@ -61,6 +61,10 @@ pub const MIN_SIZE: u64 = 4 * PROTECTED;
 /// so only a card whose speed never falls (no cache, or one larger than
 /// about half of this) gets all of it.
 pub const AUTO_FLUSH: u64 = 1 << 30;
+/// The flush listed in the plan's regions; beyond it, pieces of
+/// [`CLAIM_STEP`] are claimed as the flush reaches them.
+pub const LISTED_FLUSH: u64 = 128 << 20;
+const CLAIM_STEP: u64 = 64 << 20;
 
 /// Whether the bisection runs to the block, or stops after the first round.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -112,11 +116,15 @@ impl CapacityPlan {
         }
     }
 
-    /// Every byte range the first round writes, for the preserve journal.
+    /// The byte ranges the first round is known to write, for the
+    /// preserve journal: the zone, the probes and the flush's first
+    /// [`LISTED_FLUSH`]; a flush that goes further claims each piece
+    /// ([`FlashIo::claim`]) before writing it, so that a card with a small
+    /// cache does not have a gigabyte journalled for nothing.
     pub fn regions(&self) -> Vec<(u64, u64)> {
         let mut v: Vec<(u64, u64)> = self.probes.iter().map(|p| (*p, BLOCK)).collect();
         v.push((self.zone_offset, self.zone_bytes));
-        v.push((self.flush_offset, self.flush_bytes));
+        v.push((self.flush_offset, self.listed_flush()));
         v.sort_unstable();
         v.dedup();
         v
@@ -124,6 +132,11 @@ impl CapacityPlan {
 
     fn zone_end(&self) -> u64 {
         self.zone_offset + self.zone_bytes
+    }
+
+    /// The flush bytes [`CapacityPlan::regions`] lists.
+    fn listed_flush(&self) -> u64 {
+        self.flush_bytes.min(LISTED_FLUSH)
     }
 }
 
@@ -236,8 +249,11 @@ pub fn detect(io: &mut dyn FlashIo, plan: &CapacityPlan) -> io::Result<CapacityR
     // flush was seen to beat the cache and its range lies inside the first.
     let mut attempt = plan.clone();
     let mut first: Option<CapacityResult> = None;
+    // The end of the flush region listed or claimed so far: never claimed
+    // twice (a second journal entry would record our own zeros).
+    let mut claimed_to = plan.flush_offset + plan.listed_flush();
     loop {
-        let ev = run(io, &attempt)?;
+        let ev = run(io, &attempt, &mut claimed_to)?;
         let below_probes = ev.probes.iter().all(|p| p.1 != Held::Ok);
         let erased = (ev.zone_damaged || below_probes) && ev.distances.is_empty();
         let result = decide(&attempt, ev);
@@ -285,12 +301,12 @@ fn unreachable_result(plan: &CapacityPlan) -> CapacityResult {
     decide(plan, Evidence::default())
 }
 
-fn run(io: &mut dyn FlashIo, plan: &CapacityPlan) -> io::Result<Evidence> {
+fn run(io: &mut dyn FlashIo, plan: &CapacityPlan, claimed_to: &mut u64) -> io::Result<Evidence> {
     let mut ev = Evidence::default();
     write_zone(io, plan)?;
     let mut held = write_probes(io, plan, &plan.probes);
     ev.bad_at_once = read_probes(io, plan, &plan.probes, &mut held, &mut Evidence::default());
-    let seen = flush(io, plan, plan.flush_bytes, true)?;
+    let seen = flush(io, plan, plan.flush_bytes, true, claimed_to)?;
     ev.flush_written = seen.written;
     ev.cache_beaten = seen.beaten;
     ev.cache_filled_at = seen.fell_at;
@@ -299,7 +315,7 @@ fn run(io: &mut dyn FlashIo, plan: &CapacityPlan) -> io::Result<Evidence> {
     ev.probes.extend(held);
     ev.rounds = 1;
     if plan.search == Search::Full {
-        bisect(io, plan, &mut ev)?;
+        bisect(io, plan, &mut ev, claimed_to)?;
     }
     Ok(ev)
 }
@@ -453,12 +469,20 @@ fn flush(
     plan: &CapacityPlan,
     limit: u64,
     adaptive: bool,
+    claimed_to: &mut u64,
 ) -> io::Result<Flushed> {
     let mut speeds: Vec<u64> = Vec::new();
     let mut fell_at: Option<u64> = None;
     let mut written = 0;
+    let end = plan.flush_offset + limit;
     while written + MIB <= limit {
-        let Ok(ns) = io.write_zeros(plan.flush_offset + written, MIB) else {
+        let at = plan.flush_offset + written;
+        if at + MIB > *claimed_to {
+            let len = CLAIM_STEP.min(end - *claimed_to) / MIB * MIB;
+            io.claim(&[(*claimed_to, len)])?;
+            *claimed_to += len;
+        }
+        let Ok(ns) = io.write_zeros(at, MIB) else {
             break;
         };
         written += MIB;
@@ -545,7 +569,12 @@ fn bracket(ev: &Evidence, floor: u64) -> Option<(u64, u64)> {
 /// f3probe's bisection: rounds of probes inside the bracket, each followed
 /// by the first round's flush (the same bytes, so never beyond them), until
 /// it is one block wide or an alias gave the real size.
-fn bisect(io: &mut dyn FlashIo, plan: &CapacityPlan, ev: &mut Evidence) -> io::Result<()> {
+fn bisect(
+    io: &mut dyn FlashIo,
+    plan: &CapacityPlan,
+    ev: &mut Evidence,
+    claimed_to: &mut u64,
+) -> io::Result<()> {
     let floor = plan.flush_offset + ev.flush_written;
     while ev.distances.is_empty() {
         let Some((good, bad)) = bracket(ev, floor) else {
@@ -563,7 +592,7 @@ fn bisect(io: &mut dyn FlashIo, plan: &CapacityPlan, ev: &mut Evidence) -> io::R
             return Ok(());
         }
         let mut held = write_probes(io, plan, &probes);
-        flush(io, plan, ev.flush_written, false)?;
+        flush(io, plan, ev.flush_written, false, claimed_to)?;
         read_probes(io, plan, &probes, &mut held, ev);
         ev.probes.extend(held);
         ev.rounds += 1;
@@ -829,6 +858,74 @@ mod tests {
                     "{spec}: {r:?}"
                 );
             }
+        }
+    }
+
+    /// The simulated card, checking that every write lies in the plan's
+    /// regions or in a claim made before it, and that no byte is claimed
+    /// twice (the journal would record our own writes as the original).
+    struct Claiming<'a> {
+        io: SimIo<'a>,
+        allowed: Vec<(u64, u64)>,
+        claims: usize,
+    }
+
+    impl FlashIo for Claiming<'_> {
+        fn size(&self) -> u64 {
+            self.io.size()
+        }
+        fn buffer(&self, len: usize) -> crate::engine::buffer::AlignedBuf {
+            self.io.buffer(len)
+        }
+        fn read(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<u64> {
+            self.io.read(offset, buf)
+        }
+        fn write(&mut self, offset: u64, buf: &[u8]) -> io::Result<u64> {
+            self.check(offset, buf.len() as u64);
+            self.io.write(offset, buf)
+        }
+        fn write_zeros(&mut self, offset: u64, len: u64) -> io::Result<u64> {
+            self.check(offset, len);
+            self.io.write_zeros(offset, len)
+        }
+        fn claim(&mut self, regions: &[(u64, u64)]) -> io::Result<()> {
+            for &(o, l) in regions {
+                let overlaps = self.allowed.iter().any(|&(a, n)| o < a + n && a < o + l);
+                assert!(!overlaps, "{o}+{l} claimed twice");
+                self.allowed.push((o, l));
+                self.claims += 1;
+            }
+            Ok(())
+        }
+    }
+
+    impl Claiming<'_> {
+        fn check(&self, offset: u64, len: u64) {
+            let inside = |&(a, n): &(u64, u64)| offset >= a && offset + len <= a + n;
+            assert!(self.allowed.iter().any(inside), "{offset}+{len} unlisted");
+        }
+    }
+
+    #[test]
+    fn a_flush_beyond_the_listed_regions_claims_each_piece_first() {
+        // A 200 MiB cache: the flush runs far past the 128 MiB listed.
+        for spec in [
+            "size=16G,cache=200M,write=20MB/s,burst=80MB/s",
+            "size=16G,real=3G,cache=200M,write=20MB/s,burst=80MB/s,fake=zeros",
+        ] {
+            let dev = SimDevice::new(SimParams::parse(spec).unwrap());
+            let plan = CapacityPlan::new(16 << 30, AUTO_FLUSH, 5, Search::FirstRound);
+            let mut io = Claiming {
+                io: SimIo(&dev),
+                allowed: plan.regions(),
+                claims: 0,
+            };
+            let r = detect(&mut io, &plan).unwrap();
+            assert!(
+                r.cache_beaten && r.flush_written > LISTED_FLUSH,
+                "{spec}: {r:?}"
+            );
+            assert!(io.claims > 0, "{spec}");
         }
     }
 

@@ -306,7 +306,7 @@ fn open_au_report(r: &open_au::OpenAuResult) -> FlashReport {
         (None, _) => format!(
             "no collapse up to {} AUs: no open-AU limit seen (none, more than {}, or hidden by a write cache)",
             r.plan.max_n,
-            r.plan.max_n.saturating_sub(1)
+            r.plan.max_n.saturating_sub(2)
         ),
     };
     let value = r.open_aus.map_or("not seen".into(), |n| n.to_string());
@@ -401,8 +401,8 @@ fn capacity_report(r: &capacity::CapacityResult) -> FlashReport {
                 "the write cache filled after {} of flush, which stopped at {}: below the {} the measured cache needs, it may still hold probes (give --flush {})",
                 format_size(at),
                 format_size(r.flush_written),
-                format_size(2 * at + (4 << 20)),
-                format_size(2 * at + (4 << 20))
+                format_size(capacity::flush_needed(at)),
+                format_size(capacity::flush_needed(at))
             ),
             None,
         ));

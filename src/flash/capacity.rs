@@ -449,6 +449,12 @@ fn note_aliases(buf: &[u8], at: u64, seed: u64, ev: &mut Evidence) {
     }
 }
 
+/// The flush that beats a cache seen full after `fell_at` bytes: as much
+/// again and 4 MiB, in case the fall was seen a few pieces late.
+pub fn flush_needed(fell_at: u64) -> u64 {
+    fell_at.saturating_mul(2).saturating_add(4 * MIB)
+}
+
 /// What a flush wrote and saw.
 #[derive(Debug, Clone, Copy, Default)]
 struct Flushed {
@@ -498,7 +504,7 @@ fn flush(
         if fell_at.is_none() && slow {
             fell_at = Some(written);
         }
-        if fell_at.is_some_and(|f| written >= 2 * f + 4 * MIB) {
+        if fell_at.is_some_and(|f| written >= flush_needed(f)) {
             return Ok(Flushed {
                 written,
                 beaten: true,

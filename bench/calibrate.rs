@@ -3,17 +3,37 @@
 //! the answers were right and wrong, how many it declined. Run through
 //! `bench/calibrate.sh`, which builds the release binary this drives.
 //!
-//! Usage: calibrate [--cards N] [--seed S] [--threads T]
+//! Usage: calibrate [--cards N] [--seed S] [--threads T] [--only NAME]
+//!
+//! `--only` runs one analysis: `curve`, `sustain` (both through the
+//! binary), or one of the flash verdicts (`align`, `capacity`, `open-au`,
+//! `open-au-detected`, `cache`).
 
 #[path = "calibration/mod.rs"]
 mod calibration;
 
+use calibration::flash::{self, FlashCalibration};
 use std::path::PathBuf;
+
+const USAGE: &str = "usage: calibrate [--cards N] [--seed S] [--threads T] [--only NAME]";
+
+/// One flash analysis over a number of cards from a seed.
+type FlashWork = fn(u64, usize) -> FlashCalibration;
+
+/// The flash analyses, by the name `--only` takes.
+const FLASH: [(&str, FlashWork); 5] = [
+    ("align", flash::calibrate_align),
+    ("capacity", flash::calibrate_capacity),
+    ("open-au", flash::calibrate_open_au),
+    ("open-au-detected", flash::calibrate_open_au_detected),
+    ("cache", flash::calibrate_cache),
+];
 
 struct Options {
     cards: usize,
     seed: u64,
     threads: usize,
+    only: Option<String>,
 }
 
 fn options() -> Result<Options, String> {
@@ -21,6 +41,7 @@ fn options() -> Result<Options, String> {
         cards: 2000,
         seed: 1,
         threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        only: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -33,14 +54,15 @@ fn options() -> Result<Options, String> {
             "--cards" => o.cards = number(&value)? as usize,
             "--seed" => o.seed = number(&value)?,
             "--threads" => o.threads = number(&value)?.max(1) as usize,
-            _ => {
-                return Err(format!(
-                    "unknown option {flag}; usage: calibrate [--cards N] [--seed S] [--threads T]"
-                ));
-            }
+            "--only" => o.only = Some(value),
+            _ => return Err(format!("unknown option {flag}; {USAGE}")),
         }
     }
-    Ok(o)
+    let known = |n: &str| ["curve", "sustain"].contains(&n) || FLASH.iter().any(|f| f.0 == n);
+    match &o.only {
+        Some(n) if !known(n) => Err(format!("--only {n}: no such analysis; {USAGE}")),
+        _ => Ok(o),
+    }
 }
 
 /// The release binary beside this example (target/release/examples/..).
@@ -54,6 +76,11 @@ fn iocurve_binary() -> PathBuf {
     dir.join("iocurve")
 }
 
+/// Whether `name` is to run.
+fn wanted(o: &Options, name: &str) -> bool {
+    o.only.as_deref().is_none_or(|n| n == name)
+}
+
 fn main() {
     let o = match options() {
         Ok(o) => o,
@@ -62,30 +89,28 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let binary = iocurve_binary();
-    let tallies = calibration::calibrate_all(&binary, o.seed, o.cards, o.threads);
     println!("{} cards per analysis, seed {}\n", o.cards, o.seed);
-    print!("{}", calibration::table(&tallies));
-    let flash = [
-        calibration::flash::split(
-            o.seed,
-            o.cards,
-            o.threads,
-            calibration::flash::calibrate_align,
-        ),
-        calibration::flash::split(
-            o.seed,
-            o.cards,
-            o.threads,
-            calibration::flash::calibrate_capacity,
-        ),
-    ];
-    println!("\nflash verdicts by confidence:\n");
-    print!("{}", calibration::flash::confidence_table(&flash));
-    let all = tallies.iter().chain(flash.iter().map(|f| &f.tally));
-    for t in all {
+    let mut tallies = Vec::new();
+    if wanted(&o, "curve") || wanted(&o, "sustain") {
+        let binary = iocurve_binary();
+        tallies = calibration::calibrate_all(&binary, o.seed, o.cards, o.threads);
+        print!("{}", calibration::table(&tallies));
+    }
+    let flash: Vec<FlashCalibration> = FLASH
+        .iter()
+        .filter(|(name, _)| wanted(&o, name))
+        .map(|(_, work)| flash::split(o.seed, o.cards, o.threads, *work))
+        .collect();
+    if !flash.is_empty() {
+        println!("\nflash verdicts by confidence:\n");
+        print!("{}", flash::confidence_table(&flash));
+    }
+    for t in tallies.iter().chain(flash.iter().map(|f| &f.tally)) {
         for e in &t.wrong_examples {
             println!("\nwrong ({}): {e}", t.analysis);
+        }
+        for e in &t.declined_examples {
+            println!("\ndeclined ({}): {e}", t.analysis);
         }
     }
 }

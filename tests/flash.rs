@@ -92,3 +92,28 @@ fn on_a_loop_device_every_command_runs_and_claims_no_geometry() {
     let (_, doc) = flash(&["class", dev.path(), "--destructive", "--claim", "C10"]);
     assert!(doc["flash"]["findings"][0]["status"].is_string());
 }
+
+#[test]
+fn a_fake_behind_a_cache_larger_than_the_old_fixed_flush_is_found_without_flush() {
+    // 300 MiB of cache held every probe past the 128 MiB the flush used
+    // to stop at: "genuine". The flush now measures the cache and beats it.
+    let spec = "sim:size=16G,real=3G,cache=300M,write=20MB/s,burst=80MB/s,fake=zeros";
+    let (code, doc) = flash(&["capacity", spec, "--seed", "3"]);
+    assert_eq!(code, 5, "{spec}");
+    let d = &doc["flash"]["details"];
+    let (usable, precision) = (
+        d["usable"].as_u64().unwrap(),
+        d["precision"].as_u64().unwrap(),
+    );
+    assert!(usable <= 3 << 30 && 3 << 30 <= usable + precision, "{d}");
+    assert_eq!(d["cache_beaten"], true, "{d}");
+    let (_, doc) = flash(&["capacity", spec, "--seed", "3", "--flush", "128M"]);
+    // With the old bound the cache is never seen full: the verdict says
+    // so, and is not sure.
+    let findings = doc["flash"]["findings"].to_string();
+    assert!(findings.contains("larger --flush"), "{findings}");
+    assert_eq!(
+        doc["flash"]["findings"][0]["confidence"], "low",
+        "{findings}"
+    );
+}

@@ -1,4 +1,4 @@
-//! `flash align` and `flash capacity` scored over the seeded population
+//! `flash align`, `capacity`, `open-au` and `cache` scored over the seeded population
 //! (`iocurve::engine::population`), in-process through the library on each
 //! card's virtual clock, by the confidence each verdict was given:
 //!
@@ -8,10 +8,28 @@
 //!   extra command of a straddling read: the diff is below twice the
 //!   detector's noise floor); otherwise it is a decline.
 //! * `capacity`: over genuine cards and counterfeits of every kind
-//!   ([`Population::draw_mixed`]), with the command's default 128 MiB
-//!   flush. Right when a genuine card is called genuine, or a fake is
+//!   ([`Population::draw_mixed`]), with the command's default flush (as
+//!   much as the cache it measures needs, up to
+//!   [`capacity::AUTO_FLUSH`]). Right when a genuine card is called genuine, or a fake is
 //!   called fake with its real size inside the range reported; every other
 //!   verdict is wrong (a fake called genuine included).
+//! * `open-au`: over genuine cards, each run with its own AU (as with
+//!   `--au`; a second table takes the AU boundary timing finds, or the
+//!   assumed 4 MiB). Right when the count is the card's `open_au`. There
+//!   is nothing to find when, by the simulator's cost law, a write that
+//!   closes an AU (collecting all of it but the one write) takes less than
+//!   1.31× (the detector's 1.25× and 5 %) the time of one into an open AU
+//!   (small AUs on slow commands, a link slower than both), when a write
+//!   cache takes every write (the law collects no AU behind it), or when
+//!   the test cannot reach two AUs past the card's count (a large AU on a
+//!   small card).
+//! * `cache`: over genuine cards. Right when the size named is within a
+//!   tenth of the card's cache or two of the test's writes (1 MiB). There
+//!   is nothing to find when the card has no cache, when by the cost law a
+//!   full cache slows a write by less than the detector's fall (to 60 %,
+//!   with a 5 % margin: command time or a link cap the burst speed), or
+//!   when the cache fills only after more than the test writes (its
+//!   verdict then says "or a larger one").
 //!
 //! The scores are kept per confidence, since what a user may rely on is
 //! that "high" is never wrong and "medium" rarely.
@@ -19,11 +37,8 @@
 use super::{Outcome, Tally};
 use iocurve::engine::population::{Mix, Population, spec_of};
 use iocurve::engine::sim::{SimDevice, SimParams};
-use iocurve::flash::{Confidence, SimIo, align, capacity};
+use iocurve::flash::{Confidence, SimIo, align, cache, capacity, open_au};
 use std::fmt::Write as _;
-
-/// The capacity command's default flush (`--flush`).
-pub const DEFAULT_FLUSH: u64 = 128 << 20;
 
 /// Right and wrong answers given at one confidence.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -75,11 +90,22 @@ impl FlashCalibration {
             _ => {}
         }
         let why = |w: &str| format!("[{}] {w}", confidence.name());
-        let outcome = match outcome {
-            Outcome::Wrong(w) => Outcome::Wrong(why(&w)),
-            other => other,
+        let (outcome, sure_and_wrong) = match outcome {
+            Outcome::Wrong(w) => (Outcome::Wrong(why(&w)), confidence > Confidence::Low),
+            other => (other, false),
+        };
+        let example = match (&outcome, sure_and_wrong) {
+            (Outcome::Wrong(w), true) => Some(format!("{card}: {w}")),
+            _ => None,
         };
         self.tally.add(card, outcome);
+        // A wrong answer given with confidence is the one to read first:
+        // it displaces a low one from the examples kept.
+        let examples = &mut self.tally.wrong_examples;
+        if let Some(e) = example.filter(|e| !examples.contains(e)) {
+            examples.insert(0, e);
+            examples.truncate(10);
+        }
     }
 
     fn merge(&mut self, other: FlashCalibration) {
@@ -89,11 +115,10 @@ impl FlashCalibration {
         t.wrong += other.tally.wrong;
         t.declined += other.tally.declined;
         t.nothing_to_find += other.tally.nothing_to_find;
-        for e in other.tally.wrong_examples {
-            if t.wrong_examples.len() < 10 {
-                t.wrong_examples.push(e);
-            }
-        }
+        // Wrong answers given with confidence first, as in `add`.
+        t.wrong_examples.extend(other.tally.wrong_examples);
+        t.wrong_examples.sort_by_key(|e| e.contains(": [low] "));
+        t.wrong_examples.truncate(10);
         for e in other.tally.declined_examples {
             if t.declined_examples.len() < 10 {
                 t.declined_examples.push(e);
@@ -201,7 +226,7 @@ pub fn calibrate_align(seed: u64, cards: usize) -> FlashCalibration {
 /// Scores `flash capacity` on one card, its probe salted with `salt`.
 pub fn capacity_outcome(p: &SimParams, salt: u64) -> (Outcome, Confidence) {
     let device = SimDevice::new(p.clone());
-    let plan = capacity::CapacityPlan::new(p.size, DEFAULT_FLUSH, salt);
+    let plan = capacity::CapacityPlan::new(p.size, capacity::AUTO_FLUSH, salt);
     let r = match capacity::detect(&mut SimIo(&device), &plan) {
         Ok(r) => r,
         Err(e) => {
@@ -238,6 +263,197 @@ pub fn calibrate_capacity(seed: u64, cards: usize) -> FlashCalibration {
     for i in 0..cards {
         let card = population.draw_mixed();
         let (outcome, confidence) = capacity_outcome(&card, seed ^ (i as u64) << 8);
+        result.add(&spec_of(&card), outcome, confidence);
+    }
+    result
+}
+
+// ---------------------------------------------------------------- open-au
+
+/// Nanoseconds to move `len` bytes at `rate` bytes/s, as the simulator
+/// counts them.
+fn xfer(len: u64, rate: u64) -> u64 {
+    (u128::from(len) * 1_000_000_000 / u128::from(rate)) as u64
+}
+
+/// A cost under the card's link ceiling, if any, for a transfer of `len`.
+fn linked(p: &SimParams, cost: u64, len: u64) -> u64 {
+    p.link.map_or(cost, |l| cost.max(xfer(len, l)))
+}
+
+/// The open-AU test's collapse by the simulator's cost law: the time of
+/// one small write into an open AU over that of one that closes another
+/// (garbage collection of all the AU but the one write), with the right
+/// AU. `None` when the law shows no collapse at all: a write cache takes
+/// every write at burst speed and no AU is ever collected behind it.
+fn open_au_collapse(p: &SimParams, chunk: u64) -> Option<f64> {
+    if p.cache > 0 {
+        return None;
+    }
+    let pages = chunk.max(p.page) / p.page;
+    let open = p.cmd_ns + pages * xfer(p.page, p.write);
+    let collect = open + xfer(p.au.saturating_sub(chunk), p.write);
+    Some(linked(p, collect, chunk) as f64 / linked(p, open, chunk).max(1) as f64)
+}
+
+/// Whether the count shows on this card: the collapse is at least
+/// [`OPEN_AU_VISIBLE`] by the cost law and the test reaches two AUs past
+/// the card's open ones.
+fn open_au_visible(p: &SimParams, plan: &open_au::OpenAuPlan) -> bool {
+    let reaches = plan.max_n > p.open_au + 1;
+    reaches && open_au_collapse(p, plan.chunk).is_some_and(|r| r >= OPEN_AU_VISIBLE)
+}
+
+/// The smallest collapse there is to find: the detector's threshold
+/// ([`open_au::VISIBLE`]) and a margin, so that a card at the threshold
+/// itself is not counted against it.
+const OPEN_AU_VISIBLE: f64 = open_au::VISIBLE * 1.05;
+
+/// Scores `flash open-au` on one card run with the AU `au` (`assumed`:
+/// a fallback, not the card's own).
+fn open_au_scored(p: &SimParams, au: u64, assumed: bool) -> (Outcome, Confidence) {
+    let device = SimDevice::timing_only(p.clone());
+    let mut plan = open_au::OpenAuPlan::fitting(au, p.size);
+    plan.au_assumed = assumed;
+    let visible = open_au_visible(p, &open_au::OpenAuPlan::fitting(p.au, p.size));
+    let r = match open_au::detect(&mut SimIo(&device), plan) {
+        Ok(r) => r,
+        Err(_) if !visible => return (Outcome::NothingToFind, Confidence::Low),
+        Err(e) => return (Outcome::Declined(format!("refused: {e}")), Confidence::Low),
+    };
+    let outcome = match r.open_aus {
+        Some(n) if n == p.open_au => Outcome::Right,
+        Some(n) => Outcome::Wrong(format!("{n} open AUs, the card keeps {}", p.open_au)),
+        None if visible => Outcome::Declined(format!(
+            "no count; the law collapses {:.2}×",
+            open_au_collapse(p, plan.chunk).unwrap_or(1.0)
+        )),
+        None => Outcome::NothingToFind,
+    };
+    (outcome, r.confidence)
+}
+
+/// Scores `flash open-au` on one card given its own AU (`--au`).
+pub fn open_au_outcome(p: &SimParams) -> (Outcome, Confidence) {
+    open_au_scored(p, p.au, false)
+}
+
+/// `flash open-au` over `cards` genuine cards from `seed`, each given its
+/// own AU.
+pub fn calibrate_open_au(seed: u64, cards: usize) -> FlashCalibration {
+    let mut population = Population::new(seed);
+    let mut result = FlashCalibration::new("flash open-au: the count (AU given)");
+    for _ in 0..cards {
+        let card = population.draw();
+        let (outcome, confidence) = open_au_outcome(&card);
+        result.add(&spec_of(&card), outcome, confidence);
+    }
+    result
+}
+
+/// `flash open-au` as the command runs it without `--au`: the AU from
+/// boundary timing when it is at least medium, else the assumed 4 MiB.
+pub fn calibrate_open_au_detected(seed: u64, cards: usize) -> FlashCalibration {
+    let mut population = Population::new(seed);
+    let mut result = FlashCalibration::new("flash open-au: the count (AU from align)");
+    for _ in 0..cards {
+        let card = population.draw();
+        let device = SimDevice::timing_only(card.clone());
+        let found = align::detect(&mut SimIo(&device), align::AlignPlan::default())
+            .ok()
+            .filter(|r| r.au_confidence >= Confidence::Medium)
+            .and_then(|r| r.au);
+        let (outcome, confidence) = match found {
+            Some(au) => open_au_scored(&card, au, false),
+            None => open_au_scored(&card, ASSUMED_AU, true),
+        };
+        result.add(&spec_of(&card), outcome, confidence);
+    }
+    result
+}
+
+/// The AU the command assumes when none is given or found.
+const ASSUMED_AU: u64 = 4 << 20;
+
+// ------------------------------------------------------------------ cache
+
+/// The cache test's burst and sustained write times by the simulator's
+/// cost law, ns per write: into the cache, and once it is full (it drains
+/// at the medium's speed, so a write then waits for its own length).
+fn cache_law(p: &SimParams, chunk: u64) -> (u64, u64) {
+    let burst = p.cmd_ns + xfer(chunk, p.burst);
+    let full = burst.max(xfer(chunk, p.write));
+    (linked(p, burst, chunk), linked(p, full, chunk))
+}
+
+/// The bytes the test writes before the cache of `p` is full by the cost
+/// law (each burst write adds its length less what drained meanwhile), or
+/// `None` when the cache never fills.
+fn cache_fill_bytes(p: &SimParams, chunk: u64) -> Option<u64> {
+    let (burst, _) = cache_law(p, chunk);
+    let drained = (u128::from(burst) * u128::from(p.write) / 1_000_000_000) as u64;
+    let net = chunk.checked_sub(drained).filter(|n| *n > 0)?;
+    Some(p.cache.div_ceil(net).saturating_mul(chunk))
+}
+
+/// Whether the cache shows on this card: by the law the speed falls to
+/// under [`cache::FALL`] of the burst's (with a margin of 5 %, so that a
+/// card at the threshold itself is not counted against the detector) and
+/// the cache fills within the bytes the test may write, with room left to
+/// confirm the fall. A larger cache is beyond the test's reach: its
+/// verdict says "no fall within N bytes (or a larger cache)".
+fn cache_visible(p: &SimParams, plan: &cache::CachePlan) -> bool {
+    let (burst, full) = cache_law(p, plan.chunk);
+    let falls = p.cache > 0 && full as f64 * cache::FALL >= 1.05 * burst as f64;
+    let room = plan
+        .max_bytes
+        .saturating_sub(cache::AFTER as u64 * plan.chunk);
+    falls && cache_fill_bytes(p, plan.chunk).is_some_and(|b| b <= room)
+}
+
+/// How far a cache estimate may be off and still be right: a tenth of the
+/// cache, or two writes of the test (the fall is seen to a write).
+fn cache_tolerance(cache: u64, chunk: u64) -> u64 {
+    (cache / 10).max(2 * chunk)
+}
+
+/// Scores `flash cache` on one card.
+pub fn cache_outcome(p: &SimParams) -> (Outcome, Confidence) {
+    let device = SimDevice::timing_only(p.clone());
+    let plan = cache::CachePlan::new(p.size);
+    let r = match cache::detect(&mut SimIo(&device), plan) {
+        Ok(r) => r,
+        Err(e) => {
+            return (
+                Outcome::Wrong(format!("the run failed: {e}")),
+                Confidence::Low,
+            );
+        }
+    };
+    let visible = cache_visible(p, &plan);
+    let outcome = match r.cache_bytes {
+        Some(c) if p.cache > 0 && c.abs_diff(p.cache) <= cache_tolerance(p.cache, plan.chunk) => {
+            Outcome::Right
+        }
+        Some(c) => Outcome::Wrong(format!("a cache of {c} bytes, the card has {}", p.cache)),
+        None if visible => Outcome::Declined(format!(
+            "no fall; the law fills {} bytes at {:?} ns then {:?} ns a write",
+            p.cache,
+            cache_law(p, plan.chunk).0,
+            cache_law(p, plan.chunk).1
+        )),
+        None => Outcome::NothingToFind,
+    };
+    (outcome, r.confidence)
+}
+
+/// `flash cache` over `cards` genuine cards from `seed`.
+pub fn calibrate_cache(seed: u64, cards: usize) -> FlashCalibration {
+    let mut population = Population::new(seed);
+    let mut result = FlashCalibration::new("flash cache: the size");
+    for _ in 0..cards {
+        let card = population.draw();
+        let (outcome, confidence) = cache_outcome(&card);
         result.add(&spec_of(&card), outcome, confidence);
     }
     result

@@ -191,10 +191,11 @@ pub struct FlashArgs {
     #[arg(long, value_parser = limits::class)]
     pub claim: Option<String>,
 
-    /// Bytes capacity writes between probing and reading back, to get past
-    /// a cache.
-    #[arg(long, value_name = "SIZE", default_value = "128M", value_parser = limits::FLUSH.parser())]
-    pub flush: u64,
+    /// The most capacity writes between probing and reading back, to get
+    /// past a write cache [default: as much as the cache it measures
+    /// needs, up to 1G].
+    #[arg(long, value_name = "SIZE", value_parser = limits::FLUSH.parser())]
+    pub flush: Option<u64>,
 
     /// Seed for positions and data [default: from the clock].
     #[arg(long)]

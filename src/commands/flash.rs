@@ -21,6 +21,7 @@ pub const EXIT_FLASH_FAIL: i32 = 5;
 
 /// Fallback AU when neither the user, the kernel nor the timing gives one.
 const DEFAULT_AU: u64 = 4 << 20;
+const ASSUMED_AU_NOTE: &str = "no AU found by boundary timing: assumed 4 MiB (give --au)";
 
 pub fn flash(cmd: &FlashCommand) -> Result<i32> {
     let (name, args) = match cmd {
@@ -114,7 +115,10 @@ fn run(
     let seed = cfg.seed;
     let (regions, report): (Vec<(u64, u64)>, Detector) = match name {
         "open-au" => {
-            let plan = open_au::OpenAuPlan::new(au);
+            let plan = open_au::OpenAuPlan {
+                au_assumed: au_note == ASSUMED_AU_NOTE,
+                ..open_au::OpenAuPlan::fitting(au, size)
+            };
             let report =
                 move |io: &mut dyn FlashIo| Ok(open_au_report(&open_au::detect(io, plan)?));
             (vec![(plan.base(), plan.span())], Box::new(report))
@@ -128,9 +132,11 @@ fn run(
             )
         }
         "capacity" => {
-            // The first round is journalled here; later rounds claim their
-            // blocks through the flash I/O before writing them.
-            let plan = capacity::CapacityPlan::new(size, args.flush, seed);
+            // The first round is journalled here; later rounds and a flush
+            // beyond the listed part claim their blocks through the flash
+            // I/O before writing them.
+            let flush = args.flush.unwrap_or(capacity::AUTO_FLUSH);
+            let plan = capacity::CapacityPlan::new(size, flush, seed);
             let regions = plan.regions();
             let report =
                 move |io: &mut dyn FlashIo| Ok(capacity_report(&capacity::detect(io, &plan)?));
@@ -203,10 +209,7 @@ fn choose_au(
                 r.au_confidence.name()
             ),
         )),
-        _ => Ok((
-            DEFAULT_AU,
-            "no AU found by boundary timing: assumed 4 MiB (give --au)".into(),
-        )),
+        _ => Ok((DEFAULT_AU, ASSUMED_AU_NOTE.into())),
     }
 }
 
@@ -289,11 +292,22 @@ fn align_report(r: &align::AlignResult, kernel: Option<u64>) -> FlashReport {
 }
 
 fn open_au_report(r: &open_au::OpenAuResult) -> FlashReport {
-    let verdict = match r.open_aus {
-        Some(n) => format!("{n} open AU(s): writing to more in turn collapses throughput"),
-        None => format!(
-            "no collapse up to {} AUs: no open-AU limit seen",
-            r.plan.max_n
+    let verdict = match (r.open_aus, r.why_none) {
+        (Some(n), _) => format!(
+            "{n} open AU(s): writing to more in turn collapses throughput {:.1}× (noise {:.2}×)",
+            r.collapse, r.spread
+        ),
+        (None, Some(open_au::NoCount::NotFromTheCount)) => {
+            "throughput fell but stayed low with fewer AUs again: not the open-AU limit (a write cache filling?)".into()
+        }
+        (None, Some(open_au::NoCount::InTheNoise)) => format!(
+            "a collapse of {:.2}× is within the noise ({:.2}×): no count",
+            r.collapse, r.spread
+        ),
+        (None, _) => format!(
+            "no collapse up to {} AUs: no open-AU limit seen (none, more than {}, or hidden by a write cache)",
+            r.plan.max_n,
+            r.plan.max_n.saturating_sub(2)
         ),
     };
     let value = r.open_aus.map_or("not seen".into(), |n| n.to_string());
@@ -304,6 +318,9 @@ fn open_au_report(r: &open_au::OpenAuResult) -> FlashReport {
             .iter()
             .map(|p| vec![p.aus.to_string(), format_mbps(p.mb_per_s)]),
     );
+    if let Some(c) = r.check {
+        table.push(vec![format!("{} again", c.aus), format_mbps(c.mb_per_s)]);
+    }
     report("open-au", verdict, findings, table, false, r)
 }
 
@@ -378,7 +395,19 @@ fn capacity_report(r: &capacity::CapacityResult) -> FlashReport {
             None,
         ));
     }
-    if r.genuine && !r.cache_beaten {
+    if let (true, Some(at)) = (r.flush_short, r.cache_filled_at) {
+        findings.push(Finding::new(
+            "cache",
+            format!(
+                "the write cache filled after {} of flush, which stopped at {}: below the {} the measured cache needs, it may still hold probes (give --flush {})",
+                format_size(at),
+                format_size(r.flush_written),
+                format_size(capacity::flush_needed(at)),
+                format_size(capacity::flush_needed(at))
+            ),
+            None,
+        ));
+    } else if r.genuine && !r.cache_beaten {
         findings.push(Finding::new(
             "cache",
             format!(

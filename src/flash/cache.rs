@@ -1,7 +1,9 @@
 //! The write cache (or fast SLC region): sequential writes in recording
 //! units beyond the FAT area, timed one by one, until the speed falls to
-//! under 60 % of the burst speed and stays there. The burst speed is the
-//! median of the first writes, the sustained speed the median after the
+//! under 60 % of the burst speed and stays there (the SD Association's
+//! method measures the write performance after such a cache is
+//! exhausted). The burst speed is the median of the first three writes,
+//! the sustained speed the median after the
 //! fall, and the bytes absorbed what was written before it. While the
 //! burst lasts the cache also drains at the sustained speed, so its size
 //! is the bytes absorbed less what drained meanwhile:
@@ -13,7 +15,15 @@ use serde::Serialize;
 use std::io;
 
 /// Writes after the fall that confirm it and measure the sustained speed.
-const AFTER: usize = 16;
+pub const AFTER: usize = 16;
+
+/// The fall: a write slower than this share of the burst speed.
+pub const FALL: f64 = 0.6;
+
+/// Writes whose median is the burst speed: few, so that a cache of only
+/// two writes (1 MiB) still shows, and a median, so that one slow first
+/// write does not set it.
+const BURST_WRITES: usize = 3;
 
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct CachePlan {
@@ -63,17 +73,22 @@ pub fn detect(io: &mut dyn FlashIo, plan: CachePlan) -> io::Result<CacheResult> 
     Ok(decide(plan, speeds))
 }
 
-/// The first write of a lasting fall below 60 % of the burst speed.
+/// The speed of the first writes.
+fn burst(speeds: &[f64]) -> f64 {
+    median(&speeds[..speeds.len().min(BURST_WRITES)]).unwrap_or(0.0)
+}
+
+/// The first write of a lasting fall below [`FALL`] of the burst speed.
 fn fall(speeds: &[f64]) -> Option<usize> {
-    let burst = median(&speeds[..speeds.len().min(8)]).unwrap_or(0.0);
+    let burst = burst(speeds);
     (1..speeds.len()).find(|&i| {
         let end = (i + 4).min(speeds.len());
-        end - i == 4 && speeds[i..end].iter().all(|s| *s < 0.6 * burst)
+        end - i == 4 && speeds[i..end].iter().all(|s| *s < FALL * burst)
     })
 }
 
 pub fn decide(plan: CachePlan, speeds: Vec<f64>) -> CacheResult {
-    let burst = median(&speeds[..speeds.len().min(8)]).unwrap_or(0.0);
+    let burst = burst(&speeds);
     let mut r = CacheResult {
         plan,
         burst_mb_s: burst,
@@ -118,6 +133,17 @@ mod tests {
             assert!((r.sustained_mb_s.unwrap() - 10.0).abs() < 1.0);
             assert_eq!(r.confidence, Confidence::High);
         }
+    }
+
+    #[test]
+    fn a_cache_of_two_writes_still_shows() {
+        // 1 MiB fills after two 512 KiB writes: the burst speed must come
+        // from the first writes alone.
+        let spec = "size=4G,cache=1M,write=5MB/s,burst=50MB/s";
+        let dev = SimDevice::timing_only(SimParams::parse(spec).unwrap());
+        let r = detect(&mut SimIo(&dev), CachePlan::new(4 << 30)).unwrap();
+        let got = r.cache_bytes.expect("a cache");
+        assert!(got.abs_diff(1 << 20) <= 512 << 10, "{spec}: {got}");
     }
 
     #[test]

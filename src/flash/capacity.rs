@@ -15,10 +15,12 @@
 //! 1. a zone just after the protected first MiB is stamped densely, then
 //!    the first round of probe blocks is written, spread evenly from above
 //!    the flush region to the last block of the device;
-//! 2. the flush: zeros written in 1 MiB pieces right after the zone and
-//!    timed, until the speed has fallen (the cache is full, so everything
-//!    before it has been pushed out; see [`super::cache`]) and as much
-//!    again has been written, or up to the stated bound (`--flush`);
+//! 2. the flush, sized by the write cache it measures: zeros written in
+//!    1 MiB pieces right after the zone and timed, until the speed has
+//!    fallen (the cache is full, so everything before it has been pushed
+//!    out; see [`super::cache`]) and as much again has been written, or up
+//!    to the stated bound (`--flush`, else [`AUTO_FLUSH`]); a bound below
+//!    what the measured cache needs is reported;
 //! 3. everything is read back: the first MiB and the zone (a block of ours
 //!    found there was written at an alias), a grid of reads one zone apart
 //!    over the whole device (on a wrapping card one of them lands on the
@@ -55,6 +57,15 @@ const FIRST_PROBES: u64 = 256;
 const ROUND_PROBES: u64 = 64;
 /// The smallest device probed: the protected MiB, the zone and a flush.
 pub const MIN_SIZE: u64 = 4 * PROTECTED;
+/// The most the flush writes when no bound is given (`--flush`): it stops
+/// as soon as it has seen the write cache fill and written as much again,
+/// so only a card whose speed never falls (no cache, or one larger than
+/// about half of this) gets all of it.
+pub const AUTO_FLUSH: u64 = 1 << 30;
+/// The flush listed in the plan's regions; beyond it, pieces of
+/// [`CLAIM_STEP`] are claimed as the flush reaches them.
+pub const LISTED_FLUSH: u64 = 128 << 20;
+const CLAIM_STEP: u64 = 64 << 20;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct CapacityPlan {
@@ -94,13 +105,15 @@ impl CapacityPlan {
         }
     }
 
-    /// Every byte range the first round writes, for the preserve journal
-    /// (a retry with a smaller flush writes within them too; later rounds
-    /// claim their own blocks).
+    /// The byte ranges the first round is known to write, for the
+    /// preserve journal: the zone, the probes and the flush's first
+    /// [`LISTED_FLUSH`]; a flush that goes further claims each piece
+    /// ([`FlashIo::claim`]) before writing it, so that a card with a small
+    /// cache does not have a gigabyte journalled for nothing.
     pub fn regions(&self) -> Vec<(u64, u64)> {
         let mut v: Vec<(u64, u64)> = self.probes.iter().map(|p| (*p, BLOCK)).collect();
         v.push((self.zone_offset, self.zone_bytes));
-        v.push((self.flush_offset, self.flush_bytes));
+        v.push((self.flush_offset, self.listed_flush()));
         v.sort_unstable();
         v.dedup();
         v
@@ -109,17 +122,24 @@ impl CapacityPlan {
     fn zone_end(&self) -> u64 {
         self.zone_offset + self.zone_bytes
     }
+
+    /// The flush bytes [`CapacityPlan::regions`] lists.
+    fn listed_flush(&self) -> u64 {
+        self.flush_bytes.min(LISTED_FLUSH)
+    }
 }
 
-/// The zone: about the square root of (size × 512 bytes), 1–16 MiB, so
+/// The zone: about the square root of (size × 512 bytes), 1–8 MiB, so
 /// that stamping it (one sector at a time) and the grid of reads one zone
-/// apart cost about the same: 2 MiB and 4,096 reads for 8 GiB, 16 MiB and
-/// 32,768 reads for 512 GiB.
+/// apart cost about the same: 2 MiB and 4,096 reads for 8 GiB, 8 MiB and
+/// 65,536 reads for 512 GiB. Not more than 8 MiB, so that the zone ends
+/// below the smallest real size fakes are sold with (16 MiB): a real size
+/// inside the zone can only be bracketed coarsely.
 fn zone_for(size: u64) -> u64 {
     let root = ((size as f64) * SUB as f64).sqrt() as u64;
     root.checked_next_power_of_two()
-        .unwrap_or(16 * MIB)
-        .clamp(MIB, 16 * MIB)
+        .unwrap_or(8 * MIB)
+        .clamp(MIB, 8 * MIB)
 }
 
 /// `n` block addresses from `low` to `high` (both block-aligned, both
@@ -170,6 +190,12 @@ pub struct CapacityResult {
     pub cache_hid: bool,
     /// The flush saw the write cache fill (its speed fell) and beat it.
     pub cache_beaten: bool,
+    /// Bytes of flush after which its speed fell (the write cache was
+    /// full), when it did.
+    pub cache_filled_at: Option<u64>,
+    /// The speed fell but the flush reached its bound before writing as
+    /// much again: the bound is below what the measured cache needs.
+    pub flush_short: bool,
     pub flush_written: u64,
     pub confidence: Confidence,
     pub probes: usize,
@@ -189,6 +215,7 @@ struct Evidence {
     zone_damaged: bool,
     flush_written: u64,
     cache_beaten: bool,
+    cache_filled_at: Option<u64>,
     bad_at_once: usize,
     /// The first round's probes that did not hold after the flush.
     bad_after_flush: usize,
@@ -211,8 +238,11 @@ pub fn detect(io: &mut dyn FlashIo, plan: &CapacityPlan) -> io::Result<CapacityR
     // flush was seen to beat the cache and its range lies inside the first.
     let mut attempt = plan.clone();
     let mut first: Option<CapacityResult> = None;
+    // The end of the flush region listed or claimed so far: never claimed
+    // twice (a second journal entry would record our own zeros).
+    let mut claimed_to = plan.flush_offset + plan.listed_flush();
     loop {
-        let ev = run(io, &attempt)?;
+        let ev = run(io, &attempt, &mut claimed_to)?;
         let below_probes = ev.probes.iter().all(|p| p.1 != Held::Ok);
         let erased = (ev.zone_damaged || below_probes) && ev.distances.is_empty();
         let result = decide(&attempt, ev);
@@ -260,19 +290,20 @@ fn unreachable_result(plan: &CapacityPlan) -> CapacityResult {
     decide(plan, Evidence::default())
 }
 
-fn run(io: &mut dyn FlashIo, plan: &CapacityPlan) -> io::Result<Evidence> {
+fn run(io: &mut dyn FlashIo, plan: &CapacityPlan, claimed_to: &mut u64) -> io::Result<Evidence> {
     let mut ev = Evidence::default();
     write_zone(io, plan)?;
     let mut held = write_probes(io, plan, &plan.probes);
     ev.bad_at_once = read_probes(io, plan, &plan.probes, &mut held, &mut Evidence::default());
-    let (written, beaten) = flush(io, plan, plan.flush_bytes, true)?;
-    ev.flush_written = written;
-    ev.cache_beaten = beaten;
+    let seen = flush(io, plan, plan.flush_bytes, true, claimed_to)?;
+    ev.flush_written = seen.written;
+    ev.cache_beaten = seen.beaten;
+    ev.cache_filled_at = seen.fell_at;
     scan_zone_and_grid(io, plan, &mut ev)?;
     ev.bad_after_flush = read_probes(io, plan, &plan.probes, &mut held, &mut ev);
     ev.probes.extend(held);
     ev.rounds = 1;
-    bisect(io, plan, &mut ev)?;
+    bisect(io, plan, &mut ev, claimed_to)?;
     Ok(ev)
 }
 
@@ -405,23 +436,46 @@ fn note_aliases(buf: &[u8], at: u64, seed: u64, ev: &mut Evidence) {
     }
 }
 
+/// The flush that beats a cache seen full after `fell_at` bytes: as much
+/// again and 4 MiB, in case the fall was seen a few pieces late.
+pub fn flush_needed(fell_at: u64) -> u64 {
+    fell_at.saturating_mul(2).saturating_add(4 * MIB)
+}
+
+/// What a flush wrote and saw.
+#[derive(Debug, Clone, Copy, Default)]
+struct Flushed {
+    written: u64,
+    /// The write cache was seen full and as much again written.
+    beaten: bool,
+    /// Bytes written when the speed fell.
+    fell_at: Option<u64>,
+}
+
 /// Zeros in 1 MiB pieces from the flush offset, timed: stops once the
 /// speed has fallen below 60 % of the first pieces' and as much again has
-/// been written, or at `limit` (`adaptive` off: exactly `limit`). Returns
-/// the bytes written and whether the cache was seen full and beaten. A
-/// failing write ends the flush (the card fails below its claim: the
-/// read-back shows it).
+/// been written, or at `limit` (`adaptive` off: exactly `limit`): the
+/// flush is sized by the cache it measures. A failing write ends the
+/// flush (the card fails below its claim: the read-back shows it).
 fn flush(
     io: &mut dyn FlashIo,
     plan: &CapacityPlan,
     limit: u64,
     adaptive: bool,
-) -> io::Result<(u64, bool)> {
+    claimed_to: &mut u64,
+) -> io::Result<Flushed> {
     let mut speeds: Vec<u64> = Vec::new();
     let mut fell_at: Option<u64> = None;
     let mut written = 0;
+    let end = plan.flush_offset + limit;
     while written + MIB <= limit {
-        let Ok(ns) = io.write_zeros(plan.flush_offset + written, MIB) else {
+        let at = plan.flush_offset + written;
+        if at + MIB > *claimed_to {
+            let len = CLAIM_STEP.min(end - *claimed_to) / MIB * MIB;
+            io.claim(&[(*claimed_to, len)])?;
+            *claimed_to += len;
+        }
+        let Ok(ns) = io.write_zeros(at, MIB) else {
             break;
         };
         written += MIB;
@@ -437,11 +491,19 @@ fn flush(
         if fell_at.is_none() && slow {
             fell_at = Some(written);
         }
-        if fell_at.is_some_and(|f| written >= 2 * f + 4 * MIB) {
-            return Ok((written, true));
+        if fell_at.is_some_and(|f| written >= flush_needed(f)) {
+            return Ok(Flushed {
+                written,
+                beaten: true,
+                fell_at,
+            });
         }
     }
-    Ok((written, false))
+    Ok(Flushed {
+        written,
+        beaten: false,
+        fell_at,
+    })
 }
 
 fn median_ns(v: &[u64]) -> u64 {
@@ -499,9 +561,14 @@ fn bracket(ev: &Evidence, floor: u64) -> Option<(u64, u64)> {
 
 /// f3probe's bisection: rounds of probes inside the bracket, each claimed
 /// before it is written and followed by the first round's flush (the same
-/// bytes, journalled already), until it is one block wide or an alias gave
-/// the real size.
-fn bisect(io: &mut dyn FlashIo, plan: &CapacityPlan, ev: &mut Evidence) -> io::Result<()> {
+/// bytes, so never beyond them), until it is one block wide or an alias
+/// gave the real size.
+fn bisect(
+    io: &mut dyn FlashIo,
+    plan: &CapacityPlan,
+    ev: &mut Evidence,
+    claimed_to: &mut u64,
+) -> io::Result<()> {
     let floor = plan.flush_offset + ev.flush_written;
     while ev.distances.is_empty() {
         let Some((good, bad)) = bracket(ev, floor) else {
@@ -521,7 +588,7 @@ fn bisect(io: &mut dyn FlashIo, plan: &CapacityPlan, ev: &mut Evidence) -> io::R
         let blocks: Vec<(u64, u64)> = probes.iter().map(|p| (*p, BLOCK)).collect();
         io.claim(&blocks)?;
         let mut held = write_probes(io, plan, &probes);
-        flush(io, plan, ev.flush_written, false)?;
+        flush(io, plan, ev.flush_written, false, claimed_to)?;
         read_probes(io, plan, &probes, &mut held, ev);
         ev.probes.extend(held);
         ev.rounds += 1;
@@ -539,11 +606,18 @@ fn decide(plan: &CapacityPlan, ev: Evidence) -> CapacityResult {
     let bracket = bracket(&ev, floor);
     let (usable, precision) = match (wrap, bracket) {
         (w, _) if w > 0 => (Some(w), 0),
+        // Data lost in the zone and no alias to say why: the real size
+        // may lie inside the zone (a card of 16 MiB) or the flush may have
+        // wrapped back over it, so it lies anywhere from the zone's start
+        // up to the first probe lost.
+        (_, b) if ev.zone_damaged => {
+            let top = b.map_or(plan.zone_end(), |(_, bad)| bad + BLOCK);
+            (Some(plan.zone_offset), top - plan.zone_offset)
+        }
         (_, Some((good, bad))) => {
             let proven = if good == floor { floor } else { good + BLOCK };
             (Some(proven), bad + BLOCK - proven)
         }
-        _ if ev.zone_damaged => (Some(plan.zone_offset), plan.zone_bytes),
         _ => (None, 0),
     };
     let genuine = usable.is_none();
@@ -555,9 +629,11 @@ fn decide(plan: &CapacityPlan, ev: Evidence) -> CapacityResult {
                 || (p.0 > good && p.0 < bad)
         })
     });
+    let flush_short = ev.cache_filled_at.is_some() && !ev.cache_beaten;
     let confidence = match (genuine, wrap > 0) {
         (false, true) => Confidence::High,
-        (false, false) if monotone && !ev.zone_damaged => Confidence::High,
+        // A cache seen to fill but not beaten may still hold probes.
+        (false, false) if monotone && !ev.zone_damaged && !flush_short => Confidence::High,
         (false, false) => Confidence::Medium,
         (true, _) if ev.cache_beaten => Confidence::High,
         (true, _) => Confidence::Low,
@@ -574,6 +650,8 @@ fn decide(plan: &CapacityPlan, ev: Evidence) -> CapacityResult {
         // what it erased says nothing of a cache.
         cache_hid: wrap == 0 && ev.bad_after_flush > 0 && ev.bad_at_once == 0,
         cache_beaten: ev.cache_beaten,
+        cache_filled_at: ev.cache_filled_at,
+        flush_short,
         flush_written: ev.flush_written,
         confidence,
         probes: first_probes.max(ev.probes.len()),
@@ -726,42 +804,113 @@ mod tests {
         }
     }
 
-    /// A card that checks the claim rule: every write inside the plan's
-    /// regions or a region claimed before it.
-    struct Strict<'a> {
-        inner: SimIo<'a>,
+    #[test]
+    fn cards_of_the_population_give_one_verdict_whatever_the_seed() {
+        // Fakes and genuine cards drawn as the calibration draws them, with
+        // caches large and small, each probed with three salts.
+        let mut population = crate::engine::population::Population::new(13);
+        let cards: Vec<SimParams> = (0..6).map(|_| population.draw_mixed()).collect();
+        assert!(cards.iter().any(|c| c.real < c.size) && cards.iter().any(|c| c.cache > 0));
+        for card in cards {
+            let spec = crate::engine::population::spec_of(&card);
+            let verdict = |seed: u64| {
+                let dev = SimDevice::new(card.clone());
+                let plan = CapacityPlan::new(card.size, AUTO_FLUSH, seed);
+                let r = detect(&mut SimIo(&dev), &plan).unwrap();
+                (r.genuine, r.usable, r.precision, r.confidence)
+            };
+            let first = verdict(1);
+            for seed in [7u64, u64::MAX] {
+                assert_eq!(verdict(seed), first, "{spec} seed {seed}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_flush_bound_below_the_measured_cache_is_reported() {
+        // The cache fills after about 100 MiB of flush; 64 MiB cannot
+        // write as much again.
+        let spec = "size=8G,cache=80M,write=10MB/s,burst=50MB/s";
+        let r = probe_with(spec, 160 << 20, 3);
+        assert!(r.flush_short && !r.cache_beaten, "{r:?}");
+        assert!(r.cache_filled_at.is_some_and(|at| at >= 80 << 20));
+        assert_eq!(r.confidence, Confidence::Low);
+        let r = probe_with(spec, AUTO_FLUSH, 3);
+        assert!(r.cache_beaten && !r.flush_short);
+        assert_eq!(r.confidence, Confidence::High);
+    }
+
+    #[test]
+    fn a_fake_as_small_as_the_zone_is_bracketed_not_overstated() {
+        // The zone of a 256 GiB claim spans 1–9 MiB: 4 MiB real ends
+        // inside it, 16 MiB (the smallest the population draws) above it.
+        for real_mib in [4u64, 16] {
+            for kind in ["zeros", "stale", "eio", "wrap"] {
+                let spec = format!("size=256G,real={real_mib}M,fake={kind}");
+                let (r, real) = (probe(&spec), real_mib << 20);
+                let usable = r.usable.expect("fake");
+                assert!(
+                    usable <= real && real <= usable + r.precision,
+                    "{spec}: {r:?}"
+                );
+            }
+        }
+    }
+
+    /// The simulated card, checking that every write lies in the plan's
+    /// regions or in a claim made before it, and that no byte is claimed
+    /// twice (a claim journals what is there now: our own earlier writes,
+    /// were it claimed again).
+    struct Claiming<'a> {
+        io: SimIo<'a>,
         allowed: Vec<(u64, u64)>,
         claims: usize,
     }
 
-    impl FlashIo for Strict<'_> {
+    impl FlashIo for Claiming<'_> {
         fn size(&self) -> u64 {
-            self.inner.size()
+            self.io.size()
         }
         fn buffer(&self, len: usize) -> crate::engine::buffer::AlignedBuf {
-            self.inner.buffer(len)
+            self.io.buffer(len)
         }
         fn read(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<u64> {
-            self.inner.read(offset, buf)
+            self.io.read(offset, buf)
         }
         fn write(&mut self, offset: u64, buf: &[u8]) -> io::Result<u64> {
-            let end = offset + buf.len() as u64;
-            let inside = self
-                .allowed
-                .iter()
-                .any(|&(o, l)| o <= offset && end <= o + l);
-            assert!(
-                inside,
-                "a write of {} at {offset} was never claimed",
-                buf.len()
-            );
-            self.inner.write(offset, buf)
+            self.check(offset, buf.len() as u64);
+            self.io.write(offset, buf)
+        }
+        fn write_zeros(&mut self, offset: u64, len: u64) -> io::Result<u64> {
+            self.check(offset, len);
+            self.io.write_zeros(offset, len)
         }
         fn claim(&mut self, regions: &[(u64, u64)]) -> io::Result<()> {
-            self.claims += 1;
-            self.allowed.extend_from_slice(regions);
+            for &(o, l) in regions {
+                let overlaps = self.allowed.iter().any(|&(a, n)| o < a + n && a < o + l);
+                assert!(!overlaps, "{o}+{l} claimed twice");
+                self.allowed.push((o, l));
+                self.claims += 1;
+            }
             Ok(())
         }
+    }
+
+    impl Claiming<'_> {
+        fn check(&self, offset: u64, len: u64) {
+            let inside = |&(a, n): &(u64, u64)| offset >= a && offset + len <= a + n;
+            assert!(self.allowed.iter().any(inside), "{offset}+{len} unlisted");
+        }
+    }
+
+    fn claiming(dev: &SimDevice, plan: &CapacityPlan) -> (CapacityResult, usize) {
+        let mut io = Claiming {
+            io: SimIo(dev),
+            allowed: plan.regions(),
+            claims: 0,
+        };
+        let r = detect(&mut io, plan).unwrap();
+        (r, io.claims)
     }
 
     #[test]
@@ -769,19 +918,28 @@ mod tests {
         for spec in ["size=8G,real=6G,fake=zeros", "size=8G,real=100M,fake=eio"] {
             let dev = SimDevice::new(SimParams::parse(spec).unwrap());
             let plan = CapacityPlan::new(8 << 30, 64 << 20, 5);
-            let mut io = Strict {
-                inner: SimIo(&dev),
-                allowed: plan.regions(),
-                claims: 0,
-            };
-            let r = detect(&mut io, &plan).unwrap();
+            let (r, claims) = claiming(&dev, &plan);
             assert!(r.rounds > 1, "{spec}: one round only");
-            assert!(
-                io.claims as u32 >= r.rounds - 1,
-                "{spec}: {} claims",
-                io.claims
-            );
+            assert!(claims as u32 >= r.rounds - 1, "{spec}: {claims} claims");
             assert!(r.precision <= 2 * BLOCK, "{spec}: only to {}", r.precision);
+        }
+    }
+
+    #[test]
+    fn a_flush_beyond_the_listed_regions_claims_each_piece_first() {
+        // A 200 MiB cache: the flush runs far past the 128 MiB listed.
+        for spec in [
+            "size=16G,cache=200M,write=20MB/s,burst=80MB/s",
+            "size=16G,real=3G,cache=200M,write=20MB/s,burst=80MB/s,fake=zeros",
+        ] {
+            let dev = SimDevice::new(SimParams::parse(spec).unwrap());
+            let plan = CapacityPlan::new(16 << 30, AUTO_FLUSH, 5);
+            let (r, claims) = claiming(&dev, &plan);
+            assert!(
+                r.cache_beaten && r.flush_written > LISTED_FLUSH,
+                "{spec}: {r:?}"
+            );
+            assert!(claims > 0, "{spec}");
         }
     }
 

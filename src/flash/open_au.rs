@@ -1,17 +1,36 @@
 //! How many AUs the card keeps open for writing, in the manner of
-//! flashbench's open-AU test: small writes go round-robin into N AUs
-//! (spaced two AUs apart, beyond the FAT area), for N = 1, 2, ...; while N
-//! is within what the controller keeps open, each write costs a page
-//! program, and one AU more forces a garbage collection (a whole-AU copy)
-//! on nearly every write, so throughput collapses. The count is the last N
-//! before a collapse to under a third of the one-AU throughput that lasts
-//! for the next N too. The first round of each N is a warm-up.
+//! flashbench's open-AU test (Arnd Bergmann, flashbench `--open-au`; LWN,
+//! "Optimizing Linux with cheap flash drives", 2011): small writes go
+//! round-robin into N AUs (spaced two AUs apart, beyond the FAT area), for
+//! N = 1, 2, ...; while N is within what the controller keeps open, each
+//! write costs a page program, and one AU more forces a garbage collection
+//! (a copy of the rest of an AU) on nearly every write, so throughput
+//! collapses. The first round of each N is a warm-up.
+//!
+//! Reading it: the count is the last N before a collapse (every later N,
+//! at least two, slower than every N before by at least [`VISIBLE`]: past
+//! the count every N thrashes), when going back to
+//! that N after the sweep restores the throughput (a cache that fills
+//! mid-sweep also slows every later N, but not because of N). How sure:
+//! the collapse over the spread of the throughputs within the count, its
+//! noise. A card whose writes all land in a write cache shows no collapse,
+//! and a device too small for 12 AUs is tried with as many as fit.
 
 use super::{Confidence, FAT_AREA, FlashIo, mb_s};
 use crate::error::usage_io;
 use crate::units::format_size;
 use serde::Serialize;
 use std::io;
+
+/// The smallest collapse read as one: the throughput past the count at
+/// most 1/1.25 of the slowest N within it, on both N that follow, and by
+/// as much over the spread of the N within it (the noise).
+pub const VISIBLE: f64 = 1.25;
+
+/// The most AUs the test tries, and the fewest it runs with: two AUs past
+/// a single open one, so that a collapse can show at all.
+const MAX_N: u32 = 12;
+const MIN_N: u32 = 3;
 
 /// The test's shape.
 #[derive(Debug, Clone, Copy, Serialize)]
@@ -23,6 +42,8 @@ pub struct OpenAuPlan {
     pub max_n: u32,
     /// Counted rounds per N.
     pub rounds: u32,
+    /// The AU is a fallback, not the card's: the count is at most low.
+    pub au_assumed: bool,
 }
 
 impl OpenAuPlan {
@@ -30,8 +51,22 @@ impl OpenAuPlan {
         OpenAuPlan {
             au,
             chunk: 16 << 10,
-            max_n: 12,
+            max_n: MAX_N,
             rounds: 8,
+            au_assumed: false,
+        }
+    }
+
+    /// The plan for a device of `size` bytes: as many AUs as fit beyond
+    /// the FAT area (12 of 64 MiB, two AUs apart, need 1.6 GiB), at least
+    /// three. On a device too small even for three, [`detect`] refuses.
+    pub fn fitting(au: u64, size: u64) -> OpenAuPlan {
+        let plan = OpenAuPlan::new(au);
+        let room = size.saturating_sub(plan.base());
+        let fit = room / (2 * au).max(1);
+        OpenAuPlan {
+            max_n: fit.clamp(u64::from(MIN_N), u64::from(MAX_N)) as u32,
+            ..plan
         }
     }
 
@@ -53,13 +88,35 @@ pub struct Point {
     pub mb_per_s: f64,
 }
 
+/// Why no count was given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NoCount {
+    /// No collapse up to `max_n` AUs (none, or hidden behind a cache).
+    NoCollapse,
+    /// The throughput fell but stayed low when going back to fewer AUs: it
+    /// did not depend on the AU count (a write cache filling, say).
+    NotFromTheCount,
+    /// The collapse was not larger than the noise within the count by
+    /// [`VISIBLE`].
+    InTheNoise,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct OpenAuResult {
     pub plan: OpenAuPlan,
-    /// `None`: no collapse up to `max_n`.
+    /// `None`: no count (see `why_none`).
     pub open_aus: Option<u32>,
     pub confidence: Confidence,
+    pub why_none: Option<NoCount>,
+    /// Throughput within the count over throughput past it (1 when none).
+    pub collapse: f64,
+    /// Spread (largest over smallest) of the throughputs within the count,
+    /// the check included: the noise the collapse stands against.
+    pub spread: f64,
     pub points: Vec<Point>,
+    /// The last N within the count, measured again after the sweep.
+    pub check: Option<Point>,
 }
 
 pub fn detect(io: &mut dyn FlashIo, plan: OpenAuPlan) -> io::Result<OpenAuResult> {
@@ -71,24 +128,52 @@ pub fn detect(io: &mut dyn FlashIo, plan: OpenAuPlan) -> io::Result<OpenAuResult
             format_size(super::MIN_AU)
         )));
     }
-    if plan.base().saturating_add(plan.span()) > io.size() {
+    if plan.max_n < MIN_N || plan.base().saturating_add(plan.span()) > io.size() {
         return Err(usage_io(format!(
             "this {} device is too small for {} AUs of {} beyond the first 16 MiB: give a smaller --au or a larger device",
             format_size(io.size()),
-            plan.max_n,
+            plan.max_n.max(MIN_N),
             format_size(plan.au)
         )));
     }
-    let mut buf = io.buffer(plan.chunk as usize);
-    fastrand::Rng::with_seed(plan.au).fill(buf.as_mut_slice());
-    let mut cursor = vec![0u64; plan.max_n as usize];
-    let mut points = Vec::new();
-    for n in 1..=plan.max_n {
+    let mut sweep = Sweep::new(io, plan);
+    let points = (1..=plan.max_n)
+        .map(|n| sweep.point(io, n))
+        .collect::<io::Result<Vec<Point>>>()?;
+    let check = match collapse_at(&points) {
+        Some(i) => Some(sweep.point(io, points[i - 1].aus)?),
+        None => None,
+    };
+    Ok(decide(plan, points, check))
+}
+
+/// The writes of the test: one buffer, and where each AU's next write goes.
+struct Sweep {
+    plan: OpenAuPlan,
+    buf: crate::engine::buffer::AlignedBuf,
+    cursor: Vec<u64>,
+}
+
+impl Sweep {
+    fn new(io: &dyn FlashIo, plan: OpenAuPlan) -> Sweep {
+        let mut buf = io.buffer(plan.chunk as usize);
+        fastrand::Rng::with_seed(plan.au).fill(buf.as_mut_slice());
+        Sweep {
+            plan,
+            buf,
+            cursor: vec![0; plan.max_n as usize],
+        }
+    }
+
+    /// Throughput of small writes into `n` AUs in turn; the first round
+    /// (which opens them) is not counted.
+    fn point(&mut self, io: &mut dyn FlashIo, n: u32) -> io::Result<Point> {
+        let plan = self.plan;
         let (mut bytes, mut ns) = (0, 0);
         for round in 0..=plan.rounds {
-            for (i, at) in cursor.iter_mut().enumerate().take(n as usize) {
+            for (i, at) in self.cursor.iter_mut().enumerate().take(n as usize) {
                 let offset = plan.base() + 2 * i as u64 * plan.au + *at;
-                let t = io.write(offset, buf.as_slice())?;
+                let t = io.write(offset, self.buf.as_slice())?;
                 *at = (*at + plan.chunk) % plan.au;
                 if round > 0 {
                     bytes += plan.chunk;
@@ -96,36 +181,77 @@ pub fn detect(io: &mut dyn FlashIo, plan: OpenAuPlan) -> io::Result<OpenAuResult
                 }
             }
         }
-        points.push(Point {
+        Ok(Point {
             aus: n,
             mb_per_s: mb_s(bytes, ns),
-        });
+        })
     }
-    Ok(decide(plan, points))
 }
 
-pub fn decide(plan: OpenAuPlan, points: Vec<Point>) -> OpenAuResult {
-    let one = points.first().map_or(0.0, |p| p.mb_per_s);
-    let collapsed = |i: usize| points.get(i).is_none_or(|p| p.mb_per_s < one / 3.0);
-    let at = (1..points.len()).find(|&i| collapsed(i) && collapsed(i + 1));
-    let (open_aus, confidence) = match at {
-        Some(i) => {
-            let ratio = points[i - 1].mb_per_s / points[i].mb_per_s.max(1e-9);
-            let steady = points[..i].iter().all(|p| p.mb_per_s >= one / 1.5);
-            let conf = Confidence::of_ratio(ratio / 3.0).min(match steady {
-                true => Confidence::High,
-                false => Confidence::Low,
-            });
-            (Some(points[i - 1].aus), conf)
-        }
-        None => (None, Confidence::Low),
-    };
-    OpenAuResult {
+/// The index of the first N past the count: its throughput and that of
+/// every N after it (at least one more) are below the slowest before it by
+/// [`VISIBLE`]. Every N past the controller's count thrashes, so a fall
+/// that recovers at a larger N is noise (a loop device on a busy host
+/// shows such dips).
+fn collapse_at(points: &[Point]) -> Option<usize> {
+    (1..points.len().saturating_sub(1)).find(|&i| {
+        let floor = slowest(&points[..i]) / VISIBLE;
+        points[i..].iter().all(|p| p.mb_per_s < floor)
+    })
+}
+
+fn slowest(points: &[Point]) -> f64 {
+    points
+        .iter()
+        .map(|p| p.mb_per_s)
+        .fold(f64::INFINITY, f64::min)
+}
+
+fn fastest(points: &[Point]) -> f64 {
+    points.iter().map(|p| p.mb_per_s).fold(0.0, f64::max)
+}
+
+/// The count is the last N before the collapse, when the check (that N
+/// again, after the sweep) is back near the throughput within the count:
+/// a fall that stays when the AUs are fewer again is not the count's. The
+/// confidence is the collapse over the spread within the count: high at
+/// 3×, medium at 1.5×, low below; and low whatever it is when the AU was
+/// assumed (AUs of a wrong size are not the controller's).
+pub fn decide(plan: OpenAuPlan, points: Vec<Point>, check: Option<Point>) -> OpenAuResult {
+    let mut r = OpenAuResult {
         plan,
-        open_aus,
-        confidence,
+        open_aus: None,
+        confidence: Confidence::Low,
+        why_none: Some(NoCount::NoCollapse),
+        collapse: 1.0,
+        spread: 1.0,
         points,
+        check,
+    };
+    let Some(i) = collapse_at(&r.points) else {
+        return r;
+    };
+    let mut within: Vec<Point> = r.points[..i].to_vec();
+    within.extend(check);
+    let past = fastest(&r.points[i..]);
+    r.collapse = slowest(&r.points[..i]) / past.max(1e-9);
+    r.spread = fastest(&within) / slowest(&within).max(1e-9);
+    let back = check.is_some_and(|c| c.mb_per_s >= (slowest(&r.points[..i]) * past).sqrt());
+    let margin = r.collapse / r.spread;
+    if !back || margin < VISIBLE {
+        r.why_none = Some(match back {
+            false => NoCount::NotFromTheCount,
+            true => NoCount::InTheNoise,
+        });
+        return r;
     }
+    r.open_aus = Some(r.points[i - 1].aus);
+    r.why_none = None;
+    r.confidence = match plan.au_assumed {
+        true => Confidence::Low,
+        false => Confidence::of_ratio(margin),
+    };
+    r
 }
 
 #[cfg(test)]
@@ -152,5 +278,82 @@ mod tests {
         let dev = SimDevice::new(SimParams::parse("size=1G,au=1M,open_au=64").unwrap());
         let r = detect(&mut SimIo(&dev), OpenAuPlan::new(1 << 20)).unwrap();
         assert_eq!((r.open_aus, r.confidence), (None, Confidence::Low));
+        assert_eq!(r.why_none, Some(NoCount::NoCollapse));
+    }
+
+    fn run(spec: &str, plan: OpenAuPlan) -> OpenAuResult {
+        let dev = SimDevice::timing_only(SimParams::parse(spec).unwrap());
+        detect(&mut SimIo(&dev), plan).unwrap()
+    }
+
+    #[test]
+    fn a_cache_filling_mid_sweep_is_not_read_as_a_count() {
+        // 1 MiB of cache at 10× the medium's speed fills after a few N;
+        // every later N is slower, but so is going back.
+        let spec = "size=4G,au=4M,open_au=3,cache=1M,write=2MB/s,burst=20MB/s";
+        let r = run(spec, OpenAuPlan::new(4 << 20));
+        assert!(r.check.is_some(), "{:?}", r.points);
+        assert_eq!(r.open_aus, None, "{:?} then {:?}", r.points, r.check);
+        assert_eq!(r.why_none, Some(NoCount::NotFromTheCount));
+    }
+
+    #[test]
+    fn the_confidence_follows_the_size_of_the_collapse() {
+        // Collecting a 32 KiB AU copies 16 KiB: at 5 ms a command the
+        // collapse is about 1.3×, at 10 µs about 2× (16 KiB more to write
+        // after 16 KiB): low and medium; a 4 MiB AU's is far above 3×.
+        let cases = [
+            ("au=32k,page=2k,cmd=5ms,write=4MB/s", Confidence::Low),
+            ("au=32k,page=2k,cmd=10us,write=4MB/s", Confidence::Medium),
+            ("au=4M,cmd=10us,write=4MB/s", Confidence::High),
+        ];
+        for (geometry, want) in cases {
+            let spec = format!("size=4G,open_au=4,{geometry}");
+            let au = SimParams::parse(&spec).unwrap().au;
+            let r = run(&spec, OpenAuPlan::new(au));
+            assert_eq!(r.open_aus, Some(4), "{spec}: {:?}", r.points);
+            assert_eq!(r.confidence, want, "{spec}: collapse {}", r.collapse);
+        }
+    }
+
+    #[test]
+    fn a_fall_that_recovers_at_more_aus_is_noise() {
+        // Figures from a loop device on a busy host: dips at 5, 6, 8, 9
+        // and 12 AUs, but 7 and 10 are as fast as 1.
+        let mb = [
+            901., 892., 941., 897., 308., 206., 864., 187., 246., 846., 558., 124.,
+        ];
+        let points = (1..).zip(mb).map(|(aus, mb_per_s)| Point { aus, mb_per_s });
+        let check = Some(Point {
+            aus: 4,
+            mb_per_s: 843.0,
+        });
+        let r = decide(OpenAuPlan::new(4 << 20), points.collect(), check);
+        assert_eq!((r.open_aus, r.confidence), (None, Confidence::Low));
+    }
+
+    #[test]
+    fn an_assumed_au_gives_a_low_count_at_most() {
+        let plan = OpenAuPlan {
+            au_assumed: true,
+            ..OpenAuPlan::new(4 << 20)
+        };
+        let r = run("size=4G,au=4M,open_au=2", plan);
+        assert_eq!((r.open_aus, r.confidence), (Some(2), Confidence::Low));
+    }
+
+    #[test]
+    fn large_aus_on_small_cards_are_tried_with_the_aus_that_fit() {
+        let plan = OpenAuPlan::fitting(64 << 20, 1 << 30);
+        assert_eq!(plan.max_n, 7, "(1 GiB - 64 MiB) / 128 MiB");
+        assert!(plan.base() + plan.span() <= 1 << 30);
+        let r = run("size=1G,au=64M,open_au=5", plan);
+        assert_eq!(r.open_aus, Some(5), "two N past the count fit");
+        let r = run("size=1G,au=64M,open_au=6", plan);
+        assert_eq!(r.open_aus, None, "one N past the count is not enough");
+        assert_eq!(OpenAuPlan::fitting(4 << 20, 64 << 30).max_n, MAX_N);
+        let too_small = OpenAuPlan::fitting(64 << 20, 300 << 20);
+        let dev = SimDevice::timing_only(SimParams::parse("size=300M,au=64M").unwrap());
+        assert!(detect(&mut SimIo(&dev), too_small).is_err());
     }
 }

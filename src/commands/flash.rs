@@ -339,8 +339,13 @@ fn cache_report(r: &cache::CacheResult) -> FlashReport {
                 format!("{} MB/s", format_mbps(s)),
                 None,
             ));
+            // The net size assumes the cache drained at the sustained speed
+            // while it filled; a cache that does not drain then holds all
+            // that was absorbed. Both are named.
             format!(
-                "write cache of about {}: {} MB/s, then {} MB/s",
+                "write cache of {}–{} ({} if it drains while it fills): {} MB/s, then {} MB/s",
+                format_size(c),
+                format_size(a.max(c)),
                 format_size(c),
                 format_mbps(r.burst_mb_s),
                 format_mbps(s)

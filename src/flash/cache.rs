@@ -87,6 +87,16 @@ fn fall(speeds: &[f64]) -> Option<usize> {
     })
 }
 
+/// Whether the writes before the fall went at about the burst speed: nine
+/// in ten at 80% of it or more. A lone slow write on the wall clock (the
+/// first, or one the host's scheduler delayed) does not move where the
+/// lasting fall is, so it does not make the size less sure; a card whose
+/// speed wanders before the fall does.
+fn steady_before(speeds: &[f64], burst: f64) -> bool {
+    let fast = speeds.iter().filter(|s| **s >= 0.8 * burst).count();
+    fast * 10 >= speeds.len() * 9
+}
+
 pub fn decide(plan: CachePlan, speeds: Vec<f64>) -> CacheResult {
     let burst = burst(&speeds);
     let mut r = CacheResult {
@@ -106,8 +116,7 @@ pub fn decide(plan: CachePlan, speeds: Vec<f64>) -> CacheResult {
     r.sustained_mb_s = Some(sustained);
     r.absorbed = Some(absorbed);
     r.cache_bytes = Some((absorbed as f64 * (1.0 - sustained / burst)) as u64);
-    let before_ok = r.speeds[..at - 1].iter().all(|s| *s >= 0.8 * burst);
-    r.confidence = match before_ok {
+    r.confidence = match steady_before(&r.speeds[..at - 1], burst) {
         true => Confidence::of_ratio(burst / sustained),
         false => Confidence::Low,
     };

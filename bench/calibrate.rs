@@ -3,7 +3,9 @@
 //! the answers were right and wrong, how many it declined. Run through
 //! `bench/calibrate.sh`, which builds the release binary this drives.
 //!
-//! Usage: calibrate [--cards N] [--seed S] [--threads T]
+//! Usage: calibrate [--cards N] [--seed S] [--threads T] [--only class]
+//!
+//! `--only class` scores `flash class` alone (in-process: no binary needed).
 
 #[path = "calibration/mod.rs"]
 mod calibration;
@@ -14,6 +16,8 @@ struct Options {
     cards: usize,
     seed: u64,
     threads: usize,
+    /// One analysis only (`class`), or all.
+    only: Option<String>,
 }
 
 fn options() -> Result<Options, String> {
@@ -21,6 +25,7 @@ fn options() -> Result<Options, String> {
         cards: 2000,
         seed: 1,
         threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        only: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -33,9 +38,10 @@ fn options() -> Result<Options, String> {
             "--cards" => o.cards = number(&value)? as usize,
             "--seed" => o.seed = number(&value)?,
             "--threads" => o.threads = number(&value)?.max(1) as usize,
+            "--only" if value == "class" => o.only = Some(value),
             _ => {
                 return Err(format!(
-                    "unknown option {flag}; usage: calibrate [--cards N] [--seed S] [--threads T]"
+                    "unknown option {flag} {value}; usage: calibrate [--cards N] [--seed S] [--threads T] [--only class]"
                 ));
             }
         }
@@ -62,6 +68,26 @@ fn main() {
             std::process::exit(2);
         }
     };
+    let class = || {
+        calibration::flash::split(
+            o.seed,
+            o.cards,
+            o.threads,
+            calibration::class::calibrate_class,
+        )
+    };
+    if o.only.is_some() {
+        println!("{} cards, seed {}\n", o.cards, o.seed);
+        let r = class();
+        print!(
+            "{}",
+            calibration::flash::confidence_table(std::slice::from_ref(&r))
+        );
+        for e in &r.tally.wrong_examples {
+            println!("\nwrong ({}): {e}", r.tally.analysis);
+        }
+        return;
+    }
     let binary = iocurve_binary();
     let tallies = calibration::calibrate_all(&binary, o.seed, o.cards, o.threads);
     println!("{} cards per analysis, seed {}\n", o.cards, o.seed);
@@ -79,6 +105,7 @@ fn main() {
             o.threads,
             calibration::flash::calibrate_capacity,
         ),
+        class(),
     ];
     println!("\nflash verdicts by confidence:\n");
     print!("{}", calibration::flash::confidence_table(&flash));

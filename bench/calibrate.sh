@@ -5,4 +5,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --quiet --bin iocurve --example calibrate
-exec target/release/examples/calibrate --cards "${CARDS:-2000}" --seed "${SEED:-1}"
+exec target/release/examples/calibrate --cards "${CARDS:-2000}" --seed "${SEED:-1}" "$@"

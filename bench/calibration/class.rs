@@ -34,7 +34,7 @@
 
 use super::Outcome;
 use super::flash::FlashCalibration;
-use iocurve::engine::population::{Population, spec_of};
+use iocurve::engine::population::{Mix, Population, spec_of};
 use iocurve::engine::sim::{SimDevice, SimParams};
 use iocurve::flash::SimIo;
 use iocurve::flash::class::{self, Check, ClassPlan, Need, Status};
@@ -251,9 +251,14 @@ pub fn class_outcomes(p: &SimParams, seed: u64) -> Vec<(Outcome, iocurve::flash:
         .collect()
 }
 
-/// `flash class` over `cards` genuine cards drawn from `seed`.
+/// `flash class` over `cards` genuine cards drawn from `seed`, with FAT
+/// latencies and move speeds.
 pub fn calibrate_class(seed: u64, cards: usize) -> FlashCalibration {
-    let mut population = Population::new(seed);
+    let mix = Mix {
+        fat_and_move: true,
+        ..Mix::default()
+    };
+    let mut population = Population::with_mix(seed, mix);
     let mut result = FlashCalibration::new("flash class: one case per requirement of each card");
     for i in 0..cards {
         let card = population.draw();

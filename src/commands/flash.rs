@@ -559,13 +559,13 @@ fn class_verdict(classes: &[String], checks: &[class::Check]) -> String {
     };
     match binding {
         Some(c) => format!(
-            "meets: {met} (binding: {} {} {:.1}, {} {} {})",
+            "meets: {met} (binding: {} needs {} {} {}, measured {:.1}: {})",
             c.class,
             c.need.what(),
-            c.measured,
-            c.status.name(),
             if c.need.limit().1 { ">=" } else { "<=" },
-            c.limit
+            c.limit,
+            c.measured,
+            c.status.name()
         ),
         None => format!("meets: {met}"),
     }

@@ -252,9 +252,18 @@ impl ClassPlan {
     }
 
     /// The fewest bytes of the cache-exhausting writes that can show a
-    /// steady speed.
+    /// steady speed: two windows of the fewest AUs one can hold.
     fn min_pw(&self) -> u64 {
-        self.au.saturating_mul(2 * steady_window(self.au))
+        self.au.saturating_mul(2 * MIN_WINDOW)
+    }
+
+    /// AUs in a row that must agree to call the speed steady: 64 MiB of
+    /// them, or half of what the device leaves room for, and at least
+    /// [`MIN_WINDOW`].
+    pub fn window(&self) -> u64 {
+        let unit = self.au.max(1);
+        let room = self.pw_cap / unit / 2;
+        (64u64 << 20).div_ceil(unit).min(room).max(MIN_WINDOW)
     }
 
     /// The regions known before the test starts: the FAT spot, the random
@@ -299,11 +308,8 @@ impl ClassPlan {
     }
 }
 
-/// AUs in a row that must agree to call the speed steady: at least 4, and
-/// at least 64 MiB of them.
-fn steady_window(au: u64) -> u64 {
-    (64u64 << 20).div_ceil(au.max(1)).max(4)
-}
+/// The fewest AUs in a row that can show a steady speed.
+const MIN_WINDOW: u64 = 4;
 
 fn claim_step(au: u64) -> u64 {
     CLAIM_STEP.div_ceil(au.max(1)).saturating_mul(au)
@@ -436,7 +442,7 @@ fn write_rus(
 /// Whole AUs from the P(Nu) region's end until the speed has fallen and
 /// holds steady, or the cap.
 fn exhaust_and_measure(io: &mut dyn FlashIo, plan: &ClassPlan, ru: &[u8]) -> io::Result<PwFigures> {
-    let window = steady_window(plan.au) as usize;
+    let window = plan.window() as usize;
     let every = (window / 4).max(1);
     let mut speeds: Vec<f64> = Vec::new();
     let (mut peak, mut fell_after, mut claimed) = (0.0f64, None, plan.first_claim());
@@ -1023,6 +1029,21 @@ mod tests {
         );
         assert!(io.regions.iter().all(|&(o, l)| o + l <= 8 << 30));
         assert_eq!(f.pw.exhaustion, Exhaustion::Exhausted);
+    }
+
+    #[test]
+    fn a_small_device_gets_a_shorter_steady_window_not_a_refusal() {
+        let plan = ClassPlan::new(1 << 20, 64 << 20);
+        assert_eq!(plan.unusable(64 << 20), None);
+        assert_eq!(plan.pnu_points, 0, "no room for the P(Nu) AUs");
+        assert!(plan.window() >= MIN_WINDOW && 2 * plan.window() * (1 << 20) <= plan.pw_cap);
+        let (f, _) = figures("size=64M,au=1M,page=16k,write=10MB/s,cmd=0us");
+        assert!((f.pw.mean_mb_s - 10.0).abs() < 0.1, "{:?}", f.pw);
+        assert!(
+            ClassPlan::new(1 << 20, 39 << 20)
+                .unusable(39 << 20)
+                .is_some()
+        );
     }
 
     #[test]

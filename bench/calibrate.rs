@@ -7,7 +7,7 @@
 //!
 //! `--only` runs one analysis: `curve`, `sustain` (both through the
 //! binary), or one of the flash verdicts (`align`, `capacity`, `open-au`,
-//! `open-au-detected`, `cache`).
+//! `open-au-detected`, `cache`, `class`).
 
 #[path = "calibration/mod.rs"]
 mod calibration;
@@ -21,12 +21,13 @@ const USAGE: &str = "usage: calibrate [--cards N] [--seed S] [--threads T] [--on
 type FlashWork = fn(u64, usize) -> FlashCalibration;
 
 /// The flash analyses, by the name `--only` takes.
-const FLASH: [(&str, FlashWork); 5] = [
+const FLASH: [(&str, FlashWork); 6] = [
     ("align", flash::calibrate_align),
     ("capacity", flash::calibrate_capacity),
     ("open-au", flash::calibrate_open_au),
     ("open-au-detected", flash::calibrate_open_au_detected),
     ("cache", flash::calibrate_cache),
+    ("class", calibration::class::calibrate_class),
 ];
 
 struct Options {

@@ -71,14 +71,14 @@ pub struct FlashCalibration {
 }
 
 impl FlashCalibration {
-    fn new(analysis: &str) -> FlashCalibration {
+    pub fn new(analysis: &str) -> FlashCalibration {
         FlashCalibration {
             tally: Tally::new(analysis),
             ..FlashCalibration::default()
         }
     }
 
-    fn add(&mut self, card: &str, outcome: Outcome, confidence: Confidence) {
+    pub fn add(&mut self, card: &str, outcome: Outcome, confidence: Confidence) {
         let scores = match confidence {
             Confidence::High => &mut self.high,
             Confidence::Medium => &mut self.medium,

@@ -19,6 +19,7 @@
 
 #![allow(dead_code)]
 
+pub mod class;
 pub mod flash;
 
 use iocurve::analysis::sustain::DROP_RATIO;

@@ -26,6 +26,19 @@
 //!   just under the claim (31 of 32 GiB), or anywhere in between; their
 //!   cache is at most half the real size (it is made of the real flash).
 //!
+//! * the FAT-area write latency (T_FW of the SD specification): a busy
+//!   time of 0.5–20 ms on most cards, 20–150 ms on some, and on about a
+//!   third periodic spikes of 100–800 ms every 2–32 FAT writes (a merge of
+//!   the FAT area);
+//! * on 40% of the cards a move speed (SDHC's Pm) of 0.3–3× the write
+//!   speed.
+//!
+//! The FAT latency and move speed are drawn from a stream of their own, so
+//! adding them left every other parameter of the cards drawn from a seed
+//! as it was; and only when [`Mix::fat_and_move`] asks for them (the
+//! `flash class` calibration), since the laws the other calibrations score
+//! against (curve, sustain, capacity) model neither.
+//!
 //! Same seed, same cards: a failure is replayed from the seed it prints.
 
 use super::sim::{FakeKind, SECTOR, SimParams};
@@ -64,6 +77,8 @@ pub struct Mix {
     /// Share of counterfeits from [`Population::draw_mixed`], 0..=1
     /// ([`Population::draw`] draws genuine cards whatever this says).
     pub fakes: f64,
+    /// Whether cards have a FAT-area latency and (some) a move speed.
+    pub fat_and_move: bool,
 }
 
 impl Default for Mix {
@@ -72,6 +87,7 @@ impl Default for Mix {
             cached: 0.5,
             linked: 0.25,
             fakes: 0.5,
+            fat_and_move: false,
         }
     }
 }
@@ -79,6 +95,8 @@ impl Default for Mix {
 /// A seeded stream of simulated cards.
 pub struct Population {
     rng: fastrand::Rng,
+    /// The stream of the FAT latency and move speed.
+    extra: fastrand::Rng,
     mix: Mix,
 }
 
@@ -90,12 +108,21 @@ impl Population {
     pub fn with_mix(seed: u64, mix: Mix) -> Population {
         Population {
             rng: fastrand::Rng::with_seed(seed),
+            extra: fastrand::Rng::with_seed(seed ^ 0xfa7a_110c_a7e5),
             mix,
         }
     }
 
     /// The next card: genuine (every claimed byte exists).
     pub fn draw(&mut self) -> SimParams {
+        let card = self.draw_base();
+        match self.mix.fat_and_move {
+            true => card.with_fat_and_move(&mut self.extra),
+            false => card,
+        }
+    }
+
+    fn draw_base(&mut self) -> SimParams {
         let au = self.pick(&SD_AU_SIZES_KIB) << 10;
         let page = self.page_for(au);
         let write = self.log_uniform(1e6, 300e6);
@@ -125,6 +152,7 @@ impl Population {
             real: size,
             link: (self.rng.f64() < self.mix.linked).then(|| self.pick(&LINKS)),
             fake: FakeKind::Wrap,
+            ..SimParams::default()
         }
     }
 
@@ -188,8 +216,34 @@ impl Population {
     }
 
     fn log_uniform(&mut self, low: f64, high: f64) -> f64 {
-        (low.ln() + self.rng.f64() * (high.ln() - low.ln())).exp()
+        log_uniform(&mut self.rng, low, high)
     }
+}
+
+impl SimParams {
+    /// The FAT-area latency and move speed, from their own stream.
+    fn with_fat_and_move(mut self, rng: &mut fastrand::Rng) -> SimParams {
+        let ms = |rng: &mut fastrand::Rng, low: f64, high: f64| {
+            (log_uniform(rng, low, high) * 1e6) as u64
+        };
+        self.fat_ns = Some(match rng.f64() < 0.85 {
+            true => ms(rng, 0.5, 20.0),
+            false => ms(rng, 20.0, 150.0),
+        });
+        if rng.f64() < 0.3 {
+            self.fat_max_ns = ms(rng, 100.0, 800.0);
+            self.fat_every = rng.u32(2..=32);
+        }
+        if rng.f64() < 0.4 {
+            let pm = self.write as f64 * log_uniform(rng, 0.3, 3.0);
+            self.move_speed = Some((pm as u64).max(1));
+        }
+        self
+    }
+}
+
+fn log_uniform(rng: &mut fastrand::Rng, low: f64, high: f64) -> f64 {
+    (low.ln() + rng.f64() * (high.ln() - low.ln())).exp()
 }
 
 /// The `sim:` target that builds exactly `p` (every option written out, so
@@ -205,6 +259,18 @@ pub fn spec_of(p: &SimParams) -> String {
     if p.real < p.size {
         spec.push_str(&format!(",fake={}", p.fake.name()));
     }
+    if let Some(pm) = p.move_speed {
+        spec.push_str(&format!(",move={pm}B/s"));
+    }
+    if let Some(fat) = p.fat_ns {
+        spec.push_str(&format!(",fat={fat}ns"));
+    }
+    if p.fat_max_ns > 0 {
+        spec.push_str(&format!(",fat_max={}ns", p.fat_max_ns));
+    }
+    if p.fat_every != SimParams::default().fat_every {
+        spec.push_str(&format!(",fat_every={}", p.fat_every));
+    }
     spec
 }
 
@@ -214,7 +280,11 @@ mod tests {
 
     #[test]
     fn every_drawn_card_is_a_valid_sim_target_that_round_trips() {
-        let mut pop = Population::new(7);
+        let mix = Mix {
+            fat_and_move: true,
+            ..Mix::default()
+        };
+        let mut pop = Population::with_mix(7, mix);
         for _ in 0..2_000 {
             let card = pop.draw();
             let spec = spec_of(&card);
@@ -227,7 +297,11 @@ mod tests {
     #[test]
     fn the_population_covers_the_ranges_it_promises() {
         let cards: Vec<SimParams> = {
-            let mut pop = Population::new(11);
+            let mix = Mix {
+                fat_and_move: true,
+                ..Mix::default()
+            };
+            let mut pop = Population::with_mix(11, mix);
             (0..2_000).map(|_| pop.draw()).collect()
         };
         for kib in SD_AU_SIZES_KIB {
@@ -254,6 +328,48 @@ mod tests {
         assert!(cards.iter().any(|c| c.cache >= 2 << 30));
         assert!(cards.iter().all(|c| (2 << 10..=64 << 10).contains(&c.page)));
         assert!(cards.iter().all(|c| (1..=8).contains(&c.open_au)));
+        let fat = |c: &SimParams| c.fat_ns.unwrap_or(0);
+        assert!(
+            cards
+                .iter()
+                .all(|c| (500_000..=150_000_000).contains(&fat(c)))
+        );
+        assert!((0.75..0.95).contains(&share(&|c| fat(c) < 20_000_000)));
+        assert!((0.2..0.4).contains(&share(&|c| c.fat_max_ns > 0)));
+        assert!(
+            cards
+                .iter()
+                .filter(|c| c.fat_max_ns > 0)
+                .all(|c| (100_000_000..=800_000_000).contains(&c.fat_max_ns)
+                    && (2..=32).contains(&c.fat_every))
+        );
+        assert!((0.3..0.5).contains(&share(&|c| c.move_speed.is_some())));
+    }
+
+    #[test]
+    fn the_fat_and_move_draws_leave_the_other_parameters_as_before() {
+        // Another stream for the FAT latency and move speed: every other
+        // field of every card stays the same.
+        let mix = Mix {
+            fat_and_move: true,
+            ..Mix::default()
+        };
+        let (mut a, mut b) = (Population::with_mix(3, mix), Population::new(3));
+        let mut c = Population::with_mix(3, mix);
+        c.extra = fastrand::Rng::with_seed(99);
+        let strip = |c: SimParams| SimParams {
+            move_speed: None,
+            fat_ns: None,
+            fat_max_ns: 0,
+            fat_every: SimParams::default().fat_every,
+            ..c
+        };
+        for _ in 0..200 {
+            let (x, y, z) = (a.draw_mixed(), b.draw_mixed(), c.draw_mixed());
+            assert!(x.fat_ns.is_some() && y.fat_ns.is_none());
+            assert_eq!(strip(x.clone()), y);
+            assert_eq!(strip(x), strip(z));
+        }
     }
 
     #[test]

@@ -29,7 +29,23 @@
 //!   with an I/O error (`eio`); with a cache, the last `cache` bytes written
 //!   read back from the cache by their logical address, which hides every
 //!   kind from an immediate check (and, for `eio`, accepts the write);
-//! * `link`, when given, caps every transfer like a slow reader would.
+//! * `link`, when given, caps every transfer like a slow reader would;
+//! * with `move` (the move performance Pm of the SD specification's
+//!   performance model, which SDHC cards have and SDXC cards do not), the
+//!   controller knows which parts of each AU hold data ("used", tracked in
+//!   64ths of an AU): closing an AU relocates, at `move` speed, the used
+//!   parts that were not rewritten while it was open, and nothing else (a
+//!   free part needs no copy). An AU in which Nu of Nt recording units are
+//!   used, its Nt − Nu free ones written, therefore costs
+//!   (Nt − Nu)·RU/Pw + Nu·RU/Pm: the specification's P(Nu) curve. Without
+//!   `move` the close law above (copy what was not written) stays. Behind a
+//!   write cache the model keeps no AU state, so neither law shows there;
+//! * with `fat` (a busy time), writes starting in the first 16 MiB (the FAT
+//!   area, which cheap controllers manage apart) cost the command, their
+//!   page programs and that busy time, and leave the open AUs and the cache
+//!   alone; with `fat_max` every `fat_every`-th of them is busy that long
+//!   instead (the periodic spikes of a FAT-area merge), which is what the
+//!   SD specification's T_FW limits (mean of 8, maximum) are about.
 //!
 //! Data is really kept (a sparse map of written 4 KiB chunks at their
 //! physical address), so wrap-around is visible to reads. Unwritten chunks
@@ -77,7 +93,21 @@ pub struct SimParams {
     pub link: Option<u64>,
     /// What happens beyond `real` [wrap].
     pub fake: FakeKind,
+    /// Move speed Pm, bytes/s: relocating used data of an AU on close
+    /// [none: the copy-what-was-not-written law].
+    #[serde(rename = "move")]
+    pub move_speed: Option<u64>,
+    /// Busy time of a write in the FAT area, ns [none: the FAT area is
+    /// like any other].
+    pub fat_ns: Option<u64>,
+    /// Busy time of every `fat_every`-th FAT-area write, ns [0: no spikes].
+    pub fat_max_ns: u64,
+    /// Period of the FAT-area spikes, in FAT-area writes [16].
+    pub fat_every: u32,
 }
+
+/// The FAT area of the `fat` law (the same 16 MiB as `flash::FAT_AREA`).
+pub const FAT_AREA: u64 = 16 << 20;
 
 /// How a counterfeit card treats the addresses beyond its real size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
@@ -136,12 +166,16 @@ impl Default for SimParams {
             real: 4 << 30,
             link: None,
             fake: FakeKind::Wrap,
+            move_speed: None,
+            fat_ns: None,
+            fat_max_ns: 0,
+            fat_every: 16,
         }
     }
 }
 
 /// The documentation of `sim:` options, for `--help` and errors.
-pub const SIM_HELP: &str = "sim:[size=4G][,au=4M][,page=16k][,open_au=2][,read=20MB/s][,write=10MB/s][,burst=4×write][,cmd=200us][,cache=0][,real=size][,fake=wrap|zeros|stale|eio][,link=none]";
+pub const SIM_HELP: &str = "sim:[size=4G][,au=4M][,page=16k][,open_au=2][,read=20MB/s][,write=10MB/s][,burst=4×write][,cmd=200us][,cache=0][,real=size][,fake=wrap|zeros|stale|eio][,link=none][,move=none][,fat=none][,fat_max=0][,fat_every=16]";
 
 impl SimParams {
     /// Parses the text after `sim:`: comma-separated `key=value` options.
@@ -162,16 +196,23 @@ impl SimParams {
                 "read" => p.read = rate()?,
                 "write" => p.write = rate()?,
                 "burst" => burst = Some(rate()?),
-                "cmd" => p.cmd_ns = parse_duration(value).map_err(|e| e.0)?.as_nanos() as u64,
+                "cmd" => p.cmd_ns = duration(value)?,
                 "cache" => p.cache = size()?,
                 "real" => real = Some(size()?),
                 "link" => p.link = Some(rate()?),
                 "fake" => p.fake = FakeKind::parse(value)?,
+                "move" => p.move_speed = Some(rate()?),
+                "fat" => p.fat_ns = Some(duration(value)?),
+                "fat_max" => p.fat_max_ns = duration(value)?,
+                "fat_every" => p.fat_every = value.parse().map_err(|_| bad(key, value))?,
                 _ => return Err(format!("unknown sim option '{key}'; {SIM_HELP}")),
             }
         }
         p.real = real.unwrap_or(p.size);
         p.burst = burst.unwrap_or(p.write.saturating_mul(4));
+        if p.fat_max_ns > 0 && p.fat_ns.is_none() {
+            p.fat_ns = Some(0);
+        }
         p.check()?;
         Ok(p)
     }
@@ -185,9 +226,10 @@ impl SimParams {
                 "sim: size, real, au and page must be multiples of 512 bytes, au a multiple of page, real at most size; {SIM_HELP}"
             ));
         }
-        if self.open_au == 0 || self.read == 0 || self.write == 0 || self.burst == 0 {
+        let zero = self.open_au == 0 || self.read == 0 || self.write == 0 || self.burst == 0;
+        if zero || self.move_speed == Some(0) || self.fat_every == 0 {
             return Err(format!(
-                "sim: open_au and the speeds must be above 0; {SIM_HELP}"
+                "sim: open_au, fat_every and the speeds must be above 0; {SIM_HELP}"
             ));
         }
         Ok(())
@@ -196,7 +238,7 @@ impl SimParams {
     /// A one-line description for notes.
     pub fn describe(&self) -> String {
         format!(
-            "simulated card, times on its virtual clock: {} claimed, {} real{}, AU {}, page {}, {} open AUs, cache {}",
+            "simulated card, times on its virtual clock: {} claimed, {} real{}, AU {}, page {}, {} open AUs, cache {}{}",
             format_size(self.size),
             format_size(self.real),
             match self.real < self.size {
@@ -206,9 +248,19 @@ impl SimParams {
             format_size(self.au),
             format_size(self.page),
             self.open_au,
-            format_size(self.cache)
+            format_size(self.cache),
+            match self.move_speed {
+                Some(m) => format!(", move {:.1} MB/s", m as f64 / 1e6),
+                None => String::new(),
+            }
         )
     }
+}
+
+fn duration(value: &str) -> Result<u64, String> {
+    parse_duration(value)
+        .map(|d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
+        .map_err(|e| e.0)
 }
 
 fn bad(key: &str, value: &str) -> String {
@@ -225,6 +277,8 @@ fn xfer_ns(len: u64, rate: u64) -> u64 {
 struct OpenAu {
     index: u64,
     written: u64,
+    /// The 64ths of the AU written since it opened (the `move` law).
+    session: u64,
 }
 
 /// A held chunk's contents; `None`: zeros.
@@ -254,6 +308,10 @@ struct SimState {
     /// Physical chunk index to its bytes.
     chunks: BTreeMap<u64, Box<[u8]>>,
     held: HeldChunks,
+    /// AU index to the 64ths of it that hold data (cards with `move`).
+    used: HashMap<u64, u64>,
+    /// FAT-area writes so far (the `fat_every` spikes).
+    fat_writes: u64,
 }
 
 /// The simulated card: model, data and virtual clock.
@@ -427,15 +485,32 @@ impl SimDevice {
 
     fn write_cost(&self, st: &mut SimState, now: u64, offset: u64, len: u64) -> u64 {
         let p = &self.params;
-        let cost = if p.cache > 0 {
+        let cost = if let Some(busy) = self.fat_busy(st, offset) {
+            p.cmd_ns + self.program_ns(offset, len) + busy
+        } else if p.cache > 0 {
             self.cached_write_cost(st, now, len)
         } else {
-            let first = offset / p.page;
-            let last = (offset + len - 1) / p.page;
-            let program = (last - first + 1) * xfer_ns(p.page, p.write);
-            p.cmd_ns + program + self.touch_aus(st, offset, len)
+            p.cmd_ns + self.program_ns(offset, len) + self.touch_aus(st, offset, len)
         };
         self.with_link(cost, len)
+    }
+
+    /// Programming the whole pages a write touches.
+    fn program_ns(&self, offset: u64, len: u64) -> u64 {
+        let p = &self.params;
+        let first = offset / p.page;
+        let last = (offset + len - 1) / p.page;
+        (last - first + 1) * xfer_ns(p.page, p.write)
+    }
+
+    /// The busy time of a write under the `fat` law, or `None` when the
+    /// law does not apply (no `fat`, or a write beyond the FAT area).
+    fn fat_busy(&self, st: &mut SimState, offset: u64) -> Option<u64> {
+        let p = &self.params;
+        let base = p.fat_ns.filter(|_| offset < FAT_AREA)?;
+        st.fat_writes += 1;
+        let spike = p.fat_max_ns > 0 && st.fat_writes.is_multiple_of(u64::from(p.fat_every));
+        Some(if spike { p.fat_max_ns } else { base })
     }
 
     /// The cache drains at the medium's speed since it was last looked at;
@@ -451,8 +526,8 @@ impl SimDevice {
         cost
     }
 
-    /// Opens the AUs a write touches; returns the garbage-collection time
-    /// of the AUs that had to be closed for them.
+    /// Opens the AUs a write touches; returns the garbage-collection (or,
+    /// with `move`, relocation) time of the AUs that had to be closed.
     fn touch_aus(&self, st: &mut SimState, offset: u64, len: u64) -> u64 {
         let p = &self.params;
         let mut gc = 0;
@@ -460,13 +535,14 @@ impl SimDevice {
         while at < offset + len {
             let index = at / p.au;
             let end = ((index + 1) * p.au).min(offset + len);
-            gc += self.touch_au(st, index, end - at);
+            let parts = sixty_fourths(at - index * p.au, end - at, p.au);
+            gc += self.touch_au(st, index, end - at, parts);
             at = end;
         }
         gc
     }
 
-    fn touch_au(&self, st: &mut SimState, index: u64, bytes: u64) -> u64 {
+    fn touch_au(&self, st: &mut SimState, index: u64, bytes: u64, parts: u64) -> u64 {
         let p = &self.params;
         let mut gc = 0;
         let mut entry = match st.open.iter().position(|a| a.index == index) {
@@ -474,14 +550,37 @@ impl SimDevice {
             None => {
                 if st.open.len() >= p.open_au as usize {
                     let closed = st.open.remove(0);
-                    gc = xfer_ns(p.au - closed.written.min(p.au), p.write);
+                    gc = self.close_cost(st, &closed);
                 }
-                OpenAu { index, written: 0 }
+                OpenAu {
+                    index,
+                    written: 0,
+                    session: 0,
+                }
             }
         };
         entry.written += bytes;
+        if p.move_speed.is_some() {
+            entry.session |= parts;
+            *st.used.entry(index).or_default() |= parts;
+        }
         st.open.push(entry);
         gc
+    }
+
+    /// Closing an AU: with `move`, relocating its used parts not rewritten
+    /// while it was open; without, copying what was not written.
+    fn close_cost(&self, st: &SimState, closed: &OpenAu) -> u64 {
+        let p = &self.params;
+        match p.move_speed {
+            Some(pm) => {
+                let used = st.used.get(&closed.index).copied().unwrap_or(0);
+                let moved = u64::from((used & !closed.session).count_ones());
+                let bytes = (u128::from(moved) * u128::from(p.au) / 64) as u64;
+                xfer_ns(bytes, pm)
+            }
+            None => xfer_ns(p.au - closed.written.min(p.au), p.write),
+        }
     }
 
     /// Where a logical sector's data lives, or `None` beyond the real size
@@ -650,6 +749,19 @@ impl SimDevice {
     }
 }
 
+/// The 64ths of an AU of `au` bytes that `len` bytes at `within` (inside
+/// it) touch, as a bit mask.
+fn sixty_fourths(within: u64, len: u64, au: u64) -> u64 {
+    let part = |at: u64| (u128::from(at) * 64 / u128::from(au)).min(63) as u32;
+    let (first, last) = (part(within), part(within + len - 1));
+    let upto = if last == 63 {
+        u64::MAX
+    } else {
+        (1u64 << (last + 1)) - 1
+    };
+    upto & !((1u64 << first) - 1)
+}
+
 /// Zeros physical bytes `from..to` of the stored chunks (forgetting the
 /// chunks covered whole).
 fn zero_range(chunks: &mut BTreeMap<u64, Box<[u8]>>, from: u64, to: u64) {
@@ -774,6 +886,102 @@ mod tests {
                 .unwrap_err()
                 .contains("unknown")
         );
+    }
+
+    #[test]
+    fn move_and_fat_options_parse_and_are_off_by_default() {
+        let p = SimParams::parse("move=3MB/s,fat=5ms,fat_max=300ms,fat_every=8").unwrap();
+        assert_eq!(p.move_speed, Some(3_000_000));
+        assert_eq!(
+            (p.fat_ns, p.fat_max_ns, p.fat_every),
+            (Some(5_000_000), 300_000_000, 8)
+        );
+        let d = SimParams::default();
+        assert_eq!((d.move_speed, d.fat_ns, d.fat_max_ns), (None, None, 0));
+        // Spikes alone: the FAT law with no base busy time.
+        assert_eq!(SimParams::parse("fat_max=1s").unwrap().fat_ns, Some(0));
+        assert!(SimParams::parse("fat_every=0").is_err());
+        assert!(SimParams::parse("move=0B/s").is_err());
+    }
+
+    #[test]
+    fn fat_area_writes_cost_their_busy_time_and_every_kth_a_spike() {
+        let d = card("au=4M,page=16k,write=10MB/s,cmd=100us,fat=5ms,fat_max=400ms,fat_every=4");
+        let plain = 100_000 + xfer_ns(16 << 10, 10_000_000);
+        let times: Vec<u64> = (0..8u64)
+            .map(|i| d.write((4 << 20) + i * 4096, &[1u8; 4096]).unwrap())
+            .collect();
+        for (i, t) in times.iter().enumerate() {
+            let busy = if (i + 1) % 4 == 0 {
+                400_000_000
+            } else {
+                5_000_000
+            };
+            assert_eq!(*t, plain + busy, "FAT write {i}");
+        }
+        // Beyond the FAT area the law does not apply.
+        let beyond = d.write(FAT_AREA, &[1u8; 4096]).unwrap();
+        assert_eq!(beyond, plain);
+    }
+
+    #[test]
+    fn fat_area_writes_leave_the_open_aus_alone() {
+        let d = card("au=4M,page=16k,open_au=1,write=10MB/s,cmd=0us,fat=1ms");
+        let page = xfer_ns(16 << 10, 10_000_000);
+        assert_eq!(d.write(32 << 20, &[1u8; 4096]).unwrap(), page);
+        d.write(0, &[1u8; 4096]).unwrap();
+        // Still open: no copy of the AU at 32 MiB.
+        assert_eq!(d.write((32 << 20) + 4096, &[1u8; 4096]).unwrap(), page);
+    }
+
+    /// Writes `n` RUs of 512 KiB from `at`; the time taken.
+    fn write_rus(d: &SimDevice, at: u64, n: u64) -> u64 {
+        let ru = vec![1u8; 512 << 10];
+        (0..n)
+            .map(|i| d.write(at + i * (512 << 10), &ru).unwrap())
+            .sum()
+    }
+
+    #[test]
+    fn with_a_move_speed_an_au_with_used_rus_costs_moving_them_the_p_nu_law() {
+        // Nt = 8 RUs of 512 KiB; Nu = 2 used, then the 6 free ones written.
+        let spec = "au=4M,page=16k,open_au=1,write=10MB/s,cmd=0us,move=4MB/s";
+        let d = card(spec);
+        let (a, b, c) = (32u64 << 20, 64u64 << 20, 96u64 << 20);
+        write_rus(&d, a, 2);
+        // A whole fresh AU: closing the partly written one moves nothing
+        // (its used RUs were all written while it was open).
+        assert_eq!(write_rus(&d, b, 8), 8 * xfer_ns(512 << 10, 10_000_000));
+        let rest = write_rus(&d, a + (1 << 20), 6);
+        // Writing the free RUs: at Pw; closing the AU then relocates the 2
+        // used RUs at Pm, paid by the next write that opens an AU.
+        let next = write_rus(&d, c, 1);
+        let pw = xfer_ns(512 << 10, 10_000_000);
+        assert_eq!(rest, 6 * pw);
+        assert_eq!(next, pw + xfer_ns(1 << 20, 4_000_000));
+        // P(Nu) = (Nt - Nu)·RU / ((Nt - Nu)·RU/Pw + Nu·RU/Pm).
+        let p_nu = 3.0 * 1024.0 * 1024.0 / ((rest + next - pw) as f64 / 1e9);
+        let law = 3.0 * 1024.0 * 1024.0 / (3.0 * 1024.0 * 1024.0 / 10e6 + 1024.0 * 1024.0 / 4e6);
+        assert!((p_nu - law).abs() < law * 1e-6, "{p_nu} vs {law}");
+    }
+
+    #[test]
+    fn without_a_move_speed_the_close_law_copies_what_was_not_written() {
+        let d = card("au=4M,page=16k,open_au=1,write=10MB/s,cmd=0us");
+        write_rus(&d, 32 << 20, 2);
+        let pw = xfer_ns(512 << 10, 10_000_000);
+        // Closing the AU copies its 6 unwritten RUs at the write speed.
+        assert_eq!(write_rus(&d, 64 << 20, 1), pw + 6 * pw);
+    }
+
+    #[test]
+    fn sixty_fourths_cover_exactly_the_parts_touched() {
+        assert_eq!(sixty_fourths(0, 4 << 20, 4 << 20), u64::MAX);
+        assert_eq!(sixty_fourths(0, 1 << 20, 4 << 20), (1 << 16) - 1);
+        assert_eq!(sixty_fourths(3 << 20, 1 << 20, 4 << 20), u64::MAX << 48);
+        // A 16 KiB AU has 256-byte 64ths: a sector covers two.
+        assert_eq!(sixty_fourths(0, 512, 16 << 10), 0b11);
+        assert_eq!(sixty_fourths((16 << 10) - 512, 512, 16 << 10), 0b11 << 62);
     }
 
     #[test]

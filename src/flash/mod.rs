@@ -315,6 +315,7 @@ mod tests {
         fn plans_take_any_au_and_size(au in any::<u64>(), size in any::<u64>()) {
             let c = class::ClassPlan::new(au, size);
             let _ = (c.seq_offset(), c.random_offset(), c.unusable(size));
+            let _ = (c.pnu_offset(), c.pnu_len(), c.pw_offset(), c.regions());
             let o = open_au::OpenAuPlan::new(au);
             let _ = (o.base(), o.span());
             let _ = cache::CachePlan::new(size);

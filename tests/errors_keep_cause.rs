@@ -153,7 +153,7 @@ fn sim_targets_are_refused_where_a_real_medium_is_needed() {
     let cases: [&[&str]; 5] = [
         &["copy", image, "sim:size=64M"],
         &["copy", "sim:size=64M", image],
-        &["stream", "sim:size=64M", "--time", "200ms"],
+        &["probe", "sim:size=64M"],
         &["files", "load", "sim:size=64M"],
         &["run", "sim:size=64M", "--method", "mmap"],
     ];

@@ -243,3 +243,44 @@ fn every_command_that_takes_a_target_runs_on_a_simulated_card_or_refuses_it_in_o
         }
     }
 }
+
+/// The verdict line of `flash class --json` on a simulated card.
+fn class_verdict(card: &str, claim: &[&str]) -> String {
+    let out = iocurve()
+        .args(["flash", "class", card, "--no-save", "--json"])
+        .args(claim)
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    doc["flash"]["verdict"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[test]
+fn a_class_met_before_any_cache_was_ruled_out_is_not_called_certain() {
+    // No fall in speed within the card: a cache larger than what fits is
+    // not ruled out, so the Pw that passes C10 is low confidence, and the
+    // verdict says so and why.
+    let v = class_verdict(
+        "sim:size=4G,write=40MB/s,read=80MB/s,cmd=50us",
+        &["--claim", "C10"],
+    );
+    assert!(
+        v.starts_with("meets: C10 (low confidence, set by C10 Pw"),
+        "{v}"
+    );
+    assert!(v.contains("cache is not ruled out"), "{v}");
+    // A 512 MiB cache in front of 8 MB/s: used up, measured after, C10
+    // failed with certainty; the classes met are met with certainty.
+    let v = class_verdict(
+        "sim:size=8G,au=12M,write=8MB/s,burst=60MB/s,cache=512M",
+        &[],
+    );
+    assert!(v.starts_with("meets: C2 C4 C6 V6 (high confidence)"), "{v}");
+    assert!(
+        v.contains("binding: C10 needs Pw MB/s >= 10, measured 8.0: FAIL"),
+        "{v}"
+    );
+}

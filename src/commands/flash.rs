@@ -565,43 +565,64 @@ fn class_finding(c: &class::Check) -> Finding {
     x
 }
 
-/// Which classes are met, and the figure that binds: the first failed
-/// requirement, or the one closest to its limit when all pass.
+/// Which classes are met, the figure that binds (the first failed
+/// requirement, or the one with the least room when all pass), and how sure
+/// the verdict is: the least sure requirement of the classes met, so that a
+/// class met only at burst speed (no cache ruled out) is not read as certain.
 fn class_verdict(classes: &[String], checks: &[class::Check]) -> String {
-    let passed: Vec<&str> = classes
+    let of = |cl: &str| -> Vec<&class::Check> { checks.iter().filter(|c| c.class == cl).collect() };
+    let passed: Vec<&String> = classes
         .iter()
-        .filter(|cl| {
-            checks
-                .iter()
-                .filter(|c| &c.class == *cl)
-                .all(|c| c.status == class::Status::Pass)
-        })
-        .map(String::as_str)
+        .filter(|cl| of(cl).iter().all(|c| c.status == class::Status::Pass))
         .collect();
     let binding = checks
         .iter()
         .find(|c| c.status != class::Status::Pass)
-        .or_else(|| {
-            checks.iter().min_by(|a, b| {
-                let m = |c: &class::Check| (c.measured - c.limit).abs() / c.limit;
-                m(a).total_cmp(&m(b))
-            })
-        });
+        .or_else(|| checks.iter().min_by(|a, b| room(a).total_cmp(&room(b))));
     let met = match passed.is_empty() {
         true => "none".to_string(),
-        false => passed.join(" "),
+        false => passed
+            .iter()
+            .map(|c| c.as_str())
+            .collect::<Vec<_>>()
+            .join(" "),
     };
-    match binding {
-        Some(c) => format!(
-            "meets: {met} (binding: {} needs {} {} {}, measured {:.1}: {})",
+    let mut verdict = format!("meets: {met}");
+    let weakest = passed
+        .iter()
+        .flat_map(|cl| of(cl))
+        .min_by_key(|c| c.confidence);
+    if let Some(w) = weakest {
+        verdict += &format!(" ({} confidence", w.confidence.name());
+        if w.confidence < Confidence::High {
+            verdict += &format!(", set by {} {}", w.class, w.need.what());
+            if let Some(why) = &w.note {
+                verdict += &format!(": {why}");
+            }
+        }
+        verdict += ")";
+    }
+    if let Some(c) = binding {
+        verdict += &format!(
+            "; binding: {} needs {} {} {}, measured {:.1}: {}",
             c.class,
             c.need.what(),
             if c.need.limit().1 { ">=" } else { "<=" },
             c.limit,
             c.measured,
             c.status.name()
-        ),
-        None => format!("meets: {met}"),
+        );
+    }
+    verdict
+}
+
+/// How far a requirement is from its limit, as a factor (1: at the limit):
+/// measured over limit for a floor, limit over measured for a ceiling.
+fn room(c: &class::Check) -> f64 {
+    let floor = c.need.limit().1;
+    match floor {
+        true => c.measured / c.limit,
+        false => c.limit / c.measured.max(f64::MIN_POSITIVE),
     }
 }
 

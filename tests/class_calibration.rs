@@ -9,7 +9,7 @@
 mod calibration;
 
 use calibration::class::{all_classes, calibrate_class};
-use calibration::flash::{confidence_table, split};
+use calibration::flash::{assert_calibrated, split};
 
 const CARDS: usize = 500;
 
@@ -17,30 +17,11 @@ const CARDS: usize = 500;
 fn class_verdicts_are_never_wrong_when_sure_over_the_population() {
     let started = std::time::Instant::now();
     let r = split(0xc1a55, CARDS, 2, calibrate_class);
-    eprintln!("{}", confidence_table(std::slice::from_ref(&r)));
     eprintln!("{CARDS} cards in {:.1?}", started.elapsed());
-    for e in &r.tally.wrong_examples {
-        eprintln!("wrong: {e}");
-    }
-    for e in &r.tally.declined_examples {
-        eprintln!("declined: {e}");
-    }
     let per_card: usize = all_classes()
         .iter()
         .map(|c| iocurve::flash::class::requirements(c).map_or(0, |r| r.len()))
         .sum();
     assert_eq!(r.tally.cases, CARDS * per_card, "one case per requirement");
-    assert_eq!(r.high.wrong, 0, "{:#?}", r.tally.wrong_examples);
-    assert!(
-        r.medium.right_rate() >= 0.95,
-        "medium right {:.1}%: {:#?}",
-        100.0 * r.medium.right_rate(),
-        r.tally.wrong_examples
-    );
-    assert!(
-        r.tally.answer_rate() >= 0.9,
-        "answered {:.1}%: {:#?}",
-        100.0 * r.tally.answer_rate(),
-        r.tally.declined_examples
-    );
+    assert_calibrated(&r);
 }

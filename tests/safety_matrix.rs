@@ -123,25 +123,10 @@ fn cases() -> Vec<Case> {
 /// Every leaf subcommand (space-separated path) with `--preserve` or
 /// `--destructive`, from the clap definition.
 fn writing_commands() -> BTreeSet<String> {
-    fn walk(cmd: &clap::Command, prefix: &str, out: &mut BTreeSet<String>) {
-        for sub in cmd.get_subcommands() {
-            let path = match prefix {
-                "" => sub.get_name().to_string(),
-                p => format!("{p} {}", sub.get_name()),
-            };
-            if sub.has_subcommands() {
-                walk(sub, &path, out);
-            } else if sub
-                .get_arguments()
-                .any(|a| matches!(a.get_long(), Some("preserve") | Some("destructive")))
-            {
-                out.insert(path);
-            }
-        }
-    }
-    let mut out = BTreeSet::new();
-    walk(&iocurve::cli::Cli::command(), "", &mut out);
-    out
+    common::leaf_commands(|sub| {
+        sub.get_arguments()
+            .any(|a| matches!(a.get_long(), Some("preserve") | Some("destructive")))
+    })
 }
 
 #[test]

@@ -174,26 +174,10 @@ fn sim_cases() -> Vec<(&'static str, Vec<&'static str>, OnSim)> {
 
 /// Every leaf subcommand with a positional target, from the clap definition.
 fn commands_with_a_target() -> std::collections::BTreeSet<String> {
-    use clap::CommandFactory;
-    fn walk(cmd: &clap::Command, prefix: &str, out: &mut std::collections::BTreeSet<String>) {
-        for sub in cmd.get_subcommands() {
-            let path = match prefix {
-                "" => sub.get_name().to_string(),
-                p => format!("{p} {}", sub.get_name()),
-            };
-            if sub.has_subcommands() {
-                walk(sub, &path, out);
-            } else if sub
-                .get_positionals()
-                .any(|a| matches!(a.get_id().as_str(), "target" | "dir" | "source"))
-            {
-                out.insert(path);
-            }
-        }
-    }
-    let mut out = std::collections::BTreeSet::new();
-    walk(&iocurve::cli::Cli::command(), "", &mut out);
-    out
+    common::leaf_commands(|sub| {
+        sub.get_positionals()
+            .any(|a| matches!(a.get_id().as_str(), "target" | "dir" | "source"))
+    })
 }
 
 #[test]

@@ -487,3 +487,34 @@ pub fn split(
     }
     merged
 }
+
+/// The bar every flash verdict is held to (issue 13): no "high" answer
+/// wrong, at least 95% of the "medium" ones right, and an answer on at
+/// least 90% of the cases with something to find. Prints the table and the
+/// examples first, so a failure shows the cards to replay.
+pub fn assert_calibrated(r: &FlashCalibration) {
+    eprintln!("{}", confidence_table(std::slice::from_ref(r)));
+    for e in &r.tally.wrong_examples {
+        eprintln!("wrong: {e}");
+    }
+    for e in &r.tally.declined_examples {
+        eprintln!("declined: {e}");
+    }
+    assert_eq!(
+        r.high.wrong, 0,
+        "high and wrong: {:#?}",
+        r.tally.wrong_examples
+    );
+    assert!(
+        r.medium.right_rate() >= 0.95,
+        "medium right {:.1}%: {:#?}",
+        100.0 * r.medium.right_rate(),
+        r.tally.wrong_examples
+    );
+    assert!(
+        r.tally.answer_rate() >= 0.9,
+        "answered {:.1}%: {:#?}",
+        100.0 * r.tally.answer_rate(),
+        r.tally.declined_examples
+    );
+}

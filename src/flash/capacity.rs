@@ -857,58 +857,8 @@ mod tests {
         }
     }
 
-    /// The simulated card, checking that every write lies in the plan's
-    /// regions or in a claim made before it, and that no byte is claimed
-    /// twice (a claim journals what is there now: our own earlier writes,
-    /// were it claimed again).
-    struct Claiming<'a> {
-        io: SimIo<'a>,
-        allowed: Vec<(u64, u64)>,
-        claims: usize,
-    }
-
-    impl FlashIo for Claiming<'_> {
-        fn size(&self) -> u64 {
-            self.io.size()
-        }
-        fn buffer(&self, len: usize) -> crate::engine::buffer::AlignedBuf {
-            self.io.buffer(len)
-        }
-        fn read(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<u64> {
-            self.io.read(offset, buf)
-        }
-        fn write(&mut self, offset: u64, buf: &[u8]) -> io::Result<u64> {
-            self.check(offset, buf.len() as u64);
-            self.io.write(offset, buf)
-        }
-        fn write_zeros(&mut self, offset: u64, len: u64) -> io::Result<u64> {
-            self.check(offset, len);
-            self.io.write_zeros(offset, len)
-        }
-        fn claim(&mut self, regions: &[(u64, u64)]) -> io::Result<()> {
-            for &(o, l) in regions {
-                let overlaps = self.allowed.iter().any(|&(a, n)| o < a + n && a < o + l);
-                assert!(!overlaps, "{o}+{l} claimed twice");
-                self.allowed.push((o, l));
-                self.claims += 1;
-            }
-            Ok(())
-        }
-    }
-
-    impl Claiming<'_> {
-        fn check(&self, offset: u64, len: u64) {
-            let inside = |&(a, n): &(u64, u64)| offset >= a && offset + len <= a + n;
-            assert!(self.allowed.iter().any(inside), "{offset}+{len} unlisted");
-        }
-    }
-
     fn claiming(dev: &SimDevice, plan: &CapacityPlan) -> (CapacityResult, usize) {
-        let mut io = Claiming {
-            io: SimIo(dev),
-            allowed: plan.regions(),
-            claims: 0,
-        };
+        let mut io = crate::flash::claiming::Claiming::new(SimIo(dev), plan.regions());
         let r = detect(&mut io, plan).unwrap();
         (r, io.claims)
     }

@@ -976,58 +976,18 @@ mod tests {
         assert_eq!(status_of("V60", &seq_card(50.0), seq), [Status::Fail]);
     }
 
-    /// A card that records the regions announced and refuses a write
-    /// outside them, like a `--preserve` target.
-    struct Guarded<'a> {
-        io: SimIo<'a>,
-        regions: Vec<(u64, u64)>,
-        claims: usize,
-    }
-
-    impl FlashIo for Guarded<'_> {
-        fn size(&self) -> u64 {
-            self.io.size()
-        }
-        fn buffer(&self, len: usize) -> crate::engine::buffer::AlignedBuf {
-            self.io.buffer(len)
-        }
-        fn read(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<u64> {
-            self.io.read(offset, buf)
-        }
-        fn write(&mut self, offset: u64, buf: &[u8]) -> io::Result<u64> {
-            let end = offset + buf.len() as u64;
-            let inside = self
-                .regions
-                .iter()
-                .any(|&(o, l)| offset >= o && end <= o + l);
-            match inside {
-                true => self.io.write(offset, buf),
-                false => Err(io::Error::other(format!("unannounced write at {offset}"))),
-            }
-        }
-        fn claim(&mut self, regions: &[(u64, u64)]) -> io::Result<()> {
-            self.claims += 1;
-            self.regions.extend_from_slice(regions);
-            Ok(())
-        }
-    }
-
     #[test]
     fn every_write_is_in_a_region_listed_up_front_or_claimed_before_it() {
         let p = SimParams::parse("size=8G,au=4M,write=20MB/s,burst=80MB/s,cache=1G").unwrap();
         let dev = SimDevice::timing_only(p);
         let plan = ClassPlan::new(4 << 20, 8 << 30);
-        let mut io = Guarded {
-            io: SimIo(&dev),
-            regions: plan.regions(),
-            claims: 0,
-        };
+        let mut io = crate::flash::claiming::Claiming::new(SimIo(&dev), plan.regions());
         let f = measure(&mut io, &plan, 3).unwrap();
         assert!(
             io.claims > 0,
             "the cache-exhausting writes went beyond the first step"
         );
-        assert!(io.regions.iter().all(|&(o, l)| o + l <= 8 << 30));
+        assert!(io.allowed.iter().all(|&(o, l)| o + l <= 8 << 30));
         assert_eq!(f.pw.exhaustion, Exhaustion::Exhausted);
     }
 

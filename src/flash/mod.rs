@@ -16,6 +16,8 @@
 pub mod align;
 pub mod cache;
 pub mod capacity;
+#[cfg(test)]
+pub(crate) mod claiming;
 pub mod class;
 pub mod open_au;
 

@@ -201,3 +201,31 @@ pub fn marked_points(series: &serde_json::Value, key: &str) -> Vec<(u64, bool, b
         })
         .collect()
 }
+
+/// Every leaf subcommand (its path, space-separated: `flash class`) that
+/// `keep` accepts, walked from the clap definition, so that a new command
+/// is enumerated by the tests that cover a promise without being listed.
+pub fn leaf_commands(keep: impl Fn(&clap::Command) -> bool) -> std::collections::BTreeSet<String> {
+    fn walk(
+        cmd: &clap::Command,
+        prefix: &str,
+        keep: &dyn Fn(&clap::Command) -> bool,
+        out: &mut std::collections::BTreeSet<String>,
+    ) {
+        for sub in cmd.get_subcommands() {
+            let path = match prefix {
+                "" => sub.get_name().to_string(),
+                p => format!("{p} {}", sub.get_name()),
+            };
+            if sub.has_subcommands() {
+                walk(sub, &path, keep, out);
+            } else if keep(sub) {
+                out.insert(path);
+            }
+        }
+    }
+    let mut out = std::collections::BTreeSet::new();
+    use clap::CommandFactory;
+    walk(&iocurve::cli::Cli::command(), "", &keep, &mut out);
+    out
+}

@@ -11,7 +11,6 @@
 #![allow(clippy::collapsible_if)]
 
 pub mod analysis;
-pub mod app_result;
 pub mod cli;
 pub mod commands;
 pub mod engine;

@@ -6,7 +6,7 @@ use crate::probe::host::HostFacts;
 use crate::probe::identity::DeviceFacts;
 use crate::probe::mmc::MmcInfo;
 use crate::result::{
-    CpuUsage, HostInfo, Measurement, RampInfo, RunResult, TestResult, WorkloadInfo,
+    CpuUsage, HostInfo, Measurement, Payload, RampInfo, RunResult, TestResult, WorkloadInfo,
 };
 use crate::stats::Spread;
 use crate::target::{IoMode, TargetInfo, TargetKind};
@@ -107,23 +107,18 @@ pub fn run(
     write: &[f64],
 ) -> RunResult {
     RunResult {
-        curve: None,
-        files_load: None,
-        files_save: None,
-        stream: None,
-        sustain: None,
         cpu_load: None,
-        flash: None,
-        sections: Default::default(),
         schema_version: crate::result::SCHEMA_VERSION,
         iocurve_version: "0.1.0".into(),
-        command: "profile".into(),
+        payload: Payload::Profile {
+            config: serde_json::json!({}),
+            parallel: None,
+        },
         started_at: started_at.into(),
         host: HostInfo {
             hostname: "bench".into(),
             kernel: "6.1.0".into(),
         },
-        config: serde_json::json!({}),
         target: TargetInfo {
             path: "/dev/mmcblk0".into(),
             kind: TargetKind::BlockDevice,
@@ -144,4 +139,24 @@ pub fn run(
         error: None,
         device_identity: identity,
     }
+}
+
+/// A copy run that could not start: a command whose tests are not
+/// repeated measurements, for the paths that list such runs apart.
+pub fn other_command(mut r: RunResult) -> RunResult {
+    r.payload = Payload::Copy {
+        config: serde_json::Value::Null,
+        copy: None,
+    };
+    r
+}
+
+/// The same run, recorded as an `iocurve run`.
+pub fn as_run(mut r: RunResult) -> RunResult {
+    r.payload = Payload::Run {
+        config: serde_json::json!({}),
+        access: None,
+        parallel: None,
+    };
+    r
 }

@@ -9,7 +9,7 @@
 //! answers both questions without reading the whole device. Pure functions;
 //! no I/O.
 
-use crate::result::sections::{SlowRegion, SurfaceSample};
+use crate::result::device::{SlowRegion, SurfaceSample};
 
 /// `count` sample offsets from 0 to the last whole sample, evenly spaced
 /// and aligned down to `align` (duplicates on a tiny device removed).

@@ -4,7 +4,9 @@ use crate::cli::config::TargetConfig;
 use crate::engine::IoError;
 use crate::error::{EXIT_INTERRUPTED, EXIT_IO, EXIT_VERIFY};
 use crate::report::{Export, Json, Text, progress};
-use crate::result::{HostInfo, Measurement, RunResult, SCHEMA_VERSION, TestResult, WorkloadInfo};
+use crate::result::{
+    HostInfo, Measurement, Payload, RunResult, SCHEMA_VERSION, TestResult, WorkloadInfo,
+};
 use crate::stats::Spread;
 use crate::target::scratch::{FillPlan, fill_region};
 use crate::target::{self, OpenTarget, TargetRequest};
@@ -290,21 +292,16 @@ pub fn now_rfc3339() -> String {
     humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
 }
 
-/// Starts a result; tests are added by the command.
-pub fn new_result(
-    command: &str,
-    config: serde_json::Value,
-    target: &OpenTarget,
-    started_at: String,
-) -> RunResult {
-    new_result_for(command, config, target.info.clone(), started_at)
+/// Starts a result of the command `payload` names; tests are added by the
+/// command.
+pub fn new_result(payload: Payload, target: &OpenTarget, started_at: String) -> RunResult {
+    new_result_for(payload, target.info.clone(), started_at)
 }
 
 /// [`new_result`] for a target described without opening it (a directory
 /// the command works in itself).
 pub fn new_result_for(
-    command: &str,
-    config: serde_json::Value,
+    payload: Payload,
     target: crate::target::TargetInfo,
     started_at: String,
 ) -> RunResult {
@@ -312,23 +309,15 @@ pub fn new_result_for(
     RunResult {
         schema_version: SCHEMA_VERSION,
         iocurve_version: env!("CARGO_PKG_VERSION").to_string(),
-        command: command.to_string(),
         started_at,
         host: host_info(),
-        config,
         target,
         tests: Vec::new(),
-        curve: None,
-        files_load: None,
-        files_save: None,
-        stream: None,
-        sustain: None,
         cpu_load: None,
-        flash: None,
-        sections: Default::default(),
         interrupted: false,
         error: None,
         device_identity: Some(identity),
+        payload,
     }
 }
 
@@ -421,13 +410,7 @@ pub fn exit_code_unsaved(result: &RunResult) -> Result<i32> {
     if result.interrupted {
         return Ok(EXIT_INTERRUPTED);
     }
-    let bad: u64 = result
-        .tests
-        .iter()
-        .flat_map(|t| &t.repetitions)
-        .filter_map(|m| m.verify.as_ref())
-        .map(|v| v.bad())
-        .sum();
+    let bad = result.bad_blocks();
     if bad > 0 {
         eprintln!("Error: verification found {bad} bad block(s); see the list above");
         return Ok(EXIT_VERIFY);

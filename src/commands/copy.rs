@@ -10,8 +10,9 @@ use crate::cli::config::{MAX_BLOCK_SIZE, TargetConfig, target_config_of};
 use crate::engine::buffer::AlignedBuf;
 use crate::error::{EXIT_VERIFY, IoFailure, usage};
 use crate::report::progress;
+use crate::result::Payload;
 use crate::result::RunResult;
-use crate::result::sections::{CopyReport, CopyVerify};
+use crate::result::device::{CopyReport, CopyVerify};
 use crate::target::{self, IoMode, OpenTarget, TargetKind, TargetRequest};
 use crate::workload::copy::{self as copier, CopyIo};
 use crate::workload::job::PaddedCounter;
@@ -37,7 +38,8 @@ pub fn copy(args: &CopyArgs) -> Result<i32> {
     destination.arm(&[(0, bytes)])?;
     let config = serde_json::json!({"source": args.source, "target": cfg, "block_size": args.bs,
         "sync": args.sync, "verify": args.verify});
-    let mut result = common::new_result("copy", config, &destination, started_at);
+    let payload = Payload::Copy { config, copy: None };
+    let mut result = common::new_result(payload, &destination, started_at);
     let report = run_copy(args, &source, &destination, &mut result);
     let mismatch = report
         .as_ref()
@@ -45,7 +47,11 @@ pub fn copy(args: &CopyArgs) -> Result<i32> {
         .and_then(|r| r.verify.as_ref())
         .is_some_and(|v| v.mismatched_bytes > 0);
     match report {
-        Ok(r) => result.sections.copy = Some(r),
+        Ok(r) => {
+            if let Payload::Copy { copy, .. } = &mut result.payload {
+                *copy = Some(r);
+            }
+        }
         Err(e) => return Err(common::restore_after_error(&mut destination, e)),
     }
     result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);

@@ -15,7 +15,7 @@ use crate::cli::CurveArgs;
 use crate::cli::config::{CurveConfig, DEFAULT_AREA, TargetConfig, default_sizes, resolve_region};
 use crate::probe::interface_of;
 use crate::report::{Csv, Export, progress};
-use crate::result::{CurvePoint, CurveReport, CurveSeries, RunResult, TestResult};
+use crate::result::{CurvePoint, CurveReport, CurveSeries, Payload, RunResult, TestResult};
 use crate::target::scratch::FillPlan;
 use crate::target::{IoMode, OpenTarget, TargetKind};
 use crate::units::format_size;
@@ -50,7 +50,11 @@ pub fn curve(args: &CurveArgs) -> Result<i32> {
         opened.push((target_cfg, target, region));
     }
     let config = serde_json::to_value(&cfg)?;
-    let mut result = common::new_result("curve", config, &opened[0].1, started_at);
+    let payload = Payload::Curve {
+        config,
+        curve: CurveReport::default(),
+    };
+    let mut result = common::new_result(payload, &opened[0].1, started_at);
     let load = crate::workload::cpuload::start_if(args.load.cpu_load);
     for (target_cfg, target, region) in &mut opened {
         // Saved before the preparation pass, which writes too.
@@ -95,7 +99,9 @@ pub fn curve(args: &CurveArgs) -> Result<i32> {
         result.target = first.clone();
         result.target.notes.extend(restored);
     }
-    result.curve = Some(report);
+    if let Payload::Curve { curve, .. } = &mut result.payload {
+        *curve = report;
+    }
     result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
     if let Some(path) = &cfg.svg {
         super::write_chart(path, &crate::report::Svg, &result)?;

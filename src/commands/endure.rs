@@ -11,8 +11,9 @@ use crate::cli::EndureArgs;
 use crate::cli::config::{DEFAULT_AREA, TargetConfig, resolve_region, target_config_of};
 use crate::error::{EXIT_VERIFY, usage};
 use crate::report::{Export, Json, Text, progress};
+use crate::result::Payload;
 use crate::result::RunResult;
-use crate::result::sections::{EndureCycle, EndureReport};
+use crate::result::device::{EndureCycle, EndureReport};
 use crate::target::{IoMode, OpenTarget};
 use crate::units::format_size;
 use crate::workload::{MeasureSpec, Rw, interrupt};
@@ -65,15 +66,15 @@ pub fn endure(args: &EndureArgs) -> Result<i32> {
     );
     let config = serde_json::json!({"target": cfg, "cycles": args.cycles, "block_size": args.bs,
         "stop_on_error": args.stop_on_error});
-    let mut result = common::new_result("endure", config, &target, started_at);
-    result.sections.endure = Some(EndureReport {
+    let endure = EndureReport {
         cycles_asked: args.cycles,
         offset,
         span,
         block_size: args.bs,
         cycles: Vec::new(),
         stopped_at_error: false,
-    });
+    };
+    let mut result = common::new_result(Payload::Endure { config, endure }, &target, started_at);
     let mut saved = None;
     run_cycles(args, &cfg, &target, (offset, span), &mut result, &mut saved);
     result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
@@ -96,7 +97,7 @@ fn run_cycles(
         if let Some(e) = &cycle.error {
             result.error.get_or_insert_with(|| e.clone());
         }
-        let report = result.sections.endure.as_mut().expect("set above");
+        let report = result.payload.endure_mut().expect("set above");
         report.cycles.push(cycle);
         report.stopped_at_error = bad && args.stop_on_error;
         save(result, saved);
@@ -119,7 +120,7 @@ fn run_cycles(
 }
 
 fn report_cycles(result: &RunResult) -> &[EndureCycle] {
-    result.sections.endure.as_ref().map_or(&[], |e| &e.cycles)
+    result.payload.endure().map_or(&[], |e| &e.cycles)
 }
 
 fn save(result: &RunResult, saved: &mut Option<i64>) {
@@ -209,9 +210,9 @@ fn finish(
     }
     let code = common::exit_code_unsaved(result)?;
     let bad: u64 = result
-        .sections
-        .endure
-        .iter()
+        .payload
+        .endure()
+        .into_iter()
         .flat_map(|e| &e.cycles)
         .map(|c| c.verify.bad())
         .sum();

@@ -3,10 +3,11 @@
 
 use super::common;
 use crate::analysis::curve::{SizePoint, fit_model};
-use crate::app_result::{FilesLoadReport, FilesSaveReport, LoadPoint, SaveDeviceIo, SavePoint};
 use crate::cli::apps::{FilesAction, FilesArgs, FilesLoadArgs, FilesSaveArgs};
 use crate::engine::access::FileRead;
 use crate::error::{IoFailure, usage};
+use crate::result::Payload;
+use crate::result::apps::{FilesLoadReport, FilesSaveReport, LoadPoint, SaveDeviceIo, SavePoint};
 use crate::target::sysfs::{self, BlockDevice, DiskStat};
 use crate::target::{IoMode, TargetInfo, TargetKind};
 use crate::units::{format_size, mb_per_s};
@@ -65,10 +66,10 @@ fn load(args: &FilesLoadArgs) -> Result<i32> {
         "seed": seed, "cpu_load": args.load.cpu_load,
         "method": args.method, "stdio_bs": args.stdio_bs,
     });
-    let mut result = common::new_result_for("files load", config, info, started_at);
-    let mut report = load_report(measured, args.fps);
-    report.method = Some(describe_method(how));
-    result.files_load = Some(report);
+    let mut files_load = load_report(measured, args.fps);
+    files_load.method = Some(describe_method(how));
+    let payload = Payload::FilesLoad { config, files_load };
+    let mut result = common::new_result_for(payload, info, started_at);
     result.cpu_load = cpu_load;
     result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
     common::finish(&result, args.json)
@@ -222,14 +223,15 @@ fn save(args: &FilesSaveArgs) -> Result<i32> {
         "dir": args.dir, "size": args.size, "sizes": args.sizes, "seed": seed,
         "cpu_load": args.load.cpu_load,
     });
-    let mut result = common::new_result_for("files save", config, info, started_at);
     let all_verified = points.iter().all(|p| p.check.ok());
     let bad: u64 = points.iter().map(|p| p.check.bytes_wrong).sum();
-    result.files_save = Some(FilesSaveReport {
+    let files_save = FilesSaveReport {
         file_size: args.size,
         points,
         all_verified,
-    });
+    };
+    let payload = Payload::FilesSave { config, files_save };
+    let mut result = common::new_result_for(payload, info, started_at);
     result.cpu_load = cpu_load;
     result.error = failure;
     result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);

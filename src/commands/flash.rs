@@ -10,8 +10,9 @@ use crate::engine::sim::SimDevice;
 use crate::flash::{
     Confidence, FdIo, Finding, FlashIo, FlashReport, SimIo, align, cache, capacity, class, open_au,
 };
+use crate::probe::DeviceIdentity;
 use crate::report::{Export, Json};
-use crate::result::RunResult;
+use crate::result::{Payload, RunResult};
 use crate::target::OpenTarget;
 use crate::units::{format_mbps, format_size};
 use anyhow::Result;
@@ -42,13 +43,10 @@ pub fn flash(cmd: &FlashCommand) -> Result<i32> {
     let writes = name != "align";
     let mut target = common::open_target(&cfg, writes, 0)?;
     let started_at = common::now_rfc3339();
-    let mut result = common::new_result(
-        &format!("flash {name}"),
-        serde_json::json!({ "test": name, "target": args.target }),
-        &target,
-        started_at,
-    );
-    result.flash = Some(run(name, args, &mut target, &cfg, &result)?);
+    let identity = crate::probe::identify(std::path::Path::new(&target.info.path));
+    let flash = run(name, args, &mut target, &cfg, &identity)?;
+    let config = serde_json::json!({ "test": name, "target": args.target });
+    let mut result = common::new_result(Payload::Flash { config, flash }, &target, started_at);
     common::restore(&mut target, &mut result);
     print(&result, args)
 }
@@ -94,12 +92,12 @@ fn run(
     args: &FlashArgs,
     target: &mut OpenTarget,
     cfg: &TargetConfig,
-    result: &RunResult,
+    identity: &DeviceIdentity,
 ) -> Result<FlashReport> {
-    let kernel_au = result
-        .device_identity
+    let kernel_au = identity
+        .device
+        .mmc
         .as_ref()
-        .and_then(|d| d.device.mmc.as_ref())
         .and_then(|m| m.preferred_erase_size);
     if name == "align" {
         let r = with_io(target, |io| {
@@ -145,8 +143,8 @@ fn run(
         }
         _ => {
             let plan = class::ClassPlan::new(au, size);
-            let classes = claimed_classes(args, result);
-            let link = link_mb_s(target, result);
+            let classes = claimed_classes(args, identity);
+            let link = link_mb_s(target, identity);
             let report = move |io: &mut dyn FlashIo| {
                 let figures = class::measure(io, &plan, seed)?;
                 Ok(class_report(&classes, &figures, link))
@@ -218,14 +216,14 @@ fn choose_au(
     }
 }
 
-fn claimed_classes(args: &FlashArgs, result: &RunResult) -> Vec<String> {
+fn claimed_classes(args: &FlashArgs, identity: &DeviceIdentity) -> Vec<String> {
     if let Some(c) = &args.claim {
         return vec![c.clone()];
     }
-    let ssr = result
-        .device_identity
+    let ssr = identity
+        .device
+        .mmc
         .as_ref()
-        .and_then(|d| d.device.mmc.as_ref())
         .and_then(|m| m.classes.as_ref());
     let from_ssr: Vec<String> = ssr
         .map(|c| {
@@ -246,14 +244,14 @@ fn claimed_classes(args: &FlashArgs, result: &RunResult) -> Vec<String> {
     }
 }
 
-fn link_mb_s(target: &OpenTarget, result: &RunResult) -> Option<f64> {
+fn link_mb_s(target: &OpenTarget, identity: &DeviceIdentity) -> Option<f64> {
     if let Some(dev) = target.sim() {
         return dev.params().link.map(|l| l as f64 / 1e6);
     }
-    result
-        .device_identity
+    identity
+        .device
+        .interface
         .as_ref()
-        .and_then(|d| d.device.interface.as_ref())
         .and_then(|i| i.practical_limit_mb_s)
 }
 
@@ -664,7 +662,7 @@ fn print(result: &RunResult, args: &FlashArgs) -> Result<i32> {
     let _ = stdout.write_all(text.as_bytes());
     let _ = stdout.flush();
     let code = common::exit_code_of(result)?;
-    let failed = result.flash.as_ref().is_some_and(|f| f.failed);
+    let failed = result.payload.flash().is_some_and(|f| f.failed);
     Ok(if code == 0 && failed {
         EXIT_FLASH_FAIL
     } else {

@@ -15,8 +15,8 @@ use crate::cli::config::{
 };
 use crate::error::usage;
 use crate::report::progress;
-use crate::result::sections::{ParallelDevice, ParallelReport, ParallelTest};
-use crate::result::{Measurement, RunResult, TestResult};
+use crate::result::device::{ParallelDevice, ParallelReport, ParallelTest};
+use crate::result::{Measurement, Payload, RunResult, TestResult};
 use crate::target::scratch::FillPlan;
 use crate::target::{IoMode, OpenTarget};
 use crate::workload::profile::{self, ROWS};
@@ -65,7 +65,12 @@ pub fn run(cfg: &RunConfig) -> Result<i32> {
     }
     preserve_all(&mut members, |_| cfg.rw.writes())?;
     let config = serde_json::to_value(cfg)?;
-    let mut result = common::new_result("run", config, &members[0].target, started_at);
+    let payload = Payload::Run {
+        config,
+        access: None,
+        parallel: None,
+    };
+    let mut result = common::new_result(payload, &members[0].target, started_at);
     let bar = progress::bar("parallel", progress::Goal::Bytes(0));
     let name = crate::units::format_size(specs[0].block_size);
     let mut report = new_report(&members);
@@ -89,7 +94,7 @@ fn end(
     mut result: RunResult,
     json: bool,
 ) -> Result<i32> {
-    result.sections.parallel = Some(report);
+    result.payload.set_parallel(report);
     result.interrupted = stopped();
     for m in &members[1..] {
         result.target.notes.push(format!(
@@ -289,7 +294,11 @@ pub fn profile(cfg: &ProfileConfig) -> Result<i32> {
     let time = cfg.time.unwrap_or(profile::DEFAULT_TIME);
     let mut config = serde_json::to_value(cfg)?;
     config["time_per_test_s"] = serde_json::json!(time.as_secs_f64());
-    let mut result = common::new_result("profile", config, &members[0].target, started_at);
+    let payload = Payload::Profile {
+        config,
+        parallel: None,
+    };
+    let mut result = common::new_result(payload, &members[0].target, started_at);
     let total = profile::planned(time, cfg.repeat, writes) * (members.len() as u32 + 1);
     let bar = progress::bar("parallel profile", progress::Goal::Time(total));
     let ticker = progress::ClockTicker::start(&bar);

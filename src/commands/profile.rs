@@ -7,6 +7,7 @@ use crate::cli::ProfileArgs;
 use crate::cli::config::{DEFAULT_AREA, ProfileConfig, choose_engine, resolve_region};
 use crate::error::usage;
 use crate::report::progress;
+use crate::result::Payload;
 use crate::target::scratch::FillPlan;
 use crate::target::{IoMode, TargetKind};
 use crate::units::format_size;
@@ -128,7 +129,11 @@ fn measure_all(
     config["time_per_test_s"] = serde_json::json!(time.as_secs_f64());
     config["ramp_per_test_s"] = serde_json::json!(ramp.as_secs_f64());
     config["test_area_bytes"] = serde_json::json!(span);
-    let mut result = common::new_result("profile", config, target, started_at);
+    let payload = Payload::Profile {
+        config,
+        parallel: None,
+    };
+    let mut result = common::new_result(payload, target, started_at);
     result.target.notes.extend(notes);
     let total = profile::planned(time, cfg.repeat, writes);
     let overall = progress::bar("profile", progress::Goal::Time(total));

@@ -3,8 +3,8 @@
 use super::common;
 use crate::cli::RunArgs;
 use crate::cli::config::{DEFAULT_AREA, RunConfig, check_layout, resolve_region};
-use crate::result::sections::AccessInfo;
-use crate::result::{RunResult, TestResult};
+use crate::result::device::AccessInfo;
+use crate::result::{Payload, RunResult, TestResult};
 use crate::target::scratch::FillPlan;
 use crate::target::{IoMode, OpenTarget};
 use crate::workload::runner::MeasureTarget;
@@ -57,7 +57,12 @@ pub fn run(args: &RunArgs) -> Result<i32> {
     common::prepare(&mut target, fill, false)?;
     let spec = spec_of(&cfg, offset, span);
     let config = serde_json::to_value(&cfg)?;
-    let mut result = common::new_result("run", config, &target, started_at);
+    let payload = Payload::Run {
+        config,
+        access: None,
+        parallel: None,
+    };
+    let mut result = common::new_result(payload, &target, started_at);
     let name = crate::units::format_size(cfg.block_size);
     if wants_write {
         target.arm(&[(offset, span)])?;
@@ -129,7 +134,7 @@ fn measure_by_method(
         common::refuse_simulated(&cfg.target.path, &format!("--method {}", cfg.method))?;
     }
     if cfg.method == "pread" {
-        result.sections.access = Some(access);
+        result.payload.set_access(access);
         return Ok(common::measure_repeated(
             target, spec, name, cfg.repeat, None,
         ));
@@ -139,7 +144,7 @@ fn measure_by_method(
         access.call_bytes = Some(cfg.stdio_bs);
         access.library_buffer_bytes = Some(crate::engine::access::stdio_buffer_bytes(file.as_fd()));
     }
-    result.sections.access = Some(access);
+    result.payload.set_access(access);
     let mt = MeasureTarget {
         fd: file.as_fd(),
         align: target.align,

@@ -25,7 +25,7 @@ pub fn open_existing() -> Result<Store> {
 pub fn read_file(path: &Path) -> Result<RunResult> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    serde_json::from_str(&text)
+    RunResult::from_json(&text)
         .with_context(|| format!("{}: not an iocurve JSON result", path.display()))
 }
 

@@ -2,11 +2,12 @@
 //! deadlines (see [`crate::workload::stream`]).
 
 use super::common;
-use crate::app_result::{FindMaxReport, StreamReport};
 use crate::cli::apps::StreamArgs;
 use crate::cli::config::{DEFAULT_AREA, TargetConfig, resolve_region, target_config};
 use crate::engine::EngineKind;
 use crate::error::usage;
+use crate::result::Payload;
+use crate::result::apps::{FindMaxReport, StreamReport};
 use crate::target::scratch::FillPlan;
 use crate::target::{IoMode, OpenTarget};
 use crate::workload::stream::{self, OpKindName, StreamOutcome, StreamPlan, StreamTarget};
@@ -60,13 +61,13 @@ pub fn stream(args: &StreamArgs) -> Result<i32> {
         "time_ns": args.time.as_nanos() as u64, "find_max": args.find_max,
         "offset": offset, "span": span, "cpu_load": args.load.cpu_load,
     });
-    let mut result = common::new_result("stream", config, &target, started_at);
-    result.stream = Some(StreamReport {
+    let stream = StreamReport {
         direction: args.rw.clone(),
         fps: args.fps,
         outcome,
         find_max,
-    });
+    };
+    let mut result = common::new_result(Payload::Stream { config, stream }, &target, started_at);
     result.cpu_load = cpu_load;
     result.error = error;
     result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);

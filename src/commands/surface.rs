@@ -9,8 +9,8 @@ use crate::cli::config::TargetConfig;
 use crate::engine::EngineKind;
 use crate::error::usage;
 use crate::report::progress;
-use crate::result::RunResult;
-use crate::result::sections::{SurfaceReport, SurfaceSample};
+use crate::result::Payload;
+use crate::result::device::{SurfaceReport, SurfaceSample};
 use crate::target::{OpenTarget, TargetKind};
 use crate::workload::{MeasureSpec, Pattern, Rw, interrupt};
 use anyhow::Result;
@@ -76,21 +76,18 @@ pub fn surface(args: &SurfaceArgs) -> Result<i32> {
         let regions: Vec<(u64, u64)> = plan.positions.iter().map(|&o| (o, plan.sample)).collect();
         target.arm(&regions)?;
     }
-    let mut result = common::new_result(
-        "surface",
-        serde_json::json!({"target": cfg, "samples": args.samples, "sample_bytes": plan.sample,
-            "block_size": plan.bs, "access_reads": args.access_reads, "threshold_percent": args.threshold}),
-        &target,
-        started_at,
-    );
+    let config = serde_json::json!({"target": cfg, "samples": args.samples, "sample_bytes": plan.sample,
+            "block_size": plan.bs, "access_reads": args.access_reads, "threshold_percent": args.threshold});
+    let (samples, error) = scan_all(args, &cfg, &mut target, &plan);
+    let surface = report(args, &target, &plan, samples);
+    let mut result = common::new_result(Payload::Surface { config, surface }, &target, started_at);
+    result.error = error;
     if !writes {
         result
             .target
             .notes
             .push(common::writes_skipped_because(&target));
     }
-    let samples = scan_all(args, &cfg, &mut target, &plan, &mut result);
-    result.sections.surface = Some(report(args, &target, &plan, samples));
     result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
     common::restore(&mut target, &mut result);
     if let Some(path) = &args.svg {
@@ -99,9 +96,9 @@ pub fn surface(args: &SurfaceArgs) -> Result<i32> {
     let code = common::finish(&result, cfg.json)?;
     drop(target);
     let unread = result
-        .sections
-        .surface
-        .iter()
+        .payload
+        .surface()
+        .into_iter()
         .flat_map(|s| &s.samples)
         .filter(|s| s.error.is_some())
         .count();
@@ -139,13 +136,13 @@ fn scan_all(
     cfg: &TargetConfig,
     target: &mut OpenTarget,
     plan: &Plan,
-    result: &mut RunResult,
-) -> Vec<SurfaceSample> {
+) -> (Vec<SurfaceSample>, Option<String>) {
     let bar = progress::bar(
         "surface",
         progress::Goal::Bytes(plan.positions.len() as u64),
     );
     let mut samples = Vec::with_capacity(plan.positions.len());
+    let mut error = None;
     for (i, &offset) in plan.positions.iter().enumerate() {
         let s = scan_one(args, cfg, target, plan, offset, &bar);
         bar.set_position(i as u64 + 1);
@@ -156,12 +153,12 @@ fn scan_all(
         }
         if let Some(e) = failed.filter(|_| plan.writes) {
             // A failed write leaves the rest of the scan unsafe to go on.
-            result.error = Some(e);
+            error = Some(e);
             break;
         }
     }
     bar.finish_and_clear();
-    samples
+    (samples, error)
 }
 
 /// Reads (and writes) one position; an I/O error marks the sample and the

@@ -4,11 +4,12 @@
 
 use super::common;
 use super::stream::open_region;
-use crate::app_result::SustainReport;
 use crate::cli::apps::SustainArgs;
 use crate::cli::config::target_config;
 use crate::engine::EngineKind;
 use crate::error::usage;
+use crate::result::Payload;
+use crate::result::apps::SustainReport;
 use crate::units::mb_per_s;
 use crate::workload::sustain::{self, IntervalSample, SustainPlan, SustainRun, SustainTarget};
 use crate::workload::{cpuload, interrupt};
@@ -63,10 +64,12 @@ pub fn sustain(args: &SustainArgs) -> Result<i32> {
         "interval_ns": plan.interval_ns, "mark": args.mark, "offset": offset,
         "span": span, "cpu_load": args.load.cpu_load,
     });
-    let mut result = common::new_result("sustain", config, &target, started_at);
-    result.error = run.error.as_ref().map(common::io_failure_message);
-    result.interrupted = stop.load(Ordering::Relaxed);
-    result.sustain = Some(report(&plan, run, args, span, result.interrupted));
+    let interrupted = stop.load(Ordering::Relaxed);
+    let error = run.error.as_ref().map(common::io_failure_message);
+    let sustain = report(&plan, run, args, span, interrupted);
+    let mut result = common::new_result(Payload::Sustain { config, sustain }, &target, started_at);
+    result.error = error;
+    result.interrupted = interrupted;
     result.cpu_load = cpu_load;
     common::restore(&mut target, &mut result);
     drop(target);

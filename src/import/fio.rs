@@ -8,7 +8,8 @@
 //! probes it when it is known.
 
 use crate::result::{
-    CpuUsage, DirectionResult, HostInfo, Measurement, RampInfo, RunResult, TestResult, WorkloadInfo,
+    CpuUsage, DirectionResult, HostInfo, Measurement, Payload, RampInfo, RunResult, TestResult,
+    WorkloadInfo,
 };
 use crate::stats::{LatencySummary, Spread};
 use crate::target::{IoMode, TargetInfo, TargetKind};
@@ -199,23 +200,18 @@ pub fn parse(text: &str) -> Result<RunResult> {
     let version = doc["fio version"].as_str().unwrap_or("fio");
     let when = UNIX_EPOCH + Duration::from_secs(u(&doc["timestamp"]));
     Ok(RunResult {
-        curve: None,
-        files_load: None,
-        files_save: None,
-        stream: None,
-        sustain: None,
         cpu_load: None,
-        flash: None,
-        sections: Default::default(),
         schema_version: crate::result::SCHEMA_VERSION,
         iocurve_version: env!("CARGO_PKG_VERSION").to_string(),
-        command: "fio".into(),
         started_at: humantime::format_rfc3339_seconds(when).to_string(),
         host: HostInfo {
             hostname: String::new(),
             kernel: String::new(),
         },
-        config: serde_json::json!({ "fio_version": version, "global options": doc["global options"], "jobs": jobs.iter().map(|j| j["job options"].clone()).collect::<Vec<_>>() }),
+        payload: Payload::Imported {
+            tool: "fio".into(),
+            config: serde_json::json!({ "fio_version": version, "global options": doc["global options"], "jobs": jobs.iter().map(|j| j["job options"].clone()).collect::<Vec<_>>() }),
+        },
         target: TargetInfo {
             kind: if path.starts_with("/dev/") {
                 TargetKind::BlockDevice
@@ -255,7 +251,7 @@ mod tests {
     #[test]
     fn real_fio_output() {
         let r = parse(FIXTURE).unwrap();
-        assert_eq!(r.command, "fio");
+        assert_eq!(r.command(), "fio");
         assert_eq!(r.started_at, "2026-11-22T09:20:07Z");
         assert_eq!(r.target.path, "/tmp/fiot/data.bin");
         assert_eq!(r.target.mode, IoMode::Direct);

@@ -209,7 +209,7 @@ pub fn identity_text(id: Option<&DeviceIdentity>) -> String {
 /// Remarks a reader must see beside the figures.
 fn notes(r: &RunResult, read: Option<&TestResult>) -> String {
     let mut notes = Vec::new();
-    if r.command == "fio" {
+    if matches!(r.payload, crate::result::Payload::Imported { .. }) {
         notes.push("fio import".to_string());
     }
     if r.interrupted {
@@ -761,8 +761,7 @@ mod tests {
 
     /// A `run` of 4 KiB QD32 random reads, with these repetitions.
     fn random_run(reps: &[f64]) -> RunResult {
-        let mut r = testdata::run(None, "2024-02-01T00:00:00Z", &[], &[]);
-        r.command = "run".into();
+        let mut r = testdata::as_run(testdata::run(None, "2024-02-01T00:00:00Z", &[], &[]));
         let mut t = testdata::test("4KiB", "randread", reps);
         t.workload.queue_depth = 32;
         r.tests = vec![t];
@@ -858,19 +857,19 @@ mod tests {
 
     #[test]
     fn a_run_without_tests_is_listed_apart() {
-        let mut sustain = testdata::run(None, "2024-01-01T00:00:00Z", &[20.0], &[9.0]);
-        sustain.command = "sustain".into();
+        let other = testdata::run(None, "2024-01-01T00:00:00Z", &[20.0], &[9.0]);
+        let other = testdata::other_command(other);
         let base = testdata::run(None, "2024-01-01T00:00:00Z", &[20.0, 21.0], &[9.0, 9.5]);
         let same = base.clone();
         let runs = [
             entry("run 1", base),
             entry("run 2", same),
-            entry("run 7", sustain),
+            entry("run 7", other),
         ];
         let text = render(&runs, &opts()).unwrap();
         assert!(
             text.contains(
-                "run 7: a `sustain` run, which measures something other than repeated tests"
+                "run 7: a `copy` run, which measures something other than repeated tests"
             ),
             "{text}"
         );

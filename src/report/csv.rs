@@ -24,7 +24,7 @@ fn num(v: Option<f64>) -> String {
 
 impl Export for Csv {
     fn render(&self, r: &RunResult) -> String {
-        if r.curve.is_some() {
+        if r.payload.curve().is_some() {
             return curve_rows(r);
         }
         let (label, key) = r
@@ -40,7 +40,7 @@ impl Export for Csv {
                 field(&r.started_at),
                 field(&label),
                 field(&key),
-                field(&r.command),
+                field(&r.command()),
                 field(&t.name),
                 field(&w.rw),
                 w.block_size.to_string(),
@@ -64,7 +64,9 @@ fn curve_rows(r: &RunResult) -> String {
     let mut out = String::from(
         "target,pattern,size_bytes,buffered,reference,mb_per_s_median,mb_per_s_min,mb_per_s_max,iops_median,p50_us,p99_us,model_ratio\n",
     );
-    let Some(curve) = &r.curve else { return out };
+    let Some(curve) = r.payload.curve() else {
+        return out;
+    };
     for s in &curve.series {
         // The unaligned section follows the series; `buffered` and
         // `reference` tell its rows apart.

@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 /// Renders the flash section of `result` (empty when there is none).
 pub fn render(result: &RunResult, verbose: bool) -> String {
-    let Some(f) = &result.flash else {
+    let Some(f) = result.payload.flash() else {
         return String::new();
     };
     let mut out = String::new();

@@ -70,7 +70,9 @@ impl Export for Markdown {
             .map_or_else(|| r.target.path.clone(), |i| i.label.clone());
         let mut out = format!(
             "**{label}** · iocurve {} {} · {}\n\n",
-            r.iocurve_version, r.command, r.started_at
+            r.iocurve_version,
+            r.command(),
+            r.started_at
         );
         let identity = identity_text(r.device_identity.as_ref());
         if !identity.is_empty() {

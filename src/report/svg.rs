@@ -26,8 +26,9 @@ impl Export for Svg {
     fn render(&self, r: &RunResult) -> String {
         let mut out = String::new();
         let series: Vec<&CurveSeries> = r
-            .curve
-            .iter()
+            .payload
+            .curve()
+            .into_iter()
             .flat_map(|c| &c.series)
             .filter(|s| s.skipped.is_none())
             .collect();

@@ -5,7 +5,7 @@
 
 use super::Export;
 use crate::result::RunResult;
-use crate::result::sections::{EndureReport, SurfaceReport};
+use crate::result::device::{EndureReport, SurfaceReport};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -26,7 +26,7 @@ pub struct EndureSvg;
 impl Export for SurfaceSvg {
     fn render(&self, r: &RunResult) -> String {
         let mut out = String::new();
-        if let Some(s) = &r.sections.surface {
+        if let Some(s) = r.payload.surface() {
             let _ = draw_surface(&mut out, s, &r.target.path);
         }
         out
@@ -36,7 +36,7 @@ impl Export for SurfaceSvg {
 impl Export for EndureSvg {
     fn render(&self, r: &RunResult) -> String {
         let mut out = String::new();
-        if let Some(e) = &r.sections.endure {
+        if let Some(e) = r.payload.endure() {
             let _ = draw_endure(&mut out, e, &r.target.path);
         }
         out

@@ -2,7 +2,7 @@
 //! figures with fixed units, warnings in capitals, and the units legend.
 
 use super::Export;
-use crate::result::{Measurement, RunResult, TestResult};
+use crate::result::{Measurement, Payload, RunResult, TestResult};
 use crate::stats::{LatencySummary, Spread};
 use crate::target::{IoMode, TargetInfo, TargetKind};
 use crate::units::{LEGEND, format_latency_ns, format_mbps, format_size};
@@ -15,24 +15,26 @@ impl Export for Text {
     fn render(&self, r: &RunResult) -> String {
         let mut out = String::new();
         header(&mut out, r);
-        if let Some(curve) = &r.curve {
-            super::text_curve::curve_tables(&mut out, curve);
-        } else if let Some(f) = &r.files_load {
-            super::text_files::load_table(&mut out, f);
-        } else if let Some(f) = &r.files_save {
-            super::text_files::save_table(&mut out, f);
-        } else if let Some(s) = &r.stream {
-            super::text_stream::stream_block(&mut out, s);
-        } else if let Some(s) = &r.sustain {
-            super::text_sustain::sustain_block(&mut out, s);
-        } else if r.command == "profile" {
-            profile_table(&mut out, r);
-        } else {
-            for test in &r.tests {
-                run_tables(&mut out, test);
+        match &r.payload {
+            Payload::Curve { curve, .. } => super::text_curve::curve_tables(&mut out, curve),
+            Payload::FilesLoad { files_load, .. } => {
+                super::text_files::load_table(&mut out, files_load)
+            }
+            Payload::FilesSave { files_save, .. } => {
+                super::text_files::save_table(&mut out, files_save)
+            }
+            Payload::Stream { stream, .. } => super::text_stream::stream_block(&mut out, stream),
+            Payload::Sustain { sustain, .. } => {
+                super::text_sustain::sustain_block(&mut out, sustain)
+            }
+            Payload::Profile { .. } => profile_table(&mut out, r),
+            _ => {
+                for test in &r.tests {
+                    run_tables(&mut out, test);
+                }
             }
         }
-        super::text_life::sections(&mut out, &r.sections);
+        super::text_life::sections(&mut out, &r.payload);
         footer(&mut out, r);
         out
     }
@@ -42,7 +44,11 @@ fn header(out: &mut String, r: &RunResult) {
     let _ = writeln!(
         out,
         "iocurve {} · {} · {} · host {} (Linux {})",
-        r.iocurve_version, r.command, r.started_at, r.host.hostname, r.host.kernel
+        r.iocurve_version,
+        r.command(),
+        r.started_at,
+        r.host.hostname,
+        r.host.kernel
     );
     let t = &r.target;
     let _ = writeln!(out, "target      {}", describe_target(t));
@@ -281,7 +287,8 @@ fn profile_table(out: &mut String, r: &RunResult) {
         .max()
         .unwrap_or(0);
     let time = r
-        .config
+        .payload
+        .config()
         .get("time_per_test_s")
         .and_then(|v| v.as_f64())
         .unwrap_or(0.0);
@@ -407,7 +414,7 @@ fn footer(out: &mut String, r: &RunResult) {
         .iter()
         .filter_map(|t| t.skipped.as_ref().map(|s| (t, s)))
         .collect();
-    if r.command == "profile" {
+    if r.is_profile() {
         if let Some((_, why)) = skipped.first() {
             let _ = writeln!(out, "skipped     {why}");
         }
@@ -442,7 +449,7 @@ mod tests {
         assert!(text.contains("~15.0"), "{text}");
         assert!(!text.contains("~20.1"), "{text}");
         assert_eq!(text.matches(UNSTABLE_LEGEND).count(), 1, "{text}");
-        r.command = "run".into();
+        r = crate::testdata::as_run(r);
         let text = Text.render(&r);
         assert!(
             text.contains("median of 3: ~15.0 MB/s (12.2–17.1)"),

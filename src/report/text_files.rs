@@ -1,7 +1,7 @@
 //! The `files load` and `files save` parts of the text report.
 
 use super::text::new_table;
-use crate::app_result::{FilesLoadReport, FilesSaveReport};
+use crate::result::apps::{FilesLoadReport, FilesSaveReport};
 use crate::units::{format_latency_ns, format_mbps, format_size};
 use std::fmt::Write;
 

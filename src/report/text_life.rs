@@ -2,32 +2,35 @@
 //! copies, endurance cycles and the access method of a run.
 
 use super::text::new_table;
-use crate::result::sections::{
-    AccessInfo, CopyReport, EndureReport, ParallelReport, Sections, SurfaceReport,
-};
+use crate::result::Payload;
+use crate::result::device::{AccessInfo, CopyReport, EndureReport, ParallelReport, SurfaceReport};
 use crate::units::{format_latency_ns, format_mbps, format_size};
 use std::fmt::Write;
 
 /// Appends every section present.
-pub fn sections(out: &mut String, s: &Sections) {
-    if let Some(a) = &s.access {
-        access(out, a);
-    }
-    if let Some(x) = &s.surface {
-        surface(out, x);
-    }
-    if let Some(p) = &s.parallel {
-        parallel(out, p);
-    }
-    if let Some(c) = &s.copy {
-        copy(out, c);
-    }
-    if let Some(e) = &s.endure {
-        endure(out, e);
+pub fn sections(out: &mut String, p: &Payload) {
+    match p {
+        Payload::Run {
+            access, parallel, ..
+        } => {
+            if let Some(a) = access {
+                access_line(out, a);
+            }
+            if let Some(x) = parallel {
+                self::parallel(out, x);
+            }
+        }
+        Payload::Profile {
+            parallel: Some(x), ..
+        } => parallel(out, x),
+        Payload::Surface { surface: x, .. } => surface(out, x),
+        Payload::Copy { copy: Some(c), .. } => copy(out, c),
+        Payload::Endure { endure: e, .. } => endure(out, e),
+        _ => {}
     }
 }
 
-fn access(out: &mut String, a: &AccessInfo) {
+fn access_line(out: &mut String, a: &AccessInfo) {
     let buffer = match (a.call_bytes, a.library_buffer_bytes) {
         (Some(call), Some(lib)) => format!(
             ", fread calls of {} into the C library's {} buffer",
@@ -259,7 +262,7 @@ fn endure(out: &mut String, e: &EndureReport) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::result::sections::{CopyVerify, SlowRegion, SurfaceSample};
+    use crate::result::device::{CopyVerify, SlowRegion, SurfaceSample};
 
     #[test]
     fn a_surface_names_its_slow_region_and_ratio() {
@@ -271,8 +274,9 @@ mod tests {
             write_mb_s: None,
             error: None,
         };
-        let s = Sections {
-            surface: Some(SurfaceReport {
+        let s = Payload::Surface {
+            config: serde_json::Value::Null,
+            surface: SurfaceReport {
                 device_bytes: 100,
                 sample_bytes: 1,
                 block_size: 1,
@@ -288,8 +292,7 @@ mod tests {
                     min_mb_s: 10.0,
                 }],
                 outer_inner_ratio: Some(2.0),
-            }),
-            ..Sections::default()
+            },
         };
         let mut out = String::new();
         sections(&mut out, &s);
@@ -300,7 +303,8 @@ mod tests {
 
     #[test]
     fn a_copy_names_its_bottleneck_and_verdict() {
-        let s = Sections {
+        let s = Payload::Copy {
+            config: serde_json::Value::Null,
             copy: Some(CopyReport {
                 source: "a.img".into(),
                 destination: "/dev/sdz".into(),
@@ -320,7 +324,6 @@ mod tests {
                     first_mismatch: None,
                 }),
             }),
-            ..Sections::default()
         };
         let mut out = String::new();
         sections(&mut out, &s);

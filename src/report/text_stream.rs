@@ -1,6 +1,6 @@
 //! The `stream` part of the text report.
 
-use crate::app_result::StreamReport;
+use crate::result::apps::StreamReport;
 use crate::units::{format_latency_ns, format_mbps, format_size};
 
 /// A time with its unit: `format_latency_ns` marks only milliseconds.

@@ -2,7 +2,7 @@
 //! bar per interval (at most [`MAX_ROWS`] rows, intervals merged to fit).
 
 use crate::analysis::sustain::SpeedDrop;
-use crate::app_result::SustainReport;
+use crate::result::apps::SustainReport;
 use crate::units::{format_mbps, format_size};
 use std::fmt::Write;
 

@@ -64,7 +64,7 @@ pub fn backfill(tx: &Transaction) -> Result<()> {
     };
     for (id, json) in docs {
         // A document this version cannot read keeps its run without figures.
-        if let Ok(result) = serde_json::from_str::<RunResult>(&json) {
+        if let Ok(result) = RunResult::from_json(&json) {
             insert(tx, id, &result)?;
         }
     }

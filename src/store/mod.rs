@@ -397,7 +397,7 @@ impl Store {
             .optional()
         })?;
         json.map(|j| {
-            serde_json::from_str(&j).with_context(|| {
+            RunResult::from_json(&j).with_context(|| {
                 format!(
                     "run {id} of the results database {}: its stored document cannot be read",
                     self.path.display()
@@ -471,7 +471,7 @@ fn insert_run(
     tx.execute(
         "INSERT INTO runs (id, device_id, command, started_at, result_json, source)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-        params![id, device_id, result.command, when, json, source],
+        params![id, device_id, result.command(), when, json, source],
     )?;
     let run_id = tx.last_insert_rowid();
     figures::insert(tx, run_id, result)?;

@@ -316,7 +316,7 @@ fn salvage(aside: &Path) -> std::result::Result<Salvage, String> {
             .optional();
         match row {
             Ok(None) => {}
-            Ok(Some((json, source))) => match serde_json::from_str(&json) {
+            Ok(Some((json, source))) => match RunResult::from_json(&json) {
                 Ok(result) => runs.push(Salvaged {
                     id,
                     json,

@@ -12,7 +12,8 @@
 //! only the load that was asked for.
 
 use crate::engine::sys;
-use serde::{Deserialize, Serialize};
+pub use crate::result::apps::CpuLoadInfo;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
@@ -20,24 +21,6 @@ use std::time::{Duration, Instant};
 
 /// Length of one busy-then-idle cycle.
 pub const PERIOD: Duration = Duration::from_millis(10);
-
-/// What the result records about the background load.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct CpuLoadInfo {
-    /// The share of every CPU asked for, percent.
-    pub percent: u8,
-    /// CPUs loaded (one pinned thread each).
-    pub cpus: Vec<usize>,
-    /// Threads that could not be pinned (they still ran, unpinned).
-    pub unpinned: usize,
-    pub period_us: u64,
-    /// Wall time the load ran, seconds.
-    pub wall_s: f64,
-    /// CPU seconds the load threads burned, all CPUs together.
-    pub busy_cpu_s: f64,
-    /// `busy_cpu_s` over `wall_s × cpus`, percent: the load delivered.
-    pub achieved_percent: f64,
-}
 
 /// Running load threads; stopped and joined on [`CpuLoad::stop`] or drop.
 pub struct CpuLoad {

@@ -18,28 +18,16 @@
 
 use crate::engine::access::{FileRead, read_whole_file};
 use crate::engine::sys;
+pub use crate::result::apps::{EvictionProof, SaveCheck, SaveTimes};
 use crate::target::sysfs::{BlockDevice, DiskStat};
 use crate::workload::Pattern;
-use serde::{Deserialize, Serialize};
+
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
-
-/// What mincore said after the eviction of a set of files.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct EvictionProof {
-    pub files: u64,
-    /// Pages still in the page cache after eviction.
-    pub resident_pages: u64,
-    pub total_pages: u64,
-    /// True when every page of every file was shown absent.
-    pub proved: bool,
-    /// Why it could not be shown, when it could not.
-    pub problem: Option<String>,
-}
 
 /// A working directory inside the target directory, removed on drop.
 pub struct WorkDir {
@@ -151,23 +139,6 @@ pub fn stat_of(device: Option<&BlockDevice>) -> Option<DiskStat> {
     device.and_then(|d| d.read_stat().ok())
 }
 
-/// Times of one `save` with one write-call size.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct SaveTimes {
-    pub open_ns: u64,
-    /// All write calls together.
-    pub write_ns: u64,
-    pub fsync_ns: u64,
-    pub close_ns: u64,
-    pub calls: u64,
-}
-
-impl SaveTimes {
-    pub fn total_ns(&self) -> u64 {
-        self.open_ns + self.write_ns + self.fsync_ns + self.close_ns
-    }
-}
-
 /// Creates `path` and writes `data` to it with calls of `call` bytes (the
 /// last one shorter), then fsync and close, each timed.
 pub fn save_with_calls(path: &Path, data: &[u8], call: usize) -> io::Result<SaveTimes> {
@@ -197,25 +168,6 @@ pub fn save_with_calls(path: &Path, data: &[u8], call: usize) -> io::Result<Save
         close_ns: ns(t3, t4),
         calls,
     })
-}
-
-/// What the read-back of a saved file found.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct SaveCheck {
-    /// Bytes compared (the file's length).
-    pub bytes_checked: u64,
-    /// Bytes that differ from what was written (a length difference counts
-    /// every missing or extra byte).
-    pub bytes_wrong: u64,
-    pub first_wrong_offset: Option<u64>,
-    /// The read-back came from the device, not the page cache.
-    pub eviction: EvictionProof,
-}
-
-impl SaveCheck {
-    pub fn ok(&self) -> bool {
-        self.bytes_wrong == 0
-    }
 }
 
 /// Evicts the file, proves it, reads it back and compares with `data`.

@@ -24,7 +24,8 @@ use crate::engine::buffer::{AlignedBuf, MIN_ALIGN};
 use crate::engine::sim::{SimDevice, SimEngine};
 use crate::engine::sync::SyncEngine;
 use crate::engine::{Clock, Engine, EngineSetup, IoError, MonotonicClock, Op, OpKind, OpSource};
-use crate::stats::{LatencyHistogram, LatencySummary};
+pub use crate::result::apps::StreamOutcome;
+use crate::stats::LatencyHistogram;
 use crate::workload::Pattern;
 use serde::{Deserialize, Serialize};
 use std::os::fd::BorrowedFd;
@@ -105,37 +106,6 @@ impl OpKindName {
             OpKindName::Write => OpKind::Write,
         }
     }
-}
-
-/// What one run of a stream found.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct StreamOutcome {
-    /// The rate the schedule asked for, MB/s.
-    pub rate_mb_s: f64,
-    pub chunk: u32,
-    pub period_ns: u64,
-    pub deadline_ns: u64,
-    pub requests_planned: u64,
-    pub requests_done: u64,
-    pub bytes: u64,
-    /// From the first scheduled start to the last completion.
-    pub elapsed_ns: u64,
-    /// The rate delivered, MB/s.
-    pub achieved_mb_s: f64,
-    /// Requests that completed after their deadline.
-    pub misses: u64,
-    /// `misses / requests_done`.
-    pub miss_share: f64,
-    /// Longest time past a deadline, ns (0 when none was missed).
-    pub longest_stall_ns: u64,
-    /// Longest time between two completions, ns.
-    pub longest_gap_ns: u64,
-    /// Latency from the scheduled start to completion.
-    pub latency: Option<LatencySummary>,
-    /// Standard deviation of that latency, ns.
-    pub jitter_ns: f64,
-    /// Requests that started later than their schedule (behind a slow one).
-    pub late_starts: u64,
 }
 
 /// The scheduler: hands out requests at their scheduled times and scores

@@ -21,6 +21,7 @@ use crate::engine::buffer::{AlignedBuf, MIN_ALIGN};
 use crate::engine::sim::{SimDevice, SimEngine};
 use crate::engine::sync::SyncEngine;
 use crate::engine::{Engine, EngineSetup, IoError, MonotonicClock, Op, OpKind, OpSource};
+pub use crate::result::apps::{IntervalSample, MarkSample};
 use crate::workload::Pattern;
 use serde::{Deserialize, Serialize};
 use std::os::fd::BorrowedFd;
@@ -49,30 +50,6 @@ pub struct SustainPlan {
     pub interval_ns: u64,
     /// A throughput figure is also kept every this many bytes.
     pub mark_bytes: u64,
-}
-
-/// Throughput over one interval of time.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
-pub struct IntervalSample {
-    pub index: u64,
-    /// Since the start of the write, ns.
-    pub start_ns: u64,
-    pub end_ns: u64,
-    /// Bytes written before the interval began.
-    pub bytes_before: u64,
-    pub bytes: u64,
-    pub mb_per_s: f64,
-    /// Longest single write in the interval, ns.
-    pub max_write_ns: u64,
-}
-
-/// Throughput over one stretch of `mark_bytes` bytes.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
-pub struct MarkSample {
-    /// Bytes written when the stretch ended.
-    pub bytes_end: u64,
-    pub end_ns: u64,
-    pub mb_per_s: f64,
 }
 
 /// The sequential writer and its running figures.

@@ -77,7 +77,7 @@
 //! the same offset earlier in the same run (same seed) is `Ok`: on its own it
 //! cannot catch a device that silently dropped a later overwrite.
 
-use serde::{Deserialize, Serialize};
+pub use crate::result::verify::{BadBlock, FIRST_BAD_MAX, Verdict, VerifyTally};
 
 /// Length of the block header in bytes; the payload starts here.
 pub const HEADER_LEN: usize = 64;
@@ -90,9 +90,6 @@ pub const MAGIC: [u8; 8] = *b"IOCVRFY1";
 
 /// Format version written at bytes 36..40 of the header.
 pub const HEADER_VERSION: u32 = 1;
-
-/// How many bad blocks a [`VerifyTally`] keeps in [`VerifyTally::first_bad`].
-pub const FIRST_BAD_MAX: usize = 10;
 
 const MAGIC_WORD: u64 = u64::from_le_bytes(MAGIC);
 const WORDS_PER_CHUNK: usize = 8;
@@ -340,28 +337,6 @@ fn write_chunk(chunk: &mut [u8], words: &[u64; WORDS_PER_CHUNK]) {
     }
 }
 
-/// What [`check`] found in a block read back from the target.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Verdict {
-    /// The block is exactly what was written to this offset.
-    Ok,
-    /// The block is what was written here, except for this many bits.
-    Changed { flipped_bits: u64 },
-    /// An intact block of this run that was written to `found_offset`.
-    Overwritten { found_offset: u64 },
-    /// Anything else: zeros, foreign data, another run's blocks, widespread damage.
-    Corrupted,
-}
-
-impl Verdict {
-    /// True for [`Verdict::Ok`].
-    #[must_use]
-    pub fn is_ok(&self) -> bool {
-        matches!(self, Verdict::Ok)
-    }
-}
-
 /// Largest number of differing bits still reported as [`Verdict::Changed`]
 /// for a block of `block_len` bytes: 64, or 0.1 % of its bits if more.
 #[must_use]
@@ -472,71 +447,6 @@ fn distance(block: &[u8], offset: u64, seed: u64, seq: u64, limit: u64) -> Optio
 
     flipped += u64::from((sum.finish() ^ stored[CHECKSUM_WORD]).count_ones());
     (flipped <= limit).then_some(flipped)
-}
-
-/// One block that did not verify, as kept in [`VerifyTally::first_bad`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct BadBlock {
-    pub offset: u64,
-    pub verdict: Verdict,
-}
-
-/// Counts of verdicts, plus a few bad blocks to show the user.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct VerifyTally {
-    pub ok: u64,
-    pub changed: u64,
-    pub overwritten: u64,
-    pub corrupted: u64,
-    /// At most [`FIRST_BAD_MAX`] bad blocks: in the order recorded, or, once
-    /// tallies have been merged, the lowest offsets among them in offset order.
-    pub first_bad: Vec<BadBlock>,
-}
-
-impl VerifyTally {
-    /// Counts one checked block; bad ones are kept while there is room.
-    pub fn record(&mut self, offset: u64, verdict: Verdict) {
-        match verdict {
-            Verdict::Ok => {
-                self.ok += 1;
-                return;
-            }
-            Verdict::Changed { .. } => self.changed += 1,
-            Verdict::Overwritten { .. } => self.overwritten += 1,
-            Verdict::Corrupted => self.corrupted += 1,
-        }
-        if self.first_bad.len() < FIRST_BAD_MAX {
-            if self.first_bad.capacity() == 0 {
-                self.first_bad.reserve_exact(FIRST_BAD_MAX);
-            }
-            self.first_bad.push(BadBlock { offset, verdict });
-        }
-    }
-
-    /// Adds `other`'s counts to these and keeps the [`FIRST_BAD_MAX`]
-    /// lowest-offset bad blocks of both, sorted by offset (ties keep this
-    /// tally's blocks first).
-    pub fn merge(&mut self, other: &VerifyTally) {
-        self.ok += other.ok;
-        self.changed += other.changed;
-        self.overwritten += other.overwritten;
-        self.corrupted += other.corrupted;
-        self.first_bad.extend_from_slice(&other.first_bad);
-        self.first_bad.sort_by_key(|bad| bad.offset);
-        self.first_bad.truncate(FIRST_BAD_MAX);
-    }
-
-    /// Blocks that did not verify.
-    #[must_use]
-    pub fn bad(&self) -> u64 {
-        self.changed + self.overwritten + self.corrupted
-    }
-
-    /// Blocks checked, good or bad.
-    #[must_use]
-    pub fn checked(&self) -> u64 {
-        self.ok + self.bad()
-    }
 }
 
 #[cfg(test)]

@@ -20,7 +20,7 @@
 //! surface, copy, endure) measure something else than a repeated test and
 //! are listed apart with their command.
 
-use crate::result::{RunResult, TestResult};
+use crate::result::{Payload, RunResult, TestResult};
 use crate::target::IoMode;
 use crate::units::format_size;
 use serde::Serialize;
@@ -144,14 +144,19 @@ impl NoTests {
     }
 }
 
-/// Commands whose tests are repeated measurements of one workload.
-const TEST_COMMANDS: [&str; 4] = ["profile", "run", "curve", "fio"];
-
 /// The comparable tests of a run, in order; skipped tests are left out.
 pub fn tests_of(r: &RunResult) -> Result<Vec<Keyed<'_>>, NoTests> {
-    if !TEST_COMMANDS.contains(&r.command.as_str()) {
+    // Only these commands' tests are repeated measurements of one workload.
+    let repeated = matches!(
+        r.payload,
+        Payload::Profile { .. }
+            | Payload::Run { .. }
+            | Payload::Curve { .. }
+            | Payload::Imported { .. }
+    );
+    if !repeated {
         return Err(NoTests::OtherCommand {
-            command: r.command.clone(),
+            command: r.command(),
         });
     }
     let keyed: Vec<Keyed<'_>> = r
@@ -176,7 +181,7 @@ pub fn tests_of(r: &RunResult) -> Result<Vec<Keyed<'_>>, NoTests> {
 fn key_of(r: &RunResult, index: usize, t: &TestResult) -> Option<TestKey> {
     let w = &t.workload;
     let (access, direction) = pattern(&w.rw, w.mix_read_percent)?;
-    let access_method = r.sections.access.as_ref().map(|a| a.method.as_str());
+    let access_method = r.payload.access().map(|a| a.method.as_str());
     let method = method(access_method);
     let (company, member) = company_of(r, index);
     Some(TestKey {
@@ -197,7 +202,7 @@ fn key_of(r: &RunResult, index: usize, t: &TestResult) -> Option<TestKey> {
 /// stdio (they go through the page cache whatever was asked), else the
 /// target's.
 fn mode_of(r: &RunResult, index: usize, method: &Method) -> Mode {
-    let point = r.curve.as_ref().and_then(|c| {
+    let point = r.payload.curve().and_then(|c| {
         c.series
             .iter()
             .flat_map(|s| &s.points)
@@ -216,7 +221,7 @@ fn mode_of(r: &RunResult, index: usize, method: &Method) -> Mode {
 
 /// Alone or together, and the member's target, for a parallel run's test.
 fn company_of(r: &RunResult, index: usize) -> (Company, Option<String>) {
-    let Some(p) = &r.sections.parallel else {
+    let Some(p) = r.payload.parallel() else {
         return (Company::Alone, None);
     };
     let devices = p.targets.len();
@@ -416,12 +421,12 @@ mod tests {
 
     #[test]
     fn other_commands_are_listed_apart() {
-        let mut r = testdata::run(None, "2024-01-01T00:00:00Z", &[20.0], &[10.0]);
-        r.command = "sustain".into();
+        let r = testdata::run(None, "2024-01-01T00:00:00Z", &[20.0], &[10.0]);
+        let r = testdata::other_command(r);
         assert_eq!(
             tests_of(&r).err(),
             Some(NoTests::OtherCommand {
-                command: "sustain".into()
+                command: "copy".into()
             })
         );
     }

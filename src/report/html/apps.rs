@@ -3,7 +3,7 @@
 //! throughput, each a chart beside its table.
 
 use super::{charts, esc};
-use crate::app_result::{FilesLoadReport, FilesSaveReport, StreamReport, SustainReport};
+use crate::result::apps::{FilesLoadReport, FilesSaveReport, StreamReport, SustainReport};
 use crate::units::{format_latency_ns, format_mbps, format_size};
 use std::fmt::Write;
 

@@ -3,7 +3,7 @@
 use super::charts;
 use super::{HistoryPoint, ReportInput, esc};
 use crate::report::{Export, Svg};
-use crate::result::{CurvePoint, CurveSeries, Measurement, RunResult, TestResult};
+use crate::result::{CurvePoint, CurveSeries, Measurement, Payload, RunResult, TestResult};
 use crate::units::{LEGEND, format_latency_ns, format_mbps, format_size};
 use std::fmt::Write;
 
@@ -36,39 +36,32 @@ pub fn run(out: &mut String, run: &RunResult) {
     let _ = writeln!(
         out,
         "<section class=\"run\" data-command=\"{}\">",
-        esc(&run.command)
+        esc(&run.command())
     );
     let _ = writeln!(
         out,
         "<h2>{} of {} <span class=\"range\">{}</span></h2>",
-        esc(&run.command),
+        esc(&run.command()),
         esc(&run.target.path),
         esc(&run.started_at)
     );
     identity_card(out, run);
-    if run.command == "profile" {
-        profile_table(out, run);
-    } else if run.curve.is_none() && !run.tests.is_empty() {
-        tests_table(out, run);
-    }
-    if let Some(curve) = &run.curve {
-        curve_section(out, run, &curve.series);
+    match &run.payload {
+        Payload::Profile { .. } => profile_table(out, run),
+        Payload::Curve { curve, .. } => curve_section(out, run, &curve.series),
+        _ if !run.tests.is_empty() => tests_table(out, run),
+        _ => {}
     }
     latency_section(out, run);
-    if let Some(r) = &run.files_load {
-        super::apps::files_load(out, r);
-    }
-    if let Some(r) = &run.files_save {
-        super::apps::files_save(out, r);
-    }
-    if let Some(r) = &run.stream {
-        super::apps::stream(out, r);
-    }
-    if let Some(r) = &run.sustain {
-        super::apps::sustain(out, r);
+    match &run.payload {
+        Payload::FilesLoad { files_load, .. } => super::apps::files_load(out, files_load),
+        Payload::FilesSave { files_save, .. } => super::apps::files_save(out, files_save),
+        Payload::Stream { stream, .. } => super::apps::stream(out, stream),
+        Payload::Sustain { sustain, .. } => super::apps::sustain(out, sustain),
+        _ => {}
     }
     life_sections(out, run);
-    if run.flash.is_some() {
+    if run.payload.flash().is_some() {
         // The flash verdicts are tables of text already; kept as printed.
         let text = crate::report::flash::render(run, true);
         let _ = writeln!(
@@ -352,7 +345,7 @@ fn latency_section(out: &mut String, run: &RunResult) {
                 .map(|l| (format!("{} {}", t.name, t.workload.rw), l))
         })
         .collect();
-    if rows.is_empty() || run.curve.is_some() {
+    if rows.is_empty() || run.payload.curve().is_some() {
         return;
     }
     let _ = writeln!(out, "<h3>Latency percentiles</h3>");
@@ -383,18 +376,19 @@ fn latency_section(out: &mut String, run: &RunResult) {
 /// Surface, parallel, copy and endure: their charts, and their figures as
 /// the text report prints them.
 fn life_sections(out: &mut String, run: &RunResult) {
-    let s = &run.sections;
-    if s.surface.is_none() && s.parallel.is_none() && s.copy.is_none() && s.endure.is_none() {
+    let p = &run.payload;
+    if p.surface().is_none() && p.parallel().is_none() && p.copy().is_none() && p.endure().is_none()
+    {
         return;
     }
-    if s.surface.is_some() {
+    if p.surface().is_some() {
         let _ = writeln!(
             out,
             "<h3>Speed by position</h3>\n<figure data-chart=\"surface\">{}<figcaption>MB/s against position on the device; shaded: slow regions.</figcaption></figure>",
             crate::report::SurfaceSvg.render(run)
         );
     }
-    if s.endure.is_some() {
+    if p.endure().is_some() {
         let _ = writeln!(
             out,
             "<h3>Endurance</h3>\n<figure data-chart=\"endure\">{}<figcaption>Write and read speed and bad blocks, cycle by cycle.</figcaption></figure>",
@@ -402,7 +396,7 @@ fn life_sections(out: &mut String, run: &RunResult) {
         );
     }
     let mut text = String::new();
-    crate::report::text_life::sections(&mut text, s);
+    crate::report::text_life::sections(&mut text, p);
     let _ = writeln!(out, "<pre data-section=\"figures\">{}</pre>", esc(&text));
 }
 
@@ -509,16 +503,16 @@ pub fn history(out: &mut String, points: &[HistoryPoint]) {
 pub fn footer(out: &mut String, input: &ReportInput) {
     let _ = writeln!(out, "<footer>\n<p>{}</p>", esc(LEGEND));
     for run in &input.runs {
-        let config = serde_json::to_string_pretty(&run.config).unwrap_or_default();
+        let config = serde_json::to_string_pretty(run.payload.config()).unwrap_or_default();
         let _ = writeln!(
             out,
             "<p>iocurve {} · {} · {} · host {} (Linux {})</p>\n<details><summary>Configuration of this {}</summary><pre>{}</pre></details>",
             esc(&run.iocurve_version),
-            esc(&run.command),
+            esc(&run.command()),
             esc(&run.started_at),
             esc(&run.host.hostname),
             esc(&run.host.kernel),
-            esc(&run.command),
+            esc(&run.command()),
             esc(&config)
         );
     }

@@ -4,12 +4,8 @@
 
 use crate::analysis::curve::ModelFit;
 use crate::analysis::sustain::SpeedDrop;
-use crate::workload::files::{EvictionProof, SaveCheck, SaveTimes};
-use crate::workload::stream::StreamOutcome;
-use crate::workload::sustain::{IntervalSample, MarkSample};
+use crate::stats::LatencySummary;
 use serde::{Deserialize, Serialize};
-
-pub use crate::workload::cpuload::CpuLoadInfo;
 
 /// `iocurve files load`: time per whole file, by size, from a cold cache.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -117,4 +113,126 @@ pub struct SustainReport {
     /// them up to a cap; 0 in runs stored before the per-request search).
     #[serde(default)]
     pub requests_recorded: u64,
+}
+
+/// What mincore said after the eviction of a set of files.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct EvictionProof {
+    pub files: u64,
+    /// Pages still in the page cache after eviction.
+    pub resident_pages: u64,
+    pub total_pages: u64,
+    /// True when every page of every file was shown absent.
+    pub proved: bool,
+    /// Why it could not be shown, when it could not.
+    pub problem: Option<String>,
+}
+
+/// Times of one `save` with one write-call size.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SaveTimes {
+    pub open_ns: u64,
+    /// All write calls together.
+    pub write_ns: u64,
+    pub fsync_ns: u64,
+    pub close_ns: u64,
+    pub calls: u64,
+}
+
+impl SaveTimes {
+    pub fn total_ns(&self) -> u64 {
+        self.open_ns + self.write_ns + self.fsync_ns + self.close_ns
+    }
+}
+
+/// What the read-back of a saved file found.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SaveCheck {
+    /// Bytes compared (the file's length).
+    pub bytes_checked: u64,
+    /// Bytes that differ from what was written (a length difference counts
+    /// every missing or extra byte).
+    pub bytes_wrong: u64,
+    pub first_wrong_offset: Option<u64>,
+    /// The read-back came from the device, not the page cache.
+    pub eviction: EvictionProof,
+}
+
+impl SaveCheck {
+    pub fn ok(&self) -> bool {
+        self.bytes_wrong == 0
+    }
+}
+
+/// What one run of a stream found.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct StreamOutcome {
+    /// The rate the schedule asked for, MB/s.
+    pub rate_mb_s: f64,
+    pub chunk: u32,
+    pub period_ns: u64,
+    pub deadline_ns: u64,
+    pub requests_planned: u64,
+    pub requests_done: u64,
+    pub bytes: u64,
+    /// From the first scheduled start to the last completion.
+    pub elapsed_ns: u64,
+    /// The rate delivered, MB/s.
+    pub achieved_mb_s: f64,
+    /// Requests that completed after their deadline.
+    pub misses: u64,
+    /// `misses / requests_done`.
+    pub miss_share: f64,
+    /// Longest time past a deadline, ns (0 when none was missed).
+    pub longest_stall_ns: u64,
+    /// Longest time between two completions, ns.
+    pub longest_gap_ns: u64,
+    /// Latency from the scheduled start to completion.
+    pub latency: Option<LatencySummary>,
+    /// Standard deviation of that latency, ns.
+    pub jitter_ns: f64,
+    /// Requests that started later than their schedule (behind a slow one).
+    pub late_starts: u64,
+}
+
+/// Throughput over one interval of time.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub struct IntervalSample {
+    pub index: u64,
+    /// Since the start of the write, ns.
+    pub start_ns: u64,
+    pub end_ns: u64,
+    /// Bytes written before the interval began.
+    pub bytes_before: u64,
+    pub bytes: u64,
+    pub mb_per_s: f64,
+    /// Longest single write in the interval, ns.
+    pub max_write_ns: u64,
+}
+
+/// Throughput over one stretch of `mark_bytes` bytes.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub struct MarkSample {
+    /// Bytes written when the stretch ended.
+    pub bytes_end: u64,
+    pub end_ns: u64,
+    pub mb_per_s: f64,
+}
+
+/// What the result records about the background load.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CpuLoadInfo {
+    /// The share of every CPU asked for, percent.
+    pub percent: u8,
+    /// CPUs loaded (one pinned thread each).
+    pub cpus: Vec<usize>,
+    /// Threads that could not be pinned (they still ran, unpinned).
+    pub unpinned: usize,
+    pub period_us: u64,
+    /// Wall time the load ran, seconds.
+    pub wall_s: f64,
+    /// CPU seconds the load threads burned, all CPUs together.
+    pub busy_cpu_s: f64,
+    /// `busy_cpu_s` over `wall_s × cpus`, percent: the load delivered.
+    pub achieved_percent: f64,
 }

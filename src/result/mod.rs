@@ -10,49 +10,36 @@ use crate::analysis::curve::{
 use crate::probe::Interface;
 use crate::stats::{LatencySummary, Spread};
 use crate::target::TargetInfo;
-use crate::workload::verify::VerifyTally;
 use serde::{Deserialize, Serialize};
 
-pub mod sections;
+pub mod apps;
+pub mod config;
+pub mod device;
+pub mod flash;
+mod payload;
+pub mod verify;
 
-/// Version of the JSON layout.
-pub const SCHEMA_VERSION: u32 = 1;
+pub use payload::Payload;
+use verify::VerifyTally;
+
+/// Version of the JSON layout. 2: the per-command part is one tagged
+/// [`Payload`] (`command` names it) instead of a command string and a set
+/// of optional sections; version-1 documents still read (see [`payload`]).
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// Everything one invocation of a measuring command found.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunResult {
     pub schema_version: u32,
     pub iocurve_version: String,
-    /// `run` or `profile`.
-    pub command: String,
     /// Start time, RFC 3339 in UTC.
     pub started_at: String,
     pub host: HostInfo,
-    /// The validated configuration, as the command saw it.
-    pub config: serde_json::Value,
     pub target: TargetInfo,
     pub tests: Vec<TestResult>,
-    /// The transfer-size curves of `iocurve curve`.
-    #[serde(default)]
-    pub curve: Option<CurveReport>,
-    /// `iocurve files load`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub files_load: Option<crate::app_result::FilesLoadReport>,
-    /// `iocurve files save`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub files_save: Option<crate::app_result::FilesSaveReport>,
-    /// `iocurve stream`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stream: Option<crate::app_result::StreamReport>,
-    /// `iocurve sustain`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sustain: Option<crate::app_result::SustainReport>,
     /// The background load of `--cpu-load`, as delivered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cpu_load: Option<crate::app_result::CpuLoadInfo>,
-    /// What an `iocurve flash` command found.
-    #[serde(default)]
-    pub flash: Option<crate::flash::FlashReport>,
+    pub cpu_load: Option<apps::CpuLoadInfo>,
     /// True when Ctrl-C or SIGTERM stopped the run early.
     pub interrupted: bool,
     /// The error that ended the run early, if any; the results are partial.
@@ -60,9 +47,42 @@ pub struct RunResult {
     /// Who the device is (probe), and the key that links its runs.
     #[serde(default)]
     pub device_identity: Option<crate::probe::DeviceIdentity>,
-    /// Surface, parallel, copy, endurance and access-method sections.
+    /// Which command ran, its configuration, and what it found beyond the
+    /// tests. Flattened: `command` and the command's own keys sit at the
+    /// top level of the JSON.
     #[serde(flatten)]
-    pub sections: sections::Sections,
+    pub payload: Payload,
+}
+
+impl RunResult {
+    /// The command as a person types it: `run`, `files load`, `flash class`.
+    pub fn command(&self) -> String {
+        self.payload.command()
+    }
+
+    /// True for `profile` runs (their tests are the fixed profile rows).
+    pub fn is_profile(&self) -> bool {
+        matches!(self.payload, Payload::Profile { .. })
+    }
+
+    /// Reads a result document of any schema version this release knows:
+    /// a version-1 document reads as the matching payload and is then a
+    /// version-2 result (its figures unchanged).
+    pub fn from_json(text: &str) -> serde_json::Result<RunResult> {
+        let mut r: RunResult = serde_json::from_str(text)?;
+        r.schema_version = r.schema_version.max(SCHEMA_VERSION);
+        Ok(r)
+    }
+
+    /// Blocks that failed verification over every repetition of every test.
+    pub fn bad_blocks(&self) -> u64 {
+        self.tests
+            .iter()
+            .flat_map(|t| &t.repetitions)
+            .filter_map(|m| m.verify.as_ref())
+            .map(|v| v.bad())
+            .sum()
+    }
 }
 
 /// Host facts recorded with every result.
@@ -182,7 +202,7 @@ pub struct RampInfo {
 }
 
 /// Every curve of one `iocurve curve` call, and how they compare.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct CurveReport {
     /// Each target measured, in order (the first is also `RunResult::target`).
     pub targets: Vec<TargetInfo>,

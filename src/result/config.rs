@@ -1,0 +1,1 @@
+//! How each command was configured, as the result records it.

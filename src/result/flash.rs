@@ -1,0 +1,49 @@
+//! What a `flash` command found: the one-line verdict, its findings with
+//! their confidence, and the detector's own figures.
+
+use crate::flash::Confidence;
+use serde::{Deserialize, Serialize};
+
+/// What a `flash` command found, as the result records it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct FlashReport {
+    /// `align`, `open-au`, `cache`, `capacity` or `class`.
+    pub test: String,
+    /// The one-line answer.
+    pub verdict: String,
+    pub findings: Vec<Finding>,
+    /// The raw table (`--verbose`): header, then rows.
+    pub table: Vec<Vec<String>>,
+    /// True when the verdict is a failure (fake card, failed class).
+    pub failed: bool,
+    /// The detector's own figures, for JSON readers.
+    pub details: serde_json::Value,
+}
+
+/// One line of a flash verdict: what was found, and how sure.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Finding {
+    pub name: String,
+    pub value: String,
+    pub confidence: Option<Confidence>,
+    /// PASS/FAIL/LINK for class requirements.
+    pub status: Option<String>,
+    pub note: Option<String>,
+}
+
+impl Finding {
+    pub fn new(name: &str, value: String, confidence: Option<Confidence>) -> Finding {
+        Finding {
+            name: name.into(),
+            value,
+            confidence,
+            status: None,
+            note: None,
+        }
+    }
+
+    pub fn with_note(mut self, note: impl Into<String>) -> Finding {
+        self.note = Some(note.into());
+        self
+    }
+}

@@ -1,0 +1,251 @@
+//! The per-command part of a result: one variant per command, each with the
+//! command's configuration and what it found beyond the tests.
+//!
+//! Serialized internally tagged by `command` and flattened into
+//! [`RunResult`](super::RunResult), so a document reads
+//! `{"command": "curve", "config": {...}, "curve": {...}, "tests": [...]}`.
+//! Version-1 documents had the same `command` and section keys, with the
+//! sections of other commands present as `null`; they read as the matching
+//! variant (a `flash <test>` command names its test in the flash report,
+//! and `fio` is the old name of an imported run).
+
+use super::CurveReport;
+use super::apps::{FilesLoadReport, FilesSaveReport, StreamReport, SustainReport};
+use super::device::{AccessInfo, CopyReport, EndureReport, ParallelReport, SurfaceReport};
+use super::flash::FlashReport;
+use serde::{Deserialize, Serialize};
+
+/// Which command ran, how it was configured, and its own findings.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "command")]
+pub enum Payload {
+    /// The fixed rows of `iocurve profile` (their figures are the tests).
+    #[serde(rename = "profile")]
+    Profile {
+        config: serde_json::Value,
+        /// `--parallel`: each row on every device alone and together.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        parallel: Option<ParallelReport>,
+    },
+    /// One workload of `iocurve run`.
+    #[serde(rename = "run")]
+    Run {
+        config: serde_json::Value,
+        /// How the target was read (method, buffers, block size).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        access: Option<AccessInfo>,
+        /// `--parallel`: the workload on every device alone and together.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        parallel: Option<ParallelReport>,
+    },
+    /// Throughput against transfer size.
+    #[serde(rename = "curve")]
+    Curve {
+        config: serde_json::Value,
+        curve: CurveReport,
+    },
+    #[serde(rename = "files load")]
+    FilesLoad {
+        config: serde_json::Value,
+        files_load: FilesLoadReport,
+    },
+    #[serde(rename = "files save")]
+    FilesSave {
+        config: serde_json::Value,
+        files_save: FilesSaveReport,
+    },
+    #[serde(rename = "stream")]
+    Stream {
+        config: serde_json::Value,
+        stream: StreamReport,
+    },
+    #[serde(rename = "sustain")]
+    Sustain {
+        config: serde_json::Value,
+        sustain: SustainReport,
+    },
+    #[serde(rename = "surface")]
+    Surface {
+        config: serde_json::Value,
+        surface: SurfaceReport,
+    },
+    /// An image copied onto a device; absent when the copy could not start.
+    #[serde(rename = "copy")]
+    Copy {
+        config: serde_json::Value,
+        #[serde(default)]
+        copy: Option<CopyReport>,
+    },
+    #[serde(rename = "endure")]
+    Endure {
+        config: serde_json::Value,
+        endure: EndureReport,
+    },
+    /// One of the `flash` tests; the report names which.
+    #[serde(
+        rename = "flash",
+        alias = "flash align",
+        alias = "flash open-au",
+        alias = "flash cache",
+        alias = "flash capacity",
+        alias = "flash class"
+    )]
+    Flash {
+        config: serde_json::Value,
+        flash: FlashReport,
+    },
+    /// A run measured by another tool and imported (`iocurve import`).
+    #[serde(rename = "imported", alias = "fio")]
+    Imported {
+        /// The tool that measured it.
+        #[serde(default = "fio")]
+        tool: String,
+        config: serde_json::Value,
+    },
+}
+
+fn fio() -> String {
+    "fio".to_string()
+}
+
+impl Payload {
+    /// The command as a person types it.
+    pub fn command(&self) -> String {
+        let name = match self {
+            Payload::Profile { .. } => "profile",
+            Payload::Run { .. } => "run",
+            Payload::Curve { .. } => "curve",
+            Payload::FilesLoad { .. } => "files load",
+            Payload::FilesSave { .. } => "files save",
+            Payload::Stream { .. } => "stream",
+            Payload::Sustain { .. } => "sustain",
+            Payload::Surface { .. } => "surface",
+            Payload::Copy { .. } => "copy",
+            Payload::Endure { .. } => "endure",
+            Payload::Flash { flash, .. } => return format!("flash {}", flash.test),
+            Payload::Imported { tool, .. } => return tool.clone(),
+        };
+        name.to_string()
+    }
+
+    /// The configuration the command ran with, as recorded.
+    pub fn config(&self) -> &serde_json::Value {
+        match self {
+            Payload::Profile { config, .. }
+            | Payload::Run { config, .. }
+            | Payload::Curve { config, .. }
+            | Payload::FilesLoad { config, .. }
+            | Payload::FilesSave { config, .. }
+            | Payload::Stream { config, .. }
+            | Payload::Sustain { config, .. }
+            | Payload::Surface { config, .. }
+            | Payload::Copy { config, .. }
+            | Payload::Endure { config, .. }
+            | Payload::Flash { config, .. }
+            | Payload::Imported { config, .. } => config,
+        }
+    }
+
+    /// The parallel section of a `--parallel` run or profile.
+    pub fn parallel(&self) -> Option<&ParallelReport> {
+        match self {
+            Payload::Profile { parallel, .. } | Payload::Run { parallel, .. } => parallel.as_ref(),
+            _ => None,
+        }
+    }
+}
+
+/// Borrowing one command's own section, for code that reads just that one.
+impl Payload {
+    pub fn curve(&self) -> Option<&CurveReport> {
+        match self {
+            Payload::Curve { curve, .. } => Some(curve),
+            _ => None,
+        }
+    }
+
+    pub fn files_load(&self) -> Option<&FilesLoadReport> {
+        match self {
+            Payload::FilesLoad { files_load, .. } => Some(files_load),
+            _ => None,
+        }
+    }
+
+    pub fn files_save(&self) -> Option<&FilesSaveReport> {
+        match self {
+            Payload::FilesSave { files_save, .. } => Some(files_save),
+            _ => None,
+        }
+    }
+
+    pub fn stream(&self) -> Option<&StreamReport> {
+        match self {
+            Payload::Stream { stream, .. } => Some(stream),
+            _ => None,
+        }
+    }
+
+    pub fn sustain(&self) -> Option<&SustainReport> {
+        match self {
+            Payload::Sustain { sustain, .. } => Some(sustain),
+            _ => None,
+        }
+    }
+
+    pub fn surface(&self) -> Option<&SurfaceReport> {
+        match self {
+            Payload::Surface { surface, .. } => Some(surface),
+            _ => None,
+        }
+    }
+
+    pub fn copy(&self) -> Option<&CopyReport> {
+        match self {
+            Payload::Copy { copy, .. } => copy.as_ref(),
+            _ => None,
+        }
+    }
+
+    pub fn endure(&self) -> Option<&EndureReport> {
+        match self {
+            Payload::Endure { endure, .. } => Some(endure),
+            _ => None,
+        }
+    }
+
+    /// The endurance report, for the loop that adds its cycles as they end.
+    pub fn endure_mut(&mut self) -> Option<&mut EndureReport> {
+        match self {
+            Payload::Endure { endure, .. } => Some(endure),
+            _ => None,
+        }
+    }
+
+    /// Records how a `run` read its target.
+    pub fn set_access(&mut self, info: AccessInfo) {
+        if let Payload::Run { access, .. } = self {
+            *access = Some(info);
+        }
+    }
+
+    /// Records the parallel section of a `--parallel` run or profile.
+    pub fn set_parallel(&mut self, report: ParallelReport) {
+        if let Payload::Run { parallel, .. } | Payload::Profile { parallel, .. } = self {
+            *parallel = Some(report);
+        }
+    }
+
+    pub fn access(&self) -> Option<&AccessInfo> {
+        match self {
+            Payload::Run { access, .. } => access.as_ref(),
+            _ => None,
+        }
+    }
+
+    pub fn flash(&self) -> Option<&FlashReport> {
+        match self {
+            Payload::Flash { flash, .. } => Some(flash),
+            _ => None,
+        }
+    }
+}

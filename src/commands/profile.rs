@@ -11,7 +11,7 @@ use crate::target::scratch::FillPlan;
 use crate::target::{IoMode, TargetKind};
 use crate::units::format_size;
 use crate::workload::profile::{self, ROWS};
-use crate::workload::{MeasureSpec, Pattern, interrupt};
+use crate::workload::{MeasureSpec, Pattern, SpecError, SpecRequest, interrupt};
 use anyhow::Result;
 use std::sync::atomic::Ordering;
 
@@ -115,7 +115,7 @@ fn measure_all(
             // device (spin-up, power saving) before anything is counted.
             let _ = common::measure(
                 target,
-                &warm_up_spec(cfg, offset, span),
+                &warm_up_spec(cfg, offset, span)?,
                 "preparing (read)",
                 None,
             );
@@ -143,7 +143,7 @@ fn measure_all(
     'rows: for row in ROWS {
         for write in [false, true] {
             let rw = row.rw(write);
-            let spec = MeasureSpec {
+            let spec = MeasureSpec::new(SpecRequest {
                 rw,
                 mix_read_percent: 0,
                 block_size: row.block_size,
@@ -160,8 +160,8 @@ fn measure_all(
                 seed: cfg.target.seed,
                 seed_given: true,
                 verify: false,
-                buffered: cfg.target.buffered,
-            };
+                io: cfg.target.io_mode,
+            })?;
             if write && !writes {
                 let mut skipped = common::test_result(row.name.to_string(), &spec, Vec::new());
                 skipped.skipped = skip_reason.clone();
@@ -187,8 +187,8 @@ fn measure_all(
 }
 
 /// The discarded read pass of a read-only profile: 1 s of sequential reads.
-fn warm_up_spec(cfg: &ProfileConfig, offset: u64, span: u64) -> MeasureSpec {
-    MeasureSpec {
+fn warm_up_spec(cfg: &ProfileConfig, offset: u64, span: u64) -> Result<MeasureSpec, SpecError> {
+    MeasureSpec::new(SpecRequest {
         rw: crate::workload::Rw::Read,
         mix_read_percent: 0,
         block_size: 1 << 20,
@@ -205,6 +205,6 @@ fn warm_up_spec(cfg: &ProfileConfig, offset: u64, span: u64) -> MeasureSpec {
         seed: cfg.target.seed,
         seed_given: true,
         verify: false,
-        buffered: cfg.target.buffered,
-    }
+        io: cfg.target.io_mode,
+    })
 }

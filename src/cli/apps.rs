@@ -61,8 +61,8 @@ pub struct FilesLoadArgs {
     /// How each file is read: read (read(2) into one buffer), mmap (page
     /// faults on a mapping) or stdio (the C library's fread in --stdio-bs
     /// calls).
-    #[arg(long, default_value = "read", value_parser = ["read", "pread", "mmap", "stdio"])]
-    pub method: String,
+    #[arg(long, value_enum, default_value = "read")]
+    pub method: super::options::FileReadMethod,
 
     /// Bytes per fread call of --method stdio (1: byte by byte).
     #[arg(long, value_name = "SIZE", default_value = "4k", value_parser = limits::STDIO_CALL.parser())]
@@ -117,8 +117,8 @@ pub struct StreamArgs {
     pub target: TargetArgs,
 
     /// Direction: read (a player) or write (a recorder).
-    #[arg(long, default_value = "read", value_parser = ["read", "write"])]
-    pub rw: String,
+    #[arg(long, value_enum, default_value = "read")]
+    pub rw: super::options::StreamDirection,
 
     /// Data rate of the schedule, e.g. 5MB/s or 20MiB/s [default: 5MB/s
     /// unless --fps is given].

@@ -2,9 +2,11 @@
 //! is opened. Checks that need the target (its size, its block size) are in
 //! [`resolve_region`], called right after the target is opened.
 
+use super::options::{BlockSize, ReadMethod};
 use super::{CurveArgs, ProfileArgs, RunArgs, TargetArgs};
 use crate::engine::EngineKind;
 use crate::error::usage;
+use crate::target::IoMode;
 use crate::units::format_size;
 use crate::workload::{Pattern, Rw};
 use anyhow::Result;
@@ -25,7 +27,9 @@ pub const MAX_QUEUE_BYTES: u64 = 1 << 30;
 #[derive(Debug, Clone, Serialize)]
 pub struct TargetConfig {
     pub path: PathBuf,
-    pub buffered: bool,
+    /// O_DIRECT, or the page cache (`--buffered`). Recorded as `buffered`.
+    #[serde(rename = "buffered", serialize_with = "is_buffered")]
+    pub io_mode: IoMode,
     pub destructive: bool,
     /// Journal what a write test overwrites and restore it afterwards.
     pub preserve: bool,
@@ -50,33 +54,56 @@ pub struct RunConfig {
     pub target: TargetConfig,
     pub rw: Rw,
     pub mix_read_percent: u8,
-    pub block_size: u64,
+    /// `--bs` as given; `max` becomes a size only once the device is open
+    /// ([`RunConfig::resolve_blocks`]). Recorded as `bs_max`.
+    #[serde(rename = "bs_max", serialize_with = "is_device_max")]
+    pub bs: BlockSize,
+    /// Block size, alignment and byte count as checked before opening
+    /// (1 MiB stands in for `--bs max`).
+    #[serde(flatten)]
+    pub blocks: RunBlocks,
     pub queue_depth: u32,
     pub engine: EngineKind,
-    pub size: Option<u64>,
     #[serde(serialize_with = "opt_secs")]
     pub time: Option<Duration>,
     #[serde(serialize_with = "secs")]
     pub ramp: Duration,
-    pub align: u64,
     pub pattern: Pattern,
     pub verify: bool,
     pub repeat: u32,
     /// Neither --size nor --time was given: move the span once, for at most
     /// [`DEFAULT_RUN_TIME_CAP`].
     pub default_limits: bool,
-    /// `pread`, `mmap` or `stdio` (see [`crate::engine::access`]).
-    pub method: String,
+    /// How reads reach the data (see [`crate::engine::access`]).
+    pub method: ReadMethod,
     /// Bytes per fread call of the stdio method.
     pub stdio_bs: u64,
-    /// `--bs max`: the block size is the device's largest request, set once
-    /// the target is open.
-    pub bs_max: bool,
-    /// `--align` was given (else it follows the block size).
-    pub align_given: bool,
+    /// `--align` as given (else it follows the block size). Recorded as
+    /// `align_given`.
+    #[serde(rename = "align_given", serialize_with = "is_given")]
+    pub align_asked: Option<u64>,
     /// Every target of a `--parallel` run, the first included.
     pub targets: Vec<PathBuf>,
     pub parallel: bool,
+}
+
+/// The sizes of a run's requests: fixed by the arguments, except after
+/// `--bs max`, where the device decides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct RunBlocks {
+    pub block_size: u64,
+    /// Offset granularity of random I/O.
+    pub align: u64,
+    /// Bytes to move in the counted phase, a whole number of blocks.
+    pub size: Option<u64>,
+}
+
+fn is_device_max<S: serde::Serializer>(bs: &BlockSize, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_bool(*bs == BlockSize::DeviceMax)
+}
+
+fn is_given<S: serde::Serializer>(v: &Option<u64>, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_bool(v.is_some())
 }
 
 /// A validated `iocurve profile`.
@@ -91,6 +118,17 @@ pub struct ProfileConfig {
     /// Every target of a `--parallel` profile, the first included.
     pub targets: Vec<PathBuf>,
     pub parallel: bool,
+}
+
+fn is_buffered<S: serde::Serializer>(mode: &IoMode, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_bool(*mode == IoMode::Buffered)
+}
+
+impl TargetConfig {
+    /// Through the page cache instead of O_DIRECT.
+    pub fn buffered(&self) -> bool {
+        self.io_mode == IoMode::Buffered
+    }
 }
 
 fn secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
@@ -114,14 +152,12 @@ pub(crate) fn target_config(args: &TargetArgs) -> Result<TargetConfig> {
     if args.span == Some(0) {
         return Err(usage("--span 0 is empty: give a length such as 64M or 1G"));
     }
-    let engine = match args.engine.as_str() {
-        "sync" => Some(EngineKind::Sync),
-        "uring" => Some(EngineKind::Uring),
-        _ => None,
-    };
     Ok(TargetConfig {
         path: args.target.clone(),
-        buffered: args.buffered,
+        io_mode: match args.buffered {
+            true => IoMode::Buffered,
+            false => IoMode::Direct,
+        },
         destructive: args.destructive,
         preserve: args.preserve,
         journal_dir: args.journal_dir.clone(),
@@ -132,7 +168,7 @@ pub(crate) fn target_config(args: &TargetArgs) -> Result<TargetConfig> {
         seed_given: args.seed.is_some(),
         json: args.json,
         report: args.report.clone(),
-        engine,
+        engine: args.engine.asked(),
     })
 }
 
@@ -158,105 +194,161 @@ impl RunConfig {
     pub fn from_args(args: &RunArgs) -> Result<RunConfig> {
         let target = target_config(&args.target)?;
         let targets = several_targets(&args.target.target, &args.more_targets, args.parallel)?;
-        let bs_max = args.bs == super::BS_MAX;
-        let rw = Rw::parse(&args.rw).ok_or_else(|| {
-            usage(format!(
-                "--rw {} is not one of read, write, randread, randwrite, rw, randrw",
-                args.rw
-            ))
-        })?;
-        // `max` is checked once the device says what it is; 1 MiB stands in.
-        let bs = if bs_max { 1 << 20 } else { args.bs };
-        if bs == 0 {
-            return Err(usage(
-                "--bs 0 moves nothing: give a transfer size such as 4k or 1M",
-            ));
-        }
-        if bs > MAX_BLOCK_SIZE {
-            return Err(usage(format!(
-                "--bs {} is larger than the largest transfer, 1 GiB",
-                format_size(bs)
-            )));
-        }
-        if let Some(size) = args.size {
-            if size == 0 {
-                return Err(usage(
-                    "--size 0 moves nothing: give a byte count such as 64M, or use --time",
-                ));
-            }
-            if size % bs != 0 {
-                return Err(usage(format!(
-                    "--size {} is not a whole number of --bs {} blocks: use a multiple of the block size",
-                    size, bs
-                )));
-            }
-        }
-        if args.time == Some(Duration::ZERO) {
-            return Err(usage(
-                "--time 0 measures nothing: give a duration such as 5s",
-            ));
-        }
-        let engine = method_engine(&args.method, args.stdio_bs, rw, args.qd)?
+        let bs = checked_block_size(args.bs)?;
+        check_run_limits(args.size, args.time, bs)?;
+        let engine = method_engine(args.method, args.stdio_bs, args.rw, args.qd)?
             .map_or_else(|| choose_engine(target.engine, args.qd), Ok)?;
-        if engine == EngineKind::Uring && bs * u64::from(args.qd) > MAX_QUEUE_BYTES {
-            return Err(usage(format!(
-                "--qd {} × --bs {} needs {} of buffers per job; keep it at most 1 GiB",
-                args.qd,
-                format_size(bs),
-                format_size(bs * u64::from(args.qd))
-            )));
-        }
-        let align = args.align.unwrap_or(bs);
-        if align == 0 {
-            return Err(usage(
-                "--align 0 is not a granularity: give one such as 4k (default: --bs)",
-            ));
-        }
-        if args.verify && !align.is_multiple_of(bs) {
-            return Err(usage(
-                "--verify checks whole blocks, so --align must be a multiple of --bs",
-            ));
-        }
-        if args.verify && !bs.is_multiple_of(512) {
-            return Err(usage(format!(
-                "--verify stamps 512-byte sectors, so --bs must be a multiple of 512 (got {bs})"
-            )));
-        }
-        if args.verify && rw.is_mixed() {
-            return Err(usage(
-                "--verify works with one direction at a time: write with --rw write or randwrite, then check with --rw read",
-            ));
+        check_queue_memory(engine, bs, args.qd)?;
+        let align = checked_align(args.align, bs)?;
+        if args.verify {
+            check_verify(args.rw, bs, align)?;
         }
         let pattern =
             Pattern::parse(&args.pattern).map_err(|e| usage(format!("--pattern: {e}")))?;
-        let size = args.size;
-        let time = match (args.size, args.time) {
-            (None, None) => Some(DEFAULT_RUN_TIME_CAP),
-            (_, t) => t,
-        };
         Ok(RunConfig {
             target,
-            rw,
+            rw: args.rw,
             mix_read_percent: args.mix,
-            block_size: bs,
+            bs: args.bs,
+            blocks: RunBlocks {
+                block_size: bs,
+                align,
+                size: args.size,
+            },
             queue_depth: args.qd,
             engine,
-            size,
-            time,
+            time: run_time(args.size, args.time),
             ramp: args.ramp,
-            align,
             pattern,
             verify: args.verify,
             repeat: args.repeat,
             default_limits: args.size.is_none() && args.time.is_none(),
-            method: args.method.clone(),
+            method: args.method,
             stdio_bs: args.stdio_bs,
-            bs_max,
-            align_given: args.align.is_some(),
+            align_asked: args.align,
             targets,
             parallel: args.parallel,
         })
     }
+
+    /// The request sizes once the target is open: `--bs max` takes the
+    /// device's largest request (`device_max`, from max_sectors_kb), and the
+    /// alignment and byte count follow it; a fixed `--bs` keeps what was
+    /// checked before opening.
+    pub fn resolve_blocks(&self, device_max: Option<u64>, target_name: &str) -> Result<RunBlocks> {
+        if self.bs != BlockSize::DeviceMax {
+            return Ok(self.blocks);
+        }
+        let bs = device_max.filter(|&b| b > 0).ok_or_else(|| {
+            usage(format!(
+                "--bs max needs the largest request size (queue/max_sectors_kb) of the device beneath {target_name}, and none was found: give a size such as 1M"
+            ))
+        })?;
+        Ok(RunBlocks {
+            block_size: bs,
+            align: self.align_asked.unwrap_or(bs),
+            size: self.blocks.size.map(|size| (size / bs).max(1) * bs),
+        })
+    }
+
+    /// This configuration as it ran, with the request sizes resolved.
+    pub fn with_blocks(&self, blocks: RunBlocks) -> RunConfig {
+        RunConfig {
+            blocks,
+            ..self.clone()
+        }
+    }
+}
+
+/// The block size the checks before opening use; `max` stands in as 1 MiB.
+fn checked_block_size(bs: BlockSize) -> Result<u64> {
+    let bytes = bs.before_open();
+    if bytes == 0 {
+        return Err(usage(
+            "--bs 0 moves nothing: give a transfer size such as 4k or 1M",
+        ));
+    }
+    if bytes > MAX_BLOCK_SIZE {
+        return Err(usage(format!(
+            "--bs {} is larger than the largest transfer, 1 GiB",
+            format_size(bytes)
+        )));
+    }
+    Ok(bytes)
+}
+
+/// `--size` must move whole blocks, and neither limit may be zero.
+fn check_run_limits(size: Option<u64>, time: Option<Duration>, bs: u64) -> Result<()> {
+    if let Some(size) = size {
+        if size == 0 {
+            return Err(usage(
+                "--size 0 moves nothing: give a byte count such as 64M, or use --time",
+            ));
+        }
+        if size % bs != 0 {
+            return Err(usage(format!(
+                "--size {} is not a whole number of --bs {} blocks: use a multiple of the block size",
+                size, bs
+            )));
+        }
+    }
+    if time == Some(Duration::ZERO) {
+        return Err(usage(
+            "--time 0 measures nothing: give a duration such as 5s",
+        ));
+    }
+    Ok(())
+}
+
+/// The counted time: as given, or capped when neither limit was given.
+fn run_time(size: Option<u64>, time: Option<Duration>) -> Option<Duration> {
+    match (size, time) {
+        (None, None) => Some(DEFAULT_RUN_TIME_CAP),
+        (_, t) => t,
+    }
+}
+
+/// io_uring pins every buffer of the queue; keep that memory bounded.
+fn check_queue_memory(engine: EngineKind, bs: u64, qd: u32) -> Result<()> {
+    let bytes = bs * u64::from(qd);
+    if engine == EngineKind::Uring && bytes > MAX_QUEUE_BYTES {
+        return Err(usage(format!(
+            "--qd {qd} × --bs {} needs {} of buffers per job; keep it at most 1 GiB",
+            format_size(bs),
+            format_size(bytes)
+        )));
+    }
+    Ok(())
+}
+
+/// `--align`, defaulting to the block size.
+fn checked_align(align: Option<u64>, bs: u64) -> Result<u64> {
+    match align.unwrap_or(bs) {
+        0 => Err(usage(
+            "--align 0 is not a granularity: give one such as 4k (default: --bs)",
+        )),
+        align => Ok(align),
+    }
+}
+
+/// `--verify` stamps whole 512-byte sectors, one direction at a time.
+fn check_verify(rw: Rw, bs: u64, align: u64) -> Result<()> {
+    if !align.is_multiple_of(bs) {
+        return Err(usage(
+            "--verify checks whole blocks, so --align must be a multiple of --bs",
+        ));
+    }
+    if !bs.is_multiple_of(512) {
+        return Err(usage(format!(
+            "--verify stamps 512-byte sectors, so --bs must be a multiple of 512 (got {bs})"
+        )));
+    }
+    if rw.is_mixed() {
+        return Err(usage(
+            "--verify works with one direction at a time: write with --rw write or randwrite, then check with --rw read",
+        ));
+    }
+    Ok(())
 }
 
 /// Every target of a command that takes more than one with `--parallel`.
@@ -283,21 +375,22 @@ pub fn several_targets(
 
 /// The engine of a `--method` other than pread (which leaves the choice to
 /// `--engine`); those methods read only, one request at a time.
-fn method_engine(method: &str, stdio_bs: u64, rw: Rw, qd: u32) -> Result<Option<EngineKind>> {
-    if method == "pread" {
+fn method_engine(method: ReadMethod, stdio_bs: u64, rw: Rw, qd: u32) -> Result<Option<EngineKind>> {
+    let method_name = method.as_str();
+    if method == ReadMethod::Pread {
         return Ok(None);
     }
     if rw.writes() {
         return Err(usage(format!(
-            "--method {method} only reads: use --rw read or randread, or --method pread for writes"
+            "--method {method_name} only reads: use --rw read or randread, or --method pread for writes"
         )));
     }
     if qd > 1 {
         return Err(usage(format!(
-            "--method {method} does one read at a time: leave --qd at 1"
+            "--method {method_name} does one read at a time: leave --qd at 1"
         )));
     }
-    if method == "mmap" {
+    if method == ReadMethod::Mmap {
         return Ok(Some(EngineKind::Mmap));
     }
     match u32::try_from(stdio_bs) {
@@ -482,14 +575,20 @@ pub fn resolve_region(
 /// Checks of a run's layout that need the opened target: random offsets
 /// must stay aligned for O_DIRECT, and parallel sequential jobs each need a
 /// block of the region.
-pub fn check_layout(cfg: &RunConfig, span: u64, logical_block: u64, direct: bool) -> Result<()> {
-    if direct && !cfg.align.is_multiple_of(logical_block) {
+pub fn check_layout(
+    cfg: &RunConfig,
+    blocks: RunBlocks,
+    span: u64,
+    logical_block: u64,
+    direct: bool,
+) -> Result<()> {
+    if direct && !blocks.align.is_multiple_of(logical_block) {
         return Err(usage(format!(
             "--align {} is not a multiple of the logical block size {logical_block}, which O_DIRECT needs: use a multiple of {logical_block}, or pass --buffered",
-            cfg.align
+            blocks.align
         )));
     }
-    let blocks = span / cfg.block_size;
+    let blocks = span / blocks.block_size;
     if !cfg.rw.is_random() && blocks < u64::from(cfg.target.threads) {
         return Err(usage(format!(
             "--threads {} sequential jobs need at least one --bs block each, but the region holds {blocks}: use fewer threads or a larger --span",
@@ -524,6 +623,104 @@ mod tests {
         assert!(resolve_region(None, None, 1 << 20, "t", 768, 512, false).is_ok());
         let e = resolve_region(None, Some(4096), 1 << 20, "t", 8192, 512, true).unwrap_err();
         assert!(e.to_string().contains("larger than the region"), "{e}");
+    }
+
+    fn run_config(args: &[&str]) -> Result<RunConfig> {
+        use clap::Parser;
+        let all = ["iocurve", "run", "."]
+            .into_iter()
+            .chain(args.iter().copied());
+        match super::super::Cli::try_parse_from(all).unwrap().command {
+            super::super::Command::Run(run) => RunConfig::from_args(&run),
+            _ => unreachable!("a run command line"),
+        }
+    }
+
+    #[test]
+    fn block_size_is_checked_before_opening() {
+        assert!(checked_block_size(BlockSize::Bytes(0)).is_err());
+        assert!(checked_block_size(BlockSize::Bytes(MAX_BLOCK_SIZE + 1)).is_err());
+        assert_eq!(checked_block_size(BlockSize::DeviceMax).unwrap(), 1 << 20);
+    }
+
+    #[test]
+    fn run_limits_need_whole_blocks_and_time() {
+        assert!(check_run_limits(Some(0), None, 4096).is_err());
+        assert!(check_run_limits(Some(6000), None, 4096).is_err());
+        assert!(check_run_limits(None, Some(Duration::ZERO), 4096).is_err());
+        assert!(check_run_limits(Some(8192), None, 4096).is_ok());
+        assert_eq!(run_time(None, None), Some(DEFAULT_RUN_TIME_CAP));
+        assert_eq!(run_time(Some(4096), None), None);
+    }
+
+    #[test]
+    fn queue_memory_is_bounded_for_io_uring_only() {
+        assert!(check_queue_memory(EngineKind::Uring, 1 << 30, 2).is_err());
+        assert!(check_queue_memory(EngineKind::Sync, 1 << 30, 1).is_ok());
+    }
+
+    #[test]
+    fn align_and_verify_checks() {
+        assert!(checked_align(Some(0), 4096).is_err());
+        assert_eq!(checked_align(None, 4096).unwrap(), 4096);
+        assert!(check_verify(Rw::Write, 4096, 6144).is_err());
+        assert!(check_verify(Rw::Write, 1000, 1000).is_err());
+        assert!(check_verify(Rw::RandRw, 4096, 4096).is_err());
+        assert!(check_verify(Rw::Read, 4096, 8192).is_ok());
+    }
+
+    #[test]
+    fn methods_other_than_pread_only_read_one_at_a_time() {
+        assert_eq!(
+            method_engine(ReadMethod::Pread, 4096, Rw::Write, 8).unwrap(),
+            None
+        );
+        assert_eq!(
+            method_engine(ReadMethod::Mmap, 4096, Rw::Read, 1).unwrap(),
+            Some(EngineKind::Mmap)
+        );
+        assert_eq!(
+            method_engine(ReadMethod::Stdio, 1, Rw::Read, 1).unwrap(),
+            Some(EngineKind::Stdio(1))
+        );
+        let e = method_engine(ReadMethod::Stdio, 1, Rw::Write, 1).unwrap_err();
+        assert!(e.to_string().contains("--method stdio only reads"), "{e}");
+        assert!(method_engine(ReadMethod::Mmap, 1, Rw::Read, 2).is_err());
+    }
+
+    #[test]
+    fn bs_max_is_resolved_by_the_device_without_changing_the_config() {
+        let cfg = run_config(&["--bs", "max", "--size", "8M"]).unwrap();
+        assert_eq!(cfg.blocks.block_size, 1 << 20);
+        let blocks = cfg.resolve_blocks(Some(3 << 20), "t").unwrap();
+        assert_eq!(blocks.block_size, 3 << 20);
+        assert_eq!(blocks.align, 3 << 20);
+        assert_eq!(blocks.size, Some(6 << 20));
+        assert_eq!(cfg.blocks.block_size, 1 << 20);
+        let e = cfg.resolve_blocks(None, "t").unwrap_err();
+        assert!(e.to_string().contains("--bs max needs"), "{e}");
+        let fixed = run_config(&["--bs", "8k", "--align", "4k"]).unwrap();
+        assert_eq!(fixed.resolve_blocks(None, "t").unwrap(), fixed.blocks);
+        let asked = run_config(&["--bs", "max", "--align", "4k"]).unwrap();
+        assert_eq!(
+            asked.resolve_blocks(Some(1 << 17), "t").unwrap().align,
+            4096
+        );
+    }
+
+    #[test]
+    fn the_recorded_run_config_keeps_its_keys() {
+        let cfg = run_config(&["--bs", "max", "--buffered", "--method", "stdio"]).unwrap();
+        let blocks = cfg.resolve_blocks(Some(1 << 17), "t").unwrap();
+        let json = serde_json::to_value(cfg.with_blocks(blocks)).unwrap();
+        assert_eq!(json["bs_max"], true);
+        assert_eq!(json["block_size"], 1 << 17);
+        assert_eq!(json["align"], 1 << 17);
+        assert_eq!(json["align_given"], false);
+        assert_eq!(json["method"], "stdio");
+        assert_eq!(json["rw"], "read");
+        assert_eq!(json["target"]["buffered"], true);
+        assert!(json.get("bs").is_none() && json.get("blocks").is_none());
     }
 
     #[test]

@@ -7,6 +7,7 @@ pub mod config;
 pub mod db;
 pub mod limits;
 pub mod more;
+pub mod options;
 
 pub use more::{CopyArgs, EndureArgs, SurfaceArgs};
 
@@ -263,8 +264,8 @@ pub struct ExportArgs {
     pub run: Option<String>,
 
     /// Output format.
-    #[arg(long, default_value = "markdown", value_parser = ["json", "csv", "markdown", "md"])]
-    pub format: String,
+    #[arg(long, value_enum, default_value = "markdown")]
+    pub format: options::ExportFormat,
 
     /// Write to this file instead of stdout.
     #[arg(long, short, value_name = "FILE", value_parser = parse_path)]
@@ -326,8 +327,8 @@ pub struct TargetArgs {
 
     /// I/O engine: sync (pread/pwrite), uring (io_uring), or auto (uring when
     /// --qd > 1).
-    #[arg(long, default_value = "auto", value_parser = ["auto", "sync", "uring"])]
-    pub engine: String,
+    #[arg(long, value_enum, default_value = "auto")]
+    pub engine: options::EngineChoice,
 
     /// Parallel jobs, each with its own queue.
     #[arg(long, default_value = "1", value_parser = limits::THREADS.parser())]
@@ -352,8 +353,8 @@ pub struct RunArgs {
     pub target: TargetArgs,
 
     /// Access pattern: read, write, randread, randwrite, rw, randrw.
-    #[arg(long, default_value = "read", value_parser = ["read", "write", "randread", "randwrite", "rw", "randrw"])]
-    pub rw: String,
+    #[arg(long, value_enum, default_value = "read")]
+    pub rw: crate::workload::Rw,
 
     /// Read share of a mixed (rw, randrw) workload, in percent.
     #[arg(long, default_value = "50", value_parser = parse_mix)]
@@ -361,13 +362,13 @@ pub struct RunArgs {
 
     /// Transfer size per I/O (e.g. 512, 4k, 1M, 64kB), or `max`: the
     /// device's largest request (max_sectors_kb).
-    #[arg(long, default_value = "4k", value_name = "SIZE", value_parser = parse_bs)]
-    pub bs: u64,
+    #[arg(long, default_value = "4k", value_name = "SIZE", value_parser = options::parse_block_size)]
+    pub bs: options::BlockSize,
 
     /// How reads reach the data: pread (the engines), mmap (page faults on a
     /// mapping), stdio (the C library's buffered fread in --stdio-bs calls).
-    #[arg(long, default_value = "pread", value_parser = ["pread", "mmap", "stdio"])]
-    pub method: String,
+    #[arg(long, value_enum, default_value = "pread")]
+    pub method: options::ReadMethod,
 
     /// Bytes per fread call of --method stdio (1: byte by byte).
     #[arg(long, value_name = "SIZE", default_value = "4k", value_parser = limits::STDIO_CALL.parser())]
@@ -555,18 +556,6 @@ fn parse_path(text: &str) -> Result<PathBuf, String> {
     }
 }
 
-/// `--bs max`: resolved to the device's largest request once it is open.
-pub const BS_MAX: u64 = u64::MAX;
-
-fn parse_bs(text: &str) -> Result<u64, String> {
-    match text.trim() {
-        "max" => Ok(BS_MAX),
-        other => limits::BLOCK
-            .check(other)
-            .map_err(|e| format!("{e}, or max (the device's largest request)")),
-    }
-}
-
 fn parse_mix(text: &str) -> Result<u8, String> {
     // PERCENT stops at 100, so the conversion cannot fail.
     limits::PERCENT
@@ -633,5 +622,51 @@ mod tests {
         );
         assert!(line(&["run", "--no-such-option"]).is_none());
         assert!(line(&["--help"]).is_none());
+    }
+
+    /// Every option that takes one of a closed set of values, with the
+    /// command line it belongs to.
+    const ENUM_OPTIONS: [(&[&str], &str); 8] = [
+        (&["run", "."], "--engine"),
+        (&["run", "."], "--rw"),
+        (&["run", "."], "--method"),
+        (&["run", "."], "--bs"),
+        (&["files", "load"], "--method"),
+        (&["stream", "."], "--rw"),
+        (&["copy", "a", "b"], "--sync"),
+        (&["export"], "--format"),
+    ];
+
+    proptest::proptest! {
+        #[test]
+        fn arbitrary_enum_values_parse_or_are_refused(text in proptest::prelude::any::<String>()) {
+            for (command, option) in ENUM_OPTIONS {
+                let value = format!("{option}={text}");
+                let args: Vec<&str> = command.iter().copied().chain([value.as_str()]).collect();
+                if let Err(e) = parse(&args) {
+                    // A refusal names the option when it is about the value.
+                    if let Some(line) = one_line_error(&e) {
+                        proptest::prop_assert!(line.starts_with(option), "{}", line);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn enum_options_take_their_spellings() {
+        let cli = parse(&[
+            "run", ".", "--rw", "randrw", "--method", "mmap", "--bs", "max",
+        ])
+        .unwrap();
+        let Command::Run(run) = cli.command else {
+            panic!("not run")
+        };
+        assert_eq!(run.rw, crate::workload::Rw::RandRw);
+        assert_eq!(run.method, options::ReadMethod::Mmap);
+        assert_eq!(run.bs, options::BlockSize::DeviceMax);
+        assert_eq!(run.target.engine, options::EngineChoice::Auto);
+        assert!(parse(&["run", ".", "--rw", "readwrite"]).is_err());
+        assert!(parse(&["export", "--format", "md"]).is_ok());
     }
 }

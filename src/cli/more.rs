@@ -56,8 +56,8 @@ pub struct CopyArgs {
     /// alone), end (fsync at the end, `dd conv=fsync`, as image writers do),
     /// each (every write synchronous, `oflag=dsync`), direct (O_DIRECT,
     /// `oflag=direct`, then fsync).
-    #[arg(long, default_value = "end", value_parser = ["none", "end", "each", "direct"])]
-    pub sync: String,
+    #[arg(long, value_enum, default_value = "end")]
+    pub sync: super::options::CopySync,
 
     /// Read the destination back and compare it with the source byte by byte.
     #[arg(long)]

@@ -26,7 +26,7 @@ pub fn open_target(cfg: &TargetConfig, want_write: bool, scratch_size: u64) -> R
     target::open(&TargetRequest {
         path: cfg.path.clone(),
         want_write,
-        buffered: cfg.buffered,
+        buffered: cfg.buffered(),
         destructive: cfg.destructive,
         preserve: cfg.preserve,
         journal_dir: cfg.journal_dir.clone(),

@@ -7,6 +7,7 @@ use super::common;
 use super::surface::plain_spec;
 use crate::cli::CopyArgs;
 use crate::cli::config::{MAX_BLOCK_SIZE, TargetConfig, target_config_of};
+use crate::cli::options::CopySync;
 use crate::engine::buffer::AlignedBuf;
 use crate::error::{EXIT_VERIFY, IoFailure, usage};
 use crate::report::progress;
@@ -74,7 +75,7 @@ fn open_source(args: &CopyArgs, cfg: &TargetConfig) -> Result<OpenTarget> {
     let source = target::open(&TargetRequest {
         path: args.source.clone(),
         want_write: false,
-        buffered: cfg.buffered,
+        buffered: cfg.buffered(),
         destructive: false,
         preserve: false,
         journal_dir: None,
@@ -128,16 +129,10 @@ fn check_destination(dst: &OpenTarget, bytes: u64, args: &CopyArgs) -> Result<()
 /// The descriptor the copy writes through, as `--sync` asks: the page
 /// cache (none, end), synchronous writes (each), or O_DIRECT (direct).
 fn writer(args: &CopyArgs, dst: &OpenTarget) -> Result<Option<File>> {
-    let direct = args.sync == "direct" && dst.info.mode == IoMode::Direct;
-    if direct {
+    if args.sync == CopySync::Direct && dst.info.mode == IoMode::Direct {
         return Ok(None);
     }
-    let flags = if args.sync == "each" {
-        libc::O_DSYNC
-    } else {
-        0
-    };
-    Ok(Some(dst.writer()?.reopen_cached(flags)?))
+    Ok(Some(dst.writer()?.reopen_cached(args.sync.open_flags())?))
 }
 
 fn run_copy(
@@ -169,7 +164,7 @@ fn run_copy(
         logical_block: if direct { lb } else { 1 },
         read_block: lb,
         bytes,
-        sync_at_end: matches!(args.sync.as_str(), "end" | "direct"),
+        sync_at_end: args.sync.syncs_at_end(),
     };
     let mut buf = AlignedBuf::new(bs as usize, source.align.max(dst.align));
     let counter = PaddedCounter::default();
@@ -195,7 +190,7 @@ fn run_copy(
         destination: dst.info.path.clone(),
         bytes: out.bytes,
         block_size: bs,
-        sync: args.sync.clone(),
+        sync: args.sync.as_str().to_string(),
         elapsed_ns: out.elapsed_ns,
         mb_per_s: crate::units::mb_per_s(out.bytes, out.elapsed_ns),
         sync_ns: out.sync_ns,
@@ -232,7 +227,13 @@ fn measure_alone(
     .into_iter()
     .enumerate()
     {
-        let spec = plain_spec(rw, bs, (0, whole), whole, 0x1ace);
+        let spec = match plain_spec(rw, bs, (0, whole), whole, 0x1ace) {
+            Ok(spec) => spec,
+            Err(e) => {
+                result.error = Some(e.to_string());
+                break;
+            }
+        };
         let (test, error) = common::measure_repeated(target, &spec, name, 1, None);
         speeds[i] = test.mb_per_s.map(|s| s.median).filter(|_| error.is_none());
         result.tests.push(test);

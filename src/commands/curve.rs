@@ -21,7 +21,7 @@ use crate::target::{IoMode, OpenTarget, TargetKind};
 use crate::units::format_size;
 use crate::workload::profile::{PREP_MIN_BYTES, PREP_TIME_LIMIT};
 use crate::workload::runner::MeasureTarget;
-use crate::workload::{MeasureSpec, Pattern, Rw, interrupt};
+use crate::workload::{MeasureSpec, Pattern, Rw, SpecError, SpecRequest, interrupt};
 use anyhow::Result;
 use indicatif::ProgressBar;
 use std::fs::File;
@@ -328,15 +328,19 @@ fn measure_series(
             continue;
         }
         let buffered = !ctx.direct || role != Role::Series;
-        let mut spec = point_spec(ctx, pattern, size, buffered);
+        let mut ramp = Some(ctx.cfg.ramp);
         if let Some((prev_size, prev_s, _)) = last.filter(|&(s, _, b)| s < size && b == buffered) {
             // On a slow card one 16 MiB request can outlast the warm-up; a
             // warm-up of one request is only a slower point, so skip it.
             let foreseen = prev_s * size as f64 / prev_size as f64;
             if foreseen >= ctx.cfg.ramp.as_secs_f64() {
-                spec.ramp = None;
+                ramp = None;
             }
         }
+        let spec = match point_spec(ctx, pattern, size, buffered, ramp) {
+            Ok(spec) => spec,
+            Err(e) => return Some(e.to_string()),
+        };
         let name = format!(
             "{} {} {}",
             ctx.target.info.path,
@@ -371,7 +375,13 @@ fn measure_series(
     None
 }
 
-fn point_spec(ctx: &SweepContext<'_>, rw: Rw, size: u64, buffered: bool) -> MeasureSpec {
+fn point_spec(
+    ctx: &SweepContext<'_>,
+    rw: Rw,
+    size: u64,
+    buffered: bool,
+    ramp: Option<std::time::Duration>,
+) -> Result<MeasureSpec, SpecError> {
     // Buffered reads must not wrap around the region: the second lap would
     // come from the page cache.
     let cap = if buffered && rw.reads() {
@@ -380,7 +390,7 @@ fn point_spec(ctx: &SweepContext<'_>, rw: Rw, size: u64, buffered: bool) -> Meas
         ctx.cfg.point_bytes
     };
     let budget = (cap.max(size) / size) * size;
-    MeasureSpec {
+    MeasureSpec::new(SpecRequest {
         rw,
         mix_read_percent: 0,
         block_size: size,
@@ -392,13 +402,16 @@ fn point_spec(ctx: &SweepContext<'_>, rw: Rw, size: u64, buffered: bool) -> Meas
         align: size,
         size: Some(budget),
         time: Some(ctx.cfg.time),
-        ramp: Some(ctx.cfg.ramp),
+        ramp,
         pattern: Pattern::Random,
         seed: ctx.target_cfg.seed,
         seed_given: true,
         verify: false,
-        buffered,
-    }
+        io: match buffered {
+            true => IoMode::Buffered,
+            false => IoMode::Direct,
+        },
+    })
 }
 
 /// Measures one point through the O_DIRECT descriptor or the buffered one.
@@ -408,7 +421,7 @@ fn measure_point(
     name: &str,
     bar: &ProgressBar,
 ) -> (TestResult, Option<String>) {
-    match (spec.buffered && ctx.direct, ctx.buffered_file) {
+    match (spec.buffered() && ctx.direct, ctx.buffered_file) {
         (true, Some(file)) => {
             let mt = MeasureTarget {
                 fd: file.as_fd(),

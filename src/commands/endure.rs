@@ -16,7 +16,7 @@ use crate::result::RunResult;
 use crate::result::device::{EndureCycle, EndureReport};
 use crate::target::{IoMode, OpenTarget};
 use crate::units::format_size;
-use crate::workload::{MeasureSpec, Rw, interrupt};
+use crate::workload::{MeasureSpec, Rw, SpecError, SpecRequest, interrupt};
 use anyhow::Result;
 use indicatif::ProgressBar;
 use std::io::Write;
@@ -133,11 +133,22 @@ fn save(result: &RunResult, saved: &mut Option<i64>) {
 }
 
 /// The write pass of a cycle: stamped blocks, read back and checked.
-fn write_spec(args: &EndureArgs, region: (u64, u64), seed: u64) -> MeasureSpec {
-    let mut spec = plain_spec(Rw::Write, args.bs, region, region.1, seed);
-    spec.verify = true;
-    spec.time = args.pass_time;
-    spec
+fn write_spec(args: &EndureArgs, region: (u64, u64), seed: u64) -> Result<MeasureSpec, SpecError> {
+    let plain = plain_spec(Rw::Write, args.bs, region, region.1, seed)?;
+    MeasureSpec::new(SpecRequest {
+        verify: true,
+        time: args.pass_time,
+        ..plain.request()
+    })
+}
+
+/// The read pass of a cycle, as long as the write pass may be.
+fn read_spec(args: &EndureArgs, region: (u64, u64), seed: u64) -> Result<MeasureSpec, SpecError> {
+    let plain = plain_spec(Rw::Read, args.bs, region, region.1, seed)?;
+    MeasureSpec::new(SpecRequest {
+        time: args.pass_time,
+        ..plain.request()
+    })
 }
 
 fn one_cycle(
@@ -159,12 +170,17 @@ fn one_cycle(
         error: None,
         complete: false,
     };
-    let written = common::measure(
-        target,
-        &write_spec(args, region, seed),
-        "endure write",
-        Some(bar),
-    );
+    let (write_spec, read_spec) = match (
+        write_spec(args, region, seed),
+        read_spec(args, region, seed),
+    ) {
+        (Ok(w), Ok(r)) => (w, r),
+        (Err(e), _) | (_, Err(e)) => {
+            cycle.error = Some(e.to_string());
+            return cycle;
+        }
+    };
+    let written = common::measure(target, &write_spec, "endure write", Some(bar));
     let write = written.unwrap_or_else(|f| {
         cycle.error = Some(common::io_failure_message(&f.error));
         f.partial
@@ -175,8 +191,6 @@ fn one_cycle(
     if cycle.error.is_some() || write.interrupted {
         return cycle;
     }
-    let mut read_spec = plain_spec(Rw::Read, args.bs, region, region.1, seed);
-    read_spec.time = args.pass_time;
     match common::measure(target, &read_spec, "endure read", Some(bar)) {
         Ok(m) => {
             cycle.read_mb_s = Some(m.mb_per_s);

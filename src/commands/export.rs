@@ -3,6 +3,7 @@
 
 use super::select;
 use crate::cli::ExportArgs;
+use crate::cli::options::ExportFormat;
 use crate::error::usage;
 use crate::report::{Csv, Export, Json, Markdown};
 use anyhow::Result;
@@ -18,10 +19,10 @@ pub fn export(args: &ExportArgs) -> Result<i32> {
             select::entry(&id.to_string(), &mut Some(db))?
         }
     };
-    let format: &dyn Export = match args.format.as_str() {
-        "json" => &Json,
-        "csv" => &Csv,
-        _ => &Markdown,
+    let format: &dyn Export = match args.format {
+        ExportFormat::Json => &Json,
+        ExportFormat::Csv => &Csv,
+        ExportFormat::Markdown | ExportFormat::Md => &Markdown,
     };
     let text = format.render(&entry.result);
     match &args.output {

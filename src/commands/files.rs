@@ -4,6 +4,7 @@
 use super::common;
 use crate::analysis::curve::{SizePoint, fit_model};
 use crate::cli::apps::{FilesAction, FilesArgs, FilesLoadArgs, FilesSaveArgs};
+use crate::cli::options::FileReadMethod;
 use crate::engine::access::FileRead;
 use crate::error::{IoFailure, usage};
 use crate::result::Payload;
@@ -77,9 +78,9 @@ fn load(args: &FilesLoadArgs) -> Result<i32> {
 
 /// The read method asked for.
 fn read_method(args: &FilesLoadArgs) -> Result<FileRead> {
-    Ok(match args.method.as_str() {
-        "mmap" => FileRead::Mmap,
-        "stdio" => {
+    Ok(match args.method {
+        FileReadMethod::Mmap => FileRead::Mmap,
+        FileReadMethod::Stdio => {
             let call = usize::try_from(args.stdio_bs)
                 .ok()
                 .filter(|&c| c > 0 && c <= 1 << 30);
@@ -89,7 +90,7 @@ fn read_method(args: &FilesLoadArgs) -> Result<FileRead> {
                 })?,
             )
         }
-        _ => FileRead::Read,
+        FileReadMethod::Read | FileReadMethod::Pread => FileRead::Read,
     })
 }
 

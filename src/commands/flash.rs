@@ -69,7 +69,7 @@ fn with_io<T>(target: &mut OpenTarget, f: impl FnOnce(&mut dyn FlashIo) -> Resul
 fn target_config(args: &FlashArgs) -> TargetConfig {
     TargetConfig {
         path: args.target.clone(),
-        buffered: false,
+        io_mode: crate::target::IoMode::Direct,
         destructive: args.destructive,
         preserve: args.preserve,
         journal_dir: args.journal_dir.clone(),

@@ -8,11 +8,12 @@
 //! the aggregate is their sum.
 
 use super::common;
-use super::run::{resolve_bs_max, spec_of};
+use super::run::spec_of;
 use crate::cli::config::{
     DEFAULT_AREA, ProfileConfig, RunConfig, TargetConfig, check_layout, choose_engine,
     resolve_region,
 };
+use crate::cli::options::ReadMethod;
 use crate::error::usage;
 use crate::report::progress;
 use crate::result::device::{ParallelDevice, ParallelReport, ParallelTest};
@@ -20,7 +21,7 @@ use crate::result::{Measurement, Payload, RunResult, TestResult};
 use crate::target::scratch::FillPlan;
 use crate::target::{IoMode, OpenTarget};
 use crate::workload::profile::{self, ROWS};
-use crate::workload::{MeasureSpec, Pattern, interrupt};
+use crate::workload::{MeasureSpec, Pattern, SpecRequest, interrupt};
 use anyhow::Result;
 use indicatif::ProgressBar;
 use std::sync::Barrier;
@@ -48,7 +49,7 @@ fn stopped() -> bool {
 
 /// `iocurve run A B ... --parallel`.
 pub fn run(cfg: &RunConfig) -> Result<i32> {
-    if cfg.method != "pread" {
+    if cfg.method != ReadMethod::Pread {
         return Err(usage(
             "--method mmap or stdio measures one target at a time: leave out --parallel",
         ));
@@ -59,7 +60,7 @@ pub fn run(cfg: &RunConfig) -> Result<i32> {
     for path in &cfg.targets {
         let mut one = cfg.clone();
         one.target.path = path.clone();
-        let (member, spec) = open_for_run(&mut one)?;
+        let (member, spec) = open_for_run(&one)?;
         members.push(member);
         specs.push(spec);
     }
@@ -108,11 +109,11 @@ fn end(
     common::finish(&result, json)
 }
 
-fn open_for_run(cfg: &mut RunConfig) -> Result<(Member, MeasureSpec)> {
+fn open_for_run(cfg: &RunConfig) -> Result<(Member, MeasureSpec)> {
     let writes = cfg.rw.writes();
     let area = cfg.target.offset.unwrap_or(0) + cfg.target.span.unwrap_or(DEFAULT_AREA);
     let mut target = common::open_target(&cfg.target, writes, area)?;
-    resolve_bs_max(cfg, &target)?;
+    let blocks = super::run::resolve_blocks(cfg, &target)?;
     let direct = target.info.mode == IoMode::Direct;
     let lb = u64::from(target.info.logical_block_size);
     let (offset, span) = resolve_region(
@@ -120,11 +121,11 @@ fn open_for_run(cfg: &mut RunConfig) -> Result<(Member, MeasureSpec)> {
         cfg.target.span,
         target.info.size_bytes,
         &target.info.path,
-        cfg.block_size,
+        blocks.block_size,
         lb,
         direct,
     )?;
-    check_layout(cfg, span, lb, direct)?;
+    check_layout(cfg, blocks, span, lb, direct)?;
     let fill = FillPlan {
         offset: 0,
         bytes: offset + span,
@@ -139,7 +140,7 @@ fn open_for_run(cfg: &mut RunConfig) -> Result<(Member, MeasureSpec)> {
         target,
         region: (offset, span),
     };
-    Ok((member, spec_of(cfg, offset, span)))
+    Ok((member, spec_of(cfg, blocks, offset, span)?))
 }
 
 /// Measures `specs[i]` on `members[i]` each alone, then all at once;
@@ -332,7 +333,7 @@ fn profile_spec(
     region: (u64, u64),
     time: std::time::Duration,
 ) -> Result<MeasureSpec> {
-    Ok(MeasureSpec {
+    Ok(MeasureSpec::new(SpecRequest {
         rw: row.rw(write),
         mix_read_percent: 0,
         block_size: row.block_size,
@@ -349,8 +350,8 @@ fn profile_spec(
         seed: cfg.target.seed,
         seed_given: true,
         verify: false,
-        buffered: cfg.target.buffered,
-    })
+        io: cfg.target.io_mode,
+    })?)
 }
 
 fn open_for_profile(cfg: &ProfileConfig, target_cfg: TargetConfig, writes: bool) -> Result<Member> {

@@ -12,7 +12,7 @@ use crate::target::scratch::FillPlan;
 use crate::target::{IoMode, TargetKind};
 use crate::units::format_size;
 use crate::workload::profile::{self, ROWS};
-use crate::workload::{MeasureSpec, Pattern, interrupt};
+use crate::workload::{MeasureSpec, Pattern, SpecError, SpecRequest, interrupt};
 use anyhow::Result;
 use std::sync::atomic::Ordering;
 
@@ -116,7 +116,7 @@ fn measure_all(
             // device (spin-up, power saving) before anything is counted.
             let _ = common::measure(
                 target,
-                &warm_up_spec(cfg, offset, span),
+                &warm_up_spec(cfg, offset, span)?,
                 "preparing (read)",
                 None,
             );
@@ -148,7 +148,7 @@ fn measure_all(
     'rows: for row in ROWS {
         for write in [false, true] {
             let rw = row.rw(write);
-            let spec = MeasureSpec {
+            let spec = MeasureSpec::new(SpecRequest {
                 rw,
                 mix_read_percent: 0,
                 block_size: row.block_size,
@@ -165,8 +165,8 @@ fn measure_all(
                 seed: cfg.target.seed,
                 seed_given: true,
                 verify: false,
-                buffered: cfg.target.buffered,
-            };
+                io: cfg.target.io_mode,
+            })?;
             if write && !writes {
                 let mut skipped = common::test_result(row.name.to_string(), &spec, Vec::new());
                 skipped.skipped = skip_reason.clone();
@@ -192,8 +192,8 @@ fn measure_all(
 }
 
 /// The discarded read pass of a read-only profile: 1 s of sequential reads.
-fn warm_up_spec(cfg: &ProfileConfig, offset: u64, span: u64) -> MeasureSpec {
-    MeasureSpec {
+fn warm_up_spec(cfg: &ProfileConfig, offset: u64, span: u64) -> Result<MeasureSpec, SpecError> {
+    MeasureSpec::new(SpecRequest {
         rw: crate::workload::Rw::Read,
         mix_read_percent: 0,
         block_size: 1 << 20,
@@ -210,6 +210,6 @@ fn warm_up_spec(cfg: &ProfileConfig, offset: u64, span: u64) -> MeasureSpec {
         seed: cfg.target.seed,
         seed_given: true,
         verify: false,
-        buffered: cfg.target.buffered,
-    }
+        io: cfg.target.io_mode,
+    })
 }

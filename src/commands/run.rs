@@ -2,19 +2,20 @@
 
 use super::common;
 use crate::cli::RunArgs;
-use crate::cli::config::{DEFAULT_AREA, RunConfig, check_layout, resolve_region};
+use crate::cli::config::{DEFAULT_AREA, RunBlocks, RunConfig, check_layout, resolve_region};
+use crate::cli::options::{BlockSize, ReadMethod};
 use crate::result::device::AccessInfo;
 use crate::result::{Payload, RunResult, TestResult};
 use crate::target::scratch::FillPlan;
 use crate::target::{IoMode, OpenTarget};
 use crate::workload::runner::MeasureTarget;
-use crate::workload::{MeasureSpec, Pattern, cpuload, interrupt};
+use crate::workload::{MeasureSpec, Pattern, SpecError, SpecRequest, cpuload, interrupt};
 use anyhow::Result;
 use std::os::fd::AsFd;
 use std::sync::atomic::Ordering;
 
 pub fn run(args: &RunArgs) -> Result<i32> {
-    let mut cfg = RunConfig::from_args(args)?;
+    let cfg = RunConfig::from_args(args)?;
     if cfg.parallel {
         return super::parallel::run(&cfg);
     }
@@ -29,19 +30,20 @@ pub fn run(args: &RunArgs) -> Result<i32> {
             crate::error::usage("--offset + --span is beyond any device: give smaller values")
         })?;
     let mut target = common::open_target(&cfg.target, wants_write, area)?;
-    resolve_bs_max(&mut cfg, &target)?;
+    let blocks = resolve_blocks(&cfg, &target)?;
     let direct = target.info.mode == IoMode::Direct;
     let (offset, span) = resolve_region(
         cfg.target.offset,
         cfg.target.span,
         target.info.size_bytes,
         &target.info.path,
-        cfg.block_size,
+        blocks.block_size,
         u64::from(target.info.logical_block_size),
         direct,
     )?;
     check_layout(
         &cfg,
+        blocks,
         span,
         u64::from(target.info.logical_block_size),
         direct,
@@ -55,15 +57,15 @@ pub fn run(args: &RunArgs) -> Result<i32> {
         seed: cfg.target.seed ^ 0x5eed,
     };
     common::prepare(&mut target, fill, false)?;
-    let spec = spec_of(&cfg, offset, span);
-    let config = serde_json::to_value(&cfg)?;
+    let spec = spec_of(&cfg, blocks, offset, span)?;
+    let config = serde_json::to_value(cfg.with_blocks(blocks))?;
     let payload = Payload::Run {
         config,
         access: None,
         parallel: None,
     };
     let mut result = common::new_result(payload, &target, started_at);
-    let name = crate::units::format_size(cfg.block_size);
+    let name = crate::units::format_size(blocks.block_size);
     if wants_write {
         target.arm(&[(offset, span)])?;
     }
@@ -84,30 +86,15 @@ pub fn run(args: &RunArgs) -> Result<i32> {
     code
 }
 
-/// Sets the block size of `--bs max` from the device beneath the target.
-pub(super) fn resolve_bs_max(cfg: &mut RunConfig, target: &OpenTarget) -> Result<()> {
-    if !cfg.bs_max {
-        return Ok(());
-    }
-    let bs = target
+/// The request sizes of the run on this target: `--bs max` asks the device
+/// beneath it for its largest request.
+pub(super) fn resolve_blocks(cfg: &RunConfig, target: &OpenTarget) -> Result<RunBlocks> {
+    let device_max = target
         .info
         .device
         .as_ref()
-        .and_then(|d| d.max_transfer_bytes())
-        .ok_or_else(|| {
-            crate::error::usage(format!(
-                "--bs max needs the largest request size (queue/max_sectors_kb) of the device beneath {}, and none was found: give a size such as 1M",
-                target.info.path
-            ))
-        })?;
-    cfg.block_size = bs;
-    if !cfg.align_given {
-        cfg.align = bs;
-    }
-    if let Some(size) = cfg.size {
-        cfg.size = Some((size / bs).max(1) * bs);
-    }
-    Ok(())
+        .and_then(|d| d.max_transfer_bytes());
+    cfg.resolve_blocks(device_max, &target.info.path)
 }
 
 /// Measures with pread (the engines) on the target's own descriptor, or
@@ -121,26 +108,27 @@ fn measure_by_method(
     result: &mut RunResult,
 ) -> Result<(TestResult, Option<String>)> {
     let mut access = AccessInfo {
-        method: cfg.method.clone(),
+        method: cfg.method.as_str().to_string(),
         call_bytes: None,
         library_buffer_bytes: None,
         block_size: spec.block_size,
-        block_size_from: match cfg.bs_max {
-            true => "max_sectors_kb".into(),
-            false => "--bs".into(),
+        block_size_from: match cfg.bs {
+            BlockSize::DeviceMax => "max_sectors_kb".into(),
+            BlockSize::Bytes(_) => "--bs".into(),
         },
     };
-    if cfg.method != "pread" {
-        common::refuse_simulated(&cfg.target.path, &format!("--method {}", cfg.method))?;
+    let method = cfg.method.as_str();
+    if cfg.method != ReadMethod::Pread {
+        common::refuse_simulated(&cfg.target.path, &format!("--method {method}"))?;
     }
-    if cfg.method == "pread" {
+    if cfg.method == ReadMethod::Pread {
         result.payload.set_access(access);
         return Ok(common::measure_repeated(
             target, spec, name, cfg.repeat, None,
         ));
     }
     let file = target.reopen_buffered()?;
-    if cfg.method == "stdio" {
+    if cfg.method == ReadMethod::Stdio {
         access.call_bytes = Some(cfg.stdio_bs);
         access.library_buffer_bytes = Some(crate::engine::access::stdio_buffer_bytes(file.as_fd()));
     }
@@ -151,32 +139,37 @@ fn measure_by_method(
         device: target.info.device.as_ref(),
         sim: None,
     };
-    let spec = MeasureSpec {
-        buffered: true,
-        ..spec.clone()
-    };
-    let name = format!("{name} {}", cfg.method);
+    let spec = MeasureSpec::new(SpecRequest {
+        io: IoMode::Buffered,
+        ..spec.request()
+    })?;
+    let name = format!("{name} {method}");
     Ok(common::measure_repeated_on(
         &mt, &spec, &name, cfg.repeat, None,
     ))
 }
 
 /// The measurement `run` asks for over a region.
-pub(super) fn spec_of(cfg: &RunConfig, offset: u64, span: u64) -> MeasureSpec {
-    MeasureSpec {
+pub(super) fn spec_of(
+    cfg: &RunConfig,
+    blocks: RunBlocks,
+    offset: u64,
+    span: u64,
+) -> Result<MeasureSpec, SpecError> {
+    MeasureSpec::new(SpecRequest {
         rw: cfg.rw,
         mix_read_percent: cfg.mix_read_percent,
-        block_size: cfg.block_size,
+        block_size: blocks.block_size,
         queue_depth: cfg.queue_depth,
         threads: cfg.target.threads,
         engine: cfg.engine,
         offset,
         span,
-        align: cfg.align,
+        align: blocks.align,
         // Without --size or --time, the span is moved once (within the time cap).
-        size: cfg.size.or_else(|| {
+        size: blocks.size.or_else(|| {
             cfg.default_limits
-                .then(|| span / cfg.block_size * cfg.block_size)
+                .then(|| span / blocks.block_size * blocks.block_size)
         }),
         time: cfg.time,
         ramp: Some(cfg.ramp),
@@ -184,6 +177,6 @@ pub(super) fn spec_of(cfg: &RunConfig, offset: u64, span: u64) -> MeasureSpec {
         seed: cfg.target.seed,
         seed_given: cfg.target.seed_given,
         verify: cfg.verify,
-        buffered: cfg.target.buffered,
-    }
+        io: cfg.target.io_mode,
+    })
 }

@@ -4,6 +4,7 @@
 use super::common;
 use crate::cli::apps::StreamArgs;
 use crate::cli::config::{DEFAULT_AREA, TargetConfig, resolve_region, target_config};
+use crate::cli::options::StreamDirection;
 use crate::engine::EngineKind;
 use crate::error::usage;
 use crate::result::Payload;
@@ -27,9 +28,9 @@ pub fn stream(args: &StreamArgs) -> Result<i32> {
     let tcfg = target_config(&args.target)?;
     check_engine(&tcfg)?;
     let (chunk, rate) = chunk_and_rate(args)?;
-    let kind = match args.rw.as_str() {
-        "write" => OpKindName::Write,
-        _ => OpKindName::Read,
+    let kind = match args.rw {
+        StreamDirection::Write => OpKindName::Write,
+        StreamDirection::Read => OpKindName::Read,
     };
     let started_at = common::now_rfc3339();
     let area = (rate * args.time.as_secs_f64()).clamp(MIN_AREA as f64, DEFAULT_AREA as f64) as u64;
@@ -62,7 +63,7 @@ pub fn stream(args: &StreamArgs) -> Result<i32> {
         "offset": offset, "span": span, "cpu_load": args.load.cpu_load,
     });
     let stream = StreamReport {
-        direction: args.rw.clone(),
+        direction: args.rw.as_str().to_string(),
         fps: args.fps,
         outcome,
         find_max,

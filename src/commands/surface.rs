@@ -11,8 +11,8 @@ use crate::error::usage;
 use crate::report::progress;
 use crate::result::Payload;
 use crate::result::device::{SurfaceReport, SurfaceSample};
-use crate::target::{OpenTarget, TargetKind};
-use crate::workload::{MeasureSpec, Pattern, Rw, interrupt};
+use crate::target::{IoMode, OpenTarget, TargetKind};
+use crate::workload::{MeasureSpec, Pattern, Rw, SpecError, SpecRequest, interrupt};
 use anyhow::Result;
 use indicatif::ProgressBar;
 use std::sync::atomic::Ordering;
@@ -22,8 +22,14 @@ const ACCESS_BYTES: u64 = 4096;
 
 /// A plain one-job, one-in-flight measurement of `size` bytes over a region,
 /// with no warm-up: the form every step of surface, copy and endure takes.
-pub(super) fn plain_spec(rw: Rw, bs: u64, region: (u64, u64), size: u64, seed: u64) -> MeasureSpec {
-    MeasureSpec {
+pub(super) fn plain_spec(
+    rw: Rw,
+    bs: u64,
+    region: (u64, u64),
+    size: u64,
+    seed: u64,
+) -> Result<MeasureSpec, SpecError> {
+    MeasureSpec::new(SpecRequest {
         rw,
         mix_read_percent: 0,
         block_size: bs,
@@ -40,8 +46,8 @@ pub(super) fn plain_spec(rw: Rw, bs: u64, region: (u64, u64), size: u64, seed: u
         seed,
         seed_given: true,
         verify: false,
-        buffered: false,
-    }
+        io: IoMode::Direct,
+    })
 }
 
 /// What one scan needs once the target is open.
@@ -181,7 +187,15 @@ fn scan_one(
         error: None,
     };
     let region = (offset, plan.sample);
-    let read = plain_spec(Rw::Read, plan.bs, region, plan.sample, cfg.seed);
+    let read = match plain_spec(Rw::Read, plan.bs, region, plan.sample, cfg.seed) {
+        Ok(spec) => spec,
+        Err(e) => {
+            return SurfaceSample {
+                error: Some(e.to_string()),
+                ..s
+            };
+        }
+    };
     match common::measure(target, &read, "surface read", Some(bar)) {
         Ok(m) => s.read_mb_s = m.mb_per_s,
         Err(f) => s.error = Some(common::io_failure_message(&f.error)),
@@ -190,17 +204,21 @@ fn scan_one(
     // A target smaller than one access read has no access time.
     if args.access_reads > 0 && s.error.is_none() && band.1 >= ACCESS_BYTES {
         let bytes = u64::from(args.access_reads) * ACCESS_BYTES;
-        let spec = plain_spec(Rw::RandRead, ACCESS_BYTES, band, bytes, cfg.seed ^ offset);
-        match common::measure(target, &spec, "surface access", Some(bar)) {
-            Ok(m) => s.access_ns = m.latency.map(|l| l.p50_ns),
-            Err(f) => s.error = Some(common::io_failure_message(&f.error)),
+        match plain_spec(Rw::RandRead, ACCESS_BYTES, band, bytes, cfg.seed ^ offset) {
+            Ok(spec) => match common::measure(target, &spec, "surface access", Some(bar)) {
+                Ok(m) => s.access_ns = m.latency.map(|l| l.p50_ns),
+                Err(f) => s.error = Some(common::io_failure_message(&f.error)),
+            },
+            Err(e) => s.error = Some(e.to_string()),
         }
     }
     if plan.writes && s.error.is_none() {
-        let write = plain_spec(Rw::Write, plan.bs, region, plan.sample, cfg.seed);
-        match common::measure(target, &write, "surface write", Some(bar)) {
-            Ok(m) => s.write_mb_s = Some(m.mb_per_s),
-            Err(f) => s.error = Some(common::io_failure_message(&f.error)),
+        match plain_spec(Rw::Write, plan.bs, region, plan.sample, cfg.seed) {
+            Ok(write) => match common::measure(target, &write, "surface write", Some(bar)) {
+                Ok(m) => s.write_mb_s = Some(m.mb_per_s),
+                Err(f) => s.error = Some(common::io_failure_message(&f.error)),
+            },
+            Err(e) => s.error = Some(e.to_string()),
         }
     }
     s

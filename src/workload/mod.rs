@@ -19,4 +19,4 @@ pub mod sustain;
 pub mod verify;
 
 pub use pattern::Pattern;
-pub use spec::{MeasureSpec, Rw};
+pub use spec::{MeasureSpec, Rw, SpecError, SpecRequest};

@@ -96,7 +96,7 @@ pub fn measure(
         }));
     }
     let mut warnings = Vec::new();
-    if spec.buffered && spec.rw.reads() {
+    if spec.buffered() && spec.rw.reads() {
         evict_and_prove(target.fd, spec, &mut warnings);
     }
     let written: Vec<AtomicU64> = if spec.verify && spec.rw.writes() {
@@ -132,10 +132,10 @@ pub fn measure(
         };
         error = pass.error;
         notes = pass.notes;
-        if spec.buffered && spec.rw.writes() {
+        if spec.buffered() && spec.rw.writes() {
             let _ = rustix::fs::fdatasync(target.fd);
         }
-        if spec.buffered && spec.rw.reads() {
+        if spec.buffered() && spec.rw.reads() {
             // The warm-up filled the page cache with what the counted pass
             // is about to read.
             evict_and_prove(target.fd, spec, &mut warnings);
@@ -151,7 +151,7 @@ pub fn measure(
         record = pass.record;
         error = pass.error;
         notes.extend(pass.notes);
-        if spec.buffered && spec.rw.writes() {
+        if spec.buffered() && spec.rw.writes() {
             sync_ns = timed_fdatasync(target.fd, clock, &mut record, &mut warnings);
         }
     }
@@ -174,7 +174,7 @@ pub fn measure(
         &mut warnings,
     );
     if spec.verify && error.is_none() && !interrupted {
-        if spec.buffered {
+        if spec.buffered() {
             let _ = rustix::fs::fadvise(
                 target.fd,
                 spec.offset,
@@ -738,7 +738,7 @@ mod tests {
 
     #[test]
     fn budgets_and_regions_split_exactly() {
-        let spec = MeasureSpec {
+        let spec = MeasureSpec::new(super::super::SpecRequest {
             rw: super::super::Rw::Read,
             mix_read_percent: 0,
             block_size: 4096,
@@ -755,8 +755,9 @@ mod tests {
             seed: 1,
             seed_given: true,
             verify: false,
-            buffered: false,
-        };
+            io: crate::target::IoMode::Direct,
+        })
+        .unwrap();
         let total: u64 = (0..3).map(|i| job_budget(&spec, 10 * 4096, i)).sum();
         assert_eq!(total, 10 * 4096);
         let regions: Vec<_> = (0..3).map(|i| job_region(&spec, i)).collect();

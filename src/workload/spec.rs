@@ -2,20 +2,23 @@
 
 use super::pattern::Pattern;
 use crate::engine::EngineKind;
-use serde::Serialize;
+use crate::target::IoMode;
+use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
-/// Access pattern and direction, named as in fio.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+/// Access pattern and direction, named as in fio; `run --rw` takes it as it
+/// is. (Variant comments are `//`: clap would print doc comments in the help.)
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
+#[value(rename_all = "lowercase")]
 pub enum Rw {
     Read,
     Write,
     RandRead,
     RandWrite,
-    /// Sequential, mixed reads and writes.
+    // Sequential, mixed reads and writes.
     Rw,
-    /// Random, mixed reads and writes.
+    // Random, mixed reads and writes.
     RandRw,
 }
 
@@ -60,7 +63,43 @@ impl Rw {
     }
 }
 
-/// One measurement: a workload over a region of an open target.
+/// What a caller asks one measurement to be; [`MeasureSpec::new`] checks
+/// it and is the only way to a [`MeasureSpec`].
+#[derive(Debug, Clone)]
+pub struct SpecRequest {
+    pub rw: Rw,
+    /// Read share of a mixed workload, in percent.
+    pub mix_read_percent: u8,
+    pub block_size: u64,
+    pub queue_depth: u32,
+    pub threads: u32,
+    pub engine: EngineKind,
+    /// Start of the region, bytes from the start of the target.
+    pub offset: u64,
+    /// Length of the region.
+    pub span: u64,
+    /// Offset granularity of random I/O.
+    pub align: u64,
+    /// Bytes to move in the counted phase (all jobs together).
+    pub size: Option<u64>,
+    /// Duration of the counted phase.
+    pub time: Option<Duration>,
+    /// Warm-up before counting.
+    pub ramp: Option<Duration>,
+    pub pattern: Pattern,
+    pub seed: u64,
+    /// False when the seed was made up; a verify read then takes the seed
+    /// from the blocks it reads.
+    pub seed_given: bool,
+    pub verify: bool,
+    /// O_DIRECT, or through the page cache.
+    pub io: IoMode,
+}
+
+/// One measurement: a workload over a region of an open target, checked by
+/// [`MeasureSpec::new`]. The fields are public to read; the private marker
+/// keeps struct literals out, so every spec has passed the checks. To vary
+/// one, change its [`MeasureSpec::request`] and check that again.
 #[derive(Debug, Clone, Serialize)]
 pub struct MeasureSpec {
     pub rw: Rw,
@@ -90,8 +129,132 @@ pub struct MeasureSpec {
     /// from the blocks it reads.
     pub seed_given: bool,
     pub verify: bool,
+    /// O_DIRECT, or through the page cache; recorded as `buffered`.
+    #[serde(rename = "buffered", serialize_with = "is_buffered")]
+    pub io: IoMode,
+    #[serde(skip)]
+    _checked: Checked,
+}
+
+/// Proof that a spec went through [`MeasureSpec::new`]; private, so no
+/// other module can write a `MeasureSpec { .. }` literal.
+#[derive(Debug, Clone, Copy)]
+struct Checked;
+
+/// Why a [`SpecRequest`] is not a measurement the runner can carry out.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SpecError {
+    #[error("a block size of {0} bytes: it must be from 1 byte to 1 GiB")]
+    BlockSize(u64),
+    #[error("a queue depth of 0: at least one I/O must be in flight")]
+    QueueDepth,
+    #[error("0 threads: at least one job must run")]
+    Threads,
+    #[error("an empty region: the span must hold at least one byte")]
+    EmptySpan,
+    #[error("the region from {offset} for {span} bytes ends beyond any device")]
+    RegionOverflow { offset: u64, span: u64 },
+    #[error("an alignment of 0 bytes: random offsets need a granularity")]
+    Align,
+    #[error("a read share of {0}%: it must be from 0 to 100")]
+    Mix(u8),
+    #[error(
+        "--verify stamps 512-byte sectors, and a block of {0} bytes is not a whole number of them"
+    )]
+    VerifyBlock(u64),
+}
+
+/// Largest transfer: the engines describe lengths with 32 bits.
+const MAX_BLOCK: u64 = 1 << 30;
+
+impl MeasureSpec {
+    /// The one way to a spec: checks that the runner can carry `req` out.
+    pub fn new(req: SpecRequest) -> Result<MeasureSpec, SpecError> {
+        check_request(&req)?;
+        Ok(MeasureSpec {
+            rw: req.rw,
+            mix_read_percent: req.mix_read_percent,
+            block_size: req.block_size,
+            queue_depth: req.queue_depth,
+            threads: req.threads,
+            engine: req.engine,
+            offset: req.offset,
+            span: req.span,
+            align: req.align,
+            size: req.size,
+            time: req.time,
+            ramp: req.ramp,
+            pattern: req.pattern,
+            seed: req.seed,
+            seed_given: req.seed_given,
+            verify: req.verify,
+            io: req.io,
+            _checked: Checked,
+        })
+    }
+
+    /// The request this spec was made from, to derive a variant of it.
+    pub fn request(&self) -> SpecRequest {
+        SpecRequest {
+            rw: self.rw,
+            mix_read_percent: self.mix_read_percent,
+            block_size: self.block_size,
+            queue_depth: self.queue_depth,
+            threads: self.threads,
+            engine: self.engine,
+            offset: self.offset,
+            span: self.span,
+            align: self.align,
+            size: self.size,
+            time: self.time,
+            ramp: self.ramp,
+            pattern: self.pattern,
+            seed: self.seed,
+            seed_given: self.seed_given,
+            verify: self.verify,
+            io: self.io,
+        }
+    }
+
     /// Through the page cache instead of O_DIRECT.
-    pub buffered: bool,
+    pub fn buffered(&self) -> bool {
+        self.io == IoMode::Buffered
+    }
+}
+
+fn check_request(req: &SpecRequest) -> Result<(), SpecError> {
+    if req.block_size == 0 || req.block_size > MAX_BLOCK {
+        return Err(SpecError::BlockSize(req.block_size));
+    }
+    if req.queue_depth == 0 {
+        return Err(SpecError::QueueDepth);
+    }
+    if req.threads == 0 {
+        return Err(SpecError::Threads);
+    }
+    if req.span == 0 {
+        return Err(SpecError::EmptySpan);
+    }
+    if req.offset.checked_add(req.span).is_none() {
+        return Err(SpecError::RegionOverflow {
+            offset: req.offset,
+            span: req.span,
+        });
+    }
+    if req.align == 0 {
+        return Err(SpecError::Align);
+    }
+    if req.mix_read_percent > 100 {
+        return Err(SpecError::Mix(req.mix_read_percent));
+    }
+    if req.verify && !req.block_size.is_multiple_of(512) {
+        return Err(SpecError::VerifyBlock(req.block_size));
+    }
+    Ok(())
+}
+
+fn is_buffered<S: serde::Serializer>(mode: &IoMode, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_bool(*mode == IoMode::Buffered)
 }
 
 mod duration_secs {
@@ -103,5 +266,120 @@ mod duration_secs {
             Some(d) => s.serialize_f64(d.as_secs_f64()),
             None => s.serialize_none(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request() -> SpecRequest {
+        SpecRequest {
+            rw: Rw::Read,
+            mix_read_percent: 50,
+            block_size: 4096,
+            queue_depth: 1,
+            threads: 1,
+            engine: EngineKind::Sync,
+            offset: 0,
+            span: 1 << 20,
+            align: 4096,
+            size: None,
+            time: None,
+            ramp: None,
+            pattern: Pattern::Zeros,
+            seed: 1,
+            seed_given: true,
+            verify: false,
+            io: IoMode::Direct,
+        }
+    }
+
+    #[test]
+    fn a_sound_request_becomes_a_spec_and_back() {
+        let spec = MeasureSpec::new(request()).unwrap();
+        assert_eq!(spec.block_size, 4096);
+        assert!(!spec.buffered());
+        let again = MeasureSpec::new(SpecRequest {
+            io: IoMode::Buffered,
+            ..spec.request()
+        })
+        .unwrap();
+        assert!(again.buffered());
+        let json = serde_json::to_value(&again).unwrap();
+        assert_eq!(json["buffered"], true);
+        assert_eq!(json["rw"], "read");
+    }
+
+    #[test]
+    fn each_unworkable_request_says_why() {
+        let refused = |req: SpecRequest| MeasureSpec::new(req).unwrap_err();
+        let base = request;
+        assert_eq!(
+            refused(SpecRequest {
+                block_size: 0,
+                ..base()
+            }),
+            SpecError::BlockSize(0)
+        );
+        assert_eq!(
+            refused(SpecRequest {
+                block_size: 2 << 30,
+                ..base()
+            }),
+            SpecError::BlockSize(2 << 30)
+        );
+        assert_eq!(
+            refused(SpecRequest {
+                queue_depth: 0,
+                ..base()
+            }),
+            SpecError::QueueDepth
+        );
+        assert_eq!(
+            refused(SpecRequest {
+                threads: 0,
+                ..base()
+            }),
+            SpecError::Threads
+        );
+        assert_eq!(
+            refused(SpecRequest { span: 0, ..base() }),
+            SpecError::EmptySpan
+        );
+        assert!(matches!(
+            refused(SpecRequest {
+                offset: u64::MAX,
+                ..base()
+            }),
+            SpecError::RegionOverflow { .. }
+        ));
+        assert_eq!(
+            refused(SpecRequest { align: 0, ..base() }),
+            SpecError::Align
+        );
+        assert_eq!(
+            refused(SpecRequest {
+                mix_read_percent: 101,
+                ..base()
+            }),
+            SpecError::Mix(101)
+        );
+        let e = refused(SpecRequest {
+            verify: true,
+            block_size: 1000,
+            ..base()
+        });
+        assert!(e.to_string().contains("512-byte sectors"), "{e}");
+    }
+
+    #[test]
+    fn rw_spellings_match_fio() {
+        use clap::ValueEnum;
+        for rw in Rw::value_variants() {
+            assert_eq!(Rw::parse(rw.name()), Some(*rw));
+            assert_eq!(Rw::from_str(rw.name(), false), Ok(*rw));
+        }
+        assert_eq!(Rw::parse("readwrite"), Some(Rw::Rw));
     }
 }

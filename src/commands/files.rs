@@ -7,7 +7,7 @@ use crate::app_result::{FilesLoadReport, FilesSaveReport, LoadPoint, SaveDeviceI
 use crate::cli::apps::{FilesAction, FilesArgs, FilesLoadArgs, FilesSaveArgs};
 use crate::engine::access::FileRead;
 use crate::error::{IoFailure, usage};
-use crate::target::sysfs::{self, BlockDevice, DiskStat};
+use crate::probe::sysfs::{self, BlockDevice, DiskStat};
 use crate::target::{IoMode, TargetInfo, TargetKind};
 use crate::units::{format_size, mb_per_s};
 use crate::workload::files::{self, EvictionProof, WorkDir};

@@ -18,7 +18,7 @@
 
 use crate::engine::access::{FileRead, read_whole_file};
 use crate::engine::sys;
-use crate::target::sysfs::{BlockDevice, DiskStat};
+use crate::probe::sysfs::{BlockDevice, DiskStat};
 use crate::workload::Pattern;
 use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};

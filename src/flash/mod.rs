@@ -23,10 +23,10 @@ pub mod open_au;
 
 use crate::engine::buffer::AlignedBuf;
 use crate::engine::sim::SimDevice;
+use crate::engine::{Clock, MonotonicClock};
 use crate::target::OpenTarget;
 use serde::{Deserialize, Serialize};
 use std::io;
-use std::time::Instant;
 
 /// The FAT area cheap controllers treat specially: writing tests start
 /// beyond it.
@@ -167,15 +167,18 @@ impl FlashIo for SimIo<'_> {
     }
 }
 
-/// A real target's descriptor (O_DIRECT), timed on the wall clock.
+/// A real target's descriptor (O_DIRECT), timed on an engine [`Clock`]
+/// (the wall clock unless [`FdIo::with_clock`] says otherwise): flash
+/// reads the time the way every other measurement does, never by itself.
 ///
 /// It holds the target rather than a descriptor so that [`FlashIo::claim`]
 /// can reach the write gate between two transfers (the descriptor is looked
 /// up for each one; it changes when the gate opens). Every write is checked
 /// against the gate before it is timed: under `--preserve` one outside the
 /// journalled regions is refused, never made.
-pub struct FdIo<'a> {
+pub struct FdIo<'a, C: Clock = MonotonicClock> {
     target: &'a mut OpenTarget,
+    clock: C,
     /// The first claim or write the gate refused. The command reports it
     /// as it is (Ctrl-C during a journal copy, a full journal disk, a bug),
     /// and every later transfer fails at once: a detector that takes a
@@ -184,11 +187,27 @@ pub struct FdIo<'a> {
 }
 
 impl<'a> FdIo<'a> {
+    /// Timed on the wall clock.
     pub fn new(target: &'a mut OpenTarget) -> FdIo<'a> {
+        FdIo::with_clock(target, MonotonicClock::new())
+    }
+}
+
+impl<'a, C: Clock> FdIo<'a, C> {
+    /// Timed on `clock`.
+    pub fn with_clock(target: &'a mut OpenTarget, clock: C) -> FdIo<'a, C> {
         FdIo {
             target,
+            clock,
             failure: None,
         }
+    }
+
+    /// Nanoseconds `transfer` took on the clock, with its result.
+    fn timed<T>(&self, transfer: impl FnOnce() -> T) -> (T, u64) {
+        let start = self.clock.now_ns();
+        let out = transfer();
+        (out, self.clock.now_ns().saturating_sub(start))
     }
 
     /// Why the gate stopped the detector, if it did.
@@ -225,7 +244,7 @@ impl<'a> FdIo<'a> {
     }
 }
 
-impl FlashIo for FdIo<'_> {
+impl<C: Clock> FlashIo for FdIo<'_, C> {
     fn size(&self) -> u64 {
         self.target.info.size_bytes
     }
@@ -237,10 +256,9 @@ impl FlashIo for FdIo<'_> {
     fn read(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<u64> {
         self.stopped()?;
         let len = buf.len();
-        let start = Instant::now();
-        let n = rustix::io::pread(self.target.fd(), buf, offset)?;
-        let ns = start.elapsed().as_nanos() as u64;
-        Self::check(n, len).map(|_| ns)
+        let fd = self.target.fd();
+        let (n, ns) = self.timed(|| rustix::io::pread(fd, buf, offset));
+        Self::check(n?, len).map(|_| ns)
     }
 
     fn write(&mut self, offset: u64, buf: &[u8]) -> io::Result<u64> {
@@ -255,10 +273,9 @@ impl FlashIo for FdIo<'_> {
             );
             return Err(self.refuse(e.into()));
         }
-        let start = Instant::now();
-        let n = rustix::io::pwrite(self.target.fd(), buf, offset)?;
-        let ns = start.elapsed().as_nanos() as u64;
-        Self::check(n, buf.len()).map(|_| ns)
+        let fd = self.target.fd();
+        let (n, ns) = self.timed(|| rustix::io::pwrite(fd, buf, offset));
+        Self::check(n?, buf.len()).map(|_| ns)
     }
 
     /// Journals the regions through the target's write gate (nothing to do

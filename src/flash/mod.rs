@@ -10,8 +10,10 @@
 //! geometry when the pattern is absent.
 //!
 //! The detectors talk to the device through [`FlashIo`]: one timed transfer
-//! at a time, on a file descriptor (wall clock) or on the simulated card
-//! (its virtual clock), so each is tested against known ground truth.
+//! at a time, on a file descriptor (an engine clock) or on the simulated
+//! card (its virtual clock), so each is tested against known ground truth.
+//! This module only measures; what the numbers mean is decided by the pure
+//! functions of `crate::analysis::flash`, where every threshold is named.
 
 pub mod align;
 pub mod cache;
@@ -42,35 +44,7 @@ pub fn usable_au(au: u64) -> bool {
     au >= MIN_AU && au.is_multiple_of(512)
 }
 
-/// How sure a decision is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Confidence {
-    Low,
-    Medium,
-    High,
-}
-
-impl Confidence {
-    pub fn name(self) -> &'static str {
-        match self {
-            Confidence::Low => "low",
-            Confidence::Medium => "medium",
-            Confidence::High => "high",
-        }
-    }
-
-    /// From the ratio between the signal and what stands nearest to it.
-    pub fn of_ratio(ratio: f64) -> Confidence {
-        if ratio >= 3.0 {
-            Confidence::High
-        } else if ratio >= 1.5 {
-            Confidence::Medium
-        } else {
-            Confidence::Low
-        }
-    }
-}
+pub use crate::analysis::flash::Confidence;
 
 /// One line of a flash verdict: what was found, and how sure.
 #[derive(Debug, Clone, Serialize, Deserialize)]

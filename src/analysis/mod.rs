@@ -4,5 +4,6 @@
 //! Pure functions of results; no I/O.
 
 pub mod curve;
+pub mod flash;
 pub mod surface;
 pub mod sustain;

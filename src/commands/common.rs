@@ -63,7 +63,7 @@ pub fn writes_skipped_because(target: &OpenTarget) -> String {
         .device
         .as_ref()
         .filter(|_| target.info.kind == crate::target::TargetKind::BlockDevice)
-        .and_then(|d| crate::target::safety::why_busy(d).ok().flatten());
+        .and_then(|d| crate::target::write_rules::why_busy(d).ok().flatten());
     match busy {
         Some(why) => format!(
             "write tests skipped: {why}, so no write test may run on {path}; give a directory on its file system to test writes through a scratch file"

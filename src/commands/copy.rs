@@ -8,6 +8,7 @@ use super::surface::plain_spec;
 use crate::cli::CopyArgs;
 use crate::cli::config::{MAX_BLOCK_SIZE, TargetConfig, target_config_of};
 use crate::cli::options::CopySync;
+use crate::engine::MonotonicClock;
 use crate::engine::buffer::AlignedBuf;
 use crate::error::{EXIT_VERIFY, IoFailure, usage};
 use crate::report::progress;
@@ -171,7 +172,13 @@ fn run_copy(
     let goal = progress::Goal::Bytes(bytes);
     let bar = progress::bar("copy", goal);
     let out = progress::track(&bar, goal, std::slice::from_ref(&counter), 0, || {
-        copier::copy(&io, &mut buf, interrupt::stop_flag(), &counter)
+        copier::copy(
+            &io,
+            &mut buf,
+            interrupt::stop_flag(),
+            &counter,
+            MonotonicClock::new(),
+        )
     });
     bar.finish_and_clear();
     if let Some(e) = &out.error {

@@ -5,11 +5,12 @@ use super::common;
 use crate::analysis::curve::{SizePoint, fit_model};
 use crate::cli::apps::{FilesAction, FilesArgs, FilesLoadArgs, FilesSaveArgs};
 use crate::cli::options::FileReadMethod;
+use crate::engine::MonotonicClock;
 use crate::engine::access::FileRead;
 use crate::error::{IoFailure, usage};
+use crate::probe::sysfs::{self, BlockDevice, DiskStat};
 use crate::result::Payload;
 use crate::result::apps::{FilesLoadReport, FilesSaveReport, LoadPoint, SaveDeviceIo, SavePoint};
-use crate::target::sysfs::{self, BlockDevice, DiskStat};
 use crate::target::{IoMode, TargetInfo, TargetKind};
 use crate::units::{format_size, mb_per_s};
 use crate::workload::files::{self, EvictionProof, WorkDir};
@@ -121,7 +122,14 @@ fn load_one_size(
     let eviction = files::evict_all(paths);
     let mut times = Vec::with_capacity(paths.len());
     let before = files::stat_of(device);
-    files::time_loads(paths, buf, &mut times, how, interrupt::stop_flag())?;
+    files::time_loads(
+        paths,
+        buf,
+        &mut times,
+        how,
+        interrupt::stop_flag(),
+        MonotonicClock::new(),
+    )?;
     let after = files::stat_of(device);
     let device_read_bytes = before
         .zip(after)
@@ -251,7 +259,7 @@ fn save_one(
     device: Option<&BlockDevice>,
 ) -> std::io::Result<SavePoint> {
     let before = files::stat_of(device);
-    let times = files::save_with_calls(path, data, w as usize)?;
+    let times = files::save_with_calls(path, data, w as usize, MonotonicClock::new())?;
     let after = files::stat_of(device);
     let check = files::check_saved(path, data)?;
     let total_ns = times.total_ns();

@@ -17,7 +17,8 @@
 //! candidate (6i+1 has no factor 2 or 3), so a boundary is seen only where
 //! A itself is one, and every read stays inside the device.
 //!
-//! The steps are then found as sets, not as a run down the table: the AU
+//! The steps are then found as sets, not as a run down the table (by
+//! `crate::analysis::flash::align`, where the thresholds are named): the AU
 //! is the smallest candidate of the high group (diffs at least half the
 //! largest) when that group is exactly the candidates that are multiples of
 //! it; the page likewise among the smaller candidates with diffs clearly
@@ -27,30 +28,9 @@
 //! too large to see, or an AU equal to its page: it is named with low
 //! confidence only. Only reads are issued.
 
-use super::{Confidence, FlashIo};
-use serde::Serialize;
+use super::FlashIo;
+pub use crate::analysis::flash::align::{AlignResult, Row, agreed, decide};
 use std::io;
-
-/// One candidate alignment and its timings (minimum over samples), ns.
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct Row {
-    pub align: u64,
-    pub before_ns: u64,
-    pub on_ns: u64,
-    pub after_ns: u64,
-    pub diff_ns: i64,
-}
-
-/// What the boundary timing found.
-#[derive(Debug, Clone, Serialize)]
-pub struct AlignResult {
-    pub block: u64,
-    pub au: Option<u64>,
-    pub au_confidence: Confidence,
-    pub page: Option<u64>,
-    pub page_confidence: Confidence,
-    pub rows: Vec<Row>,
-}
 
 /// How the timing is done.
 #[derive(Debug, Clone, Copy)]
@@ -127,26 +107,6 @@ pub fn candidates(block: u64, size: u64) -> Vec<u64> {
     v
 }
 
-/// The first round's findings where the second agrees, at the lower of the
-/// two confidences; what they disagree on is not claimed.
-fn agreed(mut first: AlignResult, second: &AlignResult) -> AlignResult {
-    if first.au != second.au {
-        first.au = None;
-        first.au_confidence = Confidence::Low;
-        first.page = None;
-        first.page_confidence = Confidence::Low;
-        return first;
-    }
-    first.au_confidence = first.au_confidence.min(second.au_confidence);
-    if first.page != second.page {
-        first.page = None;
-        first.page_confidence = Confidence::Low;
-    } else {
-        first.page_confidence = first.page_confidence.min(second.page_confidence);
-    }
-    first
-}
-
 fn time_candidate(
     io: &mut dyn FlashIo,
     plan: &AlignPlan,
@@ -176,78 +136,11 @@ fn time_candidate(
     })
 }
 
-/// The noise floor: 3 µs or 3 % of the plain read time, whichever is more.
-fn floor_ns(rows: &[Row]) -> f64 {
-    let base = rows.iter().map(|r| r.before_ns).min().unwrap_or(0) as f64;
-    (0.03 * base).max(3000.0)
-}
-
-/// The largest page the field shows: a lone step no larger could be one.
-const MAX_PAGE: u64 = 64 << 10;
-
-/// Finds the steps in the diffs (rows from the largest alignment down).
-pub fn decide(block: u64, rows: Vec<Row>) -> AlignResult {
-    let mut result = AlignResult {
-        block,
-        au: None,
-        au_confidence: Confidence::Low,
-        page: None,
-        page_confidence: Confidence::Low,
-        rows,
-    };
-    let rows = &result.rows;
-    let floor = floor_ns(rows);
-    let max = rows.iter().map(|r| r.diff_ns as f64).fold(0.0, f64::max);
-    if max < floor || rows.len() < 2 {
-        return result;
-    }
-    let Some((au, au_conf)) = step(rows, max / 2.0, floor) else {
-        return result;
-    };
-    let smaller: Vec<Row> = rows.iter().copied().filter(|r| r.align < au).collect();
-    let page = step(&smaller, (max / 8.0).max(floor), floor);
-    result.au = Some(au);
-    result.au_confidence = match page {
-        None if au <= MAX_PAGE => Confidence::Low,
-        _ => au_conf,
-    };
-    if let Some((page, conf)) = page {
-        result.page = Some(page);
-        result.page_confidence = conf;
-    }
-    result
-}
-
-/// The step of the rows whose diff is at least `threshold`: the smallest
-/// such alignment, when those rows are exactly the candidates that are its
-/// multiples and some candidate lies below it; with the confidence of the
-/// group's smallest diff over the largest outside it.
-fn step(rows: &[Row], threshold: f64, floor: f64) -> Option<(u64, Confidence)> {
-    let high = |r: &Row| r.diff_ns as f64 >= threshold;
-    let unit = rows.iter().filter(|r| high(r)).map(|r| r.align).min()?;
-    let consistent = rows.iter().all(|r| high(r) == r.align.is_multiple_of(unit));
-    let below = rows.iter().any(|r| r.align < unit);
-    if !consistent || !below {
-        return None;
-    }
-    let group_min = rows
-        .iter()
-        .filter(|r| high(r))
-        .map(|r| r.diff_ns as f64)
-        .fold(f64::MAX, f64::min);
-    let others = rows
-        .iter()
-        .filter(|r| !high(r))
-        .map(|r| r.diff_ns as f64)
-        .fold(floor, f64::max);
-    let confidence = Confidence::of_ratio(group_min / others);
-    (confidence > Confidence::Low).then_some((unit, confidence))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::engine::sim::{SimDevice, SimParams};
+    use crate::flash::Confidence;
     use crate::flash::SimIo;
 
     fn detect_on(spec: &str) -> AlignResult {
@@ -327,70 +220,5 @@ mod tests {
                 proptest::prop_assert!(a / 2 >= block && a.checked_add(block).is_some_and(|e| e <= size));
             }
         }
-    }
-
-    #[test]
-    fn rounds_that_disagree_claim_nothing() {
-        let found = |au: Option<u64>, page: Option<u64>| AlignResult {
-            block: 1024,
-            au,
-            au_confidence: if au.is_some() {
-                Confidence::High
-            } else {
-                Confidence::Low
-            },
-            page,
-            page_confidence: if page.is_some() {
-                Confidence::Medium
-            } else {
-                Confidence::Low
-            },
-            rows: Vec::new(),
-        };
-        let noise = agreed(found(Some(64 << 20), None), &found(None, None));
-        assert_eq!((noise.au, noise.au_confidence), (None, Confidence::Low));
-        let same = agreed(
-            found(Some(4 << 20), Some(16 << 10)),
-            &found(Some(4 << 20), Some(8 << 10)),
-        );
-        assert_eq!(
-            (same.au, same.au_confidence),
-            (Some(4 << 20), Confidence::High)
-        );
-        assert_eq!((same.page, same.page_confidence), (None, Confidence::Low));
-    }
-
-    #[test]
-    fn flat_timings_claim_nothing() {
-        let rows = (0..10)
-            .map(|i| Row {
-                align: 1 << (30 - i),
-                before_ns: 40_000,
-                on_ns: 40_000 + (i % 3) * 500,
-                after_ns: 40_000,
-                diff_ns: (i as i64 % 3) * 500,
-            })
-            .collect();
-        let r = decide(1024, rows);
-        assert_eq!(
-            (r.au, r.page, r.au_confidence),
-            (None, None, Confidence::Low)
-        );
-    }
-
-    #[test]
-    fn a_noise_peak_below_the_largest_alignment_claims_nothing() {
-        let rows = [0i64, 9000, 0, 0]
-            .iter()
-            .enumerate()
-            .map(|(i, d)| Row {
-                align: 1 << (20 - i),
-                before_ns: 40_000,
-                on_ns: 40_000 + *d as u64,
-                after_ns: 40_000,
-                diff_ns: *d,
-            })
-            .collect();
-        assert_eq!(decide(1024, rows).au, None);
     }
 }

@@ -7,23 +7,14 @@
 //! fall, and the bytes absorbed what was written before it. While the
 //! burst lasts the cache also drains at the sustained speed, so its size
 //! is the bytes absorbed less what drained meanwhile:
-//! absorbed × (1 − sustained / burst).
+//! absorbed × (1 − sustained / burst). This module writes and times;
+//! `crate::analysis::flash::cache` reads the speeds.
 
 use super::{Confidence, FAT_AREA, FlashIo, mb_s};
-use crate::stats::median;
+use crate::analysis::flash::cache::{self, fall};
+pub use crate::analysis::flash::cache::{AFTER, FALL};
 use serde::Serialize;
 use std::io;
-
-/// Writes after the fall that confirm it and measure the sustained speed.
-pub const AFTER: usize = 16;
-
-/// The fall: a write slower than this share of the burst speed.
-pub const FALL: f64 = 0.6;
-
-/// Writes whose median is the burst speed: few, so that a cache of only
-/// two writes (1 MiB) still shows, and a median, so that one slow first
-/// write does not set it.
-const BURST_WRITES: usize = 3;
 
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct CachePlan {
@@ -73,54 +64,18 @@ pub fn detect(io: &mut dyn FlashIo, plan: CachePlan) -> io::Result<CacheResult> 
     Ok(decide(plan, speeds))
 }
 
-/// The speed of the first writes.
-fn burst(speeds: &[f64]) -> f64 {
-    median(&speeds[..speeds.len().min(BURST_WRITES)]).unwrap_or(0.0)
-}
-
-/// The first write of a lasting fall below [`FALL`] of the burst speed.
-fn fall(speeds: &[f64]) -> Option<usize> {
-    let burst = burst(speeds);
-    (1..speeds.len()).find(|&i| {
-        let end = (i + 4).min(speeds.len());
-        end - i == 4 && speeds[i..end].iter().all(|s| *s < FALL * burst)
-    })
-}
-
-/// Whether the writes before the fall went at about the burst speed: nine
-/// in ten at 80% of it or more. A lone slow write on the wall clock (the
-/// first, or one the host's scheduler delayed) does not move where the
-/// lasting fall is, so it does not make the size less sure; a card whose
-/// speed wanders before the fall does.
-fn steady_before(speeds: &[f64], burst: f64) -> bool {
-    let fast = speeds.iter().filter(|s| **s >= 0.8 * burst).count();
-    fast * 10 >= speeds.len() * 9
-}
-
+/// The result, as the analysis reads the speeds.
 pub fn decide(plan: CachePlan, speeds: Vec<f64>) -> CacheResult {
-    let burst = burst(&speeds);
-    let mut r = CacheResult {
+    let r = cache::read(&speeds, plan.chunk);
+    CacheResult {
         plan,
-        burst_mb_s: burst,
-        sustained_mb_s: None,
-        absorbed: None,
-        cache_bytes: None,
-        confidence: Confidence::Low,
+        burst_mb_s: r.burst_mb_s,
+        sustained_mb_s: r.sustained_mb_s,
+        absorbed: r.absorbed,
+        cache_bytes: r.cache_bytes,
+        confidence: r.confidence,
         speeds,
-    };
-    let Some(at) = fall(&r.speeds) else {
-        return r;
-    };
-    let sustained = median(&r.speeds[(at + 2).min(r.speeds.len() - 1)..]).unwrap_or(0.0);
-    let absorbed = at as u64 * plan.chunk;
-    r.sustained_mb_s = Some(sustained);
-    r.absorbed = Some(absorbed);
-    r.cache_bytes = Some((absorbed as f64 * (1.0 - sustained / burst)) as u64);
-    r.confidence = match steady_before(&r.speeds[..at - 1], burst) {
-        true => Confidence::of_ratio(burst / sustained),
-        false => Confidence::Low,
-    };
-    r
+    }
 }
 
 #[cfg(test)]

@@ -29,13 +29,21 @@
 //!   sequential speed (Pw).
 //!
 //! Each requirement is PASS, FAIL or LINK with the measured value and the
-//! limit beside it, and a [`Confidence`] from the margin between the two
+//! limit beside it, and a [`Confidence`](super::Confidence) from the margin between the two
 //! relative to the spread of the measurement. LINK: the link (reader, bus)
 //! cannot carry the requirement and the card ran at about the link's
 //! speed, so the host, not the card, set the limit (a USB 2 reader cannot
 //! show U3).
+//!
+//! This module writes, reads and times; the verdicts (limits, margins,
+//! confidence) are `crate::analysis::flash::class`.
 
-use super::{Confidence, FAT_AREA, FlashIo, mb_s};
+use super::{FAT_AREA, FlashIo, mb_s};
+pub use crate::analysis::flash::class::{
+    CLASSES, Check, ClassFigures, Exhaustion, FatLatency, Need, PnuPoint, PwFigures, Status,
+    fat_figures, judge, margin_confidence, requirements,
+};
+use crate::analysis::flash::class::{fell_from, move_speed, steady};
 use crate::error::usage_io;
 use crate::units::format_size;
 use serde::Serialize;
@@ -48,10 +56,6 @@ const RU_MAX: u64 = 512 << 10;
 /// The most the cache-exhausting writes cover: a 4 GiB cache filled at 1.5
 /// times its drain speed takes 12 GiB.
 pub const PW_CAP: u64 = 16 << 30;
-/// No fall in speed within this much rules out the caches seen in the
-/// field (a 4 GiB cache filled at 1.5 times its drain speed falls after
-/// 12 GiB); the cap in whole AUs can end a little short of [`PW_CAP`].
-const NO_FALL_ENOUGH: u64 = 15 << 30;
 /// Writes beyond the regions listed up front are announced in steps this
 /// large.
 const CLAIM_STEP: u64 = 256 << 20;
@@ -59,10 +63,6 @@ const CLAIM_STEP: u64 = 256 << 20;
 /// usually starts, cycling over 16 small blocks.
 const FAT_SPOT: u64 = 4 << 20;
 const FAT_SPOT_BLOCKS: u64 = 16;
-/// A fall of this much below the fastest AU means a cache was in front.
-const FALL: f64 = 0.10;
-/// AUs in a row within this much of their mean are steady.
-const STEADY: f64 = 0.03;
 /// AUs with Nu used RUs written per point of the P(Nu) curve, and whole
 /// fresh AUs written around them to push them out of the card's open AUs
 /// (more than the 8 open AUs cards are seen to keep).
@@ -72,113 +72,6 @@ const PNU_EVICT: u64 = 9;
 const PNU_SHARES: [f64; 3] = [0.25, 0.5, 0.75];
 /// The most the P(Nu) AUs may cover.
 const PNU_BUDGET: u64 = 2 << 30;
-
-/// What a class asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub enum Need {
-    /// Pw, MB/s.
-    SeqWrite(f64),
-    /// Pr, MB/s (Pr ≥ Pw ≥ the class speed).
-    RuRead(f64),
-    /// T_FW, worst mean of 8 FAT writes, ms (at most).
-    FatMean(f64),
-    /// T_FW, largest single FAT write, ms (at most).
-    FatMax(f64),
-    RandomReadIops(f64),
-    RandomWriteIops(f64),
-    /// Sustained sequential write, MB/s.
-    Sustained(f64),
-}
-
-impl Need {
-    /// The limit, and whether the measured value must be at least (true)
-    /// or at most (false) it.
-    pub fn limit(self) -> (f64, bool) {
-        match self {
-            Need::SeqWrite(v)
-            | Need::RuRead(v)
-            | Need::RandomReadIops(v)
-            | Need::RandomWriteIops(v)
-            | Need::Sustained(v) => (v, true),
-            Need::FatMean(v) | Need::FatMax(v) => (v, false),
-        }
-    }
-
-    /// What is measured, with its unit.
-    pub fn what(self) -> &'static str {
-        match self {
-            Need::SeqWrite(_) => "Pw MB/s",
-            Need::RuRead(_) => "Pr MB/s",
-            Need::FatMean(_) => "T_FW mean of 8, ms",
-            Need::FatMax(_) => "T_FW max, ms",
-            Need::RandomReadIops(_) => "4 KiB read IOPS",
-            Need::RandomWriteIops(_) => "4 KiB write IOPS",
-            Need::Sustained(_) => "sustained write MB/s",
-        }
-    }
-
-    fn is_rate(self) -> bool {
-        matches!(
-            self,
-            Need::SeqWrite(_) | Need::RuRead(_) | Need::Sustained(_)
-        )
-    }
-
-    /// Whether a write cache can inflate the figure.
-    fn after_cache(self) -> bool {
-        matches!(
-            self,
-            Need::SeqWrite(_) | Need::Sustained(_) | Need::RandomWriteIops(_)
-        )
-    }
-}
-
-/// The requirements of a class label (`C10`, `U3`, `V30`, `A1`, ...).
-pub fn requirements(class: &str) -> Option<Vec<Need>> {
-    let c = class
-        .trim()
-        .to_ascii_uppercase()
-        .replace("CLASS", "C")
-        .replace(' ', "");
-    let speed = |mb| vec![Need::SeqWrite(mb), Need::RuRead(mb)];
-    let sd = |mb| {
-        let mut v = speed(mb);
-        v.extend([Need::FatMean(100.0), Need::FatMax(750.0)]);
-        Some(v)
-    };
-    let uhs = |mb| {
-        let mut v = speed(mb);
-        v.push(Need::FatMax(250.0));
-        Some(v)
-    };
-    match c.as_str() {
-        "C2" => sd(2.0),
-        "C4" => sd(4.0),
-        "C6" => sd(6.0),
-        "C10" => sd(10.0),
-        "U1" | "V10" => uhs(10.0),
-        "V6" => uhs(6.0),
-        "U3" | "V30" => uhs(30.0),
-        "V60" => uhs(60.0),
-        "V90" => uhs(90.0),
-        "A1" => Some(app(1500.0, 500.0)),
-        "A2" => Some(app(4000.0, 2000.0)),
-        _ => None,
-    }
-}
-
-fn app(read: f64, write: f64) -> Vec<Need> {
-    vec![
-        Need::RandomReadIops(read),
-        Need::RandomWriteIops(write),
-        Need::Sustained(10.0),
-    ]
-}
-
-/// Every class the command knows, in order.
-pub const CLASSES: [&str; 12] = [
-    "C2", "C4", "C6", "C10", "U1", "U3", "V6", "V10", "V30", "V60", "V90", "A1",
-];
 
 /// Where and how much the test writes. Regions, from the FAT area on:
 /// the FAT spot (inside it), then AU-aligned the random-write region, the
@@ -315,84 +208,6 @@ fn claim_step(au: u64) -> u64 {
     CLAIM_STEP.div_ceil(au.max(1)).saturating_mul(au)
 }
 
-/// How the cache-exhausting writes ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Exhaustion {
-    /// The speed fell and then held steady: Pw is after the cache.
-    Exhausted,
-    /// No fall within the cap: no cache, or a larger one.
-    NoFall,
-    /// The speed fell but was not yet steady at the cap.
-    StillFalling,
-}
-
-/// The cache-exhausting writes and Pw.
-#[derive(Debug, Clone, Serialize)]
-pub struct PwFigures {
-    /// Speed of the first AU, MB/s (the burst speed when there is a cache).
-    pub burst_mb_s: f64,
-    /// Mean and slowest of the AUs measured, MB/s.
-    pub mean_mb_s: f64,
-    pub min_mb_s: f64,
-    /// AUs Pw is averaged over (the last steady ones).
-    pub aus: u64,
-    /// Bytes written whole AU by whole AU.
-    pub written: u64,
-    /// Bytes written when the speed first fell, if it did.
-    pub fell_after: Option<u64>,
-    pub exhaustion: Exhaustion,
-    /// (bytes written, MB/s of the AU ending there), at most 64 of them.
-    pub samples: Vec<(u64, f64)>,
-}
-
-impl PwFigures {
-    /// (mean − min) / mean: how far the measured AUs spread.
-    pub fn spread(&self) -> f64 {
-        match self.mean_mb_s > 0.0 {
-            true => (self.mean_mb_s - self.min_mb_s) / self.mean_mb_s,
-            false => 1.0,
-        }
-    }
-}
-
-/// T_FW: FAT-area write latency.
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct FatLatency {
-    pub writes: u32,
-    /// Worst mean of 8 consecutive writes, ms.
-    pub worst_mean8_ms: f64,
-    pub max_ms: f64,
-    pub median_ms: f64,
-}
-
-/// One point of the P(Nu) curve.
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct PnuPoint {
-    /// Nu / Nt.
-    pub used_share: f64,
-    pub used_rus: u64,
-    pub mb_s: f64,
-}
-
-/// What was measured.
-#[derive(Debug, Clone, Serialize)]
-pub struct ClassFigures {
-    pub ru: u64,
-    pub pw: PwFigures,
-    /// Pr: mean speed of 256 random RU reads, MB/s, and the slowest.
-    pub pr_mb_s: f64,
-    pub pr_min_mb_s: f64,
-    pub fat: FatLatency,
-    /// P(Nu), empty when not measured.
-    pub pnu: Vec<PnuPoint>,
-    /// The move speed the curve implies, MB/s; `None` when flat (no move
-    /// cost seen) or not measured.
-    pub pm_mb_s: Option<f64>,
-    pub random_read_iops: f64,
-    pub random_write_iops: f64,
-}
-
 pub fn measure(io: &mut dyn FlashIo, plan: &ClassPlan, seed: u64) -> io::Result<ClassFigures> {
     if let Some(why) = plan.unusable(io.size()) {
         return Err(usage_io(why));
@@ -409,7 +224,7 @@ pub fn measure(io: &mut dyn FlashIo, plan: &ClassPlan, seed: u64) -> io::Result<
     let random_read_iops = random_reads(io, plan, &mut rng, buf.as_mut_slice())?;
     Ok(ClassFigures {
         ru: plan.ru,
-        pm_mb_s: move_speed(&pnu, pw.mean_mb_s, plan),
+        pm_mb_s: move_speed(&pnu, pw.mean_mb_s, plan.au, plan.ru),
         pw,
         pr_mb_s,
         pr_min_mb_s,
@@ -459,7 +274,7 @@ fn exhaust_and_measure(io: &mut dyn FlashIo, plan: &ClassPlan, ru: &[u8]) -> io:
         let speed = mb_s(plan.au, ns);
         speeds.push(speed);
         peak = peak.max(speed);
-        if fell_after.is_none() && speed < (1.0 - FALL) * peak {
+        if fell_after.is_none() && fell_from(speed, peak) {
             fell_after = Some(written);
             exhaustion = Exhaustion::StillFalling;
         }
@@ -481,20 +296,6 @@ fn exhaust_and_measure(io: &mut dyn FlashIo, plan: &ClassPlan, ru: &[u8]) -> io:
         exhaustion,
         samples: samples(&speeds, plan.au),
     })
-}
-
-/// The last `window` speeds are within [`STEADY`] of their mean, and their
-/// second half is not slower than their first.
-fn steady(speeds: &[f64], window: usize) -> bool {
-    if speeds.len() < 2 * window {
-        return false;
-    }
-    let tail = &speeds[speeds.len() - window..];
-    let mean = tail.iter().sum::<f64>() / window as f64;
-    let within = tail.iter().all(|s| (s - mean).abs() <= STEADY * mean);
-    let half = |s: &[f64]| s.iter().sum::<f64>() / s.len().max(1) as f64;
-    let (first, second) = tail.split_at(window / 2);
-    within && half(second) >= (1.0 - STEADY / 3.0) * half(first)
 }
 
 /// At most 64 (bytes written, MB/s) points of the per-AU speeds.
@@ -565,22 +366,6 @@ fn fat_latency(io: &mut dyn FlashIo, plan: &ClassPlan, buf: &[u8]) -> io::Result
     Ok(fat_figures(&ms))
 }
 
-/// The worst sliding mean of 8, the largest and the median of latencies.
-pub fn fat_figures(ms: &[f64]) -> FatLatency {
-    let worst = ms
-        .windows(8.min(ms.len()).max(1))
-        .map(|w| w.iter().sum::<f64>() / w.len() as f64)
-        .fold(0.0, f64::max);
-    let mut sorted = ms.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    FatLatency {
-        writes: ms.len() as u32,
-        worst_mean8_ms: worst,
-        max_ms: sorted.last().copied().unwrap_or(0.0),
-        median_ms: sorted.get(sorted.len() / 2).copied().unwrap_or(0.0),
-    }
-}
-
 /// P(Nu), per share of used RUs: fill Nu RUs of a few fresh AUs, push
 /// them out of the card's open AUs with whole fresh AUs, then write their
 /// free RUs, and push those out too. A move (or merge) of the used RUs is
@@ -638,183 +423,11 @@ fn pnu_used(nt: u64) -> Vec<u64> {
     used
 }
 
-/// The move speed implied by the curve: each point's time beyond writing
-/// its free RUs at Pw is the move of its used RUs; `None` when no point is
-/// more than 5% below Pw.
-fn move_speed(points: &[PnuPoint], pw: f64, plan: &ClassPlan) -> Option<f64> {
-    let nt = (plan.au / plan.ru.max(1)) as f64;
-    let slow = points.iter().any(|p| p.mb_s < 0.95 * pw);
-    if !slow || pw <= 0.0 {
-        return None;
-    }
-    let ru = plan.ru as f64 / 1e6;
-    let estimates: Vec<f64> = points
-        .iter()
-        .filter_map(|p| {
-            let nu = p.used_rus as f64;
-            let free = (nt - nu) * ru;
-            let extra = free / p.mb_s - free / pw;
-            (extra > 0.0).then(|| nu * ru / extra)
-        })
-        .collect();
-    (!estimates.is_empty()).then(|| estimates.iter().sum::<f64>() / estimates.len() as f64)
-}
-
-/// A requirement's verdict.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "UPPERCASE")]
-pub enum Status {
-    Pass,
-    Fail,
-    /// The link, not the card, keeps the requirement out of reach.
-    Link,
-}
-
-impl Status {
-    pub fn name(self) -> &'static str {
-        match self {
-            Status::Pass => "PASS",
-            Status::Fail => "FAIL",
-            Status::Link => "LINK",
-        }
-    }
-}
-
-/// One requirement's verdict.
-#[derive(Debug, Clone, Serialize)]
-pub struct Check {
-    pub class: String,
-    pub need: Need,
-    pub measured: f64,
-    pub limit: f64,
-    pub status: Status,
-    pub confidence: Confidence,
-    /// Why the confidence is capped, when it is.
-    pub note: Option<String>,
-}
-
-/// The figure a need is checked against.
-fn measured(need: Need, f: &ClassFigures) -> f64 {
-    match need {
-        Need::SeqWrite(_) | Need::Sustained(_) => f.pw.mean_mb_s,
-        Need::RuRead(_) => f.pr_mb_s,
-        Need::FatMean(_) => f.fat.worst_mean8_ms,
-        Need::FatMax(_) => f.fat.max_ms,
-        Need::RandomReadIops(_) => f.random_read_iops,
-        Need::RandomWriteIops(_) => f.random_write_iops,
-    }
-}
-
-/// The relative spread of the figure a need is checked against.
-fn spread(need: Need, f: &ClassFigures) -> f64 {
-    match need {
-        Need::SeqWrite(_) | Need::Sustained(_) => f.pw.spread(),
-        Need::RuRead(_) => match f.pr_mb_s > 0.0 {
-            true => ((f.pr_mb_s - f.pr_min_mb_s) / f.pr_mb_s).max(0.0) / 4.0,
-            false => 1.0,
-        },
-        // One run of FAT writes: a rerun can land its spikes elsewhere.
-        Need::FatMean(_) | Need::FatMax(_) => 0.05,
-        Need::RandomReadIops(_) | Need::RandomWriteIops(_) => 0.0,
-    }
-}
-
-/// From the margin between a value and its limit, relative to the limit,
-/// and the measurement's spread: at least 10% and 3 spreads clear is high,
-/// 3% and 1.5 spreads medium.
-pub fn margin_confidence(measured: f64, limit: f64, spread: f64) -> Confidence {
-    let margin = ((measured - limit) / limit.max(f64::MIN_POSITIVE)).abs();
-    if margin >= (3.0 * spread).max(0.10) {
-        Confidence::High
-    } else if margin >= (1.5 * spread).max(0.03) {
-        Confidence::Medium
-    } else {
-        Confidence::Low
-    }
-}
-
-/// How sure a LINK is: the card ran at the link's speed (within 0.5%:
-/// high, 2%: medium), not just near it.
-fn link_confidence(measured: f64, link: f64) -> Confidence {
-    let r = measured / link;
-    if r >= 0.995 {
-        Confidence::High
-    } else if r >= 0.98 {
-        Confidence::Medium
-    } else {
-        Confidence::Low
-    }
-}
-
-/// Checks the figures against each class's requirements; `link_mb_s` is
-/// the link's practical ceiling when known.
-pub fn judge(classes: &[String], f: &ClassFigures, link_mb_s: Option<f64>) -> Vec<Check> {
-    let mut checks = Vec::new();
-    for class in classes {
-        for need in requirements(class).unwrap_or_default() {
-            checks.push(check(class, need, f, link_mb_s));
-        }
-    }
-    checks
-}
-
-fn check(class: &str, need: Need, f: &ClassFigures, link_mb_s: Option<f64>) -> Check {
-    let value = measured(need, f);
-    let (limit, at_least) = need.limit();
-    let met = match at_least {
-        true => value >= limit,
-        false => value <= limit,
-    };
-    let link = link_mb_s.filter(|l| need.is_rate() && *l < limit && value >= 0.9 * l);
-    let (status, mut confidence) = match (met, link) {
-        (true, _) => (
-            Status::Pass,
-            margin_confidence(value, limit, spread(need, f)),
-        ),
-        (false, Some(l)) => (Status::Link, link_confidence(value, l)),
-        (false, None) => (
-            Status::Fail,
-            margin_confidence(value, limit, spread(need, f)),
-        ),
-    };
-    let mut note = None;
-    // A write cache only makes a card look faster: a FAIL stands, a PASS
-    // or LINK measured before the cache was exhausted does not.
-    if need.after_cache() && status != Status::Fail {
-        // Behind a link slower than the burst, a cache fills only at the
-        // link's speed less the drain: no fall within the cap says little.
-        let at_link = link_mb_s.is_some_and(|l| f.pw.mean_mb_s >= 0.9 * l);
-        let cap = match f.pw.exhaustion {
-            Exhaustion::Exhausted => Confidence::High,
-            Exhaustion::NoFall if f.pw.written >= NO_FALL_ENOUGH && !at_link => Confidence::Medium,
-            _ => Confidence::Low,
-        };
-        if cap < confidence {
-            confidence = cap;
-            let written = format_size(f.pw.written);
-            note = Some(match f.pw.exhaustion {
-                Exhaustion::NoFall => {
-                    format!("no fall in speed within {written}: a larger cache is not ruled out")
-                }
-                _ => format!("speed after {written}, cache not exhausted"),
-            });
-        }
-    }
-    Check {
-        class: class.to_string(),
-        need,
-        measured: value,
-        limit,
-        status,
-        confidence,
-        note,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::engine::sim::{SimDevice, SimParams};
+    use crate::flash::Confidence;
     use crate::flash::SimIo;
 
     fn figures(spec: &str) -> (ClassFigures, Option<f64>) {
@@ -1004,14 +617,5 @@ mod tests {
                 .unusable(39 << 20)
                 .is_some()
         );
-    }
-
-    #[test]
-    fn a_value_near_its_limit_is_low_confidence() {
-        assert_eq!(margin_confidence(10.1, 10.0, 0.0), Confidence::Low);
-        assert_eq!(margin_confidence(10.5, 10.0, 0.0), Confidence::Medium);
-        assert_eq!(margin_confidence(12.0, 10.0, 0.0), Confidence::High);
-        assert_eq!(margin_confidence(12.0, 10.0, 0.1), Confidence::Medium);
-        assert_eq!(margin_confidence(8.0, 10.0, 0.0), Confidence::High);
     }
 }

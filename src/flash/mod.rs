@@ -10,8 +10,10 @@
 //! geometry when the pattern is absent.
 //!
 //! The detectors talk to the device through [`FlashIo`]: one timed transfer
-//! at a time, on a file descriptor (wall clock) or on the simulated card
-//! (its virtual clock), so each is tested against known ground truth.
+//! at a time, on a file descriptor (an engine clock) or on the simulated
+//! card (its virtual clock), so each is tested against known ground truth.
+//! This module only measures; what the numbers mean is decided by the pure
+//! functions of `crate::analysis::flash`, where every threshold is named.
 
 pub mod align;
 pub mod cache;
@@ -23,11 +25,11 @@ pub mod open_au;
 
 use crate::engine::buffer::AlignedBuf;
 use crate::engine::sim::SimDevice;
+use crate::engine::{Clock, MonotonicClock};
 pub use crate::result::flash::{Finding, FlashReport};
 use crate::target::OpenTarget;
 use serde::{Deserialize, Serialize};
 use std::io;
-use std::time::Instant;
 
 /// The FAT area cheap controllers treat specially: writing tests start
 /// beyond it.
@@ -43,35 +45,7 @@ pub fn usable_au(au: u64) -> bool {
     au >= MIN_AU && au.is_multiple_of(512)
 }
 
-/// How sure a decision is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Confidence {
-    Low,
-    Medium,
-    High,
-}
-
-impl Confidence {
-    pub fn name(self) -> &'static str {
-        match self {
-            Confidence::Low => "low",
-            Confidence::Medium => "medium",
-            Confidence::High => "high",
-        }
-    }
-
-    /// From the ratio between the signal and what stands nearest to it.
-    pub fn of_ratio(ratio: f64) -> Confidence {
-        if ratio >= 3.0 {
-            Confidence::High
-        } else if ratio >= 1.5 {
-            Confidence::Medium
-        } else {
-            Confidence::Low
-        }
-    }
-}
+pub use crate::analysis::flash::Confidence;
 
 /// One timed transfer at a time. Buffers come from [`FlashIo::buffer`] so
 /// that O_DIRECT accepts them.
@@ -124,15 +98,18 @@ impl FlashIo for SimIo<'_> {
     }
 }
 
-/// A real target's descriptor (O_DIRECT), timed on the wall clock.
+/// A real target's descriptor (O_DIRECT), timed on an engine [`Clock`]
+/// (the wall clock unless [`FdIo::with_clock`] says otherwise): flash
+/// reads the time the way every other measurement does, never by itself.
 ///
 /// It holds the target rather than a descriptor so that [`FlashIo::claim`]
 /// can reach the write gate between two transfers (the descriptor is looked
 /// up for each one; it changes when the gate opens). Every write is checked
 /// against the gate before it is timed: under `--preserve` one outside the
 /// journalled regions is refused, never made.
-pub struct FdIo<'a> {
+pub struct FdIo<'a, C: Clock = MonotonicClock> {
     target: &'a mut OpenTarget,
+    clock: C,
     /// The first claim or write the gate refused. The command reports it
     /// as it is (Ctrl-C during a journal copy, a full journal disk, a bug),
     /// and every later transfer fails at once: a detector that takes a
@@ -141,11 +118,27 @@ pub struct FdIo<'a> {
 }
 
 impl<'a> FdIo<'a> {
+    /// Timed on the wall clock.
     pub fn new(target: &'a mut OpenTarget) -> FdIo<'a> {
+        FdIo::with_clock(target, MonotonicClock::new())
+    }
+}
+
+impl<'a, C: Clock> FdIo<'a, C> {
+    /// Timed on `clock`.
+    pub fn with_clock(target: &'a mut OpenTarget, clock: C) -> FdIo<'a, C> {
         FdIo {
             target,
+            clock,
             failure: None,
         }
+    }
+
+    /// Nanoseconds `transfer` took on the clock, with its result.
+    fn timed<T>(&self, transfer: impl FnOnce() -> T) -> (T, u64) {
+        let start = self.clock.now_ns();
+        let out = transfer();
+        (out, self.clock.now_ns().saturating_sub(start))
     }
 
     /// Why the gate stopped the detector, if it did.
@@ -182,7 +175,7 @@ impl<'a> FdIo<'a> {
     }
 }
 
-impl FlashIo for FdIo<'_> {
+impl<C: Clock> FlashIo for FdIo<'_, C> {
     fn size(&self) -> u64 {
         self.target.info.size_bytes
     }
@@ -194,10 +187,9 @@ impl FlashIo for FdIo<'_> {
     fn read(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<u64> {
         self.stopped()?;
         let len = buf.len();
-        let start = Instant::now();
-        let n = rustix::io::pread(self.target.fd(), buf, offset)?;
-        let ns = start.elapsed().as_nanos() as u64;
-        Self::check(n, len).map(|_| ns)
+        let fd = self.target.fd();
+        let (n, ns) = self.timed(|| rustix::io::pread(fd, buf, offset));
+        Self::check(n?, len).map(|_| ns)
     }
 
     fn write(&mut self, offset: u64, buf: &[u8]) -> io::Result<u64> {
@@ -212,10 +204,9 @@ impl FlashIo for FdIo<'_> {
             );
             return Err(self.refuse(e.into()));
         }
-        let start = Instant::now();
-        let n = rustix::io::pwrite(self.target.fd(), buf, offset)?;
-        let ns = start.elapsed().as_nanos() as u64;
-        Self::check(n, buf.len()).map(|_| ns)
+        let fd = self.target.fd();
+        let (n, ns) = self.timed(|| rustix::io::pwrite(fd, buf, offset));
+        Self::check(n?, buf.len()).map(|_| ns)
     }
 
     /// Journals the regions through the target's write gate (nothing to do

@@ -7,7 +7,7 @@
 //! (a copy of the rest of an AU) on nearly every write, so throughput
 //! collapses. The first round of each N is a warm-up.
 //!
-//! Reading it: the count is the last N before a collapse (every later N,
+//! Reading it (`crate::analysis::flash::open_au`): the count is the last N before a collapse (every later N,
 //! at least two, slower than every N before by at least [`VISIBLE`]: past
 //! the count every N thrashes), when going back to
 //! that N after the sweep restores the throughput (a cache that fills
@@ -17,15 +17,12 @@
 //! and a device too small for 12 AUs is tried with as many as fit.
 
 use super::{Confidence, FAT_AREA, FlashIo, mb_s};
+use crate::analysis::flash::open_au::{self, collapse_at};
+pub use crate::analysis::flash::open_au::{NoCount, Point, VISIBLE};
 use crate::error::usage_io;
 use crate::units::format_size;
 use serde::Serialize;
 use std::io;
-
-/// The smallest collapse read as one: the throughput past the count at
-/// most 1/1.25 of the slowest N within it, on both N that follow, and by
-/// as much over the spread of the N within it (the noise).
-pub const VISIBLE: f64 = 1.25;
 
 /// The most AUs the test tries, and the fewest it runs with: two AUs past
 /// a single open one, so that a collapse can show at all.
@@ -79,27 +76,6 @@ impl OpenAuPlan {
     pub fn span(&self) -> u64 {
         (2 * u64::from(self.max_n)).saturating_mul(self.au)
     }
-}
-
-/// Throughput with N AUs in turn.
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct Point {
-    pub aus: u32,
-    pub mb_per_s: f64,
-}
-
-/// Why no count was given.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum NoCount {
-    /// No collapse up to `max_n` AUs (none, or hidden behind a cache).
-    NoCollapse,
-    /// The throughput fell but stayed low when going back to fewer AUs: it
-    /// did not depend on the AU count (a write cache filling, say).
-    NotFromTheCount,
-    /// The collapse was not larger than the noise within the count by
-    /// [`VISIBLE`].
-    InTheNoise,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -188,70 +164,19 @@ impl Sweep {
     }
 }
 
-/// The index of the first N past the count: its throughput and that of
-/// every N after it (at least one more) are below the slowest before it by
-/// [`VISIBLE`]. Every N past the controller's count thrashes, so a fall
-/// that recovers at a larger N is noise (a loop device on a busy host
-/// shows such dips).
-fn collapse_at(points: &[Point]) -> Option<usize> {
-    (1..points.len().saturating_sub(1)).find(|&i| {
-        let floor = slowest(&points[..i]) / VISIBLE;
-        points[i..].iter().all(|p| p.mb_per_s < floor)
-    })
-}
-
-fn slowest(points: &[Point]) -> f64 {
-    points
-        .iter()
-        .map(|p| p.mb_per_s)
-        .fold(f64::INFINITY, f64::min)
-}
-
-fn fastest(points: &[Point]) -> f64 {
-    points.iter().map(|p| p.mb_per_s).fold(0.0, f64::max)
-}
-
-/// The count is the last N before the collapse, when the check (that N
-/// again, after the sweep) is back near the throughput within the count:
-/// a fall that stays when the AUs are fewer again is not the count's. The
-/// confidence is the collapse over the spread within the count: high at
-/// 3×, medium at 1.5×, low below; and low whatever it is when the AU was
-/// assumed (AUs of a wrong size are not the controller's).
+/// The result, as the analysis reads the throughputs.
 pub fn decide(plan: OpenAuPlan, points: Vec<Point>, check: Option<Point>) -> OpenAuResult {
-    let mut r = OpenAuResult {
+    let r = open_au::read(&points, check, plan.au_assumed);
+    OpenAuResult {
         plan,
-        open_aus: None,
-        confidence: Confidence::Low,
-        why_none: Some(NoCount::NoCollapse),
-        collapse: 1.0,
-        spread: 1.0,
+        open_aus: r.open_aus,
+        confidence: r.confidence,
+        why_none: r.why_none,
+        collapse: r.collapse,
+        spread: r.spread,
         points,
         check,
-    };
-    let Some(i) = collapse_at(&r.points) else {
-        return r;
-    };
-    let mut within: Vec<Point> = r.points[..i].to_vec();
-    within.extend(check);
-    let past = fastest(&r.points[i..]);
-    r.collapse = slowest(&r.points[..i]) / past.max(1e-9);
-    r.spread = fastest(&within) / slowest(&within).max(1e-9);
-    let back = check.is_some_and(|c| c.mb_per_s >= (slowest(&r.points[..i]) * past).sqrt());
-    let margin = r.collapse / r.spread;
-    if !back || margin < VISIBLE {
-        r.why_none = Some(match back {
-            false => NoCount::NotFromTheCount,
-            true => NoCount::InTheNoise,
-        });
-        return r;
     }
-    r.open_aus = Some(r.points[i - 1].aus);
-    r.why_none = None;
-    r.confidence = match plan.au_assumed {
-        true => Confidence::Low,
-        false => Confidence::of_ratio(margin),
-    };
-    r
 }
 
 #[cfg(test)]
@@ -314,22 +239,6 @@ mod tests {
             assert_eq!(r.open_aus, Some(4), "{spec}: {:?}", r.points);
             assert_eq!(r.confidence, want, "{spec}: collapse {}", r.collapse);
         }
-    }
-
-    #[test]
-    fn a_fall_that_recovers_at_more_aus_is_noise() {
-        // Figures from a loop device on a busy host: dips at 5, 6, 8, 9
-        // and 12 AUs, but 7 and 10 are as fast as 1.
-        let mb = [
-            901., 892., 941., 897., 308., 206., 864., 187., 246., 846., 558., 124.,
-        ];
-        let points = (1..).zip(mb).map(|(aus, mb_per_s)| Point { aus, mb_per_s });
-        let check = Some(Point {
-            aus: 4,
-            mb_per_s: 843.0,
-        });
-        let r = decide(OpenAuPlan::new(4 << 20), points.collect(), check);
-        assert_eq!((r.open_aus, r.confidence), (None, Confidence::Low));
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! probe walks down to it and records every layer passed on the way.
 
 use super::{attr, attr_num};
-use crate::target::sysfs::{BlockDevice, from_dev_t_in, from_name_in};
+use crate::probe::sysfs::{BlockDevice, from_dev_t_in, from_name_in};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 

@@ -5,7 +5,7 @@
 //! allocations: each changes what a figure means, so the probe says which are
 //! in play, as far as the mount options tell. Free space is from statvfs.
 
-use crate::target::sysfs::Mount;
+use crate::probe::sysfs::Mount;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 

@@ -12,7 +12,7 @@ use super::link::{self, Interface};
 use super::mmc::{self, MmcInfo};
 use super::nvme::{self, NvmeInfo};
 use super::usb::{self, UsbInfo};
-use crate::target::sysfs::{self, from_dev_t_in};
+use crate::probe::sysfs::{self, from_dev_t_in};
 use crate::units::format_size;
 use serde::{Deserialize, Serialize};
 use std::path::Path;

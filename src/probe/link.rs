@@ -7,7 +7,7 @@
 //! the link cannot be read, the kind is known but the ceiling is `None`.
 
 use super::{attr, block, mmc, nvme, usb};
-use crate::target::sysfs::BlockDevice;
+use crate::probe::sysfs::BlockDevice;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 

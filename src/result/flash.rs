@@ -1,7 +1,7 @@
 //! What a `flash` command found: the one-line verdict, its findings with
 //! their confidence, and the detector's own figures.
 
-use crate::flash::Confidence;
+use crate::analysis::flash::Confidence;
 use serde::{Deserialize, Serialize};
 
 /// What a `flash` command found, as the result records it.

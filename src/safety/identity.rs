@@ -13,7 +13,7 @@
 //! name (`/dev/sdb` now `/dev/sdc`) is found again by [`locate`] from its
 //! serial, CID or loop backing file.
 
-use crate::target::sysfs::BlockDevice;
+use crate::probe::sysfs::BlockDevice;
 use serde::{Deserialize, Serialize};
 use std::io;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};

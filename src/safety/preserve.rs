@@ -25,7 +25,7 @@ use super::journal::{
 };
 use crate::engine::buffer::AlignedBuf;
 use crate::error::{Interrupted, IoFailure, usage};
-use crate::target::sysfs::BlockDevice;
+use crate::probe::sysfs::BlockDevice;
 use crate::units::format_size;
 use anyhow::Result;
 use std::fs::{File, OpenOptions};

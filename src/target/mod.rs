@@ -9,12 +9,12 @@
 //! refuses it the error says to pass `--buffered`.
 
 pub mod gate;
-pub mod safety;
 pub mod scratch;
-pub mod sysfs;
+pub mod write_rules;
 
 use crate::engine::sim::{SimDevice, SimParams};
 use crate::error::{IoFailure, usage};
+use crate::probe::sysfs::{self, BlockDevice, Mount};
 use crate::safety::preserve;
 use crate::units::format_size;
 use crate::workload::runner::MeasureTarget;
@@ -27,7 +27,6 @@ use std::io;
 use std::os::fd::AsFd;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
-use sysfs::{BlockDevice, Mount};
 
 /// The two ways to allow a write test on a medium that may hold data.
 const PRESERVE_OR_DESTRUCTIVE: &str = "Pass --preserve to have iocurve copy the region the test writes to a journal on another file system and put it back afterwards (crash-safe: `iocurve recover` finishes an interrupted restore), or --destructive if its contents may be lost";
@@ -297,7 +296,7 @@ fn open_file(
 ) -> Result<OpenTarget> {
     // A file behind a loop device is that device's medium: in use, whatever the flags.
     if req.want_write
-        && let Some(why) = safety::why_file_busy(&req.path)?
+        && let Some(why) = write_rules::why_file_busy(&req.path)?
     {
         return Err(usage(format!(
             "refusing to write to {}: {why}",
@@ -305,7 +304,7 @@ fn open_file(
         )));
     }
     if req.want_write && !req.destructive && !req.preserve {
-        let found = safety::probe_data_signature(&req.path).ok().flatten();
+        let found = write_rules::probe_data_signature(&req.path).ok().flatten();
         let holds = found.map(|sig| format!(" It holds data ({sig} signature found)."));
         return Err(usage(format!(
             "refusing to write to {}: it is an existing file, not a scratch file of iocurve's.{} {PRESERVE_OR_DESTRUCTIVE}, or give a directory so iocurve tests with a scratch file it removes afterwards",
@@ -347,7 +346,7 @@ fn open_block_device(req: &TargetRequest, device: Option<BlockDevice>) -> Result
     }
     if req.want_write {
         if let Some(dev) = &device {
-            if let Some(why) = safety::why_busy(dev)? {
+            if let Some(why) = write_rules::why_busy(dev)? {
                 return Err(usage(format!(
                     "refusing to write to {name}: {why}. A write test overwrites the device, so nothing may use it: release it first, or measure reads only (--rw read or randread)"
                 )));
@@ -361,7 +360,7 @@ fn open_block_device(req: &TargetRequest, device: Option<BlockDevice>) -> Result
         if !req.destructive && !req.preserve {
             let found = first_bytes(&req.path)
                 .ok()
-                .and_then(|b| safety::has_data_signature(&b));
+                .and_then(|b| write_rules::has_data_signature(&b));
             let holds = found.map(|sig| format!(" It holds data ({sig} signature found)."));
             return Err(usage(format!(
                 "refusing to write to {name}: a write test overwrites the device and destroys its data.{} {PRESERVE_OR_DESTRUCTIVE}, or measure reads only (--rw read or randread)",

@@ -4,14 +4,15 @@
 //! `--verify`.
 //!
 //! The loop allocates nothing and formats nothing: the buffer is made
-//! before, progress is an atomic counter another thread draws.
+//! before, progress is an atomic counter another thread draws. It reads
+//! the time only through the engine [`Clock`] it is given, as every
+//! workload does.
 
 use crate::engine::buffer::AlignedBuf;
-use crate::engine::{IoError, OpKind};
+use crate::engine::{Clock, IoError, OpKind};
 use crate::workload::job::PaddedCounter;
 use std::os::fd::BorrowedFd;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
 
 /// The descriptors and sizes of one copy.
 pub struct CopyIo<'a> {
@@ -99,14 +100,16 @@ fn copy_block(io: &CopyIo<'_>, buf: &mut AlignedBuf, offset: u64) -> Result<u64,
     Ok(want as u64)
 }
 
-/// Copies `io.bytes` bytes in blocks of `buf.len()`, then syncs when asked.
+/// Copies `io.bytes` bytes in blocks of `buf.len()`, then syncs when asked;
+/// timed on `clock`.
 pub fn copy(
     io: &CopyIo<'_>,
     buf: &mut AlignedBuf,
     stop: &AtomicBool,
     progress: &PaddedCounter,
+    clock: impl Clock,
 ) -> CopyOutcome {
-    let start = Instant::now();
+    let start = clock.now_ns();
     let mut done = 0;
     let mut error = None;
     while done < io.bytes && !stop.load(Ordering::Relaxed) {
@@ -119,7 +122,7 @@ pub fn copy(
         }
         progress.0.store(done, Ordering::Relaxed);
     }
-    let sync_start = Instant::now();
+    let sync_start = clock.now_ns();
     if io.sync_at_end && error.is_none() {
         for fd in std::iter::once(io.destination).chain(io.tail) {
             if let Err(e) = rustix::fs::fsync(fd) {
@@ -127,10 +130,11 @@ pub fn copy(
             }
         }
     }
+    let end = clock.now_ns();
     CopyOutcome {
         bytes: done,
-        elapsed_ns: start.elapsed().as_nanos() as u64,
-        sync_ns: sync_start.elapsed().as_nanos() as u64,
+        elapsed_ns: end.saturating_sub(start),
+        sync_ns: end.saturating_sub(sync_start),
         error,
     }
 }
@@ -194,6 +198,7 @@ mod tests {
             &mut buf,
             &AtomicBool::new(false),
             &PaddedCounter::default(),
+            crate::engine::MonotonicClock::new(),
         );
         assert!(out.error.is_none());
         assert_eq!(out.bytes, 100_000);

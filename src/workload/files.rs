@@ -14,12 +14,14 @@
 //! is what the write-call size turns into after the file system.
 //!
 //! Only per-file times sit on the timed path: the path is converted on the
-//! stack, the buffer is allocated before, and nothing is formatted.
+//! stack, the buffer is allocated before, and nothing is formatted. The
+//! time is read only through the engine [`Clock`] the caller gives, as
+//! every workload does.
 
 use crate::engine::access::{FileRead, read_whole_file};
-use crate::engine::sys;
+use crate::engine::{Clock, sys};
+use crate::probe::sysfs::{BlockDevice, DiskStat};
 pub use crate::result::apps::{EvictionProof, SaveCheck, SaveTimes};
-use crate::target::sysfs::{BlockDevice, DiskStat};
 use crate::workload::Pattern;
 
 use std::fs::{File, OpenOptions};
@@ -27,7 +29,6 @@ use std::io::{self, Write};
 use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
 
 /// A working directory inside the target directory, removed on drop.
 pub struct WorkDir {
@@ -103,13 +104,14 @@ fn evict_one(path: &Path) -> io::Result<(u64, u64)> {
 /// Times open + read to the end + close of each file, in nanoseconds,
 /// into `times` (cleared first), reading the way `how` says. `buf` must hold
 /// the largest file. A file that reads back short is an error: every method
-/// must move every byte. Returns the bytes read.
+/// must move every byte. Returns the bytes read. Timed on `clock`.
 pub fn time_loads(
     paths: &[PathBuf],
     buf: &mut [u8],
     times: &mut Vec<u64>,
     how: FileRead,
     stop: &AtomicBool,
+    clock: impl Clock,
 ) -> io::Result<u64> {
     times.clear();
     let mut total = 0;
@@ -117,12 +119,12 @@ pub fn time_loads(
         if stop.load(Ordering::Relaxed) {
             break;
         }
-        let t0 = Instant::now();
+        let t0 = clock.now_ns();
         let f = File::open(path)?;
         let len = f.metadata()?.len() as usize;
         let got = read_whole_file(&f, len, buf, how)?;
         drop(f);
-        times.push(t0.elapsed().as_nanos() as u64);
+        times.push(clock.now_ns().saturating_sub(t0));
         if got != len {
             return Err(io::Error::new(
                 io::ErrorKind::UnexpectedEof,
@@ -140,27 +142,32 @@ pub fn stat_of(device: Option<&BlockDevice>) -> Option<DiskStat> {
 }
 
 /// Creates `path` and writes `data` to it with calls of `call` bytes (the
-/// last one shorter), then fsync and close, each timed.
-pub fn save_with_calls(path: &Path, data: &[u8], call: usize) -> io::Result<SaveTimes> {
-    let t0 = Instant::now();
+/// last one shorter), then fsync and close, each timed on `clock`.
+pub fn save_with_calls(
+    path: &Path,
+    data: &[u8],
+    call: usize,
+    clock: impl Clock,
+) -> io::Result<SaveTimes> {
+    let t0 = clock.now_ns();
     let mut f = OpenOptions::new()
         .write(true)
         .create(true)
         .truncate(true)
         .open(path)?;
-    let t1 = Instant::now();
+    let t1 = clock.now_ns();
     let mut calls = 0;
     // A call of 0 bytes would never finish the file; 1 is the least.
     for piece in data.chunks(call.max(1)) {
         f.write_all(piece)?;
         calls += 1;
     }
-    let t2 = Instant::now();
+    let t2 = clock.now_ns();
     f.sync_all()?;
-    let t3 = Instant::now();
+    let t3 = clock.now_ns();
     drop(f);
-    let t4 = Instant::now();
-    let ns = |a: Instant, b: Instant| (b - a).as_nanos() as u64;
+    let t4 = clock.now_ns();
+    let ns = |a: u64, b: u64| b.saturating_sub(a);
     Ok(SaveTimes {
         open_ns: ns(t0, t1),
         write_ns: ns(t1, t2),
@@ -194,6 +201,7 @@ pub fn check_saved(path: &Path, data: &[u8]) -> io::Result<SaveCheck> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::MonotonicClock;
 
     #[test]
     fn save_then_check_finds_every_byte_right() {
@@ -201,7 +209,7 @@ mod tests {
         let path = dir.path().join("s.bin");
         let mut data = vec![0u8; 10_000];
         Pattern::Random.fill(&mut data, 7);
-        let t = save_with_calls(&path, &data, 1636).unwrap();
+        let t = save_with_calls(&path, &data, 1636, MonotonicClock::new()).unwrap();
         assert_eq!(t.calls, 7);
         let check = check_saved(&path, &data).unwrap();
         assert!(check.ok());
@@ -213,7 +221,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.bin");
         let data = vec![5u8; 4096];
-        save_with_calls(&path, &data, 512).unwrap();
+        save_with_calls(&path, &data, 512, MonotonicClock::new()).unwrap();
         let mut other = data.clone();
         other[1000] = 6;
         let check = check_saved(&path, &other).unwrap();
@@ -233,6 +241,7 @@ mod tests {
             &mut times,
             FileRead::Read,
             &AtomicBool::new(false),
+            MonotonicClock::new(),
         )
         .unwrap();
         assert_eq!(times.len(), 3);
@@ -252,8 +261,15 @@ mod tests {
         ] {
             let mut buf = vec![0u8; 10_000];
             let mut times = Vec::new();
-            let bytes =
-                time_loads(&paths, &mut buf, &mut times, how, &AtomicBool::new(false)).unwrap();
+            let bytes = time_loads(
+                &paths,
+                &mut buf,
+                &mut times,
+                how,
+                &AtomicBool::new(false),
+                MonotonicClock::new(),
+            )
+            .unwrap();
             assert_eq!(bytes, 20_000, "{how:?}");
             assert_eq!(buf, expected, "{how:?}: the last file's bytes");
         }

@@ -17,9 +17,9 @@ use crate::engine::sim::{SimDevice, SimEngine};
 use crate::engine::{
     AnyClock, AnyEngine, Clock, Engine, EngineSetup, IoError, MonotonicClock, OpKind, sys,
 };
+use crate::probe::sysfs::{BlockDevice, DiskStat};
 use crate::result::{CpuUsage, DeviceIo, DirectionResult, Measurement, RampInfo};
 use crate::stats::LatencyHistogram;
-use crate::target::sysfs::{BlockDevice, DiskStat};
 use crate::units::{format_size, mb_per_s};
 use std::num::NonZeroU64;
 use std::os::fd::BorrowedFd;

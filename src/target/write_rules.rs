@@ -1,4 +1,12 @@
-//! Is a block device or a file free to be written?
+//! The write rules: may this block device or file be written right now?
+//!
+//! Why this module exists, and why it is not called "safety": iocurve has
+//! two kinds of protection. This one decides *before* a write test whether
+//! its target may be written at all (nothing mounts it, stacks on it, swaps
+//! to it or holds it open; what data it seems to hold). The other,
+//! `crate::safety` (preserve, journal, identity), puts data *back* after a
+//! write test that was allowed. Keeping the names apart keeps a reader from
+//! looking for the refusal rules among the restore code.
 //!
 //! A benchmark must never destroy data. Writing to a raw block device
 //! overwrites whatever is on it, and doing so under a mounted filesystem, a
@@ -15,7 +23,7 @@
 //! now; [`has_data_signature`] recognises the common on-disk formats so that
 //! the caller can warn (or demand confirmation) before a destructive run.
 
-use super::sysfs::{BlockDevice, Mount, parse_mountinfo, unescape_octal};
+use crate::probe::sysfs::{BlockDevice, Mount, parse_mountinfo, unescape_octal};
 use std::fs;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
@@ -749,7 +757,7 @@ pub fn probe_data_signature(path: &Path) -> io::Result<Option<&'static str>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::target::sysfs::tests::{
+    use crate::probe::sysfs::tests::{
         LoopDev, MIB, Mounted, have, loop_lock, mbr_two_partitions, mkfs_ext4, or_skip,
         partitioned_loop, run,
     };
@@ -877,7 +885,7 @@ mod tests {
 
     #[test]
     fn reasons_name_mounts_holders_and_swap_with_their_fixes() {
-        let mounts = crate::target::sysfs::parse_mountinfo(
+        let mounts = crate::probe::sysfs::parse_mountinfo(
             "27 1 254:0 / / rw - ext4 /dev/vda rw\n\
              40 27 8:17 / /mnt/my\\040data rw - xfs /dev/sdb1 rw\n\
              41 27 8:17 /sub /srv rw - xfs /dev/sdb1 rw\n",

@@ -1,0 +1,563 @@
+//! SD speed-class verdicts: the class limits of the SD Association and how
+//! measured figures are held against them.
+//!
+//! The limits are those of the SD Association's Physical Layer Simplified
+//! Specification, Part 1 ("Speed Class", "UHS Speed Class", "Video Speed
+//! Class" and "Application Performance Class"); how the figures are
+//! measured (Pw after the cache, Pr, T_FW, P(Nu), random IOPS) is
+//! `crate::flash::class`. Each requirement is PASS, FAIL or LINK with a
+//! [`Confidence`] from the margin between the value and its limit relative
+//! to the measurement's spread. No I/O here.
+
+use super::{Confidence, HIGH_RATIO, MEDIUM_RATIO};
+use crate::units::format_size;
+use serde::Serialize;
+
+/// Speed Class: Pw and Pr of at least the class number in MB/s, and the
+/// FAT-update latency limits below (SD Physical Layer Specification,
+/// "Speed Class" of Class 2, 4, 6 and 10).
+pub const SD_SPEED_CLASSES: [(&str, f64); 4] =
+    [("C2", 2.0), ("C4", 4.0), ("C6", 6.0), ("C10", 10.0)];
+
+/// UHS Speed Class (U1, U3) and Video Speed Class (V6 to V90): Pw and Pr
+/// of at least the class speed in MB/s, and [`UHS_FAT_MAX_MS`] (SD Physical
+/// Layer Specification, "UHS Speed Class" and "Video Speed Class").
+pub const UHS_VIDEO_SPEED_CLASSES: [(&str, f64); 7] = [
+    ("U1", 10.0),
+    ("V10", 10.0),
+    ("V6", 6.0),
+    ("U3", 30.0),
+    ("V30", 30.0),
+    ("V60", 60.0),
+    ("V90", 90.0),
+];
+
+/// T_FW for Class 2 to 10: the worst mean of [`FAT_WINDOW`] consecutive
+/// FAT writes is at most 100 ms (SD Physical Layer Specification, "Speed
+/// Class": FAT update time).
+pub const SD_FAT_MEAN_MS: f64 = 100.0;
+
+/// T_FW for Class 2 to 10: no single FAT write over 750 ms (same section).
+pub const SD_FAT_MAX_MS: f64 = 750.0;
+
+/// T_FW for the UHS and Video classes: no single FAT write over 250 ms
+/// (SD Physical Layer Specification, "UHS Speed Class").
+pub const UHS_FAT_MAX_MS: f64 = 250.0;
+
+/// The SD Association's window of consecutive FAT writes whose mean T_FW
+/// is held against [`SD_FAT_MEAN_MS`].
+pub const FAT_WINDOW: usize = 8;
+
+/// Application Performance Class 1: 1,500 random 4 KiB reads and 500
+/// writes per second (SD Physical Layer Specification, "Application
+/// Performance Class").
+pub const A1_READ_IOPS: f64 = 1500.0;
+pub const A1_WRITE_IOPS: f64 = 500.0;
+
+/// Application Performance Class 2: 4,000 reads and 2,000 writes per
+/// second (same section).
+pub const A2_READ_IOPS: f64 = 4000.0;
+pub const A2_WRITE_IOPS: f64 = 2000.0;
+
+/// Both application classes also ask a sustained sequential write of
+/// 10 MB/s (Class 10's speed; same section).
+pub const APP_SUSTAINED_MB_S: f64 = 10.0;
+
+/// A fall of this much below the fastest AU means a cache was in front:
+/// the SD Association measures Pw after such a cache is exhausted, and a
+/// tenth is well above the AU-to-AU wobble of a medium written steadily.
+pub const FALL: f64 = 0.10;
+
+/// AUs in a row within this much of their mean are steady: Pw is then the
+/// speed after the cache (the SD Association's Pw is an average over free
+/// AUs; 3 % is the spread such an average holds still at).
+pub const STEADY: f64 = 0.03;
+
+/// The second half of a steady window may be slower than its first by at
+/// most [`STEADY`] divided by this: a speed still drifting down is not
+/// yet the speed after the cache.
+pub const STEADY_TREND_PARTS: f64 = 3.0;
+
+/// No fall in speed within this much rules out the caches seen in the
+/// field (a 4 GiB cache filled at 1.5 times its drain speed falls after
+/// 12 GiB); the cap in whole AUs can end a little short of
+/// `crate::flash::class::PW_CAP`.
+pub const NO_FALL_ENOUGH: u64 = 15 << 30;
+
+/// A P(Nu) point this share of Pw or slower shows a move cost (SDHC's move
+/// performance Pm); above it the curve is flat, as on SDXC-like cards.
+pub const MOVE_VISIBLE: f64 = 0.95;
+
+/// A PASS or FAIL this far from its limit (relative) is high-confidence,
+/// whatever the spread: a tenth is beyond a rerun's difference on cards.
+pub const HIGH_MARGIN: f64 = 0.10;
+
+/// A PASS or FAIL this far from its limit is medium-confidence.
+pub const MEDIUM_MARGIN: f64 = 0.03;
+
+/// One run of FAT writes: a rerun can land its spikes elsewhere, so T_FW
+/// is held to this relative spread.
+pub const FAT_SPREAD: f64 = 0.05;
+
+/// Pr is a mean of many reads: its spread is the slowest read's distance
+/// from the mean divided by this.
+pub const PR_SPREAD_DIVISOR: f64 = 4.0;
+
+/// A rate at this share of the link's ceiling or more ran at the link's
+/// speed: the host, not the card, may have set it.
+pub const AT_LINK: f64 = 0.9;
+
+/// A LINK is high-confidence when the card ran within 0.5 % of the link's
+/// speed, medium within 2 %.
+pub const LINK_HIGH: f64 = 0.995;
+pub const LINK_MEDIUM: f64 = 0.98;
+
+/// What a class asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub enum Need {
+    /// Pw, MB/s.
+    SeqWrite(f64),
+    /// Pr, MB/s (Pr ≥ Pw ≥ the class speed).
+    RuRead(f64),
+    /// T_FW, worst mean of 8 FAT writes, ms (at most).
+    FatMean(f64),
+    /// T_FW, largest single FAT write, ms (at most).
+    FatMax(f64),
+    RandomReadIops(f64),
+    RandomWriteIops(f64),
+    /// Sustained sequential write, MB/s.
+    Sustained(f64),
+}
+
+impl Need {
+    /// The limit, and whether the measured value must be at least (true)
+    /// or at most (false) it.
+    pub fn limit(self) -> (f64, bool) {
+        match self {
+            Need::SeqWrite(v)
+            | Need::RuRead(v)
+            | Need::RandomReadIops(v)
+            | Need::RandomWriteIops(v)
+            | Need::Sustained(v) => (v, true),
+            Need::FatMean(v) | Need::FatMax(v) => (v, false),
+        }
+    }
+
+    /// What is measured, with its unit.
+    pub fn what(self) -> &'static str {
+        match self {
+            Need::SeqWrite(_) => "Pw MB/s",
+            Need::RuRead(_) => "Pr MB/s",
+            Need::FatMean(_) => "T_FW mean of 8, ms",
+            Need::FatMax(_) => "T_FW max, ms",
+            Need::RandomReadIops(_) => "4 KiB read IOPS",
+            Need::RandomWriteIops(_) => "4 KiB write IOPS",
+            Need::Sustained(_) => "sustained write MB/s",
+        }
+    }
+
+    pub fn is_rate(self) -> bool {
+        matches!(
+            self,
+            Need::SeqWrite(_) | Need::RuRead(_) | Need::Sustained(_)
+        )
+    }
+
+    /// Whether a write cache can inflate the figure.
+    pub fn after_cache(self) -> bool {
+        matches!(
+            self,
+            Need::SeqWrite(_) | Need::Sustained(_) | Need::RandomWriteIops(_)
+        )
+    }
+}
+
+/// The requirements of a class label (`C10`, `U3`, `V30`, `A1`, ...).
+pub fn requirements(class: &str) -> Option<Vec<Need>> {
+    let c = class
+        .trim()
+        .to_ascii_uppercase()
+        .replace("CLASS", "C")
+        .replace(' ', "");
+    let speed = |mb| vec![Need::SeqWrite(mb), Need::RuRead(mb)];
+    let speed_of = |table: &[(&str, f64)]| {
+        let found = table.iter().find(|(name, _)| *name == c.as_str());
+        found.map(|(_, mb)| *mb)
+    };
+    if let Some(mb) = speed_of(&SD_SPEED_CLASSES) {
+        let mut v = speed(mb);
+        v.extend([Need::FatMean(SD_FAT_MEAN_MS), Need::FatMax(SD_FAT_MAX_MS)]);
+        return Some(v);
+    }
+    if let Some(mb) = speed_of(&UHS_VIDEO_SPEED_CLASSES) {
+        let mut v = speed(mb);
+        v.push(Need::FatMax(UHS_FAT_MAX_MS));
+        return Some(v);
+    }
+    match c.as_str() {
+        "A1" => Some(app(A1_READ_IOPS, A1_WRITE_IOPS)),
+        "A2" => Some(app(A2_READ_IOPS, A2_WRITE_IOPS)),
+        _ => None,
+    }
+}
+
+fn app(read: f64, write: f64) -> Vec<Need> {
+    vec![
+        Need::RandomReadIops(read),
+        Need::RandomWriteIops(write),
+        Need::Sustained(APP_SUSTAINED_MB_S),
+    ]
+}
+
+/// Every class the command knows, in order.
+pub const CLASSES: [&str; 12] = [
+    "C2", "C4", "C6", "C10", "U1", "U3", "V6", "V10", "V30", "V60", "V90", "A1",
+];
+
+/// How the cache-exhausting writes ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Exhaustion {
+    /// The speed fell and then held steady: Pw is after the cache.
+    Exhausted,
+    /// No fall within the cap: no cache, or a larger one.
+    NoFall,
+    /// The speed fell but was not yet steady at the cap.
+    StillFalling,
+}
+
+/// The cache-exhausting writes and Pw.
+#[derive(Debug, Clone, Serialize)]
+pub struct PwFigures {
+    /// Speed of the first AU, MB/s (the burst speed when there is a cache).
+    pub burst_mb_s: f64,
+    /// Mean and slowest of the AUs measured, MB/s.
+    pub mean_mb_s: f64,
+    pub min_mb_s: f64,
+    /// AUs Pw is averaged over (the last steady ones).
+    pub aus: u64,
+    /// Bytes written whole AU by whole AU.
+    pub written: u64,
+    /// Bytes written when the speed first fell, if it did.
+    pub fell_after: Option<u64>,
+    pub exhaustion: Exhaustion,
+    /// (bytes written, MB/s of the AU ending there), at most 64 of them.
+    pub samples: Vec<(u64, f64)>,
+}
+
+impl PwFigures {
+    /// (mean − min) / mean: how far the measured AUs spread.
+    pub fn spread(&self) -> f64 {
+        match self.mean_mb_s > 0.0 {
+            true => (self.mean_mb_s - self.min_mb_s) / self.mean_mb_s,
+            false => 1.0,
+        }
+    }
+}
+
+/// T_FW: FAT-area write latency.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct FatLatency {
+    pub writes: u32,
+    /// Worst mean of 8 consecutive writes, ms.
+    pub worst_mean8_ms: f64,
+    pub max_ms: f64,
+    pub median_ms: f64,
+}
+
+/// One point of the P(Nu) curve.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct PnuPoint {
+    /// Nu / Nt.
+    pub used_share: f64,
+    pub used_rus: u64,
+    pub mb_s: f64,
+}
+
+/// What was measured.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClassFigures {
+    pub ru: u64,
+    pub pw: PwFigures,
+    /// Pr: mean speed of 256 random RU reads, MB/s, and the slowest.
+    pub pr_mb_s: f64,
+    pub pr_min_mb_s: f64,
+    pub fat: FatLatency,
+    /// P(Nu), empty when not measured.
+    pub pnu: Vec<PnuPoint>,
+    /// The move speed the curve implies, MB/s; `None` when flat (no move
+    /// cost seen) or not measured.
+    pub pm_mb_s: Option<f64>,
+    pub random_read_iops: f64,
+    pub random_write_iops: f64,
+}
+
+/// Whether an AU at `speed` has fallen below the fastest so far, `peak`,
+/// by [`FALL`].
+pub fn fell_from(speed: f64, peak: f64) -> bool {
+    speed < (1.0 - FALL) * peak
+}
+
+/// The last `window` speeds are within [`STEADY`] of their mean, and their
+/// second half is not slower than their first.
+pub fn steady(speeds: &[f64], window: usize) -> bool {
+    if speeds.len() < 2 * window {
+        return false;
+    }
+    let tail = &speeds[speeds.len() - window..];
+    let mean = tail.iter().sum::<f64>() / window as f64;
+    let within = tail.iter().all(|s| (s - mean).abs() <= STEADY * mean);
+    let half = |s: &[f64]| s.iter().sum::<f64>() / s.len().max(1) as f64;
+    let (first, second) = tail.split_at(window / 2);
+    within && half(second) >= (1.0 - STEADY / STEADY_TREND_PARTS) * half(first)
+}
+
+/// The worst sliding mean of [`FAT_WINDOW`], the largest and the median of
+/// latencies.
+pub fn fat_figures(ms: &[f64]) -> FatLatency {
+    let worst = ms
+        .windows(FAT_WINDOW.min(ms.len()).max(1))
+        .map(|w| w.iter().sum::<f64>() / w.len() as f64)
+        .fold(0.0, f64::max);
+    let mut sorted = ms.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    FatLatency {
+        writes: ms.len() as u32,
+        worst_mean8_ms: worst,
+        max_ms: sorted.last().copied().unwrap_or(0.0),
+        median_ms: sorted.get(sorted.len() / 2).copied().unwrap_or(0.0),
+    }
+}
+
+/// The move speed implied by the curve: each point's time beyond writing
+/// its free RUs at Pw is the move of its used RUs; `None` when no point is
+/// below [`MOVE_VISIBLE`] of Pw. `au` and `ru` are the AU and recording
+/// unit the curve was measured with, bytes.
+pub fn move_speed(points: &[PnuPoint], pw: f64, au: u64, ru: u64) -> Option<f64> {
+    let nt = (au / ru.max(1)) as f64;
+    let slow = points.iter().any(|p| p.mb_s < MOVE_VISIBLE * pw);
+    if !slow || pw <= 0.0 {
+        return None;
+    }
+    let ru = ru as f64 / 1e6;
+    let estimates: Vec<f64> = points
+        .iter()
+        .filter_map(|p| {
+            let nu = p.used_rus as f64;
+            let free = (nt - nu) * ru;
+            let extra = free / p.mb_s - free / pw;
+            (extra > 0.0).then(|| nu * ru / extra)
+        })
+        .collect();
+    (!estimates.is_empty()).then(|| estimates.iter().sum::<f64>() / estimates.len() as f64)
+}
+
+/// A requirement's verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Status {
+    Pass,
+    Fail,
+    /// The link, not the card, keeps the requirement out of reach.
+    Link,
+}
+
+impl Status {
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Pass => "PASS",
+            Status::Fail => "FAIL",
+            Status::Link => "LINK",
+        }
+    }
+}
+
+/// One requirement's verdict.
+#[derive(Debug, Clone, Serialize)]
+pub struct Check {
+    pub class: String,
+    pub need: Need,
+    pub measured: f64,
+    pub limit: f64,
+    pub status: Status,
+    pub confidence: Confidence,
+    /// Why the confidence is capped, when it is.
+    pub note: Option<String>,
+}
+
+/// The figure a need is checked against.
+fn measured(need: Need, f: &ClassFigures) -> f64 {
+    match need {
+        Need::SeqWrite(_) | Need::Sustained(_) => f.pw.mean_mb_s,
+        Need::RuRead(_) => f.pr_mb_s,
+        Need::FatMean(_) => f.fat.worst_mean8_ms,
+        Need::FatMax(_) => f.fat.max_ms,
+        Need::RandomReadIops(_) => f.random_read_iops,
+        Need::RandomWriteIops(_) => f.random_write_iops,
+    }
+}
+
+/// The relative spread of the figure a need is checked against.
+fn spread(need: Need, f: &ClassFigures) -> f64 {
+    match need {
+        Need::SeqWrite(_) | Need::Sustained(_) => f.pw.spread(),
+        Need::RuRead(_) => match f.pr_mb_s > 0.0 {
+            true => ((f.pr_mb_s - f.pr_min_mb_s) / f.pr_mb_s).max(0.0) / PR_SPREAD_DIVISOR,
+            false => 1.0,
+        },
+        // One run of FAT writes: a rerun can land its spikes elsewhere.
+        Need::FatMean(_) | Need::FatMax(_) => FAT_SPREAD,
+        Need::RandomReadIops(_) | Need::RandomWriteIops(_) => 0.0,
+    }
+}
+
+/// From the margin between a value and its limit, relative to the limit,
+/// and the measurement's spread: at least [`HIGH_MARGIN`] and
+/// [`HIGH_RATIO`] spreads clear is high, [`MEDIUM_MARGIN`] and
+/// [`MEDIUM_RATIO`] spreads medium.
+pub fn margin_confidence(measured: f64, limit: f64, spread: f64) -> Confidence {
+    let margin = ((measured - limit) / limit.max(f64::MIN_POSITIVE)).abs();
+    if margin >= (HIGH_RATIO * spread).max(HIGH_MARGIN) {
+        Confidence::High
+    } else if margin >= (MEDIUM_RATIO * spread).max(MEDIUM_MARGIN) {
+        Confidence::Medium
+    } else {
+        Confidence::Low
+    }
+}
+
+/// How sure a LINK is: the card ran at the link's speed (from
+/// [`LINK_HIGH`] of it: high, [`LINK_MEDIUM`]: medium), not just near it.
+fn link_confidence(measured: f64, link: f64) -> Confidence {
+    let r = measured / link;
+    if r >= LINK_HIGH {
+        Confidence::High
+    } else if r >= LINK_MEDIUM {
+        Confidence::Medium
+    } else {
+        Confidence::Low
+    }
+}
+
+/// Checks the figures against each class's requirements; `link_mb_s` is
+/// the link's practical ceiling when known.
+pub fn judge(classes: &[String], f: &ClassFigures, link_mb_s: Option<f64>) -> Vec<Check> {
+    let mut checks = Vec::new();
+    for class in classes {
+        for need in requirements(class).unwrap_or_default() {
+            checks.push(check(class, need, f, link_mb_s));
+        }
+    }
+    checks
+}
+
+fn check(class: &str, need: Need, f: &ClassFigures, link_mb_s: Option<f64>) -> Check {
+    let value = measured(need, f);
+    let (limit, at_least) = need.limit();
+    let met = match at_least {
+        true => value >= limit,
+        false => value <= limit,
+    };
+    let link = link_mb_s.filter(|l| need.is_rate() && *l < limit && value >= AT_LINK * l);
+    let (status, mut confidence) = match (met, link) {
+        (true, _) => (
+            Status::Pass,
+            margin_confidence(value, limit, spread(need, f)),
+        ),
+        (false, Some(l)) => (Status::Link, link_confidence(value, l)),
+        (false, None) => (
+            Status::Fail,
+            margin_confidence(value, limit, spread(need, f)),
+        ),
+    };
+    let mut note = None;
+    // A write cache only makes a card look faster: a FAIL stands, a PASS
+    // or LINK measured before the cache was exhausted does not.
+    if need.after_cache() && status != Status::Fail {
+        // Behind a link slower than the burst, a cache fills only at the
+        // link's speed less the drain: no fall within the cap says little.
+        let at_link = link_mb_s.is_some_and(|l| f.pw.mean_mb_s >= AT_LINK * l);
+        let cap = match f.pw.exhaustion {
+            Exhaustion::Exhausted => Confidence::High,
+            Exhaustion::NoFall if f.pw.written >= NO_FALL_ENOUGH && !at_link => Confidence::Medium,
+            _ => Confidence::Low,
+        };
+        if cap < confidence {
+            confidence = cap;
+            let written = format_size(f.pw.written);
+            note = Some(match f.pw.exhaustion {
+                Exhaustion::NoFall => {
+                    format!("no fall in speed within {written}: a larger cache is not ruled out")
+                }
+                _ => format!("speed after {written}, cache not exhausted"),
+            });
+        }
+    }
+    Check {
+        class: class.to_string(),
+        need,
+        measured: value,
+        limit,
+        status,
+        confidence,
+        note,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn class_labels_give_the_sd_associations_limits() {
+        let c10 = requirements("class 10").unwrap();
+        assert_eq!(
+            c10,
+            [
+                Need::SeqWrite(10.0),
+                Need::RuRead(10.0),
+                Need::FatMean(100.0),
+                Need::FatMax(750.0)
+            ]
+        );
+        let v30 = requirements("V30").unwrap();
+        assert_eq!(
+            v30,
+            [
+                Need::SeqWrite(30.0),
+                Need::RuRead(30.0),
+                Need::FatMax(250.0)
+            ]
+        );
+        let a2 = requirements("a2").unwrap();
+        assert_eq!(
+            a2,
+            [
+                Need::RandomReadIops(4000.0),
+                Need::RandomWriteIops(2000.0),
+                Need::Sustained(10.0)
+            ]
+        );
+        assert!(requirements("C3").is_none());
+        assert!(CLASSES.iter().all(|c| requirements(c).is_some()));
+    }
+
+    #[test]
+    fn fat_figures_take_the_worst_mean_of_8() {
+        let mut ms = vec![10.0; 20];
+        ms[5] = 90.0;
+        let f = fat_figures(&ms);
+        assert_eq!(f.writes, 20);
+        assert!((f.worst_mean8_ms - 20.0).abs() < 1e-9);
+        assert_eq!((f.max_ms, f.median_ms), (90.0, 10.0));
+    }
+
+    #[test]
+    fn a_value_near_its_limit_is_low_confidence() {
+        assert_eq!(margin_confidence(10.1, 10.0, 0.0), Confidence::Low);
+        assert_eq!(margin_confidence(10.5, 10.0, 0.0), Confidence::Medium);
+        assert_eq!(margin_confidence(12.0, 10.0, 0.0), Confidence::High);
+        assert_eq!(margin_confidence(12.0, 10.0, 0.1), Confidence::Medium);
+        assert_eq!(margin_confidence(8.0, 10.0, 0.0), Confidence::High);
+    }
+}

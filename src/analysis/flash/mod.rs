@@ -1,0 +1,57 @@
+//! Reading flash measurements: the pure half of `iocurve flash`.
+//!
+//! Why a module of its own: `crate::flash` decides what to write and read
+//! and times it through a `FlashIo`; the functions here only look at the
+//! numbers that came back and say what they mean (an erase-block size, an
+//! open-AU count, a cache size, a fake capacity, a class verdict), each
+//! with a [`Confidence`]. Keeping them apart lets every threshold be a
+//! named constant that cites where it comes from (the SD Association's
+//! Physical Layer Simplified Specification, flashbench, f3probe), and lets
+//! the decisions be tested on hand-made figures. No I/O here.
+
+pub mod align;
+pub mod cache;
+pub mod capacity;
+pub mod class;
+pub mod open_au;
+
+use serde::{Deserialize, Serialize};
+
+/// How sure a decision is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Confidence {
+    Low,
+    Medium,
+    High,
+}
+
+/// A signal this many times what stands nearest to it is a high-confidence
+/// one: three times is the separation flashbench's readers look for before
+/// they call a step in the timing table real.
+pub const HIGH_RATIO: f64 = 3.0;
+
+/// A signal this many times what stands nearest to it is a medium-confidence
+/// one: half of [`HIGH_RATIO`], still well clear of run-to-run noise.
+pub const MEDIUM_RATIO: f64 = 1.5;
+
+impl Confidence {
+    pub fn name(self) -> &'static str {
+        match self {
+            Confidence::Low => "low",
+            Confidence::Medium => "medium",
+            Confidence::High => "high",
+        }
+    }
+
+    /// From the ratio between the signal and what stands nearest to it.
+    pub fn of_ratio(ratio: f64) -> Confidence {
+        if ratio >= HIGH_RATIO {
+            Confidence::High
+        } else if ratio >= MEDIUM_RATIO {
+            Confidence::Medium
+        } else {
+            Confidence::Low
+        }
+    }
+}

@@ -1,0 +1,143 @@
+//! Reading the throughputs of `flash open-au`: where writing into one AU
+//! more makes the throughput collapse, and so how many AUs the controller
+//! keeps open.
+//!
+//! The method is flashbench's open-AU test (Arnd Bergmann, flashbench
+//! `--open-au`; LWN, "Optimizing Linux with cheap flash drives", 2011):
+//! within the count each small write costs a page program, one AU more
+//! forces a garbage collection on nearly every write. flashbench prints
+//! the throughputs; here the count is the last N before a lasting
+//! collapse, checked by going back to it after the sweep.
+
+use super::Confidence;
+use serde::Serialize;
+
+/// The smallest collapse read as one: the throughput past the count at
+/// most 1/1.25 of the slowest N within it, on both N that follow, and by
+/// as much over the spread of the N within it (the noise). A garbage
+/// collection per write costs at least a second page program, so a real
+/// collapse is far larger; 1.25 stays above a busy host's wobble.
+pub const VISIBLE: f64 = 1.25;
+
+/// Throughput with N AUs in turn.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Point {
+    pub aus: u32,
+    pub mb_per_s: f64,
+}
+
+/// Why no count was given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NoCount {
+    /// No collapse up to `max_n` AUs (none, or hidden behind a cache).
+    NoCollapse,
+    /// The throughput fell but stayed low when going back to fewer AUs: it
+    /// did not depend on the AU count (a write cache filling, say).
+    NotFromTheCount,
+    /// The collapse was not larger than the noise within the count by
+    /// [`VISIBLE`].
+    InTheNoise,
+}
+
+/// What the throughputs say.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OpenAuReading {
+    /// `None`: no count (see `why_none`).
+    pub open_aus: Option<u32>,
+    pub confidence: Confidence,
+    pub why_none: Option<NoCount>,
+    /// Throughput within the count over throughput past it (1 when none).
+    pub collapse: f64,
+    /// Spread (largest over smallest) of the throughputs within the count,
+    /// the check included.
+    pub spread: f64,
+}
+
+/// The index of the first N past the count: its throughput and that of
+/// every N after it (at least one more) are below the slowest before it by
+/// [`VISIBLE`]. Every N past the controller's count thrashes, so a fall
+/// that recovers at a larger N is noise (a loop device on a busy host
+/// shows such dips).
+pub fn collapse_at(points: &[Point]) -> Option<usize> {
+    (1..points.len().saturating_sub(1)).find(|&i| {
+        let floor = slowest(&points[..i]) / VISIBLE;
+        points[i..].iter().all(|p| p.mb_per_s < floor)
+    })
+}
+
+fn slowest(points: &[Point]) -> f64 {
+    points
+        .iter()
+        .map(|p| p.mb_per_s)
+        .fold(f64::INFINITY, f64::min)
+}
+
+fn fastest(points: &[Point]) -> f64 {
+    points.iter().map(|p| p.mb_per_s).fold(0.0, f64::max)
+}
+
+/// The count is the last N before the collapse, when the check (that N
+/// again, after the sweep) is back above the geometric mean of the
+/// throughputs within and past the count: a fall that stays when the AUs
+/// are fewer again is not the count's. The confidence is the collapse over
+/// the spread within the count ([`Confidence::of_ratio`]); and low whatever
+/// it is when the AU was assumed (AUs of a wrong size are not the
+/// controller's).
+pub fn read(points: &[Point], check: Option<Point>, au_assumed: bool) -> OpenAuReading {
+    let mut r = OpenAuReading {
+        open_aus: None,
+        confidence: Confidence::Low,
+        why_none: Some(NoCount::NoCollapse),
+        collapse: 1.0,
+        spread: 1.0,
+    };
+    let Some(i) = collapse_at(points) else {
+        return r;
+    };
+    let mut within: Vec<Point> = points[..i].to_vec();
+    within.extend(check);
+    let past = fastest(&points[i..]);
+    r.collapse = slowest(&points[..i]) / past.max(1e-9);
+    r.spread = fastest(&within) / slowest(&within).max(1e-9);
+    let back = check.is_some_and(|c| c.mb_per_s >= (slowest(&points[..i]) * past).sqrt());
+    let margin = r.collapse / r.spread;
+    if !back || margin < VISIBLE {
+        r.why_none = Some(match back {
+            false => NoCount::NotFromTheCount,
+            true => NoCount::InTheNoise,
+        });
+        return r;
+    }
+    r.open_aus = Some(points[i - 1].aus);
+    r.why_none = None;
+    r.confidence = match au_assumed {
+        true => Confidence::Low,
+        false => Confidence::of_ratio(margin),
+    };
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fall_that_recovers_at_more_aus_is_noise() {
+        // Figures from a loop device on a busy host: dips at 5, 6, 8, 9
+        // and 12 AUs, but 7 and 10 are as fast as 1.
+        let mb = [
+            901., 892., 941., 897., 308., 206., 864., 187., 246., 846., 558., 124.,
+        ];
+        let points: Vec<Point> = (1..)
+            .zip(mb)
+            .map(|(aus, mb_per_s)| Point { aus, mb_per_s })
+            .collect();
+        let check = Some(Point {
+            aus: 4,
+            mb_per_s: 843.0,
+        });
+        let r = read(&points, check, false);
+        assert_eq!((r.open_aus, r.confidence), (None, Confidence::Low));
+    }
+}

@@ -7,10 +7,8 @@
 mod common;
 
 use common::faultdev::FaultDevice;
-use common::{LoopDevice, iocurve, json, ok_json, skipped};
+use common::{LoopDevice, MIB, iocurve, json, ok, ok_json, skipped};
 use std::time::Duration;
-
-const MIB: u64 = 1 << 20;
 
 fn mounted_loop(size: u64) -> Result<(LoopDevice, std::path::PathBuf), String> {
     let mut dev = LoopDevice::new(size)?;
@@ -149,7 +147,7 @@ fn sustain_finds_where_the_write_cache_fills() {
         Ok(d) => d,
         Err(why) => return skipped(&why),
     };
-    let out = iocurve()
+    let out = ok(iocurve()
         .args(["sustain", dev.dev.to_str().unwrap(), "--destructive"])
         .args([
             "--bs",
@@ -160,14 +158,7 @@ fn sustain_finds_where_the_write_cache_fills() {
             "4M",
             "--json-lines",
         ])
-        .timeout(Duration::from_secs(120))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .timeout(Duration::from_secs(120)));
     let text = String::from_utf8_lossy(&out.stdout);
     let lines: Vec<serde_json::Value> = text
         .lines()
@@ -243,16 +234,7 @@ fn files_load_reads_every_byte_by_each_method() {
         if let Some(bs) = extra {
             args.extend(["--stdio-bs", bs]);
         }
-        let out = iocurve()
-            .args(&args)
-            .timeout(Duration::from_secs(60))
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{method}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let out = ok(iocurve().args(&args).timeout(Duration::from_secs(60)));
         let doc = json(&out.stdout);
         let report = &doc["files_load"];
         let recorded = report["method"].as_str().unwrap();

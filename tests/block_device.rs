@@ -2,9 +2,7 @@
 
 mod common;
 
-use common::{LoopDevice, iocurve, json, ok_json, skipped};
-
-const MIB: u64 = 1 << 20;
+use common::{LoopDevice, MIB, iocurve, json, ok_json, run_fail, run_ok, skipped};
 
 #[test]
 fn device_counters_agree_with_the_bytes_moved() {
@@ -36,30 +34,22 @@ fn device_counters_agree_with_the_bytes_moved() {
     assert_eq!(io["cache_served_fraction"], 0.0);
     assert!(io["read_requests"].as_u64().unwrap() >= 128, "{io}");
 
-    let out = iocurve()
-        .args([
-            "run",
-            dev.path(),
-            "--rw",
-            "write",
-            "--bs",
-            "64k",
-            "--size",
-            "8M",
-            "--ramp",
-            "0",
-            "--destructive",
-            "--qd",
-            "8",
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = run_ok([
+        "run",
+        dev.path(),
+        "--rw",
+        "write",
+        "--bs",
+        "64k",
+        "--size",
+        "8M",
+        "--ramp",
+        "0",
+        "--destructive",
+        "--qd",
+        "8",
+        "--json",
+    ]);
     let m = &json(&out.stdout)["tests"][0]["repetitions"][0];
     assert_eq!(m["bytes"], 8 * MIB);
     assert_eq!(m["device_io"]["write_bytes"], 8 * MIB, "{}", m["device_io"]);
@@ -72,11 +62,7 @@ fn writes_need_destructive_and_say_so() {
         Err(why) => return skipped(&why),
     };
     let before = dev.contents();
-    let out = iocurve()
-        .args(["run", dev.path(), "--rw", "write", "--size", "1M"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    let out = run_fail(["run", dev.path(), "--rw", "write", "--size", "1M"], 2);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("--destructive") && err.contains("destroys its data"),
@@ -98,8 +84,8 @@ fn writes_to_a_mounted_device_are_refused_and_its_data_untouched() {
     std::fs::write(mnt.join("keep.txt"), b"precious").unwrap();
     common::sh("sync", &[]).unwrap();
     let before = std::fs::read(&dev.backing).unwrap();
-    let out = iocurve()
-        .args([
+    let out = run_fail(
+        [
             "run",
             dev.path(),
             "--rw",
@@ -107,10 +93,9 @@ fn writes_to_a_mounted_device_are_refused_and_its_data_untouched() {
             "--size",
             "1M",
             "--destructive",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+        ],
+        2,
+    );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("mounted") && err.contains(mnt.to_str().unwrap()),
@@ -124,24 +109,16 @@ fn writes_to_a_mounted_device_are_refused_and_its_data_untouched() {
     assert_eq!(std::fs::read(mnt.join("keep.txt")).unwrap(), b"precious");
 
     // Reading a mounted device is harmless and allowed.
-    let out = iocurve()
-        .args([
-            "run",
-            dev.path(),
-            "--rw",
-            "randread",
-            "--size",
-            "1M",
-            "--ramp",
-            "0",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_ok([
+        "run",
+        dev.path(),
+        "--rw",
+        "randread",
+        "--size",
+        "1M",
+        "--ramp",
+        "0",
+    ]);
 }
 
 #[test]
@@ -154,11 +131,7 @@ fn unmounted_device_with_a_file_system_is_named_in_the_refusal() {
         return skipped(&format!("mkfs.ext4: {why}"));
     }
     let _ = &mut dev;
-    let out = iocurve()
-        .args(["run", dev.path(), "--rw", "write", "--size", "1M"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    let out = run_fail(["run", dev.path(), "--rw", "write", "--size", "1M"], 2);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("ext4"), "{err}");
 }
@@ -169,31 +142,23 @@ fn verify_finds_a_block_corrupted_behind_its_back() {
         Ok(d) => d,
         Err(why) => return skipped(&why),
     };
-    let write = iocurve()
-        .args([
-            "run",
-            dev.path(),
-            "--rw",
-            "write",
-            "--bs",
-            "4k",
-            "--size",
-            "16M",
-            "--ramp",
-            "0",
-            "--destructive",
-            "--verify",
-            "--seed",
-            "77",
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        write.status.success(),
-        "{}",
-        String::from_utf8_lossy(&write.stderr)
-    );
+    let write = run_ok([
+        "run",
+        dev.path(),
+        "--rw",
+        "write",
+        "--bs",
+        "4k",
+        "--size",
+        "16M",
+        "--ramp",
+        "0",
+        "--destructive",
+        "--verify",
+        "--seed",
+        "77",
+        "--json",
+    ]);
     let v = &json(&write.stdout)["tests"][0]["repetitions"][0]["verify"];
     assert_eq!(v["ok"], 4096, "{v}");
 
@@ -308,8 +273,7 @@ fn o_direct_alignment_and_size_errors_name_the_option() {
     for (args, needle) in cases {
         let mut full = vec!["run", dev.path(), "--time", "100ms", "--ramp", "0"];
         full.extend_from_slice(args);
-        let out = iocurve().args(&full).output().unwrap();
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let out = run_fail(&full, 2);
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(
             err.contains(needle) && err.starts_with("Error: "),
@@ -359,31 +323,23 @@ fn verify_read_finds_the_seed_in_the_blocks_and_counts_each_block_once() {
         Ok(d) => d,
         Err(why) => return skipped(&why),
     };
-    let write = iocurve()
-        .args([
-            "run",
-            dev.path(),
-            "--rw",
-            "randwrite",
-            "--bs",
-            "4k",
-            "--size",
-            "8M",
-            "--threads",
-            "2",
-            "--ramp",
-            "0",
-            "--destructive",
-            "--verify",
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        write.status.success(),
-        "{}",
-        String::from_utf8_lossy(&write.stderr)
-    );
+    let write = run_ok([
+        "run",
+        dev.path(),
+        "--rw",
+        "randwrite",
+        "--bs",
+        "4k",
+        "--size",
+        "8M",
+        "--threads",
+        "2",
+        "--ramp",
+        "0",
+        "--destructive",
+        "--verify",
+        "--json",
+    ]);
     let v = &json(&write.stdout)["tests"][0]["repetitions"][0]["verify"];
     let written = v["ok"].as_u64().unwrap();
     assert!(

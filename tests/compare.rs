@@ -4,27 +4,18 @@
 mod common;
 
 use common::faultdev::FaultDevice;
-use common::{iocurve, is_root, json, skipped};
+use common::{MIB, fails, iocurve, is_root, json, ok, skipped, text};
 use std::path::Path;
-
-const MIB: u64 = 1 << 20;
-
-fn text(out: &[u8]) -> String {
-    String::from_utf8_lossy(out).into_owned()
-}
 
 /// `iocurve run` on `dev` with `args`, saved into `db`.
 fn saved_run(dev: &Path, db: &Path, args: &[&str]) {
-    let out = iocurve()
+    let out = ok(iocurve()
         .arg("run")
         .arg(dev)
         .args(args)
         .args(["--ramp", "0", "--db"])
         .arg(db)
-        .timeout(std::time::Duration::from_secs(120))
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", text(&out.stderr));
+        .timeout(std::time::Duration::from_secs(120)));
     assert!(
         text(&out.stderr).contains("saved as run"),
         "{}",
@@ -73,13 +64,8 @@ fn half_the_speed_is_slower_by_half_and_an_unlike_run_is_set_apart() {
     ];
     saved_run(&slow.dev, &db, &unlike);
 
-    let out = iocurve()
-        .args(["compare", "1", "2", "3", "--db"])
-        .arg(&db)
-        .output()
-        .unwrap();
+    let out = ok(iocurve().args(["compare", "1", "2", "3", "--db"]).arg(&db));
     let cmp = text(&out.stdout);
-    assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
         cmp.contains("run 2, 128 KiB read QD1: slower by ") && cmp.contains("4 vs 4 repetitions"),
         "{cmp}"
@@ -89,12 +75,9 @@ fn half_the_speed_is_slower_by_half_and_an_unlike_run_is_set_apart() {
         "{cmp}"
     );
 
-    let out = iocurve()
+    let out = ok(iocurve()
         .args(["compare", "1", "2", "3", "--json", "--db"])
-        .arg(&db)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", text(&out.stderr));
+        .arg(&db));
     let doc = json(&out.stdout);
     let changes = doc["changes"].as_array().unwrap();
     assert_eq!(changes.len(), 1, "{doc}");
@@ -132,12 +115,7 @@ fn half_the_speed_is_slower_by_half_and_an_unlike_run_is_set_apart() {
     );
 
     // Alone with its unlike partner, run 3 is refused, not compared.
-    let out = iocurve()
-        .args(["compare", "1", "3", "--db"])
-        .arg(&db)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    let out = fails(iocurve().args(["compare", "1", "3", "--db"]).arg(&db), 2);
     assert!(
         text(&out.stderr).contains("nothing to compare"),
         "{}",

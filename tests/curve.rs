@@ -5,9 +5,7 @@
 mod common;
 
 use common::faultdev::FaultDevice;
-use common::{LoopDevice, iocurve, json, marked_points, ok_json, skipped};
-
-const MIB: u64 = 1 << 20;
+use common::{LoopDevice, MIB, iocurve, json, marked_points, ok_json, run_ok, skipped};
 
 #[test]
 fn a_curve_runs_end_to_end_on_a_loop_device() {
@@ -67,23 +65,19 @@ fn a_curve_runs_end_to_end_on_a_loop_device() {
     }
     // Reads only on a device without --destructive: writes are not in the
     // default, and asking for them skips them with the reason.
-    let out = iocurve()
-        .args([
-            "curve",
-            dev.path(),
-            "--rw",
-            "write",
-            "--sizes",
-            "4k,64k",
-            "--time",
-            "50ms",
-            "--repeat",
-            "1",
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
+    let out = run_ok([
+        "curve",
+        dev.path(),
+        "--rw",
+        "write",
+        "--sizes",
+        "4k,64k",
+        "--time",
+        "50ms",
+        "--repeat",
+        "1",
+        "--json",
+    ]);
     let doc = json(&out.stdout);
     assert!(
         doc["curve"]["series"][0]["skipped"]
@@ -175,32 +169,24 @@ fn the_svg_is_xml_with_one_series_per_target_and_pattern() {
     let b = tempfile::tempdir().unwrap();
     let svg = a.path().join("chart.svg");
     let (pa, pb) = (a.path().to_str().unwrap(), b.path().to_str().unwrap());
-    let out = iocurve()
-        .args([
-            "curve",
-            pa,
-            pb,
-            "--span",
-            "16M",
-            "--rw",
-            "read,randwrite",
-            "--sizes",
-            "4k,64k,1M",
-            "--time",
-            "50ms",
-            "--repeat",
-            "1",
-            "--svg",
-            svg.to_str().unwrap(),
-            "--csv",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = run_ok([
+        "curve",
+        pa,
+        pb,
+        "--span",
+        "16M",
+        "--rw",
+        "read,randwrite",
+        "--sizes",
+        "4k,64k,1M",
+        "--time",
+        "50ms",
+        "--repeat",
+        "1",
+        "--svg",
+        svg.to_str().unwrap(),
+        "--csv",
+    ]);
     let text = std::fs::read_to_string(&svg).unwrap();
     let doc = roxmltree::Document::parse(&text).expect("the chart is well-formed XML");
     assert_eq!(doc.root_element().tag_name().name(), "svg");

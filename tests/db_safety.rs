@@ -4,13 +4,9 @@
 
 mod common;
 
-use common::{iocurve, ok_json, sh, skipped};
+use common::{fails, iocurve, ok, ok_json, sh, skipped, text};
 use std::path::{Path, PathBuf};
 use std::process::{Command as Std, Stdio};
-
-fn text(out: &[u8]) -> String {
-    String::from_utf8_lossy(out).into_owned()
-}
 
 /// A quick measuring run on a simulated card, saved in `db`.
 fn sim_run(db: &Path) -> assert_cmd::Command {
@@ -99,12 +95,7 @@ fn sixteen_processes_saving_into_a_fresh_database_all_succeed() {
         assert_eq!(saved, PROCESSES, "round {round}");
         assert_eq!(stored, PROCESSES as i64, "round {round}");
         assert_eq!(integrity(&db), "ok", "round {round}");
-        let out = iocurve()
-            .args(["db", "check", "--db"])
-            .arg(&db)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", text(&out.stderr));
+        let out = ok(iocurve().args(["db", "check", "--db"]).arg(&db));
         assert!(
             text(&out.stdout).starts_with("ok: "),
             "{}",
@@ -199,23 +190,13 @@ fn a_damaged_database_is_never_written_and_repair_starts_a_new_one() {
         );
         assert!(err.contains("`iocurve db repair --db "), "{args:?}: {err}");
     }
-    let out = iocurve()
-        .args(["db", "check", "--db"])
-        .arg(&db)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    let out = fails(iocurve().args(["db", "check", "--db"]).arg(&db), 3);
     assert!(text(&out.stderr).contains("is damaged (quick_check: "));
     assert_eq!(std::fs::read(&db).unwrap(), damaged, "a reader wrote");
 
     // Repair: moved aside untouched, what can be read saved anew.
-    let out = iocurve()
-        .args(["db", "repair", "--db"])
-        .arg(&db)
-        .output()
-        .unwrap();
+    let out = ok(iocurve().args(["db", "repair", "--db"]).arg(&db));
     let said = text(&out.stdout);
-    assert!(out.status.success(), "{}", text(&out.stderr));
     eprintln!("{said}");
     assert!(
         said.contains(&format!(
@@ -258,23 +239,12 @@ fn a_damaged_database_is_never_written_and_repair_starts_a_new_one() {
         text(&out.stderr)
     );
     assert_eq!(count_runs(&db), salvaged + 1);
-    let out = iocurve().args(["list", "--db"]).arg(&db).output().unwrap();
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let out = iocurve()
-        .args(["db", "check", "--db"])
-        .arg(&db)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", text(&out.stderr));
+    ok(iocurve().args(["list", "--db"]).arg(&db));
+    ok(iocurve().args(["db", "check", "--db"]).arg(&db));
 
     // Repair of a sound database changes nothing.
     let before = (names(dir.path()), std::fs::read(&db).unwrap());
-    let out = iocurve()
-        .args(["db", "repair", "--db"])
-        .arg(&db)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = ok(iocurve().args(["db", "repair", "--db"]).arg(&db));
     assert!(
         text(&out.stdout).contains("nothing to repair"),
         "{}",
@@ -287,12 +257,12 @@ fn a_damaged_database_is_never_written_and_repair_starts_a_new_one() {
 fn check_and_repair_of_a_missing_database_are_usage_errors() {
     let dir = tempfile::tempdir().unwrap();
     for sub in ["check", "repair"] {
-        let out = iocurve()
-            .args(["db", sub, "--db"])
-            .arg(dir.path().join("none.db"))
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(2));
+        let out = fails(
+            iocurve()
+                .args(["db", sub, "--db"])
+                .arg(dir.path().join("none.db")),
+            2,
+        );
         assert!(text(&out.stderr).contains("no results database at "));
     }
     assert!(names(dir.path()).is_empty());

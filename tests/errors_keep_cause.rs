@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{LoopDevice, Tmpfs, iocurve, is_root, sh, skipped};
+use common::{LoopDevice, Tmpfs, iocurve, is_root, ok, sh, skipped};
 use std::path::Path;
 
 /// Exit code and stderr.
@@ -174,17 +174,14 @@ fn files_save_on_a_full_disk_prints_what_it_measured_and_names_the_fix() {
         Ok(m) => m,
         Err(why) => return skipped(&why),
     };
-    let out = iocurve()
-        .args(["files", "save"])
-        .arg(small.path())
-        .args(["--size", "1M", "--sizes", "4k,64k", "--json", "--no-save"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    ok(iocurve().args(["files", "save"]).arg(small.path()).args([
+        "--size",
+        "1M",
+        "--sizes",
+        "4k,64k",
+        "--json",
+        "--no-save",
+    ]));
     // Leave room for less than one file.
     std::fs::write(small.path().join("fill"), vec![0u8; 2600 << 10]).unwrap();
     let out = iocurve()
@@ -216,7 +213,7 @@ fn curve_writes_on_a_mounted_device_say_why_and_never_suggest_a_refused_flag() {
     if let Err(why) = dev.mkfs_and_mount() {
         return skipped(&why);
     }
-    let out = iocurve()
+    let out = ok(iocurve()
         .args([
             "curve",
             dev.path(),
@@ -227,15 +224,8 @@ fn curve_writes_on_a_mounted_device_say_why_and_never_suggest_a_refused_flag() {
             "--repeat",
             "1",
         ])
-        .args(["--time", "50ms", "--no-save"])
-        .output()
-        .unwrap();
+        .args(["--time", "50ms", "--no-save"]));
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     assert!(text.contains("mounted"), "says it is mounted: {text}");
     assert!(!text.contains("pass --destructive"), "{text}");
     let (code, err) = fails(&["curve", dev.path(), "--rw", "write", "--preserve"]);

@@ -9,7 +9,6 @@
 mod faultdev;
 
 use faultdev::FaultDevice;
-use std::alloc::{Layout, alloc_zeroed, dealloc};
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::time::{Duration, Instant};
@@ -36,30 +35,19 @@ fn make(
     }
 }
 
-/// A page-aligned buffer, as O_DIRECT needs.
-struct AlignedBuf {
-    ptr: *mut u8,
-    layout: Layout,
-}
+/// A page-aligned buffer for O_DIRECT: the engine's, whose unsafe code
+/// stays in the engine.
+struct AlignedBuf(iocurve::engine::buffer::AlignedBuf);
 
 impl AlignedBuf {
     fn new(len: usize) -> Self {
-        let layout = Layout::from_size_align(len, 4096).unwrap();
-        let ptr = unsafe { alloc_zeroed(layout) };
-        assert!(!ptr.is_null());
-        AlignedBuf { ptr, layout }
+        AlignedBuf(iocurve::engine::buffer::AlignedBuf::new(len, 4096))
     }
     fn as_slice(&self) -> &[u8] {
-        unsafe { std::slice::from_raw_parts(self.ptr, self.layout.size()) }
+        self.0.as_slice()
     }
     fn as_mut_slice(&mut self) -> &mut [u8] {
-        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.layout.size()) }
-    }
-}
-
-impl Drop for AlignedBuf {
-    fn drop(&mut self) {
-        unsafe { dealloc(self.ptr, self.layout) }
+        self.0.as_mut_slice()
     }
 }
 

@@ -4,9 +4,7 @@
 
 mod common;
 
-use common::{LoopDevice, iocurve, json, skipped};
-
-const MIB: u64 = 1 << 20;
+use common::{LoopDevice, MIB, iocurve, json, skipped};
 
 fn flash(args: &[&str]) -> (i32, serde_json::Value) {
     let out = iocurve()

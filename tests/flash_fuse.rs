@@ -15,12 +15,9 @@
 mod common;
 
 use common::faultdev::{Fake, FaultDevice, FaultSpec};
-use common::{iocurve, json, skipped};
+use common::{KIB, MIB, iocurve, json, skipped};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Instant;
-
-const KIB: u64 = 1 << 10;
-const MIB: u64 = 1 << 20;
 
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 

@@ -5,11 +5,9 @@
 mod common;
 
 use common::faultdev::FaultDevice;
-use common::{LoopDevice, iocurve, json, skipped};
+use common::{LoopDevice, MIB, fails, iocurve, json, run_fail, skipped};
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
-
-const MIB: u64 = 1 << 20;
 
 fn ok_json(out: &std::process::Output) -> serde_json::Value {
     assert!(
@@ -141,11 +139,7 @@ fn parallel_run_on_two_loop_devices_reports_both_and_the_aggregate() {
 
 #[test]
 fn several_targets_without_parallel_are_refused() {
-    let out = iocurve()
-        .args(["run", "/dev/null", "/dev/zero", "--no-save"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    let out = run_fail(["run", "/dev/null", "/dev/zero", "--no-save"], 2);
     assert!(String::from_utf8_lossy(&out.stderr).contains("--parallel"));
 }
 
@@ -212,13 +206,13 @@ fn copy_to_a_device_without_the_flags_is_refused_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let image = dir.path().join("os.img");
     std::fs::write(&image, vec![0x5a; 64 * 1024]).unwrap();
-    let out = iocurve()
-        .arg("copy")
-        .arg(&image)
-        .args([dst.path(), "--no-save"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    let out = fails(
+        iocurve()
+            .arg("copy")
+            .arg(&image)
+            .args([dst.path(), "--no-save"]),
+        2,
+    );
     assert!(String::from_utf8_lossy(&out.stderr).contains("--destructive"));
     assert_eq!(dst.contents(), before);
 }
@@ -294,11 +288,7 @@ fn endure_keeps_its_completed_cycles_after_sigint() {
 
 #[test]
 fn endure_without_destructive_is_refused_with_a_warning() {
-    let out = iocurve()
-        .args(["endure", "/dev/null", "--cycles", "3", "--no-save"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    let out = run_fail(["endure", "/dev/null", "--cycles", "3", "--no-save"], 2);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("DESTROYED") && err.contains("--destructive"),
@@ -386,8 +376,8 @@ fn bs_max_is_the_devices_largest_request() {
 
 #[test]
 fn a_write_with_mmap_is_refused() {
-    let out = iocurve()
-        .args([
+    let out = run_fail(
+        [
             "run",
             "/dev/null",
             "--rw",
@@ -395,10 +385,9 @@ fn a_write_with_mmap_is_refused() {
             "--method",
             "mmap",
             "--no-save",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+        ],
+        2,
+    );
     assert!(String::from_utf8_lossy(&out.stderr).contains("only reads"));
 }
 

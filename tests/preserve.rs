@@ -6,13 +6,11 @@
 
 mod common;
 
-use common::{LoopDevice, iocurve, json, skipped};
+use common::{LoopDevice, MIB, fails, iocurve, json, run_fail, skipped};
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-
-const MIB: u64 = 1 << 20;
 
 fn hash(bytes: &[u8]) -> u64 {
     let mut h = std::collections::hash_map::DefaultHasher::new();
@@ -212,20 +210,20 @@ fn an_unfinished_journal_blocks_writes_and_a_damaged_one_is_refused() {
     );
 
     // Another write test on the device is refused, naming the command.
-    let out = iocurve()
-        .args([
-            "run",
-            dev.path(),
-            "--rw",
-            "write",
-            "--size",
-            "1M",
-            "--destructive",
-        ])
-        .args(["--journal-dir", jdir.path().to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    let out = fails(
+        iocurve()
+            .args([
+                "run",
+                dev.path(),
+                "--rw",
+                "write",
+                "--size",
+                "1M",
+                "--destructive",
+            ])
+            .args(["--journal-dir", jdir.path().to_str().unwrap()]),
+        2,
+    );
     let err = String::from_utf8_lossy(&out.stderr);
     let command = format!("iocurve recover {}", journal.display());
     assert!(err.contains(&command), "{err}");
@@ -237,16 +235,14 @@ fn an_unfinished_journal_blocks_writes_and_a_damaged_one_is_refused() {
     let at = bad.len() - 3 * MIB as usize / 2;
     bad[at] ^= 0x40;
     std::fs::write(&journal, &bad).unwrap();
-    let out = iocurve().args(["recover"]).arg(&journal).output().unwrap();
-    assert_eq!(out.status.code(), Some(3));
+    let out = fails(iocurve().args(["recover"]).arg(&journal), 3);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("damaged") && err.contains("checksum"), "{err}");
     assert_eq!(dev.contents(), written, "a damaged journal was applied");
     let mut cut = pristine.clone();
     cut.truncate(pristine.len() - 4096);
     std::fs::write(&journal, &cut).unwrap();
-    let out = iocurve().args(["recover"]).arg(&journal).output().unwrap();
-    assert_eq!(out.status.code(), Some(3));
+    let out = fails(iocurve().args(["recover"]).arg(&journal), 3);
     assert!(String::from_utf8_lossy(&out.stderr).contains("truncated"));
     assert_eq!(dev.contents(), written, "a truncated journal was applied");
 
@@ -310,11 +306,7 @@ fn a_file_system_signature_refuses_writes_without_the_flags() {
         return skipped(&format!("mkfs.ext4: {why}"));
     }
     let before = dev.contents();
-    let out = iocurve()
-        .args(["run", dev.path(), "--rw", "write", "--size", "1M"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    let out = run_fail(["run", dev.path(), "--rw", "write", "--size", "1M"], 2);
     let err = String::from_utf8_lossy(&out.stderr);
     for needle in [
         "ext4 signature",
@@ -668,12 +660,12 @@ fn capacity_with_preserve_searches_to_the_block_and_puts_every_byte_back() {
     assert!(journals(jdir.path()).is_empty(), "journals removed");
 
     let started = Instant::now();
-    let out = iocurve()
-        .args(capacity_args(path, &["--destructive"]))
-        .timeout(Duration::from_secs(300))
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(5));
+    let out = fails(
+        iocurve()
+            .args(capacity_args(path, &["--destructive"]))
+            .timeout(Duration::from_secs(300)),
+        5,
+    );
     let destructive = found(&json(&out.stdout));
     println!("--destructive: {destructive:?}, {:?}", started.elapsed());
     assert_eq!(

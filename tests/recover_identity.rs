@@ -7,12 +7,10 @@
 
 mod common;
 
-use common::{LoopDevice, Tmpfs, iocurve, is_root, sh, skipped};
+use common::{LoopDevice, MIB, Tmpfs, iocurve, is_root, sh, skipped};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-
-const MIB: u64 = 1 << 20;
 
 fn journal_in(dir: &Path) -> Option<PathBuf> {
     std::fs::read_dir(dir)

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{iocurve, ok_json, skipped};
+use common::{iocurve, ok, ok_json, skipped};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -210,7 +210,7 @@ fn a_curve_report_overlays_its_series() {
     std::fs::create_dir(&a).unwrap();
     std::fs::create_dir(&b).unwrap();
     let db = dir.path().join("r.db");
-    let out = iocurve()
+    ok(iocurve()
         .args([
             "curve",
             a.to_str().unwrap(),
@@ -231,14 +231,7 @@ fn a_curve_report_overlays_its_series() {
             db.to_str().unwrap(),
             "--report",
             page.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        ]));
     let (dom, stderr) = browse(&browser, &page, &["--dump-dom"]);
     assert!(console_lines(&stderr).is_empty(), "{stderr}");
     let charts = charts(&dom);

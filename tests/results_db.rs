@@ -4,19 +4,15 @@
 
 mod common;
 
-use common::{LoopDevice, iocurve, json, skipped};
+use common::{LoopDevice, fails, iocurve, json, ok, run_fail, skipped, text};
 use std::path::{Path, PathBuf};
 use std::process::Command as Std;
 
 const FIO_FIXTURE: &str = "tests/fixtures/fio-3.33-seqread-randwrite.json";
 
-fn text(out: &[u8]) -> String {
-    String::from_utf8_lossy(out).into_owned()
-}
-
 /// `iocurve run` writing 4 MiB in a scratch file of `dir`, three times.
 fn write_run(dir: &Path, db: &Path) -> serde_json::Value {
-    let out = iocurve()
+    let out = ok(iocurve()
         .args([
             "run",
             dir.to_str().unwrap(),
@@ -36,10 +32,7 @@ fn write_run(dir: &Path, db: &Path) -> serde_json::Value {
             "--json",
             "--db",
         ])
-        .arg(db)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", text(&out.stderr));
+        .arg(db));
     assert!(
         text(&out.stderr).contains("saved as run"),
         "{}",
@@ -73,9 +66,8 @@ fn every_run_is_saved_with_its_identity_and_listed() {
         first["device_identity"]["key"]
     );
     assert!(first["device_identity"]["host"]["iocurve_version"].is_string());
-    let out = iocurve().args(["list", "--db"]).arg(&db).output().unwrap();
+    let out = ok(iocurve().args(["list", "--db"]).arg(&db));
     let list = text(&out.stdout);
-    assert!(out.status.success());
     assert!(list.contains(&key), "{list}");
     assert_eq!(runs_listed(&list), 2, "{list}");
     let out = iocurve()
@@ -96,7 +88,7 @@ fn every_run_is_saved_with_its_identity_and_listed() {
         "{history} lacks {shown}"
     );
     // --no-save leaves the database as it was.
-    let out = iocurve()
+    ok(iocurve()
         .args([
             "run",
             dir.path().to_str().unwrap(),
@@ -114,10 +106,7 @@ fn every_run_is_saved_with_its_identity_and_listed() {
             "--no-save",
             "--db",
         ])
-        .arg(&db)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
+        .arg(&db));
     let out = iocurve().args(["list", "--db"]).arg(&db).output().unwrap();
     assert_eq!(runs_listed(&text(&out.stdout)), 2);
 }
@@ -128,13 +117,8 @@ fn compare_two_runs_of_one_device_gives_a_verdict_and_export_renders() {
     let db = db_in(dir.path());
     write_run(dir.path(), &db);
     write_run(dir.path(), &db);
-    let out = iocurve()
-        .args(["compare", "1", "2", "--db"])
-        .arg(&db)
-        .output()
-        .unwrap();
+    let out = ok(iocurve().args(["compare", "1", "2", "--db"]).arg(&db));
     let cmp = text(&out.stdout);
-    assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(cmp.contains("Write MB/s"), "{cmp}");
     assert!(cmp.contains("same device: each run against run 1"), "{cmp}");
     assert!(cmp.contains("run 2, 256 KiB write QD1 buffered: "), "{cmp}");
@@ -143,12 +127,9 @@ fn compare_two_runs_of_one_device_gives_a_verdict_and_export_renders() {
         ("csv", "started_at,device"),
         ("json", "\"device_identity\""),
     ] {
-        let out = iocurve()
+        let out = ok(iocurve()
             .args(["export", "2", "--format", format, "--db"])
-            .arg(&db)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", text(&out.stderr));
+            .arg(&db));
         assert!(
             text(&out.stdout).contains(needle),
             "{format}: {}",
@@ -176,12 +157,7 @@ fn compare_two_runs_of_one_device_gives_a_verdict_and_export_renders() {
         "{}",
         text(&out.stdout)
     );
-    let out = iocurve()
-        .args(["compare", "99", "--db"])
-        .arg(&db)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    fails(iocurve().args(["compare", "99", "--db"]).arg(&db), 2);
 }
 
 #[test]
@@ -189,7 +165,7 @@ fn a_save_failure_keeps_the_result_and_the_exit_code() {
     let dir = tempfile::tempdir().unwrap();
     let blocker = dir.path().join("not-a-dir");
     std::fs::write(&blocker, "x").unwrap();
-    let out = iocurve()
+    let out = ok(iocurve()
         .args([
             "run",
             dir.path().to_str().unwrap(),
@@ -207,10 +183,7 @@ fn a_save_failure_keeps_the_result_and_the_exit_code() {
             "--json",
             "--db",
         ])
-        .arg(blocker.join("results.db"))
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0));
+        .arg(blocker.join("results.db")));
     assert!(
         text(&out.stderr).contains("warning: the result was not saved"),
         "{}",
@@ -283,14 +256,7 @@ fn a_real_fio_run_is_imported_beside_iocurves() {
     let report = dir.path().join("fio.json");
     std::fs::write(&report, &out.stdout).unwrap();
     let db = db_in(dir.path());
-    let out = iocurve()
-        .arg("import")
-        .arg(&report)
-        .arg("--db")
-        .arg(&db)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = ok(iocurve().arg("import").arg(&report).arg("--db").arg(&db));
     assert!(
         text(&out.stdout).contains("imported 1 fio job(s) as run 1"),
         "{}",
@@ -326,12 +292,7 @@ fn probe_of_a_loop_device_reaches_its_backing_file() {
         Ok(lo) => lo,
         Err(why) => return skipped(&why),
     };
-    let out = iocurve()
-        .args(["probe", "--json"])
-        .arg(&lo.dev)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = ok(iocurve().args(["probe", "--json"]).arg(&lo.dev));
     let id = json(&out.stdout);
     let name = lo.dev.file_name().unwrap().to_str().unwrap();
     assert_eq!(id["device"], name);
@@ -349,17 +310,12 @@ fn probe_of_a_loop_device_reaches_its_backing_file() {
 #[test]
 fn probe_of_a_directory_names_its_file_system() {
     let dir = tempfile::tempdir().unwrap();
-    let out = iocurve().arg("probe").arg(dir.path()).output().unwrap();
-    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = ok(iocurve().arg("probe").arg(dir.path()));
     let t = text(&out.stdout);
     assert!(
         t.contains("file system ") && t.contains("free space"),
         "{t}"
     );
     assert!(t.contains("device key"), "{t}");
-    let out = iocurve()
-        .args(["probe", "/nonexistent/x"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    run_fail(["probe", "/nonexistent/x"], 2);
 }

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{iocurve, json, ok_json};
+use common::{iocurve, json, ok_json, run_fail, run_ok};
 
 fn scratch_files(dir: &std::path::Path) -> Vec<String> {
     std::fs::read_dir(dir)
@@ -69,12 +69,7 @@ fn threads_and_queue_depth_still_move_exactly_the_size() {
             "--json",
         ];
         args.extend_from_slice(extra);
-        let out = iocurve().args(&args).output().unwrap();
-        assert!(
-            out.status.success(),
-            "{extra:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let out = run_ok(&args);
         let doc = json(&out.stdout);
         let m = &doc["tests"][0]["repetitions"][0];
         assert_eq!(m["bytes"], 12 << 20, "{extra:?}");
@@ -123,27 +118,18 @@ fn existing_file_is_read_but_not_written_without_destructive() {
     std::fs::write(&file, &original).unwrap();
     let path = file.to_str().unwrap();
 
-    let out = iocurve()
-        .args([
-            "run", path, "--rw", "read", "--bs", "64k", "--size", "4M", "--ramp", "0", "--json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = run_ok([
+        "run", path, "--rw", "read", "--bs", "64k", "--size", "4M", "--ramp", "0", "--json",
+    ]);
     assert_eq!(
         json(&out.stdout)["tests"][0]["repetitions"][0]["bytes"],
         4 << 20
     );
 
-    let out = iocurve()
-        .args(["run", path, "--rw", "write", "--bs", "64k", "--size", "4M"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    let out = run_fail(
+        ["run", path, "--rw", "write", "--bs", "64k", "--size", "4M"],
+        2,
+    );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--destructive"), "{err}");
     assert_eq!(
@@ -152,27 +138,19 @@ fn existing_file_is_read_but_not_written_without_destructive() {
         "file changed by a refused write"
     );
 
-    let out = iocurve()
-        .args([
-            "run",
-            path,
-            "--rw",
-            "write",
-            "--bs",
-            "64k",
-            "--size",
-            "4M",
-            "--ramp",
-            "0",
-            "--destructive",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_ok([
+        "run",
+        path,
+        "--rw",
+        "write",
+        "--bs",
+        "64k",
+        "--size",
+        "4M",
+        "--ramp",
+        "0",
+        "--destructive",
+    ]);
     assert_ne!(
         std::fs::read(&file).unwrap(),
         original,
@@ -243,30 +221,22 @@ fn profile_runs_every_row_with_three_repetitions() {
 #[test]
 fn verify_round_trip_through_a_file_is_clean() {
     let dir = tempfile::tempdir().unwrap();
-    let out = iocurve()
-        .args([
-            "run",
-            dir.path().to_str().unwrap(),
-            "--rw",
-            "randwrite",
-            "--bs",
-            "4k",
-            "--size",
-            "4M",
-            "--span",
-            "8M",
-            "--ramp",
-            "0",
-            "--verify",
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = run_ok([
+        "run",
+        dir.path().to_str().unwrap(),
+        "--rw",
+        "randwrite",
+        "--bs",
+        "4k",
+        "--size",
+        "4M",
+        "--span",
+        "8M",
+        "--ramp",
+        "0",
+        "--verify",
+        "--json",
+    ]);
     let v = &json(&out.stdout)["tests"][0]["repetitions"][0]["verify"];
     assert!(v["ok"].as_u64().unwrap() > 0);
     assert_eq!(v["corrupted"], 0);

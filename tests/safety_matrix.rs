@@ -17,12 +17,11 @@
 mod common;
 
 use clap::CommandFactory;
-use common::{LoopDevice, Tmpfs, iocurve, is_root, skipped};
+use common::{LoopDevice, MIB, Tmpfs, iocurve, is_root, skipped};
 use std::collections::BTreeSet;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-const MIB: u64 = 1 << 20;
 const DEVICE: u64 = 64 * MIB;
 
 /// One way of making a command write: the subcommand path and its

@@ -6,12 +6,11 @@
 
 mod common;
 
-use common::{iocurve, ok_json};
+use common::{MIB, iocurve, ok_json};
 use iocurve::analysis::sustain::DROP_RATIO;
 use iocurve::engine::sim::{SimDevice, SimParams};
 use iocurve::workload::sustain::drop_on_sim;
 
-const MIB: u64 = 1 << 20;
 /// Cards in the population (issue 14 asks for at least 300).
 const CARDS: u64 = 320;
 

@@ -10,11 +10,10 @@
 mod common;
 
 use common::faultdev::FaultDevice;
-use common::{LoopDevice, iocurve, marked_points, ok_json, skipped};
+use common::{LoopDevice, MIB, iocurve, marked_points, ok, ok_json, skipped};
 use serde_json::Value;
 use std::path::Path;
 
-const MIB: u64 = 1 << 20;
 const HEADING: &str =
     "unaligned sizes, through the page cache, beside aligned neighbours measured the same way";
 
@@ -62,20 +61,13 @@ fn phrase(verdict: &str) -> &'static str {
 }
 
 fn curve(dir: &Path, sizes: &str, pattern: &str, db: &Path, extra: &[&str]) -> (String, Value) {
-    let out = iocurve()
+    let out = ok(iocurve()
         .args(["curve", dir.to_str().unwrap(), "--span", "16M", "--rw"])
         .args([
             pattern, "--sizes", sizes, "--time", "150ms", "--repeat", "3",
         ])
         .args(["--db", db.to_str().unwrap()])
-        .args(extra)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .args(extra));
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     let doc = ok_json(iocurve().args(["export", "--format", "json", "--db", db.to_str().unwrap()]));
     (text, doc)

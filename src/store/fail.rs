@@ -63,9 +63,7 @@ pub fn retry_busy<T>(mut f: impl FnMut() -> anyhow::Result<T>) -> anyhow::Result
 
 /// The OS error number behind SQLite's last I/O or open error on `conn`.
 fn system_errno(conn: &Connection) -> i32 {
-    // SAFETY: the handle is valid for as long as `conn` is borrowed, and
-    // sqlite3_system_errno only reads a field of it.
-    unsafe { rusqlite::ffi::sqlite3_system_errno(conn.handle()) }
+    crate::engine::sys::sqlite_system_errno(conn)
 }
 
 /// SQLite's words for an error, with the OS's reason when SQLite had one

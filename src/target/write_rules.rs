@@ -448,30 +448,6 @@ fn stat_identity(path: &str) -> Option<Identity> {
     Some((file, rdev))
 }
 
-/// `struct loop_info64` of `<linux/loop.h>`, as `LOOP_GET_STATUS64` fills it.
-#[repr(C)]
-struct LoopInfo64 {
-    lo_device: u64,
-    lo_inode: u64,
-    lo_rdevice: u64,
-    lo_offset: u64,
-    lo_sizelimit: u64,
-    lo_number: u32,
-    lo_encrypt_type: u32,
-    lo_encrypt_key_size: u32,
-    lo_flags: u32,
-    lo_file_name: [u8; 64],
-    lo_crypt_name: [u8; 64],
-    lo_encrypt_key: [u8; 32],
-    lo_init: [u64; 2],
-}
-
-const _: () = assert!(std::mem::size_of::<LoopInfo64>() == 232);
-
-/// `LOOP_GET_STATUS64` from `<linux/loop.h>` (an old-style number, no size
-/// or direction bits).
-const LOOP_GET_STATUS64: rustix::ioctl::Opcode = 0x4C05;
-
 /// The backing identity of loop device `name` (device number `mm`) as the
 /// kernel reports it; `None` when the node is missing, is not that device,
 /// cannot be opened, or the loop device was detached meanwhile.
@@ -491,15 +467,7 @@ fn loop_status(name: &str, mm: (u32, u32)) -> Option<Identity> {
         Mode::empty(),
     )
     .ok()?;
-    // SAFETY: LOOP_GET_STATUS64 writes one `struct loop_info64`, which
-    // `LoopInfo64` reproduces field for field (its size is asserted above).
-    let info = unsafe {
-        rustix::ioctl::ioctl(
-            &fd,
-            rustix::ioctl::Getter::<LOOP_GET_STATUS64, LoopInfo64>::new(),
-        )
-    }
-    .ok()?;
+    let info = crate::engine::sys::loop_status64(&fd).ok()?;
     let (major, minor) = decode_kernel_dev(info.lo_device);
     let rdev = decode_kernel_dev(info.lo_rdevice);
     Some((

@@ -6,8 +6,14 @@
 pub mod faultdev;
 
 use assert_cmd::Command;
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::Command as Std;
+use std::process::{Command as Std, Output};
+
+/// Binary size units, as the command line reads them (`1M` is 1 MiB).
+pub const KIB: u64 = 1 << 10;
+pub const MIB: u64 = 1 << 20;
+pub const GIB: u64 = 1 << 30;
 
 /// The binary under test. Results are saved under a data directory of the
 /// tests' own, never in the user's.
@@ -18,6 +24,57 @@ pub fn iocurve() -> Command {
         std::env::temp_dir().join("iocurve-tests-data"),
     );
     cmd
+}
+
+/// Runs the binary with `args`; it must succeed (its stderr is shown when
+/// it does not). The whole output, for tests that read stdout and stderr.
+pub fn run_ok<I, S>(args: I) -> Output
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    ok(iocurve().args(args))
+}
+
+/// Runs the binary with `args`; it must exit with `code` (both streams are
+/// shown when it does not).
+pub fn run_fail<I, S>(args: I, code: i32) -> Output
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    fails(iocurve().args(args), code)
+}
+
+/// Runs a prepared command (extra environment, stdin, working directory)
+/// that must succeed; its stderr is shown when it does not.
+pub fn ok(cmd: &mut Command) -> Output {
+    let out = cmd.output().expect("the command runs");
+    assert!(
+        out.status.success(),
+        "exit {:?}: {}",
+        out.status.code(),
+        text(&out.stderr)
+    );
+    out
+}
+
+/// Runs a prepared command that must exit with `code`.
+pub fn fails(cmd: &mut Command, code: i32) -> Output {
+    let out = cmd.output().expect("the command runs");
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "stdout: {}\nstderr: {}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    out
+}
+
+/// Bytes a command printed, as text.
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// Prints why a test could not run; the caller returns right after.
@@ -139,13 +196,7 @@ impl Drop for LoopDevice {
 /// Runs a command that must succeed (its stderr is shown when it does not)
 /// and returns the JSON document it printed.
 pub fn ok_json(cmd: &mut Command) -> serde_json::Value {
-    let out = cmd.output().expect("the command runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    json(&out.stdout)
+    json(&ok(cmd).stdout)
 }
 
 /// A tmpfs mounted on a fresh directory for one test (a file system of its

@@ -28,7 +28,6 @@ use crate::engine::sim::SimDevice;
 use crate::engine::{Clock, MonotonicClock};
 pub use crate::result::flash::{Finding, FlashReport};
 use crate::target::OpenTarget;
-use serde::{Deserialize, Serialize};
 use std::io;
 
 /// The FAT area cheap controllers treat specially: writing tests start

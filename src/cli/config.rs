@@ -1,6 +1,9 @@
 //! Arguments checked and turned into plain configurations, before anything
 //! is opened. Checks that need the target (its size, its block size) are in
-//! [`resolve_region`], called right after the target is opened.
+//! [`resolve_region`], called right after the target is opened; the one
+//! value only the device knows, `--bs max`, is turned into sizes by
+//! [`RunConfig::resolve_blocks`], which returns them and leaves the
+//! configuration as it was.
 
 use super::options::{BlockSize, ReadMethod};
 use super::{CurveArgs, ProfileArgs, RunArgs, TargetArgs};

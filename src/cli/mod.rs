@@ -1,6 +1,7 @@
-//! The command line: definitions here, validation into plain configurations
-//! in [`config`]. Nothing in this module opens a file or device; that happens
-//! only after every argument has been checked.
+//! The command line: definitions here, the closed sets of values as enums in
+//! [`options`], validation into plain configurations in [`config`]. Nothing
+//! in this module opens a file or device; that happens only after every
+//! argument has been checked.
 
 pub mod apps;
 pub mod config;

@@ -19,6 +19,7 @@ pub mod engine;
 pub mod error;
 pub mod flash;
 pub mod import;
+pub mod output;
 pub mod probe;
 pub mod report;
 pub mod result;

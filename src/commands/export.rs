@@ -26,7 +26,7 @@ pub fn export(args: &ExportArgs) -> Result<i32> {
     };
     let text = format.render(&entry.result);
     match &args.output {
-        Some(path) => super::write_output(path, text.as_bytes(), "the export")?,
+        Some(path) => crate::output::write_output(path, text.as_bytes(), "the export")?,
         None => print!("{text}"),
     }
     Ok(0)

@@ -64,25 +64,5 @@ fn write_chart(
     chart: &dyn crate::report::Export,
     result: &RunResult,
 ) -> Result<()> {
-    write_output(path, chart.render(result).as_bytes(), "the chart")
-}
-
-/// Writes an output file the user named (`--svg`, `--report`, `-o`). A
-/// block device is refused: an output path is no way to overwrite a disk,
-/// and a slip of the tab key must not become one.
-pub(crate) fn write_output(path: &std::path::Path, bytes: &[u8], what: &str) -> Result<()> {
-    use std::os::unix::fs::FileTypeExt;
-    if std::fs::metadata(path).is_ok_and(|m| m.file_type().is_block_device()) {
-        return Err(crate::error::usage(format!(
-            "refusing to write {what} to {}: it is a block device; give a file name such as out.svg",
-            path.display()
-        )));
-    }
-    std::fs::write(path, bytes).map_err(|e| {
-        crate::error::IoFailure::new(
-            format!("cannot write {what} to {}: {e}", path.display()),
-            Some(e),
-        )
-        .into()
-    })
+    crate::output::write_output(path, chart.render(result).as_bytes(), "the chart")
 }

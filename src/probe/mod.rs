@@ -18,6 +18,7 @@ pub mod identity;
 pub mod link;
 pub mod mmc;
 pub mod nvme;
+pub mod record;
 pub mod sysfs;
 pub mod usb;
 

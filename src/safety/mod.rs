@@ -7,3 +7,4 @@
 pub mod identity;
 pub mod journal;
 pub mod preserve;
+pub mod restore;

@@ -37,6 +37,7 @@
 
 pub mod fail;
 pub mod figures;
+pub mod history;
 pub mod repair;
 pub mod schema;
 mod update;

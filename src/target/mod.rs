@@ -9,6 +9,7 @@
 //! refuses it the error says to pass `--buffered`.
 
 pub mod gate;
+pub mod open;
 pub mod scratch;
 pub mod write_rules;
 

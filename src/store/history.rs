@@ -1,0 +1,34 @@
+//! A device's stored figures over time: what the report's history charts
+//! draw beside the runs it shows.
+
+use super::Store;
+use crate::report::html::HistoryPoint;
+use crate::result::RunResult;
+use anyhow::Result;
+
+/// Every stored figure of the devices the runs were made on, oldest first.
+pub fn points(db: &Store, runs: &[RunResult]) -> Result<Vec<HistoryPoint>> {
+    let mut keys: Vec<&str> = runs
+        .iter()
+        .filter_map(|r| r.device_identity.as_ref().map(|i| i.key.as_str()))
+        .collect();
+    keys.dedup();
+    let mut points = Vec::new();
+    for key in keys {
+        let Some(device) = db.find_device(key)? else {
+            continue;
+        };
+        for run in db.runs(Some(device.id))? {
+            points.extend(run.figures.iter().map(|f| HistoryPoint {
+                run_id: run.id,
+                started_at: run.started_at.clone(),
+                test: f.test.clone(),
+                rw: f.rw.clone(),
+                median: f.median,
+                min: f.min,
+                max: f.max,
+            }));
+        }
+    }
+    Ok(points)
+}

@@ -1,0 +1,138 @@
+//! One workload measured `--repeat` times: each repetition timed by
+//! [`runner::measure`](crate::workload::runner::measure) with its own
+//! progress, stopped by an I/O failure or a stop request, then condensed
+//! into a test with its median and range.
+
+use crate::report::progress;
+use crate::result::{Measurement, TestResult, WorkloadInfo};
+use crate::stats::Spread;
+use crate::target::OpenTarget;
+use crate::workload::job::PaddedCounter;
+use crate::workload::runner::{self, MeasureFailure, MeasureTarget};
+use crate::workload::{MeasureSpec, interrupt};
+use indicatif::ProgressBar;
+
+/// Test hook: a deliberate panic right after a measurement (which may have
+/// written), so that a test can see the panic path restore `--preserve`
+/// data. Read once per measurement, off the timed path.
+fn panic_if_asked() {
+    if std::env::var_os("IOCURVE_TEST_PANIC_AFTER_MEASURE").is_some() {
+        panic!("deliberate test panic after a measurement (IOCURVE_TEST_PANIC_AFTER_MEASURE)");
+    }
+}
+
+/// Measures, drawing progress on `bar` when given, else on a bar of its own
+/// labelled `label`.
+pub fn measure(
+    target: &OpenTarget,
+    spec: &MeasureSpec,
+    label: &str,
+    bar: Option<&ProgressBar>,
+) -> Result<Measurement, Box<MeasureFailure>> {
+    measure_on(&target.measure_target(), spec, label, bar)
+}
+
+/// [`measure`] on any descriptor of the target (e.g. a buffered one).
+pub fn measure_on(
+    mt: &MeasureTarget<'_>,
+    spec: &MeasureSpec,
+    label: &str,
+    bar: Option<&ProgressBar>,
+) -> Result<Measurement, Box<MeasureFailure>> {
+    let counters: Vec<PaddedCounter> = (0..spec.threads)
+        .map(|_| PaddedCounter::default())
+        .collect();
+    let work = || {
+        let measured = runner::measure(mt, spec, interrupt::stop_flag(), &counters);
+        panic_if_asked();
+        measured
+    };
+    if let Some(bar) = bar {
+        bar.set_message(label.to_string());
+        return work();
+    }
+    let goal = match (spec.size, spec.time) {
+        (Some(size), None) => progress::Goal::Bytes(size),
+        (_, Some(time)) => progress::Goal::Time(time + spec.ramp.unwrap_or_default()),
+        (None, None) => progress::Goal::Bytes(spec.span),
+    };
+    let own = progress::bar(label, goal);
+    let result = progress::track(&own, goal, &counters, 0, work);
+    own.finish_and_clear();
+    result
+}
+
+/// Measures `repeat` times, stopping at an I/O failure (whose message is
+/// returned beside the test, its partial figures kept) or a stop request.
+pub fn measure_repeated(
+    target: &OpenTarget,
+    spec: &MeasureSpec,
+    name: &str,
+    repeat: u32,
+    bar: Option<&ProgressBar>,
+) -> (TestResult, Option<String>) {
+    measure_repeated_on(&target.measure_target(), spec, name, repeat, bar)
+}
+
+/// [`measure_repeated`] on any descriptor of the target.
+pub fn measure_repeated_on(
+    mt: &MeasureTarget<'_>,
+    spec: &MeasureSpec,
+    name: &str,
+    repeat: u32,
+    bar: Option<&ProgressBar>,
+) -> (TestResult, Option<String>) {
+    let mut reps = Vec::new();
+    let mut error = None;
+    for rep in 0..repeat {
+        let label = match repeat {
+            1 => format!("{name} {}", spec.rw.name()),
+            _ => format!("{name} {} {}/{repeat}", spec.rw.name(), rep + 1),
+        };
+        match measure_on(mt, spec, &label, bar) {
+            Ok(m) => reps.push(m),
+            Err(failure) => {
+                reps.push(failure.partial);
+                error = Some(crate::error::io_failure_message(&failure.error));
+                break;
+            }
+        }
+        if interrupt::stop_flag().load(std::sync::atomic::Ordering::Relaxed) {
+            break;
+        }
+    }
+    (test_result(name.to_string(), spec, reps), error)
+}
+
+/// Describes a spec for the result.
+pub fn workload_info(spec: &MeasureSpec) -> WorkloadInfo {
+    WorkloadInfo {
+        rw: spec.rw.name().to_string(),
+        block_size: spec.block_size,
+        queue_depth: spec.queue_depth,
+        threads: spec.threads,
+        engine: spec.engine.name().to_string(),
+        offset: spec.offset,
+        span: spec.span,
+        mix_read_percent: spec.rw.is_mixed().then_some(spec.mix_read_percent),
+        seed: spec.seed,
+    }
+}
+
+/// A test from its repetitions, with median and range.
+pub fn test_result(name: String, spec: &MeasureSpec, repetitions: Vec<Measurement>) -> TestResult {
+    let complete: Vec<&Measurement> = repetitions
+        .iter()
+        .filter(|m| !m.interrupted && m.ops > 0)
+        .collect();
+    let mbps: Vec<f64> = complete.iter().map(|m| m.mb_per_s).collect();
+    let iops: Vec<f64> = complete.iter().map(|m| m.iops).collect();
+    TestResult {
+        name,
+        workload: workload_info(spec),
+        mb_per_s: Spread::of(&mbps),
+        iops: Spread::of(&iops),
+        repetitions,
+        skipped: None,
+    }
+}

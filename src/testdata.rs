@@ -5,6 +5,7 @@ use crate::probe::DeviceIdentity;
 use crate::probe::host::HostFacts;
 use crate::probe::identity::DeviceFacts;
 use crate::probe::mmc::MmcInfo;
+use crate::result::config::Recorded;
 use crate::result::{
     CpuUsage, HostInfo, Measurement, Payload, RampInfo, RunResult, TestResult, WorkloadInfo,
 };
@@ -111,7 +112,7 @@ pub fn run(
         schema_version: crate::result::SCHEMA_VERSION,
         iocurve_version: "0.1.0".into(),
         payload: Payload::Profile {
-            config: serde_json::json!({}),
+            config: Recorded::Stored(serde_json::json!({})),
             parallel: None,
         },
         started_at: started_at.into(),
@@ -145,7 +146,7 @@ pub fn run(
 /// repeated measurements, for the paths that list such runs apart.
 pub fn other_command(mut r: RunResult) -> RunResult {
     r.payload = Payload::Copy {
-        config: serde_json::Value::Null,
+        config: Recorded::Stored(serde_json::Value::Null),
         copy: None,
     };
     r
@@ -154,7 +155,7 @@ pub fn other_command(mut r: RunResult) -> RunResult {
 /// The same run, recorded as an `iocurve run`.
 pub fn as_run(mut r: RunResult) -> RunResult {
     r.payload = Payload::Run {
-        config: serde_json::json!({}),
+        config: Recorded::Stored(serde_json::json!({})),
         access: None,
         parallel: None,
     };

@@ -14,6 +14,7 @@ use crate::error::{EXIT_VERIFY, IoFailure, usage};
 use crate::report::progress;
 use crate::result::Payload;
 use crate::result::RunResult;
+use crate::result::config::CopySettings;
 use crate::result::device::{CopyReport, CopyVerify};
 use crate::target::{self, IoMode, OpenTarget, TargetKind, TargetRequest};
 use crate::workload::copy::{self as copier, CopyIo};
@@ -38,8 +39,14 @@ pub fn copy(args: &CopyArgs) -> Result<i32> {
     let mut destination = common::open_target(&cfg, true, 0)?;
     check_destination(&destination, bytes, args)?;
     destination.arm(&[(0, bytes)])?;
-    let config = serde_json::json!({"source": args.source, "target": cfg, "block_size": args.bs,
-        "sync": args.sync, "verify": args.verify});
+    let config = CopySettings {
+        source: args.source.clone(),
+        target: cfg.clone(),
+        block_size: args.bs,
+        sync: args.sync,
+        verify: args.verify,
+    }
+    .into();
     let payload = Payload::Copy { config, copy: None };
     let mut result = common::new_result(payload, &destination, started_at);
     let report = run_copy(args, &source, &destination, &mut result);

@@ -49,7 +49,7 @@ pub fn curve(args: &CurveArgs) -> Result<i32> {
         let region = region_of(&cfg, &target_cfg, &target)?;
         opened.push((target_cfg, target, region));
     }
-    let config = serde_json::to_value(&cfg)?;
+    let config = cfg.clone().into();
     let payload = Payload::Curve {
         config,
         curve: CurveReport::default(),

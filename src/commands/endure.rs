@@ -13,6 +13,7 @@ use crate::error::{EXIT_VERIFY, usage};
 use crate::report::{Export, Json, Text, progress};
 use crate::result::Payload;
 use crate::result::RunResult;
+use crate::result::config::EndureSettings;
 use crate::result::device::{EndureCycle, EndureReport};
 use crate::target::{IoMode, OpenTarget};
 use crate::units::format_size;
@@ -64,8 +65,13 @@ pub fn endure(args: &EndureArgs) -> Result<i32> {
         target.info.path,
         args.cycles
     );
-    let config = serde_json::json!({"target": cfg, "cycles": args.cycles, "block_size": args.bs,
-        "stop_on_error": args.stop_on_error});
+    let config = EndureSettings {
+        target: cfg.clone(),
+        cycles: args.cycles,
+        block_size: args.bs,
+        stop_on_error: args.stop_on_error,
+    }
+    .into();
     let endure = EndureReport {
         cycles_asked: args.cycles,
         offset,

@@ -11,6 +11,7 @@ use crate::error::{IoFailure, usage};
 use crate::probe::sysfs::{self, BlockDevice, DiskStat};
 use crate::result::Payload;
 use crate::result::apps::{FilesLoadReport, FilesSaveReport, LoadPoint, SaveDeviceIo, SavePoint};
+use crate::result::config::{FilesLoadSettings, FilesSaveSettings};
 use crate::target::{IoMode, TargetInfo, TargetKind};
 use crate::units::{format_size, mb_per_s};
 use crate::workload::files::{self, EvictionProof, WorkDir};
@@ -63,11 +64,17 @@ fn load(args: &FilesLoadArgs) -> Result<i32> {
     }
     let cpu_load = load.map(cpuload::CpuLoad::stop);
     drop(work);
-    let config = serde_json::json!({
-        "dir": args.dir, "sizes": sizes, "count": args.count, "fps": args.fps,
-        "seed": seed, "cpu_load": args.load.cpu_load,
-        "method": args.method, "stdio_bs": args.stdio_bs,
-    });
+    let config = FilesLoadSettings {
+        dir: args.dir.clone(),
+        sizes,
+        count: args.count,
+        fps: args.fps,
+        seed,
+        cpu_load: args.load.cpu_load,
+        method: args.method,
+        stdio_bs: args.stdio_bs,
+    }
+    .into();
     let mut files_load = load_report(measured, args.fps);
     files_load.method = Some(describe_method(how));
     let payload = Payload::FilesLoad { config, files_load };
@@ -228,10 +235,14 @@ fn save(args: &FilesSaveArgs) -> Result<i32> {
     }
     let cpu_load = load.map(cpuload::CpuLoad::stop);
     drop(work);
-    let config = serde_json::json!({
-        "dir": args.dir, "size": args.size, "sizes": args.sizes, "seed": seed,
-        "cpu_load": args.load.cpu_load,
-    });
+    let config = FilesSaveSettings {
+        dir: args.dir.clone(),
+        size: args.size,
+        sizes: args.sizes.clone(),
+        seed,
+        cpu_load: args.load.cpu_load,
+    }
+    .into();
     let all_verified = points.iter().all(|p| p.check.ok());
     let bad: u64 = points.iter().map(|p| p.check.bytes_wrong).sum();
     let files_save = FilesSaveReport {

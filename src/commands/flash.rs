@@ -12,6 +12,7 @@ use crate::flash::{
 };
 use crate::probe::DeviceIdentity;
 use crate::report::{Export, Json};
+use crate::result::config::FlashSettings;
 use crate::result::{Payload, RunResult};
 use crate::target::OpenTarget;
 use crate::units::{format_mbps, format_size};
@@ -45,7 +46,11 @@ pub fn flash(cmd: &FlashCommand) -> Result<i32> {
     let started_at = common::now_rfc3339();
     let identity = crate::probe::identify(std::path::Path::new(&target.info.path));
     let flash = run(name, args, &mut target, &cfg, &identity)?;
-    let config = serde_json::json!({ "test": name, "target": args.target });
+    let config = FlashSettings {
+        test: name.to_string(),
+        target: args.target.clone(),
+    }
+    .into();
     let mut result = common::new_result(Payload::Flash { config, flash }, &target, started_at);
     common::restore(&mut target, &mut result);
     print(&result, args)

@@ -16,6 +16,7 @@ use crate::cli::config::{
 use crate::cli::options::ReadMethod;
 use crate::error::usage;
 use crate::report::progress;
+use crate::result::config::ProfileSettings;
 use crate::result::device::{ParallelDevice, ParallelReport, ParallelTest};
 use crate::result::{Measurement, Payload, RunResult, TestResult};
 use crate::target::scratch::FillPlan;
@@ -65,7 +66,7 @@ pub fn run(cfg: &RunConfig) -> Result<i32> {
         specs.push(spec);
     }
     preserve_all(&mut members, |_| cfg.rw.writes())?;
-    let config = serde_json::to_value(cfg)?;
+    let config = cfg.clone().into();
     let payload = Payload::Run {
         config,
         access: None,
@@ -293,8 +294,13 @@ pub fn profile(cfg: &ProfileConfig) -> Result<i32> {
             .iter()
             .all(|m| m.target.info.kind == crate::target::TargetKind::Directory);
     let time = cfg.time.unwrap_or(profile::DEFAULT_TIME);
-    let mut config = serde_json::to_value(cfg)?;
-    config["time_per_test_s"] = serde_json::json!(time.as_secs_f64());
+    let config = ProfileSettings {
+        options: cfg.clone(),
+        time_per_test_s: time.as_secs_f64(),
+        ramp_per_test_s: None,
+        test_area_bytes: None,
+    }
+    .into();
     let payload = Payload::Profile {
         config,
         parallel: None,

@@ -8,6 +8,7 @@ use crate::cli::config::{DEFAULT_AREA, ProfileConfig, choose_engine, resolve_reg
 use crate::error::usage;
 use crate::report::progress;
 use crate::result::Payload;
+use crate::result::config::ProfileSettings;
 use crate::target::scratch::FillPlan;
 use crate::target::{IoMode, TargetKind};
 use crate::units::format_size;
@@ -125,10 +126,13 @@ fn measure_all(
     }
     let time = cfg.time.unwrap_or(profile::DEFAULT_TIME);
     let ramp = profile::ramp_for(time);
-    let mut config = serde_json::to_value(cfg)?;
-    config["time_per_test_s"] = serde_json::json!(time.as_secs_f64());
-    config["ramp_per_test_s"] = serde_json::json!(ramp.as_secs_f64());
-    config["test_area_bytes"] = serde_json::json!(span);
+    let config = ProfileSettings {
+        options: cfg.clone(),
+        time_per_test_s: time.as_secs_f64(),
+        ramp_per_test_s: Some(ramp.as_secs_f64()),
+        test_area_bytes: Some(span),
+    }
+    .into();
     let payload = Payload::Profile {
         config,
         parallel: None,

@@ -58,7 +58,7 @@ pub fn run(args: &RunArgs) -> Result<i32> {
     };
     common::prepare(&mut target, fill, false)?;
     let spec = spec_of(&cfg, blocks, offset, span)?;
-    let config = serde_json::to_value(cfg.with_blocks(blocks))?;
+    let config = cfg.with_blocks(blocks).into();
     let payload = Payload::Run {
         config,
         access: None,

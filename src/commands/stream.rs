@@ -9,6 +9,7 @@ use crate::engine::EngineKind;
 use crate::error::usage;
 use crate::result::Payload;
 use crate::result::apps::{FindMaxReport, StreamReport};
+use crate::result::config::StreamSettings;
 use crate::target::scratch::FillPlan;
 use crate::target::{IoMode, OpenTarget};
 use crate::workload::stream::{self, OpKindName, StreamOutcome, StreamPlan, StreamTarget};
@@ -56,12 +57,20 @@ pub fn stream(args: &StreamArgs) -> Result<i32> {
         (o, None, e)
     };
     let cpu_load = load.map(cpuload::CpuLoad::stop);
-    let config = serde_json::json!({
-        "target": tcfg, "rw": args.rw, "chunk": chunk, "rate_bytes_per_s": rate,
-        "fps": args.fps, "deadline_ns": args.deadline.map(|d| d.as_nanos() as u64),
-        "time_ns": args.time.as_nanos() as u64, "find_max": args.find_max,
-        "offset": offset, "span": span, "cpu_load": args.load.cpu_load,
-    });
+    let config = StreamSettings {
+        target: tcfg.clone(),
+        rw: args.rw,
+        chunk,
+        rate_bytes_per_s: rate,
+        fps: args.fps,
+        deadline_ns: args.deadline.map(|d| d.as_nanos() as u64),
+        time_ns: args.time.as_nanos() as u64,
+        find_max: args.find_max,
+        offset,
+        span,
+        cpu_load: args.load.cpu_load,
+    }
+    .into();
     let stream = StreamReport {
         direction: args.rw.as_str().to_string(),
         fps: args.fps,

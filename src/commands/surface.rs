@@ -10,6 +10,7 @@ use crate::engine::EngineKind;
 use crate::error::usage;
 use crate::report::progress;
 use crate::result::Payload;
+use crate::result::config::SurfaceSettings;
 use crate::result::device::{SurfaceReport, SurfaceSample};
 use crate::target::{IoMode, OpenTarget, TargetKind};
 use crate::workload::{MeasureSpec, Pattern, Rw, SpecError, SpecRequest, interrupt};
@@ -82,8 +83,15 @@ pub fn surface(args: &SurfaceArgs) -> Result<i32> {
         let regions: Vec<(u64, u64)> = plan.positions.iter().map(|&o| (o, plan.sample)).collect();
         target.arm(&regions)?;
     }
-    let config = serde_json::json!({"target": cfg, "samples": args.samples, "sample_bytes": plan.sample,
-            "block_size": plan.bs, "access_reads": args.access_reads, "threshold_percent": args.threshold});
+    let config = SurfaceSettings {
+        target: cfg.clone(),
+        samples: args.samples,
+        sample_bytes: plan.sample,
+        block_size: plan.bs,
+        access_reads: args.access_reads,
+        threshold_percent: args.threshold,
+    }
+    .into();
     let (samples, error) = scan_all(args, &cfg, &mut target, &plan);
     let surface = report(args, &target, &plan, samples);
     let mut result = common::new_result(Payload::Surface { config, surface }, &target, started_at);

@@ -10,6 +10,7 @@ use crate::engine::EngineKind;
 use crate::error::usage;
 use crate::result::Payload;
 use crate::result::apps::SustainReport;
+use crate::result::config::SustainSettings;
 use crate::units::mb_per_s;
 use crate::workload::sustain::{self, IntervalSample, SustainPlan, SustainRun, SustainTarget};
 use crate::workload::{cpuload, interrupt};
@@ -59,11 +60,18 @@ pub fn sustain(args: &SustainArgs) -> Result<i32> {
     if let Some(p) = printer {
         let _ = p.join();
     }
-    let config = serde_json::json!({
-        "target": tcfg, "bytes": args.bytes, "time_ns": plan.time_ns, "bs": args.bs,
-        "interval_ns": plan.interval_ns, "mark": args.mark, "offset": offset,
-        "span": span, "cpu_load": args.load.cpu_load,
-    });
+    let config = SustainSettings {
+        target: tcfg.clone(),
+        bytes: args.bytes,
+        time_ns: plan.time_ns,
+        bs: args.bs,
+        interval_ns: plan.interval_ns,
+        mark: args.mark,
+        offset,
+        span,
+        cpu_load: args.load.cpu_load,
+    }
+    .into();
     let interrupted = stop.load(Ordering::Relaxed);
     let error = run.error.as_ref().map(common::io_failure_message);
     let sustain = report(&plan, run, args, span, interrupted);

@@ -288,7 +288,7 @@ fn profile_table(out: &mut String, r: &RunResult) {
         .unwrap_or(0);
     let time = r
         .payload
-        .config()
+        .config_json()
         .get("time_per_test_s")
         .and_then(|v| v.as_f64())
         .unwrap_or(0.0);

@@ -262,6 +262,7 @@ fn endure(out: &mut String, e: &EndureReport) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::result::config::Recorded;
     use crate::result::device::{CopyVerify, SlowRegion, SurfaceSample};
 
     #[test]
@@ -275,7 +276,7 @@ mod tests {
             error: None,
         };
         let s = Payload::Surface {
-            config: serde_json::Value::Null,
+            config: Recorded::Stored(serde_json::Value::Null),
             surface: SurfaceReport {
                 device_bytes: 100,
                 sample_bytes: 1,
@@ -304,7 +305,7 @@ mod tests {
     #[test]
     fn a_copy_names_its_bottleneck_and_verdict() {
         let s = Payload::Copy {
-            config: serde_json::Value::Null,
+            config: Recorded::Stored(serde_json::Value::Null),
             copy: Some(CopyReport {
                 source: "a.img".into(),
                 destination: "/dev/sdz".into(),

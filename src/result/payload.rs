@@ -11,8 +11,13 @@
 
 use super::CurveReport;
 use super::apps::{FilesLoadReport, FilesSaveReport, StreamReport, SustainReport};
+use super::config::{
+    CopySettings, EndureSettings, FilesLoadSettings, FilesSaveSettings, FlashSettings,
+    ProfileSettings, Recorded, StreamSettings, SurfaceSettings, SustainSettings,
+};
 use super::device::{AccessInfo, CopyReport, EndureReport, ParallelReport, SurfaceReport};
 use super::flash::FlashReport;
+use crate::cli::config::{CurveConfig, RunConfig};
 use serde::{Deserialize, Serialize};
 
 /// Which command ran, how it was configured, and its own findings.
@@ -22,7 +27,7 @@ pub enum Payload {
     /// The fixed rows of `iocurve profile` (their figures are the tests).
     #[serde(rename = "profile")]
     Profile {
-        config: serde_json::Value,
+        config: Recorded<ProfileSettings>,
         /// `--parallel`: each row on every device alone and together.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         parallel: Option<ParallelReport>,
@@ -30,7 +35,7 @@ pub enum Payload {
     /// One workload of `iocurve run`.
     #[serde(rename = "run")]
     Run {
-        config: serde_json::Value,
+        config: Recorded<RunConfig>,
         /// How the target was read (method, buffers, block size).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         access: Option<AccessInfo>,
@@ -41,44 +46,44 @@ pub enum Payload {
     /// Throughput against transfer size.
     #[serde(rename = "curve")]
     Curve {
-        config: serde_json::Value,
+        config: Recorded<CurveConfig>,
         curve: CurveReport,
     },
     #[serde(rename = "files load")]
     FilesLoad {
-        config: serde_json::Value,
+        config: Recorded<FilesLoadSettings>,
         files_load: FilesLoadReport,
     },
     #[serde(rename = "files save")]
     FilesSave {
-        config: serde_json::Value,
+        config: Recorded<FilesSaveSettings>,
         files_save: FilesSaveReport,
     },
     #[serde(rename = "stream")]
     Stream {
-        config: serde_json::Value,
+        config: Recorded<StreamSettings>,
         stream: StreamReport,
     },
     #[serde(rename = "sustain")]
     Sustain {
-        config: serde_json::Value,
+        config: Recorded<SustainSettings>,
         sustain: SustainReport,
     },
     #[serde(rename = "surface")]
     Surface {
-        config: serde_json::Value,
+        config: Recorded<SurfaceSettings>,
         surface: SurfaceReport,
     },
     /// An image copied onto a device; absent when the copy could not start.
     #[serde(rename = "copy")]
     Copy {
-        config: serde_json::Value,
+        config: Recorded<CopySettings>,
         #[serde(default)]
         copy: Option<CopyReport>,
     },
     #[serde(rename = "endure")]
     Endure {
-        config: serde_json::Value,
+        config: Recorded<EndureSettings>,
         endure: EndureReport,
     },
     /// One of the `flash` tests; the report names which.
@@ -91,7 +96,7 @@ pub enum Payload {
         alias = "flash class"
     )]
     Flash {
-        config: serde_json::Value,
+        config: Recorded<FlashSettings>,
         flash: FlashReport,
     },
     /// A run measured by another tool and imported (`iocurve import`).
@@ -128,21 +133,21 @@ impl Payload {
         name.to_string()
     }
 
-    /// The configuration the command ran with, as recorded.
-    pub fn config(&self) -> &serde_json::Value {
+    /// The configuration the command ran with, as JSON.
+    pub fn config_json(&self) -> serde_json::Value {
         match self {
-            Payload::Profile { config, .. }
-            | Payload::Run { config, .. }
-            | Payload::Curve { config, .. }
-            | Payload::FilesLoad { config, .. }
-            | Payload::FilesSave { config, .. }
-            | Payload::Stream { config, .. }
-            | Payload::Sustain { config, .. }
-            | Payload::Surface { config, .. }
-            | Payload::Copy { config, .. }
-            | Payload::Endure { config, .. }
-            | Payload::Flash { config, .. }
-            | Payload::Imported { config, .. } => config,
+            Payload::Profile { config, .. } => config.to_json(),
+            Payload::Run { config, .. } => config.to_json(),
+            Payload::Curve { config, .. } => config.to_json(),
+            Payload::FilesLoad { config, .. } => config.to_json(),
+            Payload::FilesSave { config, .. } => config.to_json(),
+            Payload::Stream { config, .. } => config.to_json(),
+            Payload::Sustain { config, .. } => config.to_json(),
+            Payload::Surface { config, .. } => config.to_json(),
+            Payload::Copy { config, .. } => config.to_json(),
+            Payload::Endure { config, .. } => config.to_json(),
+            Payload::Flash { config, .. } => config.to_json(),
+            Payload::Imported { config, .. } => config.clone(),
         }
     }
 

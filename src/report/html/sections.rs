@@ -503,7 +503,7 @@ pub fn history(out: &mut String, points: &[HistoryPoint]) {
 pub fn footer(out: &mut String, input: &ReportInput) {
     let _ = writeln!(out, "<footer>\n<p>{}</p>", esc(LEGEND));
     for run in &input.runs {
-        let config = serde_json::to_string_pretty(run.payload.config()).unwrap_or_default();
+        let config = serde_json::to_string_pretty(&run.payload.config_json()).unwrap_or_default();
         let _ = writeln!(
             out,
             "<p>iocurve {} · {} · {} · host {} (Linux {})</p>\n<details><summary>Configuration of this {}</summary><pre>{}</pre></details>",

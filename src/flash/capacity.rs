@@ -37,8 +37,15 @@
 //! before any is made, and each later round claims its blocks
 //! ([`FlashIo::claim`]: journalled before it returns) before writing them,
 //! so the search and its precision are the same as without.
+//!
+//! This module writes and reads; what the evidence says (the real size,
+//! the bracket, the confidence) is `crate::analysis::flash::capacity`.
 
-use super::{Confidence, FlashIo};
+use super::FlashIo;
+use crate::analysis::flash::capacity::{
+    self, Evidence, Layout, bracket, proven_or_medium, refines,
+};
+pub use crate::analysis::flash::capacity::{BadProbe, CapacityResult, Held, flush_needed};
 use crate::error::usage_io;
 use crate::units::format_size;
 use crate::workload::verify::{self, Verdict};
@@ -48,7 +55,7 @@ use std::io;
 /// Never written: the partition table lives here.
 pub const PROTECTED: u64 = 1 << 20;
 /// The unit a probe writes: eight stamped sectors.
-pub const BLOCK: u64 = 4096;
+pub use crate::analysis::flash::capacity::BLOCK;
 /// The stamped unit: a sector, so an alias at any sector shows.
 const SUB: u64 = 512;
 const MIB: u64 = 1 << 20;
@@ -154,74 +161,6 @@ fn spread(low: u64, high: u64, n: u64) -> Vec<u64> {
     v
 }
 
-/// A probe block read back wrong.
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct BadProbe {
-    pub offset: u64,
-    pub verdict: Verdict,
-}
-
-/// What became of one probe.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Held {
-    Ok,
-    /// Read back as something else (zeros, stale data, another block).
-    Lost,
-    /// The write or the read failed.
-    Error,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct CapacityResult {
-    pub claimed: u64,
-    pub genuine: bool,
-    /// The bytes shown to hold data, when the card is fake.
-    pub usable: Option<u64>,
-    /// How far the search narrowed the real size: it lies in
-    /// `usable..usable + precision` (0 when an alias gave it exactly).
-    pub precision: u64,
-    /// Wrap-around: blocks read back at an alias of where they were written.
-    pub wraps: bool,
-    /// The probes that failed beyond the real size, by how.
-    pub lost_kind: Option<Held>,
-    /// Probes lost after the flush had all read back fine at once: a cache
-    /// hid the fraud from an immediate read-back.
-    pub cache_hid: bool,
-    /// The flush saw the write cache fill (its speed fell) and beat it.
-    pub cache_beaten: bool,
-    /// Bytes of flush after which its speed fell (the write cache was
-    /// full), when it did.
-    pub cache_filled_at: Option<u64>,
-    /// The speed fell but the flush reached its bound before writing as
-    /// much again: the bound is below what the measured cache needs.
-    pub flush_short: bool,
-    pub flush_written: u64,
-    pub confidence: Confidence,
-    pub probes: usize,
-    pub rounds: u32,
-    pub bad: Vec<BadProbe>,
-    pub bad_at_once: usize,
-}
-
-/// Everything the reads found, accumulated over the rounds.
-#[derive(Debug, Default)]
-struct Evidence {
-    /// Probe address and what became of it, every round.
-    probes: Vec<(u64, Held)>,
-    bad: Vec<BadProbe>,
-    /// Distances from an address to where the block read there was written.
-    distances: Vec<u64>,
-    zone_damaged: bool,
-    flush_written: u64,
-    cache_beaten: bool,
-    cache_filled_at: Option<u64>,
-    bad_at_once: usize,
-    /// The first round's probes that did not hold after the flush.
-    bad_after_flush: usize,
-    rounds: u32,
-}
-
 pub fn detect(io: &mut dyn FlashIo, plan: &CapacityPlan) -> io::Result<CapacityResult> {
     if plan.size < MIN_SIZE || plan.size > io.size() || plan.probes.is_empty() {
         return Err(usage_io(format!(
@@ -259,29 +198,15 @@ pub fn detect(io: &mut dyn FlashIo, plan: &CapacityPlan) -> io::Result<CapacityR
     }
 }
 
-/// Whether a retry's verdict narrows `first`'s: fake, its range inside
-/// the first's, and no weaker proof (a flush seen to beat the cache, or an
-/// alias read, which no cache fakes) unless the first had none either.
-fn refines(retry: &CapacityResult, first: &CapacityResult) -> bool {
-    let (Some(u), Some(f)) = (retry.usable, first.usable) else {
-        return false;
+/// The verdict on the evidence, as the analysis reads it.
+fn decide(plan: &CapacityPlan, ev: Evidence) -> CapacityResult {
+    let layout = Layout {
+        claimed: plan.size,
+        zone_offset: plan.zone_offset,
+        zone_end: plan.zone_end(),
+        first_probes: plan.probes.len(),
     };
-    let proven = |r: &CapacityResult| r.cache_beaten || r.wraps;
-    (proven(retry) || !proven(first))
-        && u >= f
-        && u + retry.precision <= f + first.precision
-        && retry.precision < first.precision
-}
-
-/// A retry's narrower range, at most medium confidence unless its flush
-/// was seen to beat the cache or an alias gave it: a cache hidden from the
-/// timing and larger than the smaller flush could have kept probes beyond
-/// the real size looking good.
-fn proven_or_medium(mut r: CapacityResult) -> CapacityResult {
-    if !(r.cache_beaten || r.wraps) {
-        r.confidence = r.confidence.min(Confidence::Medium);
-    }
-    r
+    capacity::decide(&layout, ev)
 }
 
 /// Never used (the loop always decides once); a genuine verdict of no
@@ -436,12 +361,6 @@ fn note_aliases(buf: &[u8], at: u64, seed: u64, ev: &mut Evidence) {
     }
 }
 
-/// The flush that beats a cache seen full after `fell_at` bytes: as much
-/// again and 4 MiB, in case the fall was seen a few pieces late.
-pub fn flush_needed(fell_at: u64) -> u64 {
-    fell_at.saturating_mul(2).saturating_add(4 * MIB)
-}
-
 /// What a flush wrote and saw.
 #[derive(Debug, Clone, Copy, Default)]
 struct Flushed {
@@ -483,12 +402,7 @@ fn flush(
             continue;
         }
         speeds.push(ns.max(1));
-        let burst = median_ns(&speeds[..speeds.len().min(8)]);
-        let slow = speeds.len() >= 12
-            && speeds[speeds.len() - 4..]
-                .iter()
-                .all(|t| *t * 6 > burst * 10);
-        if fell_at.is_none() && slow {
+        if fell_at.is_none() && capacity::flush_fell(&speeds) {
             fell_at = Some(written);
         }
         if fell_at.is_some_and(|f| written >= flush_needed(f)) {
@@ -504,12 +418,6 @@ fn flush(
         beaten: false,
         fell_at,
     })
-}
-
-fn median_ns(v: &[u64]) -> u64 {
-    let mut s = v.to_vec();
-    s.sort_unstable();
-    s.get(s.len() / 2).copied().unwrap_or(1)
 }
 
 /// Reads the first MiB and the zone back (aliases, damage), then a grid of
@@ -538,25 +446,6 @@ fn scan_zone_and_grid(
         x += plan.zone_bytes;
     }
     Ok(())
-}
-
-/// The bracket of the real size from the probes so far: the highest probe
-/// that held below the lowest that did not.
-fn bracket(ev: &Evidence, floor: u64) -> Option<(u64, u64)> {
-    let first_bad = ev
-        .probes
-        .iter()
-        .filter(|p| p.1 != Held::Ok)
-        .map(|p| p.0)
-        .min()?;
-    let good = ev
-        .probes
-        .iter()
-        .filter(|p| p.1 == Held::Ok && p.0 < first_bad)
-        .map(|p| p.0)
-        .max()
-        .unwrap_or(floor);
-    Some((good, first_bad))
 }
 
 /// f3probe's bisection: rounds of probes inside the bracket, each claimed
@@ -596,75 +485,11 @@ fn bisect(
     Ok(())
 }
 
-fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 { a } else { gcd(b, a % b) }
-}
-
-fn decide(plan: &CapacityPlan, ev: Evidence) -> CapacityResult {
-    let wrap = ev.distances.iter().fold(0, |g, d| gcd(g, *d));
-    let floor = plan.zone_end();
-    let bracket = bracket(&ev, floor);
-    let (usable, precision) = match (wrap, bracket) {
-        (w, _) if w > 0 => (Some(w), 0),
-        // Data lost in the zone and no alias to say why: the real size
-        // may lie inside the zone (a card of 16 MiB) or the flush may have
-        // wrapped back over it, so it lies anywhere from the zone's start
-        // up to the first probe lost.
-        (_, b) if ev.zone_damaged => {
-            let top = b.map_or(plan.zone_end(), |(_, bad)| bad + BLOCK);
-            (Some(plan.zone_offset), top - plan.zone_offset)
-        }
-        (_, Some((good, bad))) => {
-            let proven = if good == floor { floor } else { good + BLOCK };
-            (Some(proven), bad + BLOCK - proven)
-        }
-        _ => (None, 0),
-    };
-    let genuine = usable.is_none();
-    let lost_kind = bracket.and_then(|(_, bad)| ev.probes.iter().find(|p| p.0 == bad).map(|p| p.1));
-    let monotone = bracket.is_some_and(|(good, bad)| {
-        ev.probes.iter().all(|p| {
-            (p.0 <= good && p.1 == Held::Ok)
-                || (p.0 >= bad && p.1 != Held::Ok)
-                || (p.0 > good && p.0 < bad)
-        })
-    });
-    let flush_short = ev.cache_filled_at.is_some() && !ev.cache_beaten;
-    let confidence = match (genuine, wrap > 0) {
-        (false, true) => Confidence::High,
-        // A cache seen to fill but not beaten may still hold probes.
-        (false, false) if monotone && !ev.zone_damaged && !flush_short => Confidence::High,
-        (false, false) => Confidence::Medium,
-        (true, _) if ev.cache_beaten => Confidence::High,
-        (true, _) => Confidence::Low,
-    };
-    let first_probes = plan.probes.len();
-    CapacityResult {
-        claimed: plan.size,
-        genuine,
-        usable,
-        precision,
-        wraps: wrap > 0,
-        lost_kind,
-        // On a wrapping card the flush itself lands on aliases of probes:
-        // what it erased says nothing of a cache.
-        cache_hid: wrap == 0 && ev.bad_after_flush > 0 && ev.bad_at_once == 0,
-        cache_beaten: ev.cache_beaten,
-        cache_filled_at: ev.cache_filled_at,
-        flush_short,
-        flush_written: ev.flush_written,
-        confidence,
-        probes: first_probes.max(ev.probes.len()),
-        rounds: ev.rounds,
-        bad: ev.bad.into_iter().take(64).collect(),
-        bad_at_once: ev.bad_at_once,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::engine::sim::{SimDevice, SimParams};
+    use crate::flash::Confidence;
     use crate::flash::SimIo;
 
     fn probe_with(spec: &str, flush: u64, seed: u64) -> CapacityResult {

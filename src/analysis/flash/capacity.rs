@@ -1,1 +1,316 @@
-//! placeholder
+//! Reading the evidence of `flash capacity`: whether the card holds what
+//! it claims, and if not, where its real size lies.
+//!
+//! The method is f3probe's (Michel Machado's F3, "f3probe: the fastest way
+//! to identify fake drives"), generalised: blocks carry their own address,
+//! so a block read back at an alias names the real size exactly (the
+//! common divisor of the distances); otherwise the last probe that held
+//! and the first that did not bracket it. `crate::flash::capacity` writes
+//! and reads the blocks; this module only judges what came back. No I/O.
+
+use super::Confidence;
+use crate::workload::verify::Verdict;
+use serde::Serialize;
+
+/// The unit a probe writes (f3probe's bisection narrows to one such
+/// block): 4 KiB, the smallest block a file system puts data in.
+pub const BLOCK: u64 = 4096;
+
+const MIB: u64 = 1 << 20;
+
+/// Extra flush beyond twice the bytes after which the write cache was seen
+/// full: the fall is seen over a few 1 MiB pieces, so it may be noticed a
+/// few pieces late.
+pub const FLUSH_LATE: u64 = 4 * MIB;
+
+/// The flush's timed pieces: the burst time is the median of the first
+/// this many.
+pub const FLUSH_BURST_PIECES: usize = 8;
+
+/// Pieces written before a fall is looked for at all.
+pub const FLUSH_MIN_PIECES: usize = 12;
+
+/// The last this many pieces must all be slow for the cache to count as
+/// full: one slow piece is the host, not the card.
+pub const FLUSH_FALL_RUN: usize = 4;
+
+/// A piece is slow at under 6/10 of the burst speed, as in the cache test
+/// (`super::cache::FALL`); kept as a ratio of integers so that the times
+/// compare exactly.
+pub const FLUSH_FALL: (u64, u64) = (6, 10);
+
+/// The bad probes listed in a result, at most: enough to show the pattern
+/// of a fake, few enough to print.
+pub const MAX_BAD_LISTED: usize = 64;
+
+/// The plan's figures a verdict needs.
+#[derive(Debug, Clone, Copy)]
+pub struct Layout {
+    /// Bytes the device claims.
+    pub claimed: u64,
+    /// The densely stamped zone after the protected first MiB.
+    pub zone_offset: u64,
+    pub zone_end: u64,
+    /// Probes of the first round.
+    pub first_probes: usize,
+}
+
+/// A probe block read back wrong.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct BadProbe {
+    pub offset: u64,
+    pub verdict: Verdict,
+}
+
+/// What became of one probe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Held {
+    Ok,
+    /// Read back as something else (zeros, stale data, another block).
+    Lost,
+    /// The write or the read failed.
+    Error,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CapacityResult {
+    pub claimed: u64,
+    pub genuine: bool,
+    /// The bytes shown to hold data, when the card is fake.
+    pub usable: Option<u64>,
+    /// How far the search narrowed the real size: it lies in
+    /// `usable..usable + precision` (0 when an alias gave it exactly).
+    pub precision: u64,
+    /// Wrap-around: blocks read back at an alias of where they were written.
+    pub wraps: bool,
+    /// The probes that failed beyond the real size, by how.
+    pub lost_kind: Option<Held>,
+    /// Probes lost after the flush had all read back fine at once: a cache
+    /// hid the fraud from an immediate read-back.
+    pub cache_hid: bool,
+    /// The flush saw the write cache fill (its speed fell) and beat it.
+    pub cache_beaten: bool,
+    /// Bytes of flush after which its speed fell (the write cache was
+    /// full), when it did.
+    pub cache_filled_at: Option<u64>,
+    /// The speed fell but the flush reached its bound before writing as
+    /// much again: the bound is below what the measured cache needs.
+    pub flush_short: bool,
+    pub flush_written: u64,
+    pub confidence: Confidence,
+    pub probes: usize,
+    pub rounds: u32,
+    pub bad: Vec<BadProbe>,
+    pub bad_at_once: usize,
+}
+
+/// Everything the reads found, accumulated over the rounds.
+#[derive(Debug, Default)]
+pub struct Evidence {
+    /// Probe address and what became of it, every round.
+    pub probes: Vec<(u64, Held)>,
+    pub bad: Vec<BadProbe>,
+    /// Distances from an address to where the block read there was written.
+    pub distances: Vec<u64>,
+    pub zone_damaged: bool,
+    pub flush_written: u64,
+    pub cache_beaten: bool,
+    pub cache_filled_at: Option<u64>,
+    pub bad_at_once: usize,
+    /// The first round's probes that did not hold after the flush.
+    pub bad_after_flush: usize,
+    pub rounds: u32,
+}
+
+/// Whether a retry's verdict narrows `first`'s: fake, its range inside
+/// the first's, and no weaker proof (a flush seen to beat the cache, or an
+/// alias read, which no cache fakes) unless the first had none either.
+pub fn refines(retry: &CapacityResult, first: &CapacityResult) -> bool {
+    let (Some(u), Some(f)) = (retry.usable, first.usable) else {
+        return false;
+    };
+    let proven = |r: &CapacityResult| r.cache_beaten || r.wraps;
+    (proven(retry) || !proven(first))
+        && u >= f
+        && u + retry.precision <= f + first.precision
+        && retry.precision < first.precision
+}
+
+/// A retry's narrower range, at most medium confidence unless its flush
+/// was seen to beat the cache or an alias gave it: a cache hidden from the
+/// timing and larger than the smaller flush could have kept probes beyond
+/// the real size looking good.
+pub fn proven_or_medium(mut r: CapacityResult) -> CapacityResult {
+    if !(r.cache_beaten || r.wraps) {
+        r.confidence = r.confidence.min(Confidence::Medium);
+    }
+    r
+}
+
+/// The flush that beats a cache seen full after `fell_at` bytes: as much
+/// again and [`FLUSH_LATE`], in case the fall was seen a few pieces late.
+pub fn flush_needed(fell_at: u64) -> u64 {
+    fell_at.saturating_mul(2).saturating_add(FLUSH_LATE)
+}
+
+/// Whether the flush, timed piece by piece (`ns` of each, in order), has
+/// seen the write cache fill: at least [`FLUSH_MIN_PIECES`] pieces, and the
+/// last [`FLUSH_FALL_RUN`] each slower than the burst by [`FLUSH_FALL`].
+pub fn flush_fell(ns: &[u64]) -> bool {
+    let burst = median_ns(&ns[..ns.len().min(FLUSH_BURST_PIECES)]);
+    let (num, den) = FLUSH_FALL;
+    ns.len() >= FLUSH_MIN_PIECES
+        && ns[ns.len() - FLUSH_FALL_RUN..]
+            .iter()
+            .all(|t| *t * num > burst * den)
+}
+
+fn median_ns(v: &[u64]) -> u64 {
+    let mut s = v.to_vec();
+    s.sort_unstable();
+    s.get(s.len() / 2).copied().unwrap_or(1)
+}
+
+/// The bracket of the real size from the probes so far: the highest probe
+/// that held below the lowest that did not.
+pub fn bracket(ev: &Evidence, floor: u64) -> Option<(u64, u64)> {
+    let first_bad = ev
+        .probes
+        .iter()
+        .filter(|p| p.1 != Held::Ok)
+        .map(|p| p.0)
+        .min()?;
+    let good = ev
+        .probes
+        .iter()
+        .filter(|p| p.1 == Held::Ok && p.0 < first_bad)
+        .map(|p| p.0)
+        .max()
+        .unwrap_or(floor);
+    Some((good, first_bad))
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
+/// The verdict: the real size from the aliases (their distances' common
+/// divisor) or else from the bracket of the probes, and how sure it is.
+pub fn decide(plan: &Layout, ev: Evidence) -> CapacityResult {
+    let wrap = ev.distances.iter().fold(0, |g, d| gcd(g, *d));
+    let floor = plan.zone_end;
+    let bracket = bracket(&ev, floor);
+    let (usable, precision) = match (wrap, bracket) {
+        (w, _) if w > 0 => (Some(w), 0),
+        // Data lost in the zone and no alias to say why: the real size
+        // may lie inside the zone (a card of 16 MiB) or the flush may have
+        // wrapped back over it, so it lies anywhere from the zone's start
+        // up to the first probe lost.
+        (_, b) if ev.zone_damaged => {
+            let top = b.map_or(plan.zone_end, |(_, bad)| bad + BLOCK);
+            (Some(plan.zone_offset), top - plan.zone_offset)
+        }
+        (_, Some((good, bad))) => {
+            let proven = if good == floor { floor } else { good + BLOCK };
+            (Some(proven), bad + BLOCK - proven)
+        }
+        _ => (None, 0),
+    };
+    let genuine = usable.is_none();
+    let lost_kind = bracket.and_then(|(_, bad)| ev.probes.iter().find(|p| p.0 == bad).map(|p| p.1));
+    let monotone = bracket.is_some_and(|(good, bad)| {
+        ev.probes.iter().all(|p| {
+            (p.0 <= good && p.1 == Held::Ok)
+                || (p.0 >= bad && p.1 != Held::Ok)
+                || (p.0 > good && p.0 < bad)
+        })
+    });
+    let flush_short = ev.cache_filled_at.is_some() && !ev.cache_beaten;
+    let confidence = match (genuine, wrap > 0) {
+        (false, true) => Confidence::High,
+        // A cache seen to fill but not beaten may still hold probes.
+        (false, false) if monotone && !ev.zone_damaged && !flush_short => Confidence::High,
+        (false, false) => Confidence::Medium,
+        (true, _) if ev.cache_beaten => Confidence::High,
+        (true, _) => Confidence::Low,
+    };
+    let first_probes = plan.first_probes;
+    CapacityResult {
+        claimed: plan.claimed,
+        genuine,
+        usable,
+        precision,
+        wraps: wrap > 0,
+        lost_kind,
+        // On a wrapping card the flush itself lands on aliases of probes:
+        // what it erased says nothing of a cache.
+        cache_hid: wrap == 0 && ev.bad_after_flush > 0 && ev.bad_at_once == 0,
+        cache_beaten: ev.cache_beaten,
+        cache_filled_at: ev.cache_filled_at,
+        flush_short,
+        flush_written: ev.flush_written,
+        confidence,
+        probes: first_probes.max(ev.probes.len()),
+        rounds: ev.rounds,
+        bad: ev.bad.into_iter().take(MAX_BAD_LISTED).collect(),
+        bad_at_once: ev.bad_at_once,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn layout() -> Layout {
+        Layout {
+            claimed: 64 << 30,
+            zone_offset: MIB,
+            zone_end: 9 * MIB,
+            first_probes: 3,
+        }
+    }
+
+    #[test]
+    fn aliases_give_the_real_size_exactly() {
+        let ev = Evidence {
+            distances: vec![8 << 30, 16 << 30],
+            ..Evidence::default()
+        };
+        let r = decide(&layout(), ev);
+        assert_eq!((r.usable, r.precision, r.wraps), (Some(8 << 30), 0, true));
+        assert_eq!((r.genuine, r.confidence), (false, Confidence::High));
+    }
+
+    #[test]
+    fn probes_bracket_the_real_size() {
+        let ev = Evidence {
+            probes: vec![
+                (1 << 30, Held::Ok),
+                (2 << 30, Held::Lost),
+                (3 << 30, Held::Lost),
+            ],
+            ..Evidence::default()
+        };
+        assert_eq!(bracket(&ev, 9 * MIB), Some((1 << 30, 2 << 30)));
+        let r = decide(&layout(), ev);
+        assert_eq!(r.usable, Some((1 << 30) + BLOCK));
+        assert_eq!(r.lost_kind, Some(Held::Lost));
+        let genuine = decide(&layout(), Evidence::default());
+        assert_eq!(
+            (genuine.genuine, genuine.confidence),
+            (true, Confidence::Low)
+        );
+    }
+
+    #[test]
+    fn the_flush_sees_a_lasting_fall_only() {
+        let mut ns = vec![1000u64; 12];
+        assert!(!flush_fell(&ns));
+        ns.extend([2000; 4]);
+        assert!(flush_fell(&ns));
+        ns.push(1000);
+        assert!(!flush_fell(&ns));
+        assert_eq!(flush_needed(100 * MIB), 204 * MIB);
+    }
+}

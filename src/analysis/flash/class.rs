@@ -156,6 +156,7 @@ impl Need {
         }
     }
 
+    /// Whether the figure is a transfer rate, which a slow link can cap.
     pub fn is_rate(self) -> bool {
         matches!(
             self,

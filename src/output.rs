@@ -6,69 +6,88 @@ use crate::error::{EXIT_INTERRUPTED, EXIT_IO, EXIT_VERIFY};
 use crate::report::html::{self, ReportInput};
 use crate::report::{Export, Json, Text};
 use crate::result::RunResult;
-use crate::store::Store;
+use crate::store::{Settings, Store};
 use anyhow::Result;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-/// Saves the result in the results database. A failure is a warning: the
-/// result is already printed and the exit code stays the run's.
-pub fn save(result: &RunResult) {
-    match crate::store::save_configured(result, "iocurve") {
-        Ok(Some((id, path))) => eprintln!("saved as run {id} in {}", path.display()),
-        Ok(None) => {}
-        Err(e) => eprintln!(
-            "warning: the result was not saved: {}",
-            crate::error::render(&e)
-        ),
+/// Where a measuring command's result goes: the format it is printed in,
+/// the `--report` page, and the results database. Made once from the
+/// command line; nothing about output is decided anywhere else.
+#[derive(Debug, Clone, Default)]
+pub struct Output {
+    /// Print JSON instead of the text tables.
+    pub json: bool,
+    /// Write the HTML report of the run here (`--report FILE`).
+    pub report: Option<PathBuf>,
+    /// The results database (`--db`, `--no-save`).
+    pub store: Settings,
+}
+
+impl Output {
+    pub fn new(store: &Settings, json: bool, report: Option<&PathBuf>) -> Output {
+        Output {
+            json,
+            report: report.cloned(),
+            store: store.clone(),
+        }
+    }
+
+    /// Prints the result, saves it, writes the report, and picks the exit
+    /// code.
+    pub fn finish(&self, result: &RunResult) -> Result<i32> {
+        let text = if self.json {
+            Json.render(result)
+        } else {
+            Text.render(result)
+        };
+        print_text(&text);
+        self.exit_code_of(result)
+    }
+
+    /// Saves and reports a result printed some other way; the exit code it
+    /// ends with, and why on stderr.
+    pub fn exit_code_of(&self, result: &RunResult) -> Result<i32> {
+        self.save(result);
+        self.write_report(result);
+        exit_code_unsaved(result)
+    }
+
+    /// Saves the result in the results database. A failure is a warning:
+    /// the result is already printed and the exit code stays the run's.
+    pub fn save(&self, result: &RunResult) {
+        match self.store.save(result, "iocurve") {
+            Ok(Some((id, path))) => eprintln!("saved as run {id} in {}", path.display()),
+            Ok(None) => {}
+            Err(e) => eprintln!(
+                "warning: the result was not saved: {}",
+                crate::error::render(&e)
+            ),
+        }
+    }
+
+    /// Writes the `--report` page when one was asked for; a failure is a
+    /// warning, like a failed save.
+    fn write_report(&self, result: &RunResult) {
+        let Some(path) = &self.report else {
+            return;
+        };
+        match write_report_page(result, path, &self.store) {
+            Ok(()) => eprintln!("report written to {}", path.display()),
+            Err(e) => eprintln!(
+                "warning: the report was not written: {}",
+                crate::error::render(&e)
+            ),
+        }
     }
 }
 
-/// Prints the result, saves it, and picks the exit code.
-pub fn finish(result: &RunResult, json: bool) -> Result<i32> {
-    let text = if json {
-        Json.render(result)
-    } else {
-        Text.render(result)
-    };
+/// Writes to stdout; a closed pipe (`| head`) is not an error worth a
+/// message.
+pub fn print_text(text: &str) {
     let mut stdout = std::io::stdout().lock();
-    // A closed pipe (`| head`) is not an error worth a message.
     let _ = stdout.write_all(text.as_bytes());
     let _ = stdout.flush();
-    exit_code_of(result)
-}
-
-/// Where `--report FILE` asked for the HTML report of this run.
-static REPORT_PATH: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
-
-/// Asks for the HTML report of this run to be written to `path` when it
-/// ends (`--report FILE`).
-pub fn report_to(path: Option<&std::path::PathBuf>) {
-    if let Some(path) = path {
-        let _ = REPORT_PATH.set(path.clone());
-    }
-}
-
-/// Writes the `--report` page when one was asked for; a failure is a
-/// warning, like a failed save.
-fn write_report(result: &RunResult) {
-    let Some(path) = REPORT_PATH.get() else {
-        return;
-    };
-    match write_report_page(result, path) {
-        Ok(()) => eprintln!("report written to {}", path.display()),
-        Err(e) => eprintln!(
-            "warning: the report was not written: {}",
-            crate::error::render(&e)
-        ),
-    }
-}
-
-/// The exit code a printed result ends with; says why on stderr.
-pub fn exit_code_of(result: &RunResult) -> Result<i32> {
-    save(result);
-    write_report(result);
-    exit_code_unsaved(result)
 }
 
 /// The exit code of a result that saved itself (see
@@ -91,8 +110,8 @@ pub fn exit_code_unsaved(result: &RunResult) -> Result<i32> {
 
 /// The page for a run that just ended, with its device's stored history
 /// when the database has one.
-fn write_report_page(result: &RunResult, path: &Path) -> Result<()> {
-    let history = match crate::store::configured_path() {
+fn write_report_page(result: &RunResult, path: &Path, store: &Settings) -> Result<()> {
+    let history = match store.path() {
         Ok(db_path) if db_path.exists() => Store::open(&db_path)
             .and_then(|db| crate::store::history::points(&db, std::slice::from_ref(result)))
             .unwrap_or_default(),

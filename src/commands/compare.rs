@@ -2,13 +2,13 @@
 //! against the first, test by test (like tests only; see
 //! `report::compare`).
 
-use super::select;
 use crate::cli::CompareArgs;
 use crate::error::usage;
 use crate::report::compare::{self, Options};
+use crate::store::{Settings, select};
 use anyhow::Result;
 
-pub fn compare(args: &CompareArgs) -> Result<i32> {
+pub fn compare(args: &CompareArgs, settings: &Settings) -> Result<i32> {
     if !(0.0..100.0).contains(&args.threshold) {
         return Err(usage("--threshold is a percentage between 0 and 100"));
     }
@@ -16,7 +16,7 @@ pub fn compare(args: &CompareArgs) -> Result<i32> {
     let entries = args
         .runs
         .iter()
-        .map(|spec| select::entry(spec, &mut store))
+        .map(|spec| select::entry(spec, settings, &mut store))
         .collect::<Result<Vec<_>>>()?;
     let opts = Options {
         test: args.test.clone(),

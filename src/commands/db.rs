@@ -10,8 +10,8 @@ use crate::store::{
 };
 use anyhow::Result;
 
-pub fn db(cmd: &DbCommand) -> Result<i32> {
-    let path = store::configured_path()?;
+pub fn db(cmd: &DbCommand, settings: &store::Settings) -> Result<i32> {
+    let path = settings.path()?;
     if !path.exists() {
         return Err(usage(format!(
             "no results database at {}: nothing to check (pass --db PATH for another file)",

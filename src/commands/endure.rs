@@ -130,7 +130,7 @@ fn report_cycles(result: &RunResult) -> &[EndureCycle] {
 }
 
 fn save(result: &RunResult, saved: &mut Option<i64>) {
-    if let Err(e) = crate::store::save_progress(result, saved) {
+    if let Err(e) = crate::store::save_progress(&common::settings(), result, saved) {
         eprintln!(
             "warning: the cycles so far were not saved: {}",
             crate::error::render(&e)

@@ -1,22 +1,22 @@
 //! `iocurve export`: a stored run (or a result file) as JSON, CSV or
 //! Markdown.
 
-use super::select;
 use crate::cli::ExportArgs;
 use crate::cli::options::ExportFormat;
 use crate::error::usage;
 use crate::report::{Csv, Export, Json, Markdown};
+use crate::store::{Settings, select};
 use anyhow::Result;
 
-pub fn export(args: &ExportArgs) -> Result<i32> {
+pub fn export(args: &ExportArgs, settings: &Settings) -> Result<i32> {
     let mut store = None;
     let entry = match &args.run {
-        Some(spec) => select::entry(spec, &mut store)?,
+        Some(spec) => select::entry(spec, settings, &mut store)?,
         None => {
-            let db = select::open_existing()?;
+            let db = select::open_existing(settings)?;
             let last = db.runs(None)?.into_iter().map(|r| r.id).max();
             let id = last.ok_or_else(|| usage("the results database has no runs yet"))?;
-            select::entry(&id.to_string(), &mut Some(db))?
+            select::entry(&id.to_string(), settings, &mut Some(db))?
         }
     };
     let format: &dyn Export = match args.format {

@@ -1,10 +1,10 @@
 //! `iocurve history [DEVICE]` and `iocurve list`: what the database holds.
 
-use super::select;
 use crate::cli::HistoryArgs;
 use crate::error::usage;
 use crate::report::compare::format_mb;
 use crate::store::RunRow;
+use crate::store::{Settings, select};
 use anyhow::Result;
 
 /// One run on one line: id, date, command, headline figures.
@@ -32,7 +32,7 @@ fn run_line(r: &RunRow) -> String {
     )
 }
 
-pub fn history(args: &HistoryArgs) -> Result<i32> {
+pub fn history(args: &HistoryArgs, store: &Settings) -> Result<i32> {
     // The parser refuses a blank name too; this keeps the command safe when
     // it is called with arguments built some other way.
     if args.device.as_deref().is_some_and(|d| d.trim().is_empty()) {
@@ -40,7 +40,7 @@ pub fn history(args: &HistoryArgs) -> Result<i32> {
             "an empty device name: give a device id, key or name from `iocurve list`, or none for every device",
         ));
     }
-    let db = select::open_existing()?;
+    let db = select::open_existing(store)?;
     let devices = match &args.device {
         Some(name) => vec![
             db.find_device(name)?
@@ -63,8 +63,8 @@ pub fn history(args: &HistoryArgs) -> Result<i32> {
     Ok(0)
 }
 
-pub fn list() -> Result<i32> {
-    let db = select::open_existing()?;
+pub fn list(store: &Settings) -> Result<i32> {
+    let db = select::open_existing(store)?;
     let mut out = String::from("devices:\n");
     for d in db.devices()? {
         out.push_str(&format!(

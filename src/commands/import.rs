@@ -7,7 +7,7 @@ use crate::store;
 use anyhow::{Context, Result};
 use std::path::Path;
 
-pub fn import(args: &ImportArgs) -> Result<i32> {
+pub fn import(args: &ImportArgs, settings: &store::Settings) -> Result<i32> {
     // A file that is not there, or not a file, is a mistake on the command
     // line (exit 2); one that cannot be read is an I/O failure (exit 3).
     if !args.file.is_file() {
@@ -35,7 +35,7 @@ pub fn import(args: &ImportArgs) -> Result<i32> {
         .map_or(("unknown device".to_string(), "unknown".to_string()), |i| {
             (i.label.clone(), i.key.clone())
         });
-    let path = store::configured_path()?;
+    let path = settings.path()?;
     let id = store::Store::open(&path)?.save(&result, "fio")?;
     println!(
         "imported {} fio job(s) as run {id} of {label} ({key}) in {}",

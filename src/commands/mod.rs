@@ -18,7 +18,6 @@ pub mod profile;
 pub mod recover;
 pub mod report;
 pub mod run;
-mod select;
 pub mod stream;
 pub mod surface;
 pub mod sustain;
@@ -29,22 +28,23 @@ use anyhow::Result;
 /// Runs the command; returns the exit code for a run that produced a result
 /// (partial results after an I/O failure included).
 pub fn dispatch(cli: Cli) -> Result<i32> {
-    crate::store::configure(crate::store::Settings {
+    let store = crate::store::Settings {
         db: cli.store.db.clone(),
         no_save: cli.store.no_save,
-    });
+    };
+    common::remember_store(&store);
     match cli.command {
         Command::Run(args) => run::run(&args),
         Command::Profile(args) => profile::profile(&args),
         Command::Curve(args) => curve::curve(&args),
         Command::Recover(args) => recover::recover(&args),
-        Command::Report(args) => report::report(&args),
+        Command::Report(args) => report::report(&args, &store),
         Command::Probe(args) => probe::probe(&args),
-        Command::History(args) => history::history(&args),
-        Command::List => history::list(),
-        Command::Compare(args) => compare::compare(&args),
-        Command::Export(args) => export::export(&args),
-        Command::Import(args) => import::import(&args),
+        Command::History(args) => history::history(&args, &store),
+        Command::List => history::list(&store),
+        Command::Compare(args) => compare::compare(&args, &store),
+        Command::Export(args) => export::export(&args, &store),
+        Command::Import(args) => import::import(&args, &store),
         Command::Files(args) => files::files(&args),
         Command::Stream(args) => stream::stream(&args),
         Command::Sustain(args) => sustain::sustain(&args),
@@ -52,7 +52,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Command::Surface(args) => surface::surface(&args),
         Command::Copy(args) => copy::copy(&args),
         Command::Endure(args) => endure::endure(&args),
-        Command::Db(cmd) => db::db(&cmd),
+        Command::Db(cmd) => db::db(&cmd, &store),
     }
 }
 

@@ -5,7 +5,7 @@ use crate::error::usage;
 use anyhow::Result;
 
 pub fn probe(args: &ProbeArgs) -> Result<i32> {
-    super::common::refuse_simulated(&args.target, "probe")?;
+    crate::target::open::refuse_simulated(&args.target, "probe")?;
     if !args.target.exists() {
         return Err(usage(format!(
             "{}: no such file, directory or device",

@@ -1,16 +1,15 @@
 //! `iocurve report`: stored runs as one self-contained HTML page, and the
 //! page `--report FILE` writes when a measuring command ends.
 
-use super::select;
 use crate::cli::ReportArgs;
 use crate::error::usage;
 use crate::report::html::{self, ReportInput};
-use crate::store::{self, Store};
+use crate::store::{self, Settings, Store, select};
 use anyhow::Result;
 use std::path::Path;
 
-pub fn report(args: &ReportArgs) -> Result<i32> {
-    let db = select::open_existing()?;
+pub fn report(args: &ReportArgs, settings: &Settings) -> Result<i32> {
+    let db = select::open_existing(settings)?;
     let ids = chosen_runs(&db, args)?;
     let mut runs = Vec::new();
     for id in ids {

@@ -40,6 +40,7 @@ pub mod figures;
 pub mod history;
 pub mod repair;
 pub mod schema;
+pub mod select;
 mod update;
 
 pub use update::save_progress;
@@ -50,7 +51,6 @@ use anyhow::{Context, Result};
 use fail::{Access, retry_busy};
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 use std::time::Duration;
 
 /// How long one try waits for another process holding a lock.
@@ -69,37 +69,31 @@ pub fn default_path() -> Option<PathBuf> {
     Some(base.join("iocurve/results.db"))
 }
 
-/// The database options of this invocation, set once by the command line.
+/// The database options of this invocation (`--db`, `--no-save`), made
+/// once from the command line and handed to the command that needs them.
 #[derive(Debug, Clone, Default)]
 pub struct Settings {
     pub db: Option<PathBuf>,
     pub no_save: bool,
 }
 
-static SETTINGS: OnceLock<Settings> = OnceLock::new();
-
-/// Records the database options (first call wins).
-pub fn configure(settings: Settings) {
-    let _ = SETTINGS.set(settings);
-}
-
-/// The database path of this invocation.
-pub fn configured_path() -> Result<PathBuf> {
-    SETTINGS
-        .get()
-        .and_then(|s| s.db.clone())
-        .or_else(default_path)
-        .context("no place for the results database: set HOME or XDG_DATA_HOME, or pass --db PATH")
-}
-
-/// Saves a result unless `--no-save` was given; returns the run id.
-pub fn save_configured(result: &RunResult, source: &str) -> Result<Option<(i64, PathBuf)>> {
-    if SETTINGS.get().is_some_and(|s| s.no_save) {
-        return Ok(None);
+impl Settings {
+    /// The database path of this invocation.
+    pub fn path(&self) -> Result<PathBuf> {
+        self.db.clone().or_else(default_path).context(
+            "no place for the results database: set HOME or XDG_DATA_HOME, or pass --db PATH",
+        )
     }
-    let path = configured_path()?;
-    let id = Store::open(&path)?.save(result, source)?;
-    Ok(Some((id, path)))
+
+    /// Saves a result unless `--no-save` was given; returns the run id.
+    pub fn save(&self, result: &RunResult, source: &str) -> Result<Option<(i64, PathBuf)>> {
+        if self.no_save {
+            return Ok(None);
+        }
+        let path = self.path()?;
+        let id = Store::open(&path)?.save(result, source)?;
+        Ok(Some((id, path)))
+    }
 }
 
 /// A device as stored.

@@ -2,7 +2,7 @@
 //! after every step, so that a crash, a kill or a power cut keeps what it
 //! had measured.
 
-use super::{SETTINGS, Store, configured_path, figures};
+use super::{Settings, Store, figures};
 use crate::result::RunResult;
 use anyhow::Result;
 use rusqlite::params;
@@ -26,11 +26,15 @@ impl Store {
 
 /// Saves a growing result: inserted the first time (`*id` is `None`), then
 /// replaced in place. Does nothing under `--no-save`.
-pub fn save_progress(result: &RunResult, id: &mut Option<i64>) -> Result<Option<PathBuf>> {
-    if SETTINGS.get().is_some_and(|s| s.no_save) {
+pub fn save_progress(
+    settings: &Settings,
+    result: &RunResult,
+    id: &mut Option<i64>,
+) -> Result<Option<PathBuf>> {
+    if settings.no_save {
         return Ok(None);
     }
-    let path = configured_path()?;
+    let path = settings.path()?;
     let mut store = Store::open(&path)?;
     match *id {
         Some(run) => store.update(run, result)?,

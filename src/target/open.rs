@@ -11,7 +11,6 @@ use anyhow::Result;
 /// allows (see [`crate::target::gate`]).
 pub fn open_target(cfg: &TargetConfig, want_write: bool, scratch_size: u64) -> Result<OpenTarget> {
     interrupt::install();
-    crate::output::report_to(cfg.report.as_ref());
     target::open(&TargetRequest {
         path: cfg.path.clone(),
         want_write,

@@ -1,17 +1,17 @@
 //! Turning what the user typed (a run id, a device name, a JSON file) into
 //! stored results.
 
+use super::{Settings, Store};
 use crate::error::usage;
 use crate::report::compare::Entry;
 use crate::result::RunResult;
-use crate::store::{self, Store};
 use anyhow::{Context, Result};
 use std::path::Path;
 
 /// Opens the configured database for reading; a missing file is a usage
 /// error that says how results get there.
-pub fn open_existing() -> Result<Store> {
-    let path = store::configured_path()?;
+pub fn open_existing(settings: &Settings) -> Result<Store> {
+    let path = settings.path()?;
     if !path.exists() {
         return Err(usage(format!(
             "no results database at {}: measure something first (iocurve profile), or pass --db PATH",
@@ -31,7 +31,7 @@ pub fn read_file(path: &Path) -> Result<RunResult> {
 
 /// One run from `spec`: an existing file, a run id, or a device (its latest
 /// run).
-pub fn entry(spec: &str, store: &mut Option<Store>) -> Result<Entry> {
+pub fn entry(spec: &str, settings: &Settings, store: &mut Option<Store>) -> Result<Entry> {
     let path = Path::new(spec);
     if path.is_file() {
         let result = read_file(path)?;
@@ -41,7 +41,7 @@ pub fn entry(spec: &str, store: &mut Option<Store>) -> Result<Entry> {
         return Ok(Entry { source, result });
     }
     if store.is_none() {
-        *store = Some(open_existing()?);
+        *store = Some(open_existing(settings)?);
     }
     let db = store.as_ref().expect("opened above");
     let id = match spec.parse::<i64>() {

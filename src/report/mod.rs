@@ -8,6 +8,7 @@ mod csv;
 pub mod flash;
 pub mod html;
 mod json;
+pub mod json_lines;
 mod markdown;
 pub mod probe;
 pub mod progress;

@@ -12,6 +12,7 @@ pub mod interrupt;
 pub mod job;
 pub mod pattern;
 pub mod profile;
+pub mod region;
 pub mod runner;
 pub mod spec;
 pub mod stream;

@@ -427,12 +427,31 @@ mod tests {
     #[test]
     fn a_write_says_why_it_stopped() {
         assert_eq!(ending().reason(), "bytes");
-        let cut = Ending { written: 1 << 29, ..ending() };
+        let cut = Ending {
+            written: 1 << 29,
+            ..ending()
+        };
         assert_eq!(cut.reason(), "time");
-        let past_the_end = Ending { asked: 16 << 30, planned: 8 << 30, written: 8 << 30, ..ending() };
+        let past_the_end = Ending {
+            asked: 16 << 30,
+            planned: 8 << 30,
+            written: 8 << 30,
+            ..ending()
+        };
         assert_eq!(past_the_end.reason(), "end of target");
-        assert_eq!(Ending { interrupted: true, ..ending() }.reason(), "interrupted");
-        let both = Ending { failed: true, interrupted: true, ..ending() };
+        assert_eq!(
+            Ending {
+                interrupted: true,
+                ..ending()
+            }
+            .reason(),
+            "interrupted"
+        );
+        let both = Ending {
+            failed: true,
+            interrupted: true,
+            ..ending()
+        };
         assert_eq!(both.reason(), "error");
     }
 
@@ -455,7 +474,10 @@ mod tests {
             error: None,
         };
         let r = report(&plan, run, "bytes");
-        assert_eq!((r.bytes, r.block_size, r.requests_recorded), (4 << 20, 1 << 20, 4));
+        assert_eq!(
+            (r.bytes, r.block_size, r.requests_recorded),
+            (4 << 20, 1 << 20, 4)
+        );
         assert_eq!((r.mark_bytes, r.interval_ns), (1 << 30, 1_000_000_000));
         assert_eq!(r.ended_by, "bytes");
         assert!((r.mb_per_s - 4.194_304).abs() < 1e-9);

@@ -5,6 +5,7 @@
 
 pub mod compare;
 mod csv;
+pub mod cycle_line;
 pub mod flash;
 pub mod html;
 mod json;

@@ -7,6 +7,7 @@
 
 pub mod copy;
 pub mod cpuload;
+pub mod endure;
 pub mod files;
 pub mod interrupt;
 pub mod job;
@@ -16,6 +17,7 @@ pub mod region;
 pub mod runner;
 pub mod spec;
 pub mod stream;
+pub mod surface;
 pub mod sustain;
 pub mod verify;
 

@@ -58,7 +58,10 @@ mod tests {
     fn the_scratch_file_reaches_the_end_of_the_span() {
         assert_eq!(scratch_size(None, None, 64 << 20), 64 << 20);
         assert_eq!(scratch_size(Some(1 << 20), None, 64 << 20), 65 << 20);
-        assert_eq!(scratch_size(Some(1 << 20), Some(8 << 20), 64 << 20), 9 << 20);
+        assert_eq!(
+            scratch_size(Some(1 << 20), Some(8 << 20), 64 << 20),
+            9 << 20
+        );
         assert_eq!(scratch_size(Some(u64::MAX), Some(1), 0), u64::MAX);
     }
 }

@@ -241,7 +241,11 @@ impl MeasureSpec {
             engine: EngineKind::Sync,
             offset: region.0,
             span: region.1,
-            align: if rw.is_random() { PLAIN_RANDOM_ALIGN } else { bs },
+            align: if rw.is_random() {
+                PLAIN_RANDOM_ALIGN
+            } else {
+                bs
+            },
             size: Some(size / bs.max(1) * bs),
             time: None,
             ramp: None,
@@ -333,10 +337,14 @@ mod tests {
 
     #[test]
     fn a_plain_spec_is_one_job_of_whole_blocks() {
-        let seq = MeasureSpec::plain(Rw::Write, 1 << 20, (4096, 8 << 20), (3 << 20) + 5, 7).unwrap();
+        let seq =
+            MeasureSpec::plain(Rw::Write, 1 << 20, (4096, 8 << 20), (3 << 20) + 5, 7).unwrap();
         assert_eq!(seq.size, Some(3 << 20));
         assert_eq!((seq.offset, seq.span, seq.align), (4096, 8 << 20, 1 << 20));
-        assert_eq!((seq.queue_depth, seq.threads, seq.engine), (1, 1, EngineKind::Sync));
+        assert_eq!(
+            (seq.queue_depth, seq.threads, seq.engine),
+            (1, 1, EngineKind::Sync)
+        );
         assert_eq!((seq.time, seq.ramp, seq.verify), (None, None, false));
         assert_eq!(seq.io, IoMode::Direct);
         let random = MeasureSpec::plain(Rw::RandRead, 65536, (0, 1 << 20), 1 << 20, 1).unwrap();

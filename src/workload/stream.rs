@@ -20,14 +20,14 @@
 //! through a [`Pacer`] so that a fake clock can replace the wall clock in
 //! tests. Nothing in `next` or `completed` allocates, locks or formats.
 
+use crate::commands::common;
 use crate::engine::buffer::{AlignedBuf, MIN_ALIGN};
 use crate::engine::sim::{SimDevice, SimEngine};
 use crate::engine::sync::SyncEngine;
 use crate::engine::{Clock, Engine, EngineSetup, IoError, MonotonicClock, Op, OpKind, OpSource};
+use crate::result::apps::FindMaxReport;
 pub use crate::result::apps::StreamOutcome;
 use crate::stats::LatencyHistogram;
-use crate::commands::common;
-use crate::result::apps::FindMaxReport;
 use crate::target::{IoMode, OpenTarget};
 use crate::workload::{Pattern, interrupt};
 use serde::{Deserialize, Serialize};
@@ -593,14 +593,20 @@ mod tests {
         };
         // 64 KiB at 6.5536 MB/s: one request every 10 ms, 100 in a second.
         let p = schedule.plan_at(6_553_600.0);
-        assert_eq!((p.period_ns, p.deadline_ns, p.requests), (10 * MS, 10 * MS, 100));
+        assert_eq!(
+            (p.period_ns, p.deadline_ns, p.requests),
+            (10 * MS, 10 * MS, 100)
+        );
         assert_eq!((p.chunk, p.span), (65536, 1 << 20));
         let given = Schedule {
             deadline: Some(Duration::from_millis(40)),
             ..schedule
         };
         let q = given.plan_at(3_276_800.0);
-        assert_eq!((q.period_ns, q.deadline_ns, q.requests), (20 * MS, 40 * MS, 50));
+        assert_eq!(
+            (q.period_ns, q.deadline_ns, q.requests),
+            (20 * MS, 40 * MS, 50)
+        );
         // A rate too high for a whole nanosecond still plans one request at least.
         assert_eq!(schedule.plan_at(f64::INFINITY).period_ns, 1);
     }
@@ -608,7 +614,9 @@ mod tests {
     #[test]
     fn the_search_reports_the_first_trial_and_the_best_clean_rate() {
         let trial = |rate: f64| {
-            let mut o = StreamSource::new(plan(1), FakePacer(&Cell::new(0)), &AtomicBool::new(false)).outcome();
+            let mut o =
+                StreamSource::new(plan(1), FakePacer(&Cell::new(0)), &AtomicBool::new(false))
+                    .outcome();
             o.rate_mb_s = rate / 1e6;
             o.requests_done = o.requests_planned;
             o.misses = u64::from(rate > 8e6);
@@ -619,6 +627,12 @@ mod tests {
         assert_eq!(outcome.rate_mb_s, 1.0);
         assert!(error.is_none());
         assert!(report.max_rate_mb_s >= 8.0 && report.max_rate_mb_s < 16.0);
-        assert_eq!(report.trials[..5].iter().map(|t| t.rate_mb_s).collect::<Vec<_>>(), [1.0, 2.0, 4.0, 8.0, 16.0]);
+        assert_eq!(
+            report.trials[..5]
+                .iter()
+                .map(|t| t.rate_mb_s)
+                .collect::<Vec<_>>(),
+            [1.0, 2.0, 4.0, 8.0, 16.0]
+        );
     }
 }

@@ -12,8 +12,8 @@ use crate::error::{EXIT_VERIFY, usage};
 use crate::report::{Export, Json, Text, cycle_line};
 use crate::result::Payload;
 use crate::result::RunResult;
-use crate::result::device::{EndureCycle, EndureReport};
-use crate::target::IoMode;
+use crate::result::device::EndureCycle;
+use crate::target::{IoMode, OpenTarget};
 use crate::units::format_size;
 use crate::workload::endure::{self, EndurePlan};
 use crate::workload::interrupt;
@@ -36,12 +36,10 @@ fn refuse(cfg: &TargetConfig, cycles: u32) -> Result<()> {
     Ok(())
 }
 
-pub fn endure(args: &EndureArgs) -> Result<i32> {
-    let started_at = common::now_rfc3339();
-    let cfg = target_config_of(&args.target)?;
-    refuse(&cfg, args.cycles)?;
+/// Opens the target, resolves the region and journals it, and warns.
+fn open(args: &EndureArgs, cfg: &TargetConfig) -> Result<(OpenTarget, u64, u64)> {
     let area = cfg.span.unwrap_or(DEFAULT_AREA);
-    let mut target = common::open_target(&cfg, true, area)?;
+    let mut target = common::open_target(cfg, true, area)?;
     let (offset, span) = resolve_region(
         cfg.offset,
         cfg.span,
@@ -63,17 +61,16 @@ pub fn endure(args: &EndureArgs) -> Result<i32> {
         target.info.path,
         args.cycles
     );
+    Ok((target, offset, span))
+}
+
+pub fn endure(args: &EndureArgs) -> Result<i32> {
+    let started_at = common::now_rfc3339();
+    let cfg = target_config_of(&args.target)?;
+    refuse(&cfg, args.cycles)?;
+    let (target, offset, span) = open(args, &cfg)?;
     let config = serde_json::json!({"target": cfg, "cycles": args.cycles, "block_size": args.bs,
         "stop_on_error": args.stop_on_error});
-    let endure = EndureReport {
-        cycles_asked: args.cycles,
-        offset,
-        span,
-        block_size: args.bs,
-        cycles: Vec::new(),
-        stopped_at_error: false,
-    };
-    let mut result = common::new_result(Payload::Endure { config, endure }, &target, started_at);
     let plan = EndurePlan {
         cycles: args.cycles,
         bs: args.bs,
@@ -82,6 +79,8 @@ pub fn endure(args: &EndureArgs) -> Result<i32> {
         seed: cfg.seed,
         stop_on_error: args.stop_on_error,
     };
+    let endure = plan.empty_report();
+    let mut result = common::new_result(Payload::Endure { config, endure }, &target, started_at);
     let mut saved = None;
     endure::run_cycles(&target, &plan, |cycle, stop_here| {
         record(&mut result, cycle, stop_here);

@@ -15,7 +15,6 @@ use crate::workload::sustain::{self, SustainPlan, SustainTarget};
 use crate::workload::{cpuload, interrupt};
 use anyhow::Result;
 use std::sync::atomic::Ordering;
-use std::sync::mpsc::sync_channel;
 
 /// Intervals the live printer may fall behind before lines are dropped.
 const LIVE_BACKLOG: usize = 4096;
@@ -38,24 +37,10 @@ pub fn sustain(args: &SustainArgs) -> Result<i32> {
         interval_ns: args.interval.as_nanos() as u64,
         mark_bytes: args.mark,
     };
-    let (live, printer) = match args.json_lines {
-        true => {
-            let (tx, rx) = sync_channel(LIVE_BACKLOG);
-            let printer = std::thread::spawn(move || json_lines::print_intervals(rx));
-            (Some(tx), Some(printer))
-        }
-        false => (None, None),
-    };
+    let (live, printer) = json_lines::start_printer(args.json_lines, LIVE_BACKLOG);
     let load = cpuload::start_if(args.load.cpu_load);
     let stop = interrupt::stop_flag();
-    let write_to = match target.sim() {
-        Some(device) => SustainTarget::Sim(device),
-        None => SustainTarget::Fd {
-            fd: target.fd(),
-            align: target.align,
-        },
-    };
-    let run = sustain::run(write_to, plan, tcfg.seed, stop, live);
+    let run = sustain::run(SustainTarget::of(&target), plan, tcfg.seed, stop, live);
     let cpu_load = load.map(cpuload::CpuLoad::stop);
     if let Some(p) = printer {
         let _ = p.join();

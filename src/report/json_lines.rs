@@ -6,7 +6,8 @@
 use crate::result::RunResult;
 use crate::result::apps::IntervalSample;
 use std::io::Write;
-use std::sync::mpsc::Receiver;
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::thread::JoinHandle;
 
 /// The line of one interval.
 pub fn interval_line(sample: &IntervalSample) -> String {
@@ -25,6 +26,23 @@ pub fn print_intervals(rx: Receiver<IntervalSample>) {
             return;
         }
     }
+}
+
+/// Starts the printer thread when `on`: the sender the write offers each
+/// interval to (never waiting: at most `backlog` lines wait, later ones
+/// are dropped), and the thread to join once the write is done.
+pub fn start_printer(
+    on: bool,
+    backlog: usize,
+) -> (Option<SyncSender<IntervalSample>>, Option<JoinHandle<()>>) {
+    if !on {
+        return (None, None);
+    }
+    let (tx, rx) = sync_channel(backlog);
+    (
+        Some(tx),
+        Some(std::thread::spawn(move || print_intervals(rx))),
+    )
 }
 
 /// The last line: the whole result.

@@ -6,7 +6,7 @@
 
 use crate::commands::common;
 use crate::report::progress;
-use crate::result::device::EndureCycle;
+use crate::result::device::{EndureCycle, EndureReport};
 use crate::target::OpenTarget;
 use crate::workload::{MeasureSpec, Rw, SpecError, SpecRequest, interrupt};
 use indicatif::ProgressBar;
@@ -29,6 +29,18 @@ pub struct EndurePlan {
 }
 
 impl EndurePlan {
+    /// The report before the first cycle.
+    pub fn empty_report(&self) -> EndureReport {
+        EndureReport {
+            cycles_asked: self.cycles,
+            offset: self.region.0,
+            span: self.region.1,
+            block_size: self.bs,
+            cycles: Vec::new(),
+            stopped_at_error: false,
+        }
+    }
+
     /// The write pass of a cycle: stamped blocks, read back and checked.
     fn write_spec(&self, seed: u64) -> Result<MeasureSpec, SpecError> {
         let plain = MeasureSpec::plain(Rw::Write, self.bs, self.region, self.region.1, seed)?;
@@ -142,5 +154,15 @@ mod tests {
         assert_eq!((r.offset, r.span, r.size), (w.offset, w.span, w.size));
         assert_eq!((w.time, r.time), (plan().pass_time, plan().pass_time));
         assert_eq!((w.seed, r.seed), (10, 10));
+    }
+
+    #[test]
+    fn the_report_starts_empty_with_the_plan() {
+        let r = plan().empty_report();
+        assert_eq!(
+            (r.cycles_asked, r.offset, r.span, r.block_size),
+            (3, 1 << 20, 64 << 20, 1 << 20)
+        );
+        assert!(r.cycles.is_empty() && !r.stopped_at_error);
     }
 }

@@ -167,7 +167,7 @@ fn sustain_finds_where_the_write_cache_fills() {
     let (last, live) = lines.split_last().expect("output");
     assert!(live.len() >= 5, "one object per interval while writing");
     assert!(live.iter().all(|l| l["type"] == "interval"));
-    assert_eq!(last["schema_version"], 1);
+    assert_eq!(last["schema_version"], 2);
     let s = &last["sustain"];
     assert_eq!(s["bytes"], 28 * MIB);
     assert_eq!(s["ended_by"], "end of target");

@@ -3,6 +3,7 @@
 //! misbehaves, and whether a figure could have come through the link at all.
 //! Pure functions of results; no I/O.
 
+pub mod copy;
 pub mod curve;
 pub mod flash;
 pub mod surface;

@@ -9,7 +9,7 @@
 //! answers both questions without reading the whole device. Pure functions;
 //! no I/O.
 
-use crate::result::device::{SlowRegion, SurfaceSample};
+use crate::result::device::{SlowRegion, SurfaceReport, SurfaceSample};
 
 /// `count` sample offsets from 0 to the last whole sample, evenly spaced
 /// and aligned down to `align` (duplicates on a tiny device removed).
@@ -90,6 +90,33 @@ pub fn outer_inner_ratio(samples: &[SurfaceSample]) -> Option<f64> {
     (inner > 0.0).then(|| mean(&ok[..k]) / inner)
 }
 
+/// The scan's report: the samples with their median read speed, the slow
+/// stretches below `threshold_percent` of it, and outer against inner.
+pub fn report(
+    samples: Vec<SurfaceSample>,
+    device: u64,
+    sample_bytes: u64,
+    block_size: u64,
+    threshold_percent: f64,
+) -> SurfaceReport {
+    let median = median_read(&samples);
+    SurfaceReport {
+        device_bytes: device,
+        sample_bytes,
+        block_size,
+        median_read_mb_s: median,
+        threshold_percent,
+        slow_regions: slow_regions(&samples, sample_bytes, device, median, threshold_percent),
+        outer_inner_ratio: outer_inner_ratio(&samples),
+        samples,
+    }
+}
+
+/// Positions whose read, access or write failed.
+pub fn failed_positions(samples: &[SurfaceSample]) -> usize {
+    samples.iter().filter(|s| s.error.is_some()).count()
+}
+
 /// `offset` as a share of `device`, in percent.
 pub fn percent(offset: u64, device: u64) -> f64 {
     if device == 0 {
@@ -142,5 +169,27 @@ mod tests {
         assert_eq!(regions[0].min_mb_s, 20.0);
         assert_eq!(regions[1].start, 50 << 20);
         assert_eq!(outer_inner_ratio(&s), Some(2.0));
+    }
+
+    #[test]
+    fn the_report_gathers_median_slow_regions_and_failures() {
+        let mut s: Vec<_> = [100.0, 100.0, 30.0, 100.0, 50.0]
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| sample(i as u64 * (20 << 20), v))
+            .collect();
+        s[1].error = Some("EIO".into());
+        assert_eq!(failed_positions(&s), 1);
+        let r = report(s, 100 << 20, 1 << 20, 1 << 16, 50.0);
+        // The failed sample counts in neither the median nor the regions.
+        assert_eq!(r.median_read_mb_s, 75.0);
+        assert_eq!(r.slow_regions.len(), 1);
+        assert_eq!(r.slow_regions[0].start, 40 << 20);
+        assert_eq!(
+            (r.device_bytes, r.sample_bytes, r.block_size),
+            (100 << 20, 1 << 20, 1 << 16)
+        );
+        assert_eq!((r.threshold_percent, r.samples.len()), (50.0, 5));
+        assert_eq!(r.outer_inner_ratio, Some(2.0));
     }
 }

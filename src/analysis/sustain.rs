@@ -38,6 +38,9 @@
 //! counts as a drop only when the speed after is below [`DROP_RATIO`] of the
 //! speed before, so noise around a flat curve is not reported as a cache.
 
+use crate::result::apps::SustainReport;
+use crate::units::mb_per_s;
+use crate::workload::sustain::{SustainPlan, SustainRun};
 use serde::{Deserialize, Serialize};
 
 /// A drop is reported when the later speed is below this share of the
@@ -217,6 +220,65 @@ fn durations(completions_ns: &[u64]) -> impl Iterator<Item = f64> + '_ {
         .map(|(&t, p)| t.saturating_sub(p) as f64)
 }
 
+/// What a sustained write knows when it stops, to say why it stopped.
+#[derive(Debug, Clone, Copy)]
+pub struct Ending {
+    /// A transfer failed.
+    pub failed: bool,
+    /// Ctrl-C.
+    pub interrupted: bool,
+    /// Bytes written.
+    pub written: u64,
+    /// Bytes the plan allowed: `--bytes` bounded by the span, in whole blocks.
+    pub planned: u64,
+    /// `--bytes` as asked.
+    pub asked: u64,
+    /// Bytes of the target's region.
+    pub span: u64,
+    /// Bytes per request.
+    pub block: u64,
+}
+
+impl Ending {
+    /// Why the write stopped, as the result names it: an error, Ctrl-C, the
+    /// planned bytes (`bytes`, or `end of target` when more was asked than
+    /// the target holds), or else the time limit.
+    pub fn reason(&self) -> &'static str {
+        if self.failed {
+            "error"
+        } else if self.interrupted {
+            "interrupted"
+        } else if self.written >= self.planned
+            && self.planned < self.asked.min(self.span) + self.block
+        {
+            if self.asked > self.span {
+                "end of target"
+            } else {
+                "bytes"
+            }
+        } else {
+            "time"
+        }
+    }
+}
+
+/// The report of a sustained write: its figures, overall speed and drop.
+pub fn report(plan: &SustainPlan, run: SustainRun, ended_by: &str) -> SustainReport {
+    SustainReport {
+        block_size: plan.block_size,
+        interval_ns: plan.interval_ns,
+        mark_bytes: plan.mark_bytes,
+        bytes: run.bytes,
+        elapsed_ns: run.elapsed_ns,
+        mb_per_s: mb_per_s(run.bytes, run.elapsed_ns),
+        ended_by: ended_by.to_string(),
+        drop: run.drop(plan.block_size),
+        requests_recorded: run.completions_ns.len() as u64,
+        intervals: run.intervals,
+        marks: run.marks,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -348,5 +410,77 @@ mod tests {
                 prop_assert!(d.at_request < d.requests);
             }
         }
+    }
+
+    fn ending() -> Ending {
+        Ending {
+            failed: false,
+            interrupted: false,
+            written: 1 << 30,
+            planned: 1 << 30,
+            asked: 1 << 30,
+            span: 8 << 30,
+            block: 1 << 20,
+        }
+    }
+
+    #[test]
+    fn a_write_says_why_it_stopped() {
+        assert_eq!(ending().reason(), "bytes");
+        let cut = Ending {
+            written: 1 << 29,
+            ..ending()
+        };
+        assert_eq!(cut.reason(), "time");
+        let past_the_end = Ending {
+            asked: 16 << 30,
+            planned: 8 << 30,
+            written: 8 << 30,
+            ..ending()
+        };
+        assert_eq!(past_the_end.reason(), "end of target");
+        assert_eq!(
+            Ending {
+                interrupted: true,
+                ..ending()
+            }
+            .reason(),
+            "interrupted"
+        );
+        let both = Ending {
+            failed: true,
+            interrupted: true,
+            ..ending()
+        };
+        assert_eq!(both.reason(), "error");
+    }
+
+    #[test]
+    fn the_report_carries_the_run_and_its_speed() {
+        let plan = SustainPlan {
+            block_size: 1 << 20,
+            offset: 0,
+            bytes: 4 << 20,
+            time_ns: None,
+            interval_ns: 1_000_000_000,
+            mark_bytes: 1 << 30,
+        };
+        let run = SustainRun {
+            intervals: Vec::new(),
+            marks: Vec::new(),
+            completions_ns: vec![250_000_000, 500_000_000, 750_000_000, 1_000_000_000],
+            bytes: 4 << 20,
+            elapsed_ns: 1_000_000_000,
+            error: None,
+        };
+        let r = report(&plan, run, "bytes");
+        assert_eq!(
+            (r.bytes, r.block_size, r.requests_recorded),
+            (4 << 20, 1 << 20, 4)
+        );
+        assert_eq!((r.mark_bytes, r.interval_ns), (1 << 30, 1_000_000_000));
+        assert_eq!(r.ended_by, "bytes");
+        assert!((r.mb_per_s - 4.194_304).abs() < 1e-9);
+        assert!(r.drop.is_none());
     }
 }

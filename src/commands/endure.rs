@@ -6,20 +6,19 @@
 //! cycle: an interrupted or killed run keeps what it measured.
 
 use super::common;
-use super::surface::plain_spec;
 use crate::cli::EndureArgs;
 use crate::cli::config::{DEFAULT_AREA, TargetConfig, resolve_region, target_config_of};
 use crate::error::{EXIT_VERIFY, usage};
-use crate::report::{Export, Json, Text, progress};
+use crate::report::{Export, Json, Text, cycle_line};
 use crate::result::Payload;
 use crate::result::RunResult;
 use crate::result::config::EndureSettings;
-use crate::result::device::{EndureCycle, EndureReport};
+use crate::result::device::EndureCycle;
 use crate::target::{IoMode, OpenTarget};
 use crate::units::format_size;
-use crate::workload::{MeasureSpec, Rw, SpecError, SpecRequest, interrupt};
+use crate::workload::endure::{self, EndurePlan};
+use crate::workload::interrupt;
 use anyhow::Result;
-use indicatif::ProgressBar;
 use std::io::Write;
 use std::sync::atomic::Ordering;
 
@@ -38,12 +37,10 @@ fn refuse(cfg: &TargetConfig, cycles: u32) -> Result<()> {
     Ok(())
 }
 
-pub fn endure(args: &EndureArgs) -> Result<i32> {
-    let started_at = common::now_rfc3339();
-    let cfg = target_config_of(&args.target)?;
-    refuse(&cfg, args.cycles)?;
+/// Opens the target, resolves the region and journals it, and warns.
+fn open(args: &EndureArgs, cfg: &TargetConfig) -> Result<(OpenTarget, u64, u64)> {
     let area = cfg.span.unwrap_or(DEFAULT_AREA);
-    let mut target = common::open_target(&cfg, true, area)?;
+    let mut target = common::open_target(cfg, true, area)?;
     let (offset, span) = resolve_region(
         cfg.offset,
         cfg.span,
@@ -65,6 +62,14 @@ pub fn endure(args: &EndureArgs) -> Result<i32> {
         target.info.path,
         args.cycles
     );
+    Ok((target, offset, span))
+}
+
+pub fn endure(args: &EndureArgs) -> Result<i32> {
+    let started_at = common::now_rfc3339();
+    let cfg = target_config_of(&args.target)?;
+    refuse(&cfg, args.cycles)?;
+    let (target, offset, span) = open(args, &cfg)?;
     let config = EndureSettings {
         target: cfg.clone(),
         cycles: args.cycles,
@@ -72,61 +77,40 @@ pub fn endure(args: &EndureArgs) -> Result<i32> {
         stop_on_error: args.stop_on_error,
     }
     .into();
-    let endure = EndureReport {
-        cycles_asked: args.cycles,
-        offset,
-        span,
-        block_size: args.bs,
-        cycles: Vec::new(),
-        stopped_at_error: false,
+    let plan = EndurePlan {
+        cycles: args.cycles,
+        bs: args.bs,
+        region: (offset, span),
+        pass_time: args.pass_time,
+        seed: cfg.seed,
+        stop_on_error: args.stop_on_error,
     };
+    let endure = plan.empty_report();
     let mut result = common::new_result(Payload::Endure { config, endure }, &target, started_at);
     let mut saved = None;
-    run_cycles(args, &cfg, &target, (offset, span), &mut result, &mut saved);
+    endure::run_cycles(&target, &plan, |cycle, stop_here| {
+        record(&mut result, cycle, stop_here);
+        save(&result, &mut saved);
+        // Said only once the cycle is saved.
+        let last = result.payload.endure().and_then(|e| e.cycles.last());
+        eprintln!(
+            "{}",
+            cycle_line::cycle_done(args.cycles, last.expect("just added"))
+        );
+    });
     result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
     finish(args, &cfg, &mut result, &mut saved)
 }
 
-fn run_cycles(
-    args: &EndureArgs,
-    cfg: &TargetConfig,
-    target: &OpenTarget,
-    region: (u64, u64),
-    result: &mut RunResult,
-    saved: &mut Option<i64>,
-) {
-    let goal = progress::Goal::Bytes(u64::from(args.cycles));
-    let bar = progress::bar("endure", goal);
-    for n in 1..=args.cycles {
-        let cycle = one_cycle(args, cfg, target, region, n, &bar);
-        let bad = cycle.verify.bad() > 0 || cycle.error.is_some();
-        if let Some(e) = &cycle.error {
-            result.error.get_or_insert_with(|| e.clone());
-        }
-        let report = result.payload.endure_mut().expect("set above");
-        report.cycles.push(cycle);
-        report.stopped_at_error = bad && args.stop_on_error;
-        save(result, saved);
-        // Said only once the cycle is saved.
-        let last = &report_cycles(result)[n as usize - 1];
-        eprintln!(
-            "cycle {n}/{} done: write {:.1} MB/s, read {} MB/s, {} bad block(s){}",
-            args.cycles,
-            last.write_mb_s,
-            last.read_mb_s.map_or("-".into(), |r| format!("{r:.1}")),
-            last.verify.bad(),
-            if last.complete { "" } else { " (cut short)" }
-        );
-        bar.set_position(u64::from(n));
-        if interrupt::stop_flag().load(Ordering::Relaxed) || (bad && args.stop_on_error) {
-            break;
-        }
+/// Adds a finished cycle to the result; its error, if the first, becomes
+/// the run's.
+fn record(result: &mut RunResult, cycle: EndureCycle, stop_here: bool) {
+    if let Some(e) = &cycle.error {
+        result.error.get_or_insert_with(|| e.clone());
     }
-    bar.finish_and_clear();
-}
-
-fn report_cycles(result: &RunResult) -> &[EndureCycle] {
-    result.payload.endure().map_or(&[], |e| &e.cycles)
+    let report = result.payload.endure_mut().expect("set above");
+    report.cycles.push(cycle);
+    report.stopped_at_error = stop_here;
 }
 
 fn save(result: &RunResult, saved: &mut Option<i64>) {
@@ -136,76 +120,6 @@ fn save(result: &RunResult, saved: &mut Option<i64>) {
             crate::error::render(&e)
         );
     }
-}
-
-/// The write pass of a cycle: stamped blocks, read back and checked.
-fn write_spec(args: &EndureArgs, region: (u64, u64), seed: u64) -> Result<MeasureSpec, SpecError> {
-    let plain = plain_spec(Rw::Write, args.bs, region, region.1, seed)?;
-    MeasureSpec::new(SpecRequest {
-        verify: true,
-        time: args.pass_time,
-        ..plain.request()
-    })
-}
-
-/// The read pass of a cycle, as long as the write pass may be.
-fn read_spec(args: &EndureArgs, region: (u64, u64), seed: u64) -> Result<MeasureSpec, SpecError> {
-    let plain = plain_spec(Rw::Read, args.bs, region, region.1, seed)?;
-    MeasureSpec::new(SpecRequest {
-        time: args.pass_time,
-        ..plain.request()
-    })
-}
-
-fn one_cycle(
-    args: &EndureArgs,
-    cfg: &TargetConfig,
-    target: &OpenTarget,
-    region: (u64, u64),
-    n: u32,
-    bar: &ProgressBar,
-) -> EndureCycle {
-    let seed = cfg.seed.wrapping_add(u64::from(n));
-    let mut cycle = EndureCycle {
-        cycle: n,
-        write_mb_s: 0.0,
-        read_mb_s: None,
-        write_latency: None,
-        read_latency: None,
-        verify: Default::default(),
-        error: None,
-        complete: false,
-    };
-    let (write_spec, read_spec) = match (
-        write_spec(args, region, seed),
-        read_spec(args, region, seed),
-    ) {
-        (Ok(w), Ok(r)) => (w, r),
-        (Err(e), _) | (_, Err(e)) => {
-            cycle.error = Some(e.to_string());
-            return cycle;
-        }
-    };
-    let written = common::measure(target, &write_spec, "endure write", Some(bar));
-    let write = written.unwrap_or_else(|f| {
-        cycle.error = Some(common::io_failure_message(&f.error));
-        f.partial
-    });
-    cycle.write_mb_s = write.mb_per_s;
-    cycle.write_latency = write.latency;
-    cycle.verify = write.verify.unwrap_or_default();
-    if cycle.error.is_some() || write.interrupted {
-        return cycle;
-    }
-    match common::measure(target, &read_spec, "endure read", Some(bar)) {
-        Ok(m) => {
-            cycle.read_mb_s = Some(m.mb_per_s);
-            cycle.read_latency = m.latency;
-            cycle.complete = !m.interrupted;
-        }
-        Err(f) => cycle.error = Some(common::io_failure_message(&f.error)),
-    }
-    cycle
 }
 
 fn finish(

@@ -3,17 +3,16 @@
 
 use super::common;
 use crate::cli::apps::StreamArgs;
-use crate::cli::config::{DEFAULT_AREA, TargetConfig, resolve_region, target_config};
+use crate::cli::config::{DEFAULT_AREA, TargetConfig, target_config};
 use crate::cli::options::StreamDirection;
 use crate::engine::EngineKind;
 use crate::error::usage;
 use crate::result::Payload;
-use crate::result::apps::{FindMaxReport, StreamReport};
+use crate::result::apps::StreamReport;
 use crate::result::config::StreamSettings;
-use crate::target::scratch::FillPlan;
-use crate::target::{IoMode, OpenTarget};
-use crate::workload::stream::{self, OpKindName, StreamOutcome, StreamPlan, StreamTarget};
-use crate::workload::{Pattern, cpuload, interrupt};
+use crate::workload::region::open_region;
+use crate::workload::stream::{self, OpKindName, Schedule, StreamPlan};
+use crate::workload::{cpuload, interrupt};
 use anyhow::Result;
 use std::sync::atomic::Ordering;
 
@@ -21,9 +20,6 @@ use std::sync::atomic::Ordering;
 const DEFAULT_RATE: f64 = 5e6;
 /// Smallest region a directory target's scratch file gets.
 const MIN_AREA: u64 = 64 << 20;
-/// `--find-max`: most doublings, then bisection steps.
-const MAX_DOUBLINGS: u32 = 14;
-const REFINE_STEPS: u32 = 5;
 
 pub fn stream(args: &StreamArgs) -> Result<i32> {
     let tcfg = target_config(&args.target)?;
@@ -39,19 +35,16 @@ pub fn stream(args: &StreamArgs) -> Result<i32> {
     if kind == OpKindName::Write {
         target.arm(&[(offset, span)])?;
     }
-    let base = StreamPlan {
-        kind,
-        chunk: chunk as u32,
-        period_ns: 0,
-        deadline_ns: 0,
-        requests: 0,
-        offset,
-        span,
+    let schedule = Schedule {
+        base: StreamPlan::unscheduled(kind, chunk as u32, offset, span),
+        deadline: args.deadline,
+        time: args.time,
+        seed: tcfg.seed,
     };
     let load = cpuload::start_if(args.load.cpu_load);
-    let trial = |rate: f64| run_at(&target, base, rate, args, tcfg.seed);
+    let trial = |rate: f64| stream::run_at(&target, &schedule, rate);
     let (outcome, find_max, error) = if args.find_max {
-        search(rate, trial)
+        stream::search(rate, trial)
     } else {
         let (o, e) = trial(rate);
         (o, None, e)
@@ -123,104 +116,4 @@ fn chunk_and_rate(args: &StreamArgs) -> Result<(u64, f64)> {
         ));
     }
     Ok((chunk, rate))
-}
-
-/// Opens the target, fills a scratch file, and resolves the region.
-pub(super) fn open_region(
-    tcfg: &TargetConfig,
-    want_write: bool,
-    area: u64,
-    block: u64,
-) -> Result<(OpenTarget, u64, u64)> {
-    let scratch_size = tcfg
-        .offset
-        .unwrap_or(0)
-        .saturating_add(tcfg.span.unwrap_or(area));
-    let mut target = common::open_target(tcfg, want_write, scratch_size)?;
-    let direct = target.info.mode == IoMode::Direct;
-    if target.scratch().is_some() && !want_write {
-        let fill = FillPlan {
-            offset: 0,
-            bytes: scratch_size,
-            min_bytes: scratch_size,
-            time_limit: None,
-            pattern: Pattern::Random,
-            seed: tcfg.seed ^ 0x5eed,
-        };
-        common::prepare(&mut target, fill, false)?;
-    }
-    let (offset, span) = resolve_region(
-        tcfg.offset,
-        tcfg.span,
-        target.info.size_bytes,
-        &target.info.path,
-        block,
-        u64::from(target.info.logical_block_size),
-        direct,
-    )?;
-    Ok((target, offset, span))
-}
-
-/// One stream at `rate` bytes per second; the error message when a
-/// transfer failed.
-fn run_at(
-    target: &OpenTarget,
-    base: StreamPlan,
-    rate: f64,
-    args: &StreamArgs,
-    seed: u64,
-) -> (StreamOutcome, Option<String>) {
-    let period_ns = ((f64::from(base.chunk) / rate * 1e9) as u64).max(1);
-    let plan = StreamPlan {
-        period_ns,
-        deadline_ns: args.deadline.map_or(period_ns, |d| d.as_nanos() as u64),
-        requests: (args.time.as_nanos() as u64).div_ceil(period_ns).max(1),
-        ..base
-    };
-    if target.info.mode == IoMode::Buffered && base.kind == OpKindName::Read {
-        // A buffered stream must start from the device, not from pages an
-        // earlier trial (or the preparation pass) left in memory.
-        let mut warnings = Vec::new();
-        crate::workload::runner::evict_region(target.fd(), base.offset, base.span, &mut warnings);
-        for w in warnings {
-            eprintln!("warning: {w}");
-        }
-    }
-    let on = match target.sim() {
-        Some(device) => StreamTarget::Sim(device),
-        None => StreamTarget::Fd {
-            fd: target.fd(),
-            align: target.align,
-        },
-    };
-    let (outcome, error) = stream::run(on, plan, seed, interrupt::stop_flag());
-    (outcome, error.map(|e| common::io_failure_message(&e)))
-}
-
-type Trial<'a> = dyn Fn(f64) -> (StreamOutcome, Option<String>) + 'a;
-
-/// `--find-max`: the first trial is the asked rate, reported as the outcome.
-fn search(
-    rate: f64,
-    trial: impl Fn(f64) -> (StreamOutcome, Option<String>),
-) -> (StreamOutcome, Option<FindMaxReport>, Option<String>) {
-    let trial: &Trial = &trial;
-    let mut trials: Vec<StreamOutcome> = Vec::new();
-    let mut error = None;
-    let (best, _) = stream::find_max(rate, MAX_DOUBLINGS, REFINE_STEPS, |r| {
-        if error.is_some() || interrupt::stop_flag().load(Ordering::Relaxed) {
-            return None;
-        }
-        let (o, e) = trial(r);
-        let clean = o.misses == 0 && o.requests_done == o.requests_planned;
-        trials.push(o);
-        error = e;
-        Some(clean && error.is_none())
-    });
-    let outcome = trials.first().cloned().unwrap_or_else(|| trial(rate).0);
-    let report = FindMaxReport {
-        max_rate_mb_s: best / 1e6,
-        trials,
-    };
-    (outcome, Some(report), error)
 }

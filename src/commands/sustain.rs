@@ -3,21 +3,19 @@
 //! [`crate::workload::sustain`] and [`crate::analysis::sustain`]).
 
 use super::common;
-use super::stream::open_region;
+use crate::analysis::sustain::{self as analysis, Ending};
 use crate::cli::apps::SustainArgs;
 use crate::cli::config::target_config;
 use crate::engine::EngineKind;
 use crate::error::usage;
+use crate::report::json_lines;
 use crate::result::Payload;
-use crate::result::apps::SustainReport;
 use crate::result::config::SustainSettings;
-use crate::units::mb_per_s;
-use crate::workload::sustain::{self, IntervalSample, SustainPlan, SustainRun, SustainTarget};
+use crate::workload::region::open_region;
+use crate::workload::sustain::{self, SustainPlan, SustainTarget};
 use crate::workload::{cpuload, interrupt};
 use anyhow::Result;
-use std::io::Write;
 use std::sync::atomic::Ordering;
-use std::sync::mpsc::{Receiver, sync_channel};
 
 /// Intervals the live printer may fall behind before lines are dropped.
 const LIVE_BACKLOG: usize = 4096;
@@ -40,22 +38,10 @@ pub fn sustain(args: &SustainArgs) -> Result<i32> {
         interval_ns: args.interval.as_nanos() as u64,
         mark_bytes: args.mark,
     };
-    let (live, printer) = if args.json_lines {
-        let (tx, rx) = sync_channel(LIVE_BACKLOG);
-        (Some(tx), Some(std::thread::spawn(move || print_lines(rx))))
-    } else {
-        (None, None)
-    };
+    let (live, printer) = json_lines::start_printer(args.json_lines, LIVE_BACKLOG);
     let load = cpuload::start_if(args.load.cpu_load);
     let stop = interrupt::stop_flag();
-    let write_to = match target.sim() {
-        Some(device) => SustainTarget::Sim(device),
-        None => SustainTarget::Fd {
-            fd: target.fd(),
-            align: target.align,
-        },
-    };
-    let run = sustain::run(write_to, plan, tcfg.seed, stop, live);
+    let run = sustain::run(SustainTarget::of(&target), plan, tcfg.seed, stop, live);
     let cpu_load = load.map(cpuload::CpuLoad::stop);
     if let Some(p) = printer {
         let _ = p.join();
@@ -74,7 +60,16 @@ pub fn sustain(args: &SustainArgs) -> Result<i32> {
     .into();
     let interrupted = stop.load(Ordering::Relaxed);
     let error = run.error.as_ref().map(common::io_failure_message);
-    let sustain = report(&plan, run, args, span, interrupted);
+    let ending = Ending {
+        failed: run.error.is_some(),
+        interrupted,
+        written: run.bytes,
+        planned: plan.bytes,
+        asked: args.bytes,
+        span,
+        block: args.bs,
+    };
+    let sustain = analysis::report(&plan, run, ending.reason());
     let mut result = common::new_result(Payload::Sustain { config, sustain }, &target, started_at);
     result.error = error;
     result.interrupted = interrupted;
@@ -82,8 +77,7 @@ pub fn sustain(args: &SustainArgs) -> Result<i32> {
     common::restore(&mut target, &mut result);
     drop(target);
     if args.json_lines {
-        let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "{}", serde_json::to_string(&result)?);
+        json_lines::print_result(&result)?;
         return common::exit_code_of(&result);
     }
     common::finish(&result, tcfg.json)
@@ -108,50 +102,4 @@ fn check(args: &SustainArgs, engine: Option<EngineKind>, threads: u32) -> Result
         return Err(usage("--mark must be above 0, such as 1G"));
     }
     Ok(())
-}
-
-fn report(
-    plan: &SustainPlan,
-    run: SustainRun,
-    args: &SustainArgs,
-    span: u64,
-    interrupted: bool,
-) -> SustainReport {
-    let ended_by = if run.error.is_some() {
-        "error"
-    } else if interrupted {
-        "interrupted"
-    } else if run.bytes >= plan.bytes && plan.bytes < args.bytes.min(span) + args.bs {
-        if args.bytes > span {
-            "end of target"
-        } else {
-            "bytes"
-        }
-    } else {
-        "time"
-    };
-    SustainReport {
-        block_size: plan.block_size,
-        interval_ns: plan.interval_ns,
-        mark_bytes: plan.mark_bytes,
-        bytes: run.bytes,
-        elapsed_ns: run.elapsed_ns,
-        mb_per_s: mb_per_s(run.bytes, run.elapsed_ns),
-        ended_by: ended_by.to_string(),
-        drop: run.drop(plan.block_size),
-        requests_recorded: run.completions_ns.len() as u64,
-        intervals: run.intervals,
-        marks: run.marks,
-    }
-}
-
-/// The live printer: one JSON object per line per interval, flushed at once.
-fn print_lines(rx: Receiver<IntervalSample>) {
-    let mut out = std::io::stdout();
-    for s in rx {
-        let line = serde_json::json!({ "type": "interval", "interval": s });
-        if writeln!(out, "{line}").and_then(|_| out.flush()).is_err() {
-            return;
-        }
-    }
 }

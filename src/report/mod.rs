@@ -5,9 +5,11 @@
 
 pub mod compare;
 mod csv;
+pub mod cycle_line;
 pub mod flash;
 pub mod html;
 mod json;
+pub mod json_lines;
 mod markdown;
 pub mod probe;
 pub mod progress;

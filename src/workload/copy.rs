@@ -1,17 +1,29 @@
 //! The copy loop of `iocurve copy`: read a block of the image, write it,
 //! as `dd` and image writers do, one block at a time; then the final sync
 //! the chosen behaviour asks for. Also the byte-by-byte comparison of
-//! `--verify`.
+//! `--verify`, and [`run`], the whole measurement: each side alone (so the
+//! report can name the side that held the copy back), the copy, the check.
 //!
 //! The loop allocates nothing and formats nothing: the buffer is made
 //! before, progress is an atomic counter another thread draws. It reads
 //! the time only through the engine [`Clock`] it is given, as every
 //! workload does.
 
+use crate::analysis::copy as analysis;
+use crate::cli::options::CopySync;
+use crate::commands::common;
 use crate::engine::buffer::AlignedBuf;
-use crate::engine::{Clock, IoError, OpKind};
+use crate::engine::{Clock, IoError, MonotonicClock, OpKind};
+use crate::error::IoFailure;
+use crate::report::progress;
+use crate::result::TestResult;
+use crate::result::device::{CopyReport, CopyVerify};
+use crate::target::{IoMode, OpenTarget};
 use crate::workload::job::PaddedCounter;
-use std::os::fd::BorrowedFd;
+use crate::workload::{MeasureSpec, Rw, interrupt};
+use anyhow::Result;
+use std::fs::File;
+use std::os::fd::{AsFd, BorrowedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The descriptors and sizes of one copy.
@@ -168,6 +180,179 @@ pub fn compare(
         offset += want as u64;
     }
     Ok((mismatched, first))
+}
+
+/// What `iocurve copy` was asked to do.
+#[derive(Debug, Clone, Copy)]
+pub struct CopyRequest {
+    /// Bytes per block as asked (rounded up to whole logical blocks).
+    pub bs: u64,
+    pub sync: CopySync,
+    /// Read the destination back and compare it with the source.
+    pub verify: bool,
+    /// Measure each side alone first.
+    pub alone: bool,
+}
+
+/// A finished copy: its report, the alone measurements as tests, and the
+/// message of the failure that cut it short, if one did.
+pub struct CopyRun {
+    pub report: CopyReport,
+    pub tests: Vec<TestResult>,
+    pub error: Option<String>,
+}
+
+/// The alone measurements, the copy itself, then `--verify`.
+pub fn run(req: &CopyRequest, source: &OpenTarget, dst: &OpenTarget) -> Result<CopyRun> {
+    let bytes = source.info.size_bytes;
+    let lb = u64::from(
+        source
+            .info
+            .logical_block_size
+            .max(dst.info.logical_block_size),
+    )
+    .max(512);
+    let bs = analysis::block_size(req.bs, lb);
+    let alone = match req.alone {
+        true => measure_alone(source, dst, bytes, bs),
+        false => Alone::default(),
+    };
+    let mut error = alone.error;
+    let tail_file = dst.reopen_buffered()?;
+    let writer = writer(req.sync, dst)?;
+    let direct = writer.is_none();
+    let io = CopyIo {
+        source: source.fd(),
+        destination: writer.as_ref().map_or(dst.fd(), |f| f.as_fd()),
+        tail: direct.then(|| tail_file.as_fd()),
+        logical_block: if direct { lb } else { 1 },
+        read_block: lb,
+        bytes,
+        sync_at_end: req.sync.syncs_at_end(),
+    };
+    let mut buf = AlignedBuf::new(bs as usize, source.align.max(dst.align));
+    let out = copy_with_progress(&io, &mut buf);
+    if let Some(e) = &out.error {
+        error = Some(common::io_failure_message(e));
+    }
+    let verify = match req.verify && out.error.is_none() && out.bytes == bytes {
+        true => Some(verify(source, dst, bytes, &mut buf, lb)?),
+        false => None,
+    };
+    let report = CopyReport {
+        source: source.info.path.clone(),
+        destination: dst.info.path.clone(),
+        bytes: out.bytes,
+        block_size: bs,
+        sync: req.sync.as_str().to_string(),
+        elapsed_ns: out.elapsed_ns,
+        mb_per_s: crate::units::mb_per_s(out.bytes, out.elapsed_ns),
+        sync_ns: out.sync_ns,
+        source_read_mb_s: alone.read,
+        destination_write_mb_s: alone.write,
+        serial_estimate_mb_s: analysis::serial_estimate(alone.read, alone.write),
+        bottleneck: analysis::bottleneck(alone.read, alone.write),
+        verify,
+    };
+    Ok(CopyRun {
+        report,
+        tests: alone.tests,
+        error,
+    })
+}
+
+/// The copy loop on the wall clock, with a progress bar over its bytes.
+fn copy_with_progress(io: &CopyIo<'_>, buf: &mut AlignedBuf) -> CopyOutcome {
+    let counter = PaddedCounter::default();
+    let goal = progress::Goal::Bytes(io.bytes);
+    let bar = progress::bar("copy", goal);
+    let out = progress::track(&bar, goal, std::slice::from_ref(&counter), 0, || {
+        copy(
+            io,
+            buf,
+            interrupt::stop_flag(),
+            &counter,
+            MonotonicClock::new(),
+        )
+    });
+    bar.finish_and_clear();
+    out
+}
+
+/// The descriptor the copy writes through, as `--sync` asks: the page
+/// cache (none, end), synchronous writes (each), or O_DIRECT (direct).
+fn writer(sync: CopySync, dst: &OpenTarget) -> Result<Option<File>> {
+    if sync == CopySync::Direct && dst.info.mode == IoMode::Direct {
+        return Ok(None);
+    }
+    Ok(Some(dst.writer()?.reopen_cached(sync.open_flags())?))
+}
+
+/// Each side measured alone: speeds (None when not measured or failed),
+/// the measurements, and the message of a failure.
+#[derive(Default)]
+struct Alone {
+    read: Option<f64>,
+    write: Option<f64>,
+    tests: Vec<TestResult>,
+    error: Option<String>,
+}
+
+/// Reads the source and writes the destination, each alone, over the
+/// image's whole blocks (O_DIRECT where the target allows it).
+fn measure_alone(source: &OpenTarget, dst: &OpenTarget, bytes: u64, bs: u64) -> Alone {
+    let mut alone = Alone::default();
+    let whole = bytes / bs * bs;
+    if whole == 0 {
+        return alone;
+    }
+    let mut speeds = [None, None];
+    for (i, (target, rw, name)) in [
+        (source, Rw::Read, "source read alone"),
+        (dst, Rw::Write, "destination write alone"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let spec = match MeasureSpec::plain(rw, bs, (0, whole), whole, 0x1ace) {
+            Ok(spec) => spec,
+            Err(e) => {
+                alone.error = Some(e.to_string());
+                break;
+            }
+        };
+        let (test, error) = common::measure_repeated(target, &spec, name, 1, None);
+        speeds[i] = test.mb_per_s.map(|s| s.median).filter(|_| error.is_none());
+        alone.tests.push(test);
+        if error.is_some() || interrupt::stop_flag().load(Ordering::Relaxed) {
+            alone.error = alone.error.take().or(error);
+            break;
+        }
+    }
+    [alone.read, alone.write] = speeds;
+    alone
+}
+
+/// The destination read back past the page cache and compared byte by byte.
+fn verify(
+    source: &OpenTarget,
+    dst: &OpenTarget,
+    bytes: u64,
+    buf: &mut AlignedBuf,
+    lb: u64,
+) -> Result<CopyVerify> {
+    if dst.info.mode == IoMode::Buffered {
+        let _ = rustix::fs::fdatasync(dst.fd());
+        let _ = rustix::fs::fadvise(dst.fd(), 0, None, rustix::fs::Advice::DontNeed);
+    }
+    let mut other = AlignedBuf::new(buf.len(), source.align.max(dst.align));
+    let (mismatched, first) = compare(source.fd(), dst.fd(), bytes, (buf, &mut other), lb)
+        .map_err(|e| IoFailure::new(format!("verify: {e}"), None))?;
+    Ok(CopyVerify {
+        compared_bytes: bytes,
+        mismatched_bytes: mismatched,
+        first_mismatch: first,
+    })
 }
 
 #[cfg(test)]

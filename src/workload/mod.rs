@@ -7,16 +7,19 @@
 
 pub mod copy;
 pub mod cpuload;
+pub mod endure;
 pub mod files;
 pub mod interrupt;
 pub mod job;
 pub mod pattern;
 pub mod prepare;
 pub mod profile;
+pub mod region;
 pub mod repeat;
 pub mod runner;
 pub mod spec;
 pub mod stream;
+pub mod surface;
 pub mod sustain;
 pub mod verify;
 

@@ -220,7 +220,47 @@ impl MeasureSpec {
     pub fn buffered(&self) -> bool {
         self.io == IoMode::Buffered
     }
+
+    /// A plain one-job, one-in-flight, O_DIRECT measurement of `size` bytes
+    /// (rounded down to whole blocks) over `region` (offset, span), with no
+    /// warm-up: the form every step of surface, copy and endure takes.
+    /// Random reads land on [`PLAIN_RANDOM_ALIGN`] boundaries.
+    pub fn plain(
+        rw: Rw,
+        bs: u64,
+        region: (u64, u64),
+        size: u64,
+        seed: u64,
+    ) -> Result<MeasureSpec, SpecError> {
+        MeasureSpec::new(SpecRequest {
+            rw,
+            mix_read_percent: 0,
+            block_size: bs,
+            queue_depth: 1,
+            threads: 1,
+            engine: EngineKind::Sync,
+            offset: region.0,
+            span: region.1,
+            align: if rw.is_random() {
+                PLAIN_RANDOM_ALIGN
+            } else {
+                bs
+            },
+            size: Some(size / bs.max(1) * bs),
+            time: None,
+            ramp: None,
+            pattern: Pattern::Random,
+            seed,
+            seed_given: true,
+            verify: false,
+            io: IoMode::Direct,
+        })
+    }
 }
+
+/// Alignment of the random transfers of [`MeasureSpec::plain`]: one 4 KiB
+/// page, the access-time read of a surface scan.
+pub const PLAIN_RANDOM_ALIGN: u64 = 4096;
 
 fn check_request(req: &SpecRequest) -> Result<(), SpecError> {
     if req.block_size == 0 || req.block_size > MAX_BLOCK {
@@ -293,6 +333,23 @@ mod tests {
             verify: false,
             io: IoMode::Direct,
         }
+    }
+
+    #[test]
+    fn a_plain_spec_is_one_job_of_whole_blocks() {
+        let seq =
+            MeasureSpec::plain(Rw::Write, 1 << 20, (4096, 8 << 20), (3 << 20) + 5, 7).unwrap();
+        assert_eq!(seq.size, Some(3 << 20));
+        assert_eq!((seq.offset, seq.span, seq.align), (4096, 8 << 20, 1 << 20));
+        assert_eq!(
+            (seq.queue_depth, seq.threads, seq.engine),
+            (1, 1, EngineKind::Sync)
+        );
+        assert_eq!((seq.time, seq.ramp, seq.verify), (None, None, false));
+        assert_eq!(seq.io, IoMode::Direct);
+        let random = MeasureSpec::plain(Rw::RandRead, 65536, (0, 1 << 20), 1 << 20, 1).unwrap();
+        assert_eq!(random.align, PLAIN_RANDOM_ALIGN);
+        assert!(MeasureSpec::plain(Rw::Read, 0, (0, 1 << 20), 1 << 20, 1).is_err());
     }
 
     #[test]

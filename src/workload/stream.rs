@@ -20,16 +20,20 @@
 //! through a [`Pacer`] so that a fake clock can replace the wall clock in
 //! tests. Nothing in `next` or `completed` allocates, locks or formats.
 
+use crate::commands::common;
 use crate::engine::buffer::{AlignedBuf, MIN_ALIGN};
 use crate::engine::sim::{SimDevice, SimEngine};
 use crate::engine::sync::SyncEngine;
 use crate::engine::{Clock, Engine, EngineSetup, IoError, MonotonicClock, Op, OpKind, OpSource};
+use crate::result::apps::FindMaxReport;
 pub use crate::result::apps::StreamOutcome;
 use crate::stats::LatencyHistogram;
-use crate::workload::Pattern;
+use crate::target::{IoMode, OpenTarget};
+use crate::workload::{Pattern, interrupt};
 use serde::{Deserialize, Serialize};
 use std::os::fd::BorrowedFd;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 /// Below this much time to wait, the pacer spins instead of sleeping.
 const SPIN_NS: u64 = 200_000;
@@ -79,6 +83,20 @@ pub struct StreamPlan {
 }
 
 impl StreamPlan {
+    /// A plan of `kind` requests of `chunk` bytes over a region, with no
+    /// schedule yet ([`Schedule::plan_at`] gives it one).
+    pub fn unscheduled(kind: OpKindName, chunk: u32, offset: u64, span: u64) -> StreamPlan {
+        StreamPlan {
+            kind,
+            chunk,
+            period_ns: 0,
+            deadline_ns: 0,
+            requests: 0,
+            offset,
+            span,
+        }
+    }
+
     /// The rate the schedule asks for, MB/s.
     pub fn rate_mb_s(&self) -> f64 {
         f64::from(self.chunk) / self.period_ns as f64 * 1e3
@@ -370,6 +388,93 @@ pub fn find_max(
     (good, tried)
 }
 
+/// `--find-max`: most doublings of the rate, then bisection steps.
+pub const MAX_DOUBLINGS: u32 = 14;
+pub const REFINE_STEPS: u32 = 5;
+
+/// A stream's schedule apart from its rate: the region and request size
+/// (`base`), the deadline (one period when not given) and how long it runs.
+#[derive(Debug, Clone, Copy)]
+pub struct Schedule {
+    pub base: StreamPlan,
+    pub deadline: Option<Duration>,
+    pub time: Duration,
+    pub seed: u64,
+}
+
+impl Schedule {
+    /// The plan at `rate` bytes per second: the period one request lasts at
+    /// that rate, and enough requests to fill the time.
+    pub fn plan_at(&self, rate: f64) -> StreamPlan {
+        let period_ns = ((f64::from(self.base.chunk) / rate * 1e9) as u64).max(1);
+        StreamPlan {
+            period_ns,
+            deadline_ns: self.deadline.map_or(period_ns, |d| d.as_nanos() as u64),
+            requests: (self.time.as_nanos() as u64).div_ceil(period_ns).max(1),
+            ..self.base
+        }
+    }
+}
+
+/// One stream at `rate` bytes per second on `target`; the error message
+/// when a transfer failed.
+pub fn run_at(
+    target: &OpenTarget,
+    schedule: &Schedule,
+    rate: f64,
+) -> (StreamOutcome, Option<String>) {
+    let plan = schedule.plan_at(rate);
+    let base = schedule.base;
+    if target.info.mode == IoMode::Buffered && base.kind == OpKindName::Read {
+        // A buffered stream must start from the device, not from pages an
+        // earlier trial (or the preparation pass) left in memory.
+        let mut warnings = Vec::new();
+        crate::workload::runner::evict_region(target.fd(), base.offset, base.span, &mut warnings);
+        for w in warnings {
+            eprintln!("warning: {w}");
+        }
+    }
+    let on = match target.sim() {
+        Some(device) => StreamTarget::Sim(device),
+        None => StreamTarget::Fd {
+            fd: target.fd(),
+            align: target.align,
+        },
+    };
+    let (outcome, error) = run(on, plan, schedule.seed, interrupt::stop_flag());
+    (outcome, error.map(|e| common::io_failure_message(&e)))
+}
+
+type Trial<'a> = dyn Fn(f64) -> (StreamOutcome, Option<String>) + 'a;
+
+/// `--find-max` over [`find_max`]: each trial a whole stream, a clean one
+/// with no miss and every request done. The first trial is the asked rate,
+/// reported as the outcome; a failed transfer or Ctrl-C ends the search.
+pub fn search(
+    rate: f64,
+    trial: impl Fn(f64) -> (StreamOutcome, Option<String>),
+) -> (StreamOutcome, Option<FindMaxReport>, Option<String>) {
+    let trial: &Trial = &trial;
+    let mut trials: Vec<StreamOutcome> = Vec::new();
+    let mut error = None;
+    let (best, _) = find_max(rate, MAX_DOUBLINGS, REFINE_STEPS, |r| {
+        if error.is_some() || interrupt::stop_flag().load(Ordering::Relaxed) {
+            return None;
+        }
+        let (o, e) = trial(r);
+        let clean = o.misses == 0 && o.requests_done == o.requests_planned;
+        trials.push(o);
+        error = e;
+        Some(clean && error.is_none())
+    });
+    let outcome = trials.first().cloned().unwrap_or_else(|| trial(rate).0);
+    let report = FindMaxReport {
+        max_rate_mb_s: best / 1e6,
+        trials,
+    };
+    (outcome, Some(report), error)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -476,5 +581,58 @@ mod tests {
     fn find_max_first_rate_failing() {
         let (best, _) = find_max(10.0, 20, 3, |r| Some(r <= 2.0));
         assert!(best <= 2.0);
+    }
+
+    #[test]
+    fn a_schedule_fills_its_time_at_any_rate() {
+        let schedule = Schedule {
+            base: plan(0),
+            deadline: None,
+            time: Duration::from_secs(1),
+            seed: 1,
+        };
+        // 64 KiB at 6.5536 MB/s: one request every 10 ms, 100 in a second.
+        let p = schedule.plan_at(6_553_600.0);
+        assert_eq!(
+            (p.period_ns, p.deadline_ns, p.requests),
+            (10 * MS, 10 * MS, 100)
+        );
+        assert_eq!((p.chunk, p.span), (65536, 1 << 20));
+        let given = Schedule {
+            deadline: Some(Duration::from_millis(40)),
+            ..schedule
+        };
+        let q = given.plan_at(3_276_800.0);
+        assert_eq!(
+            (q.period_ns, q.deadline_ns, q.requests),
+            (20 * MS, 40 * MS, 50)
+        );
+        // A rate too high for a whole nanosecond still plans one request at least.
+        assert_eq!(schedule.plan_at(f64::INFINITY).period_ns, 1);
+    }
+
+    #[test]
+    fn the_search_reports_the_first_trial_and_the_best_clean_rate() {
+        let trial = |rate: f64| {
+            let mut o =
+                StreamSource::new(plan(1), FakePacer(&Cell::new(0)), &AtomicBool::new(false))
+                    .outcome();
+            o.rate_mb_s = rate / 1e6;
+            o.requests_done = o.requests_planned;
+            o.misses = u64::from(rate > 8e6);
+            (o, None)
+        };
+        let (outcome, report, error) = search(1e6, trial);
+        let report = report.unwrap();
+        assert_eq!(outcome.rate_mb_s, 1.0);
+        assert!(error.is_none());
+        assert!(report.max_rate_mb_s >= 8.0 && report.max_rate_mb_s < 16.0);
+        assert_eq!(
+            report.trials[..5]
+                .iter()
+                .map(|t| t.rate_mb_s)
+                .collect::<Vec<_>>(),
+            [1.0, 2.0, 4.0, 8.0, 16.0]
+        );
     }
 }

@@ -271,6 +271,20 @@ pub enum SustainTarget<'a> {
     Sim(&'a SimDevice),
 }
 
+impl<'a> SustainTarget<'a> {
+    /// What an open target writes through: its simulated card, or its
+    /// descriptor.
+    pub fn of(target: &'a crate::target::OpenTarget) -> SustainTarget<'a> {
+        match target.sim() {
+            Some(device) => SustainTarget::Sim(device),
+            None => SustainTarget::Fd {
+                fd: target.fd(),
+                align: target.align,
+            },
+        }
+    }
+}
+
 /// Writes the plan; `live` receives each interval as it closes.
 pub fn run(
     target: SustainTarget<'_>,

@@ -1,0 +1,78 @@
+//! `sustain --json-lines`: the live form of a long write, for a program that
+//! follows it as it runs. One JSON object per line, each flushed at once:
+//! an `interval` line per interval while the write goes on, then the whole
+//! result on the last line.
+
+use crate::result::RunResult;
+use crate::result::apps::IntervalSample;
+use std::io::Write;
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::thread::JoinHandle;
+
+/// The line of one interval.
+pub fn interval_line(sample: &IntervalSample) -> String {
+    serde_json::json!({ "type": "interval", "interval": sample }).to_string()
+}
+
+/// The printer thread's loop: a line per interval received, until the
+/// sender hangs up or stdout closes.
+pub fn print_intervals(rx: Receiver<IntervalSample>) {
+    let mut out = std::io::stdout();
+    for s in rx {
+        if writeln!(out, "{}", interval_line(&s))
+            .and_then(|_| out.flush())
+            .is_err()
+        {
+            return;
+        }
+    }
+}
+
+/// Starts the printer thread when `on`: the sender the write offers each
+/// interval to (never waiting: at most `backlog` lines wait, later ones
+/// are dropped), and the thread to join once the write is done.
+pub fn start_printer(
+    on: bool,
+    backlog: usize,
+) -> (Option<SyncSender<IntervalSample>>, Option<JoinHandle<()>>) {
+    if !on {
+        return (None, None);
+    }
+    let (tx, rx) = sync_channel(backlog);
+    (
+        Some(tx),
+        Some(std::thread::spawn(move || print_intervals(rx))),
+    )
+}
+
+/// The last line: the whole result.
+pub fn print_result(result: &RunResult) -> serde_json::Result<()> {
+    let line = serde_json::to_string(result)?;
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{line}");
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_interval_line_is_one_tagged_json_object() {
+        let sample = IntervalSample {
+            index: 3,
+            start_ns: 3_000_000_000,
+            end_ns: 4_000_000_000,
+            bytes_before: 0,
+            bytes: 1 << 20,
+            mb_per_s: 1.048_576,
+            max_write_ns: 20_000_000,
+        };
+        let line = interval_line(&sample);
+        assert!(!line.contains('\n'));
+        let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(v["type"], "interval");
+        assert_eq!(v["interval"]["index"], 3);
+        assert_eq!(v["interval"]["start_ns"], 3_000_000_000u64);
+    }
+}

@@ -1,7 +1,7 @@
 //! The measuring commands, each a short sequence: validate, open the target,
 //! prepare, measure, assemble one [`RunResult`], print it.
 
-mod common;
+pub(crate) mod common;
 pub mod compare;
 pub mod copy;
 pub mod curve;

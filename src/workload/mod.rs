@@ -18,6 +18,7 @@ pub mod runner;
 pub mod spec;
 pub mod stream;
 pub mod sustain;
+pub mod sweep;
 pub mod verify;
 
 pub use pattern::Pattern;

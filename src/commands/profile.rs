@@ -6,15 +6,16 @@
 use super::common;
 use crate::cli::ProfileArgs;
 use crate::cli::config::{DEFAULT_AREA, ProfileConfig};
+use crate::report::progress;
 use crate::result::{Payload, RunResult};
-use crate::target::OpenTarget;
-use crate::workload::profile;
+use crate::target::{OpenTarget, TargetKind};
+use crate::workload::{parallel, profile};
 use anyhow::Result;
 
 pub fn profile(args: &ProfileArgs) -> Result<i32> {
     let cfg = ProfileConfig::from_args(args)?;
     if cfg.parallel {
-        return super::parallel::profile(&cfg);
+        return profile_parallel(&cfg);
     }
     let started_at = common::now_rfc3339();
     let area = cfg.size.unwrap_or(DEFAULT_AREA);
@@ -61,4 +62,32 @@ fn measure_all(
     result.target.notes.extend(notes);
     profile::measure_rows(cfg, target, (offset, span), writes, &mut result)?;
     Ok(result)
+}
+
+/// `iocurve profile A B ... --parallel`: every row of the profile, each
+/// alone and together, on the same-sized test area of every target.
+fn profile_parallel(cfg: &ProfileConfig) -> Result<i32> {
+    let started_at = common::now_rfc3339();
+    let writes_asked = !cfg.read_only && (cfg.target.destructive || cfg.target.preserve);
+    let members = parallel::open_profile_members(cfg, writes_asked)?;
+    let writes = writes_asked
+        || members
+            .iter()
+            .all(|m| m.target.info.kind == TargetKind::Directory);
+    let time = cfg.time.unwrap_or(profile::DEFAULT_TIME);
+    let mut config = serde_json::to_value(cfg)?;
+    config["time_per_test_s"] = serde_json::json!(time.as_secs_f64());
+    let payload = Payload::Profile {
+        config,
+        parallel: None,
+    };
+    let mut result = common::new_result(payload, &members[0].target, started_at);
+    let total = profile::planned(time, cfg.repeat, writes) * (members.len() as u32 + 1);
+    let bar = progress::bar("parallel profile", progress::Goal::Time(total));
+    let ticker = progress::ClockTicker::start(&bar);
+    let report = parallel::measure_profile_rows(cfg, &members, (time, writes), &bar, &mut result)?;
+    drop(ticker);
+    bar.finish_and_clear();
+    parallel::close(members, report, &mut result);
+    common::finish(&result, cfg.target.json)
 }

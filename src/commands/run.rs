@@ -3,7 +3,10 @@
 use super::common;
 use crate::cli::RunArgs;
 use crate::cli::config::{DEFAULT_AREA, RunConfig};
+use crate::cli::options::ReadMethod;
+use crate::report::progress;
 use crate::result::Payload;
+use crate::workload::parallel;
 use crate::workload::run_spec::{measure_by_method, prepare_region, spec_of};
 use crate::workload::{cpuload, interrupt};
 use anyhow::Result;
@@ -12,7 +15,7 @@ use std::sync::atomic::Ordering;
 pub fn run(args: &RunArgs) -> Result<i32> {
     let cfg = RunConfig::from_args(args)?;
     if cfg.parallel {
-        return super::parallel::run(&cfg);
+        return run_parallel(&cfg);
     }
     let started_at = common::now_rfc3339();
     let wants_write = cfg.rw.writes();
@@ -53,4 +56,30 @@ pub fn run(args: &RunArgs) -> Result<i32> {
     let code = common::finish(&result, cfg.target.json);
     drop(target);
     code
+}
+
+/// `iocurve run A B ... --parallel`: the workload on every target, each
+/// alone, then all at once (see [`crate::workload::parallel`]).
+fn run_parallel(cfg: &RunConfig) -> Result<i32> {
+    if cfg.method != ReadMethod::Pread {
+        return Err(crate::error::usage(
+            "--method mmap or stdio measures one target at a time: leave out --parallel",
+        ));
+    }
+    let started_at = common::now_rfc3339();
+    let (members, specs) = parallel::open_run_members(cfg)?;
+    let payload = Payload::Run {
+        config: serde_json::to_value(cfg)?,
+        access: None,
+        parallel: None,
+    };
+    let mut result = common::new_result(payload, &members[0].target, started_at);
+    let bar = progress::bar("parallel", progress::Goal::Bytes(0));
+    let name = crate::units::format_size(specs[0].block_size);
+    let mut report = parallel::new_report(&members);
+    let test = parallel::alone_and_together(&members, &specs, &name, cfg.repeat, &bar, &mut result);
+    report.tests.push(test);
+    bar.finish_and_clear();
+    parallel::close(members, report, &mut result);
+    common::finish(&result, cfg.target.json)
 }

@@ -41,7 +41,7 @@ fn short(m: &Member) -> String {
     )
 }
 
-pub fn stopped() -> bool {
+fn stopped() -> bool {
     interrupt::stop_flag().load(Ordering::Relaxed)
 }
 
@@ -157,6 +157,22 @@ fn restore_all(members: Vec<Member>, mut err: anyhow::Error) -> anyhow::Error {
         err = common::restore_after_error(&mut m.target, err);
     }
     err
+}
+
+/// Records the comparison in the result, names the other members in its
+/// notes and puts back every member's preserved data.
+pub fn close(members: Vec<Member>, report: ParallelReport, result: &mut RunResult) {
+    result.payload.set_parallel(report);
+    result.interrupted = stopped();
+    for m in &members[1..] {
+        result.target.notes.push(format!(
+            "also measured at the same time: {}",
+            m.target.info.path
+        ));
+    }
+    for mut m in members {
+        common::restore(&mut m.target, result);
+    }
 }
 
 /// An empty comparison naming every member.

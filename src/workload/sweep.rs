@@ -28,6 +28,7 @@ use indicatif::ProgressBar;
 use std::fs::File;
 use std::os::fd::AsFd;
 use std::sync::atomic::Ordering;
+use std::time::Duration;
 
 fn stopped() -> bool {
     interrupt::stop_flag().load(Ordering::Relaxed)
@@ -41,7 +42,7 @@ pub struct CurveTarget {
 }
 
 /// An upper bound for the ETA: every pattern, 16 sizes, each repeated.
-pub fn planned_time(cfg: &CurveConfig) -> std::time::Duration {
+pub fn planned_time(cfg: &CurveConfig) -> Duration {
     let sizes = cfg.sizes.as_ref().map_or(16, Vec::len) as u32;
     (cfg.time + cfg.ramp)
         * (sizes * cfg.repeat * cfg.patterns.len() as u32 * cfg.targets.len() as u32)
@@ -336,15 +337,7 @@ fn measure_series(
             continue;
         }
         let buffered = !ctx.direct || role != Role::Series;
-        let mut ramp = Some(ctx.cfg.ramp);
-        if let Some((prev_size, prev_s, _)) = last.filter(|&(s, _, b)| s < size && b == buffered) {
-            // On a slow card one 16 MiB request can outlast the warm-up; a
-            // warm-up of one request is only a slower point, so skip it.
-            let foreseen = prev_s * size as f64 / prev_size as f64;
-            if foreseen >= ctx.cfg.ramp.as_secs_f64() {
-                ramp = None;
-            }
-        }
+        let ramp = ramp_for_point(last, size, buffered, ctx.cfg.ramp);
         let spec = match point_spec(ctx, pattern, size, buffered, ramp) {
             Ok(spec) => spec,
             Err(e) => return Some(e.to_string()),
@@ -383,12 +376,32 @@ fn measure_series(
     None
 }
 
+/// The warm-up of a point, given the last point measured the same way
+/// `(size, seconds per request, buffered)`: none when one request of this
+/// size is foreseen to outlast it (on a slow card one 16 MiB request can;
+/// a warm-up of one request is only a slower point).
+fn ramp_for_point(
+    last: Option<(u64, f64, bool)>,
+    size: u64,
+    buffered: bool,
+    ramp: Duration,
+) -> Option<Duration> {
+    match last.filter(|&(s, _, b)| s < size && b == buffered) {
+        Some((prev_size, prev_s, _))
+            if prev_s * size as f64 / prev_size as f64 >= ramp.as_secs_f64() =>
+        {
+            None
+        }
+        _ => Some(ramp),
+    }
+}
+
 fn point_spec(
     ctx: &SweepContext<'_>,
     rw: Rw,
     size: u64,
     buffered: bool,
-    ramp: Option<std::time::Duration>,
+    ramp: Option<Duration>,
 ) -> Result<MeasureSpec, SpecError> {
     // Buffered reads must not wrap around the region: the second lap would
     // come from the page cache.
@@ -498,5 +511,19 @@ mod tests {
                 .iter()
                 .all(|&(_, r)| r == Role::Series)
         );
+    }
+
+    #[test]
+    fn a_point_whose_one_request_outlasts_the_warm_up_has_none() {
+        let ramp = Duration::from_millis(500);
+        // 4 KiB took 0.1 s: 64 KiB is foreseen at 1.6 s, past the warm-up.
+        let last = Some((4096, 0.1, false));
+        assert_eq!(ramp_for_point(last, 65536, false, ramp), None);
+        // 8 KiB is foreseen at 0.2 s: it keeps its warm-up.
+        assert_eq!(ramp_for_point(last, 8192, false, ramp), Some(ramp));
+        // A point measured another way, or a smaller one, foresees nothing.
+        assert_eq!(ramp_for_point(last, 65536, true, ramp), Some(ramp));
+        assert_eq!(ramp_for_point(last, 2048, false, ramp), Some(ramp));
+        assert_eq!(ramp_for_point(None, 65536, false, ramp), Some(ramp));
     }
 }

@@ -5,6 +5,7 @@
 
 pub mod copy;
 pub mod curve;
+pub mod curve_reading;
 pub mod flash;
 pub mod surface;
 pub mod sustain;

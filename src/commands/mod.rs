@@ -12,7 +12,6 @@ pub mod files;
 pub mod flash;
 pub mod history;
 pub mod import;
-mod parallel;
 pub mod probe;
 pub mod profile;
 pub mod recover;

@@ -6,8 +6,23 @@
 //! 1.5 s plus a 0.25 s warm-up make about 42 s, and the preparation pass that
 //! fills the test area is cut off after 15 s (the area shrinks to what was
 //! written, never below 64 MiB).
+//!
+//! Besides the plan, the steps that carry it out on an opened target: the
+//! test area, its preparation (or a discarded read pass when nothing may be
+//! written) and the rows measured in order.
 
 use super::spec::Rw;
+use crate::cli::config::{ProfileConfig, choose_engine, resolve_region};
+use crate::commands::common;
+use crate::error::usage;
+use crate::report::progress;
+use crate::result::RunResult;
+use crate::target::scratch::FillPlan;
+use crate::target::{IoMode, OpenTarget, TargetKind};
+use crate::units::format_size;
+use crate::workload::{MeasureSpec, Pattern, SpecError, SpecRequest, interrupt};
+use anyhow::Result;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 /// One row of the profile.
@@ -73,4 +88,246 @@ pub fn planned(time: Duration, repeat: u32, with_writes: bool) -> Duration {
     let per = time + ramp_for(time);
     let directions = if with_writes { 2 } else { 1 };
     per * (ROWS.len() as u32 * directions * repeat)
+}
+
+/// The smallest test area: two 1 MiB blocks.
+const MIN_AREA: u64 = 2 << 20;
+
+fn stopped() -> bool {
+    interrupt::stop_flag().load(Ordering::Relaxed)
+}
+
+/// The test area on the opened target, `(offset, span)`: `--span`, else
+/// `--size`, else the default area (or the whole target if smaller);
+/// refused when too small for the rows or for `--threads`.
+pub fn test_area(cfg: &ProfileConfig, target: &OpenTarget, area: u64) -> Result<(u64, u64)> {
+    let size = target.info.size_bytes;
+    let offset_asked = cfg.target.offset.unwrap_or(0);
+    let span_asked = cfg
+        .target
+        .span
+        .or(cfg.size)
+        .unwrap_or_else(|| size.saturating_sub(offset_asked).min(area));
+    if span_asked < MIN_AREA {
+        return Err(usage(format!(
+            "the profile's test area is {}, too small: give --span or --size of at least 2 MiB (2M)",
+            format_size(span_asked)
+        )));
+    }
+    let (offset, span) = resolve_region(
+        cfg.target.offset,
+        Some(span_asked),
+        size,
+        &target.info.path,
+        1 << 20,
+        u64::from(target.info.logical_block_size),
+        target.info.mode == IoMode::Direct,
+    )?;
+    if span / (1 << 20) < u64::from(cfg.target.threads) {
+        return Err(usage(format!(
+            "--threads {} needs a test area of at least {} MiB (one 1 MiB block per sequential job): use fewer threads or a larger --span",
+            cfg.target.threads, cfg.target.threads
+        )));
+    }
+    Ok((offset, span))
+}
+
+/// Prepares the test area: fills it when `writes` (cut short on a slow
+/// device), else reads through it once to wake the device. Returns the
+/// span measured afterwards and the notes for the result.
+pub fn prepare_area(
+    cfg: &ProfileConfig,
+    target: &mut OpenTarget,
+    (offset, span): (u64, u64),
+    writes: bool,
+) -> Result<(u64, Vec<String>)> {
+    let fill = FillPlan {
+        offset,
+        bytes: span,
+        min_bytes: PREP_MIN_BYTES.min(span),
+        time_limit: Some(PREP_TIME_LIMIT),
+        pattern: Pattern::Random,
+        seed: cfg.target.seed ^ 0x5eed,
+    };
+    // A simulated card has no medium to fill: its timing does not depend
+    // on what its blocks hold, and it has no read pass to wake up from.
+    let simulated = target.info.kind == TargetKind::Simulated;
+    match common::prepare(target, fill, writes && !simulated)? {
+        None if simulated => Ok((span, Vec::new())),
+        Some(written) if written < span => {
+            let span = written / (1 << 20) * (1 << 20);
+            Ok((
+                span,
+                vec![format!(
+                    "test area cut to {}: {}",
+                    format_size(span),
+                    cut_reason(stopped())
+                )],
+            ))
+        }
+        Some(_) => Ok((span, Vec::new())),
+        None => {
+            // Nothing may be written: a discarded read pass instead wakes the
+            // device (spin-up, power saving) before anything is counted.
+            let _ = common::measure(
+                target,
+                &warm_up_spec(cfg, offset, span)?,
+                "preparing (read)",
+                None,
+            );
+            Ok((span, vec!["test area not written first (reads only): an SSD may answer unwritten or trimmed blocks without reading the medium".into()]))
+        }
+    }
+}
+
+/// Why the preparation pass wrote less than the test area.
+fn cut_reason(interrupted: bool) -> String {
+    match interrupted {
+        true => "the preparation pass was interrupted".to_string(),
+        false => format!(
+            "the preparation pass stopped after {} s on this slow device",
+            PREP_TIME_LIMIT.as_secs()
+        ),
+    }
+}
+
+/// The discarded read pass of a read-only profile: 1 s of sequential reads.
+fn warm_up_spec(cfg: &ProfileConfig, offset: u64, span: u64) -> Result<MeasureSpec, SpecError> {
+    MeasureSpec::new(SpecRequest {
+        rw: Rw::Read,
+        mix_read_percent: 0,
+        block_size: 1 << 20,
+        queue_depth: 1,
+        threads: 1,
+        engine: crate::engine::EngineKind::Sync,
+        offset,
+        span,
+        align: 1 << 20,
+        size: None,
+        time: Some(Duration::from_secs(1)),
+        ramp: None,
+        pattern: Pattern::Random,
+        seed: cfg.target.seed,
+        seed_given: true,
+        verify: false,
+        io: cfg.target.io_mode,
+    })
+}
+
+/// The measurement of one row in one direction over the test area.
+fn row_spec(
+    cfg: &ProfileConfig,
+    row: &ProfileRow,
+    write: bool,
+    (offset, span): (u64, u64),
+    time: Duration,
+) -> Result<MeasureSpec> {
+    Ok(MeasureSpec::new(SpecRequest {
+        rw: row.rw(write),
+        mix_read_percent: 0,
+        block_size: row.block_size,
+        queue_depth: row.queue_depth,
+        threads: cfg.target.threads,
+        engine: choose_engine(cfg.target.engine, row.queue_depth)?,
+        offset,
+        span,
+        align: row.block_size,
+        size: None,
+        time: Some(time),
+        ramp: Some(ramp_for(time)),
+        pattern: Pattern::Random,
+        seed: cfg.target.seed,
+        seed_given: true,
+        verify: false,
+        io: cfg.target.io_mode,
+    })?)
+}
+
+/// Measures every row, read then written (a write row is recorded as
+/// skipped, with the reason, when writes are not allowed), into `result`;
+/// stops at the first I/O failure (the result's error) or a stop request.
+pub fn measure_rows(
+    cfg: &ProfileConfig,
+    target: &OpenTarget,
+    area: (u64, u64),
+    writes: bool,
+    result: &mut RunResult,
+) -> Result<()> {
+    let time = cfg.time.unwrap_or(DEFAULT_TIME);
+    let overall = progress::bar(
+        "profile",
+        progress::Goal::Time(planned(time, cfg.repeat, writes)),
+    );
+    let ticker = progress::ClockTicker::start(&overall);
+    let skip_reason = (!writes).then(|| match cfg.read_only {
+        true => "write tests skipped (--read-only)".to_string(),
+        false => common::writes_skipped_because(target),
+    });
+    'rows: for row in ROWS {
+        for write in [false, true] {
+            let spec = row_spec(cfg, &row, write, area, time)?;
+            if write && !writes {
+                let mut skipped = common::test_result(row.name.to_string(), &spec, Vec::new());
+                skipped.skipped = skip_reason.clone();
+                result.tests.push(skipped);
+                continue;
+            }
+            let (test, error) =
+                common::measure_repeated(target, &spec, row.name, cfg.repeat, Some(&overall));
+            result.tests.push(test);
+            if let Some(e) = error {
+                result.error = Some(e);
+                break 'rows;
+            }
+            if stopped() {
+                break 'rows;
+            }
+        }
+    }
+    drop(ticker);
+    overall.finish_and_clear();
+    result.interrupted = stopped();
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_row_reads_then_writes_its_own_pattern() {
+        assert_eq!(ROWS[0].rw(false), Rw::Read);
+        assert_eq!(ROWS[1].rw(true), Rw::Write);
+        assert_eq!(ROWS[2].rw(false), Rw::RandRead);
+        assert_eq!(ROWS[3].rw(true), Rw::RandWrite);
+    }
+
+    #[test]
+    fn the_warm_up_is_a_sixth_of_the_time_up_to_a_quarter_second() {
+        assert_eq!(
+            ramp_for(Duration::from_millis(600)),
+            Duration::from_millis(100)
+        );
+        assert_eq!(ramp_for(DEFAULT_TIME), Duration::from_millis(250));
+        assert_eq!(
+            ramp_for(Duration::from_secs(10)),
+            Duration::from_millis(250)
+        );
+    }
+
+    #[test]
+    fn the_plan_counts_each_row_direction_and_repetition() {
+        let per = DEFAULT_TIME + Duration::from_millis(250);
+        assert_eq!(planned(DEFAULT_TIME, 3, true), per * 24);
+        assert_eq!(planned(DEFAULT_TIME, 3, false), per * 12);
+    }
+
+    #[test]
+    fn a_cut_preparation_says_whether_it_was_interrupted_or_too_slow() {
+        assert_eq!(cut_reason(true), "the preparation pass was interrupted");
+        assert_eq!(
+            cut_reason(false),
+            "the preparation pass stopped after 15 s on this slow device"
+        );
+    }
 }

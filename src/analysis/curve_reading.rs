@@ -1,0 +1,203 @@
+//! Reading the measured series of `iocurve curve`: the t = t0 + n/B model
+//! fitted to each series, every point's ratio to it, the deviations, the
+//! alignment penalties, the advice and the link's verdict; and between
+//! targets, the sizes where one overtakes the other. Pure functions over
+//! [`CurveSeries`]; the numbers themselves come from [`super::curve`].
+
+use super::curve::{self as model, SizePoint};
+use crate::result::{CurvePoint, CurveSeries};
+
+/// Fits the model and reads the curve: its quality, deviations, alignment
+/// penalties, the advice line and the link's verdict.
+pub fn analyse(series: &mut CurveSeries, max_transfer: Option<u64>) {
+    let points = size_points(series);
+    let reading = model::read_curve(&points);
+    series.model = reading.fit;
+    if let Some(fit) = &series.model {
+        for p in series.points.iter_mut().filter(|p| !p.buffered) {
+            let size = p.size as f64;
+            p.model_ratio = p
+                .mb_per_s
+                .filter(|_| fit.time_ns_at(size) > 0.0)
+                .map(|s| s.median / fit.mb_per_s_at(size));
+        }
+        series.deviations = model::deviations(&points, fit, max_transfer);
+    }
+    let pattern = describe_pattern(&series.pattern);
+    series.recommendation = Some(model::recommendation(&reading, &pattern));
+    series.fit_quality = Some(reading.quality);
+    series.advice = reading.advice;
+    series.alignment_penalties = unaligned_verdicts(series);
+    series.ceiling = model::ceiling_verdict(&points, series.interface.as_ref());
+}
+
+/// Each unaligned size against its aligned neighbours measured the same
+/// way: the unaligned section on an O_DIRECT target, the series itself on
+/// a buffered one.
+fn unaligned_verdicts(series: &CurveSeries) -> Vec<model::AlignmentPenalty> {
+    let same_way: Vec<&CurvePoint> = if series.unaligned.is_empty() {
+        series.points.iter().collect()
+    } else {
+        series.unaligned.iter().collect()
+    };
+    let ranged: Vec<model::RangedPoint> = same_way
+        .into_iter()
+        .filter_map(|p| {
+            let iops = p.iops?;
+            Some(model::RangedPoint {
+                size: p.size,
+                time: model::TimeRange::from_iops(iops.median, iops.min, iops.max, iops.count)?,
+            })
+        })
+        .collect();
+    model::alignment_penalties(&ranged, u64::from(series.logical_block_size))
+}
+
+fn size_points(series: &CurveSeries) -> Vec<SizePoint> {
+    series
+        .points
+        .iter()
+        .filter_map(|p| {
+            let iops = p.iops?.median;
+            let mbps = p.mb_per_s?.median;
+            (iops > 0.0).then(|| SizePoint {
+                size: p.size,
+                time_per_op_ns: 1e9 / iops,
+                mb_per_s: mbps,
+                buffered: p.buffered,
+            })
+        })
+        .collect()
+}
+
+fn describe_pattern(name: &str) -> String {
+    match name {
+        "read" => "sequential read".into(),
+        "write" => "sequential write".into(),
+        "randread" => "random read".into(),
+        "randwrite" => "random write".into(),
+        other => other.into(),
+    }
+}
+
+/// Crossovers between every pair of targets, pattern by pattern.
+pub fn find_crossovers(series: &[CurveSeries]) -> Vec<model::Crossover> {
+    let mut out = Vec::new();
+    for (i, a) in series.iter().enumerate() {
+        for b in series
+            .iter()
+            .skip(i + 1)
+            .filter(|b| b.pattern == a.pattern && b.target != a.target)
+        {
+            let (pa, pb) = (size_points(a), size_points(b));
+            out.extend(model::crossovers(
+                &a.pattern,
+                (&a.target, &pa),
+                (&b.target, &pb),
+            ));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::Spread;
+
+    fn spread(median: f64) -> Spread {
+        Spread {
+            median,
+            min: median,
+            max: median,
+            count: 1,
+            unstable: false,
+        }
+    }
+
+    /// A point of `mb_per_s` at `size`, its IOPS derived from both.
+    fn point(size: u64, mb_per_s: f64) -> CurvePoint {
+        CurvePoint {
+            size,
+            buffered: false,
+            reference: false,
+            mb_per_s: Some(spread(mb_per_s)),
+            iops: Some(spread(mb_per_s * 1e6 / size as f64)),
+            p50_ns: None,
+            p99_ns: None,
+            model_ratio: None,
+            test: 0,
+        }
+    }
+
+    fn series(target: &str, pattern: &str, points: Vec<CurvePoint>) -> CurveSeries {
+        CurveSeries {
+            target: target.into(),
+            pattern: pattern.into(),
+            queue_depth: 1,
+            logical_block_size: 512,
+            points,
+            model: None,
+            fit_quality: None,
+            advice: None,
+            deviations: Vec::new(),
+            alignment_penalties: Vec::new(),
+            recommendation: None,
+            interface: None,
+            ceiling: None,
+            skipped: None,
+            warnings: Vec::new(),
+            unaligned: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn patterns_are_described_in_words_and_others_kept() {
+        assert_eq!(describe_pattern("read"), "sequential read");
+        assert_eq!(describe_pattern("randwrite"), "random write");
+        assert_eq!(describe_pattern("rw"), "rw");
+    }
+
+    #[test]
+    fn size_points_keep_measured_points_with_their_time_per_request() {
+        let mut unmeasured = point(8192, 1.0);
+        unmeasured.iops = None;
+        let s = series("a", "read", vec![point(4096, 40.96), unmeasured]);
+        let points = size_points(&s);
+        assert_eq!(points.len(), 1);
+        assert_eq!(points[0].size, 4096);
+        // 10,000 requests a second: 100 µs each.
+        assert!((points[0].time_per_op_ns - 100_000.0).abs() < 1e-6);
+        assert_eq!(points[0].mb_per_s, 40.96);
+    }
+
+    #[test]
+    fn crossovers_are_found_between_targets_of_one_pattern_only() {
+        let fast_small = vec![point(4096, 20.0), point(1 << 20, 50.0)];
+        let fast_large = vec![point(4096, 10.0), point(1 << 20, 90.0)];
+        let all = [
+            series("a", "read", fast_small.clone()),
+            series("b", "read", fast_large.clone()),
+            series("c", "write", fast_large),
+            series("a", "write", fast_small),
+        ];
+        let found = find_crossovers(&all);
+        assert_eq!(found.len(), 2);
+        assert_eq!(found[0].pattern, "read");
+        assert_eq!(found[0].faster_below, "a");
+        assert_eq!(found[0].faster_above, "b");
+        assert_eq!(found[1].pattern, "write");
+        assert_eq!(found[1].faster_below, "a");
+        assert_eq!(found[1].faster_above, "c");
+    }
+
+    #[test]
+    fn a_series_without_points_reads_as_no_model() {
+        let mut s = series("a", "randread", Vec::new());
+        analyse(&mut s, None);
+        assert!(s.model.is_none());
+        assert!(s.deviations.is_empty());
+        assert!(s.alignment_penalties.is_empty());
+        assert!(s.recommendation.is_some());
+    }
+}

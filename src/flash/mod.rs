@@ -21,7 +21,9 @@ pub mod capacity;
 #[cfg(test)]
 pub(crate) mod claiming;
 pub mod class;
+pub mod device;
 pub mod open_au;
+pub mod session;
 
 use crate::engine::buffer::AlignedBuf;
 use crate::engine::sim::SimDevice;

@@ -6,6 +6,7 @@
 pub mod compare;
 mod csv;
 pub mod flash;
+pub mod flash_verdicts;
 pub mod html;
 mod json;
 mod markdown;

@@ -4,6 +4,7 @@
 //! Pure functions of results; no I/O.
 
 pub mod curve;
+pub mod files;
 pub mod flash;
 pub mod surface;
 pub mod sustain;

@@ -6,6 +6,7 @@
 pub mod copy;
 pub mod curve;
 pub mod curve_reading;
+pub mod files;
 pub mod flash;
 pub mod surface;
 pub mod sustain;

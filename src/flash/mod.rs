@@ -14,6 +14,9 @@
 //! card (its virtual clock), so each is tested against known ground truth.
 //! This module only measures; what the numbers mean is decided by the pure
 //! functions of `crate::analysis::flash`, where every threshold is named.
+//! [`session`] runs one test on an open target (AU choice, journalled
+//! regions, the right `FlashIo`); [`device`] reads what the card says about
+//! itself; the verdict's words are written in `crate::report::flash_verdicts`.
 
 pub mod align;
 pub mod cache;
@@ -21,7 +24,9 @@ pub mod capacity;
 #[cfg(test)]
 pub(crate) mod claiming;
 pub mod class;
+pub mod device;
 pub mod open_au;
+pub mod session;
 
 use crate::engine::buffer::AlignedBuf;
 use crate::engine::sim::SimDevice;

@@ -7,6 +7,7 @@ pub mod compare;
 mod csv;
 pub mod cycle_line;
 pub mod flash;
+pub mod flash_verdicts;
 pub mod html;
 mod json;
 pub mod json_lines;

@@ -12,7 +12,9 @@ pub mod fit;
 mod histogram;
 mod quantile;
 mod spread;
+mod summary;
 
 pub use histogram::{LatencyHistogram, LatencySummary};
 pub use quantile::{finite_sorted, median, median_u64, quantile, quantile_of_sorted};
 pub use spread::Spread;
+pub use summary::NsSummary;

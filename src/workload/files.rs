@@ -17,12 +17,22 @@
 //! stack, the buffer is allocated before, and nothing is formatted. The
 //! time is read only through the engine [`Clock`] the caller gives, as
 //! every workload does.
+//!
+//! The command's side lives here too: opening the directory as a target,
+//! checking the sizes against what fits in memory, and the loops over every
+//! size (`measure_loads`, `measure_saves`) on the monotonic clock; what the
+//! times mean is read in `crate::analysis::files`.
 
+use crate::cli::options::FileReadMethod;
 use crate::engine::access::{FileRead, read_whole_file};
-use crate::engine::{Clock, sys};
-use crate::probe::sysfs::{BlockDevice, DiskStat};
+use crate::engine::{Clock, MonotonicClock, sys};
+use crate::error::{IoFailure, usage};
+use crate::probe::sysfs::{self, BlockDevice, DiskStat};
 pub use crate::result::apps::{EvictionProof, SaveCheck, SaveTimes};
-use crate::workload::Pattern;
+use crate::result::apps::{SaveDeviceIo, SavePoint};
+use crate::target::{IoMode, TargetInfo, TargetKind};
+use crate::units::{format_size, mb_per_s};
+use crate::workload::{Pattern, interrupt};
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
@@ -198,10 +208,325 @@ pub fn check_saved(path: &Path, data: &[u8]) -> io::Result<SaveCheck> {
     })
 }
 
+/// Default file sizes of `files load`: 1.5 KiB up to 16 MiB.
+pub const LOAD_SIZES: [u64; 6] = [1536, 8 << 10, 32 << 10, 128 << 10, 1 << 20, 16 << 20];
+/// Default bytes of files per size (the count is at least 4, at most 200).
+const LOAD_BYTES_PER_SIZE: u64 = 16 << 20;
+/// The largest file (or save size) iocurve holds in memory at once.
+const MAX_FILE: u64 = 1 << 30;
+
+/// How many files of `size` to load when `--count` is not given.
+pub fn default_count(size: u64) -> u32 {
+    (LOAD_BYTES_PER_SIZE / size.max(1)).clamp(4, 200) as u32
+}
+
+/// Refuses an empty list, a size of 0 or one above what fits in memory.
+pub fn check_sizes(sizes: &[u64], option: &str) -> anyhow::Result<()> {
+    if sizes.is_empty() || sizes.contains(&0) {
+        return Err(usage(format!(
+            "{option} needs sizes above 0, such as 8k or 1M"
+        )));
+    }
+    if let Some(&big) = sizes.iter().find(|&&s| s > MAX_FILE) {
+        return Err(usage(format!(
+            "{option}: {} is larger than the 1 GiB iocurve holds in memory",
+            format_size(big)
+        )));
+    }
+    Ok(())
+}
+
+/// The read method asked for; `stdio_bs` is the stdio call size.
+pub fn read_method(method: FileReadMethod, stdio_bs: u64) -> anyhow::Result<FileRead> {
+    Ok(match method {
+        FileReadMethod::Mmap => FileRead::Mmap,
+        FileReadMethod::Stdio => {
+            let call = usize::try_from(stdio_bs)
+                .ok()
+                .filter(|&c| c > 0 && c as u64 <= MAX_FILE);
+            FileRead::Stdio(
+                call.ok_or_else(|| {
+                    usage("--stdio-bs must be from 1 byte to 1 GiB, such as 1 or 4k")
+                })?,
+            )
+        }
+        FileReadMethod::Read | FileReadMethod::Pread => FileRead::Read,
+    })
+}
+
+/// The method as the result records it.
+pub fn describe_method(how: FileRead) -> String {
+    match how {
+        FileRead::Read => "read(2) into one buffer".into(),
+        FileRead::Mmap => "mmap page faults".into(),
+        FileRead::Stdio(call) => format!("stdio fread of {call} bytes per call"),
+    }
+}
+
+/// Checks the directory, makes the working directory inside it, and finds
+/// the block device beneath it.
+pub fn open_dir(dir: &Path) -> anyhow::Result<(WorkDir, Option<BlockDevice>, TargetInfo)> {
+    interrupt::install();
+    if !dir.exists() {
+        return Err(usage(format!(
+            "{} does not exist: give a directory",
+            dir.display()
+        )));
+    }
+    let meta =
+        std::fs::metadata(dir).map_err(|e| io_failure(dir, "cannot use the directory", e))?;
+    if !meta.is_dir() {
+        return Err(usage(format!(
+            "{} is not a directory: files load/save work in a directory",
+            dir.display()
+        )));
+    }
+    let work = WorkDir::create(dir)
+        .map_err(|e| io_failure(dir, "cannot create a working directory in", e))?;
+    let device = BlockDevice::from_path(dir).ok().flatten();
+    let info = dir_info(dir, &work, device.as_ref());
+    Ok((work, device, info))
+}
+
+/// The target as the result records it: a directory, read through the
+/// page cache, with the device beneath when there is one.
+fn dir_info(dir: &Path, work: &WorkDir, device: Option<&BlockDevice>) -> TargetInfo {
+    let mut notes = vec![
+        "files go through the file system and the page cache; reads start from an evicted cache"
+            .to_string(),
+    ];
+    if device.is_none() {
+        notes.push("no single block device beneath this directory: device request counts are not available".into());
+    }
+    TargetInfo {
+        path: dir.display().to_string(),
+        kind: TargetKind::Directory,
+        scratch_file: Some(work.path.display().to_string()),
+        size_bytes: 0,
+        logical_block_size: device.map_or(512, |d| d.logical_block_size),
+        device: device.cloned(),
+        filesystem: sysfs::mount_of(dir).ok().flatten(),
+        mode: IoMode::Buffered,
+        writable: true,
+        notes,
+    }
+}
+
+/// Creates the files of every size in the working directory.
+pub fn create_sets(
+    work: &Path,
+    sizes: &[u64],
+    count: Option<u32>,
+    seed: u64,
+) -> anyhow::Result<Vec<(u64, Vec<PathBuf>)>> {
+    let mut sets = Vec::new();
+    for &size in sizes {
+        let count = count.unwrap_or_else(|| default_count(size));
+        let paths = create_files(work, size, count, seed)
+            .map_err(|e| io_failure(work, "cannot create the test files", e))?;
+        sets.push((size, paths));
+    }
+    Ok(sets)
+}
+
+/// What one size's timing pass found, before the model is fitted.
+pub struct SizeTimes {
+    pub size: u64,
+    pub times: Vec<u64>,
+    pub eviction: EvictionProof,
+    pub device_read_bytes: Option<u64>,
+}
+
+/// Loads every set of files in turn from a cold cache (until interrupted).
+pub fn measure_loads(
+    work: &Path,
+    sets: &[(u64, Vec<PathBuf>)],
+    how: FileRead,
+    device: Option<&BlockDevice>,
+) -> anyhow::Result<Vec<SizeTimes>> {
+    let largest = sets.iter().map(|(size, _)| *size).max().unwrap_or(1);
+    let mut buf = vec![0u8; largest as usize];
+    let mut measured = Vec::new();
+    for (size, paths) in sets {
+        if interrupt::stop_flag().load(Ordering::Relaxed) {
+            break;
+        }
+        let m = load_one_size(*size, paths, &mut buf, how, device)
+            .map_err(|e| io_failure(work, "cannot read the test files", e))?;
+        measured.push(m);
+    }
+    Ok(measured)
+}
+
+fn load_one_size(
+    size: u64,
+    paths: &[PathBuf],
+    buf: &mut [u8],
+    how: FileRead,
+    device: Option<&BlockDevice>,
+) -> io::Result<SizeTimes> {
+    let eviction = evict_all(paths);
+    let mut times = Vec::with_capacity(paths.len());
+    let before = stat_of(device);
+    time_loads(
+        paths,
+        buf,
+        &mut times,
+        how,
+        interrupt::stop_flag(),
+        MonotonicClock::new(),
+    )?;
+    let after = stat_of(device);
+    let device_read_bytes = before
+        .zip(after)
+        .map(|(b, a): (DiskStat, DiskStat)| a.since(&b).read_bytes());
+    Ok(SizeTimes {
+        size,
+        times,
+        eviction,
+        device_read_bytes,
+    })
+}
+
+/// Saves a file of `file_size` with each write-call size in turn (until
+/// interrupted); a failure stops the loop and is returned beside the
+/// sizes measured before it, which are still worth printing.
+pub fn measure_saves(
+    work: &Path,
+    file_size: u64,
+    calls: &[u64],
+    seed: u64,
+    device: Option<&BlockDevice>,
+) -> (Vec<SavePoint>, Option<String>) {
+    let mut data = vec![0u8; file_size as usize];
+    let mut points = Vec::new();
+    for &w in calls {
+        if interrupt::stop_flag().load(Ordering::Relaxed) {
+            break;
+        }
+        Pattern::Random.fill(&mut data, seed ^ w);
+        let path = work.join(format!("save-{w}.bin"));
+        let point = save_one(&path, &data, w, device);
+        let _ = std::fs::remove_file(&path);
+        match point {
+            Ok(point) => points.push(point),
+            Err(e) => return (points, Some(save_failure(&path, w, &e))),
+        }
+    }
+    (points, None)
+}
+
+fn save_one(
+    path: &Path,
+    data: &[u8],
+    w: u64,
+    device: Option<&BlockDevice>,
+) -> io::Result<SavePoint> {
+    let before = stat_of(device);
+    let times = save_with_calls(path, data, w as usize, MonotonicClock::new())?;
+    let after = stat_of(device);
+    let check = check_saved(path, data)?;
+    let total_ns = times.total_ns();
+    let device = device.zip(before.zip(after)).map(|(d, (b, a))| {
+        let delta = a.since(&b);
+        SaveDeviceIo {
+            device: d.name.clone(),
+            write_requests: delta.write_ios,
+            write_bytes: delta.write_bytes(),
+            avg_request_bytes: (delta.write_ios > 0)
+                .then(|| delta.write_bytes() as f64 / delta.write_ios as f64),
+        }
+    });
+    Ok(SavePoint {
+        write_size: w,
+        mb_per_s: mb_per_s(data.len() as u64, total_ns),
+        total_ns,
+        times,
+        device,
+        check,
+    })
+}
+
+/// Why saving with `w`-byte calls stopped, with the fix; the sizes before
+/// it are kept in the result.
+fn save_failure(path: &Path, w: u64, e: &io::Error) -> String {
+    let fix = match e.raw_os_error() {
+        Some(libc::ENOSPC) | Some(libc::EDQUOT) => {
+            "the file system is full: free some space or give a smaller --size"
+        }
+        Some(libc::EROFS) => "the file system became read-only (check `dmesg`)",
+        Some(libc::EIO) => "the device reported an error: check `dmesg`",
+        _ => "the sizes measured before it are shown above",
+    };
+    format!(
+        "saving {} with {w}-byte write calls failed: {e}; {fix}",
+        path.display()
+    )
+}
+
+fn io_failure(path: &Path, what: &str, e: io::Error) -> anyhow::Error {
+    IoFailure::new(format!("{what} {}: {e}", path.display()), Some(e)).into()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::engine::MonotonicClock;
+
+    #[test]
+    fn the_default_count_holds_16_mib_between_4_and_200_files() {
+        assert_eq!(default_count(1536), 200);
+        assert_eq!(default_count(1 << 20), 16);
+        assert_eq!(default_count(16 << 20), 4);
+        assert_eq!(default_count(0), 200);
+    }
+
+    #[test]
+    fn sizes_of_zero_or_above_1_gib_are_refused_naming_the_option() {
+        assert!(check_sizes(&[1, 1 << 30], "--sizes").is_ok());
+        let none = check_sizes(&[], "--sizes").unwrap_err().to_string();
+        assert_eq!(none, "--sizes needs sizes above 0, such as 8k or 1M");
+        let big = check_sizes(&[(1 << 30) + 1], "--size")
+            .unwrap_err()
+            .to_string();
+        assert!(big.starts_with("--size: "), "{big}");
+        assert!(
+            big.ends_with("is larger than the 1 GiB iocurve holds in memory"),
+            "{big}"
+        );
+    }
+
+    #[test]
+    fn the_stdio_call_size_must_be_1_byte_to_1_gib() {
+        let stdio = |bs| read_method(FileReadMethod::Stdio, bs);
+        assert_eq!(stdio(1).unwrap(), FileRead::Stdio(1));
+        assert_eq!(stdio(1 << 30).unwrap(), FileRead::Stdio(1 << 30));
+        assert!(stdio(0).is_err());
+        assert!(stdio((1 << 30) + 1).is_err());
+        assert_eq!(
+            read_method(FileReadMethod::Pread, 0).unwrap(),
+            FileRead::Read
+        );
+        assert_eq!(
+            describe_method(FileRead::Stdio(4096)),
+            "stdio fread of 4096 bytes per call"
+        );
+        assert_eq!(describe_method(FileRead::Mmap), "mmap page faults");
+    }
+
+    #[test]
+    fn a_full_file_system_is_named_with_its_fix() {
+        let full = io::Error::from_raw_os_error(libc::ENOSPC);
+        let text = save_failure(Path::new("d/save-4096.bin"), 4096, &full);
+        assert!(
+            text.starts_with("saving d/save-4096.bin with 4096-byte write calls failed: "),
+            "{text}"
+        );
+        assert!(
+            text.ends_with("; the file system is full: free some space or give a smaller --size"),
+            "{text}"
+        );
+    }
 
     #[test]
     fn save_then_check_finds_every_byte_right() {

@@ -13,6 +13,7 @@ pub mod align;
 pub mod cache;
 pub mod capacity;
 pub mod class;
+pub mod class_verdict;
 pub mod open_au;
 
 use serde::{Deserialize, Serialize};

@@ -1,0 +1,300 @@
+//! One flash test on an open target: choose the allocation unit, plan what
+//! the detector writes, journal it, run the detector through the right
+//! [`FlashIo`], and hand back its figures.
+//!
+//! Why a module of its own: every test follows the same order (the regions
+//! a test writes are known and checked against the device before anything
+//! is journalled or written), and the choice between the simulated card
+//! and the target's descriptor is made once, here. The figures go on to
+//! `crate::report` to become a verdict; nothing here judges or words them.
+
+use super::{Confidence, FdIo, FlashIo, SimIo, align, cache, capacity, class, device, open_au};
+use crate::engine::sim::SimDevice;
+use crate::probe::DeviceIdentity;
+use crate::target::OpenTarget;
+use crate::units::format_size;
+use anyhow::Result;
+
+/// Fallback AU when neither the user, the kernel nor the timing gives one.
+pub const DEFAULT_AU: u64 = 4 << 20;
+const ASSUMED_AU_NOTE: &str = "no AU found by boundary timing: assumed 4 MiB (give --au)";
+
+/// The five flash tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FlashTest {
+    Align,
+    OpenAu,
+    Cache,
+    Capacity,
+    Class,
+}
+
+impl FlashTest {
+    /// The subcommand's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            FlashTest::Align => "align",
+            FlashTest::OpenAu => "open-au",
+            FlashTest::Cache => "cache",
+            FlashTest::Capacity => "capacity",
+            FlashTest::Class => "class",
+        }
+    }
+
+    /// Whether the test writes (all but `align`, which only reads).
+    pub fn writes(self) -> bool {
+        self != FlashTest::Align
+    }
+
+    /// Whether the test works in allocation units, so the AU is chosen first.
+    fn needs_au(self) -> bool {
+        matches!(self, FlashTest::OpenAu | FlashTest::Class)
+    }
+}
+
+/// What the user asked beyond the test itself.
+pub struct FlashOptions {
+    pub au: Option<u64>,
+    pub flush: Option<u64>,
+    pub claim: Option<String>,
+    pub seed: u64,
+}
+
+/// A detector's figures, with what its verdict needs besides.
+pub enum Figures {
+    Align {
+        result: align::AlignResult,
+        kernel_au: Option<u64>,
+    },
+    OpenAu(open_au::OpenAuResult),
+    Cache(cache::CacheResult),
+    Capacity(capacity::CapacityResult),
+    Class {
+        classes: Vec<String>,
+        figures: class::ClassFigures,
+        link_mb_s: Option<f64>,
+    },
+}
+
+/// The AU a test used, and where it came from.
+pub struct AuChoice {
+    pub au: u64,
+    pub source: String,
+}
+
+/// What one test measured.
+pub struct Measured {
+    pub figures: Figures,
+    /// For the tests that work in AUs.
+    pub au: Option<AuChoice>,
+}
+
+/// A planned detector, run once the regions it writes are journalled.
+type Detector = Box<dyn FnOnce(&mut dyn FlashIo) -> Result<Figures>>;
+
+/// A test ready to run: its regions are journalled (armed) already.
+pub struct Planned {
+    test: FlashTest,
+    au: Option<AuChoice>,
+    detector: Detector,
+}
+
+/// Chooses the AU (reading the card when it must), plans the test, refuses
+/// one that does not fit, and journals the regions it will write. An error
+/// here comes before anything was written.
+pub fn plan(
+    test: FlashTest,
+    opts: &FlashOptions,
+    target: &mut OpenTarget,
+    identity: &DeviceIdentity,
+) -> Result<Planned> {
+    let kernel_au = device::kernel_au(identity);
+    let au = match test.needs_au() {
+        true => Some(with_io(target, |io| choose_au(opts.au, kernel_au, io))?),
+        false => None,
+    };
+    let size = target.info.size_bytes;
+    let (regions, detector) = detector(test, opts, au.as_ref(), size, target, identity);
+    if test.writes() {
+        refuse_beyond_end(test.name(), &regions, size, &target.info.path)?;
+        target.arm(&regions)?;
+    }
+    Ok(Planned { test, au, detector })
+}
+
+/// The regions a test writes, and the detector that measures it.
+fn detector(
+    test: FlashTest,
+    opts: &FlashOptions,
+    au: Option<&AuChoice>,
+    size: u64,
+    target: &OpenTarget,
+    identity: &DeviceIdentity,
+) -> (Vec<(u64, u64)>, Detector) {
+    let au_bytes = au.map_or(DEFAULT_AU, |a| a.au);
+    match test {
+        FlashTest::Align => {
+            let kernel_au = device::kernel_au(identity);
+            let run = move |io: &mut dyn FlashIo| {
+                let result = align::detect(io, align::AlignPlan::default())?;
+                Ok(Figures::Align { result, kernel_au })
+            };
+            (Vec::new(), Box::new(run))
+        }
+        FlashTest::OpenAu => {
+            let plan = open_au::OpenAuPlan {
+                au_assumed: au.is_some_and(|a| a.source == ASSUMED_AU_NOTE),
+                ..open_au::OpenAuPlan::fitting(au_bytes, size)
+            };
+            let run = move |io: &mut dyn FlashIo| Ok(Figures::OpenAu(open_au::detect(io, plan)?));
+            (vec![(plan.base(), plan.span())], Box::new(run))
+        }
+        FlashTest::Cache => {
+            let plan = cache::CachePlan::new(size);
+            let run = move |io: &mut dyn FlashIo| Ok(Figures::Cache(cache::detect(io, plan)?));
+            (vec![(super::FAT_AREA, plan.max_bytes)], Box::new(run))
+        }
+        FlashTest::Capacity => {
+            // The first round is journalled here; later rounds and a flush
+            // beyond the listed part claim their blocks through the flash
+            // I/O before writing them.
+            let flush = opts.flush.unwrap_or(capacity::AUTO_FLUSH);
+            let plan = capacity::CapacityPlan::new(size, flush, opts.seed);
+            let regions = plan.regions();
+            let run =
+                move |io: &mut dyn FlashIo| Ok(Figures::Capacity(capacity::detect(io, &plan)?));
+            (regions, Box::new(run))
+        }
+        FlashTest::Class => {
+            let plan = class::ClassPlan::new(au_bytes, size);
+            let classes = device::claimed_classes(opts.claim.as_deref(), identity);
+            let link_mb_s = device::link_mb_s(target, identity);
+            let seed = opts.seed;
+            let regions = plan.regions();
+            let run = move |io: &mut dyn FlashIo| {
+                let figures = class::measure(io, &plan, seed)?;
+                Ok(Figures::Class {
+                    classes,
+                    figures,
+                    link_mb_s,
+                })
+            };
+            (regions, Box::new(run))
+        }
+    }
+}
+
+/// Runs the planned detector. On an error the caller restores what was
+/// journalled.
+pub fn measure(planned: Planned, target: &mut OpenTarget) -> Result<Measured> {
+    let figures = match (planned.test, target.sim()) {
+        // The class test reads back nothing it wrote, and writes up to
+        // 16 GiB: on a timing-only twin of the simulated card that holds
+        // no memory.
+        (FlashTest::Class, Some(dev)) => {
+            (planned.detector)(&mut SimIo(&SimDevice::timing_only(dev.params().clone())))
+        }
+        _ => with_io(target, planned.detector),
+    }?;
+    Ok(Measured {
+        figures,
+        au: planned.au,
+    })
+}
+
+/// Runs `f` on the target's flash I/O: the simulated card, or the
+/// target's descriptor (the writable one once the write gate is open). A
+/// claim or write the gate refused is the error, whatever `f` made of it.
+fn with_io<T>(target: &mut OpenTarget, f: impl FnOnce(&mut dyn FlashIo) -> Result<T>) -> Result<T> {
+    if let Some(dev) = target.sim() {
+        return f(&mut SimIo(dev));
+    }
+    let mut io = FdIo::new(target);
+    let outcome = f(&mut io);
+    match io.take_failure() {
+        Some(refused) => Err(refused),
+        None => outcome,
+    }
+}
+
+/// A test whose regions do not fit is refused before anything is journalled
+/// or written.
+fn refuse_beyond_end(name: &str, regions: &[(u64, u64)], size: u64, path: &str) -> Result<()> {
+    let need = regions
+        .iter()
+        .map(|&(offset, len)| offset.saturating_add(len))
+        .max()
+        .unwrap_or(0);
+    if need > size {
+        return Err(crate::error::usage(format!(
+            "flash {name} needs the first {} of {path}, which holds {}: give a smaller --au (or a larger device)",
+            format_size(need),
+            format_size(size)
+        )));
+    }
+    Ok(())
+}
+
+/// The AU: from `--au`, else the kernel's (when usable), else boundary
+/// timing when it is at least of medium confidence, else [`DEFAULT_AU`].
+fn choose_au(asked: Option<u64>, kernel: Option<u64>, io: &mut dyn FlashIo) -> Result<AuChoice> {
+    let chosen = |au: u64, source: String| Ok(AuChoice { au, source });
+    if let Some(au) = asked {
+        return chosen(au, "from --au".into());
+    }
+    if let Some(au) = kernel.filter(|a| super::usable_au(*a)) {
+        return chosen(au, "the kernel's preferred_erase_size".into());
+    }
+    let r = align::detect(io, align::AlignPlan::default())?;
+    match r.au {
+        Some(au) if r.au_confidence >= Confidence::Medium => chosen(
+            au,
+            format!(
+                "detected by boundary timing ({} confidence)",
+                r.au_confidence.name()
+            ),
+        ),
+        _ => chosen(DEFAULT_AU, ASSUMED_AU_NOTE.into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn regions_beyond_the_device_are_refused_naming_the_need() {
+        let fits = refuse_beyond_end("cache", &[(0, 1 << 20), (4 << 20, 4 << 20)], 8 << 20, "x");
+        assert!(fits.is_ok());
+        let err = refuse_beyond_end("cache", &[(4 << 20, 8 << 20)], 8 << 20, "card.img")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("flash cache needs the first 12 MiB of card.img, which holds 8 MiB"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn only_align_reads_without_writing_and_only_open_au_and_class_need_an_au() {
+        let all = [
+            FlashTest::Align,
+            FlashTest::OpenAu,
+            FlashTest::Cache,
+            FlashTest::Capacity,
+            FlashTest::Class,
+        ];
+        let writing: Vec<_> = all
+            .iter()
+            .filter(|t| t.writes())
+            .map(|t| t.name())
+            .collect();
+        assert_eq!(writing, ["open-au", "cache", "capacity", "class"]);
+        let au: Vec<_> = all
+            .iter()
+            .filter(|t| t.needs_au())
+            .map(|t| t.name())
+            .collect();
+        assert_eq!(au, ["open-au", "class"]);
+    }
+}

@@ -33,6 +33,12 @@ impl Output {
         }
     }
 
+    /// The output a command with the shared target options asked for
+    /// (`--json`, `--report`).
+    pub fn for_target(store: &Settings, target: &crate::cli::config::TargetConfig) -> Output {
+        Output::new(store, target.json, target.report.as_ref())
+    }
+
     /// Prints the result, saves it, writes the report, and picks the exit
     /// code.
     pub fn finish(&self, result: &RunResult) -> Result<i32> {

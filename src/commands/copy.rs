@@ -3,12 +3,13 @@
 //! imaging tools; each side measured alone too, so the report can say
 //! whether the source or the destination held the copy back.
 
-use super::common;
 use crate::cli::CopyArgs;
 use crate::cli::config::{MAX_BLOCK_SIZE, TargetConfig, target_config_of};
 use crate::error::{EXIT_VERIFY, IoFailure, usage};
+use crate::output::Output;
 use crate::result::Payload;
 use crate::result::config::CopySettings;
+use crate::store::Settings;
 use crate::target::{self, OpenTarget, TargetKind, TargetRequest};
 use crate::workload::copy::{self as copier, CopyRequest};
 use crate::workload::interrupt;
@@ -16,9 +17,9 @@ use anyhow::Result;
 use std::fs::File;
 use std::sync::atomic::Ordering;
 
-pub fn copy(args: &CopyArgs) -> Result<i32> {
+pub fn copy(args: &CopyArgs, store: &Settings) -> Result<i32> {
     refuse_simulated(args)?;
-    let started_at = common::now_rfc3339();
+    let started_at = crate::probe::record::now_rfc3339();
     let mut cfg = target_config_of(&args.target)?;
     if args.bs == 0 || args.bs > MAX_BLOCK_SIZE {
         return Err(usage("--bs must be 1 byte to 1 GiB, e.g. 4M (dd bs=4M)"));
@@ -27,7 +28,7 @@ pub fn copy(args: &CopyArgs) -> Result<i32> {
     let source = open_source(args, &cfg)?;
     let bytes = source.info.size_bytes;
     create_destination(&mut cfg, bytes)?;
-    let mut destination = common::open_target(&cfg, true, 0)?;
+    let mut destination = crate::target::open::open_target(&cfg, true, 0)?;
     check_destination(&destination, bytes, args)?;
     destination.arm(&[(0, bytes)])?;
     let config = CopySettings {
@@ -39,7 +40,7 @@ pub fn copy(args: &CopyArgs) -> Result<i32> {
     }
     .into();
     let payload = Payload::Copy { config, copy: None };
-    let mut result = common::new_result(payload, &destination, started_at);
+    let mut result = crate::probe::record::new_result(payload, &destination, started_at);
     let request = CopyRequest {
         bs: args.bs,
         sync: args.sync,
@@ -48,7 +49,12 @@ pub fn copy(args: &CopyArgs) -> Result<i32> {
     };
     let run = match copier::run(&request, &source, &destination) {
         Ok(run) => run,
-        Err(e) => return Err(common::restore_after_error(&mut destination, e)),
+        Err(e) => {
+            return Err(crate::safety::restore::restore_after_error(
+                &mut destination,
+                e,
+            ));
+        }
     };
     let mismatch = run.report.verify.as_ref();
     let mismatch = mismatch.is_some_and(|v| v.mismatched_bytes > 0);
@@ -58,8 +64,8 @@ pub fn copy(args: &CopyArgs) -> Result<i32> {
         *copy = Some(run.report);
     }
     result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
-    common::restore(&mut destination, &mut result);
-    let code = common::finish(&result, cfg.json)?;
+    crate::safety::restore::restore(&mut destination, &mut result);
+    let code = Output::for_target(store, &cfg).finish(&result)?;
     if code == 0 && mismatch {
         eprintln!("Error: the destination differs from the source; see MISMATCH above");
         return Ok(EXIT_VERIFY);
@@ -69,8 +75,8 @@ pub fn copy(args: &CopyArgs) -> Result<i32> {
 
 /// A `sim:` card has no bytes to read an image from nor to keep one in.
 fn refuse_simulated(args: &CopyArgs) -> Result<()> {
-    common::refuse_simulated(&args.source, "copy (SRC)")?;
-    common::refuse_simulated(&args.target.target, "copy (DST)")
+    crate::target::open::refuse_simulated(&args.source, "copy (SRC)")?;
+    crate::target::open::refuse_simulated(&args.target.target, "copy (DST)")
 }
 
 fn open_source(args: &CopyArgs, cfg: &TargetConfig) -> Result<OpenTarget> {

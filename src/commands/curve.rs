@@ -4,19 +4,20 @@
 //! unaligned sizes are measured), the reading of the series and the
 //! crossovers between targets in [`crate::analysis::curve_reading`].
 
-use super::common;
 use crate::analysis::curve_reading::find_crossovers;
 use crate::cli::CurveArgs;
 use crate::cli::config::CurveConfig;
+use crate::output::Output;
 use crate::report::{Csv, Export, progress};
 use crate::result::Payload;
+use crate::store::Settings;
 use crate::workload::{cpuload, interrupt, sweep};
 use anyhow::Result;
 use std::sync::atomic::Ordering;
 
-pub fn curve(args: &CurveArgs) -> Result<i32> {
+pub fn curve(args: &CurveArgs, store: &Settings) -> Result<i32> {
     let cfg = CurveConfig::from_args(args)?;
-    let started_at = common::now_rfc3339();
+    let started_at = crate::probe::record::now_rfc3339();
     let planned = sweep::planned_time(&cfg);
     let bar = progress::bar("curve", progress::Goal::Time(planned));
     let ticker = progress::ClockTicker::start(&bar);
@@ -25,7 +26,7 @@ pub fn curve(args: &CurveArgs) -> Result<i32> {
         config: cfg.clone().into(),
         curve: Default::default(),
     };
-    let mut result = common::new_result(payload, &opened[0].target, started_at);
+    let mut result = crate::probe::record::new_result(payload, &opened[0].target, started_at);
     let load = cpuload::start_if(args.load.cpu_load);
     let mut report = sweep::sweep_all(&cfg, &mut opened, &mut result, &bar)?;
     result.cpu_load = load.map(cpuload::CpuLoad::stop);
@@ -42,7 +43,7 @@ pub fn curve(args: &CurveArgs) -> Result<i32> {
     }
     if cfg.csv {
         print!("{}", Csv.render(&result));
-        return common::exit_code_of(&result);
+        return Output::for_target(store, &cfg.target).exit_code_of(&result);
     }
-    common::finish(&result, cfg.target.json)
+    Output::for_target(store, &cfg.target).finish(&result)
 }

@@ -5,7 +5,6 @@
 //! number of full writes it has taken. The result is saved after every
 //! cycle: an interrupted or killed run keeps what it measured.
 
-use super::common;
 use crate::cli::EndureArgs;
 use crate::cli::config::{DEFAULT_AREA, TargetConfig, resolve_region, target_config_of};
 use crate::error::{EXIT_VERIFY, usage};
@@ -14,6 +13,7 @@ use crate::result::Payload;
 use crate::result::RunResult;
 use crate::result::config::EndureSettings;
 use crate::result::device::EndureCycle;
+use crate::store::Settings;
 use crate::target::{IoMode, OpenTarget};
 use crate::units::format_size;
 use crate::workload::endure::{self, EndurePlan};
@@ -40,7 +40,7 @@ fn refuse(cfg: &TargetConfig, cycles: u32) -> Result<()> {
 /// Opens the target, resolves the region and journals it, and warns.
 fn open(args: &EndureArgs, cfg: &TargetConfig) -> Result<(OpenTarget, u64, u64)> {
     let area = cfg.span.unwrap_or(DEFAULT_AREA);
-    let mut target = common::open_target(cfg, true, area)?;
+    let mut target = crate::target::open::open_target(cfg, true, area)?;
     let (offset, span) = resolve_region(
         cfg.offset,
         cfg.span,
@@ -65,8 +65,8 @@ fn open(args: &EndureArgs, cfg: &TargetConfig) -> Result<(OpenTarget, u64, u64)>
     Ok((target, offset, span))
 }
 
-pub fn endure(args: &EndureArgs) -> Result<i32> {
-    let started_at = common::now_rfc3339();
+pub fn endure(args: &EndureArgs, store: &Settings) -> Result<i32> {
+    let started_at = crate::probe::record::now_rfc3339();
     let cfg = target_config_of(&args.target)?;
     refuse(&cfg, args.cycles)?;
     let (target, offset, span) = open(args, &cfg)?;
@@ -86,11 +86,12 @@ pub fn endure(args: &EndureArgs) -> Result<i32> {
         stop_on_error: args.stop_on_error,
     };
     let endure = plan.empty_report();
-    let mut result = common::new_result(Payload::Endure { config, endure }, &target, started_at);
+    let mut result =
+        crate::probe::record::new_result(Payload::Endure { config, endure }, &target, started_at);
     let mut saved = None;
     endure::run_cycles(&target, &plan, |cycle, stop_here| {
         record(&mut result, cycle, stop_here);
-        save(&result, &mut saved);
+        save(store, &result, &mut saved);
         // Said only once the cycle is saved.
         let last = result.payload.endure().and_then(|e| e.cycles.last());
         eprintln!(
@@ -99,7 +100,7 @@ pub fn endure(args: &EndureArgs) -> Result<i32> {
         );
     });
     result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
-    finish(args, &cfg, &mut result, &mut saved)
+    finish(args, &cfg, store, &mut result, &mut saved)
 }
 
 /// Adds a finished cycle to the result; its error, if the first, becomes
@@ -113,8 +114,8 @@ fn record(result: &mut RunResult, cycle: EndureCycle, stop_here: bool) {
     report.stopped_at_error = stop_here;
 }
 
-fn save(result: &RunResult, saved: &mut Option<i64>) {
-    if let Err(e) = crate::store::save_progress(&common::settings(), result, saved) {
+fn save(store: &Settings, result: &RunResult, saved: &mut Option<i64>) {
+    if let Err(e) = crate::store::save_progress(store, result, saved) {
         eprintln!(
             "warning: the cycles so far were not saved: {}",
             crate::error::render(&e)
@@ -125,6 +126,7 @@ fn save(result: &RunResult, saved: &mut Option<i64>) {
 fn finish(
     args: &EndureArgs,
     cfg: &TargetConfig,
+    store: &Settings,
     result: &mut RunResult,
     saved: &mut Option<i64>,
 ) -> Result<i32> {
@@ -138,11 +140,11 @@ fn finish(
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(text.as_bytes());
     let _ = stdout.flush();
-    save(result, saved);
+    save(store, result, saved);
     if let Some(id) = saved {
         eprintln!("saved as run {id}");
     }
-    let code = common::exit_code_unsaved(result)?;
+    let code = crate::output::exit_code_unsaved(result)?;
     let bad: u64 = result
         .payload
         .endure()

@@ -3,33 +3,33 @@
 //! [`crate::workload::files`], the reading of their times in
 //! [`crate::analysis::files`].
 
-use super::common;
 use crate::analysis::files::{bytes_wrong, load_report, save_report};
 use crate::cli::apps::{FilesAction, FilesArgs, FilesLoadArgs, FilesSaveArgs};
 use crate::error::usage;
+use crate::output::Output;
 use crate::result::Payload;
 use crate::result::config::{FilesLoadSettings, FilesSaveSettings};
+use crate::store::Settings;
 use crate::workload::files::{self, LOAD_SIZES, check_sizes};
 use crate::workload::{cpuload, interrupt};
 use anyhow::Result;
 use std::sync::atomic::Ordering;
 
-pub fn files(args: &FilesArgs) -> Result<i32> {
+pub fn files(args: &FilesArgs, store: &Settings) -> Result<i32> {
     match &args.action {
-        FilesAction::Load(a) => load(a),
-        FilesAction::Save(a) => save(a),
+        FilesAction::Load(a) => load(a, store),
+        FilesAction::Save(a) => save(a, store),
     }
 }
 
-fn load(args: &FilesLoadArgs) -> Result<i32> {
-    common::report_to(args.report.as_ref());
+fn load(args: &FilesLoadArgs, store: &Settings) -> Result<i32> {
     let sizes = args.sizes.clone().unwrap_or_else(|| LOAD_SIZES.to_vec());
     check_sizes(&sizes, "--sizes")?;
     if args.fps.is_some_and(|f| !(f > 0.0 && f.is_finite())) {
         return Err(usage("--fps must be a positive number such as 60"));
     }
-    let started_at = common::now_rfc3339();
-    common::refuse_simulated(&args.dir, "files")?;
+    let started_at = crate::probe::record::now_rfc3339();
+    crate::target::open::refuse_simulated(&args.dir, "files")?;
     let (work, device, info) = files::open_dir(&args.dir)?;
     let seed = args.seed.unwrap_or_else(|| fastrand::u64(..));
     let sets = files::create_sets(&work.path, &sizes, args.count, seed)?;
@@ -51,18 +51,17 @@ fn load(args: &FilesLoadArgs) -> Result<i32> {
     .into();
     let files_load = load_report(measured, args.fps, files::describe_method(how));
     let payload = Payload::FilesLoad { config, files_load };
-    let mut result = common::new_result_for(payload, info, started_at);
+    let mut result = crate::probe::record::new_result_for(payload, info, started_at);
     result.cpu_load = cpu_load;
     result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
-    common::finish(&result, args.json)
+    Output::new(store, args.json, args.report.as_ref()).finish(&result)
 }
 
-fn save(args: &FilesSaveArgs) -> Result<i32> {
-    common::report_to(args.report.as_ref());
+fn save(args: &FilesSaveArgs, store: &Settings) -> Result<i32> {
     check_sizes(&args.sizes, "--sizes")?;
     check_sizes(&[args.size], "--size")?;
-    let started_at = common::now_rfc3339();
-    common::refuse_simulated(&args.dir, "files")?;
+    let started_at = crate::probe::record::now_rfc3339();
+    crate::target::open::refuse_simulated(&args.dir, "files")?;
     let (work, device, info) = files::open_dir(&args.dir)?;
     let seed = args.seed.unwrap_or_else(|| fastrand::u64(..));
     let load = cpuload::start_if(args.load.cpu_load);
@@ -81,11 +80,11 @@ fn save(args: &FilesSaveArgs) -> Result<i32> {
     let files_save = save_report(args.size, points);
     let bad = bytes_wrong(&files_save);
     let payload = Payload::FilesSave { config, files_save };
-    let mut result = common::new_result_for(payload, info, started_at);
+    let mut result = crate::probe::record::new_result_for(payload, info, started_at);
     result.cpu_load = cpu_load;
     result.error = failure;
     result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
-    let code = common::finish(&result, args.json)?;
+    let code = Output::new(store, args.json, args.report.as_ref()).finish(&result)?;
     if code == 0 && bad > 0 {
         eprintln!("Error: {bad} byte(s) read back differ from what was written");
         return Ok(crate::error::EXIT_VERIFY);

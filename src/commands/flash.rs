@@ -7,20 +7,21 @@
 //!
 //! [`FlashReport`]: crate::flash::FlashReport
 
-use super::common;
 use crate::cli::config::TargetConfig;
 use crate::cli::{FlashArgs, FlashCommand};
 use crate::flash::session::{self, FlashOptions, FlashTest};
+use crate::output::Output;
 use crate::report::{Export, Json, flash_verdicts};
 use crate::result::config::FlashSettings;
 use crate::result::{Payload, RunResult};
+use crate::store::Settings;
 use anyhow::Result;
 use std::io::Write;
 
 /// Exit code of a fake card or a failed class.
 pub const EXIT_FLASH_FAIL: i32 = 5;
 
-pub fn flash(cmd: &FlashCommand) -> Result<i32> {
+pub fn flash(cmd: &FlashCommand, store: &Settings) -> Result<i32> {
     let (test, args) = test_of(cmd);
     let name = test.name();
     if args.target.is_dir() {
@@ -30,8 +31,8 @@ pub fn flash(cmd: &FlashCommand) -> Result<i32> {
         )));
     }
     let cfg = target_config(args);
-    let mut target = common::open_target(&cfg, test.writes(), 0)?;
-    let started_at = common::now_rfc3339();
+    let mut target = crate::target::open::open_target(&cfg, test.writes(), 0)?;
+    let started_at = crate::probe::record::now_rfc3339();
     let identity = crate::probe::identify(std::path::Path::new(&target.info.path));
     let options = FlashOptions {
         au: args.au,
@@ -41,16 +42,17 @@ pub fn flash(cmd: &FlashCommand) -> Result<i32> {
     };
     let planned = session::plan(test, &options, &mut target, &identity)?;
     let measured = session::measure(planned, &mut target)
-        .map_err(|e| common::restore_after_error(&mut target, e))?;
+        .map_err(|e| crate::safety::restore::restore_after_error(&mut target, e))?;
     let flash = flash_verdicts::build(&measured);
     let config = FlashSettings {
         test: name.to_string(),
         target: args.target.clone(),
     }
     .into();
-    let mut result = common::new_result(Payload::Flash { config, flash }, &target, started_at);
-    common::restore(&mut target, &mut result);
-    print(&result, args)
+    let mut result =
+        crate::probe::record::new_result(Payload::Flash { config, flash }, &target, started_at);
+    crate::safety::restore::restore(&mut target, &mut result);
+    print(&result, args, store)
 }
 
 fn test_of(cmd: &FlashCommand) -> (FlashTest, &FlashArgs) {
@@ -81,7 +83,7 @@ fn target_config(args: &FlashArgs) -> TargetConfig {
     }
 }
 
-fn print(result: &RunResult, args: &FlashArgs) -> Result<i32> {
+fn print(result: &RunResult, args: &FlashArgs, store: &Settings) -> Result<i32> {
     let text = match args.json {
         true => Json.render(result),
         false => crate::report::flash::render(result, args.verbose),
@@ -89,7 +91,7 @@ fn print(result: &RunResult, args: &FlashArgs) -> Result<i32> {
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(text.as_bytes());
     let _ = stdout.flush();
-    let code = common::exit_code_of(result)?;
+    let code = Output::new(store, args.json, None).exit_code_of(result)?;
     let failed = result.payload.flash().is_some_and(|f| f.failed);
     Ok(if code == 0 && failed {
         EXIT_FLASH_FAIL

@@ -1,7 +1,6 @@
 //! The measuring commands, each a short sequence: validate, open the target,
 //! prepare, measure, assemble one [`RunResult`], print it.
 
-pub(crate) mod common;
 pub mod compare;
 pub mod copy;
 pub mod curve;
@@ -31,11 +30,10 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         db: cli.store.db.clone(),
         no_save: cli.store.no_save,
     };
-    common::remember_store(&store);
     match cli.command {
-        Command::Run(args) => run::run(&args),
-        Command::Profile(args) => profile::profile(&args),
-        Command::Curve(args) => curve::curve(&args),
+        Command::Run(args) => run::run(&args, &store),
+        Command::Profile(args) => profile::profile(&args, &store),
+        Command::Curve(args) => curve::curve(&args, &store),
         Command::Recover(args) => recover::recover(&args),
         Command::Report(args) => report::report(&args, &store),
         Command::Probe(args) => probe::probe(&args),
@@ -44,13 +42,13 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Command::Compare(args) => compare::compare(&args, &store),
         Command::Export(args) => export::export(&args, &store),
         Command::Import(args) => import::import(&args, &store),
-        Command::Files(args) => files::files(&args),
-        Command::Stream(args) => stream::stream(&args),
-        Command::Sustain(args) => sustain::sustain(&args),
-        Command::Flash(cmd) => flash::flash(&cmd),
-        Command::Surface(args) => surface::surface(&args),
-        Command::Copy(args) => copy::copy(&args),
-        Command::Endure(args) => endure::endure(&args),
+        Command::Files(args) => files::files(&args, &store),
+        Command::Stream(args) => stream::stream(&args, &store),
+        Command::Sustain(args) => sustain::sustain(&args, &store),
+        Command::Flash(cmd) => flash::flash(&cmd, &store),
+        Command::Surface(args) => surface::surface(&args, &store),
+        Command::Copy(args) => copy::copy(&args, &store),
+        Command::Endure(args) => endure::endure(&args, &store),
         Command::Db(cmd) => db::db(&cmd, &store),
     }
 }

@@ -1,15 +1,16 @@
 //! `iocurve stream`: a fixed schedule of reads or writes, scored against
 //! deadlines (see [`crate::workload::stream`]).
 
-use super::common;
 use crate::cli::apps::StreamArgs;
 use crate::cli::config::{DEFAULT_AREA, TargetConfig, target_config};
 use crate::cli::options::StreamDirection;
 use crate::engine::EngineKind;
 use crate::error::usage;
+use crate::output::Output;
 use crate::result::Payload;
 use crate::result::apps::StreamReport;
 use crate::result::config::StreamSettings;
+use crate::store::Settings;
 use crate::workload::region::open_region;
 use crate::workload::stream::{self, OpKindName, Schedule, StreamPlan};
 use crate::workload::{cpuload, interrupt};
@@ -21,7 +22,7 @@ const DEFAULT_RATE: f64 = 5e6;
 /// Smallest region a directory target's scratch file gets.
 const MIN_AREA: u64 = 64 << 20;
 
-pub fn stream(args: &StreamArgs) -> Result<i32> {
+pub fn stream(args: &StreamArgs, store: &Settings) -> Result<i32> {
     let tcfg = target_config(&args.target)?;
     check_engine(&tcfg)?;
     let (chunk, rate) = chunk_and_rate(args)?;
@@ -29,7 +30,7 @@ pub fn stream(args: &StreamArgs) -> Result<i32> {
         StreamDirection::Write => OpKindName::Write,
         StreamDirection::Read => OpKindName::Read,
     };
-    let started_at = common::now_rfc3339();
+    let started_at = crate::probe::record::now_rfc3339();
     let area = (rate * args.time.as_secs_f64()).clamp(MIN_AREA as f64, DEFAULT_AREA as f64) as u64;
     let (mut target, offset, span) = open_region(&tcfg, kind == OpKindName::Write, area, chunk)?;
     if kind == OpKindName::Write {
@@ -70,12 +71,13 @@ pub fn stream(args: &StreamArgs) -> Result<i32> {
         outcome,
         find_max,
     };
-    let mut result = common::new_result(Payload::Stream { config, stream }, &target, started_at);
+    let mut result =
+        crate::probe::record::new_result(Payload::Stream { config, stream }, &target, started_at);
     result.cpu_load = cpu_load;
     result.error = error;
     result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
-    common::restore(&mut target, &mut result);
-    let code = common::finish(&result, tcfg.json);
+    crate::safety::restore::restore(&mut target, &mut result);
+    let code = Output::for_target(store, &tcfg).finish(&result);
     drop(target);
     code
 }

@@ -2,20 +2,21 @@
 //! device, like a disk-surface scan, so that figures from the first
 //! megabytes are not taken for the whole device.
 
-use super::common;
 use crate::analysis::surface as analysis;
 use crate::cli::SurfaceArgs;
 use crate::error::usage;
+use crate::output::Output;
 use crate::result::config::SurfaceSettings;
 use crate::result::{Payload, RunResult};
+use crate::store::Settings;
 use crate::target::TargetKind;
 use crate::workload::interrupt;
 use crate::workload::surface::{self as scan, ScanAsk, ScanPlan};
 use anyhow::Result;
 use std::sync::atomic::Ordering;
 
-pub fn surface(args: &SurfaceArgs) -> Result<i32> {
-    let started_at = common::now_rfc3339();
+pub fn surface(args: &SurfaceArgs, store: &Settings) -> Result<i32> {
+    let started_at = crate::probe::record::now_rfc3339();
     let cfg = crate::cli::config::target_config_of(&args.target)?;
     if !(1.0..=100.0).contains(&args.threshold) {
         return Err(usage(
@@ -23,7 +24,7 @@ pub fn surface(args: &SurfaceArgs) -> Result<i32> {
         ));
     }
     let writes = cfg.preserve || cfg.destructive;
-    let mut target = common::open_target(&cfg, writes, 1 << 30)?;
+    let mut target = crate::target::open::open_target(&cfg, writes, 1 << 30)?;
     if target.info.kind == TargetKind::Directory {
         return Err(usage(format!(
             "surface scans a whole device or file; {} is a directory: give a device such as /dev/sdb or a file",
@@ -61,18 +62,19 @@ pub fn surface(args: &SurfaceArgs) -> Result<i32> {
     let (samples, error) = scan::scan_all(&target, &plan);
     let size = target.info.size_bytes;
     let surface = analysis::report(samples, size, plan.sample, plan.bs, args.threshold);
-    let mut result = common::new_result(Payload::Surface { config, surface }, &target, started_at);
+    let mut result =
+        crate::probe::record::new_result(Payload::Surface { config, surface }, &target, started_at);
     result.error = error;
     if !writes {
-        let why = common::writes_skipped_because(&target);
+        let why = crate::target::open::writes_skipped_because(&target);
         result.target.notes.push(why);
     }
     result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
-    common::restore(&mut target, &mut result);
+    crate::safety::restore::restore(&mut target, &mut result);
     if let Some(path) = &args.svg {
         super::write_chart(path, &crate::report::SurfaceSvg, &result)?;
     }
-    let code = common::finish(&result, cfg.json)?;
+    let code = Output::for_target(store, &cfg).finish(&result)?;
     drop(target);
     Ok(exit_code(code, &result))
 }

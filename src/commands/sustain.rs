@@ -2,15 +2,16 @@
 //! and per stretch of bytes, and where it dropped (see
 //! [`crate::workload::sustain`] and [`crate::analysis::sustain`]).
 
-use super::common;
 use crate::analysis::sustain::{self as analysis, Ending};
 use crate::cli::apps::SustainArgs;
 use crate::cli::config::target_config;
 use crate::engine::EngineKind;
 use crate::error::usage;
+use crate::output::Output;
 use crate::report::json_lines;
 use crate::result::Payload;
 use crate::result::config::SustainSettings;
+use crate::store::Settings;
 use crate::workload::region::open_region;
 use crate::workload::sustain::{self, SustainPlan, SustainTarget};
 use crate::workload::{cpuload, interrupt};
@@ -22,11 +23,10 @@ const LIVE_BACKLOG: usize = 4096;
 /// Largest write.
 const MAX_BS: u64 = 64 << 20;
 
-pub fn sustain(args: &SustainArgs) -> Result<i32> {
+pub fn sustain(args: &SustainArgs, store: &Settings) -> Result<i32> {
     let tcfg = target_config(&args.target)?;
-    common::report_to(tcfg.report.as_ref());
     check(args, tcfg.engine, tcfg.threads)?;
-    let started_at = common::now_rfc3339();
+    let started_at = crate::probe::record::now_rfc3339();
     let (mut target, offset, span) = open_region(&tcfg, true, args.bytes, args.bs)?;
     let limit = args.bytes.min(span) / args.bs * args.bs;
     target.arm(&[(offset, limit)])?;
@@ -59,7 +59,7 @@ pub fn sustain(args: &SustainArgs) -> Result<i32> {
     }
     .into();
     let interrupted = stop.load(Ordering::Relaxed);
-    let error = run.error.as_ref().map(common::io_failure_message);
+    let error = run.error.as_ref().map(crate::error::io_failure_message);
     let ending = Ending {
         failed: run.error.is_some(),
         interrupted,
@@ -70,17 +70,18 @@ pub fn sustain(args: &SustainArgs) -> Result<i32> {
         block: args.bs,
     };
     let sustain = analysis::report(&plan, run, ending.reason());
-    let mut result = common::new_result(Payload::Sustain { config, sustain }, &target, started_at);
+    let mut result =
+        crate::probe::record::new_result(Payload::Sustain { config, sustain }, &target, started_at);
     result.error = error;
     result.interrupted = interrupted;
     result.cpu_load = cpu_load;
-    common::restore(&mut target, &mut result);
+    crate::safety::restore::restore(&mut target, &mut result);
     drop(target);
     if args.json_lines {
         json_lines::print_result(&result)?;
-        return common::exit_code_of(&result);
+        return Output::for_target(store, &tcfg).exit_code_of(&result);
     }
-    common::finish(&result, tcfg.json)
+    Output::for_target(store, &tcfg).finish(&result)
 }
 
 fn check(args: &SustainArgs, engine: Option<EngineKind>, threads: u32) -> Result<()> {

@@ -11,7 +11,6 @@
 
 use crate::analysis::copy as analysis;
 use crate::cli::options::CopySync;
-use crate::commands::common;
 use crate::engine::buffer::AlignedBuf;
 use crate::engine::{Clock, IoError, MonotonicClock, OpKind};
 use crate::error::IoFailure;
@@ -233,7 +232,7 @@ pub fn run(req: &CopyRequest, source: &OpenTarget, dst: &OpenTarget) -> Result<C
     let mut buf = AlignedBuf::new(bs as usize, source.align.max(dst.align));
     let out = copy_with_progress(&io, &mut buf);
     if let Some(e) = &out.error {
-        error = Some(common::io_failure_message(e));
+        error = Some(crate::error::io_failure_message(e));
     }
     let verify = match req.verify && out.error.is_none() && out.bytes == bytes {
         true => Some(verify(source, dst, bytes, &mut buf, lb)?),
@@ -321,7 +320,7 @@ fn measure_alone(source: &OpenTarget, dst: &OpenTarget, bytes: u64, bs: u64) -> 
                 break;
             }
         };
-        let (test, error) = common::measure_repeated(target, &spec, name, 1, None);
+        let (test, error) = crate::workload::repeat::measure_repeated(target, &spec, name, 1, None);
         speeds[i] = test.mb_per_s.map(|s| s.median).filter(|_| error.is_none());
         alone.tests.push(test);
         if error.is_some() || interrupt::stop_flag().load(Ordering::Relaxed) {

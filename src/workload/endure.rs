@@ -4,7 +4,6 @@
 //! to save it before the next one starts: a run killed half-way keeps every
 //! finished cycle.
 
-use crate::commands::common;
 use crate::report::progress;
 use crate::result::device::{EndureCycle, EndureReport};
 use crate::target::OpenTarget;
@@ -102,9 +101,9 @@ fn one_cycle(target: &OpenTarget, plan: &EndurePlan, n: u32, bar: &ProgressBar) 
             return cycle;
         }
     };
-    let written = common::measure(target, &write_spec, "endure write", Some(bar));
+    let written = crate::workload::repeat::measure(target, &write_spec, "endure write", Some(bar));
     let write = written.unwrap_or_else(|f| {
-        cycle.error = Some(common::io_failure_message(&f.error));
+        cycle.error = Some(crate::error::io_failure_message(&f.error));
         f.partial
     });
     cycle.write_mb_s = write.mb_per_s;
@@ -113,13 +112,13 @@ fn one_cycle(target: &OpenTarget, plan: &EndurePlan, n: u32, bar: &ProgressBar) 
     if cycle.error.is_some() || write.interrupted {
         return cycle;
     }
-    match common::measure(target, &read_spec, "endure read", Some(bar)) {
+    match crate::workload::repeat::measure(target, &read_spec, "endure read", Some(bar)) {
         Ok(m) => {
             cycle.read_mb_s = Some(m.mb_per_s);
             cycle.read_latency = m.latency;
             cycle.complete = !m.interrupted;
         }
-        Err(f) => cycle.error = Some(common::io_failure_message(&f.error)),
+        Err(f) => cycle.error = Some(crate::error::io_failure_message(&f.error)),
     }
     cycle
 }

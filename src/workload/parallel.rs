@@ -11,7 +11,6 @@
 use crate::cli::config::{
     DEFAULT_AREA, ProfileConfig, RunConfig, TargetConfig, choose_engine, resolve_region,
 };
-use crate::commands::common;
 use crate::result::device::{ParallelDevice, ParallelReport, ParallelTest};
 use crate::result::{Measurement, RunResult, TestResult};
 use crate::target::scratch::FillPlan;
@@ -65,7 +64,7 @@ pub fn open_run_members(cfg: &RunConfig) -> Result<(Vec<Member>, Vec<MeasureSpec
 fn open_for_run(cfg: &RunConfig) -> Result<(Member, MeasureSpec)> {
     let writes = cfg.rw.writes();
     let area = cfg.target.offset.unwrap_or(0) + cfg.target.span.unwrap_or(DEFAULT_AREA);
-    let mut target = common::open_target(&cfg.target, writes, area)?;
+    let mut target = crate::target::open::open_target(&cfg.target, writes, area)?;
     let (blocks, offset, span) = prepare_region(cfg, &mut target)?;
     let member = Member {
         cfg: cfg.target.clone(),
@@ -97,7 +96,7 @@ fn open_for_profile(cfg: &ProfileConfig, target_cfg: TargetConfig, writes: bool)
     let is_dir = target_cfg.path.is_dir();
     let area = cfg.size.unwrap_or(DEFAULT_AREA);
     let offset = target_cfg.offset.unwrap_or(0);
-    let target = common::open_target(&target_cfg, writes || is_dir, offset + area)?;
+    let target = crate::target::open::open_target(&target_cfg, writes || is_dir, offset + area)?;
     let span = target_cfg
         .span
         .or(cfg.size)
@@ -132,7 +131,7 @@ fn fill(m: &mut Member, writes: bool) -> Result<()> {
         pattern: Pattern::Random,
         seed: m.cfg.seed ^ 0x5eed,
     };
-    common::prepare(&mut m.target, plan, writes)?;
+    crate::workload::prepare::prepare(&mut m.target, plan, writes)?;
     Ok(())
 }
 
@@ -154,7 +153,7 @@ fn preserve_all(members: &mut Vec<Member>, wants: impl Fn(&Member) -> bool) -> R
 /// Puts back every member's preserved data after `err` ended the command.
 fn restore_all(members: Vec<Member>, mut err: anyhow::Error) -> anyhow::Error {
     for mut m in members {
-        err = common::restore_after_error(&mut m.target, err);
+        err = crate::safety::restore::restore_after_error(&mut m.target, err);
     }
     err
 }
@@ -171,7 +170,7 @@ pub fn close(members: Vec<Member>, report: ParallelReport, result: &mut RunResul
         ));
     }
     for mut m in members {
-        common::restore(&mut m.target, result);
+        crate::safety::restore::restore(&mut m.target, result);
     }
 }
 
@@ -257,7 +256,8 @@ pub fn alone_and_together(
             break;
         }
         let label = format!("{name} · alone · {}", short(m));
-        let (test, error) = common::measure_repeated(&m.target, spec, &label, repeat, Some(bar));
+        let (test, error) =
+            crate::workload::repeat::measure_repeated(&m.target, spec, &label, repeat, Some(bar));
         result.error = result.error.take().or(error);
         alone.push(result.tests.len());
         result.tests.push(test);
@@ -268,7 +268,9 @@ pub fn alone_and_together(
         for ((m, spec), reps) in members.iter().zip(specs).zip(reps) {
             let label = format!("{name} · together · {}", short(m));
             together.push(result.tests.len());
-            result.tests.push(common::test_result(label, spec, reps));
+            result
+                .tests
+                .push(crate::workload::repeat::test_result(label, spec, reps));
         }
     }
     let paths: Vec<&str> = members
@@ -304,7 +306,7 @@ fn together_reps(
                     let barrier = &barrier;
                     scope.spawn(move || {
                         barrier.wait();
-                        common::measure(&m.target, spec, "together", Some(bar))
+                        crate::workload::repeat::measure(&m.target, spec, "together", Some(bar))
                     })
                 })
                 .collect();
@@ -315,7 +317,7 @@ fn together_reps(
                 Ok(Ok(m)) => reps[i].push(m),
                 Ok(Err(f)) => {
                     reps[i].push(f.partial);
-                    let message = common::io_failure_message(&f.error);
+                    let message = crate::error::io_failure_message(&f.error);
                     result.error.get_or_insert(message);
                 }
                 Err(_) => {

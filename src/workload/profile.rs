@@ -13,7 +13,6 @@
 
 use super::spec::Rw;
 use crate::cli::config::{ProfileConfig, choose_engine, resolve_region};
-use crate::commands::common;
 use crate::error::usage;
 use crate::report::progress;
 use crate::result::RunResult;
@@ -152,7 +151,7 @@ pub fn prepare_area(
     // A simulated card has no medium to fill: its timing does not depend
     // on what its blocks hold, and it has no read pass to wake up from.
     let simulated = target.info.kind == TargetKind::Simulated;
-    match common::prepare(target, fill, writes && !simulated)? {
+    match crate::workload::prepare::prepare(target, fill, writes && !simulated)? {
         None if simulated => Ok((span, Vec::new())),
         Some(written) if written < span => {
             let span = written / (1 << 20) * (1 << 20);
@@ -169,7 +168,7 @@ pub fn prepare_area(
         None => {
             // Nothing may be written: a discarded read pass instead wakes the
             // device (spin-up, power saving) before anything is counted.
-            let _ = common::measure(
+            let _ = crate::workload::repeat::measure(
                 target,
                 &warm_up_spec(cfg, offset, span)?,
                 "preparing (read)",
@@ -261,19 +260,25 @@ pub fn measure_rows(
     let ticker = progress::ClockTicker::start(&overall);
     let skip_reason = (!writes).then(|| match cfg.read_only {
         true => "write tests skipped (--read-only)".to_string(),
-        false => common::writes_skipped_because(target),
+        false => crate::target::open::writes_skipped_because(target),
     });
     'rows: for row in ROWS {
         for write in [false, true] {
             let spec = row_spec(cfg, &row, write, area, time)?;
             if write && !writes {
-                let mut skipped = common::test_result(row.name.to_string(), &spec, Vec::new());
+                let mut skipped =
+                    crate::workload::repeat::test_result(row.name.to_string(), &spec, Vec::new());
                 skipped.skipped = skip_reason.clone();
                 result.tests.push(skipped);
                 continue;
             }
-            let (test, error) =
-                common::measure_repeated(target, &spec, row.name, cfg.repeat, Some(&overall));
+            let (test, error) = crate::workload::repeat::measure_repeated(
+                target,
+                &spec,
+                row.name,
+                cfg.repeat,
+                Some(&overall),
+            );
             result.tests.push(test);
             if let Some(e) = error {
                 result.error = Some(e);

@@ -4,7 +4,6 @@
 //! target's size and block. One home for a step both commands take.
 
 use crate::cli::config::{TargetConfig, resolve_region};
-use crate::commands::common;
 use crate::target::scratch::FillPlan;
 use crate::target::{IoMode, OpenTarget};
 use crate::workload::Pattern;
@@ -19,7 +18,7 @@ pub fn open_region(
     block: u64,
 ) -> Result<(OpenTarget, u64, u64)> {
     let scratch_size = scratch_size(tcfg.offset, tcfg.span, area);
-    let mut target = common::open_target(tcfg, want_write, scratch_size)?;
+    let mut target = crate::target::open::open_target(tcfg, want_write, scratch_size)?;
     let direct = target.info.mode == IoMode::Direct;
     if target.scratch().is_some() && !want_write {
         let fill = FillPlan {
@@ -30,7 +29,7 @@ pub fn open_region(
             pattern: Pattern::Random,
             seed: tcfg.seed ^ 0x5eed,
         };
-        common::prepare(&mut target, fill, false)?;
+        crate::workload::prepare::prepare(&mut target, fill, false)?;
     }
     let (offset, span) = resolve_region(
         tcfg.offset,

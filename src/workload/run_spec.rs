@@ -7,7 +7,6 @@
 
 use crate::cli::config::{RunBlocks, RunConfig, check_layout, resolve_region};
 use crate::cli::options::{BlockSize, ReadMethod};
-use crate::commands::common;
 use crate::result::device::AccessInfo;
 use crate::result::{RunResult, TestResult};
 use crate::target::scratch::FillPlan;
@@ -53,7 +52,7 @@ pub fn prepare_region(cfg: &RunConfig, target: &mut OpenTarget) -> Result<(RunBl
         pattern: Pattern::Random,
         seed: cfg.target.seed ^ 0x5eed,
     };
-    common::prepare(target, fill, false)?;
+    crate::workload::prepare::prepare(target, fill, false)?;
     Ok((blocks, offset, span))
 }
 
@@ -116,11 +115,11 @@ pub fn measure_by_method(
     let mut access = access_info(cfg, spec);
     let method = cfg.method.as_str();
     if cfg.method != ReadMethod::Pread {
-        common::refuse_simulated(&cfg.target.path, &format!("--method {method}"))?;
+        crate::target::open::refuse_simulated(&cfg.target.path, &format!("--method {method}"))?;
     }
     if cfg.method == ReadMethod::Pread {
         result.payload.set_access(access);
-        return Ok(common::measure_repeated(
+        return Ok(crate::workload::repeat::measure_repeated(
             target, spec, name, cfg.repeat, None,
         ));
     }
@@ -141,7 +140,7 @@ pub fn measure_by_method(
         ..spec.request()
     })?;
     let name = format!("{name} {method}");
-    Ok(common::measure_repeated_on(
+    Ok(crate::workload::repeat::measure_repeated_on(
         &mt, &spec, &name, cfg.repeat, None,
     ))
 }

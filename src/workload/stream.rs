@@ -20,7 +20,6 @@
 //! through a [`Pacer`] so that a fake clock can replace the wall clock in
 //! tests. Nothing in `next` or `completed` allocates, locks or formats.
 
-use crate::commands::common;
 use crate::engine::buffer::{AlignedBuf, MIN_ALIGN};
 use crate::engine::sim::{SimDevice, SimEngine};
 use crate::engine::sync::SyncEngine;
@@ -442,7 +441,7 @@ pub fn run_at(
         },
     };
     let (outcome, error) = run(on, plan, schedule.seed, interrupt::stop_flag());
-    (outcome, error.map(|e| common::io_failure_message(&e)))
+    (outcome, error.map(|e| crate::error::io_failure_message(&e)))
 }
 
 type Trial<'a> = dyn Fn(f64) -> (StreamOutcome, Option<String>) + 'a;

@@ -5,7 +5,6 @@
 //! Where to sample and what the samples say is [`crate::analysis::surface`].
 
 use crate::analysis::surface::{percent, positions};
-use crate::commands::common;
 use crate::error::usage;
 use crate::report::progress;
 use crate::result::device::SurfaceSample;
@@ -126,9 +125,9 @@ fn scan_one(target: &OpenTarget, plan: &ScanPlan, offset: u64, bar: &ProgressBar
             };
         }
     };
-    match common::measure(target, &read, "surface read", Some(bar)) {
+    match crate::workload::repeat::measure(target, &read, "surface read", Some(bar)) {
         Ok(m) => s.read_mb_s = m.mb_per_s,
-        Err(f) => s.error = Some(common::io_failure_message(&f.error)),
+        Err(f) => s.error = Some(crate::error::io_failure_message(&f.error)),
     }
     let band = (offset, plan.band.min(size - offset));
     // A target smaller than one access read has no access time.
@@ -136,19 +135,23 @@ fn scan_one(target: &OpenTarget, plan: &ScanPlan, offset: u64, bar: &ProgressBar
         let bytes = u64::from(plan.access_reads) * ACCESS_BYTES;
         let seed = plan.seed ^ offset;
         match MeasureSpec::plain(Rw::RandRead, ACCESS_BYTES, band, bytes, seed) {
-            Ok(spec) => match common::measure(target, &spec, "surface access", Some(bar)) {
-                Ok(m) => s.access_ns = m.latency.map(|l| l.p50_ns),
-                Err(f) => s.error = Some(common::io_failure_message(&f.error)),
-            },
+            Ok(spec) => {
+                match crate::workload::repeat::measure(target, &spec, "surface access", Some(bar)) {
+                    Ok(m) => s.access_ns = m.latency.map(|l| l.p50_ns),
+                    Err(f) => s.error = Some(crate::error::io_failure_message(&f.error)),
+                }
+            }
             Err(e) => s.error = Some(e.to_string()),
         }
     }
     if plan.writes && s.error.is_none() {
         match MeasureSpec::plain(Rw::Write, plan.bs, region, plan.sample, plan.seed) {
-            Ok(write) => match common::measure(target, &write, "surface write", Some(bar)) {
-                Ok(m) => s.write_mb_s = Some(m.mb_per_s),
-                Err(f) => s.error = Some(common::io_failure_message(&f.error)),
-            },
+            Ok(write) => {
+                match crate::workload::repeat::measure(target, &write, "surface write", Some(bar)) {
+                    Ok(m) => s.write_mb_s = Some(m.mb_per_s),
+                    Err(f) => s.error = Some(crate::error::io_failure_message(&f.error)),
+                }
+            }
             Err(e) => s.error = Some(e.to_string()),
         }
     }

@@ -14,7 +14,6 @@
 use crate::analysis::curve as model;
 use crate::analysis::curve_reading::analyse;
 use crate::cli::config::{CurveConfig, DEFAULT_AREA, TargetConfig, default_sizes, resolve_region};
-use crate::commands::common;
 use crate::probe::interface_of;
 use crate::result::{CurvePoint, CurveReport, CurveSeries, RunResult, TestResult};
 use crate::target::scratch::FillPlan;
@@ -49,7 +48,7 @@ pub fn planned_time(cfg: &CurveConfig) -> Duration {
 }
 
 fn writes_allowed(cfg: &CurveConfig, target_cfg: &TargetConfig) -> bool {
-    cfg.patterns.iter().any(|p| p.writes()) && common::writes_may_be_asked(target_cfg)
+    cfg.patterns.iter().any(|p| p.writes()) && crate::target::open::writes_may_be_asked(target_cfg)
 }
 
 /// Opens every target and checks its region before anything is measured,
@@ -75,7 +74,7 @@ fn open(cfg: &CurveConfig, target_cfg: &TargetConfig) -> Result<OpenTarget> {
         .offset
         .unwrap_or(0)
         .saturating_add(target_cfg.span.unwrap_or(DEFAULT_AREA));
-    common::open_target(target_cfg, writes_allowed(cfg, target_cfg), area)
+    crate::target::open::open_target(target_cfg, writes_allowed(cfg, target_cfg), area)
 }
 
 /// The region measured on a target: `--offset`/`--span`, checked against
@@ -120,9 +119,14 @@ pub fn sweep_all(
         let swept = sweep_target(cfg, one, result, &mut report, bar);
         let error = match swept {
             Ok(error) => error,
-            Err(e) => return Err(common::restore_after_error(&mut one.target, e)),
+            Err(e) => {
+                return Err(crate::safety::restore::restore_after_error(
+                    &mut one.target,
+                    e,
+                ));
+            }
         };
-        common::restore(&mut one.target, result);
+        crate::safety::restore::restore(&mut one.target, result);
         report.targets.push(one.target.info.clone());
         if let Some(e) = error {
             result.error = Some(e);
@@ -172,7 +176,7 @@ fn prepare_target(
     // on what its blocks hold.
     let simulated = one.target.info.kind == TargetKind::Simulated;
     let fill_too = writes_allowed(cfg, &one.cfg) && !simulated;
-    if let Some(written) = common::prepare(&mut one.target, fill, fill_too)? {
+    if let Some(written) = crate::workload::prepare::prepare(&mut one.target, fill, fill_too)? {
         if written < span {
             span = (written / (1 << 20) * (1 << 20)).max(smallest);
             one.target.info.notes.push(format!(
@@ -230,7 +234,7 @@ fn sweep_target(
     for &pattern in &cfg.patterns {
         let mut series = empty_series(target, pattern, cfg.queue_depth, interface.clone());
         if pattern.writes() && !writes {
-            series.skipped = Some(common::writes_skipped_because(target));
+            series.skipped = Some(crate::target::open::writes_skipped_because(target));
             report.series.push(series);
             continue;
         }
@@ -450,9 +454,15 @@ fn measure_point(
                 device: ctx.target.info.device.as_ref(),
                 sim: None,
             };
-            common::measure_repeated_on(&mt, spec, name, ctx.cfg.repeat, Some(bar))
+            crate::workload::repeat::measure_repeated_on(&mt, spec, name, ctx.cfg.repeat, Some(bar))
         }
-        _ => common::measure_repeated(ctx.target, spec, name, ctx.cfg.repeat, Some(bar)),
+        _ => crate::workload::repeat::measure_repeated(
+            ctx.target,
+            spec,
+            name,
+            ctx.cfg.repeat,
+            Some(bar),
+        ),
     }
 }
 

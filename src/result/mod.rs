@@ -1,8 +1,15 @@
-//! The one result type that crosses from measuring to reporting.
+//! The one result type that crosses from measuring to reporting, and the
+//! whole of its schema (hyperfine's one result struct as the only link
+//! between measuring and output).
 //!
 //! Every output format is a pure function of [`RunResult`]; nothing printed
-//! anywhere is computed outside it. `schema_version` changes whenever a field
-//! changes meaning.
+//! anywhere is computed outside it. The per-command part is one tagged
+//! [`Payload`]; [`config`] records each command's typed configuration,
+//! [`apps`], [`device`], [`flash`] and [`verify`] the commands' own
+//! sections. Types computed by a pure analysis (the curve model, a flash
+//! finding's confidence) are defined beside that analysis and used here.
+//! `schema_version` changes whenever a field changes meaning; older
+//! documents still read ([`RunResult::from_json`]).
 
 use crate::analysis::curve::{
     Advice, AlignmentPenalty, CeilingVerdict, Crossover, Deviation, FitQuality, ModelFit,

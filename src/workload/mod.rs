@@ -1,9 +1,15 @@
-//! What to measure and how to drive an engine through it.
+//! What to measure and how to drive an engine through it: the measuring
+//! loops of every command, which never read the clock themselves (the
+//! engine's [`Clock`](crate::engine::Clock) does) and never print.
 //!
-//! [`spec`] describes one measurement, [`job`] turns it into a stream of
-//! operations, [`runner`] executes it and gathers the figures, [`interrupt`]
-//! turns Ctrl-C into a clean stop, and [`profile`] is the CrystalDiskMark-style
-//! sequence of measurements behind `iocurve profile`.
+//! [`spec`] describes one measurement (one validating constructor), [`job`]
+//! turns it into a stream of operations, [`runner`] executes it and gathers
+//! the figures, [`repeat`] does that `--repeat` times, [`prepare`] fills the
+//! test area first, and [`interrupt`] turns Ctrl-C into a clean stop. The
+//! commands' own loops: [`run_spec`] and [`parallel`] (`run`), [`profile`]
+//! (the CrystalDiskMark-style rows), [`sweep`] (`curve`), [`surface`],
+//! [`endure`], [`copy`], [`files`], [`stream`] and [`region`], [`sustain`],
+//! [`cpuload`] (`--cpu-load`), with [`verify`] and [`pattern`] for the data.
 
 pub mod copy;
 pub mod cpuload;

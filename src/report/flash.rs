@@ -15,8 +15,7 @@ pub fn render(result: &RunResult, verbose: bool) -> String {
     for x in &f.findings {
         let status = x
             .status
-            .as_deref()
-            .map(|s| format!("{s:<4} "))
+            .map(|s| format!("{:<4} ", s.name()))
             .unwrap_or_default();
         let conf = x
             .confidence

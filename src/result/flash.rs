@@ -2,6 +2,7 @@
 //! their confidence, and the detector's own figures.
 
 use crate::analysis::flash::Confidence;
+pub use crate::analysis::flash::class::Status;
 use serde::{Deserialize, Serialize};
 
 /// What a `flash` command found, as the result records it.
@@ -26,8 +27,8 @@ pub struct Finding {
     pub name: String,
     pub value: String,
     pub confidence: Option<Confidence>,
-    /// PASS/FAIL/LINK for class requirements.
-    pub status: Option<String>,
+    /// PASS, FAIL or LINK for class requirements.
+    pub status: Option<Status>,
     pub note: Option<String>,
 }
 

@@ -354,7 +354,7 @@ pub fn move_speed(points: &[PnuPoint], pw: f64, au: u64, ru: u64) -> Option<f64>
 }
 
 /// A requirement's verdict.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum Status {
     Pass,

@@ -119,7 +119,7 @@ fn check_finding(c: &class::Check) -> Finding {
         ),
         Some(c.confidence),
     );
-    x.status = Some(c.status.name().to_string());
+    x.status = Some(c.status);
     x.note = match c.status {
         class::Status::Link => Some("the link, not the card, sets this limit".into()),
         _ => c.note.clone(),

@@ -447,86 +447,17 @@ impl FitQuality {
 /// checks are listed most basic first: too few points, a shape the model
 /// does not follow, a plateau never reached, then figures not determined.
 pub fn judge(fit: &ModelFit, points: &[SizePoint]) -> FitQuality {
-    let mut why: Vec<String> = Vec::new();
-    let from = fit.unit_bytes.map_or("the smallest size".to_string(), |u| {
-        format!("the {} unit", format_size(u))
-    });
-    if fit.points_used < MIN_POINTS_FROM_UNIT {
-        why.push(format!(
-            "only {} measured sizes at or above {from}; a line needs {MIN_POINTS_FROM_UNIT} to be judged",
-            fit.points_used
-        ));
-    }
-    if fit.max_relative_error > MAX_POINT_ERROR {
-        why.push(format!(
-            "the curve does not follow the model: a point is {:.0}% off it (at most {:.0}% allowed)",
-            fit.max_relative_error * 100.0,
-            MAX_POINT_ERROR * 100.0
-        ));
-    }
-    if fit.r_squared < MIN_R_SQUARED {
-        why.push(format!(
-            "the curve does not follow the model: weighted R² is {:.3}, below {MIN_R_SQUARED}",
-            fit.r_squared
-        ));
-    }
-    if let Some(best) = fit
-        .best_measured_mb_s
-        .filter(|b| fit.bandwidth_mb_s > b * (1.0 + MAX_B_ABOVE_BEST))
-    {
-        why.push(format!(
-            "B = {} MB/s is {:.0}% above the best measured {} MB/s: the sweep did not reach the plateau the model assumes",
-            format_mbps(fit.bandwidth_mb_s),
-            (fit.bandwidth_mb_s / best - 1.0) * 100.0,
-            format_mbps(best)
-        ));
-    }
-    if let Some(c) = capped_above(points, fit) {
-        why.push(format!(
-            "the fixed cost is not the same along the curve: from {} up t0 = {:.1} ± {:.1} µs, against {:.1} µs over all sizes (a ceiling such as a slow link capping large transfers, or extra costs at middle sizes)",
-            format_size(c.from),
-            c.t0_us,
-            c.t0_se_us,
-            fit.t0_us
-        ));
-    }
-    if fit.t0_us <= 0.0 {
-        why.push(format!(
-            "the fixed cost came out at {:.1} µs, not above zero: the time per request does not grow as t0 + n/B",
-            fit.t0_us
-        ));
-    } else if let Some(se) = fit
-        .t0_se_us
-        .filter(|se| *se > MAX_T0_RELATIVE_SE * fit.t0_us)
-    {
-        why.push(format!(
-            "the fixed cost is not determined: t0 = {:.1} ± {:.1} µs",
-            fit.t0_us, se
-        ));
-    } else if let Some(shift) = fit.t0_sensitivity.filter(|s| *s > MAX_T0_SENSITIVITY) {
-        why.push(format!(
-            "the fixed cost is not determined: leaving out one size moves t0 = {:.1} µs by {:.0}%",
-            fit.t0_us,
-            shift * 100.0
-        ));
-    }
-    if let Some(se) = fit
-        .bandwidth_se_mb_s
-        .filter(|se| *se > MAX_B_RELATIVE_SE * fit.bandwidth_mb_s)
-    {
-        why.push(format!(
-            "the bandwidth is not determined: B = {} ± {} MB/s",
-            format_mbps(fit.bandwidth_mb_s),
-            format_mbps(se)
-        ));
-    } else if let Some(shift) = fit.bandwidth_sensitivity.filter(|s| *s > MAX_B_SENSITIVITY) {
-        why.push(format!(
-            "the bandwidth is not determined: leaving out one size moves B = {} MB/s by {:.0}%",
-            format_mbps(fit.bandwidth_mb_s),
-            shift * 100.0
-        ));
-    }
-    let mut why = why.into_iter();
+    let mut why = [
+        too_few_points(fit),
+        point_off_the_model(fit),
+        r_squared_too_low(fit),
+        plateau_not_reached(fit),
+        fixed_cost_capped(fit, points),
+        fixed_cost_undetermined(fit),
+        bandwidth_undetermined(fit),
+    ]
+    .into_iter()
+    .flatten();
     match why.next() {
         None => FitQuality::Good,
         Some(reason) => FitQuality::Poor {
@@ -534,6 +465,116 @@ pub fn judge(fit: &ModelFit, points: &[SizePoint]) -> FitQuality {
             also: why.collect(),
         },
     }
+}
+
+/// Fewer sizes than a line needs at or above the point where the fit starts.
+fn too_few_points(fit: &ModelFit) -> Option<String> {
+    if fit.points_used >= MIN_POINTS_FROM_UNIT {
+        return None;
+    }
+    let from = fit.unit_bytes.map_or("the smallest size".to_string(), |u| {
+        format!("the {} unit", format_size(u))
+    });
+    Some(format!(
+        "only {} measured sizes at or above {from}; a line needs {MIN_POINTS_FROM_UNIT} to be judged",
+        fit.points_used
+    ))
+}
+
+/// One point lies too far from the fitted line.
+fn point_off_the_model(fit: &ModelFit) -> Option<String> {
+    (fit.max_relative_error > MAX_POINT_ERROR).then(|| {
+        format!(
+            "the curve does not follow the model: a point is {:.0}% off it (at most {:.0}% allowed)",
+            fit.max_relative_error * 100.0,
+            MAX_POINT_ERROR * 100.0
+        )
+    })
+}
+
+/// The line explains too little of the curve as a whole.
+fn r_squared_too_low(fit: &ModelFit) -> Option<String> {
+    (fit.r_squared < MIN_R_SQUARED).then(|| {
+        format!(
+            "the curve does not follow the model: weighted R² is {:.3}, below {MIN_R_SQUARED}",
+            fit.r_squared
+        )
+    })
+}
+
+/// The fitted bandwidth is well above anything measured: the sweep stopped
+/// before the plateau.
+fn plateau_not_reached(fit: &ModelFit) -> Option<String> {
+    let best = fit
+        .best_measured_mb_s
+        .filter(|b| fit.bandwidth_mb_s > b * (1.0 + MAX_B_ABOVE_BEST))?;
+    Some(format!(
+        "B = {} MB/s is {:.0}% above the best measured {} MB/s: the sweep did not reach the plateau the model assumes",
+        format_mbps(fit.bandwidth_mb_s),
+        (fit.bandwidth_mb_s / best - 1.0) * 100.0,
+        format_mbps(best)
+    ))
+}
+
+/// The larger sizes follow a line with a clearly smaller fixed cost.
+fn fixed_cost_capped(fit: &ModelFit, points: &[SizePoint]) -> Option<String> {
+    let c = capped_above(points, fit)?;
+    Some(format!(
+        "the fixed cost is not the same along the curve: from {} up t0 = {:.1} ± {:.1} µs, against {:.1} µs over all sizes (a ceiling such as a slow link capping large transfers, or extra costs at middle sizes)",
+        format_size(c.from),
+        c.t0_us,
+        c.t0_se_us,
+        fit.t0_us
+    ))
+}
+
+/// The fixed cost is not above zero, or its error or its sensitivity to
+/// one left-out size is too large; only the most basic of these is told.
+fn fixed_cost_undetermined(fit: &ModelFit) -> Option<String> {
+    if fit.t0_us <= 0.0 {
+        return Some(format!(
+            "the fixed cost came out at {:.1} µs, not above zero: the time per request does not grow as t0 + n/B",
+            fit.t0_us
+        ));
+    }
+    if let Some(se) = fit
+        .t0_se_us
+        .filter(|se| *se > MAX_T0_RELATIVE_SE * fit.t0_us)
+    {
+        return Some(format!(
+            "the fixed cost is not determined: t0 = {:.1} ± {:.1} µs",
+            fit.t0_us, se
+        ));
+    }
+    let shift = fit.t0_sensitivity.filter(|s| *s > MAX_T0_SENSITIVITY)?;
+    Some(format!(
+        "the fixed cost is not determined: leaving out one size moves t0 = {:.1} µs by {:.0}%",
+        fit.t0_us,
+        shift * 100.0
+    ))
+}
+
+/// The bandwidth's error or its sensitivity to one left-out size is too
+/// large; only the first is told when both are.
+fn bandwidth_undetermined(fit: &ModelFit) -> Option<String> {
+    if let Some(se) = fit
+        .bandwidth_se_mb_s
+        .filter(|se| *se > MAX_B_RELATIVE_SE * fit.bandwidth_mb_s)
+    {
+        return Some(format!(
+            "the bandwidth is not determined: B = {} ± {} MB/s",
+            format_mbps(fit.bandwidth_mb_s),
+            format_mbps(se)
+        ));
+    }
+    let shift = fit
+        .bandwidth_sensitivity
+        .filter(|s| *s > MAX_B_SENSITIVITY)?;
+    Some(format!(
+        "the bandwidth is not determined: leaving out one size moves B = {} MB/s by {:.0}%",
+        format_mbps(fit.bandwidth_mb_s),
+        shift * 100.0
+    ))
 }
 
 /// The line through the larger half of the fitted points, when its fixed

@@ -2,6 +2,13 @@
 //! kernel did not say.
 
 use crate::probe::DeviceIdentity;
+use crate::probe::block::{BlockFacts, Layer};
+use crate::probe::fs::FsInfo;
+use crate::probe::host::HostFacts;
+use crate::probe::link::Interface;
+use crate::probe::mmc::{MmcInfo, SdClasses};
+use crate::probe::nvme::NvmeInfo;
+use crate::probe::usb::UsbInfo;
 use crate::units::format_size;
 
 fn or_unknown<T: ToString>(v: Option<T>) -> String {
@@ -14,14 +21,62 @@ fn yes_no(v: Option<bool>) -> String {
 
 /// Renders the identity as `key: value` lines.
 pub fn render(id: &DeviceIdentity) -> String {
-    let mut lines: Vec<(String, String)> = Vec::new();
-    let mut put = |k: &str, v: String| lines.push((k.to_string(), v));
     let d = &id.device;
-    put("target", id.target.clone());
-    put("device", id.label.clone());
-    put("device key", id.key.clone());
-    let stack: Vec<String> = d
-        .stack
+    let mut lines = Lines::default();
+    lines.put("target", id.target.clone());
+    lines.put("device", id.label.clone());
+    lines.put("device key", id.key.clone());
+    put_stack(&mut lines, &d.stack);
+    match &d.block {
+        Some(b) => put_block_device(&mut lines, b),
+        None => lines.put(
+            "block device",
+            "none found (tmpfs, network or FUSE file system, or unknown)".into(),
+        ),
+    }
+    lines.put("interface", interface(d.interface.as_ref()));
+    if let Some(u) = &d.usb {
+        lines.put("usb", usb(u));
+    }
+    if let Some(m) = &d.mmc {
+        put_card(&mut lines, m);
+    }
+    if let Some(n) = &d.nvme {
+        lines.put("nvme", nvme(n));
+    }
+    match &id.filesystem {
+        Some(f) => put_file_system(&mut lines, f, d.encrypted),
+        None => lines.put("file system", "none (raw device)".into()),
+    }
+    lines.put("host", host(&id.host));
+    lines.put("iocurve", id.host.iocurve_version.clone());
+    lines.aligned()
+}
+
+/// The report's `key: value` pairs in order, aligned only once all keys are
+/// known.
+#[derive(Default)]
+struct Lines(Vec<(String, String)>);
+
+impl Lines {
+    fn put(&mut self, key: &str, value: String) {
+        self.0.push((key.to_string(), value));
+    }
+
+    /// One line per pair, the values in one column after the longest key.
+    fn aligned(&self) -> String {
+        let width = self.0.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+        self.0
+            .iter()
+            .map(|(k, v)| format!("{k:<width$}  {v}\n"))
+            .collect()
+    }
+}
+
+/// The layers between the target and the disk, top first; no line when
+/// there are none.
+fn put_stack(lines: &mut Lines, stack: &[Layer]) {
+    let layers: Vec<String> = stack
         .iter()
         .map(|l| {
             format!(
@@ -34,158 +89,147 @@ pub fn render(id: &DeviceIdentity) -> String {
             )
         })
         .collect();
-    if !stack.is_empty() {
-        put("stack", stack.join(" → "));
+    if !layers.is_empty() {
+        lines.put("stack", layers.join(" → "));
     }
-    match &d.block {
-        Some(b) => {
-            put("kernel name", format!("{} ({})", b.name, b.dev));
-            put(
-                "size",
-                format!("{} ({} bytes)", format_size(b.size_bytes), b.size_bytes),
-            );
-            put(
-                "block size",
-                format!(
-                    "logical {} B, physical {} B",
-                    b.logical_block_size, b.physical_block_size
-                ),
-            );
-            put("rotational", yes_no(b.rotational));
-            put(
-                "largest transfer",
-                format!(
-                    "{} KiB (hardware {} KiB)",
-                    or_unknown(b.max_sectors_kb),
-                    or_unknown(b.max_hw_sectors_kb)
-                ),
-            );
-            put("nr_requests", or_unknown(b.nr_requests));
-            put("scheduler", or_unknown(b.scheduler.clone()));
-            put("discard", yes_no(b.discard));
-            put("write cache", or_unknown(b.write_cache.clone()));
-            put("vendor", or_unknown(b.vendor.clone()));
-            put("model", or_unknown(b.model.clone()));
-            put("revision", or_unknown(b.revision.clone()));
-            put("serial", or_unknown(b.serial.clone()));
-        }
-        None => put(
-            "block device",
-            "none found (tmpfs, network or FUSE file system, or unknown)".into(),
-        ),
-    }
-    put(
-        "interface",
-        d.interface
-            .as_ref()
-            .map_or("unknown".into(), |i| match i.practical_limit_mb_s {
-                Some(c) => format!("{} · practical ceiling about {c} MB/s", i.description),
-                None => i.description.clone(),
-            }),
+}
+
+/// What the kernel says of the block device: geometry, queue and who made it.
+fn put_block_device(lines: &mut Lines, b: &BlockFacts) {
+    lines.put("kernel name", format!("{} ({})", b.name, b.dev));
+    lines.put(
+        "size",
+        format!("{} ({} bytes)", format_size(b.size_bytes), b.size_bytes),
     );
-    if let Some(u) = &d.usb {
-        put(
-            "usb",
-            format!(
-                "{}:{} bcdDevice {} · {} {} · serial {}",
-                or_unknown(u.vendor_id.clone()),
-                or_unknown(u.product_id.clone()),
-                or_unknown(u.bcd_device.clone()),
-                or_unknown(u.manufacturer.clone()),
-                or_unknown(u.product.clone()),
-                or_unknown(u.serial.clone())
-            ),
-        );
-    }
-    if let Some(m) = &d.mmc {
-        put(
-            "card",
-            format!(
-                "{} · manfid {} ({}) · oemid {} ({}) · name {} · rev {} · date {} · serial {}",
-                or_unknown(m.card_type.clone()),
-                or_unknown(m.manfid.map(|v| format!("0x{v:02x}"))),
-                or_unknown(m.manufacturer.clone()),
-                or_unknown(m.oemid.clone()),
-                or_unknown(m.oem.clone()),
-                or_unknown(m.name.clone()),
-                or_unknown(m.revision.clone()),
-                or_unknown(m.date.clone()),
-                or_unknown(m.serial.clone())
-            ),
-        );
-        put(
-            "erase size",
-            or_unknown(m.preferred_erase_size.map(format_size)),
-        );
-        put(
-            "classes",
-            m.classes
-                .as_ref()
-                .map_or("unknown (SSR not readable)".into(), |c| {
-                    let parts: Vec<String> =
-                        [&c.speed_class, &c.uhs_grade, &c.video_class, &c.app_class]
-                            .iter()
-                            .filter_map(|v| (*v).clone())
-                            .collect();
-                    if parts.is_empty() {
-                        "none claimed".into()
-                    } else {
-                        parts.join(" ")
-                    }
-                }),
-        );
-    }
-    if let Some(n) = &d.nvme {
-        put(
-            "nvme",
-            format!(
-                "{} · model {} · firmware {} · serial {}",
-                or_unknown(n.controller.clone()),
-                or_unknown(n.model.clone()),
-                or_unknown(n.firmware.clone()),
-                or_unknown(n.serial.clone())
-            ),
-        );
-    }
-    match &id.filesystem {
-        Some(f) => {
-            put(
-                "file system",
-                format!(
-                    "{} on {} at {} ({})",
-                    f.fstype, f.source, f.mount_point, f.options
-                ),
-            );
-            put("compression", yes_no(f.compression));
-            put(
-                "encryption",
-                yes_no(f.encryption.or(d.encrypted.then_some(true))),
-            );
-            put("copy-on-write", yes_no(f.copy_on_write));
-            put(
-                "free space",
-                match (f.free_bytes, f.total_bytes) {
-                    (Some(a), Some(t)) => format!("{} of {}", format_size(a), format_size(t)),
-                    _ => "unknown".into(),
-                },
-            );
-        }
-        None => put("file system", "none (raw device)".into()),
-    }
-    let h = &id.host;
-    put(
-        "host",
+    lines.put(
+        "block size",
         format!(
-            "{} · Linux {} · {}",
-            h.hostname,
-            h.kernel,
-            or_unknown(h.cpu_model.clone())
+            "logical {} B, physical {} B",
+            b.logical_block_size, b.physical_block_size
         ),
     );
-    put("iocurve", h.iocurve_version.clone());
-    let width = lines.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
-    lines
-        .iter()
-        .map(|(k, v)| format!("{k:<width$}  {v}\n"))
-        .collect()
+    lines.put("rotational", yes_no(b.rotational));
+    lines.put(
+        "largest transfer",
+        format!(
+            "{} KiB (hardware {} KiB)",
+            or_unknown(b.max_sectors_kb),
+            or_unknown(b.max_hw_sectors_kb)
+        ),
+    );
+    lines.put("nr_requests", or_unknown(b.nr_requests));
+    lines.put("scheduler", or_unknown(b.scheduler.clone()));
+    lines.put("discard", yes_no(b.discard));
+    lines.put("write cache", or_unknown(b.write_cache.clone()));
+    lines.put("vendor", or_unknown(b.vendor.clone()));
+    lines.put("model", or_unknown(b.model.clone()));
+    lines.put("revision", or_unknown(b.revision.clone()));
+    lines.put("serial", or_unknown(b.serial.clone()));
+}
+
+/// The link the device hangs on, with its practical ceiling when known.
+fn interface(interface: Option<&Interface>) -> String {
+    interface.map_or("unknown".into(), |i| match i.practical_limit_mb_s {
+        Some(c) => format!("{} · practical ceiling about {c} MB/s", i.description),
+        None => i.description.clone(),
+    })
+}
+
+/// The USB device's ids and strings.
+fn usb(u: &UsbInfo) -> String {
+    format!(
+        "{}:{} bcdDevice {} · {} {} · serial {}",
+        or_unknown(u.vendor_id.clone()),
+        or_unknown(u.product_id.clone()),
+        or_unknown(u.bcd_device.clone()),
+        or_unknown(u.manufacturer.clone()),
+        or_unknown(u.product.clone()),
+        or_unknown(u.serial.clone())
+    )
+}
+
+/// An SD or MMC card: its registers, erase size and claimed classes.
+fn put_card(lines: &mut Lines, m: &MmcInfo) {
+    lines.put(
+        "card",
+        format!(
+            "{} · manfid {} ({}) · oemid {} ({}) · name {} · rev {} · date {} · serial {}",
+            or_unknown(m.card_type.clone()),
+            or_unknown(m.manfid.map(|v| format!("0x{v:02x}"))),
+            or_unknown(m.manufacturer.clone()),
+            or_unknown(m.oemid.clone()),
+            or_unknown(m.oem.clone()),
+            or_unknown(m.name.clone()),
+            or_unknown(m.revision.clone()),
+            or_unknown(m.date.clone()),
+            or_unknown(m.serial.clone())
+        ),
+    );
+    lines.put(
+        "erase size",
+        or_unknown(m.preferred_erase_size.map(format_size)),
+    );
+    lines.put("classes", card_classes(m.classes.as_ref()));
+}
+
+/// The speed, UHS, video and application classes the card claims.
+fn card_classes(classes: Option<&SdClasses>) -> String {
+    classes.map_or("unknown (SSR not readable)".into(), |c| {
+        let parts: Vec<String> = [&c.speed_class, &c.uhs_grade, &c.video_class, &c.app_class]
+            .iter()
+            .filter_map(|v| (*v).clone())
+            .collect();
+        if parts.is_empty() {
+            "none claimed".into()
+        } else {
+            parts.join(" ")
+        }
+    })
+}
+
+/// The NVMe controller and what it says it is.
+fn nvme(n: &NvmeInfo) -> String {
+    format!(
+        "{} · model {} · firmware {} · serial {}",
+        or_unknown(n.controller.clone()),
+        or_unknown(n.model.clone()),
+        or_unknown(n.firmware.clone()),
+        or_unknown(n.serial.clone())
+    )
+}
+
+/// The mounted file system and the features that change what a write
+/// costs. `encrypted_below` is an encrypting layer under it, which counts
+/// when the file system itself does not say.
+fn put_file_system(lines: &mut Lines, f: &FsInfo, encrypted_below: bool) {
+    lines.put(
+        "file system",
+        format!(
+            "{} on {} at {} ({})",
+            f.fstype, f.source, f.mount_point, f.options
+        ),
+    );
+    lines.put("compression", yes_no(f.compression));
+    lines.put(
+        "encryption",
+        yes_no(f.encryption.or(encrypted_below.then_some(true))),
+    );
+    lines.put("copy-on-write", yes_no(f.copy_on_write));
+    lines.put(
+        "free space",
+        match (f.free_bytes, f.total_bytes) {
+            (Some(a), Some(t)) => format!("{} of {}", format_size(a), format_size(t)),
+            _ => "unknown".into(),
+        },
+    );
+}
+
+/// The machine that measured.
+fn host(h: &HostFacts) -> String {
+    format!(
+        "{} · Linux {} · {}",
+        h.hostname,
+        h.kernel,
+        or_unknown(h.cpu_model.clone())
+    )
 }

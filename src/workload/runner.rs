@@ -81,88 +81,184 @@ pub fn measure(
     progress: &[PaddedCounter],
 ) -> Result<Measurement, Box<MeasureFailure>> {
     if let Some(why) = unrunnable(spec) {
-        let kind = match spec.rw.reads() {
-            true => OpKind::Read,
-            false => OpKind::Write,
-        };
-        return Err(Box::new(MeasureFailure {
-            partial: summarise(&JobRecord::default(), RampInfo::default(), 0, false),
-            error: IoError {
-                kind,
-                offset: spec.offset,
-                len: 0,
-                error: std::io::Error::new(std::io::ErrorKind::InvalidInput, why),
-            },
-        }));
+        return Err(refusal(spec, why));
     }
     let mut warnings = Vec::new();
     if spec.buffered() && spec.rw.reads() {
         evict_and_prove(target.fd, spec, &mut warnings);
     }
-    let written: Vec<AtomicU64> = if spec.verify && spec.rw.writes() {
+    let written = written_bitmap(spec);
+    let shared = SharedByPasses {
+        target,
+        spec,
+        stop,
+        written: &written,
+        clock: target.clock(),
+    };
+    let stat_before = target.device.and_then(|d| d.read_stat().ok());
+    let passes = run_passes(&shared, progress, &mut warnings);
+    let stat_after = target.device.and_then(|d| d.read_stat().ok());
+    assemble(&shared, passes, stat_before, stat_after, warnings)
+}
+
+/// The failure of a spec that cannot be run: nothing was measured.
+fn refusal(spec: &MeasureSpec, why: String) -> Box<MeasureFailure> {
+    let kind = match spec.rw.reads() {
+        true => OpKind::Read,
+        false => OpKind::Write,
+    };
+    Box::new(MeasureFailure {
+        partial: summarise(&JobRecord::default(), RampInfo::default(), 0, false),
+        error: IoError {
+            kind,
+            offset: spec.offset,
+            len: 0,
+            error: std::io::Error::new(std::io::ErrorKind::InvalidInput, why),
+        },
+    })
+}
+
+/// One bit per block of the region, set as it is written, so verification
+/// reads back only what was written; empty when nothing is verified.
+fn written_bitmap(spec: &MeasureSpec) -> Vec<AtomicU64> {
+    if spec.verify && spec.rw.writes() {
         (0..(spec.span / spec.block_size).div_ceil(64))
             .map(|_| AtomicU64::new(0))
             .collect()
     } else {
         Vec::new()
-    };
-    let clock = target.clock();
-    let stat_before = target.device.and_then(|d| d.read_stat().ok());
+    }
+}
 
-    let mut ramp = RampInfo::default();
-    let mut error = None;
-    let mut notes = Vec::new();
-    if let Some(ramp_time) = spec.ramp.filter(|d| !d.is_zero()) {
-        let idle: Vec<PaddedCounter> = progress.iter().map(|_| PaddedCounter::default()).collect();
-        let pass = run_pass(
-            target,
-            spec,
-            false,
-            Some(ramp_time.as_nanos() as u64),
-            None,
-            stop,
-            &idle,
-            &written,
-            clock,
-        );
-        ramp = RampInfo {
-            ops: pass.record.ops(),
-            bytes: pass.record.bytes(),
-            elapsed_ns: pass.elapsed_ns(),
-        };
-        error = pass.error;
-        notes = pass.notes;
-        if spec.buffered() && spec.rw.writes() {
-            let _ = rustix::fs::fdatasync(target.fd);
-        }
-        if spec.buffered() && spec.rw.reads() {
-            // The warm-up filled the page cache with what the counted pass
-            // is about to read.
-            evict_and_prove(target.fd, spec, &mut warnings);
-        }
+/// What the warm-up and the counted pass of one measurement share.
+struct SharedByPasses<'s, 'a> {
+    target: &'s MeasureTarget<'a>,
+    spec: &'s MeasureSpec,
+    stop: &'s AtomicBool,
+    written: &'s [AtomicU64],
+    clock: AnyClock<'a>,
+}
+
+/// What the two passes left behind, before it is summarised.
+#[derive(Default)]
+struct PassesOutcome {
+    ramp: RampInfo,
+    record: JobRecord,
+    sync_ns: u64,
+    /// The first I/O failure; the counted pass does not run after one in
+    /// the warm-up.
+    error: Option<IoError>,
+    notes: Vec<String>,
+}
+
+/// The warm-up (when asked for), then the counted pass unless the warm-up
+/// failed or the user stopped.
+fn run_passes(
+    shared: &SharedByPasses<'_, '_>,
+    progress: &[PaddedCounter],
+    warnings: &mut Vec<String>,
+) -> PassesOutcome {
+    let mut outcome = PassesOutcome::default();
+    if let Some(ramp_time) = shared.spec.ramp.filter(|d| !d.is_zero()) {
+        warm_up(shared, ramp_time, progress.len(), &mut outcome, warnings);
     }
-    let mut record = JobRecord::default();
-    let mut sync_ns = 0;
-    if error.is_none() && !stop.load(Ordering::Relaxed) {
-        let time = spec.time.map(|d| d.as_nanos() as u64);
-        let pass = run_pass(
-            target, spec, true, time, spec.size, stop, progress, &written, clock,
-        );
-        record = pass.record;
-        error = pass.error;
-        notes.extend(pass.notes);
-        if spec.buffered() && spec.rw.writes() {
-            sync_ns = timed_fdatasync(target.fd, clock, &mut record, &mut warnings);
-        }
+    if outcome.error.is_none() && !shared.stop.load(Ordering::Relaxed) {
+        counted_pass(shared, progress, &mut outcome, warnings);
     }
-    let stat_after = target.device.and_then(|d| d.read_stat().ok());
-    for note in notes {
+    outcome
+}
+
+/// The warm-up pass: its figures are kept apart, its progress is not shown,
+/// and what it left in the page cache is flushed or evicted before the
+/// counted pass.
+fn warm_up(
+    shared: &SharedByPasses<'_, '_>,
+    ramp_time: std::time::Duration,
+    jobs: usize,
+    outcome: &mut PassesOutcome,
+    warnings: &mut Vec<String>,
+) {
+    let SharedByPasses {
+        target,
+        spec,
+        stop,
+        written,
+        clock,
+    } = *shared;
+    let idle: Vec<PaddedCounter> = (0..jobs).map(|_| PaddedCounter::default()).collect();
+    let pass = run_pass(
+        target,
+        spec,
+        false,
+        Some(ramp_time.as_nanos() as u64),
+        None,
+        stop,
+        &idle,
+        written,
+        clock,
+    );
+    outcome.ramp = RampInfo {
+        ops: pass.record.ops(),
+        bytes: pass.record.bytes(),
+        elapsed_ns: pass.elapsed_ns(),
+    };
+    outcome.error = pass.error;
+    outcome.notes = pass.notes;
+    if spec.buffered() && spec.rw.writes() {
+        let _ = rustix::fs::fdatasync(target.fd);
+    }
+    if spec.buffered() && spec.rw.reads() {
+        // The warm-up filled the page cache with what the counted pass
+        // is about to read.
+        evict_and_prove(target.fd, spec, warnings);
+    }
+}
+
+/// The counted pass, and for buffered writes the timed sync that charges
+/// their write-back to it.
+fn counted_pass(
+    shared: &SharedByPasses<'_, '_>,
+    progress: &[PaddedCounter],
+    outcome: &mut PassesOutcome,
+    warnings: &mut Vec<String>,
+) {
+    let SharedByPasses {
+        target,
+        spec,
+        stop,
+        written,
+        clock,
+    } = *shared;
+    let time = spec.time.map(|d| d.as_nanos() as u64);
+    let pass = run_pass(
+        target, spec, true, time, spec.size, stop, progress, written, clock,
+    );
+    outcome.record = pass.record;
+    outcome.error = pass.error;
+    outcome.notes.extend(pass.notes);
+    if spec.buffered() && spec.rw.writes() {
+        outcome.sync_ns = timed_fdatasync(target.fd, clock, &mut outcome.record, warnings);
+    }
+}
+
+/// Builds the measurement from the passes: the summary, what the device
+/// saw, the verification read-back, and every warning once.
+fn assemble(
+    shared: &SharedByPasses<'_, '_>,
+    passes: PassesOutcome,
+    stat_before: Option<DiskStat>,
+    stat_after: Option<DiskStat>,
+    mut warnings: Vec<String>,
+) -> Result<Measurement, Box<MeasureFailure>> {
+    let SharedByPasses { target, spec, .. } = *shared;
+    for note in passes.notes {
         if !warnings.contains(&note) {
             warnings.push(note);
         }
     }
-    let interrupted = stop.load(Ordering::Relaxed);
-    let mut m = summarise(&record, ramp, sync_ns, interrupted);
+    let interrupted = shared.stop.load(Ordering::Relaxed);
+    let (record, ramp) = (&passes.record, passes.ramp);
+    let mut m = summarise(record, ramp, passes.sync_ns, interrupted);
     let ours_read = record.read_bytes + ramp_read_bytes(spec, ramp);
     let ours_write = record.write_bytes + (ramp.bytes - ramp_read_bytes(spec, ramp));
     m.device_io = device_io(
@@ -173,26 +269,43 @@ pub fn measure(
         ours_write,
         &mut warnings,
     );
-    if spec.verify && error.is_none() && !interrupted {
-        if spec.buffered() {
-            let _ = rustix::fs::fadvise(
-                target.fd,
-                spec.offset,
-                NonZeroU64::new(spec.span),
-                rustix::fs::Advice::DontNeed,
-            );
-        }
-        match read_back(target, spec, &written, stop) {
-            Ok(tally) => m.verify = Some(tally),
-            Err(e) => warnings.push(format!("verification read-back failed: {e}")),
-        }
-        m.interrupted = stop.load(Ordering::Relaxed);
+    if spec.verify && passes.error.is_none() && !interrupted {
+        verify_written(shared, &mut m, &mut warnings);
     }
     m.warnings = warnings;
-    match error {
+    match passes.error {
         None => Ok(m),
         Some(error) => Err(Box::new(MeasureFailure { partial: m, error })),
     }
+}
+
+/// Reads back what was written, past the page cache for buffered I/O, and
+/// records the tally (or a warning when the read-back itself failed).
+fn verify_written(
+    shared: &SharedByPasses<'_, '_>,
+    m: &mut Measurement,
+    warnings: &mut Vec<String>,
+) {
+    let SharedByPasses {
+        target,
+        spec,
+        stop,
+        written,
+        ..
+    } = *shared;
+    if spec.buffered() {
+        let _ = rustix::fs::fadvise(
+            target.fd,
+            spec.offset,
+            NonZeroU64::new(spec.span),
+            rustix::fs::Advice::DontNeed,
+        );
+    }
+    match read_back(target, spec, written, stop) {
+        Ok(tally) => m.verify = Some(tally),
+        Err(e) => warnings.push(format!("verification read-back failed: {e}")),
+    }
+    m.interrupted = stop.load(Ordering::Relaxed);
 }
 
 /// Why a spec cannot be run at all (the commands check their options, so

@@ -8,16 +8,14 @@
 //! the aggregate is their sum. Every member is opened, checked and
 //! preserved before anything is written to any of them.
 
-use crate::cli::config::{
-    DEFAULT_AREA, ProfileConfig, RunConfig, TargetConfig, choose_engine, resolve_region,
-};
+use crate::cli::config::{DEFAULT_AREA, ProfileConfig, RunConfig, TargetConfig, resolve_region};
 use crate::result::device::{ParallelDevice, ParallelReport, ParallelTest};
 use crate::result::{Measurement, RunResult, TestResult};
 use crate::target::scratch::FillPlan;
 use crate::target::{IoMode, OpenTarget};
 use crate::workload::profile::{self, ROWS};
 use crate::workload::run_spec::{prepare_region, spec_of};
-use crate::workload::{MeasureSpec, Pattern, SpecRequest, interrupt};
+use crate::workload::{MeasureSpec, Pattern, interrupt};
 use anyhow::Result;
 use indicatif::ProgressBar;
 use std::sync::Barrier;
@@ -199,7 +197,7 @@ pub fn measure_profile_rows(
             }
             let specs: Vec<MeasureSpec> = members
                 .iter()
-                .map(|m| profile_spec(cfg, &row, write, m.region, time))
+                .map(|m| profile::row_spec(cfg, &row, write, m.region, time))
                 .collect::<Result<_>>()?;
             let test = alone_and_together(members, &specs, row.name, cfg.repeat, bar, result);
             report.tests.push(test);
@@ -209,34 +207,6 @@ pub fn measure_profile_rows(
         }
     }
     Ok(report)
-}
-
-fn profile_spec(
-    cfg: &ProfileConfig,
-    row: &profile::ProfileRow,
-    write: bool,
-    region: (u64, u64),
-    time: Duration,
-) -> Result<MeasureSpec> {
-    Ok(MeasureSpec::new(SpecRequest {
-        rw: row.rw(write),
-        mix_read_percent: 0,
-        block_size: row.block_size,
-        queue_depth: row.queue_depth,
-        threads: cfg.target.threads,
-        engine: choose_engine(cfg.target.engine, row.queue_depth)?,
-        offset: region.0,
-        span: region.1,
-        align: row.block_size,
-        size: None,
-        time: Some(time),
-        ramp: Some(profile::ramp_for(time)),
-        pattern: Pattern::Random,
-        seed: cfg.target.seed,
-        seed_given: true,
-        verify: false,
-        io: cfg.target.io_mode,
-    })?)
 }
 
 /// Measures `specs[i]` on `members[i]` each alone, then all at once;

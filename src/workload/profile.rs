@@ -214,7 +214,7 @@ fn warm_up_spec(cfg: &ProfileConfig, offset: u64, span: u64) -> Result<MeasureSp
 }
 
 /// The measurement of one row in one direction over the test area.
-fn row_spec(
+pub fn row_spec(
     cfg: &ProfileConfig,
     row: &ProfileRow,
     write: bool,

@@ -65,13 +65,7 @@ mod tests {
     }
 
     #[test]
-    fn block_size_is_checked() {
-        assert!(
-            message(&["in.img", "out.img", "--bs", "0"]).contains("--bs must be 1 byte to 1 GiB")
-        );
-        assert!(
-            message(&["in.img", "out.img", "--bs", "2G"]).contains("--bs must be 1 byte to 1 GiB")
-        );
+    fn a_usable_block_size_passes() {
         assert_eq!(message(&["in.img", "out.img", "--bs", "4M"]), "");
     }
 }

@@ -53,7 +53,7 @@ mod tests {
 
     fn message(args: &[&str]) -> String {
         use clap::Parser;
-        let all = ["iocurve", "endure", "sim:size=32M"]
+        let all = ["iocurve", "endure", "sim:size=32M", "--cycles", "3"]
             .into_iter()
             .chain(args.iter().copied());
         match crate::cli::Cli::try_parse_from(all).unwrap().command {
@@ -67,7 +67,7 @@ mod tests {
 
     #[test]
     fn wear_needs_destructive() {
-        let msg = message(&["--cycles", "3"]);
+        let msg = message(&[]);
         assert!(msg.contains("sim:size=32M 3 time(s)"), "{msg}");
         assert!(msg.contains("Pass --destructive to confirm"));
         assert_eq!(message(&["--destructive"]), "");

@@ -87,10 +87,6 @@ mod tests {
     #[test]
     fn one_stream_of_sensible_blocks() {
         assert!(message(&["--threads", "2"]).contains("one sequential stream"));
-        assert!(message(&["--bs", "0"]).contains("--bs must be above 0"));
-        assert!(message(&["--bs", "128M"]).contains("at most 64 MiB"));
         assert!(message(&["--bs", "1M", "--bytes", "4K"]).contains("at least one --bs block"));
-        assert!(message(&["--interval", "5ms"]).contains("at least 10ms"));
-        assert!(message(&["--mark", "0"]).contains("--mark must be above 0"));
     }
 }

@@ -59,6 +59,47 @@ impl Output {
         exit_code_unsaved(result)
     }
 
+    /// Saves a result that is still growing (endure's cycles) under one id,
+    /// a new row the first time and the same row after. A failure is a
+    /// warning: the run goes on.
+    pub fn save_progress(&self, result: &RunResult, saved: &mut Option<i64>) {
+        if let Err(e) = crate::store::save_progress(&self.store, result, saved) {
+            eprintln!(
+                "warning: the cycles so far were not saved: {}",
+                crate::error::render(&e)
+            );
+        }
+    }
+
+    /// Prints a result saved as it went (see [`Output::save_progress`]),
+    /// saves its last state under the same id, and picks the exit code:
+    /// bad blocks found over endure's cycles end it with the verify code.
+    pub fn finish_saved(&self, result: &RunResult, saved: &mut Option<i64>) -> Result<i32> {
+        let text = if self.json {
+            Json.render(result)
+        } else {
+            Text.render(result)
+        };
+        print_text(&text);
+        self.save_progress(result, saved);
+        if let Some(id) = saved {
+            eprintln!("saved as run {id}");
+        }
+        let code = exit_code_unsaved(result)?;
+        let bad: u64 = result
+            .payload
+            .endure()
+            .into_iter()
+            .flat_map(|e| &e.cycles)
+            .map(|c| c.verify.bad())
+            .sum();
+        if code == 0 && bad > 0 {
+            eprintln!("Error: {bad} bad block(s) over the cycles; see BAD above");
+            return Ok(EXIT_VERIFY);
+        }
+        Ok(code)
+    }
+
     /// Saves the result in the results database. A failure is a warning:
     /// the result is already printed and the exit code stays the run's.
     pub fn save(&self, result: &RunResult) {

@@ -5,10 +5,14 @@
 
 pub mod apps;
 pub mod config;
+pub mod copy;
 pub mod db;
+pub mod endure;
 pub mod limits;
 pub mod more;
 pub mod options;
+pub mod stream;
+pub mod sustain;
 
 pub use more::{CopyArgs, EndureArgs, SurfaceArgs};
 

@@ -8,6 +8,7 @@
 //! on it is mounted or in use. O_DIRECT is the default; where a file system
 //! refuses it the error says to pass `--buffered`.
 
+pub mod copy_ends;
 pub mod gate;
 pub mod open;
 pub mod scratch;

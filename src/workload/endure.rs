@@ -4,9 +4,13 @@
 //! to save it before the next one starts: a run killed half-way keeps every
 //! finished cycle.
 
+use crate::cli::config::{DEFAULT_AREA, TargetConfig, resolve_region};
+use crate::error::usage;
 use crate::report::progress;
+use crate::result::RunResult;
 use crate::result::device::{EndureCycle, EndureReport};
-use crate::target::OpenTarget;
+use crate::target::{IoMode, OpenTarget};
+use crate::units::format_size;
 use crate::workload::{MeasureSpec, Rw, SpecError, SpecRequest, interrupt};
 use indicatif::ProgressBar;
 use std::sync::atomic::Ordering;
@@ -58,6 +62,50 @@ impl EndurePlan {
             ..plain.request()
         })
     }
+}
+
+/// Opens the target for wearing, resolves the region and journals it, and
+/// warns on stderr what is about to be destroyed.
+pub fn open_worn(
+    cfg: &TargetConfig,
+    bs: u64,
+    cycles: u32,
+) -> anyhow::Result<(OpenTarget, u64, u64)> {
+    let area = cfg.span.unwrap_or(DEFAULT_AREA);
+    let mut target = crate::target::open::open_target(cfg, true, area)?;
+    let (offset, span) = resolve_region(
+        cfg.offset,
+        cfg.span,
+        target.info.size_bytes,
+        &target.info.path,
+        bs,
+        u64::from(target.info.logical_block_size),
+        target.info.mode == IoMode::Direct,
+    )?;
+    if !bs.is_multiple_of(512) {
+        return Err(usage(
+            "endure checks 512-byte stamped sectors: give a --bs that is a multiple of 512",
+        ));
+    }
+    target.arm(&[(offset, span)])?;
+    eprintln!(
+        "WARNING: endure writes {} of {} {} time(s); its data is destroyed and the medium wears",
+        format_size(span),
+        target.info.path,
+        cycles
+    );
+    Ok((target, offset, span))
+}
+
+/// Adds a finished cycle to the result; its error, if the first, becomes
+/// the run's.
+pub fn record(result: &mut RunResult, cycle: EndureCycle, stop_here: bool) {
+    if let Some(e) = &cycle.error {
+        result.error.get_or_insert_with(|| e.clone());
+    }
+    let report = result.payload.endure_mut().expect("an endure result");
+    report.cycles.push(cycle);
+    report.stopped_at_error = stop_here;
 }
 
 /// Runs the cycles in order; after each, `on_cycle` gets it and whether the

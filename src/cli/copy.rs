@@ -1,0 +1,71 @@
+//! The checked settings of `iocurve copy`, made before either end is
+//! opened (arguments validated before resources open).
+
+use crate::cli::CopyArgs;
+use crate::cli::config::{MAX_BLOCK_SIZE, TargetConfig, target_config_of};
+use crate::error::usage;
+use crate::result::config::CopySettings;
+use anyhow::Result;
+
+/// The destination's settings, once both ends and the block size are
+/// known to be usable.
+#[derive(Debug, Clone)]
+pub struct CopyConfig {
+    pub target: TargetConfig,
+}
+
+impl CopyConfig {
+    pub fn from_args(args: &CopyArgs) -> Result<CopyConfig> {
+        refuse_simulated(args)?;
+        let target = target_config_of(&args.target)?;
+        if args.bs == 0 || args.bs > MAX_BLOCK_SIZE {
+            return Err(usage("--bs must be 1 byte to 1 GiB, e.g. 4M (dd bs=4M)"));
+        }
+        Ok(CopyConfig { target })
+    }
+
+    /// The settings recorded with the result.
+    pub fn settings(&self, args: &CopyArgs) -> CopySettings {
+        CopySettings {
+            source: args.source.clone(),
+            target: self.target.clone(),
+            block_size: args.bs,
+            sync: args.sync,
+            verify: args.verify,
+        }
+    }
+}
+
+/// A `sim:` card has no bytes to read an image from nor to keep one in.
+fn refuse_simulated(args: &CopyArgs) -> Result<()> {
+    crate::target::open::refuse_simulated(&args.source, "copy (SRC)")?;
+    crate::target::open::refuse_simulated(&args.target.target, "copy (DST)")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn message(args: &[&str]) -> String {
+        use clap::Parser;
+        let all = ["iocurve", "copy"].into_iter().chain(args.iter().copied());
+        match crate::cli::Cli::try_parse_from(all).unwrap().command {
+            crate::cli::Command::Copy(c) => match CopyConfig::from_args(&c) {
+                Ok(_) => String::new(),
+                Err(e) => e.to_string(),
+            },
+            _ => unreachable!("a copy command line"),
+        }
+    }
+
+    #[test]
+    fn simulated_ends_are_refused() {
+        assert!(message(&["sim:size=32M", "out.img"]).contains("copy (SRC)"));
+        assert!(message(&["in.img", "sim:size=32M"]).contains("copy (DST)"));
+    }
+
+    #[test]
+    fn a_usable_block_size_passes() {
+        assert_eq!(message(&["in.img", "out.img", "--bs", "4M"]), "");
+    }
+}

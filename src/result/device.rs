@@ -4,7 +4,7 @@
 //! read back unchanged.
 
 use crate::stats::LatencySummary;
-use crate::workload::verify::VerifyTally;
+use super::verify::VerifyTally;
 use serde::{Deserialize, Serialize};
 
 /// Sections beyond the tests; flattened into the result's JSON.

@@ -149,3 +149,30 @@ pub fn write_output(path: &std::path::Path, bytes: &[u8], what: &str) -> Result<
         .into()
     })
 }
+
+/// Exit code of a fake card or a failed class.
+pub const EXIT_FLASH_FAIL: i32 = 5;
+
+impl Output {
+    /// The output step of `iocurve flash`: prints the flash report (text,
+    /// `verbose` with every figure, or JSON), saves and reports like any
+    /// run, and ends with [`EXIT_FLASH_FAIL`] when the card failed and
+    /// nothing worse happened.
+    pub fn finish_flash(&self, result: &RunResult, verbose: bool) -> Result<i32> {
+        let text = match self.json {
+            true => Json.render(result),
+            false => crate::report::flash::render(result, verbose),
+        };
+        let mut stdout = std::io::stdout().lock();
+        let _ = stdout.write_all(text.as_bytes());
+        let _ = stdout.flush();
+        drop(stdout);
+        let code = self.exit_code_of(result)?;
+        let failed = result.payload.flash().is_some_and(|f| f.failed);
+        Ok(if code == 0 && failed {
+            EXIT_FLASH_FAIL
+        } else {
+            code
+        })
+    }
+}

@@ -6,6 +6,7 @@
 pub mod apps;
 pub mod config;
 pub mod db;
+pub mod flash;
 pub mod limits;
 pub mod more;
 pub mod options;

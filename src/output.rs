@@ -176,3 +176,17 @@ impl Output {
         })
     }
 }
+
+impl Output {
+    /// The output step of `iocurve files save`: like [`Output::finish`],
+    /// but ends with [`EXIT_VERIFY`] when `bad` bytes read back differed
+    /// from what was written and nothing worse happened.
+    pub fn finish_files_save(&self, result: &RunResult, bad: u64) -> Result<i32> {
+        let code = self.finish(result)?;
+        if code == 0 && bad > 0 {
+            eprintln!("Error: {bad} byte(s) read back differ from what was written");
+            return Ok(EXIT_VERIFY);
+        }
+        Ok(code)
+    }
+}

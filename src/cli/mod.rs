@@ -6,10 +6,12 @@
 pub mod apps;
 pub mod config;
 pub mod db;
+pub mod files;
 pub mod flash;
 pub mod limits;
 pub mod more;
 pub mod options;
+pub mod run;
 
 pub use more::{CopyArgs, EndureArgs, SurfaceArgs};
 

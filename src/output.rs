@@ -190,3 +190,44 @@ pub fn write_output(path: &std::path::Path, bytes: &[u8], what: &str) -> Result<
         .into()
     })
 }
+
+/// Exit code of a fake card or a failed class.
+pub const EXIT_FLASH_FAIL: i32 = 5;
+
+impl Output {
+    /// The output step of `iocurve flash`: prints the flash report (text,
+    /// `verbose` with every figure, or JSON), saves and reports like any
+    /// run, and ends with [`EXIT_FLASH_FAIL`] when the card failed and
+    /// nothing worse happened.
+    pub fn finish_flash(&self, result: &RunResult, verbose: bool) -> Result<i32> {
+        let text = match self.json {
+            true => Json.render(result),
+            false => crate::report::flash::render(result, verbose),
+        };
+        let mut stdout = std::io::stdout().lock();
+        let _ = stdout.write_all(text.as_bytes());
+        let _ = stdout.flush();
+        drop(stdout);
+        let code = self.exit_code_of(result)?;
+        let failed = result.payload.flash().is_some_and(|f| f.failed);
+        Ok(if code == 0 && failed {
+            EXIT_FLASH_FAIL
+        } else {
+            code
+        })
+    }
+}
+
+impl Output {
+    /// The output step of `iocurve files save`: like [`Output::finish`],
+    /// but ends with [`EXIT_VERIFY`] when `bad` bytes read back differed
+    /// from what was written and nothing worse happened.
+    pub fn finish_files_save(&self, result: &RunResult, bad: u64) -> Result<i32> {
+        let code = self.finish(result)?;
+        if code == 0 && bad > 0 {
+            eprintln!("Error: {bad} byte(s) read back differ from what was written");
+            return Ok(EXIT_VERIFY);
+        }
+        Ok(code)
+    }
+}

@@ -8,9 +8,12 @@ pub mod config;
 pub mod copy;
 pub mod db;
 pub mod endure;
+pub mod files;
+pub mod flash;
 pub mod limits;
 pub mod more;
 pub mod options;
+pub mod run;
 pub mod stream;
 pub mod sustain;
 

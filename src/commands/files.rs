@@ -5,12 +5,12 @@
 
 use crate::analysis::files::{bytes_wrong, load_report, save_report};
 use crate::cli::apps::{FilesAction, FilesArgs, FilesLoadArgs, FilesSaveArgs};
-use crate::error::usage;
+use crate::cli::files::{check_save, load_sizes};
 use crate::output::Output;
 use crate::result::Payload;
 use crate::result::config::{FilesLoadSettings, FilesSaveSettings};
 use crate::store::Settings;
-use crate::workload::files::{self, LOAD_SIZES, check_sizes};
+use crate::workload::files;
 use crate::workload::{cpuload, interrupt};
 use anyhow::Result;
 use std::sync::atomic::Ordering;
@@ -23,11 +23,7 @@ pub fn files(args: &FilesArgs, store: &Settings) -> Result<i32> {
 }
 
 fn load(args: &FilesLoadArgs, store: &Settings) -> Result<i32> {
-    let sizes = args.sizes.clone().unwrap_or_else(|| LOAD_SIZES.to_vec());
-    check_sizes(&sizes, "--sizes")?;
-    if args.fps.is_some_and(|f| !(f > 0.0 && f.is_finite())) {
-        return Err(usage("--fps must be a positive number such as 60"));
-    }
+    let sizes = load_sizes(args)?;
     let started_at = crate::probe::record::now_rfc3339();
     crate::target::open::refuse_simulated(&args.dir, "files")?;
     let (work, device, info) = files::open_dir(&args.dir)?;
@@ -58,8 +54,7 @@ fn load(args: &FilesLoadArgs, store: &Settings) -> Result<i32> {
 }
 
 fn save(args: &FilesSaveArgs, store: &Settings) -> Result<i32> {
-    check_sizes(&args.sizes, "--sizes")?;
-    check_sizes(&[args.size], "--size")?;
+    check_save(args)?;
     let started_at = crate::probe::record::now_rfc3339();
     crate::target::open::refuse_simulated(&args.dir, "files")?;
     let (work, device, info) = files::open_dir(&args.dir)?;
@@ -84,10 +79,5 @@ fn save(args: &FilesSaveArgs, store: &Settings) -> Result<i32> {
     result.cpu_load = cpu_load;
     result.error = failure;
     result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
-    let code = Output::new(store, args.json, args.report.as_ref()).finish(&result)?;
-    if code == 0 && bad > 0 {
-        eprintln!("Error: {bad} byte(s) read back differ from what was written");
-        return Ok(crate::error::EXIT_VERIFY);
-    }
-    Ok(code)
+    Output::new(store, args.json, args.report.as_ref()).finish_files_save(&result, bad)
 }

@@ -1,10 +1,9 @@
 //! `iocurve run`: one workload, exactly as asked.
 
 use crate::cli::RunArgs;
-use crate::cli::config::{DEFAULT_AREA, RunConfig};
-use crate::cli::options::ReadMethod;
+use crate::cli::config::RunConfig;
+use crate::cli::run::{area, check_parallel};
 use crate::output::Output;
-use crate::report::progress;
 use crate::result::Payload;
 use crate::store::Settings;
 use crate::workload::parallel;
@@ -20,15 +19,7 @@ pub fn run(args: &RunArgs, store: &Settings) -> Result<i32> {
     }
     let started_at = crate::probe::record::now_rfc3339();
     let wants_write = cfg.rw.writes();
-    let area = cfg
-        .target
-        .offset
-        .unwrap_or(0)
-        .checked_add(cfg.target.span.unwrap_or(DEFAULT_AREA))
-        .ok_or_else(|| {
-            crate::error::usage("--offset + --span is beyond any device: give smaller values")
-        })?;
-    let mut target = crate::target::open::open_target(&cfg.target, wants_write, area)?;
+    let mut target = crate::target::open::open_target(&cfg.target, wants_write, area(&cfg)?)?;
     let (blocks, offset, span) = prepare_region(&cfg, &mut target)?;
     let spec = spec_of(&cfg, blocks, offset, span)?;
     let config = cfg.with_blocks(blocks).into();
@@ -62,25 +53,8 @@ pub fn run(args: &RunArgs, store: &Settings) -> Result<i32> {
 /// `iocurve run A B ... --parallel`: the workload on every target, each
 /// alone, then all at once (see [`crate::workload::parallel`]).
 fn run_parallel(cfg: &RunConfig, store: &Settings) -> Result<i32> {
-    if cfg.method != ReadMethod::Pread {
-        return Err(crate::error::usage(
-            "--method mmap or stdio measures one target at a time: leave out --parallel",
-        ));
-    }
+    check_parallel(cfg)?;
     let started_at = crate::probe::record::now_rfc3339();
-    let (members, specs) = parallel::open_run_members(cfg)?;
-    let payload = Payload::Run {
-        config: cfg.clone().into(),
-        access: None,
-        parallel: None,
-    };
-    let mut result = crate::probe::record::new_result(payload, &members[0].target, started_at);
-    let bar = progress::bar("parallel", progress::Goal::Bytes(0));
-    let name = crate::units::format_size(specs[0].block_size);
-    let mut report = parallel::new_report(&members);
-    let test = parallel::alone_and_together(&members, &specs, &name, cfg.repeat, &bar, &mut result);
-    report.tests.push(test);
-    bar.finish_and_clear();
-    parallel::close(members, report, &mut result);
+    let result = parallel::run_all(cfg, started_at)?;
     Output::for_target(store, &cfg.target).finish(&result)
 }

@@ -6,14 +6,17 @@
 pub mod compare;
 mod csv;
 pub mod cycle_line;
+pub mod db;
 pub mod flash;
 pub mod flash_verdicts;
+pub mod history;
 pub mod html;
 mod json;
 pub mod json_lines;
 mod markdown;
 pub mod probe;
 pub mod progress;
+pub mod recover;
 mod svg;
 mod svg_life;
 mod text;

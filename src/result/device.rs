@@ -3,8 +3,8 @@
 //! Each is absent from results that did not measure it, so older results
 //! read back unchanged.
 
-use crate::stats::LatencySummary;
 use super::verify::VerifyTally;
+use crate::stats::LatencySummary;
 use serde::{Deserialize, Serialize};
 
 /// Sections beyond the tests; flattened into the result's JSON.

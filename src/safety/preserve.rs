@@ -598,6 +598,15 @@ pub fn list(dir: &Path) -> io::Result<Vec<PathBuf>> {
     Ok(found)
 }
 
+/// The journal directory (`--journal-dir`, or the default) and the
+/// journals left in it, oldest name first: what `recover` with no journal
+/// named works through.
+pub fn unfinished(asked: Option<&Path>) -> Result<(PathBuf, Vec<PathBuf>)> {
+    let dir = journal_dir(asked)?;
+    let found = list(&dir)?;
+    Ok((dir, found))
+}
+
 /// Refuses a write test on `path` while `dir` holds an unfinished journal
 /// of it (armed, or too damaged to tell but named after its device).
 pub fn refuse_if_unfinished(dir: &Path, path: &Path) -> Result<()> {

@@ -156,6 +156,26 @@ fn restore_all(members: Vec<Member>, mut err: anyhow::Error) -> anyhow::Error {
     err
 }
 
+/// `run A B ... --parallel`: opens every target, measures the workload on
+/// each alone and then on all together, and closes them into one result.
+pub fn run_all(cfg: &RunConfig, started_at: String) -> Result<RunResult> {
+    let (members, specs) = open_run_members(cfg)?;
+    let payload = crate::result::Payload::Run {
+        config: cfg.clone().into(),
+        access: None,
+        parallel: None,
+    };
+    let mut result = crate::probe::record::new_result(payload, &members[0].target, started_at);
+    let bar = crate::report::progress::bar("parallel", crate::report::progress::Goal::Bytes(0));
+    let name = crate::units::format_size(specs[0].block_size);
+    let mut report = new_report(&members);
+    let test = alone_and_together(&members, &specs, &name, cfg.repeat, &bar, &mut result);
+    report.tests.push(test);
+    bar.finish_and_clear();
+    close(members, report, &mut result);
+    Ok(result)
+}
+
 /// Records the comparison in the result, names the other members in its
 /// notes and puts back every member's preserved data.
 pub fn close(members: Vec<Member>, report: ParallelReport, result: &mut RunResult) {

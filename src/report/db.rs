@@ -1,0 +1,155 @@
+//! The messages of `iocurve db check` and `iocurve db repair`: what was found
+//! and what was done, as text. Pure builders; the command prints them.
+
+use crate::store::repair::{Replaced, Sound};
+use std::path::Path;
+
+/// `db check` on a sound database.
+pub fn check_ok(path: &Path, sound: &Sound) -> String {
+    format!(
+        "ok: the results database {} passed quick_check ({} run(s), schema version {})\n",
+        path.display(),
+        sound.runs,
+        sound.version
+    )
+}
+
+/// `db repair` on a sound database: nothing was changed.
+pub fn healthy(path: &Path, sound: &Sound) -> String {
+    format!(
+        "the results database {} is sound (quick_check ok, {} run(s)): nothing to repair, nothing changed\n",
+        path.display(),
+        sound.runs
+    )
+}
+
+/// `db repair` on a damaged database: where it went, what was saved, what
+/// may be lost.
+pub fn replaced(path: &Path, r: &Replaced) -> String {
+    let p = path.display();
+    let mut out = format!("the results database {p} was damaged ({})\n", r.problem);
+    out.push_str(&format!(
+        "moved it aside to {}{}\n",
+        r.aside.display(),
+        companions(&r.companions)
+    ));
+    if let Some(why) = &r.unsalvageable {
+        out.push_str(&format!("nothing could be read from it ({why})\n"));
+    }
+    out.push_str(&format!(
+        "salvaged {} run(s) into a new {p}{}\n",
+        r.salvaged.len(),
+        id_list(&r.salvaged)
+    ));
+    if !r.unreadable.is_empty() {
+        out.push_str(&format!(
+            "{} run(s) could not be read{} and stay only in the damaged copy\n",
+            r.unreadable.len(),
+            id_list(&r.unreadable)
+        ));
+    }
+    if r.list_damaged && r.unsalvageable.is_none() {
+        out.push_str(
+            "the list of runs itself is damaged: runs that nothing above names may be lost too\n",
+        );
+    }
+    out
+}
+
+/// ` (with x-wal, x-shm)`: the companion files moved along, by name.
+fn companions(files: &[std::path::PathBuf]) -> String {
+    if files.is_empty() {
+        return String::new();
+    }
+    let names: Vec<String> = files
+        .iter()
+        .filter_map(|c| c.file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .collect();
+    format!(" (with {})", names.join(", "))
+}
+
+/// ` (run 1-4, 7)`: ids as ranges, the first dozen of them.
+pub fn id_list(ids: &[i64]) -> String {
+    if ids.is_empty() {
+        return String::new();
+    }
+    let mut ranges: Vec<(i64, i64)> = Vec::new();
+    for &id in ids {
+        match ranges.last_mut() {
+            Some((_, end)) if *end + 1 == id => *end = id,
+            _ => ranges.push((id, id)),
+        }
+    }
+    let shown: Vec<String> = ranges
+        .iter()
+        .take(12)
+        .map(|&(a, b)| {
+            if a == b {
+                a.to_string()
+            } else {
+                format!("{a}-{b}")
+            }
+        })
+        .collect();
+    let more = if ranges.len() > 12 { ", ..." } else { "" };
+    format!(" (run {}{more})", shown.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    #[test]
+    fn ids_collapse_into_ranges() {
+        assert_eq!(id_list(&[]), "");
+        assert_eq!(id_list(&[1, 2, 3, 4, 7]), " (run 1-4, 7)");
+    }
+
+    #[test]
+    fn only_the_first_dozen_ranges_are_shown() {
+        let ids: Vec<i64> = (0..13).map(|i| i * 2).collect();
+        let text = id_list(&ids);
+        assert!(text.ends_with(", 22, ...)"), "{text}");
+    }
+
+    #[test]
+    fn sound_messages_carry_the_counts() {
+        let sound = Sound {
+            runs: 4,
+            version: 3,
+        };
+        let p = Path::new("r.db");
+        assert_eq!(
+            check_ok(p, &sound),
+            "ok: the results database r.db passed quick_check (4 run(s), schema version 3)\n"
+        );
+        assert!(healthy(p, &sound).contains("(quick_check ok, 4 run(s))"));
+    }
+
+    #[test]
+    fn a_replacement_names_companions_and_losses() {
+        let r = Replaced {
+            problem: "bad page".into(),
+            aside: PathBuf::from("r.db.damaged"),
+            companions: vec![PathBuf::from("dir/r.db-wal")],
+            salvaged: vec![1, 2],
+            unreadable: vec![5],
+            list_damaged: true,
+            unsalvageable: None,
+        };
+        let text = replaced(Path::new("r.db"), &r);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines,
+            [
+                "the results database r.db was damaged (bad page)",
+                "moved it aside to r.db.damaged (with r.db-wal)",
+                "salvaged 2 run(s) into a new r.db (run 1-2)",
+                "1 run(s) could not be read (run 5) and stay only in the damaged copy",
+                "the list of runs itself is damaged: runs that nothing above names may be lost too",
+            ]
+        );
+    }
+}

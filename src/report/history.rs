@@ -1,0 +1,133 @@
+//! The text of `iocurve history` and `iocurve list`: the database's devices
+//! and runs, one per line. Pure builders so the commands only fetch rows and
+//! print what these return.
+
+use crate::report::compare::format_mb;
+use crate::store::{DeviceRow, RunRow};
+
+/// The closing line of `history`: what the figures mean.
+pub const HISTORY_FOOTER: &str = "MB/s = 10^6 bytes/s; median (min-max) of the repetitions\n";
+
+/// The heading of one device in `history`.
+pub fn device_heading(d: &DeviceRow) -> String {
+    format!(
+        "{} [{}] · device {} · {} run(s)\n",
+        d.label, d.key, d.id, d.runs
+    )
+}
+
+/// One run on one line: id, date, command, headline figures.
+pub fn run_line(r: &RunRow) -> String {
+    let figures: Vec<String> = r
+        .figures
+        .iter()
+        .map(|f| {
+            let range = if f.repetitions > 1 {
+                format!(" ({}-{})", format_mb(f.min), format_mb(f.max))
+            } else {
+                String::new()
+            };
+            format!("{} {} {}{range}", f.test, f.rw, format_mb(f.median))
+        })
+        .collect();
+    let figures = if figures.is_empty() {
+        "no figures".to_string()
+    } else {
+        figures.join(" · ")
+    };
+    format!(
+        "  run {:>4}  {}  {:<8} {figures}\n",
+        r.id, r.started_at, r.command
+    )
+}
+
+/// `iocurve list`: every device, then every run with its device.
+pub fn list(devices: &[DeviceRow], runs: &[RunRow]) -> String {
+    let mut out = String::from("devices:\n");
+    for d in devices {
+        out.push_str(&format!(
+            "  {:>4}  {}  [{}]  {} run(s), {} to {}\n",
+            d.id, d.label, d.key, d.runs, d.first_seen, d.last_seen
+        ));
+    }
+    out.push_str("runs:\n");
+    for r in runs {
+        out.push_str(&format!(
+            "  run {:>4}  {}  {:<8} {:<8} device {} ({})\n",
+            r.id, r.started_at, r.command, r.source, r.device_id, r.device_label
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::figures::Figure;
+
+    fn device() -> DeviceRow {
+        DeviceRow {
+            id: 3,
+            key: "k1".into(),
+            label: "Card".into(),
+            first_seen: "2026-01-01".into(),
+            last_seen: "2026-01-02".into(),
+            runs: 2,
+        }
+    }
+
+    fn run(figures: Vec<Figure>) -> RunRow {
+        RunRow {
+            id: 7,
+            device_id: 3,
+            device_label: "Card".into(),
+            command: "run".into(),
+            source: "local".into(),
+            started_at: "2026-01-01T00:00:00Z".into(),
+            figures,
+        }
+    }
+
+    #[test]
+    fn a_run_without_figures_says_so() {
+        assert_eq!(
+            run_line(&run(vec![])),
+            "  run    7  2026-01-01T00:00:00Z  run      no figures\n"
+        );
+    }
+
+    #[test]
+    fn repeated_figures_show_their_range_and_single_ones_do_not() {
+        let fig = |repetitions| Figure {
+            test: "seq".into(),
+            rw: "read".into(),
+            median: 2.0e6,
+            min: 1.0e6,
+            max: 3.0e6,
+            repetitions,
+        };
+        let one = run_line(&run(vec![fig(1)]));
+        assert!(!one.contains('('), "{one}");
+        let many = run_line(&run(vec![fig(3), fig(1)]));
+        assert!(many.contains(" (") && many.contains(" · "), "{many}");
+    }
+
+    #[test]
+    fn the_heading_names_label_key_id_and_runs() {
+        assert_eq!(
+            device_heading(&device()),
+            "Card [k1] · device 3 · 2 run(s)\n"
+        );
+    }
+
+    #[test]
+    fn list_has_both_sections_in_order() {
+        let text = list(&[device()], &[run(vec![])]);
+        assert!(
+            text.starts_with("devices:\n     3  Card  [k1]  2 run(s), 2026-01-01 to 2026-01-02\n")
+        );
+        assert!(text.ends_with(
+            "runs:\n  run    7  2026-01-01T00:00:00Z  run      local    device 3 (Card)\n"
+        ));
+    }
+}

@@ -231,3 +231,16 @@ impl Output {
         Ok(code)
     }
 }
+
+/// A surface scan's exit code: the run's, or 3 when a position failed.
+pub fn surface_exit_code(code: i32, result: &RunResult) -> i32 {
+    let surface = result.payload.surface();
+    let unread = surface.map_or(0, |s| {
+        crate::analysis::surface::failed_positions(&s.samples)
+    });
+    if code == 0 && unread > 0 {
+        eprintln!("Error: {unread} position(s) failed; see the table above");
+        return crate::error::EXIT_IO;
+    }
+    code
+}

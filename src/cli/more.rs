@@ -94,3 +94,28 @@ pub struct EndureArgs {
     #[arg(long, value_name = "FILE", value_parser = parse_path)]
     pub svg: Option<PathBuf>,
 }
+
+/// `surface --threshold` is a share of the median in percent.
+pub fn check_threshold(threshold: f64) -> anyhow::Result<()> {
+    if !(1.0..=100.0).contains(&threshold) {
+        return Err(crate::error::usage(
+            "--threshold is a share of the median in percent: give 1 to 100, e.g. 50",
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod threshold_tests {
+    use super::check_threshold;
+
+    #[test]
+    fn a_threshold_is_a_percentage_from_1_to_100() {
+        assert!(check_threshold(1.0).is_ok());
+        assert!(check_threshold(100.0).is_ok());
+        for bad in [0.5, 0.0, 100.5, -3.0, f64::NAN] {
+            let e = check_threshold(bad).unwrap_err().to_string();
+            assert!(e.contains("--threshold"), "{bad}: {e}");
+        }
+    }
+}

@@ -4,12 +4,10 @@
 
 use crate::analysis::surface as analysis;
 use crate::cli::SurfaceArgs;
-use crate::error::usage;
 use crate::output::Output;
+use crate::result::Payload;
 use crate::result::config::SurfaceSettings;
-use crate::result::{Payload, RunResult};
 use crate::store::Settings;
-use crate::target::TargetKind;
 use crate::workload::interrupt;
 use crate::workload::surface::{self as scan, ScanAsk, ScanPlan};
 use anyhow::Result;
@@ -18,19 +16,9 @@ use std::sync::atomic::Ordering;
 pub fn surface(args: &SurfaceArgs, store: &Settings) -> Result<i32> {
     let started_at = crate::probe::record::now_rfc3339();
     let cfg = crate::cli::config::target_config_of(&args.target)?;
-    if !(1.0..=100.0).contains(&args.threshold) {
-        return Err(usage(
-            "--threshold is a share of the median in percent: give 1 to 100, e.g. 50",
-        ));
-    }
+    crate::cli::more::check_threshold(args.threshold)?;
     let writes = cfg.preserve || cfg.destructive;
     let mut target = crate::target::open::open_target(&cfg, writes, 1 << 30)?;
-    if target.info.kind == TargetKind::Directory {
-        return Err(usage(format!(
-            "surface scans a whole device or file; {} is a directory: give a device such as /dev/sdb or a file",
-            cfg.path.display()
-        )));
-    }
     let ask = ScanAsk {
         samples: args.samples,
         sample_size: args.sample_size,
@@ -39,13 +27,7 @@ pub fn surface(args: &SurfaceArgs, store: &Settings) -> Result<i32> {
         seed: cfg.seed,
         writes,
     };
-    let info = &target.info;
-    let plan = ScanPlan::new(
-        ask,
-        info.size_bytes,
-        info.logical_block_size.into(),
-        &info.path,
-    )?;
+    let plan = ScanPlan::for_target(ask, &target, &cfg.path)?;
     if writes {
         // Exactly the samples the scan will write are journalled.
         target.arm(&plan.regions())?;
@@ -76,16 +58,5 @@ pub fn surface(args: &SurfaceArgs, store: &Settings) -> Result<i32> {
     }
     let code = Output::for_target(store, &cfg).finish(&result)?;
     drop(target);
-    Ok(exit_code(code, &result))
-}
-
-/// The run's exit code, or 3 when a position failed.
-fn exit_code(code: i32, result: &RunResult) -> i32 {
-    let surface = result.payload.surface();
-    let unread = surface.map_or(0, |s| analysis::failed_positions(&s.samples));
-    if code == 0 && unread > 0 {
-        eprintln!("Error: {unread} position(s) failed; see the table above");
-        return crate::error::EXIT_IO;
-    }
-    code
+    Ok(crate::output::surface_exit_code(code, &result))
 }

@@ -176,6 +176,41 @@ pub fn run_all(cfg: &RunConfig, started_at: String) -> Result<RunResult> {
     Ok(result)
 }
 
+/// `profile --parallel`: every row of the profile on every target, each
+/// alone and then all together; the members' preserved data is put back.
+pub fn profile_all(cfg: &ProfileConfig, started_at: String) -> Result<RunResult> {
+    let writes_asked = !cfg.read_only && (cfg.target.destructive || cfg.target.preserve);
+    let members = open_profile_members(cfg, writes_asked)?;
+    let writes = writes_asked
+        || members
+            .iter()
+            .all(|m| m.target.info.kind == crate::target::TargetKind::Directory);
+    let time = cfg.time.unwrap_or(profile::DEFAULT_TIME);
+    let config = crate::result::config::ProfileSettings {
+        options: cfg.clone(),
+        time_per_test_s: time.as_secs_f64(),
+        ramp_per_test_s: None,
+        test_area_bytes: None,
+    }
+    .into();
+    let payload = crate::result::Payload::Profile {
+        config,
+        parallel: None,
+    };
+    let mut result = crate::probe::record::new_result(payload, &members[0].target, started_at);
+    let total = profile::planned(time, cfg.repeat, writes) * (members.len() as u32 + 1);
+    let bar = crate::report::progress::bar(
+        "parallel profile",
+        crate::report::progress::Goal::Time(total),
+    );
+    let ticker = crate::report::progress::ClockTicker::start(&bar);
+    let report = measure_profile_rows(cfg, &members, (time, writes), &bar, &mut result)?;
+    drop(ticker);
+    bar.finish_and_clear();
+    close(members, report, &mut result);
+    Ok(result)
+}
+
 /// Records the comparison in the result, names the other members in its
 /// notes and puts back every member's preserved data.
 pub fn close(members: Vec<Member>, report: ParallelReport, result: &mut RunResult) {

@@ -295,6 +295,34 @@ pub fn measure_rows(
     Ok(())
 }
 
+/// Everything after the test area is fixed: preparation, the result, the
+/// rows (the caller restores preserved data whatever happens here).
+pub fn measure_all(
+    cfg: &ProfileConfig,
+    target: &mut OpenTarget,
+    (offset, span): (u64, u64),
+    writes: bool,
+    started_at: String,
+) -> Result<RunResult> {
+    let (span, notes) = prepare_area(cfg, target, (offset, span), writes)?;
+    let time = cfg.time.unwrap_or(DEFAULT_TIME);
+    let config = crate::result::config::ProfileSettings {
+        options: cfg.clone(),
+        time_per_test_s: time.as_secs_f64(),
+        ramp_per_test_s: Some(ramp_for(time).as_secs_f64()),
+        test_area_bytes: Some(span),
+    }
+    .into();
+    let payload = crate::result::Payload::Profile {
+        config,
+        parallel: None,
+    };
+    let mut result = crate::probe::record::new_result(payload, target, started_at);
+    result.target.notes.extend(notes);
+    measure_rows(cfg, target, (offset, span), writes, &mut result)?;
+    Ok(result)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

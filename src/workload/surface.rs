@@ -48,6 +48,28 @@ pub struct ScanPlan {
 }
 
 impl ScanPlan {
+    /// The plan for an open target; a directory is refused (a scan needs a
+    /// whole device or file).
+    pub fn for_target(
+        ask: ScanAsk,
+        target: &OpenTarget,
+        asked: &std::path::Path,
+    ) -> Result<ScanPlan> {
+        let info = &target.info;
+        if info.kind == crate::target::TargetKind::Directory {
+            return Err(crate::error::usage(format!(
+                "surface scans a whole device or file; {} is a directory: give a device such as /dev/sdb or a file",
+                asked.display()
+            )));
+        }
+        ScanPlan::new(
+            ask,
+            info.size_bytes,
+            info.logical_block_size.into(),
+            &info.path,
+        )
+    }
+
     /// The scan of `ask` on a target of `size` bytes and `lb`-byte logical
     /// blocks: sample and block size rounded down to whole blocks.
     pub fn new(ask: ScanAsk, size: u64, lb: u64, path: &str) -> Result<ScanPlan> {

@@ -23,3 +23,53 @@ pub fn check_save(args: &FilesSaveArgs) -> Result<()> {
     check_sizes(&args.sizes, "--sizes")?;
     check_sizes(&[args.size], "--size")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::apps::FilesAction;
+    use clap::Parser;
+
+    fn action(args: &[&str]) -> FilesAction {
+        let all = ["iocurve", "files"].into_iter().chain(args.iter().copied());
+        match crate::cli::Cli::try_parse_from(all).unwrap().command {
+            crate::cli::Command::Files(f) => f.action,
+            _ => unreachable!("a files command line"),
+        }
+    }
+
+    fn load(args: &[&str]) -> Result<Vec<u64>> {
+        match action(&[&["load", "."], args].concat()) {
+            FilesAction::Load(a) => load_sizes(&a),
+            FilesAction::Save(_) => unreachable!("a load command line"),
+        }
+    }
+
+    #[test]
+    fn load_takes_the_default_sizes_or_the_given_ones() {
+        assert_eq!(load(&[]).unwrap(), LOAD_SIZES.to_vec());
+        assert_eq!(load(&["--sizes", "4k,64k"]).unwrap(), vec![4096, 65536]);
+    }
+
+    #[test]
+    fn load_refuses_a_frame_rate_that_is_not_positive() {
+        // The parser refuses these already; arguments built another way
+        // meet the same check.
+        let FilesAction::Load(mut a) = action(&["load", "."]) else {
+            unreachable!("a load command line")
+        };
+        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            a.fps = Some(bad);
+            let e = load_sizes(&a).unwrap_err().to_string();
+            assert!(e.contains("--fps must be a positive number"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn save_checks_its_sizes() {
+        match action(&["save", ".", "--size", "64k", "--sizes", "512,4k"]) {
+            FilesAction::Save(a) => assert!(check_save(&a).is_ok()),
+            FilesAction::Load(_) => unreachable!("a save command line"),
+        }
+    }
+}

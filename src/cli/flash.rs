@@ -43,3 +43,42 @@ pub fn target_config(args: &FlashArgs, name: &str) -> Result<TargetConfig> {
         engine: None,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn command(args: &[&str]) -> FlashCommand {
+        let all = ["iocurve", "flash"].into_iter().chain(args.iter().copied());
+        match crate::cli::Cli::try_parse_from(all).unwrap().command {
+            crate::cli::Command::Flash(f) => f,
+            _ => unreachable!("a flash command line"),
+        }
+    }
+
+    #[test]
+    fn each_subcommand_names_its_detector() {
+        for (word, test) in [
+            ("align", FlashTest::Align),
+            ("open-au", FlashTest::OpenAu),
+            ("cache", FlashTest::Cache),
+            ("capacity", FlashTest::Capacity),
+            ("class", FlashTest::Class),
+        ] {
+            let cmd = command(&[word, "sim:size=1G"]);
+            assert_eq!(test_of(&cmd).0, test, "{word}");
+        }
+    }
+
+    #[test]
+    fn a_card_is_measured_direct_with_one_thread_and_a_directory_is_refused() {
+        let cmd = command(&["align", "sim:size=1G", "--seed", "7"]);
+        let cfg = target_config(test_of(&cmd).1, "align").unwrap();
+        assert_eq!(cfg.io_mode, crate::target::IoMode::Direct);
+        assert_eq!((cfg.threads, cfg.seed, cfg.seed_given), (1, 7, true));
+        let dir = command(&["align", "."]);
+        let e = target_config(test_of(&dir).1, "align").unwrap_err();
+        assert!(e.to_string().contains("is a directory"), "{e}");
+    }
+}

@@ -28,3 +28,35 @@ pub fn check_parallel(cfg: &RunConfig) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn config(args: &[&str]) -> RunConfig {
+        let all = ["iocurve", "run", "sim:size=64M"]
+            .into_iter()
+            .chain(args.iter().copied());
+        match crate::cli::Cli::try_parse_from(all).unwrap().command {
+            crate::cli::Command::Run(r) => RunConfig::from_args(&r).unwrap(),
+            _ => unreachable!("a run command line"),
+        }
+    }
+
+    #[test]
+    fn the_area_ends_at_offset_plus_span() {
+        assert_eq!(
+            area(&config(&["--offset", "1M", "--span", "8M"])).unwrap(),
+            9 << 20
+        );
+        assert_eq!(area(&config(&[])).unwrap(), DEFAULT_AREA);
+    }
+
+    #[test]
+    fn parallel_reads_only_with_pread() {
+        assert!(check_parallel(&config(&[])).is_ok());
+        let e = check_parallel(&config(&["--method", "mmap"])).unwrap_err();
+        assert!(e.to_string().contains("leave out --parallel"), "{e}");
+    }
+}

@@ -27,12 +27,12 @@ const ALLOWED: &[(&str, &str)] = &[
         "files load/save in a working directory iocurve creates",
     ),
     (
-        "src/commands/mod.rs",
+        "src/output.rs",
         "output files the user names (--svg, --report, -o); block devices refused",
     ),
     (
-        "src/commands/copy.rs",
-        "creates a destination file that did not exist (create_new: nothing to lose)",
+        "src/target/copy_ends.rs",
+        "copy creates a destination file that did not exist (create_new: nothing to lose)",
     ),
 ];
 

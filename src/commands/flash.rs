@@ -42,8 +42,13 @@ pub fn flash(cmd: &FlashCommand, store: &Settings) -> Result<i32> {
         target: args.target.clone(),
     }
     .into();
-    let mut result =
-        crate::probe::record::new_result(Payload::Flash { config, flash }, &target, started_at);
+    let payload = Payload::Flash { config, flash };
+    let mut result = crate::probe::record::new_result_identified(
+        payload,
+        target.info.clone(),
+        started_at,
+        identity,
+    );
     crate::safety::restore::restore(&mut target, &mut result);
     Output::new(store, args.json, None).finish_flash(&result, args.verbose)
 }

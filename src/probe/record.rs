@@ -32,6 +32,17 @@ pub fn new_result_for(
     started_at: String,
 ) -> RunResult {
     let identity = crate::probe::identify(std::path::Path::new(&target.path));
+    new_result_identified(payload, target, started_at, identity)
+}
+
+/// [`new_result_for`] with the device's identity already probed (a
+/// command that needed it before measuring does not probe twice).
+pub fn new_result_identified(
+    payload: Payload,
+    target: crate::target::TargetInfo,
+    started_at: String,
+    identity: crate::probe::DeviceIdentity,
+) -> RunResult {
     RunResult {
         schema_version: SCHEMA_VERSION,
         iocurve_version: env!("CARGO_PKG_VERSION").to_string(),

@@ -49,7 +49,7 @@ pub fn surface(args: &SurfaceArgs, store: &Settings) -> Result<i32> {
     result.error = error;
     if !writes {
         let why = crate::target::open::writes_skipped_because(&target);
-        result.target.notes.push(why);
+        result.target.notes.push(crate::result::Caveat::note(why));
     }
     result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
     crate::safety::restore::restore(&mut target, &mut result);

@@ -114,7 +114,7 @@ fn measurement(job: &Value) -> Measurement {
         sync_ns: 0,
         verify: None,
         warnings: if elapsed_s == 0.0 {
-            vec!["fio reported no runtime".into()]
+            vec![crate::result::Caveat::note("fio reported no runtime")]
         } else {
             Vec::new()
         },
@@ -229,7 +229,9 @@ pub fn parse(text: &str) -> Result<RunResult> {
             },
             logical_block_size: 512,
             writable: false,
-            notes: vec![format!("imported from {version} JSON output")],
+            notes: vec![crate::result::Caveat::note(format!(
+                "imported from {version} JSON output"
+            ))],
             path,
         },
         tests,

@@ -20,12 +20,14 @@ use crate::target::TargetInfo;
 use serde::{Deserialize, Serialize};
 
 pub mod apps;
+pub mod caveat;
 pub mod config;
 pub mod device;
 pub mod flash;
 mod payload;
 pub mod verify;
 
+pub use caveat::{Caveat, CaveatKind};
 pub use payload::Payload;
 use verify::VerifyTally;
 
@@ -156,7 +158,7 @@ pub struct Measurement {
     pub sync_ns: u64,
     pub verify: Option<VerifyTally>,
     /// Things the reader must know about this figure (cache, bus limits).
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Caveat>,
     pub interrupted: bool,
 }
 
@@ -247,7 +249,7 @@ pub struct CurveSeries {
     /// Why the pattern was not measured.
     pub skipped: Option<String>,
     /// Warnings of the points' measurements (cache, eviction), by size.
-    pub warnings: Vec<(u64, String)>,
+    pub warnings: Vec<(u64, Caveat)>,
     /// On an O_DIRECT target: the sizes O_DIRECT cannot transfer, measured
     /// through the page cache beside their aligned neighbours measured the
     /// same way, by size. `points` then holds only O_DIRECT points.

@@ -17,6 +17,7 @@ pub mod write_rules;
 use crate::engine::sim::{SimDevice, SimParams};
 use crate::error::{IoFailure, usage};
 use crate::probe::sysfs::{self, BlockDevice, Mount};
+use crate::result::Caveat;
 use crate::safety::preserve;
 use crate::units::format_size;
 use crate::workload::runner::MeasureTarget;
@@ -70,7 +71,7 @@ pub struct TargetInfo {
     pub logical_block_size: u32,
     pub writable: bool,
     /// Remarks for the reader: choices made, limits met.
-    pub notes: Vec<String>,
+    pub notes: Vec<Caveat>,
 }
 
 /// What the command wants from the target.
@@ -241,9 +242,9 @@ pub fn open(req: &TargetRequest) -> Result<OpenTarget> {
         TargetKind::BlockDevice | TargetKind::Simulated => open_block_device(req, device),
     }?;
     if memory_fs {
-        target.info.notes.push(
-            "MEMORY: this file system keeps its files in RAM, so the figures are memory speed, not a storage device's".into(),
-        );
+        target.info.notes.push(Caveat::memory(
+            "this file system keeps its files in RAM, so the figures are memory speed, not a storage device's",
+        ));
     }
     Ok(target)
 }
@@ -256,7 +257,7 @@ fn open_directory(
     let scratch = ScratchFile::create(&req.path, req.scratch_size, req.buffered)?;
     let mut notes = Vec::new();
     if let Some(note) = scratch.size_note() {
-        notes.push(note);
+        notes.push(Caveat::note(note));
     }
     // iocurve's own file: writable whatever the command, since the
     // preparation pass fills it even for a read test.
@@ -436,14 +437,14 @@ fn write_gate(req: &TargetRequest, block: bool) -> Result<WriteGate> {
 /// A loop device without direct I/O reads its backing file through the
 /// host's page cache: its own counters see every request, yet the medium
 /// beneath may see none.
-fn loop_cache_note(dev: &BlockDevice) -> Option<String> {
+fn loop_cache_note(dev: &BlockDevice) -> Option<Caveat> {
     let backing = dev.loop_backing_file.as_ref()?;
     let dio = std::fs::read_to_string(format!("/sys/class/block/{}/loop/dio", dev.disk)).ok()?;
     (dio.trim() == "0").then(|| {
-        format!(
-            "CACHE: {} reads {backing} through the page cache (loop direct I/O is off), so figures may be memory speed; attach it with `losetup --direct-io=on` to measure the medium",
+        Caveat::cache(format!(
+            "{} reads {backing} through the page cache (loop direct I/O is off), so figures may be memory speed; attach it with `losetup --direct-io=on` to measure the medium",
             dev.name
-        )
+        ))
     })
 }
 
@@ -588,7 +589,7 @@ fn open_sim(req: &TargetRequest, spec: &str) -> Result<OpenTarget> {
         mode: IoMode::Direct,
         logical_block_size: crate::engine::sim::SECTOR as u32,
         writable: true,
-        notes: vec![format!("SIMULATED: {}", params.describe())],
+        notes: vec![Caveat::simulated(params.describe())],
     };
     Ok(OpenTarget {
         reader,

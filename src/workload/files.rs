@@ -28,6 +28,7 @@ use crate::engine::access::{FileRead, read_whole_file};
 use crate::engine::{Clock, MonotonicClock, sys};
 use crate::error::{IoFailure, usage};
 use crate::probe::sysfs::{self, BlockDevice, DiskStat};
+use crate::result::Caveat;
 pub use crate::result::apps::{EvictionProof, SaveCheck, SaveTimes};
 use crate::result::apps::{SaveDeviceIo, SavePoint};
 use crate::target::{IoMode, TargetInfo, TargetKind};
@@ -291,12 +292,11 @@ pub fn open_dir(dir: &Path) -> anyhow::Result<(WorkDir, Option<BlockDevice>, Tar
 /// The target as the result records it: a directory, read through the
 /// page cache, with the device beneath when there is one.
 fn dir_info(dir: &Path, work: &WorkDir, device: Option<&BlockDevice>) -> TargetInfo {
-    let mut notes = vec![
-        "files go through the file system and the page cache; reads start from an evicted cache"
-            .to_string(),
-    ];
+    let mut notes = vec![Caveat::note(
+        "files go through the file system and the page cache; reads start from an evicted cache",
+    )];
     if device.is_none() {
-        notes.push("no single block device beneath this directory: device request counts are not available".into());
+        notes.push(Caveat::note("no single block device beneath this directory: device request counts are not available"));
     }
     TargetInfo {
         path: dir.display().to_string(),

@@ -217,10 +217,13 @@ pub fn close(members: Vec<Member>, report: ParallelReport, result: &mut RunResul
     result.payload.set_parallel(report);
     result.interrupted = stopped();
     for m in &members[1..] {
-        result.target.notes.push(format!(
-            "also measured at the same time: {}",
-            m.target.info.path
-        ));
+        result
+            .target
+            .notes
+            .push(crate::result::Caveat::note(format!(
+                "also measured at the same time: {}",
+                m.target.info.path
+            )));
     }
     for mut m in members {
         crate::safety::restore::restore(&mut m.target, result);

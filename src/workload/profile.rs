@@ -15,7 +15,7 @@ use super::spec::Rw;
 use crate::cli::config::{ProfileConfig, choose_engine, resolve_region};
 use crate::error::usage;
 use crate::report::progress;
-use crate::result::RunResult;
+use crate::result::{Caveat, RunResult};
 use crate::target::scratch::FillPlan;
 use crate::target::{IoMode, OpenTarget, TargetKind};
 use crate::units::format_size;
@@ -139,7 +139,7 @@ pub fn prepare_area(
     target: &mut OpenTarget,
     (offset, span): (u64, u64),
     writes: bool,
-) -> Result<(u64, Vec<String>)> {
+) -> Result<(u64, Vec<Caveat>)> {
     let fill = FillPlan {
         offset,
         bytes: span,
@@ -157,11 +157,11 @@ pub fn prepare_area(
             let span = written / (1 << 20) * (1 << 20);
             Ok((
                 span,
-                vec![format!(
+                vec![Caveat::note(format!(
                     "test area cut to {}: {}",
                     format_size(span),
                     cut_reason(stopped())
-                )],
+                ))],
             ))
         }
         Some(_) => Ok((span, Vec::new())),
@@ -174,7 +174,12 @@ pub fn prepare_area(
                 "preparing (read)",
                 None,
             );
-            Ok((span, vec!["test area not written first (reads only): an SSD may answer unwritten or trimmed blocks without reading the medium".into()]))
+            Ok((
+                span,
+                vec![Caveat::note(
+                    "test area not written first (reads only): an SSD may answer unwritten or trimmed blocks without reading the medium",
+                )],
+            ))
         }
     }
 }

@@ -18,7 +18,7 @@ use crate::engine::{
     AnyClock, AnyEngine, Clock, Engine, EngineSetup, IoError, MonotonicClock, OpKind, sys,
 };
 use crate::probe::sysfs::{BlockDevice, DiskStat};
-use crate::result::{CpuUsage, DeviceIo, DirectionResult, Measurement, RampInfo};
+use crate::result::{Caveat, CpuUsage, DeviceIo, DirectionResult, Measurement, RampInfo};
 use crate::stats::LatencyHistogram;
 use crate::units::{format_size, mb_per_s};
 use std::num::NonZeroU64;
@@ -148,7 +148,7 @@ struct PassesOutcome {
     /// The first I/O failure; the counted pass does not run after one in
     /// the warm-up.
     error: Option<IoError>,
-    notes: Vec<String>,
+    notes: Vec<Caveat>,
 }
 
 /// The warm-up (when asked for), then the counted pass unless the warm-up
@@ -156,7 +156,7 @@ struct PassesOutcome {
 fn run_passes(
     shared: &SharedByPasses<'_, '_>,
     progress: &[PaddedCounter],
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Caveat>,
 ) -> PassesOutcome {
     let mut outcome = PassesOutcome::default();
     if let Some(ramp_time) = shared.spec.ramp.filter(|d| !d.is_zero()) {
@@ -176,7 +176,7 @@ fn warm_up(
     ramp_time: std::time::Duration,
     jobs: usize,
     outcome: &mut PassesOutcome,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Caveat>,
 ) {
     let SharedByPasses {
         target,
@@ -220,7 +220,7 @@ fn counted_pass(
     shared: &SharedByPasses<'_, '_>,
     progress: &[PaddedCounter],
     outcome: &mut PassesOutcome,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Caveat>,
 ) {
     let SharedByPasses {
         target,
@@ -248,7 +248,7 @@ fn assemble(
     passes: PassesOutcome,
     stat_before: Option<DiskStat>,
     stat_after: Option<DiskStat>,
-    mut warnings: Vec<String>,
+    mut warnings: Vec<Caveat>,
 ) -> Result<Measurement, Box<MeasureFailure>> {
     let SharedByPasses { target, spec, .. } = *shared;
     for note in passes.notes {
@@ -284,7 +284,7 @@ fn assemble(
 fn verify_written(
     shared: &SharedByPasses<'_, '_>,
     m: &mut Measurement,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Caveat>,
 ) {
     let SharedByPasses {
         target,
@@ -303,7 +303,7 @@ fn verify_written(
     }
     match read_back(target, spec, written, stop) {
         Ok(tally) => m.verify = Some(tally),
-        Err(e) => warnings.push(format!("verification read-back failed: {e}")),
+        Err(e) => warnings.push(Caveat::note(format!("verification read-back failed: {e}"))),
     }
     m.interrupted = stop.load(Ordering::Relaxed);
 }
@@ -342,12 +342,14 @@ fn timed_fdatasync(
     fd: BorrowedFd<'_>,
     clock: AnyClock<'_>,
     record: &mut JobRecord,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Caveat>,
 ) -> u64 {
     let cpu_before = sys::thread_cpu_seconds();
     let start = clock.now_ns();
     if let Err(e) = rustix::fs::fdatasync(fd) {
-        warnings.push(format!("fdatasync after the writes failed: {e}"));
+        warnings.push(Caveat::note(format!(
+            "fdatasync after the writes failed: {e}"
+        )));
     }
     let cpu_after = sys::thread_cpu_seconds();
     record.cpu.0 += cpu_after.0 - cpu_before.0;
@@ -359,7 +361,7 @@ fn timed_fdatasync(
 struct PassOutcome {
     record: JobRecord,
     error: Option<IoError>,
-    notes: Vec<String>,
+    notes: Vec<Caveat>,
 }
 
 impl PassOutcome {
@@ -447,7 +449,7 @@ fn run_pass<'a>(
                 if merged.error.is_none() {
                     merged.error = o.error;
                 }
-                merged.notes.extend(o.note);
+                merged.notes.extend(o.note.map(Caveat::note));
             }
             Err(_) => {
                 let error = std::io::Error::other(
@@ -657,7 +659,7 @@ fn device_io(
     after: Option<DiskStat>,
     ours_read: u64,
     ours_write: u64,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Caveat>,
 ) -> Option<DeviceIo> {
     let (device, before, after) = (device?, before?, after?);
     let d = after.since(&before);
@@ -669,13 +671,13 @@ fn device_io(
         0.0
     };
     if served > 0.1 {
-        warnings.push(format!(
-            "CACHE: the device ({}) delivered only {} of the {} iocurve read ({:.0}% came from a cache): the read figures are not the device's speed",
+        warnings.push(Caveat::cache(format!(
+            "the device ({}) delivered only {} of the {} iocurve read ({:.0}% came from a cache): the read figures are not the device's speed",
             device.name,
             format_size(read_bytes),
             format_size(ours_read),
             served * 100.0
-        ));
+        )));
     }
     let avg = |bytes: u64, reqs: u64| (reqs > 0).then(|| bytes as f64 / reqs as f64);
     Some(DeviceIo {
@@ -697,25 +699,27 @@ fn device_io(
 
 /// Drops the region from the page cache and checks with mincore(2) that
 /// nothing of it stayed; a buffered read test would otherwise time memory.
-fn evict_and_prove(fd: BorrowedFd<'_>, spec: &MeasureSpec, warnings: &mut Vec<String>) {
+fn evict_and_prove(fd: BorrowedFd<'_>, spec: &MeasureSpec, warnings: &mut Vec<Caveat>) {
     evict_region(fd, spec.offset, spec.span, warnings);
 }
 
 /// [`evict_and_prove`] for any region: warnings say what could not be
 /// evicted or proved.
-pub fn evict_region(fd: BorrowedFd<'_>, offset: u64, span: u64, warnings: &mut Vec<String>) {
+pub fn evict_region(fd: BorrowedFd<'_>, offset: u64, span: u64, warnings: &mut Vec<Caveat>) {
     let _ = rustix::fs::fdatasync(fd);
     let len = NonZeroU64::new(span);
     if let Err(e) = rustix::fs::fadvise(fd, offset, len, rustix::fs::Advice::DontNeed) {
-        warnings.push(format!("could not evict the page cache (posix_fadvise: {e}); buffered reads may come from memory"));
+        warnings.push(Caveat::note(format!("could not evict the page cache (posix_fadvise: {e}); buffered reads may come from memory")));
         return;
     }
     match sys::resident_pages(fd, offset, span) {
         Ok((0, _)) => {}
-        Ok((resident, total)) => warnings.push(format!(
-            "CACHE: {resident} of {total} pages of the region stayed in the page cache after eviction; buffered read figures include memory speed"
-        )),
-        Err(e) => warnings.push(format!("could not prove the page cache was evicted (mincore: {e})")),
+        Ok((resident, total)) => warnings.push(Caveat::cache(format!(
+            "{resident} of {total} pages of the region stayed in the page cache after eviction; buffered read figures include memory speed"
+        ))),
+        Err(e) => warnings.push(Caveat::note(format!(
+            "could not prove the page cache was evicted (mincore: {e})"
+        ))),
     }
 }
 
@@ -782,6 +786,7 @@ fn read_back(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::result::CaveatKind;
 
     fn device() -> BlockDevice {
         BlockDevice {
@@ -822,7 +827,7 @@ mod tests {
         assert_eq!(io.avg_read_request_bytes, Some(131072.0));
         assert_eq!(warnings.len(), 1);
         assert!(
-            warnings[0].starts_with("CACHE:") && warnings[0].contains("88%"),
+            warnings[0].kind() == CaveatKind::Cache && warnings[0].text().contains("88%"),
             "{}",
             warnings[0]
         );

@@ -143,7 +143,7 @@ pub fn sweep_all(
 /// the others added to it).
 pub fn adopt_first_target(result: &mut RunResult, report: &CurveReport) {
     if let Some(first) = report.targets.first() {
-        let restored: Vec<String> = result
+        let restored: Vec<crate::result::Caveat> = result
             .target
             .notes
             .iter()
@@ -179,11 +179,14 @@ fn prepare_target(
     if let Some(written) = crate::workload::prepare::prepare(&mut one.target, fill, fill_too)? {
         if written < span {
             span = (written / (1 << 20) * (1 << 20)).max(smallest);
-            one.target.info.notes.push(format!(
-                "test area cut to {}: the preparation pass stopped after {} s",
-                format_size(span),
-                PREP_TIME_LIMIT.as_secs()
-            ));
+            one.target
+                .info
+                .notes
+                .push(crate::result::Caveat::note(format!(
+                    "test area cut to {}: the preparation pass stopped after {} s",
+                    format_size(span),
+                    PREP_TIME_LIMIT.as_secs()
+                )));
         }
     }
     if simulated && sizes.iter().any(|s| !s.is_multiple_of(512)) {

@@ -411,11 +411,18 @@ fn median_rep(t: &TestResult) -> Option<&Measurement> {
 }
 
 fn notes(out: &mut String, run: &RunResult) {
-    let mut lines: Vec<String> = run.target.notes.clone();
+    // Each line with whether it says the figures are not the medium's speed
+    // (or not whole), which the page marks.
+    let mut lines: Vec<(bool, String)> = run
+        .target
+        .notes
+        .iter()
+        .map(|c| (c.kind().undermines_figure(), c.to_string()))
+        .collect();
     for t in &run.tests {
         for m in &t.repetitions {
             for w in &m.warnings {
-                let line = format!("{}: {w}", t.name);
+                let line = (w.kind().undermines_figure(), format!("{}: {w}", t.name));
                 if !lines.contains(&line) {
                     lines.push(line);
                 }
@@ -423,25 +430,18 @@ fn notes(out: &mut String, run: &RunResult) {
         }
     }
     if let Some(e) = &run.error {
-        lines.push(format!("FAILED: {e}; the figures are partial"));
+        lines.push((true, format!("FAILED: {e}; the figures are partial")));
     }
     if run.interrupted {
-        lines.push("INTERRUPTED: the run was stopped early; the figures are partial".into());
+        let line = "INTERRUPTED: the run was stopped early; the figures are partial";
+        lines.push((true, line.into()));
     }
     if lines.is_empty() {
         return;
     }
     let _ = writeln!(out, "<h3>Notes</h3>\n<ul>");
-    for l in lines {
-        let class = if l.starts_with("CACHE")
-            || l.starts_with("FAILED")
-            || l.starts_with("INTERRUPTED")
-            || l.contains("IMPOSSIBLE")
-        {
-            " class=\"warn\""
-        } else {
-            ""
-        };
+    for (alarm, l) in lines {
+        let class = if alarm { " class=\"warn\"" } else { "" };
         let _ = writeln!(out, "<li{class}>{}</li>", esc(&l));
     }
     let _ = writeln!(out, "</ul>");

@@ -51,6 +51,16 @@ impl Output {
         self.exit_code_of(result)
     }
 
+    /// [`Output::finish`], or, when the intervals were streamed as JSON
+    /// lines, the whole result as the last line.
+    pub fn finish_live(&self, result: &RunResult, json_lines: bool) -> Result<i32> {
+        if !json_lines {
+            return self.finish(result);
+        }
+        crate::report::json_lines::print_result(result)?;
+        self.exit_code_of(result)
+    }
+
     /// Saves and reports a result printed some other way; the exit code it
     /// ends with, and why on stderr.
     pub fn exit_code_of(&self, result: &RunResult) -> Result<i32> {
@@ -171,6 +181,11 @@ fn write_report_page(result: &RunResult, path: &Path, store: &Settings) -> Resul
     write_output(path, html::render(&input).as_bytes(), "the report")
 }
 
+/// Writes a chart of the result (`--svg`) to `path`.
+pub fn write_chart(path: &Path, chart: &dyn Export, result: &RunResult) -> Result<()> {
+    write_output(path, chart.render(result).as_bytes(), "the chart")
+}
+
 /// Writes an output file the user named (`--svg`, `--report`, `-o`). A
 /// block device is refused: an output path is no way to overwrite a disk,
 /// and a slip of the tab key must not become one.
@@ -226,6 +241,18 @@ impl Output {
         let code = self.finish(result)?;
         if code == 0 && bad > 0 {
             eprintln!("Error: {bad} byte(s) read back differ from what was written");
+            return Ok(EXIT_VERIFY);
+        }
+        Ok(code)
+    }
+
+    /// [`Output::finish`] for a copy: exit 4 when `--verify` found the
+    /// destination different from the source, though the copy ran.
+    pub fn finish_copy(&self, result: &RunResult) -> Result<i32> {
+        let code = self.finish(result)?;
+        let verify = result.payload.copy().and_then(|c| c.verify.as_ref());
+        if code == 0 && verify.is_some_and(|v| v.mismatched_bytes > 0) {
+            eprintln!("Error: the destination differs from the source; see MISMATCH above");
             return Ok(EXIT_VERIFY);
         }
         Ok(code)

@@ -39,6 +39,7 @@
 //! speed before, so noise around a flat curve is not reported as a cache.
 
 use crate::result::apps::SustainReport;
+use crate::result::config::SustainSettings;
 use crate::units::mb_per_s;
 use crate::workload::sustain::{SustainPlan, SustainRun};
 use serde::{Deserialize, Serialize};
@@ -240,6 +241,24 @@ pub struct Ending {
 }
 
 impl Ending {
+    /// What the settings asked and the run did, with Ctrl-C's flag.
+    pub fn of(
+        asked: &SustainSettings,
+        plan: &SustainPlan,
+        run: &SustainRun,
+        interrupted: bool,
+    ) -> Ending {
+        Ending {
+            failed: run.error.is_some(),
+            interrupted,
+            written: run.bytes,
+            planned: plan.bytes,
+            asked: asked.bytes,
+            span: asked.span,
+            block: asked.bs,
+        }
+    }
+
     /// Why the write stopped, as the result names it: an error, Ctrl-C, the
     /// planned bytes (`bytes`, or `end of target` when more was asked than
     /// the target holds), or else the time limit.

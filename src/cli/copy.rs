@@ -5,6 +5,7 @@ use crate::cli::CopyArgs;
 use crate::cli::config::{MAX_BLOCK_SIZE, TargetConfig, target_config_of};
 use crate::error::usage;
 use crate::result::config::CopySettings;
+use crate::workload::copy::CopyRequest;
 use anyhow::Result;
 
 /// The destination's settings, once both ends and the block size are
@@ -32,6 +33,16 @@ impl CopyConfig {
             block_size: args.bs,
             sync: args.sync,
             verify: args.verify,
+        }
+    }
+
+    /// What the copy is asked to do.
+    pub fn request(args: &CopyArgs) -> CopyRequest {
+        CopyRequest {
+            bs: args.bs,
+            sync: args.sync,
+            verify: args.verify,
+            alone: !args.no_alone,
         }
     }
 }

@@ -4,8 +4,41 @@
 
 use crate::cli::apps::{FilesLoadArgs, FilesSaveArgs};
 use crate::error::usage;
+use crate::result::config::{FilesLoadSettings, FilesSaveSettings};
 use crate::workload::files::{LOAD_SIZES, check_sizes};
 use anyhow::Result;
+
+/// The settings of `files load`, checked; the seed drawn when not given.
+pub fn load_settings(args: &FilesLoadArgs) -> Result<FilesLoadSettings> {
+    Ok(FilesLoadSettings {
+        dir: args.dir.clone(),
+        sizes: load_sizes(args)?,
+        count: args.count,
+        fps: args.fps,
+        seed: seed_or_random(args.seed),
+        cpu_load: args.load.cpu_load,
+        method: args.method,
+        stdio_bs: args.stdio_bs,
+    })
+}
+
+/// The settings of `files save`, checked; the seed drawn when not given.
+pub fn save_settings(args: &FilesSaveArgs) -> Result<FilesSaveSettings> {
+    check_save(args)?;
+    Ok(FilesSaveSettings {
+        dir: args.dir.clone(),
+        size: args.size,
+        sizes: args.sizes.clone(),
+        seed: seed_or_random(args.seed),
+        cpu_load: args.load.cpu_load,
+    })
+}
+
+/// `--seed`, or a fresh one (recorded with the result, so the files can be
+/// made again).
+fn seed_or_random(seed: Option<u64>) -> u64 {
+    seed.unwrap_or_else(|| fastrand::u64(..))
+}
 
 /// The file sizes `files load` measures (`--sizes`, or the default set),
 /// checked along with `--fps`.
@@ -71,5 +104,19 @@ mod tests {
             FilesAction::Save(a) => assert!(check_save(&a).is_ok()),
             FilesAction::Load(_) => unreachable!("a save command line"),
         }
+    }
+
+    #[test]
+    fn a_given_seed_is_kept_and_a_missing_one_is_drawn() {
+        let FilesAction::Load(a) = action(&["load", ".", "--seed", "42"]) else {
+            unreachable!("a load command line")
+        };
+        assert_eq!(load_settings(&a).unwrap().seed, 42);
+        let FilesAction::Save(a) = action(&["save", "."]) else {
+            unreachable!("a save command line")
+        };
+        let seeds: std::collections::HashSet<u64> =
+            (0..8).map(|_| save_settings(&a).unwrap().seed).collect();
+        assert!(seeds.len() > 1, "eight runs without --seed drew {seeds:?}");
     }
 }

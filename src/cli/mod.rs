@@ -15,6 +15,7 @@ pub mod more;
 pub mod options;
 pub mod run;
 pub mod stream;
+pub mod surface;
 pub mod sustain;
 
 pub use more::{CopyArgs, EndureArgs, SurfaceArgs};

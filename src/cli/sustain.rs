@@ -6,6 +6,7 @@ use crate::cli::config::{TargetConfig, target_config};
 use crate::engine::EngineKind;
 use crate::error::usage;
 use crate::result::config::SustainSettings;
+use crate::workload::sustain::SustainPlan;
 use anyhow::Result;
 
 /// Largest write.
@@ -36,6 +37,19 @@ impl SustainConfig {
             offset,
             span,
             cpu_load: args.load.cpu_load,
+        }
+    }
+
+    /// What the run writes once the target's region is known: `--bytes`
+    /// bounded by the region, in whole blocks, from its start.
+    pub fn plan(settings: &SustainSettings) -> SustainPlan {
+        SustainPlan {
+            block_size: settings.bs as u32,
+            offset: settings.offset,
+            bytes: settings.bytes.min(settings.span) / settings.bs * settings.bs,
+            time_ns: settings.time_ns,
+            interval_ns: settings.interval_ns,
+            mark_bytes: settings.mark,
         }
     }
 }
@@ -82,6 +96,32 @@ mod tests {
     #[test]
     fn defaults_are_accepted() {
         assert_eq!(message(&[]), "");
+    }
+
+    #[test]
+    fn the_plan_writes_whole_blocks_within_the_region() {
+        let cli = [
+            "iocurve",
+            "sustain",
+            "sim:size=32M",
+            "--bs",
+            "3M",
+            "--bytes",
+            "1G",
+        ];
+        let crate::cli::Command::Sustain(args) =
+            <crate::cli::Cli as clap::Parser>::try_parse_from(cli)
+                .unwrap()
+                .command
+        else {
+            unreachable!("a sustain command line")
+        };
+        let cfg = SustainConfig::from_args(&args).unwrap();
+        let plan = SustainConfig::plan(&cfg.settings(&args, 1 << 20, 31 << 20));
+        assert_eq!(plan.offset, 1 << 20);
+        assert_eq!(plan.bytes, 30 << 20, "ten 3 MiB blocks fit in 31 MiB");
+        assert_eq!(plan.block_size, 3 << 20);
+        assert_eq!(plan.mark_bytes, args.mark);
     }
 
     #[test]

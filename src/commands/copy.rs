@@ -5,12 +5,12 @@
 
 use crate::cli::CopyArgs;
 use crate::cli::copy::CopyConfig;
-use crate::error::EXIT_VERIFY;
 use crate::output::Output;
 use crate::result::Payload;
+use crate::safety::restore::{restore, restore_after_error};
 use crate::store::Settings;
 use crate::target::copy_ends;
-use crate::workload::copy::{self as copier, CopyRequest};
+use crate::workload::copy as copier;
 use crate::workload::interrupt;
 use anyhow::Result;
 use std::sync::atomic::Ordering;
@@ -25,6 +25,7 @@ pub fn copy(args: &CopyArgs, store: &Settings) -> Result<i32> {
     let mut destination = crate::target::open::open_target(&cfg, true, 0)?;
     copy_ends::check_destination(&destination, bytes, &args.source)?;
     destination.arm(&[(0, bytes)])?;
+    // Recorded as used: a destination iocurve created is written freely.
     let config = CopyConfig {
         target: cfg.clone(),
     }
@@ -32,34 +33,10 @@ pub fn copy(args: &CopyArgs, store: &Settings) -> Result<i32> {
     .into();
     let payload = Payload::Copy { config, copy: None };
     let mut result = crate::probe::record::new_result(payload, &destination, started_at);
-    let request = CopyRequest {
-        bs: args.bs,
-        sync: args.sync,
-        verify: args.verify,
-        alone: !args.no_alone,
-    };
-    let run = match copier::run(&request, &source, &destination) {
-        Ok(run) => run,
-        Err(e) => {
-            return Err(crate::safety::restore::restore_after_error(
-                &mut destination,
-                e,
-            ));
-        }
-    };
-    let mismatch = run.report.verify.as_ref();
-    let mismatch = mismatch.is_some_and(|v| v.mismatched_bytes > 0);
-    result.tests.extend(run.tests);
-    result.error = run.error;
-    if let Payload::Copy { copy, .. } = &mut result.payload {
-        *copy = Some(run.report);
-    }
+    let run = copier::run(&CopyConfig::request(args), &source, &destination)
+        .map_err(|e| restore_after_error(&mut destination, e))?;
+    run.record(&mut result);
     result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
-    crate::safety::restore::restore(&mut destination, &mut result);
-    let code = Output::for_target(store, &cfg).finish(&result)?;
-    if code == 0 && mismatch {
-        eprintln!("Error: the destination differs from the source; see MISMATCH above");
-        return Ok(EXIT_VERIFY);
-    }
-    Ok(code)
+    restore(&mut destination, &mut result);
+    Output::for_target(store, &cfg).finish_copy(&result)
 }

@@ -39,7 +39,7 @@ pub fn curve(args: &CurveArgs, store: &Settings) -> Result<i32> {
     }
     result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
     if let Some(path) = &cfg.svg {
-        super::write_chart(path, &crate::report::Svg, &result)?;
+        crate::output::write_chart(path, &crate::report::Svg, &result)?;
     }
     if cfg.csv {
         print!("{}", Csv.render(&result));

@@ -46,7 +46,7 @@ pub fn endure(args: &EndureArgs, store: &Settings) -> Result<i32> {
     });
     result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
     if let Some(path) = &args.svg {
-        super::write_chart(path, &crate::report::EndureSvg, &result)?;
+        crate::output::write_chart(path, &crate::report::EndureSvg, &result)?;
     }
     output.finish_saved(&result, &mut saved)
 }

@@ -54,12 +54,3 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
 }
 
 pub use crate::result::RunResult;
-
-/// Writes a chart of the result to `path`.
-fn write_chart(
-    path: &std::path::Path,
-    chart: &dyn crate::report::Export,
-    result: &RunResult,
-) -> Result<()> {
-    crate::output::write_output(path, chart.render(result).as_bytes(), "the chart")
-}

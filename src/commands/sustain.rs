@@ -10,7 +10,7 @@ use crate::report::json_lines;
 use crate::result::Payload;
 use crate::store::Settings;
 use crate::workload::region::open_region;
-use crate::workload::sustain::{self, SustainPlan, SustainTarget};
+use crate::workload::sustain::{self, SustainTarget};
 use crate::workload::{cpuload, interrupt};
 use anyhow::Result;
 use std::sync::atomic::Ordering;
@@ -23,14 +23,7 @@ pub fn sustain(args: &SustainArgs, store: &Settings) -> Result<i32> {
     let started_at = crate::probe::record::now_rfc3339();
     let (mut target, offset, span) = open_region(&cfg.target, true, args.bytes, args.bs)?;
     let settings = cfg.settings(args, offset, span);
-    let plan = SustainPlan {
-        block_size: args.bs as u32,
-        offset,
-        bytes: args.bytes.min(span) / args.bs * args.bs,
-        time_ns: settings.time_ns,
-        interval_ns: settings.interval_ns,
-        mark_bytes: args.mark,
-    };
+    let plan = SustainConfig::plan(&settings);
     target.arm(&[(offset, plan.bytes)])?;
     let (live, printer) = json_lines::start_printer(args.json_lines, LIVE_BACKLOG);
     let load = cpuload::start_if(args.load.cpu_load);
@@ -43,33 +36,19 @@ pub fn sustain(args: &SustainArgs, store: &Settings) -> Result<i32> {
         live,
     );
     let cpu_load = load.map(cpuload::CpuLoad::stop);
-    if let Some(p) = printer {
-        let _ = p.join();
-    }
-    let interrupted = stop.load(Ordering::Relaxed);
+    json_lines::wait_for(printer);
+    let ending = Ending::of(&settings, &plan, &run, stop.load(Ordering::Relaxed));
     let error = run.error.as_ref().map(crate::error::io_failure_message);
-    let ending = Ending {
-        failed: run.error.is_some(),
-        interrupted,
-        written: run.bytes,
-        planned: plan.bytes,
-        asked: args.bytes,
-        span,
-        block: args.bs,
-    };
     let sustain = analysis::report(&plan, run, ending.reason());
-    let config = settings.into();
-    let mut result =
-        crate::probe::record::new_result(Payload::Sustain { config, sustain }, &target, started_at);
+    let payload = Payload::Sustain {
+        config: settings.into(),
+        sustain,
+    };
+    let mut result = crate::probe::record::new_result(payload, &target, started_at);
     result.error = error;
-    result.interrupted = interrupted;
+    result.interrupted = ending.interrupted;
     result.cpu_load = cpu_load;
     crate::safety::restore::restore(&mut target, &mut result);
     drop(target);
-    let output = Output::for_target(store, &cfg.target);
-    if args.json_lines {
-        json_lines::print_result(&result)?;
-        return output.exit_code_of(&result);
-    }
-    output.finish(&result)
+    Output::for_target(store, &cfg.target).finish_live(&result, args.json_lines)
 }

@@ -45,6 +45,16 @@ pub fn start_printer(
     )
 }
 
+/// Waits until the printer thread has printed every interval it was
+/// offered (nothing to wait for when none was started).
+pub fn wait_for(printer: Option<JoinHandle<()>>) {
+    if let Some(p) = printer {
+        // A printer that panicked has lost only its own lines; the result
+        // is still printed after it.
+        let _ = p.join();
+    }
+}
+
 /// The last line: the whole result.
 pub fn print_result(result: &RunResult) -> serde_json::Result<()> {
     let line = serde_json::to_string(result)?;

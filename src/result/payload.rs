@@ -233,6 +233,13 @@ impl Payload {
         }
     }
 
+    /// Records a copy's report once the copy has run.
+    pub fn set_copy(&mut self, report: CopyReport) {
+        if let Payload::Copy { copy, .. } = self {
+            *copy = Some(report);
+        }
+    }
+
     /// Records the parallel section of a `--parallel` run or profile.
     pub fn set_parallel(&mut self, report: ParallelReport) {
         if let Payload::Run { parallel, .. } | Payload::Profile { parallel, .. } = self {

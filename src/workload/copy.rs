@@ -15,8 +15,8 @@ use crate::engine::buffer::AlignedBuf;
 use crate::engine::{Clock, IoError, MonotonicClock, OpKind};
 use crate::error::IoFailure;
 use crate::report::progress;
-use crate::result::TestResult;
 use crate::result::device::{CopyReport, CopyVerify};
+use crate::result::{RunResult, TestResult};
 use crate::target::{IoMode, OpenTarget};
 use crate::workload::job::PaddedCounter;
 use crate::workload::{MeasureSpec, Rw, interrupt};
@@ -199,6 +199,16 @@ pub struct CopyRun {
     pub report: CopyReport,
     pub tests: Vec<TestResult>,
     pub error: Option<String>,
+}
+
+impl CopyRun {
+    /// Puts the copy into the result: its report, the measurements as
+    /// tests, and what cut it short.
+    pub fn record(self, result: &mut RunResult) {
+        result.tests.extend(self.tests);
+        result.error = self.error;
+        result.payload.set_copy(self.report);
+    }
 }
 
 /// The alone measurements, the copy itself, then `--verify`.

@@ -1,0 +1,31 @@
+//! `iocurve files load`: files of each size read whole from an evicted
+//! cache, as a program loads its assets.
+
+use crate::analysis::files::load_report;
+use crate::cli::apps::FilesLoadArgs;
+use crate::cli::files::load_settings;
+use crate::output::Output;
+use crate::result::Payload;
+use crate::store::Settings;
+use crate::workload::{cpuload, files};
+use anyhow::Result;
+
+pub fn load(args: &FilesLoadArgs, store: &Settings) -> Result<i32> {
+    let settings = load_settings(args)?;
+    let started_at = crate::probe::record::now_rfc3339();
+    crate::target::open::refuse_simulated(&args.dir, "files")?;
+    let (work, device, info) = files::open_dir(&args.dir)?;
+    let sets = files::create_sets(&work.path, &settings.sizes, args.count, settings.seed)?;
+    let how = files::read_method(args.method, args.stdio_bs)?;
+    let load = cpuload::start_if(args.load.cpu_load);
+    let measured = files::measure_loads(&work.path, &sets, how, device.as_ref())?;
+    let cpu_load = load.map(cpuload::CpuLoad::stop);
+    drop(work);
+    let files_load = load_report(measured, args.fps, files::describe_method(how));
+    let payload = Payload::FilesLoad {
+        config: settings.into(),
+        files_load,
+    };
+    let result = super::files_result(payload, info, started_at, cpu_load);
+    Output::new(store, args.json, args.report.as_ref()).finish(&result)
+}

@@ -1,0 +1,37 @@
+//! `iocurve files load` and `iocurve files save`: whole files in a
+//! directory, the way applications use them. The loops are in
+//! [`crate::workload::files`], the reading of their times in
+//! [`crate::analysis::files`].
+
+mod load;
+mod save;
+
+use crate::cli::apps::{FilesAction, FilesArgs};
+use crate::probe::record::new_result_for;
+use crate::result::{Payload, RunResult};
+use crate::store::Settings;
+use crate::target::TargetInfo;
+use crate::workload::cpuload::CpuLoadInfo;
+use anyhow::Result;
+use std::sync::atomic::Ordering;
+
+pub fn files(args: &FilesArgs, store: &Settings) -> Result<i32> {
+    match &args.action {
+        FilesAction::Load(a) => load::load(a, store),
+        FilesAction::Save(a) => save::save(a, store),
+    }
+}
+
+/// The result of either: the directory, the CPU load beside it, and whether
+/// Ctrl-C cut it short.
+fn files_result(
+    payload: Payload,
+    info: TargetInfo,
+    started_at: String,
+    cpu_load: Option<CpuLoadInfo>,
+) -> RunResult {
+    let mut result = new_result_for(payload, info, started_at);
+    result.cpu_load = cpu_load;
+    result.interrupted = crate::workload::interrupt::stop_flag().load(Ordering::Relaxed);
+    result
+}

@@ -1,0 +1,33 @@
+//! `iocurve files save`: one file saved with each write-call size, then read
+//! back and compared, as a program saves its data.
+
+use crate::analysis::files::{bytes_wrong, save_report};
+use crate::cli::apps::FilesSaveArgs;
+use crate::cli::files::save_settings;
+use crate::output::Output;
+use crate::result::Payload;
+use crate::store::Settings;
+use crate::workload::{cpuload, files};
+use anyhow::Result;
+
+pub fn save(args: &FilesSaveArgs, store: &Settings) -> Result<i32> {
+    let settings = save_settings(args)?;
+    let started_at = crate::probe::record::now_rfc3339();
+    crate::target::open::refuse_simulated(&args.dir, "files")?;
+    let (work, device, info) = files::open_dir(&args.dir)?;
+    let load = cpuload::start_if(args.load.cpu_load);
+    let seed = settings.seed;
+    let (points, failure) =
+        files::measure_saves(&work.path, args.size, &args.sizes, seed, device.as_ref());
+    let cpu_load = load.map(cpuload::CpuLoad::stop);
+    drop(work);
+    let files_save = save_report(args.size, points);
+    let bad = bytes_wrong(&files_save);
+    let payload = Payload::FilesSave {
+        config: settings.into(),
+        files_save,
+    };
+    let mut result = super::files_result(payload, info, started_at, cpu_load);
+    result.error = failure;
+    Output::new(store, args.json, args.report.as_ref()).finish_files_save(&result, bad)
+}

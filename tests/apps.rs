@@ -103,6 +103,112 @@ fn files_save_verifies_every_byte_and_counts_device_requests() {
     }
 }
 
+/// `files save --sync MODE` on ext4 over a loop device, as JSON.
+fn save_with_sync(mnt: &std::path::Path, sync: &str) -> serde_json::Value {
+    let doc = ok_json(
+        iocurve()
+            .args(["files", "save", mnt.to_str().unwrap(), "--sync", sync])
+            .args(["--size", "256k", "--sizes", "512,768,65536", "--json"])
+            .timeout(Duration::from_secs(180)),
+    );
+    let report = doc["files_save"].clone();
+    assert_eq!(report["sync"], sync, "{report}");
+    assert_eq!(report["all_verified"], true, "{sync}: {report}");
+    report
+}
+
+/// The point of one write-call size.
+fn save_point(report: &serde_json::Value, call: u64) -> &serde_json::Value {
+    let points = report["points"].as_array().unwrap();
+    points
+        .iter()
+        .find(|p| p["write_size"] == call)
+        .unwrap_or_else(|| panic!("no {call}-byte point in {report}"))
+}
+
+#[test]
+fn files_save_sync_each_sends_every_call_to_the_device_and_shows_the_rewrites() {
+    let (_dev, mnt) = match mounted_loop(64 * MIB) {
+        Ok(d) => d,
+        Err(why) => return skipped(&why),
+    };
+    let file = 256 * 1024;
+    // Through the page cache with one fsync, 512 small calls merge into a
+    // few large requests.
+    let end = save_with_sync(&mnt, "end");
+    let merged = &save_point(&end, 512)["device"];
+    assert!(
+        merged["write_requests"].as_u64().unwrap() < 512 / 4,
+        "{merged}"
+    );
+    // With O_DSYNC each call reaches the device before the next: at least a
+    // request per call, and each rewrites at least a whole 4 KiB block, so
+    // far more bytes reach the device than the file holds.
+    let each = save_with_sync(&mnt, "each");
+    for call in [512, 768] {
+        let p = save_point(&each, call);
+        let calls = p["times"]["calls"].as_u64().unwrap();
+        let dev = &p["device"];
+        assert!(
+            dev["write_requests"].as_u64().unwrap() >= calls,
+            "{call}: {dev}"
+        );
+        assert!(
+            dev["write_bytes"].as_u64().unwrap() >= 4 * file,
+            "{call}: {dev}"
+        );
+        assert_eq!(p["times"]["fsync_ns"], 0, "each: no fsync at the end");
+    }
+    // 64 KiB calls are written nearly as they are.
+    let big = &save_point(&each, 65536)["device"];
+    assert!(big["write_bytes"].as_u64().unwrap() < 2 * file, "{big}");
+    let out = ok(iocurve()
+        .args([
+            "--no-save",
+            "files",
+            "save",
+            mnt.to_str().unwrap(),
+            "--sync",
+            "each",
+        ])
+        .args(["--size", "256k", "--sizes", "512"])
+        .timeout(Duration::from_secs(120)));
+    let text = common::text(&out.stdout);
+    assert!(text.contains("each call O_DSYNC"), "{text}");
+    assert!(text.contains("read-modify-write"), "{text}");
+}
+
+#[test]
+fn files_save_sync_direct_skips_what_o_direct_cannot_write_and_none_leaves_the_cache() {
+    let (_dev, mnt) = match mounted_loop(64 * MIB) {
+        Ok(d) => d,
+        Err(why) => return skipped(&why),
+    };
+    let direct = save_with_sync(&mnt, "direct");
+    let skipped_sizes: Vec<u64> = direct["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["write_size"].as_u64().unwrap())
+        .collect();
+    assert_eq!(skipped_sizes, vec![768], "{direct}");
+    assert!(
+        direct["skipped"][0]["why"]
+            .as_str()
+            .unwrap()
+            .contains("--sync each")
+    );
+    let p = save_point(&direct, 512);
+    let dev = &p["device"];
+    assert!(dev["write_requests"].as_u64().unwrap() >= 512, "{dev}");
+    let none = save_with_sync(&mnt, "none");
+    for call in [512, 768, 65536] {
+        let p = save_point(&none, call);
+        assert_eq!(p["times"]["fsync_ns"], 0, "{p}");
+        assert_eq!(p["check"]["bytes_wrong"], 0, "{p}");
+    }
+}
+
 #[test]
 fn stream_counts_the_misses_of_a_stall_from_the_schedule() {
     // 20 frames/s of 64 KiB: one request every 50 ms. The request at 1 MiB

@@ -10,10 +10,11 @@
 //! that of the largest size. For `save`, every byte read back must match.
 
 use crate::analysis::curve::{SizePoint, fit_model};
-use crate::result::apps::{FilesLoadReport, FilesSaveReport, LoadPoint, SavePoint};
+use crate::cli::options::CopySync;
+use crate::result::apps::{FilesLoadReport, FilesSaveReport, LoadPoint};
 use crate::stats::NsSummary;
 use crate::units::mb_per_s;
-use crate::workload::files::SizeTimes;
+use crate::workload::files::{SaveRun, SizeTimes};
 
 /// The load report: one point per size that timed at least one file,
 /// the model over their medians, and each point's efficiency and distance
@@ -74,11 +75,13 @@ fn load_point(m: SizeTimes, fps: Option<f64>) -> Option<LoadPoint> {
 }
 
 /// The save report: whether every file read back right.
-pub fn save_report(file_size: u64, points: Vec<SavePoint>) -> FilesSaveReport {
+pub fn save_report(file_size: u64, sync: CopySync, run: SaveRun) -> FilesSaveReport {
     FilesSaveReport {
         file_size,
-        all_verified: points.iter().all(|p| p.check.ok()),
-        points,
+        sync,
+        all_verified: run.points.iter().all(|p| p.check.ok()),
+        points: run.points,
+        skipped: run.skipped,
     }
 }
 

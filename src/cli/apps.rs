@@ -2,6 +2,7 @@
 //! `stream`, `sustain`, and the `--cpu-load` option they share with `run`
 //! and `curve`. Parsing only; the commands validate the combinations.
 
+use super::options::CopySync;
 use super::{TargetArgs, limits, parse_path, parse_target};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
@@ -95,6 +96,14 @@ pub struct FilesSaveArgs {
         default_value = "64,256,512,768,1024,1280,1636,2048,4096,32768,65536"
     )]
     pub sizes: Vec<u64>,
+
+    /// When the data must reach the device: none (left in the page cache),
+    /// end (one fsync before close, as an application saving a document),
+    /// each (O_DSYNC: every write call reaches the device before the next,
+    /// as FatFs on a microcontroller without a cache), direct (O_DIRECT;
+    /// sizes that are not whole logical blocks are not measured).
+    #[arg(long, value_enum, default_value = "end")]
+    pub sync: CopySync,
 
     #[arg(long)]
     pub seed: Option<u64>,

@@ -5,7 +5,7 @@
 use crate::cli::apps::{FilesLoadArgs, FilesSaveArgs};
 use crate::error::usage;
 use crate::result::config::{FilesLoadSettings, FilesSaveSettings};
-use crate::workload::files::{LOAD_SIZES, check_sizes};
+use crate::workload::files::{LOAD_SIZES, SavePlan, check_sizes};
 use anyhow::Result;
 
 /// The settings of `files load`, checked; the seed drawn when not given.
@@ -29,9 +29,20 @@ pub fn save_settings(args: &FilesSaveArgs) -> Result<FilesSaveSettings> {
         dir: args.dir.clone(),
         size: args.size,
         sizes: args.sizes.clone(),
+        sync: args.sync,
         seed: seed_or_random(args.seed),
         cpu_load: args.load.cpu_load,
     })
+}
+
+/// What `files save` writes, from its checked settings.
+pub fn save_plan(settings: &FilesSaveSettings) -> SavePlan {
+    SavePlan {
+        file_size: settings.size,
+        calls: settings.sizes.clone(),
+        seed: settings.seed,
+        sync: settings.sync,
+    }
 }
 
 /// `--seed`, or a fresh one (recorded with the result, so the files can be

@@ -1,9 +1,14 @@
 //! The `files load` and `files save` parts of the text report.
 
 use super::text::new_table;
-use crate::result::apps::{FilesLoadReport, FilesSaveReport};
+use crate::cli::options::CopySync;
+use crate::result::apps::{FilesLoadReport, FilesSaveReport, SavePoint};
 use crate::units::{format_latency_ns, format_mbps, format_size};
 use std::fmt::Write;
+
+/// Device bytes per file byte from which whole-block rewriting is named:
+/// a journal and metadata add a little; twice the file is rewriting.
+const RMW_SHARE: f64 = 2.0;
 
 pub fn load_table(out: &mut String, r: &FilesLoadReport) {
     if let Some(method) = &r.method {
@@ -69,11 +74,28 @@ pub fn load_table(out: &mut String, r: &FilesLoadReport) {
     }
 }
 
+/// How the file was made durable, as the header line says it.
+fn sync_words(sync: CopySync) -> &'static str {
+    match sync {
+        CopySync::None => "then close, no fsync (the data may still be in the page cache)",
+        CopySync::End => "then fsync and close",
+        CopySync::Each => "each call O_DSYNC (on the device before the next), then close",
+        CopySync::Direct => "each call O_DIRECT, then fsync and close",
+    }
+}
+
+/// Bytes that reached the device per byte of the file.
+fn amplification(p: &SavePoint, file_size: u64) -> Option<f64> {
+    let d = p.device.as_ref()?;
+    (file_size > 0).then(|| d.write_bytes as f64 / file_size as f64)
+}
+
 pub fn save_table(out: &mut String, r: &FilesSaveReport) {
     let _ = writeln!(
         out,
-        "file        {} per write-call size, then fsync and close",
-        format_size(r.file_size)
+        "file        {} per write-call size, {}",
+        format_size(r.file_size),
+        sync_words(r.sync)
     );
     let mut table = new_table(&[
         "write call",
@@ -84,23 +106,21 @@ pub fn save_table(out: &mut String, r: &FilesSaveReport) {
         "fsync ms",
         "close ms",
         "dev requests",
-        "avg request",
+        "dev bytes",
+        "× file",
         "verified",
     ]);
     let ms = |ns: u64| format!("{:.2}", ns as f64 / 1e6);
     for p in &r.points {
-        let (reqs, avg) = p.device.as_ref().map_or(("-".into(), "-".into()), |d| {
-            (
-                d.write_requests.to_string(),
-                d.avg_request_bytes
-                    .map_or("-".into(), |a| format_size(a.round() as u64)),
-            )
+        let (reqs, bytes) = p.device.as_ref().map_or(("-".into(), "-".into()), |d| {
+            (d.write_requests.to_string(), format_size(d.write_bytes))
         });
         let verified = if p.check.ok() {
             "ok".to_string()
         } else {
             format!("{} B WRONG", p.check.bytes_wrong)
         };
+        let to_device = amplification(p, r.file_size).map_or("-".into(), |a| format!("{a:.2}×"));
         table.add_row(vec![
             p.write_size.to_string(),
             p.times.calls.to_string(),
@@ -110,11 +130,32 @@ pub fn save_table(out: &mut String, r: &FilesSaveReport) {
             ms(p.times.fsync_ns),
             ms(p.times.close_ns),
             reqs,
-            avg,
+            bytes,
+            to_device,
             verified,
         ]);
     }
     let _ = writeln!(out, "{table}");
+    for s in &r.skipped {
+        let _ = writeln!(out, "{:<11} {}", format_size(s.write_size), s.why);
+    }
+    // Only when every call went to the device on its own do extra bytes
+    // mean the calls themselves were rewritten; with one fsync at the end
+    // they are the journal and metadata.
+    let calls_reach_device = matches!(r.sync, CopySync::Each | CopySync::Direct);
+    if let Some((p, a)) = r
+        .points
+        .iter()
+        .filter_map(|p| Some((p, amplification(p, r.file_size)?)))
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .filter(|(_, a)| calls_reach_device && *a >= RMW_SHARE)
+    {
+        let _ = writeln!(
+            out,
+            "device      {a:.1}× the file's bytes reached the device with {} calls: each call rewrote whole blocks (read-modify-write)",
+            format_size(p.write_size)
+        );
+    }
     let _ = writeln!(
         out,
         "verify      {}",

@@ -4,6 +4,7 @@
 
 use crate::analysis::curve::ModelFit;
 use crate::analysis::sustain::SpeedDrop;
+use crate::cli::options::CopySync;
 use crate::stats::LatencySummary;
 use serde::{Deserialize, Serialize};
 
@@ -49,9 +50,26 @@ pub struct LoadPoint {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FilesSaveReport {
     pub file_size: u64,
+    /// How each file was made durable (`--sync`; `end` before it existed).
+    #[serde(default = "sync_at_end")]
+    pub sync: CopySync,
     pub points: Vec<SavePoint>,
+    /// Write-call sizes not measured, and why (`--sync direct`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<SkippedSave>,
     /// Every byte of every file read back right.
     pub all_verified: bool,
+}
+
+fn sync_at_end() -> CopySync {
+    CopySync::End
+}
+
+/// A write-call size `files save` did not measure.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SkippedSave {
+    pub write_size: u64,
+    pub why: String,
 }
 
 /// One write-call size of `files save`.

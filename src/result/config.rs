@@ -80,6 +80,7 @@ pub struct FilesSaveSettings {
     pub dir: PathBuf,
     pub size: u64,
     pub sizes: Vec<u64>,
+    pub sync: CopySync,
     pub seed: u64,
     pub cpu_load: Option<u8>,
 }

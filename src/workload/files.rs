@@ -23,14 +23,15 @@
 //! size (`measure_loads`, `measure_saves`) on the monotonic clock; what the
 //! times mean is read in `crate::analysis::files`.
 
-use crate::cli::options::FileReadMethod;
+use crate::cli::options::{CopySync, FileReadMethod};
 use crate::engine::access::{FileRead, read_whole_file};
+use crate::engine::buffer::{AlignedBuf, MIN_ALIGN};
 use crate::engine::{Clock, MonotonicClock, sys};
 use crate::error::{IoFailure, usage};
 use crate::probe::sysfs::{self, BlockDevice, DiskStat};
 use crate::result::Caveat;
 pub use crate::result::apps::{EvictionProof, SaveCheck, SaveTimes};
-use crate::result::apps::{SaveDeviceIo, SavePoint};
+use crate::result::apps::{SaveDeviceIo, SavePoint, SkippedSave};
 use crate::target::{IoMode, TargetInfo, TargetKind};
 use crate::units::{format_size, mb_per_s};
 use crate::workload::{Pattern, interrupt};
@@ -38,6 +39,7 @@ use crate::workload::{Pattern, interrupt};
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::os::fd::AsFd;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -153,18 +155,28 @@ pub fn stat_of(device: Option<&BlockDevice>) -> Option<DiskStat> {
 }
 
 /// Creates `path` and writes `data` to it with calls of `call` bytes (the
-/// last one shorter), then fsync and close, each timed on `clock`.
+/// last one shorter), then fsync (unless `sync` is `none` or `each`) and
+/// close, each timed on `clock`. `each` opens with O_DSYNC, so every call
+/// reaches the device before the next, as on a microcontroller without a
+/// cache; `direct` opens with O_DIRECT (`data` must then be aligned).
 pub fn save_with_calls(
     path: &Path,
     data: &[u8],
     call: usize,
+    sync: CopySync,
     clock: impl Clock,
 ) -> io::Result<SaveTimes> {
+    let direct = if sync == CopySync::Direct {
+        libc::O_DIRECT
+    } else {
+        0
+    };
     let t0 = clock.now_ns();
     let mut f = OpenOptions::new()
         .write(true)
         .create(true)
         .truncate(true)
+        .custom_flags(sync.open_flags() | direct)
         .open(path)?;
     let t1 = clock.now_ns();
     let mut calls = 0;
@@ -174,8 +186,13 @@ pub fn save_with_calls(
         calls += 1;
     }
     let t2 = clock.now_ns();
-    f.sync_all()?;
-    let t3 = clock.now_ns();
+    // No fsync, no fsync time (not the few ns between two clock reads).
+    let t3 = if sync.syncs_at_end() {
+        f.sync_all()?;
+        clock.now_ns()
+    } else {
+        t2
+    };
     drop(f);
     let t4 = clock.now_ns();
     let ns = |a: u64, b: u64| b.saturating_sub(a);
@@ -391,39 +408,77 @@ fn load_one_size(
 /// Saves a file of `file_size` with each write-call size in turn (until
 /// interrupted); a failure stops the loop and is returned beside the
 /// sizes measured before it, which are still worth printing.
-pub fn measure_saves(
-    work: &Path,
-    file_size: u64,
-    calls: &[u64],
-    seed: u64,
-    device: Option<&BlockDevice>,
-) -> (Vec<SavePoint>, Option<String>) {
-    let mut data = vec![0u8; file_size as usize];
-    let mut points = Vec::new();
-    for &w in calls {
+/// What `files save` writes: one file of `file_size` bytes per write-call
+/// size, made durable the `sync` way.
+#[derive(Debug, Clone)]
+pub struct SavePlan {
+    pub file_size: u64,
+    pub calls: Vec<u64>,
+    pub seed: u64,
+    pub sync: CopySync,
+}
+
+/// The saves made: the points measured, the sizes `--sync direct` could not
+/// write, and the failure that cut the run short.
+#[derive(Debug, Default)]
+pub struct SaveRun {
+    pub points: Vec<SavePoint>,
+    pub skipped: Vec<SkippedSave>,
+    pub failure: Option<String>,
+}
+
+/// Saves the file once per write-call size and reads each back.
+pub fn measure_saves(work: &Path, plan: &SavePlan, device: Option<&BlockDevice>) -> SaveRun {
+    let mut buf = AlignedBuf::new(plan.file_size as usize, MIN_ALIGN);
+    let align = device.map_or(512, |d| u64::from(d.logical_block_size).max(512));
+    let mut run = SaveRun::default();
+    for &w in &plan.calls {
         if interrupt::stop_flag().load(Ordering::Relaxed) {
             break;
         }
-        Pattern::Random.fill(&mut data, seed ^ w);
+        if plan.sync == CopySync::Direct {
+            if let Some(why) = direct_refusal(w, plan.file_size, align) {
+                run.skipped.push(SkippedSave { write_size: w, why });
+                continue;
+            }
+        }
+        let data = buf.as_mut_slice();
+        Pattern::Random.fill(data, plan.seed ^ w);
         let path = work.join(format!("save-{w}.bin"));
-        let point = save_one(&path, &data, w, device);
+        let point = save_one(&path, data, w, plan.sync, device);
         let _ = std::fs::remove_file(&path);
         match point {
-            Ok(point) => points.push(point),
-            Err(e) => return (points, Some(save_failure(&path, w, &e))),
+            Ok(point) => run.points.push(point),
+            Err(e) => {
+                run.failure = Some(save_failure(&path, w, plan.sync, &e));
+                break;
+            }
         }
     }
-    (points, None)
+    run
+}
+
+/// Why O_DIRECT cannot save a file with `w`-byte calls: every call (the
+/// last, shorter one too) must start and end on the device's logical
+/// block (`align` bytes), as open(2) says of O_DIRECT.
+pub fn direct_refusal(w: u64, file_size: u64, align: u64) -> Option<String> {
+    if w.is_multiple_of(align) && file_size.is_multiple_of(align) {
+        return None;
+    }
+    Some(format!(
+        "not measured: O_DIRECT needs write calls and a file size in whole {align}-byte blocks; `--sync each` measures this size"
+    ))
 }
 
 fn save_one(
     path: &Path,
     data: &[u8],
     w: u64,
+    sync: CopySync,
     device: Option<&BlockDevice>,
 ) -> io::Result<SavePoint> {
     let before = stat_of(device);
-    let times = save_with_calls(path, data, w as usize, MonotonicClock::new())?;
+    let times = save_with_calls(path, data, w as usize, sync, MonotonicClock::new())?;
     let after = stat_of(device);
     let check = check_saved(path, data)?;
     let total_ns = times.total_ns();
@@ -449,8 +504,11 @@ fn save_one(
 
 /// Why saving with `w`-byte calls stopped, with the fix; the sizes before
 /// it are kept in the result.
-fn save_failure(path: &Path, w: u64, e: &io::Error) -> String {
+fn save_failure(path: &Path, w: u64, sync: CopySync, e: &io::Error) -> String {
     let fix = match e.raw_os_error() {
+        Some(libc::EINVAL) if sync == CopySync::Direct => {
+            "this file system does not take O_DIRECT: use --sync each"
+        }
         Some(libc::ENOSPC) | Some(libc::EDQUOT) => {
             "the file system is full: free some space or give a smaller --size"
         }
@@ -517,7 +575,7 @@ mod tests {
     #[test]
     fn a_full_file_system_is_named_with_its_fix() {
         let full = io::Error::from_raw_os_error(libc::ENOSPC);
-        let text = save_failure(Path::new("d/save-4096.bin"), 4096, &full);
+        let text = save_failure(Path::new("d/save-4096.bin"), 4096, CopySync::End, &full);
         assert!(
             text.starts_with("saving d/save-4096.bin with 4096-byte write calls failed: "),
             "{text}"
@@ -534,7 +592,7 @@ mod tests {
         let path = dir.path().join("s.bin");
         let mut data = vec![0u8; 10_000];
         Pattern::Random.fill(&mut data, 7);
-        let t = save_with_calls(&path, &data, 1636, MonotonicClock::new()).unwrap();
+        let t = save_with_calls(&path, &data, 1636, CopySync::End, MonotonicClock::new()).unwrap();
         assert_eq!(t.calls, 7);
         let check = check_saved(&path, &data).unwrap();
         assert!(check.ok());
@@ -542,11 +600,38 @@ mod tests {
     }
 
     #[test]
+    fn o_direct_takes_only_calls_and_files_of_whole_blocks() {
+        assert_eq!(direct_refusal(512, 256 << 10, 512), None);
+        assert_eq!(direct_refusal(65536, 256 << 10, 4096), None);
+        for (call, file, align) in [
+            (768, 256 << 10, 512),
+            (4096, 10_000, 512),
+            (512, 256 << 10, 4096),
+        ] {
+            let why = direct_refusal(call, file, align).expect("refused");
+            assert!(why.contains(&format!("{align}-byte blocks")), "{why}");
+        }
+    }
+
+    #[test]
+    fn each_mode_saves_every_byte_without_a_final_fsync() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.bin");
+        let mut data = vec![0u8; 5000];
+        Pattern::Random.fill(&mut data, 3);
+        for sync in [CopySync::None, CopySync::Each] {
+            let t = save_with_calls(&path, &data, 768, sync, MonotonicClock::new()).unwrap();
+            assert_eq!((t.calls, t.fsync_ns), (7, 0), "{sync:?}");
+            assert!(check_saved(&path, &data).unwrap().ok(), "{sync:?}");
+        }
+    }
+
+    #[test]
     fn check_finds_a_changed_byte() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.bin");
         let data = vec![5u8; 4096];
-        save_with_calls(&path, &data, 512, MonotonicClock::new()).unwrap();
+        save_with_calls(&path, &data, 512, CopySync::End, MonotonicClock::new()).unwrap();
         let mut other = data.clone();
         other[1000] = 6;
         let check = check_saved(&path, &other).unwrap();

@@ -3,7 +3,7 @@
 
 use crate::analysis::files::{bytes_wrong, save_report};
 use crate::cli::apps::FilesSaveArgs;
-use crate::cli::files::save_settings;
+use crate::cli::files::{save_plan, save_settings};
 use crate::output::Output;
 use crate::result::Payload;
 use crate::store::Settings;
@@ -16,12 +16,12 @@ pub fn save(args: &FilesSaveArgs, store: &Settings) -> Result<i32> {
     crate::target::open::refuse_simulated(&args.dir, "files")?;
     let (work, device, info) = files::open_dir(&args.dir)?;
     let load = cpuload::start_if(args.load.cpu_load);
-    let seed = settings.seed;
-    let (points, failure) =
-        files::measure_saves(&work.path, args.size, &args.sizes, seed, device.as_ref());
+    let plan = save_plan(&settings);
+    let mut run = files::measure_saves(&work.path, &plan, device.as_ref());
     let cpu_load = load.map(cpuload::CpuLoad::stop);
     drop(work);
-    let files_save = save_report(args.size, points);
+    let failure = run.failure.take();
+    let files_save = save_report(args.size, args.sync, run);
     let bad = bytes_wrong(&files_save);
     let payload = Payload::FilesSave {
         config: settings.into(),

@@ -179,14 +179,10 @@ fn a_profile_report_renders_in_chromium_with_its_numbers_and_charts() {
                 .iter()
                 .map(|s| s.to_string())
                 .collect(),
-            _ => [
-                "SEQ 1MiB Q8 read",
-                "SEQ 1MiB Q8 write",
-                "RND 4KiB Q1 randread",
-            ]
-            .iter()
-            .map(|s| s.to_string())
-            .collect(),
+            _ => ["SEQ1M Q8T1 read", "SEQ1M Q8T1 write", "RND4K Q1T1 randread"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
         };
         for series in expected {
             assert!(

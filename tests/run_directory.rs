@@ -173,7 +173,7 @@ fn profile_runs_every_row_with_three_repetitions() {
     let tests = doc["tests"].as_array().unwrap();
     assert_eq!(tests.len(), 8);
     let names: Vec<&str> = tests.iter().map(|t| t["name"].as_str().unwrap()).collect();
-    for row in ["SEQ 1MiB Q8", "SEQ 1MiB Q1", "RND 4KiB Q32", "RND 4KiB Q1"] {
+    for row in ["SEQ1M Q8T1", "SEQ1M Q1T1", "RND4K Q32T1", "RND4K Q1T1"] {
         assert_eq!(names.iter().filter(|n| **n == row).count(), 2, "{row}");
     }
     for t in tests {
@@ -208,8 +208,8 @@ fn profile_runs_every_row_with_three_repetitions() {
         .unwrap();
     let text = String::from_utf8_lossy(&text.stdout);
     for needle in [
-        "SEQ 1MiB Q8",
-        "RND 4KiB Q1",
+        "SEQ1M Q8T1",
+        "RND4K Q1T1",
         "units: MB/s = 10^6 bytes/s",
         "O_DIRECT",
         "iocurve 0.1.0",

@@ -30,22 +30,131 @@ fn profile_on_a_simulated_card_follows_its_cost_law() {
     ]));
     let seq = (1u64 << 20) as f64 / (375e-6 + (1u64 << 20) as f64 / 25e6) / 1e6;
     let rnd = 4096.0 / (300e-6 + 4096.0 / 25e6) / 1e6;
-    for name in ["SEQ 1MiB Q8", "SEQ 1MiB Q1"] {
+    for name in ["SEQ1M Q8T1", "SEQ1M Q1T1"] {
         let got = median(&doc, name, "read");
         assert!((got - seq).abs() / seq < 0.005, "{name}: {got} vs {seq}");
     }
-    for name in ["RND 4KiB Q32", "RND 4KiB Q1"] {
+    for name in ["RND4K Q32T1", "RND4K Q1T1"] {
         let got = median(&doc, name, "randread");
         assert!((got - rnd).abs() / rnd < 0.005, "{name}: {got} vs {rnd}");
     }
     // Writes program whole pages at 8 MB/s; garbage collection only slows
     // them, and a random 4 KiB write copies most of a 4 MiB AU.
-    let seq_write = median(&doc, "SEQ 1MiB Q1", "write");
+    let seq_write = median(&doc, "SEQ1M Q1T1", "write");
     assert!(seq_write <= 8.0 && seq_write > 4.0, "{seq_write}");
-    let rnd_write = median(&doc, "RND 4KiB Q1", "randwrite");
+    let rnd_write = median(&doc, "RND4K Q1T1", "randwrite");
     assert!(rnd_write < 0.05, "{rnd_write}");
     let note = doc["target"]["notes"].to_string();
     assert!(!note.contains("not written first"), "{note}");
+}
+
+/// The rows a profile measured, in order, with each row's workload as
+/// (name, block size, queue depth, threads).
+fn profile_rows(args: &[&str]) -> Vec<(String, u64, u64, u64)> {
+    let doc = ok_json(
+        iocurve()
+            .args(["profile", "sim:size=1G,read=200MB/s,write=100MB/s,cmd=50us"])
+            .args([
+                "--time",
+                "100ms",
+                "--repeat",
+                "1",
+                "--read-only",
+                "--no-save",
+                "--json",
+            ])
+            .args(args),
+    );
+    let rows: Vec<_> = doc["tests"]
+        .as_array()
+        .expect("tests")
+        .iter()
+        .filter(|t| t["skipped"].is_null())
+        .map(|t| {
+            let w = &t["workload"];
+            let n = |k: &str| w[k].as_u64().unwrap_or_else(|| panic!("{k} in {w}"));
+            (
+                t["name"].as_str().unwrap().to_string(),
+                n("block_size"),
+                n("queue_depth"),
+                n("threads"),
+            )
+        })
+        .collect();
+    let named: Vec<&str> = doc["config"]["rows"]
+        .as_array()
+        .expect("config.rows")
+        .iter()
+        .map(|r| r.as_str().unwrap())
+        .collect();
+    let measured: Vec<&str> = rows.iter().map(|r| r.0.as_str()).collect();
+    assert_eq!(named, measured, "the config names the rows measured");
+    rows
+}
+
+#[test]
+fn every_profile_preset_measures_its_rows_as_named() {
+    let row = |n: &str, bs: u64, q: u64, t: u64| (n.to_string(), bs, q, t);
+    let m = 1 << 20;
+    let cases = [
+        (
+            "default",
+            vec![
+                row("SEQ1M Q8T1", m, 8, 1),
+                row("SEQ1M Q1T1", m, 1, 1),
+                row("RND4K Q32T1", 4096, 32, 1),
+                row("RND4K Q1T1", 4096, 1, 1),
+            ],
+        ),
+        (
+            "nvme",
+            vec![
+                row("SEQ1M Q8T1", m, 8, 1),
+                row("SEQ128K Q32T1", 128 << 10, 32, 1),
+                row("RND4K Q32T16", 4096, 32, 16),
+                row("RND4K Q1T1", 4096, 1, 1),
+            ],
+        ),
+        (
+            "peak",
+            vec![
+                row("SEQ1M Q8T1", m, 8, 1),
+                row("RND4K Q32T16", 4096, 32, 16),
+            ],
+        ),
+        (
+            "real-world",
+            vec![row("SEQ1M Q1T1", m, 1, 1), row("RND4K Q1T1", 4096, 1, 1)],
+        ),
+    ];
+    for (preset, want) in cases {
+        assert_eq!(
+            profile_rows(&["--preset", preset]),
+            want,
+            "--preset {preset}"
+        );
+    }
+}
+
+#[test]
+fn profile_tests_and_threads_name_the_rows_they_measure() {
+    let got = profile_rows(&["--tests", "SEQ64K:Q2T2,rnd8k q4"]);
+    assert_eq!(
+        got,
+        [
+            ("SEQ64K Q2T2".to_string(), 64 << 10, 2, 2),
+            ("RND8K Q4T1".to_string(), 8192, 4, 1)
+        ]
+    );
+    // --threads 4 gives every row four jobs, and the labels say so.
+    let names: Vec<String> = profile_rows(&["--preset", "real-world", "--threads", "4"])
+        .into_iter()
+        .map(|r| {
+            assert_eq!(r.3, 4, "{}", r.0);
+            r.0
+        })
+        .collect();
+    assert_eq!(names, ["SEQ1M Q1T4", "RND4K Q1T4"]);
 }
 
 #[test]

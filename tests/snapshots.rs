@@ -225,20 +225,15 @@ fn profile_reads_and_writes_at_the_cards_speeds() {
     // A 1 MiB read also crosses page boundaries: a little over the law of
     // one command per request, so within 1%.
     let seq_read = law_mb_s(MIB, CMD_S, READ_B_S);
-    assert_near(median("SEQ 1MiB Q1", "read"), seq_read, 0.01, "SEQ read");
-    assert_near(median("SEQ 1MiB Q8", "read"), seq_read, 0.01, "SEQ Q8 read");
+    assert_near(median("SEQ1M Q1T1", "read"), seq_read, 0.01, "SEQ read");
+    assert_near(median("SEQ1M Q8T1", "read"), seq_read, 0.01, "SEQ Q8 read");
     let seq_write = law_mb_s(MIB, CMD_S, WRITE_B_S);
-    assert_near(median("SEQ 1MiB Q1", "write"), seq_write, 0.01, "SEQ write");
+    assert_near(median("SEQ1M Q1T1", "write"), seq_write, 0.01, "SEQ write");
     let rnd_read = law_mb_s(4 * common::KIB, CMD_S, READ_B_S);
-    assert_near(
-        median("RND 4KiB Q1", "randread"),
-        rnd_read,
-        0.01,
-        "RND read",
-    );
+    assert_near(median("RND4K Q1T1", "randread"), rnd_read, 0.01, "RND read");
     // A random 4 KiB write rewrites most of an AU: far below the law.
-    assert!(median("RND 4KiB Q1", "randwrite") < 0.1, "{out}");
-    assert!(out.contains(" SEQ 1MiB Q1         39.8 "), "{out}");
+    assert!(median("RND4K Q1T1", "randwrite") < 0.1, "{out}");
+    assert!(out.contains(" SEQ1M Q1T1         39.8 "), "{out}");
     pin("profile", &out, &doc);
 }
 

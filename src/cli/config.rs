@@ -5,12 +5,13 @@
 //! [`RunConfig::resolve_blocks`], which returns them and leaves the
 //! configuration as it was.
 
-use super::options::{BlockSize, ReadMethod};
+use super::options::{BlockSize, ProfilePreset, ReadMethod};
 use super::{CurveArgs, ProfileArgs, RunArgs, TargetArgs};
 use crate::engine::EngineKind;
 use crate::error::usage;
 use crate::target::IoMode;
 use crate::units::format_size;
+use crate::workload::profile::{ProfileRow, preset_rows};
 use crate::workload::{Pattern, Rw};
 use anyhow::Result;
 use serde::Serialize;
@@ -121,6 +122,10 @@ pub struct ProfileConfig {
     /// Every target of a `--parallel` profile, the first included.
     pub targets: Vec<PathBuf>,
     pub parallel: bool,
+    /// The preset the rows come from, or none when `--tests` named them.
+    pub preset: Option<ProfilePreset>,
+    /// The rows measured, in order (`SEQ1M Q8T1`, ...).
+    pub rows: Vec<ProfileRow>,
 }
 
 fn is_buffered<S: serde::Serializer>(mode: &IoMode, s: S) -> Result<S::Ok, S::Error> {
@@ -405,9 +410,10 @@ fn method_engine(method: ReadMethod, stdio_bs: u64, rw: Rw, qd: u32) -> Result<O
 impl ProfileConfig {
     pub fn from_args(args: &ProfileArgs) -> Result<ProfileConfig> {
         let target = target_config(&args.target)?;
-        if target.engine == Some(EngineKind::Sync) {
+        let (preset, rows) = profile_rows(args, target.threads);
+        if target.engine == Some(EngineKind::Sync) && rows.iter().any(|r| r.queue_depth > 1) {
             return Err(usage(
-                "profile runs queue-depth 8 and 32 tests, which need io_uring: leave --engine at auto or pass --engine uring",
+                "the profile's rows with a queue depth above 1 need io_uring: leave --engine at auto or pass --engine uring",
             ));
         }
         if args.time == Some(Duration::ZERO) {
@@ -431,8 +437,24 @@ impl ProfileConfig {
             read_only: args.read_only,
             targets: several_targets(&args.target.target, &args.more_targets, args.parallel)?,
             parallel: args.parallel,
+            preset,
+            rows,
         })
     }
+}
+
+/// The rows of `--tests`, else of `--preset`; `--threads` above 1 gives
+/// every row that many jobs.
+fn profile_rows(args: &ProfileArgs, threads: u32) -> (Option<ProfilePreset>, Vec<ProfileRow>) {
+    let (preset, rows) = match &args.tests {
+        Some(tests) => (None, tests.0.clone()),
+        None => (Some(args.preset), preset_rows(args.preset)),
+    };
+    let rows = match threads {
+        1 => rows,
+        n => rows.into_iter().map(|r| r.with_threads(n)).collect(),
+    };
+    (preset, rows)
 }
 
 /// A validated `iocurve curve`.

@@ -13,6 +13,7 @@ pub mod flash;
 pub mod limits;
 pub mod more;
 pub mod options;
+pub mod profile;
 pub mod run;
 pub mod stream;
 pub mod surface;
@@ -434,6 +435,20 @@ pub struct RunArgs {
 pub struct ProfileArgs {
     #[command(flatten)]
     pub target: TargetArgs,
+
+    /// The rows, as CrystalDiskMark 8 and KDiskMark define them: default
+    /// (SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1, RND4K Q1T1), nvme (SEQ1M Q8T1,
+    /// SEQ128K Q32T1, RND4K Q32T16, RND4K Q1T1), peak (SEQ1M Q8T1, RND4K
+    /// Q32T16), real-world (SEQ1M Q1T1, RND4K Q1T1). --threads N above 1
+    /// gives every row N jobs.
+    #[arg(long, value_enum, default_value = "default", conflicts_with = "tests")]
+    pub preset: options::ProfilePreset,
+
+    /// Any rows instead of a preset, comma-separated: SEQ or RND, a size
+    /// (512B, 4K, 128K, 1M), then Q<depth>T<jobs>, e.g.
+    /// "SEQ1M:Q8T1,RND4K:Q32T16" [default: the preset's rows].
+    #[arg(long, value_name = "ROWS", value_parser = profile::parse_rows)]
+    pub tests: Option<profile::ProfileRows>,
 
     /// Counted duration of each measurement [default: chosen so the whole
     /// profile fits in about a minute].

@@ -10,6 +10,22 @@ use crate::engine::EngineKind;
 use clap::ValueEnum;
 use serde::{Deserialize, Serialize};
 
+/// `profile --preset`: a set of rows people know from CrystalDiskMark 8
+/// and KDiskMark.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[value(rename_all = "kebab-case")]
+#[serde(rename_all = "kebab-case")]
+pub enum ProfilePreset {
+    // SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1, RND4K Q1T1.
+    Default,
+    // SEQ1M Q8T1, SEQ128K Q32T1, RND4K Q32T16, RND4K Q1T1.
+    Nvme,
+    // SEQ1M Q8T1, RND4K Q32T16.
+    Peak,
+    // SEQ1M Q1T1, RND4K Q1T1.
+    RealWorld,
+}
+
 /// `--engine`: the backend asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
 #[value(rename_all = "lowercase")]

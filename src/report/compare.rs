@@ -6,7 +6,7 @@
 //! first test of the first run, or `--test`), and every other run shows the
 //! figures of its test *of the same kind* (see [`matching`]: pattern, size,
 //! queue depth, threads, mode, engine, method, company), or `-` when it has
-//! none: a profile's `SEQ 1MiB Q8` is never set beside a 4 KiB QD32 `run`.
+//! none: a profile's `SEQ1M Q8T1` is never set beside a 4 KiB QD32 `run`.
 //! A figure whose repetitions spread by more than 10% is printed as a range
 //! (`12-17`), a tight one as one number, so the table never claims more
 //! precision than the device gave.

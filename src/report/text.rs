@@ -310,13 +310,15 @@ fn profile_table(out: &mut String, r: &RunResult) {
             acc
         });
     let threads = r.tests.first().map_or(1, |t| t.workload.threads);
-    let _ = writeln!(
-        out,
-        "engine      {} ({} job{} per test)",
-        engines.join(", "),
-        threads,
-        if threads == 1 { "" } else { "s" }
-    );
+    let jobs = if r.tests.iter().any(|t| t.workload.threads != threads) {
+        "jobs per test as each row's T".to_string()
+    } else {
+        format!(
+            "{threads} job{} per test",
+            if threads == 1 { "" } else { "s" }
+        )
+    };
+    let _ = writeln!(out, "engine      {} ({jobs})", engines.join(", "));
     let mut table = new_table(&[
         "test",
         "read MB/s",

@@ -104,7 +104,7 @@ pub struct HostInfo {
 /// One named workload, measured one or more times.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TestResult {
-    /// `SEQ 1MiB Q8 read`, or for `run` a description of the workload.
+    /// `SEQ1M Q8T1 read`, or for `run` a description of the workload.
     pub name: String,
     pub workload: WorkloadInfo,
     pub repetitions: Vec<Measurement>,

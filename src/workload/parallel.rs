@@ -13,7 +13,7 @@ use crate::result::device::{ParallelDevice, ParallelReport, ParallelTest};
 use crate::result::{Measurement, RunResult, TestResult};
 use crate::target::scratch::FillPlan;
 use crate::target::{IoMode, OpenTarget};
-use crate::workload::profile::{self, ROWS};
+use crate::workload::profile;
 use crate::workload::run_spec::{prepare_region, spec_of};
 use crate::workload::{MeasureSpec, Pattern, interrupt};
 use anyhow::Result;
@@ -198,7 +198,8 @@ pub fn profile_all(cfg: &ProfileConfig, started_at: String) -> Result<RunResult>
         parallel: None,
     };
     let mut result = crate::probe::record::new_result(payload, &members[0].target, started_at);
-    let total = profile::planned(time, cfg.repeat, writes) * (members.len() as u32 + 1);
+    let total =
+        profile::planned(cfg.rows.len(), time, cfg.repeat, writes) * (members.len() as u32 + 1);
     let bar = crate::report::progress::bar(
         "parallel profile",
         crate::report::progress::Goal::Time(total),
@@ -248,16 +249,17 @@ pub fn measure_profile_rows(
     result: &mut RunResult,
 ) -> Result<ParallelReport> {
     let mut report = new_report(members);
-    for row in ROWS {
+    for row in &cfg.rows {
+        let name = row.to_string();
         for write in [false, true] {
             if write && !writes {
                 continue;
             }
             let specs: Vec<MeasureSpec> = members
                 .iter()
-                .map(|m| profile::row_spec(cfg, &row, write, m.region, time))
+                .map(|m| profile::row_spec(cfg, row, write, m.region, time))
                 .collect::<Result<_>>()?;
-            let test = alone_and_together(members, &specs, row.name, cfg.repeat, bar, result);
+            let test = alone_and_together(members, &specs, &name, cfg.repeat, bar, result);
             report.tests.push(test);
             if stopped() || result.error.is_some() {
                 return Ok(report);

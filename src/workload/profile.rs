@@ -1,5 +1,6 @@
-//! The `profile` plan: CrystalDiskMark's four rows (SEQ 1MiB Q8, SEQ 1MiB Q1,
-//! RND 4KiB Q32, RND 4KiB Q1), each read and written, each repeated.
+//! The `profile` plan: CrystalDiskMark's rows (by default SEQ1M Q8T1,
+//! SEQ1M Q1T1, RND4K Q32T1, RND4K Q1T1; the `--preset`s of CrystalDiskMark 8
+//! and KDiskMark, or any `--tests`), each read and written, each repeated.
 //!
 //! Every measurement is bounded by time, not bytes, so a slow SD card and a
 //! fast NVMe drive finish in comparable wall time: 24 measurements of
@@ -13,6 +14,7 @@
 
 use super::spec::Rw;
 use crate::cli::config::{ProfileConfig, choose_engine, resolve_region};
+pub use crate::cli::options::ProfilePreset;
 use crate::error::usage;
 use crate::report::progress;
 use crate::result::{Caveat, RunResult};
@@ -24,16 +26,27 @@ use anyhow::Result;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-/// One row of the profile.
+/// One row of the profile: a pattern, a transfer size, a queue depth and a
+/// number of jobs, named as CrystalDiskMark and KDiskMark name them
+/// (`SEQ1M Q8T1`, `RND4K Q32T16`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ProfileRow {
-    pub name: &'static str,
     pub random: bool,
     pub block_size: u64,
     pub queue_depth: u32,
+    pub threads: u32,
 }
 
 impl ProfileRow {
+    pub const fn new(random: bool, block_size: u64, queue_depth: u32, threads: u32) -> ProfileRow {
+        ProfileRow {
+            random,
+            block_size,
+            queue_depth,
+            threads,
+        }
+    }
+
     pub fn rw(&self, write: bool) -> Rw {
         match (self.random, write) {
             (false, false) => Rw::Read,
@@ -42,34 +55,57 @@ impl ProfileRow {
             (true, true) => Rw::RandWrite,
         }
     }
+
+    /// The row with `threads` jobs instead of its own.
+    pub fn with_threads(self, threads: u32) -> ProfileRow {
+        ProfileRow { threads, ..self }
+    }
 }
 
-pub const ROWS: [ProfileRow; 4] = [
-    ProfileRow {
-        name: "SEQ 1MiB Q8",
-        random: false,
-        block_size: 1 << 20,
-        queue_depth: 8,
-    },
-    ProfileRow {
-        name: "SEQ 1MiB Q1",
-        random: false,
-        block_size: 1 << 20,
-        queue_depth: 1,
-    },
-    ProfileRow {
-        name: "RND 4KiB Q32",
-        random: true,
-        block_size: 4096,
-        queue_depth: 32,
-    },
-    ProfileRow {
-        name: "RND 4KiB Q1",
-        random: true,
-        block_size: 4096,
-        queue_depth: 1,
-    },
-];
+impl std::fmt::Display for ProfileRow {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = if self.random { "RND" } else { "SEQ" };
+        let size = size_label(self.block_size);
+        write!(f, "{kind}{size} Q{}T{}", self.queue_depth, self.threads)
+    }
+}
+
+impl serde::Serialize for ProfileRow {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// A transfer size as the row names it: `4K`, `128K`, `1M` (binary units,
+/// as CrystalDiskMark writes them), else bytes with `B`.
+pub fn size_label(bytes: u64) -> String {
+    for (unit, shift) in [("G", 30), ("M", 20), ("K", 10)] {
+        if bytes >= 1 << shift && bytes.is_multiple_of(1 << shift) {
+            return format!("{}{unit}", bytes >> shift);
+        }
+    }
+    format!("{bytes}B")
+}
+
+const SEQ1M_Q8T1: ProfileRow = ProfileRow::new(false, 1 << 20, 8, 1);
+const SEQ1M_Q1T1: ProfileRow = ProfileRow::new(false, 1 << 20, 1, 1);
+const SEQ128K_Q32T1: ProfileRow = ProfileRow::new(false, 128 << 10, 32, 1);
+const RND4K_Q32T1: ProfileRow = ProfileRow::new(true, 4096, 32, 1);
+const RND4K_Q32T16: ProfileRow = ProfileRow::new(true, 4096, 32, 16);
+const RND4K_Q1T1: ProfileRow = ProfileRow::new(true, 4096, 1, 1);
+
+/// The rows of each preset, as CrystalDiskMark 8 and KDiskMark define
+/// their profiles: the default four, the NVMe SSD set (a 128 KiB
+/// sequential row at Q32 and 16 random jobs), peak (the two rows that
+/// show the most a drive can do) and real world (one request at a time).
+pub fn preset_rows(preset: ProfilePreset) -> Vec<ProfileRow> {
+    match preset {
+        ProfilePreset::Default => vec![SEQ1M_Q8T1, SEQ1M_Q1T1, RND4K_Q32T1, RND4K_Q1T1],
+        ProfilePreset::Nvme => vec![SEQ1M_Q8T1, SEQ128K_Q32T1, RND4K_Q32T16, RND4K_Q1T1],
+        ProfilePreset::Peak => vec![SEQ1M_Q8T1, RND4K_Q32T16],
+        ProfilePreset::RealWorld => vec![SEQ1M_Q1T1, RND4K_Q1T1],
+    }
+}
 
 /// Counted time of each measurement unless `--time` says otherwise.
 pub const DEFAULT_TIME: Duration = Duration::from_millis(1500);
@@ -82,11 +118,11 @@ pub const PREP_TIME_LIMIT: Duration = Duration::from_secs(15);
 /// ...but always writes at least this much (or the whole area if smaller).
 pub const PREP_MIN_BYTES: u64 = 64 << 20;
 
-/// Wall time the measurements will take, for the ETA.
-pub fn planned(time: Duration, repeat: u32, with_writes: bool) -> Duration {
+/// Wall time the measurements of `rows` will take, for the ETA.
+pub fn planned(rows: usize, time: Duration, repeat: u32, with_writes: bool) -> Duration {
     let per = time + ramp_for(time);
     let directions = if with_writes { 2 } else { 1 };
-    per * (ROWS.len() as u32 * directions * repeat)
+    per * (rows as u32 * directions * repeat)
 }
 
 /// The smallest test area: two 1 MiB blocks.
@@ -122,10 +158,15 @@ pub fn test_area(cfg: &ProfileConfig, target: &OpenTarget, area: u64) -> Result<
         u64::from(target.info.logical_block_size),
         target.info.mode == IoMode::Direct,
     )?;
-    if span / (1 << 20) < u64::from(cfg.target.threads) {
+    if let Some(row) = cfg
+        .rows
+        .iter()
+        .find(|r| span / r.block_size < u64::from(r.threads))
+    {
         return Err(usage(format!(
-            "--threads {} needs a test area of at least {} MiB (one 1 MiB block per sequential job): use fewer threads or a larger --span",
-            cfg.target.threads, cfg.target.threads
+            "{row} needs a test area of at least {} (one {} block per job): use fewer threads or a larger --span",
+            format_size(row.block_size * u64::from(row.threads)),
+            format_size(row.block_size)
         )));
     }
     Ok((offset, span))
@@ -231,7 +272,7 @@ pub fn row_spec(
         mix_read_percent: 0,
         block_size: row.block_size,
         queue_depth: row.queue_depth,
-        threads: cfg.target.threads,
+        threads: row.threads,
         engine: choose_engine(cfg.target.engine, row.queue_depth)?,
         offset,
         span,
@@ -260,19 +301,20 @@ pub fn measure_rows(
     let time = cfg.time.unwrap_or(DEFAULT_TIME);
     let overall = progress::bar(
         "profile",
-        progress::Goal::Time(planned(time, cfg.repeat, writes)),
+        progress::Goal::Time(planned(cfg.rows.len(), time, cfg.repeat, writes)),
     );
     let ticker = progress::ClockTicker::start(&overall);
     let skip_reason = (!writes).then(|| match cfg.read_only {
         true => "write tests skipped (--read-only)".to_string(),
         false => crate::target::open::writes_skipped_because(target),
     });
-    'rows: for row in ROWS {
+    'rows: for row in &cfg.rows {
+        let name = row.to_string();
         for write in [false, true] {
-            let spec = row_spec(cfg, &row, write, area, time)?;
+            let spec = row_spec(cfg, row, write, area, time)?;
             if write && !writes {
                 let mut skipped =
-                    crate::workload::repeat::test_result(row.name.to_string(), &spec, Vec::new());
+                    crate::workload::repeat::test_result(name.clone(), &spec, Vec::new());
                 skipped.skipped = skip_reason.clone();
                 result.tests.push(skipped);
                 continue;
@@ -280,7 +322,7 @@ pub fn measure_rows(
             let (test, error) = crate::workload::repeat::measure_repeated(
                 target,
                 &spec,
-                row.name,
+                &name,
                 cfg.repeat,
                 Some(&overall),
             );
@@ -334,10 +376,44 @@ mod tests {
 
     #[test]
     fn every_row_reads_then_writes_its_own_pattern() {
-        assert_eq!(ROWS[0].rw(false), Rw::Read);
-        assert_eq!(ROWS[1].rw(true), Rw::Write);
-        assert_eq!(ROWS[2].rw(false), Rw::RandRead);
-        assert_eq!(ROWS[3].rw(true), Rw::RandWrite);
+        let rows = preset_rows(ProfilePreset::Default);
+        assert_eq!(rows[0].rw(false), Rw::Read);
+        assert_eq!(rows[1].rw(true), Rw::Write);
+        assert_eq!(rows[2].rw(false), Rw::RandRead);
+        assert_eq!(rows[3].rw(true), Rw::RandWrite);
+    }
+
+    #[test]
+    fn the_presets_are_crystaldiskmarks_rows() {
+        let names = |p| {
+            preset_rows(p)
+                .iter()
+                .map(|r| r.to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            names(ProfilePreset::Default),
+            ["SEQ1M Q8T1", "SEQ1M Q1T1", "RND4K Q32T1", "RND4K Q1T1"]
+        );
+        assert_eq!(
+            names(ProfilePreset::Nvme),
+            ["SEQ1M Q8T1", "SEQ128K Q32T1", "RND4K Q32T16", "RND4K Q1T1"]
+        );
+        assert_eq!(names(ProfilePreset::Peak), ["SEQ1M Q8T1", "RND4K Q32T16"]);
+        assert_eq!(
+            names(ProfilePreset::RealWorld),
+            ["SEQ1M Q1T1", "RND4K Q1T1"]
+        );
+    }
+
+    #[test]
+    fn a_size_is_named_in_its_largest_whole_binary_unit() {
+        assert_eq!(size_label(4096), "4K");
+        assert_eq!(size_label(128 << 10), "128K");
+        assert_eq!(size_label(1 << 20), "1M");
+        assert_eq!(size_label(1536), "1536B");
+        assert_eq!(size_label(512), "512B");
+        assert_eq!(size_label(3 << 30), "3G");
     }
 
     #[test]
@@ -356,8 +432,9 @@ mod tests {
     #[test]
     fn the_plan_counts_each_row_direction_and_repetition() {
         let per = DEFAULT_TIME + Duration::from_millis(250);
-        assert_eq!(planned(DEFAULT_TIME, 3, true), per * 24);
-        assert_eq!(planned(DEFAULT_TIME, 3, false), per * 12);
+        assert_eq!(planned(4, DEFAULT_TIME, 3, true), per * 24);
+        assert_eq!(planned(4, DEFAULT_TIME, 3, false), per * 12);
+        assert_eq!(planned(2, DEFAULT_TIME, 1, true), per * 4);
     }
 
     #[test]

@@ -319,3 +319,52 @@ fn probe_of_a_directory_names_its_file_system() {
     assert!(t.contains("device key"), "{t}");
     run_fail(["probe", "/nonexistent/x"], 2);
 }
+
+/// A quick run on a simulated card, saved in `db`; `card` may fail reads.
+fn sim_run(db: &Path, card: &str, code: i32) {
+    let args = [
+        "run", card, "--rw", "read", "--bs", "1M", "--time", "200ms", "--db",
+    ];
+    fails(iocurve().args(args).arg(db), code);
+}
+
+#[test]
+fn list_and_history_mark_a_failed_run_and_delete_removes_runs_all_or_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = db_in(dir.path());
+    let db_arg = db.to_str().unwrap();
+    sim_run(&db, "sim:size=64M,read=50MB/s", 0);
+    // Reads beyond the card's real 16 MiB fail: exit 3, partial figures.
+    sim_run(&db, "sim:size=64M,real=16M,fake=eio", 3);
+    sim_run(&db, "sim:size=64M,read=50MB/s", 0);
+    let list = text(&ok(iocurve().args(["--db", db_arg, "list"])).stdout);
+    assert_eq!(runs_listed(&list), 3, "{list}");
+    let marked: Vec<&str> = list.lines().filter(|l| l.contains("FAILED")).collect();
+    assert_eq!(marked.len(), 1, "{list}");
+    assert!(marked[0].starts_with("  run    2 "), "{list}");
+    let history = text(&ok(iocurve().args(["--db", db_arg, "history"])).stdout);
+    assert!(history.contains("run      FAILED "), "{history}");
+    assert_eq!(history.matches("FAILED").count(), 1, "{history}");
+
+    // An id that is not stored: nothing is deleted.
+    let refused = fails(iocurve().args(["--db", db_arg, "delete", "1", "9"]), 2);
+    assert!(
+        text(&refused.stderr).contains("no run 9"),
+        "{}",
+        text(&refused.stderr)
+    );
+    let list = text(&ok(iocurve().args(["--db", db_arg, "list"])).stdout);
+    assert_eq!(runs_listed(&list), 3, "{list}");
+
+    // The failed card's only run goes, and its device with it.
+    let done = ok(iocurve().args(["--db", db_arg, "delete", "2", "3"]));
+    assert!(text(&done.stdout).starts_with("deleted run 2, run 3 from "));
+    let list = text(&ok(iocurve().args(["--db", db_arg, "list"])).stdout);
+    assert_eq!(runs_listed(&list), 1, "{list}");
+    assert!(
+        list.contains("  run    1 ") && !list.contains("fake=eio"),
+        "{list}"
+    );
+    let export = fails(iocurve().args(["--db", db_arg, "export", "2"]), 2);
+    assert!(!export.stderr.is_empty());
+}

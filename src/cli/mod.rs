@@ -126,6 +126,8 @@ pub enum Command {
     List,
     /// Runs side by side; two runs of one device get a verdict.
     Compare(CompareArgs),
+    /// Deletes stored runs (and a device left without runs).
+    Delete(DeleteArgs),
     /// A stored run (or result file) as JSON, CSV or Markdown.
     Export(ExportArgs),
     /// Saves fio's JSON output (fio --output-format=json) as a run.
@@ -238,6 +240,14 @@ pub struct HistoryArgs {
     /// of its name [default: every device].
     #[arg(value_parser = limits::name)]
     pub device: Option<String>,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct DeleteArgs {
+    /// Run ids from `iocurve list`; all are deleted or, if one is not
+    /// stored, none.
+    #[arg(required = true, num_args = 1.., value_name = "RUN")]
+    pub runs: Vec<i64>,
 }
 
 #[derive(Debug, Args, Clone)]

@@ -5,6 +5,7 @@ pub mod compare;
 pub mod copy;
 pub mod curve;
 pub mod db;
+pub mod delete;
 pub mod endure;
 pub mod export;
 pub mod files;
@@ -40,6 +41,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Command::History(args) => history::history(&args, &store),
         Command::List => history::list(&store),
         Command::Compare(args) => compare::compare(&args, &store),
+        Command::Delete(args) => delete::delete(&args, &store),
         Command::Export(args) => export::export(&args, &store),
         Command::Import(args) => import::import(&args, &store),
         Command::Files(args) => files::files(&args, &store),

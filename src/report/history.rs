@@ -3,7 +3,7 @@
 //! print what these return.
 
 use crate::report::compare::format_mb;
-use crate::store::{DeviceRow, RunRow};
+use crate::store::{DeviceRow, RunRow, RunStatus};
 
 /// The closing line of `history`: what the figures mean.
 pub const HISTORY_FOOTER: &str = "MB/s = 10^6 bytes/s; median (min-max) of the repetitions\n";
@@ -36,9 +36,20 @@ pub fn run_line(r: &RunRow) -> String {
         figures.join(" · ")
     };
     format!(
-        "  run {:>4}  {}  {:<8} {figures}\n",
-        r.id, r.started_at, r.command
+        "  run {:>4}  {}  {:<8} {}{figures}\n",
+        r.id,
+        r.started_at,
+        r.command,
+        status_prefix(r.status)
     )
+}
+
+/// `INTERRUPTED ` or `FAILED ` before a partial run's figures.
+fn status_prefix(status: RunStatus) -> String {
+    match status {
+        RunStatus::Complete => String::new(),
+        other => format!("{} ", other.mark()),
+    }
 }
 
 /// `iocurve list`: every device, then every run with its device.
@@ -53,8 +64,14 @@ pub fn list(devices: &[DeviceRow], runs: &[RunRow]) -> String {
     out.push_str("runs:\n");
     for r in runs {
         out.push_str(&format!(
-            "  run {:>4}  {}  {:<8} {:<8} device {} ({})\n",
-            r.id, r.started_at, r.command, r.source, r.device_id, r.device_label
+            "  run {:>4}  {}  {:<8} {:<8} {}device {} ({})\n",
+            r.id,
+            r.started_at,
+            r.command,
+            r.source,
+            status_prefix(r.status),
+            r.device_id,
+            r.device_label
         ));
     }
     out
@@ -84,8 +101,26 @@ mod tests {
             command: "run".into(),
             source: "local".into(),
             started_at: "2026-01-01T00:00:00Z".into(),
+            status: RunStatus::Complete,
             figures,
         }
+    }
+
+    #[test]
+    fn a_partial_run_is_marked_in_history_and_list() {
+        let mut r = run(vec![]);
+        r.status = RunStatus::Interrupted;
+        assert_eq!(
+            run_line(&r),
+            "  run    7  2026-01-01T00:00:00Z  run      INTERRUPTED no figures\n"
+        );
+        r.status = RunStatus::Failed;
+        let listed = list(&[], &[r]);
+        assert!(
+            listed.contains("local    FAILED device 3 (Card)"),
+            "{listed}"
+        );
+        assert_eq!(RunStatus::of(true, true), RunStatus::Failed);
     }
 
     #[test]

@@ -6,7 +6,7 @@ use anyhow::Result;
 use rusqlite::Transaction;
 
 /// One test's figure.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Figure {
     pub test: String,
     pub rw: String,

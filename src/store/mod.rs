@@ -97,7 +97,7 @@ impl Settings {
 }
 
 /// A device as stored.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct DeviceRow {
     pub id: i64,
     pub key: String,
@@ -108,7 +108,7 @@ pub struct DeviceRow {
 }
 
 /// A run as listed.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct RunRow {
     pub id: i64,
     pub device_id: i64,
@@ -116,7 +116,41 @@ pub struct RunRow {
     pub command: String,
     pub source: String,
     pub started_at: String,
+    /// Whether the run finished, was stopped, or ended by an error.
+    pub status: RunStatus,
     pub figures: Vec<figures::Figure>,
+}
+
+/// How a stored run ended; its figures are partial unless complete.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunStatus {
+    Complete,
+    /// Ctrl-C or SIGTERM stopped it.
+    Interrupted,
+    /// An I/O error ended it.
+    Failed,
+}
+
+impl RunStatus {
+    /// From the stored document's `error` and `interrupted`; an error
+    /// outranks an interruption (the error is why it stopped).
+    pub fn of(failed: bool, interrupted: bool) -> RunStatus {
+        match (failed, interrupted) {
+            (true, _) => RunStatus::Failed,
+            (false, true) => RunStatus::Interrupted,
+            (false, false) => RunStatus::Complete,
+        }
+    }
+
+    /// The mark a listing shows after the command (none when complete).
+    pub fn mark(self) -> &'static str {
+        match self {
+            RunStatus::Complete => "",
+            RunStatus::Interrupted => "INTERRUPTED",
+            RunStatus::Failed => "FAILED",
+        }
+    }
 }
 
 /// An open results database.
@@ -356,7 +390,9 @@ impl Store {
     pub fn runs(&self, device: Option<i64>) -> Result<Vec<RunRow>> {
         self.read(|conn| {
             let mut stmt = conn.prepare(
-                "SELECT r.id, r.device_id, d.label, r.command, r.source, r.started_at
+                "SELECT r.id, r.device_id, d.label, r.command, r.source, r.started_at,
+                        json_extract(r.result_json, '$.error') IS NOT NULL,
+                        coalesce(json_extract(r.result_json, '$.interrupted'), 0)
                  FROM runs r JOIN devices d ON d.id = r.device_id
                  WHERE ?1 IS NULL OR r.device_id = ?1
                  ORDER BY r.started_at, r.id",
@@ -370,6 +406,7 @@ impl Store {
                         command: r.get(3)?,
                         source: r.get(4)?,
                         started_at: r.get(5)?,
+                        status: RunStatus::of(r.get(6)?, r.get(7)?),
                         figures: Vec::new(),
                     })
                 })?
@@ -400,6 +437,36 @@ impl Store {
             })
         })
         .transpose()
+    }
+
+    /// Deletes the runs `ids` (and their figures) in one transaction, then
+    /// any device left without a run; all or nothing: an id that is not
+    /// stored deletes nothing and is named in the error.
+    pub fn delete(&mut self, ids: &[i64]) -> Result<()> {
+        for &id in ids {
+            let stored: bool = self.read(|conn| {
+                conn.query_row("SELECT count(*) FROM runs WHERE id = ?1", [id], |r| {
+                    r.get(0)
+                })
+            })?;
+            if !stored {
+                return Err(crate::error::usage(format!(
+                    "no run {id} in {}: see `iocurve list`; nothing was deleted",
+                    self.path.display()
+                )));
+            }
+        }
+        self.write("delete runs from", |tx| {
+            for &id in ids {
+                tx.execute("DELETE FROM figures WHERE run_id = ?1", [id])?;
+                tx.execute("DELETE FROM runs WHERE id = ?1", [id])?;
+            }
+            tx.execute(
+                "DELETE FROM devices WHERE id NOT IN (SELECT device_id FROM runs)",
+                [],
+            )?;
+            Ok(())
+        })
     }
 
     /// The latest run of device `device_id`.

@@ -169,6 +169,29 @@ pub fn format_mbps(mb_per_s: f64) -> String {
     }
 }
 
+/// Formats I/Os per second to three significant figures, with `k` or `M`
+/// from ten thousand: `4.5`, `369`, `4941`, `45.9k`, `1.20M`.
+pub fn format_iops(iops: f64) -> String {
+    let three = |v: f64| {
+        if v >= 100.0 {
+            format!("{v:.0}")
+        } else if v >= 10.0 {
+            format!("{v:.1}")
+        } else {
+            format!("{v:.2}")
+        }
+    };
+    if iops >= 999_500.0 {
+        format!("{}M", three(iops / 1e6))
+    } else if iops >= 10_000.0 {
+        format!("{}k", three(iops / 1e3))
+    } else if iops >= 1000.0 {
+        format!("{iops:.0}")
+    } else {
+        three(iops)
+    }
+}
+
 /// Formats a latency given in nanoseconds as microseconds, or ms when long.
 pub fn format_latency_ns(ns: f64) -> String {
     let us = ns / 1000.0;
@@ -198,6 +221,21 @@ pub const LEGEND: &str = "units: MB/s = 10^6 bytes/s; KiB = 1024 B, MiB = 1024^2
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn iops_have_three_significant_figures() {
+        for (iops, text) in [
+            (4.5, "4.50"),
+            (369.4, "369"),
+            (4941.0, "4941"),
+            (45_880.0, "45.9k"),
+            (97_500.0, "97.5k"),
+            (999_400.0, "999k"),
+            (1_200_000.0, "1.20M"),
+        ] {
+            assert_eq!(format_iops(iops), text, "{iops}");
+        }
+    }
     use proptest::prelude::*;
 
     #[test]

@@ -123,7 +123,10 @@ fn compare_two_runs_of_one_device_gives_a_verdict_and_export_renders() {
     assert!(cmp.contains("same device: each run against run 1"), "{cmp}");
     assert!(cmp.contains("run 2, 256 KiB write QD1 buffered: "), "{cmp}");
     for (format, needle) in [
-        ("markdown", "| Test | Read MB/s | Write MB/s |"),
+        (
+            "markdown",
+            "| Test | Read MB/s | Read IOPS | Write MB/s | Write IOPS |",
+        ),
         ("csv", "started_at,device"),
         ("json", "\"device_identity\""),
     ] {

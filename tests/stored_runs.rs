@@ -1,8 +1,10 @@
 //! Runs stored by an earlier release still read: `tests/fixtures/results-v1.db`
 //! was written by iocurve 0.1.0 (schema 1: a command string and optional
 //! sections), one run of every command. Each is exported again by this
-//! build and must give the Markdown and CSV that release gave, and read as
-//! the command it was.
+//! build and must give the CSV that release gave, byte for byte, and read as
+//! the command it was. The Markdown files were 0.1.0's until its format
+//! changed on purpose (a median always, with its range when wide, and IOPS
+//! columns); they are now this format's export of the same stored runs.
 
 mod common;
 

@@ -7,9 +7,9 @@
 //! figures of its test *of the same kind* (see [`matching`]: pattern, size,
 //! queue depth, threads, mode, engine, method, company), or `-` when it has
 //! none: a profile's `SEQ1M Q8T1` is never set beside a 4 KiB QD32 `run`.
-//! A figure whose repetitions spread by more than 10% is printed as a range
-//! (`12-17`), a tight one as one number, so the table never claims more
-//! precision than the device gave.
+//! Every figure is the median of the repetitions; one whose repetitions
+//! spread by more than 10% carries its range too (`15 (12–17)`), so the
+//! table never claims more precision than the device gave.
 //!
 //! Below the table, every later run is set against the first test by test:
 //! each pair of like tests gets a verdict from a bootstrap interval on the
@@ -55,25 +55,27 @@ pub struct Options {
     pub markdown: bool,
 }
 
-/// MB/s with the precision a reader needs: whole numbers from 10 up.
+/// MB/s as every table writes it: three significant figures
+/// ([`crate::units::format_mbps`]).
 pub fn format_mb(v: f64) -> String {
-    if v >= 10.0 {
-        format!("{v:.0}")
-    } else {
-        format!("{v:.1}")
-    }
+    crate::units::format_mbps(v)
 }
 
-/// The range rule: `12-17` when the repetitions spread by more than 10% of
-/// their median, else the median alone; `-` without figures.
+/// The range rule: the median, with `(min–max)` after it when the
+/// repetitions spread by more than 10% of it; `-` without figures.
 pub fn figure_text(reps: &[f64]) -> String {
+    spread_text(reps, format_mb)
+}
+
+/// [`figure_text`] with any formatter (MB/s, IOPS).
+pub fn spread_text(reps: &[f64], format: impl Fn(f64) -> String) -> String {
     let Some(s) = Spread::of(reps) else {
         return "-".into();
     };
     if s.median > 0.0 && (s.max - s.min) / s.median > RANGE_SPREAD {
-        format!("{}-{}", format_mb(s.min), format_mb(s.max))
+        format!("{} ({}–{})", format(s.median), format(s.min), format(s.max))
     } else {
-        format_mb(s.median)
+        format(s.median)
     }
 }
 
@@ -523,7 +525,7 @@ pub fn render(entries: &[Entry], opts: &Options) -> Result<String, String> {
         out.push('\n');
     }
     out.push_str(&format!(
-        "figures: median of the repetitions; a range where they spread by more than {:.0}%\n",
+        "figures: median of the repetitions, with their range (min–max) where they spread by more than {:.0}%\n",
         RANGE_SPREAD * 100.0
     ));
     if !comparison.changes.is_empty() {
@@ -655,14 +657,15 @@ mod tests {
 
     #[test]
     fn range_rule() {
-        assert_eq!(figure_text(&[20.1, 19.8, 20.3]), "20");
-        assert_eq!(figure_text(&[12.0, 17.0, 15.0]), "12-17");
-        assert_eq!(figure_text(&[0.8, 1.4, 1.1]), "0.8-1.4");
-        assert_eq!(figure_text(&[7.2]), "7.2");
+        assert_eq!(figure_text(&[20.1, 19.8, 20.3]), "20.1");
+        assert_eq!(figure_text(&[12.0, 17.0, 15.0]), "15.0 (12.0–17.0)");
+        assert_eq!(figure_text(&[0.8, 1.4, 1.1]), "1.10 (0.80–1.40)");
+        assert_eq!(figure_text(&[7.2]), "7.20");
+        assert_eq!(figure_text(&[0.02, 0.021]), "0.02");
         assert_eq!(figure_text(&[]), "-");
         // 10% exactly is still tight; just above is a range.
         assert_eq!(figure_text(&[100.0, 110.0]), "105");
-        assert_eq!(figure_text(&[100.0, 111.0]), "100-111");
+        assert_eq!(figure_text(&[100.0, 111.0]), "106 (100–111)");
     }
 
     fn entries() -> Vec<Entry> {

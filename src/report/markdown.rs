@@ -3,14 +3,23 @@
 //! [`compare`](super::compare) applied to every figure.
 
 use super::Export;
-use super::compare::{figure_text, identity_text, markdown_table};
+use super::compare::{figure_text, identity_text, markdown_table, spread_text};
 use crate::result::{RunResult, TestResult};
+use crate::units::format_iops;
 
 pub struct Markdown;
 
-/// MB/s of each complete repetition in one direction: the whole figure of
-/// a pure read or write test, the direction's share of a mixed one.
-fn direction_reps(t: &TestResult, write: bool) -> Vec<f64> {
+/// One figure of a repetition: MB/s or IOPS.
+#[derive(Clone, Copy)]
+enum Quantity {
+    MbPerS,
+    Iops,
+}
+
+/// `quantity` of each complete repetition in one direction: the whole
+/// figure of a pure read or write test, the direction's share of a mixed
+/// one.
+fn direction_reps(t: &TestResult, write: bool, quantity: Quantity) -> Vec<f64> {
     let pure = match t.workload.rw.as_str() {
         "read" | "randread" => Some(false),
         "write" | "randwrite" => Some(true),
@@ -20,14 +29,20 @@ fn direction_reps(t: &TestResult, write: bool) -> Vec<f64> {
         .iter()
         .filter(|m| !m.interrupted && m.ops > 0)
         .filter_map(|m| match pure {
-            Some(w) if w == write => Some(m.mb_per_s),
+            Some(w) if w == write => Some(match quantity {
+                Quantity::MbPerS => m.mb_per_s,
+                Quantity::Iops => m.iops,
+            }),
             Some(_) => None,
             None => if write {
                 m.write.as_ref()
             } else {
                 m.read.as_ref()
             }
-            .map(|d| d.mb_per_s),
+            .map(|d| match quantity {
+                Quantity::MbPerS => d.mb_per_s,
+                Quantity::Iops => d.iops,
+            }),
         })
         .collect()
 }
@@ -52,14 +67,17 @@ fn row_name(t: &TestResult) -> String {
     }
 }
 
-fn cell(r: &RunResult, name: &str, write: bool) -> String {
+fn cell(r: &RunResult, name: &str, write: bool, quantity: Quantity) -> String {
     let reps: Vec<f64> = r
         .tests
         .iter()
         .filter(|t| row_name(t) == name && t.skipped.is_none())
-        .flat_map(|t| direction_reps(t, write))
+        .flat_map(|t| direction_reps(t, write, quantity))
         .collect();
-    figure_text(&reps)
+    match quantity {
+        Quantity::MbPerS => figure_text(&reps),
+        Quantity::Iops => spread_text(&reps, format_iops),
+    }
 }
 
 impl Export for Markdown {
@@ -81,17 +99,21 @@ impl Export for Markdown {
         let mut rows = vec![vec![
             "Test".to_string(),
             "Read MB/s".into(),
+            "Read IOPS".into(),
             "Write MB/s".into(),
+            "Write IOPS".into(),
         ]];
         for name in row_names(r) {
             rows.push(vec![
                 name.clone(),
-                cell(r, &name, false),
-                cell(r, &name, true),
+                cell(r, &name, false, Quantity::MbPerS),
+                cell(r, &name, false, Quantity::Iops),
+                cell(r, &name, true, Quantity::MbPerS),
+                cell(r, &name, true, Quantity::Iops),
             ]);
         }
         out.push_str(&markdown_table(&rows));
-        out.push_str("\nMB/s = 10^6 bytes/s; median of the repetitions, a range where they spread by more than 10%.\n");
+        out.push_str("\nMB/s = 10^6 bytes/s; IOPS = I/Os per second (k = 10^3); median of the repetitions, with their range (min–max) where they spread by more than 10%.\n");
         out
     }
 }

@@ -48,6 +48,8 @@ pub const EXIT_INTERNAL: i32 = 1;
 pub const EXIT_USAGE: i32 = 2;
 pub const EXIT_IO: i32 = 3;
 pub const EXIT_VERIFY: i32 = 4;
+/// `--fail-above`: a run was slower than its baseline by more than allowed.
+pub const EXIT_REGRESSION: i32 = 6;
 pub const EXIT_INTERRUPTED: i32 = 130;
 
 /// An error as one line: each cause in the chain once, outermost first. A

@@ -371,3 +371,63 @@ fn list_and_history_mark_a_failed_run_and_delete_removes_runs_all_or_none() {
     let export = fails(iocurve().args(["--db", db_arg, "export", "2"]), 2);
     assert!(!export.stderr.is_empty());
 }
+
+#[test]
+fn compare_fail_above_exits_6_on_a_slowdown_beyond_the_allowed_share() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = db_in(dir.path());
+    let db_arg = db.to_str().unwrap();
+    // The same workload on a card reading at 50 MB/s, then at 40 MB/s: 20%
+    // slower in every repetition (a simulated card's clock is exact).
+    for card in ["sim:size=64M,read=50MB/s", "sim:size=64M,read=40MB/s"] {
+        let args = ["run", card, "--rw", "read", "--bs", "1M", "--time", "200ms"];
+        ok(iocurve().args(args).args(["--repeat", "3", "--db", db_arg]));
+    }
+    let gate = |pct: &str| {
+        iocurve()
+            .args([
+                "--db",
+                db_arg,
+                "compare",
+                "--baseline",
+                "1",
+                "2",
+                "--fail-above",
+                pct,
+            ])
+            .output()
+            .unwrap()
+    };
+    let failed = gate("5%");
+    assert_eq!(failed.status.code(), Some(6), "{}", text(&failed.stderr));
+    let why = text(&failed.stderr);
+    assert!(
+        why.starts_with("REGRESSION: run 2 is slower than run 1 by more than 5.0%: "),
+        "{why}"
+    );
+    // Each 1 MiB read also pays the card's 200 µs command cost: -19.8%.
+    assert!(
+        why.contains("1 MiB read QD1 -19.8% (-19.8% to -19.8%)"),
+        "{why}"
+    );
+    // The table is printed either way, with both runs.
+    assert!(
+        text(&failed.stdout).contains("run 2 "),
+        "{}",
+        text(&failed.stdout)
+    );
+    // 25% allowed: a 20% slowdown passes; the other way round is faster.
+    assert_eq!(gate("25").status.code(), Some(0));
+    let reverse = iocurve()
+        .args(["--db", db_arg, "compare", "2", "1", "--fail-above", "1%"])
+        .output()
+        .unwrap();
+    assert_eq!(reverse.status.code(), Some(0), "{}", text(&reverse.stderr));
+    for bad in ["0", "100", "-5%", "five"] {
+        let out = iocurve()
+            .args(["--db", db_arg, "compare", "1", "2", "--fail-above", bad])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "--fail-above {bad}");
+    }
+}

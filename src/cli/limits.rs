@@ -340,6 +340,19 @@ pub fn rate(text: &str) -> Result<f64, String> {
     }
 }
 
+/// `--fail-above`: a slowdown in percent, above 0 and below 100, with or
+/// without its `%` (`5`, `5%`, `2.5%`).
+pub fn fail_above(text: &str) -> Result<f64, String> {
+    const SLOWDOWN: Numbers = Numbers {
+        min: 0.0,
+        max: 100.0,
+        open_min: true,
+        open_max: true,
+        accepts: "a slowdown in percent above 0 and below 100 (e.g. 5%)",
+    };
+    SLOWDOWN.check(text.trim().trim_end_matches('%'))
+}
+
 /// A name typed to find something (a device, a run): not blank.
 pub fn name(text: &str) -> Result<String, String> {
     match text.trim().is_empty() {

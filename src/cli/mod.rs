@@ -265,6 +265,17 @@ pub struct CompareArgs {
     #[arg(long, default_value = "5", value_parser = limits::COMPARE_THRESHOLD.parser())]
     pub threshold: f64,
 
+    /// The run every other is judged against (a run id, device name or JSON
+    /// file) [default: the first of RUNS].
+    #[arg(long, value_name = "RUN", value_parser = limits::name)]
+    pub baseline: Option<String>,
+
+    /// Exit 6 when a test of a later run is slower than the baseline by
+    /// more than this share, with a verdict that says slower (for CI, e.g.
+    /// 5%) [default: never fail on a slowdown].
+    #[arg(long, value_name = "PERCENT", value_parser = limits::fail_above)]
+    pub fail_above: Option<f64>,
+
     /// Print a Markdown table.
     #[arg(long, conflicts_with = "json")]
     pub markdown: bool,

@@ -1,9 +1,9 @@
 //! `iocurve compare A B ...`: runs side by side, and every later run
-//! against the first, test by test (like tests only; see
-//! `report::compare`).
+//! against the first (or `--baseline`), test by test (like tests only; see
+//! `report::compare`); `--fail-above` turns a slowdown into exit code 6.
 
 use crate::cli::CompareArgs;
-use crate::error::usage;
+use crate::error::{EXIT_REGRESSION, usage};
 use crate::report::compare::{self, Options};
 use crate::store::{Settings, select};
 use anyhow::Result;
@@ -14,8 +14,9 @@ pub fn compare(args: &CompareArgs, settings: &Settings) -> Result<i32> {
     }
     let mut store = None;
     let entries = args
-        .runs
+        .baseline
         .iter()
+        .chain(&args.runs)
         .map(|spec| select::entry(spec, settings, &mut store))
         .collect::<Result<Vec<_>>>()?;
     let opts = Options {
@@ -28,5 +29,20 @@ pub fn compare(args: &CompareArgs, settings: &Settings) -> Result<i32> {
         false => compare::render(&entries, &opts),
     };
     print!("{}", text.map_err(usage)?);
-    Ok(0)
+    let Some(fail_above) = args.fail_above.map(|p| p / 100.0) else {
+        return Ok(0);
+    };
+    let comparison = compare::compare(&entries, opts.threshold).map_err(usage)?;
+    let regressions = compare::regressions(&comparison, fail_above);
+    for r in &regressions {
+        eprintln!(
+            "REGRESSION: {}",
+            compare::regression_line(&comparison, r, fail_above)
+        );
+    }
+    Ok(if regressions.is_empty() {
+        0
+    } else {
+        EXIT_REGRESSION
+    })
 }

@@ -30,7 +30,7 @@ pub mod matching;
 use crate::probe::DeviceIdentity;
 use crate::result::{RunResult, TestResult};
 use crate::stats::Spread;
-use crate::stats::bootstrap::{self, Interval, NoVerdict, Verdict};
+use crate::stats::bootstrap::{self, Change, Interval, NoVerdict, Verdict};
 use matching::{Direction, Keyed, TestKey};
 use serde::Serialize;
 
@@ -504,6 +504,35 @@ pub fn compare(entries: &[Entry], threshold: f64) -> Result<Comparison, String> 
     Ok(out)
 }
 
+/// The changes that break a `--fail-above` gate: judged slower (beyond the
+/// noise threshold, at the verdict's confidence) with an estimated change
+/// below −`fail_above` (a share: 0.05 for 5%).
+pub fn regressions(c: &Comparison, fail_above: f64) -> Vec<&TestChange> {
+    c.changes
+        .iter()
+        .filter(|ch| match &ch.verdict {
+            Ok(v) => v.change == Change::Slower && v.percent_change().estimate < -fail_above,
+            Err(_) => false,
+        })
+        .collect()
+}
+
+/// One line per regression: which run, which test, by how much.
+pub fn regression_line(c: &Comparison, ch: &TestChange, fail_above: f64) -> String {
+    let p = ch.percent_change.as_ref();
+    let pct = |x: f64| format!("{:.1}%", x * 100.0);
+    format!(
+        "{} is slower than {} by more than {}: {} {} ({} to {})",
+        ch.run,
+        c.baseline,
+        pct(fail_above),
+        ch.test,
+        p.map_or("?".into(), |p| pct(p.estimate)),
+        p.map_or("?".into(), |p| pct(p.low)),
+        p.map_or("?".into(), |p| pct(p.high)),
+    )
+}
+
 /// The whole comparison as text or Markdown: table, then verdicts and the
 /// tests set apart. `Err` when nothing is alike (see [`compare`]).
 pub fn render(entries: &[Entry], opts: &Options) -> Result<String, String> {
@@ -654,6 +683,35 @@ pub fn verdict_text(v: &Result<Verdict, NoVerdict>) -> String {
 mod tests {
     use super::*;
     use crate::testdata;
+
+    #[test]
+    fn only_a_slowdown_judged_beyond_the_gate_is_a_regression() {
+        let entries = entries();
+        let c = compare(&entries[..2], 0.05).unwrap();
+        let changes: Vec<f64> = c
+            .changes
+            .iter()
+            .filter_map(|ch| ch.percent_change.as_ref().map(|p| p.estimate))
+            .collect();
+        let worst = changes.iter().copied().fold(0.0, f64::min);
+        let slower = c.changes.iter().any(|ch| {
+            ch.verdict
+                .as_ref()
+                .is_ok_and(|v| v.change == Change::Slower)
+        });
+        // Gates just inside and just outside the worst judged slowdown.
+        let inside = regressions(&c, (-worst - 0.001).max(0.0));
+        let outside = regressions(&c, -worst + 0.001);
+        assert_eq!(inside.is_empty(), !slower, "{changes:?}");
+        assert!(outside.is_empty(), "{changes:?}");
+        for r in inside {
+            let line = regression_line(&c, r, 0.05);
+            assert!(
+                line.contains("is slower than") && line.contains('%'),
+                "{line}"
+            );
+        }
+    }
 
     #[test]
     fn range_rule() {

@@ -30,6 +30,9 @@ pub fn db(cmd: &DbCommand, settings: &store::Settings) -> Result<i32> {
             Repair::Replaced(r) => text::replaced(&path, &r),
         },
     };
-    print!("{message}");
+    print!(
+        "{}",
+        crate::report::table::fit(&message, crate::report::table::WIDTH)
+    );
     Ok(0)
 }

@@ -30,9 +30,6 @@ pub fn db(cmd: &DbCommand, settings: &store::Settings) -> Result<i32> {
             Repair::Replaced(r) => text::replaced(&path, &r),
         },
     };
-    print!(
-        "{}",
-        crate::report::table::fit(&message, crate::report::table::WIDTH)
-    );
+    print!("{message}");
     Ok(0)
 }

@@ -216,9 +216,14 @@ fn width_guard() -> usize {
 }
 
 /// Whether the space at `i` joins a number to its unit (`256 MiB`,
-/// `13.1 ms`), which a wrapped line keeps together.
+/// `13.1 ms`) or a sign to its figure, which a wrapped line keeps together.
 fn binds_unit(chars: &[char], i: usize) -> bool {
     const UNITS: [&str; 9] = ["B", "KiB", "MiB", "GiB", "TiB", "MB/s", "µs", "ms", "s"];
+    // Nor is a sign cut from what it joins (`t0 ± 1.3 µs`, `B = 20`).
+    let sign = |c: Option<&char>| c.is_some_and(|c| ['±', '=', '≈'].contains(c));
+    if i > 0 && (sign(chars.get(i - 1)) || sign(chars.get(i + 1))) {
+        return true;
+    }
     if i == 0 || !chars[i - 1].is_ascii_digit() {
         return false;
     }

@@ -94,17 +94,18 @@ fn series_block(out: &mut String, s: &CurveSeries) {
 fn model_lines(out: &mut String, s: &CurveSeries) {
     match &s.model {
         Some(m) => {
-            let (formula, unit) = match m.unit_bytes {
+            // The unit's meaning on a line of its own, so each line fits.
+            let (formula, unit, meaning) = match m.unit_bytes {
                 Some(u) => (
                     "t(n) = t0 + max(n, U)/B",
+                    format!(", U = {}", format_size_figure(u)),
                     format!(
-                        ", U = {} (every request below {} costs the same: a {} unit)",
-                        format_size_figure(u),
+                        "            every request below {} costs the same: a {} unit\n",
                         format_size_figure(u),
                         format_size_figure(u)
                     ),
                 ),
-                None => ("t(n) = t0 + n/B", String::new()),
+                None => ("t(n) = t0 + n/B", String::new(), String::new()),
             };
             let _ = writeln!(
                 out,
@@ -114,6 +115,7 @@ fn model_lines(out: &mut String, s: &CurveSeries) {
                 format_size_figure(m.n_half_bytes.max(0.0).round() as u64),
                 format_size_figure(m.n90_bytes.max(0.0).round() as u64),
             );
+            out.push_str(&meaning);
             fit_line(out, s, m);
         }
         None => {

@@ -217,7 +217,7 @@ impl Output {
     pub fn finish_flash(&self, result: &RunResult, verbose: bool) -> Result<i32> {
         let text = match self.json {
             true => Json.render(result),
-            false => crate::report::flash::render(result, verbose),
+            false => crate::report::flash::render_text(result, verbose),
         };
         let mut stdout = std::io::stdout().lock();
         let _ = stdout.write_all(text.as_bytes());

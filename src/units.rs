@@ -140,8 +140,49 @@ pub fn parse_target(text: &str) -> Result<std::path::PathBuf, ParseError> {
     Ok(std::path::PathBuf::from(text))
 }
 
-/// Formats a byte count with a binary unit: `512 B`, `4 KiB`, `1.5 MiB`.
+/// Formats a byte count with a binary unit: `512 B`, `4 KiB`, `1.50 MiB`
+/// (two decimals; device labels and stored identities are built with it).
 pub fn format_size(bytes: u64) -> String {
+    let (value, unit) = binary_units(bytes);
+    if unit == "B" {
+        format!("{bytes} B")
+    } else if value.fract() == 0.0 {
+        format!("{value:.0} {unit}")
+    } else {
+        format!("{value:.2} {unit}")
+    }
+}
+
+/// Formats a measured or derived byte count with a binary unit to three
+/// significant figures, as the text tables print sizes: `512 B`, `4 KiB`,
+/// `1.50 MiB`, `189 KiB` (not `188.77 KiB`), `16.9 MiB`.
+pub fn format_size_figure(bytes: u64) -> String {
+    let (value, unit) = binary_units(bytes);
+    if unit == "B" {
+        format!("{bytes} B")
+    } else if value.fract() == 0.0 {
+        format!("{value:.0} {unit}")
+    } else {
+        format!("{} {unit}", three_figures(value))
+    }
+}
+
+/// Formats a byte count exactly: whole binary units when it is one
+/// (`4 KiB`, `1 MiB`), else bytes (`768 B`, `4100 B`), so that a size
+/// chosen to the byte (a write-call size, an unaligned request) keeps its
+/// odd bytes. Beyond 1 MiB a size that is not whole is rounded as
+/// [`format_size`] does.
+pub fn format_size_exact(bytes: u64) -> String {
+    let (value, _) = binary_units(bytes);
+    if value.fract() == 0.0 || bytes >= 1 << 20 {
+        format_size_figure(bytes)
+    } else {
+        format!("{bytes} B")
+    }
+}
+
+/// The largest binary unit that leaves at least 1 of it, and the value in it.
+fn binary_units(bytes: u64) -> (f64, &'static str) {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
     let mut value = bytes as f64;
     let mut unit = 0;
@@ -149,46 +190,60 @@ pub fn format_size(bytes: u64) -> String {
         value /= 1024.0;
         unit += 1;
     }
-    if unit == 0 {
-        format!("{bytes} B")
-    } else if value.fract() == 0.0 {
-        format!("{value:.0} {}", UNITS[unit])
-    } else {
-        format!("{value:.2} {}", UNITS[unit])
-    }
+    (value, UNITS[unit])
 }
 
-/// Formats throughput in MB/s (10^6 B/s) with precision that suits the size.
-pub fn format_mbps(mb_per_s: f64) -> String {
-    if mb_per_s >= 100.0 {
-        format!("{mb_per_s:.0}")
-    } else if mb_per_s >= 10.0 {
-        format!("{mb_per_s:.1}")
-    } else {
-        format!("{mb_per_s:.2}")
+/// A measured figure to three significant figures, the precision a
+/// repeated measurement of storage supports: `0.0215`, `4.46`, `39.8`,
+/// `203`, `52691` (no decimals from 100 up: digits are never dropped
+/// from the integer part). Zero is `0`.
+pub fn three_figures(value: f64) -> String {
+    if !value.is_finite() {
+        return format!("{value}");
     }
-}
-
-/// Formats I/Os per second to three significant figures, with `k` or `M`
-/// from ten thousand: `4.5`, `369`, `4941`, `45.9k`, `1.20M`.
-pub fn format_iops(iops: f64) -> String {
-    let three = |v: f64| {
-        if v >= 100.0 {
-            format!("{v:.0}")
-        } else if v >= 10.0 {
-            format!("{v:.1}")
-        } else {
-            format!("{v:.2}")
-        }
+    let magnitude = value.abs();
+    if magnitude == 0.0 {
+        return "0".into();
+    }
+    // Decimals from the magnitude after rounding, so 9.996 is "10.0".
+    let decimals = if magnitude >= 99.95 {
+        0
+    } else if magnitude >= 9.995 {
+        1
+    } else if magnitude >= 0.9995 {
+        2
+    } else {
+        let leading_zeros = (-magnitude.log10()).floor() as usize;
+        (leading_zeros + 3).min(6)
     };
-    if iops >= 999_500.0 {
-        format!("{}M", three(iops / 1e6))
-    } else if iops >= 10_000.0 {
-        format!("{}k", three(iops / 1e3))
-    } else if iops >= 1000.0 {
-        format!("{iops:.0}")
+    let text = format!("{value:.decimals$}");
+    // Below a millionth (a standard error of a perfect fit): zero.
+    if text
+        .trim_start_matches('-')
+        .chars()
+        .all(|c| c == '0' || c == '.')
+    {
+        return "0".into();
+    }
+    text
+}
+
+/// Formats throughput in MB/s (10^6 B/s) to three significant figures.
+pub fn format_mbps(mb_per_s: f64) -> String {
+    three_figures(mb_per_s)
+}
+
+/// Formats I/O operations per second to three significant figures with a
+/// `k` or `M` suffix from a thousand up: `38.0`, `950`, `4.94k`, `97.5k`,
+/// `1.20M`. The same everywhere a rate of requests is printed.
+pub fn format_iops(iops: f64) -> String {
+    let magnitude = iops.abs();
+    if magnitude >= 999_500.0 {
+        format!("{}M", three_figures(iops / 1e6))
+    } else if magnitude >= 999.5 {
+        format!("{}k", three_figures(iops / 1e3))
     } else {
-        three(iops)
+        three_figures(iops)
     }
 }
 
@@ -206,6 +261,54 @@ pub fn format_latency_ns(ns: f64) -> String {
     }
 }
 
+/// The one unit of a column (or a line) of times: µs while every value is
+/// below 10 ms, else ms, so that a column never mixes units and its header
+/// can name the unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeUnit {
+    Micros,
+    Millis,
+}
+
+impl TimeUnit {
+    /// The unit that suits the largest of `ns` (nanoseconds).
+    pub fn for_ns(ns: impl IntoIterator<Item = f64>) -> TimeUnit {
+        let largest = ns.into_iter().fold(0.0, f64::max);
+        if largest >= 10e6 {
+            TimeUnit::Millis
+        } else {
+            TimeUnit::Micros
+        }
+    }
+
+    pub fn symbol(self) -> &'static str {
+        match self {
+            TimeUnit::Micros => "µs",
+            TimeUnit::Millis => "ms",
+        }
+    }
+
+    /// A column header with this unit: `p50 µs`.
+    pub fn header(self, name: &str) -> String {
+        format!("{name} {}", self.symbol())
+    }
+
+    /// `ns` in this unit, three significant figures, without the unit.
+    pub fn figure(self, ns: f64) -> String {
+        let divisor = match self {
+            TimeUnit::Micros => 1e3,
+            TimeUnit::Millis => 1e6,
+        };
+        three_figures(ns / divisor)
+    }
+}
+
+/// A single time with its unit, for prose: `0 µs`, `203 µs`, `13.1 ms`.
+pub fn format_time_ns(ns: f64) -> String {
+    let unit = TimeUnit::for_ns([ns]);
+    format!("{} {}", unit.figure(ns), unit.symbol())
+}
+
 /// Megabytes (10^6 B) per second for `bytes` moved in `ns` nanoseconds.
 pub fn mb_per_s(bytes: u64, ns: u64) -> f64 {
     if ns == 0 {
@@ -218,6 +321,11 @@ pub fn mb_per_s(bytes: u64, ns: u64) -> f64 {
 /// The legend printed under every table.
 pub const LEGEND: &str = "units: MB/s = 10^6 bytes/s; KiB = 1024 B, MiB = 1024^2 B, GiB = 1024^3 B; latency in µs unless marked";
 
+/// The legend under every text table: each time column names its unit in
+/// its header, so only the size and rate units are left to explain.
+pub const TEXT_LEGEND: &str =
+    "units: MB/s = 10^6 bytes/s; KiB = 1024 B, MiB = 1024^2 B, GiB = 1024^3 B";
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -227,7 +335,7 @@ mod tests {
         for (iops, text) in [
             (4.5, "4.50"),
             (369.4, "369"),
-            (4941.0, "4941"),
+            (4941.0, "4.94k"),
             (45_880.0, "45.9k"),
             (97_500.0, "97.5k"),
             (999_400.0, "999k"),
@@ -275,6 +383,52 @@ mod tests {
         assert_eq!(format_size(4096), "4 KiB");
         assert_eq!(format_size(1536 * 1024), "1.50 MiB");
         assert_eq!(format_size(1 << 30), "1 GiB");
+        assert_eq!(format_size_figure(193_300), "189 KiB");
+        assert_eq!(format_size_figure(17_752_883), "16.9 MiB");
+        assert_eq!(format_size_figure(1536 * 1024), "1.50 MiB");
+        assert_eq!(format_size_exact(768), "768 B");
+        assert_eq!(format_size_exact(4100), "4100 B");
+        assert_eq!(format_size_exact(8192), "8 KiB");
+    }
+
+    #[test]
+    fn figures_keep_three_significant_digits() {
+        for (value, shown) in [
+            (0.0, "0"),
+            (0.02153, "0.0215"),
+            (0.009312, "0.00931"),
+            (3e-12, "0"),
+            (4.456, "4.46"),
+            (9.996, "10.0"),
+            (39.81, "39.8"),
+            (99.96, "100"),
+            (203.4, "203"),
+            (52691.2, "52691"),
+        ] {
+            assert_eq!(three_figures(value), shown, "{value}");
+        }
+        for (iops, shown) in [
+            (38.0, "38.0"),
+            (950.2, "950"),
+            (4941.0, "4.94k"),
+            (45880.0, "45.9k"),
+            (97_512.0, "97.5k"),
+            (999_700.0, "1.00M"),
+        ] {
+            assert_eq!(format_iops(iops), shown, "{iops}");
+        }
+    }
+
+    #[test]
+    fn a_time_column_keeps_one_unit() {
+        assert_eq!(TimeUnit::for_ns([203_000.0, 9_000_000.0]), TimeUnit::Micros);
+        let unit = TimeUnit::for_ns([203_000.0, 52_691_000.0]);
+        assert_eq!(unit, TimeUnit::Millis);
+        assert_eq!(unit.figure(203_000.0), "0.203");
+        assert_eq!(unit.figure(52_691_000.0), "52.7");
+        assert_eq!(unit.header("p50"), "p50 ms");
+        assert_eq!(format_time_ns(0.0), "0 µs");
+        assert_eq!(format_time_ns(13_107_000.0), "13.1 ms");
     }
 
     #[test]

@@ -1234,7 +1234,7 @@ mod tests {
                 bandwidth_se_mb_s: Some(0.2),
                 ..good
             })
-            .contains("B = 4.00 ± 0.20 MB/s")
+            .contains("B = 4.00 ± 0.200 MB/s")
         );
         assert!(
             poor(ModelFit {

@@ -7,7 +7,7 @@
 //! medians (the same fit as a transfer-size curve,
 //! [`crate::analysis::curve::fit_model`]: t0 is the cost of one file, B the
 //! bandwidth of its data), and each size's efficiency is its speed over
-//! that of the largest size. For `save`, every byte read back must match.
+//! that of the fastest size. For `save`, every byte read back must match.
 
 use crate::analysis::curve::{SizePoint, fit_model};
 use crate::cli::options::CopySync;
@@ -25,10 +25,10 @@ pub fn load_report(measured: Vec<SizeTimes>, fps: Option<f64>, method: String) -
         .filter_map(|m| load_point(m, fps))
         .collect();
     let model = fit_model(&points.iter().map(size_point).collect::<Vec<_>>());
-    let best = points
-        .iter()
-        .max_by_key(|p| p.size)
-        .map_or(0.0, |p| p.mb_per_s);
+    // The fastest size, not the largest: a middle size can load faster
+    // than the largest (readahead, a file system's extent layout), and an
+    // efficiency over 100% says nothing.
+    let best = points.iter().map(|p| p.mb_per_s).fold(0.0, f64::max);
     for p in &mut points {
         p.efficiency = if best > 0.0 { p.mb_per_s / best } else { 0.0 };
         p.model_ratio = model.map(|m| p.mb_per_s / m.mb_per_s_at(p.size as f64));

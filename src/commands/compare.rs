@@ -24,9 +24,12 @@ pub fn compare(args: &CompareArgs, settings: &Settings) -> Result<i32> {
         threshold: args.threshold / 100.0,
         markdown: args.markdown,
     };
-    let text = match args.json {
-        true => compare::render_json(&entries, &opts).map(|j| j + "\n"),
-        false => compare::render(&entries, &opts),
+    let text = match (args.json, args.markdown) {
+        (true, _) => compare::render_json(&entries, &opts).map(|j| j + "\n"),
+        (false, true) => compare::render(&entries, &opts),
+        // For a terminal: long verdicts wrapped to the width of every text output.
+        (false, false) => compare::render(&entries, &opts)
+            .map(|t| crate::report::table::fit(&t, crate::report::table::WIDTH)),
     };
     print!("{}", text.map_err(usage)?);
     let Some(fail_above) = args.fail_above.map(|p| p / 100.0) else {

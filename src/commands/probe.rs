@@ -16,7 +16,7 @@ pub fn probe(args: &ProbeArgs) -> Result<i32> {
     if args.json {
         println!("{}", serde_json::to_string_pretty(&id)?);
     } else {
-        print!("{}", crate::report::probe::render(&id));
+        print!("{}", crate::report::probe::render_text(&id));
     }
     Ok(0)
 }

@@ -717,9 +717,9 @@ mod tests {
     fn range_rule() {
         assert_eq!(figure_text(&[20.1, 19.8, 20.3]), "20.1");
         assert_eq!(figure_text(&[12.0, 17.0, 15.0]), "15.0 (12.0–17.0)");
-        assert_eq!(figure_text(&[0.8, 1.4, 1.1]), "1.10 (0.80–1.40)");
+        assert_eq!(figure_text(&[0.8, 1.4, 1.1]), "1.10 (0.800–1.40)");
         assert_eq!(figure_text(&[7.2]), "7.20");
-        assert_eq!(figure_text(&[0.02, 0.021]), "0.02");
+        assert_eq!(figure_text(&[0.02, 0.021]), "0.0205");
         assert_eq!(figure_text(&[]), "-");
         // 10% exactly is still tight; just above is a range.
         assert_eq!(figure_text(&[100.0, 110.0]), "105");

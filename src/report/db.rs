@@ -6,20 +6,22 @@ use std::path::Path;
 
 /// `db check` on a sound database.
 pub fn check_ok(path: &Path, sound: &Sound) -> String {
+    // The path on a line of its own: a long one would push the verdict
+    // past the width of a terminal.
     format!(
-        "ok: the results database {} passed quick_check ({} run(s), schema version {})\n",
-        path.display(),
+        "ok: the results database passed quick_check ({} run(s), schema version {})\ndatabase    {}\n",
         sound.runs,
-        sound.version
+        sound.version,
+        path.display()
     )
 }
 
 /// `db repair` on a sound database: nothing was changed.
 pub fn healthy(path: &Path, sound: &Sound) -> String {
     format!(
-        "the results database {} is sound (quick_check ok, {} run(s)): nothing to repair, nothing changed\n",
-        path.display(),
-        sound.runs
+        "the results database is sound (quick_check ok, {} run(s)): nothing to repair, nothing changed\ndatabase    {}\n",
+        sound.runs,
+        path.display()
     )
 }
 
@@ -123,7 +125,7 @@ mod tests {
         let p = Path::new("r.db");
         assert_eq!(
             check_ok(p, &sound),
-            "ok: the results database r.db passed quick_check (4 run(s), schema version 3)\n"
+            "ok: the results database passed quick_check (4 run(s), schema version 3)\ndatabase    r.db\n"
         );
         assert!(healthy(p, &sound).contains("(quick_check ok, 4 run(s))"));
     }

@@ -3,6 +3,7 @@
 //! print what these return.
 
 use crate::report::compare::format_mb;
+use crate::report::table::{WIDTH, columns, fit};
 use crate::store::{DeviceRow, RunRow, RunStatus};
 
 /// The closing line of `history`: what the figures mean.
@@ -10,10 +11,11 @@ pub const HISTORY_FOOTER: &str = "MB/s = 10^6 bytes/s; median (min-max) of the r
 
 /// The heading of one device in `history`.
 pub fn device_heading(d: &DeviceRow) -> String {
-    format!(
-        "{} [{}] · device {} · {} run(s)\n",
+    let line = format!(
+        "{} [{}] · device {} · {} run(s)",
         d.label, d.key, d.id, d.runs
-    )
+    );
+    format!("{}\n", fit(&line, WIDTH))
 }
 
 /// One run on one line: id, date, command, headline figures.
@@ -30,18 +32,41 @@ pub fn run_line(r: &RunRow) -> String {
             format!("{} {} {}{range}", f.test, f.rw, format_mb(f.median))
         })
         .collect();
-    let figures = if figures.is_empty() {
-        "no figures".to_string()
-    } else {
-        figures.join(" · ")
-    };
-    format!(
-        "  run {:>4}  {}  {:<8} {}{figures}\n",
+    let lead = format!(
+        "  run {:>4}  {}  {:<8} {}",
         r.id,
         r.started_at,
         r.command,
         status_prefix(r.status)
-    )
+    );
+    if figures.is_empty() {
+        return format!("{lead}no figures\n");
+    }
+    figure_lines(&lead, &figures)
+}
+
+/// The figures after `lead`, joined by ` · ` and wrapped between figures,
+/// each further line indented under the first figure, to fit the width.
+fn figure_lines(lead: &str, figures: &[String]) -> String {
+    let indent = " ".repeat(columns(lead));
+    let mut out = String::new();
+    let mut line = lead.to_string();
+    let mut first = true;
+    for f in figures {
+        let sep = if first { "" } else { " · " };
+        if !first && columns(&line) + columns(sep) + columns(f) > WIDTH {
+            out.push_str(&fit(line.trim_end(), WIDTH));
+            out.push('\n');
+            line = format!("{indent}{f}");
+        } else {
+            line.push_str(sep);
+            line.push_str(f);
+        }
+        first = false;
+    }
+    out.push_str(&fit(line.trim_end(), WIDTH));
+    out.push('\n');
+    out
 }
 
 /// `INTERRUPTED ` or `FAILED ` before a partial run's figures.
@@ -56,10 +81,13 @@ fn status_prefix(status: RunStatus) -> String {
 pub fn list(devices: &[DeviceRow], runs: &[RunRow]) -> String {
     let mut out = String::from("devices:\n");
     for d in devices {
-        out.push_str(&format!(
-            "  {:>4}  {}  [{}]  {} run(s), {} to {}\n",
+        // The key and dates on a second line when one would not fit.
+        let line = format!(
+            "  {:>4}  {}  [{}]  {} run(s), {} to {}",
             d.id, d.label, d.key, d.runs, d.first_seen, d.last_seen
-        ));
+        );
+        out.push_str(&fit(&line, WIDTH));
+        out.push('\n');
     }
     out.push_str("runs:\n");
     for r in runs {

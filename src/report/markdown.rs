@@ -113,7 +113,8 @@ impl Export for Markdown {
             ]);
         }
         out.push_str(&markdown_table(&rows));
-        out.push_str("\nMB/s = 10^6 bytes/s; IOPS = I/Os per second (k = 10^3); median of the repetitions, with their range (min–max) where they spread by more than 10%.\n");
+        out.push_str("\nMB/s = 10^6 bytes/s; IOPS = I/Os per second (k = 10^3).\n");
+        out.push_str("Each figure is the median of the repetitions, with their range (min–max)\nwhere they spread by more than 10%.\n");
         out
     }
 }

@@ -19,6 +19,7 @@ pub mod progress;
 pub mod recover;
 mod svg;
 mod svg_life;
+pub mod table;
 mod text;
 pub(crate) mod text_curve;
 mod text_files;

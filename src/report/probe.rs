@@ -19,6 +19,12 @@ fn yes_no(v: Option<bool>) -> String {
     or_unknown(v.map(|b| if b { "yes" } else { "no" }))
 }
 
+/// [`render`] for a terminal: long values wrapped under their column (the
+/// HTML identity card keeps one line per field).
+pub fn render_text(id: &DeviceIdentity) -> String {
+    super::table::fit(&render(id), super::table::WIDTH)
+}
+
 /// Renders the identity as `key: value` lines.
 pub fn render(id: &DeviceIdentity) -> String {
     let d = &id.device;

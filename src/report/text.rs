@@ -2,11 +2,11 @@
 //! figures with fixed units, warnings in capitals, and the units legend.
 
 use super::Export;
+use super::table::{self, Table};
 use crate::result::{Measurement, Payload, RunResult, TestResult};
 use crate::stats::{LatencySummary, Spread};
 use crate::target::{IoMode, TargetInfo, TargetKind};
-use crate::units::{LEGEND, format_latency_ns, format_mbps, format_size};
-use comfy_table::{CellAlignment, Table, presets};
+use crate::units::{TEXT_LEGEND, TimeUnit, format_iops, format_mbps, format_size_figure};
 use std::fmt::Write;
 
 pub struct Text;
@@ -34,9 +34,14 @@ impl Export for Text {
                 }
             }
         }
-        super::text_life::sections(&mut out, &r.payload);
+        super::text_life::sections_of_run(&mut out, &r.payload, run_direction(r));
         footer(&mut out, r);
-        out
+        let width = if r.is_profile() {
+            table::NARROW
+        } else {
+            table::WIDTH
+        };
+        table::fit(&out, width)
     }
 }
 
@@ -98,14 +103,18 @@ fn describe_target(t: &TargetInfo) -> String {
             "{} (directory; scratch file {}, {}, removed afterwards)",
             t.path,
             t.scratch_file.as_deref().unwrap_or("?"),
-            format_size(t.size_bytes)
+            format_size_figure(t.size_bytes)
         ),
-        TargetKind::File => format!("{} (file, {})", t.path, format_size(t.size_bytes)),
-        TargetKind::Simulated => format!("{} (simulated, {})", t.path, format_size(t.size_bytes)),
+        TargetKind::File => format!("{} (file, {})", t.path, format_size_figure(t.size_bytes)),
+        TargetKind::Simulated => format!(
+            "{} (simulated, {})",
+            t.path,
+            format_size_figure(t.size_bytes)
+        ),
         TargetKind::BlockDevice => format!(
             "{} (block device, {}, logical block {} B)",
             t.path,
-            format_size(t.size_bytes),
+            format_size_figure(t.size_bytes),
             t.logical_block_size
         ),
     }
@@ -123,7 +132,7 @@ fn describe_device(t: &TargetInfo) -> String {
         d.name,
         d.major,
         d.minor,
-        format_size(d.size_bytes)
+        format_size_figure(d.size_bytes)
     );
     if let Some(model) = &d.model {
         let _ = write!(s, ", {model}");
@@ -151,12 +160,12 @@ fn run_tables(out: &mut String, test: &TestResult) {
         out,
         "workload    {}{mix}, {} blocks, QD {} × {} job{}, engine {}, region {} at offset {}, seed {}",
         w.rw,
-        format_size(w.block_size),
+        format_size_figure(w.block_size),
         w.queue_depth,
         w.threads,
         if w.threads == 1 { "" } else { "s" },
         w.engine,
-        format_size(w.span),
+        format_size_figure(w.span),
         w.offset,
         w.seed
     );
@@ -164,23 +173,26 @@ fn run_tables(out: &mut String, test: &TestResult) {
         let _ = writeln!(out, "skipped     {why}");
         return;
     }
-    let mut table = new_table(&[
-        "", "MB/s", "IOPS", "mean", "p50", "p90", "p99", "p99.9", "p99.99", "max",
-    ]);
     let many = test.repetitions.len() > 1;
+    let mut rows: Vec<(String, &crate::result::DirectionResult)> = Vec::new();
     for (i, m) in test.repetitions.iter().enumerate() {
-        let label = |dir: &str| {
-            if many {
-                format!("{dir} #{}", i + 1)
-            } else {
-                dir.to_string()
-            }
-        };
         for (dir, d) in [("read", &m.read), ("write", &m.write)] {
             if let Some(d) = d {
-                table.add_row(latency_row(&label(dir), d.mb_per_s, d.iops, &d.latency));
+                let label = if many {
+                    format!("{dir} #{}", i + 1)
+                } else {
+                    dir.to_string()
+                };
+                rows.push((label, d));
             }
         }
+    }
+    let unit = TimeUnit::for_ns(rows.iter().map(|(_, d)| d.latency.max_ns as f64));
+    let mut headers = vec!["".to_string(), "MB/s".into(), "IOPS".into()];
+    headers.extend(LATENCY_COLUMNS.map(|name| unit.header(name)));
+    let mut table = Table::new(&headers);
+    for (label, d) in &rows {
+        table.add_row(latency_row(label, d.mb_per_s, d.iops, &d.latency, unit));
     }
     let _ = writeln!(out, "{table}");
     if let (Some(mbps), Some(iops)) = (&test.mb_per_s, &test.iops) {
@@ -205,26 +217,56 @@ fn run_tables(out: &mut String, test: &TestResult) {
     }
 }
 
-fn latency_row(label: &str, mbps: f64, iops: f64, l: &LatencySummary) -> Vec<String> {
-    vec![
-        label.to_string(),
-        format_mbps(mbps),
-        format_iops(iops),
-        format_latency_ns(l.mean_ns),
-        format_latency_ns(l.p50_ns as f64),
-        format_latency_ns(l.p90_ns as f64),
-        format_latency_ns(l.p99_ns as f64),
-        format_latency_ns(l.p99_9_ns as f64),
-        format_latency_ns(l.p99_99_ns as f64),
-        format_latency_ns(l.max_ns as f64),
-    ]
+/// The latency columns of `run`'s table, each headed with its unit.
+const LATENCY_COLUMNS: [&str; 7] = ["mean", "p50", "p90", "p99", "p99.9", "p99.99", "max"];
+
+fn latency_row(
+    label: &str,
+    mbps: f64,
+    iops: f64,
+    l: &LatencySummary,
+    unit: TimeUnit,
+) -> Vec<String> {
+    let mut row = vec![label.to_string(), format_mbps(mbps), format_iops(iops)];
+    row.extend(
+        [
+            l.mean_ns,
+            l.p50_ns as f64,
+            l.p90_ns as f64,
+            l.p99_ns as f64,
+            l.p99_9_ns as f64,
+            l.p99_99_ns as f64,
+            l.max_ns as f64,
+        ]
+        .map(|ns| unit.figure(ns)),
+    );
+    row
+}
+
+/// What a run's tests do to the target: reads only, writes only, or both
+/// (names the call an access method uses, `pread` or `pwrite`).
+fn run_direction(r: &RunResult) -> super::text_life::Direction {
+    use super::text_life::Direction;
+    let reads = r
+        .tests
+        .iter()
+        .any(|t| t.workload.rw.contains("read") || t.workload.rw.contains("rw"));
+    let writes = r
+        .tests
+        .iter()
+        .any(|t| t.workload.rw.contains("write") || t.workload.rw.contains("rw"));
+    match (reads, writes) {
+        (false, true) => Direction::Writes,
+        (true, true) => Direction::Both,
+        _ => Direction::Reads,
+    }
 }
 
 fn measurement_details(out: &mut String, m: &Measurement) {
     let _ = writeln!(
         out,
         "moved       {} in {:.3} s ({} I/Os{}); warm-up {} in {:.2} s not counted",
-        format_size(m.bytes),
+        format_size_figure(m.bytes),
         m.elapsed_ns as f64 / 1e9,
         m.ops,
         if m.sync_ns > 0 {
@@ -232,7 +274,7 @@ fn measurement_details(out: &mut String, m: &Measurement) {
         } else {
             String::new()
         },
-        format_size(m.ramp.bytes),
+        format_size_figure(m.ramp.bytes),
         m.ramp.elapsed_ns as f64 / 1e9
     );
     let _ = writeln!(
@@ -241,7 +283,8 @@ fn measurement_details(out: &mut String, m: &Measurement) {
         m.cpu.user_s, m.cpu.system_s, m.cpu.cpu_s_per_gb
     );
     if let Some(d) = &m.device_io {
-        let avg = |v: Option<f64>| v.map_or("-".to_string(), |b| format_size(b.round() as u64));
+        let avg =
+            |v: Option<f64>| v.map_or("-".to_string(), |b| format_size_figure(b.round() as u64));
         let _ = writeln!(
             out,
             "device      {} saw {} read requests (avg {}, {} merged), {} write requests (avg {}, {} merged), busy {} ms (warm-up included)",
@@ -266,7 +309,7 @@ fn measurement_details(out: &mut String, m: &Measurement) {
                 out,
                 "  BAD BLOCK at offset {} ({}): {:?}",
                 bad.offset,
-                format_size(bad.offset),
+                format_size_figure(bad.offset),
                 bad.verdict
             );
         }
@@ -295,8 +338,13 @@ fn profile_table(out: &mut String, r: &RunResult) {
     let area = r.tests.first().map_or(0, |t| t.workload.span);
     let _ = writeln!(
         out,
-        "test area   {} · each figure the median of {reps} runs of {time:.1} s, (min–max); warm-up excluded",
-        format_size(area)
+        "test area   {} · {}; warm-up excluded",
+        format_size_figure(area),
+        if reps > 1 {
+            format!("each figure the median of {reps} runs of {time:.1} s, (min–max)")
+        } else {
+            format!("each figure one run of {time:.1} s")
+        }
     );
     let engines: Vec<String> = r
         .tests
@@ -319,34 +367,23 @@ fn profile_table(out: &mut String, r: &RunResult) {
         )
     };
     let _ = writeln!(out, "engine      {} ({jobs})", engines.join(", "));
-    let mut table = new_table(&[
-        "test",
-        "read MB/s",
-        "(min–max)",
-        "read IOPS",
-        "write MB/s",
-        "(min–max)",
-        "write IOPS",
+    let names = profile_rows(r);
+    let ranges = reps > 1;
+    let mut table = Table::new(&throughput_headers(ranges));
+    table.groups(&[
+        ("", 1),
+        ("read", if ranges { 3 } else { 2 }),
+        ("write", if ranges { 3 } else { 2 }),
     ]);
-    let mut names: Vec<&str> = Vec::new();
-    for t in &r.tests {
-        if !names.contains(&t.name.as_str()) {
-            names.push(&t.name);
-        }
-    }
-    for name in names {
-        let find = |rw: &str| {
-            r.tests
-                .iter()
-                .find(|t| t.name == name && t.workload.rw.ends_with(rw))
-        };
-        let mut row = vec![name.to_string()];
-        for test in [find("read"), find("write")] {
-            row.extend(profile_cells(test));
+    for (label, read, write) in &names {
+        let mut row = vec![label.clone()];
+        for test in [read, write] {
+            row.extend(profile_cells(*test, ranges));
         }
         table.add_row(row);
     }
     let _ = writeln!(out, "{table}");
+    profile_latency_table(out, &names);
     if r.tests
         .iter()
         .any(|t| t.skipped.is_none() && t.mb_per_s.is_some_and(|m| m.is_unstable()))
@@ -362,17 +399,124 @@ fn profile_table(out: &mut String, r: &RunResult) {
     }
 }
 
-fn profile_cells(test: Option<&TestResult>) -> [String; 3] {
+/// One row of `profile`: its label and its read and write tests.
+type ProfileRow<'a> = (String, Option<&'a TestResult>, Option<&'a TestResult>);
+
+/// The rows of `profile` in the order measured, each labelled with its
+/// queue depth and threads (`SEQ 1MiB Q8T1`).
+fn profile_rows(r: &RunResult) -> Vec<ProfileRow<'_>> {
+    let mut names: Vec<&str> = Vec::new();
+    for t in &r.tests {
+        if !names.contains(&t.name.as_str()) {
+            names.push(&t.name);
+        }
+    }
+    names
+        .into_iter()
+        .map(|name| {
+            let find = |rw: &str| {
+                r.tests
+                    .iter()
+                    .find(|t| t.name == name && t.workload.rw.ends_with(rw))
+            };
+            let (read, write) = (find("read"), find("write"));
+            let label = read.or(write).map_or(name.to_string(), row_label);
+            (label, read, write)
+        })
+        .collect()
+}
+
+/// A test's name with its threads after its queue depth: `SEQ 1MiB Q8`
+/// run by 4 threads is `SEQ 1MiB Q8T4`, as CrystalDiskMark labels rows. A
+/// name that already says its threads, or does not end in its queue depth,
+/// is kept.
+pub(super) fn row_label(t: &TestResult) -> String {
+    let queue = format!("Q{}", t.workload.queue_depth);
+    match t.name.strip_suffix(&queue) {
+        Some(_) => format!("{}T{}", t.name, t.workload.threads),
+        None => t.name.clone(),
+    }
+}
+
+fn throughput_headers(ranges: bool) -> Vec<&'static str> {
+    let mut headers = vec!["test"];
+    for _ in 0..2 {
+        headers.push("MB/s");
+        if ranges {
+            headers.push("(min–max)");
+        }
+        headers.push("IOPS");
+    }
+    headers
+}
+
+/// `profile`'s second block: the median p50 and p99 latency of each test,
+/// one unit for the block.
+fn profile_latency_table(out: &mut String, rows: &[ProfileRow<'_>]) {
+    let latency =
+        |t: Option<&TestResult>| t.filter(|t| t.skipped.is_none()).and_then(median_latency);
+    let all: Vec<(u64, u64)> = rows
+        .iter()
+        .flat_map(|(_, r, w)| [latency(*r), latency(*w)])
+        .flatten()
+        .collect();
+    if all.is_empty() {
+        return;
+    }
+    let unit = TimeUnit::for_ns(all.iter().map(|(_, p99)| *p99 as f64));
+    let (p50, p99) = (unit.header("p50"), unit.header("p99"));
+    let mut table = Table::new(&["latency", &p50, &p99, &p50, &p99]);
+    table.groups(&[("", 1), ("read", 2), ("write", 2)]);
+    for (label, read, write) in rows {
+        let mut row = vec![label.clone()];
+        for test in [read, write] {
+            match latency(*test) {
+                Some((p50, p99)) => {
+                    row.push(unit.figure(p50 as f64));
+                    row.push(unit.figure(p99 as f64));
+                }
+                None => row.extend(["-".to_string(), "-".to_string()]),
+            }
+        }
+        table.add_row(row);
+    }
+    let _ = writeln!(out, "\n{table}");
+}
+
+/// The p50 and p99 of the repetition whose throughput is the median (the
+/// one the table's MB/s stands for).
+fn median_latency(t: &TestResult) -> Option<(u64, u64)> {
+    let mut reps: Vec<&crate::result::DirectionResult> = t
+        .repetitions
+        .iter()
+        .filter_map(|m| m.read.as_ref().or(m.write.as_ref()))
+        .collect();
+    reps.sort_by(|a, b| a.mb_per_s.total_cmp(&b.mb_per_s));
+    reps.get(reps.len() / 2)
+        .map(|d| (d.latency.p50_ns, d.latency.p99_ns))
+}
+
+fn profile_cells(test: Option<&TestResult>, ranges: bool) -> Vec<String> {
+    let blank = |first: &str| {
+        let mut cells = vec![first.to_string(), String::new()];
+        if ranges {
+            cells.push(String::new());
+        }
+        cells
+    };
     match test {
-        None => ["-".into(), String::new(), String::new()],
-        Some(t) if t.skipped.is_some() => ["skipped".into(), String::new(), String::new()],
+        None => blank("-"),
+        Some(t) if t.skipped.is_some() => blank("skipped"),
         Some(t) => match (&t.mb_per_s, &t.iops) {
-            (Some(m), Some(i)) => [
-                format!("{}{}", unstable_mark(m), format_mbps(m.median)),
-                range(m),
-                format_iops(i.median),
-            ],
-            _ => ["not measured".into(), String::new(), String::new()],
+            (Some(m), Some(i)) => {
+                let mut cells = vec![format!("{}{}", unstable_mark(m), format_mbps(m.median))];
+                if ranges {
+                    cells.push(range(m));
+                }
+                cells.push(format_iops(i.median));
+                cells
+            }
+            _ => blank("not measured"),
         },
     }
 }
@@ -383,31 +527,11 @@ pub(super) fn unstable_mark(s: &Spread) -> &'static str {
 }
 
 /// The line explaining [`unstable_mark`], printed once below a table that has one.
-pub(super) const UNSTABLE_LEGEND: &str = "~           unstable: the repetitions' range (min–max) is more than 30% of their median, the figure would not come out the same again (measure longer, --time, or more often, --repeat)";
+pub(super) const UNSTABLE_LEGEND: &str =
+    "~           unstable: range over 30% of the median (raise --time or --repeat)";
 
 fn range(s: &Spread) -> String {
     format!("({}–{})", format_mbps(s.min), format_mbps(s.max))
-}
-
-fn format_iops(iops: f64) -> String {
-    if iops >= 10_000.0 {
-        format!("{:.1}k", iops / 1000.0)
-    } else {
-        format!("{iops:.0}")
-    }
-}
-
-pub(super) fn new_table(headers: &[&str]) -> Table {
-    let mut table = Table::new();
-    table
-        .load_style(presets::UTF8_HORIZONTAL_ONLY)
-        .set_header(headers.to_vec());
-    for i in 1..headers.len() {
-        if let Some(col) = table.column_mut(i) {
-            col.set_cell_alignment(CellAlignment::Right);
-        }
-    }
-    table
 }
 
 fn footer(out: &mut String, r: &RunResult) {
@@ -430,7 +554,7 @@ fn footer(out: &mut String, r: &RunResult) {
     if let Some(e) = &r.error {
         let _ = writeln!(out, "FAILED: {e}; the figures above are partial");
     }
-    let _ = writeln!(out, "{LEGEND}");
+    let _ = writeln!(out, "{TEXT_LEGEND}");
 }
 
 #[cfg(test)]

@@ -3,10 +3,12 @@
 //! the unaligned sizes beside aligned neighbours measured the same way
 //! (through the page cache), with their own table, chart and verdicts.
 
-use super::text::{UNSTABLE_LEGEND, new_table, unstable_mark};
+use super::table::Table;
+use super::text::{UNSTABLE_LEGEND, unstable_mark};
+use super::text_files::model_ratio;
 use crate::analysis::curve::{AlignmentPenalty, FitQuality, MbRange, ModelFit, Penalty};
 use crate::result::{CurvePoint, CurveReport, CurveSeries};
-use crate::units::{format_latency_ns, format_mbps, format_size};
+use crate::units::{TimeUnit, format_iops, format_mbps, format_size_figure};
 use std::fmt::Write;
 
 /// Width of the terminal bar chart, in characters.
@@ -19,7 +21,7 @@ pub fn curve_tables(out: &mut String, curve: &CurveReport) {
             "target      {} ({:?}, {}, {:?})",
             t.path,
             t.kind,
-            format_size(t.size_bytes),
+            format_size_figure(t.size_bytes),
             t.mode
         );
     }
@@ -32,10 +34,10 @@ pub fn curve_tables(out: &mut String, curve: &CurveReport) {
             "crossover   {}: {} is faster below ~{}, {} above (between {} and {})",
             x.pattern,
             x.faster_below,
-            format_size(x.at_bytes.round() as u64),
+            format_size_figure(x.at_bytes.round() as u64),
             x.faster_above,
-            format_size(x.between.0),
-            format_size(x.between.1)
+            format_size_figure(x.between.0),
+            format_size_figure(x.between.1)
         );
     }
     let shown = || {
@@ -65,40 +67,26 @@ fn series_block(out: &mut String, s: &CurveSeries) {
         let _ = writeln!(out, "skipped     {why}");
         return;
     }
-    let mut table = new_table(&[
-        "size",
-        "MB/s",
-        "(min–max)",
-        "IOPS",
-        "p50 µs",
-        "p99 µs",
-        "vs model",
-    ]);
-    for p in s.series_points() {
+    let points: Vec<&CurvePoint> = s.series_points().collect();
+    let columns = PointColumns::for_points(&points);
+    let mut headers = vec!["size".to_string()];
+    headers.extend(columns.headers());
+    headers.push("vs model".into());
+    let mut table = Table::new(&headers);
+    for p in &points {
         let mark = if p.buffered { " †" } else { "" };
-        let (med, range) = p.mb_per_s.map_or(("-".into(), String::new()), |m| {
-            (
-                format!("{}{}", unstable_mark(&m), format_mbps(m.median)),
-                format!("({}–{})", format_mbps(m.min), format_mbps(m.max)),
-            )
-        });
-        table.add_row(vec![
-            format!("{}{mark}", format_size(p.size)),
-            med,
-            range,
-            p.iops.map_or("-".into(), |i| format!("{:.0}", i.median)),
-            p.p50_ns.map_or("-".into(), |v| format_latency_ns(v as f64)),
-            p.p99_ns.map_or("-".into(), |v| format_latency_ns(v as f64)),
-            p.model_ratio.map_or(String::new(), |r| format!("{r:.2}×")),
-        ]);
+        let mut row = vec![format!("{}{mark}", format_size_figure(p.size))];
+        row.extend(columns.cells(p));
+        row.push(p.model_ratio.map_or(String::new(), model_ratio));
+        table.add_row(row);
     }
     let _ = writeln!(out, "{table}");
     model_lines(out, s);
     for (size, warning) in &s.warnings {
-        let _ = writeln!(out, "WARNING     {}: {warning}", format_size(*size));
+        let _ = writeln!(out, "WARNING     {}: {warning}", format_size_figure(*size));
     }
     chart(out, &s.series_points().collect::<Vec<_>>(), |p| {
-        format_size(p.size)
+        format_size_figure(p.size)
     });
     unaligned_section(out, s);
 }
@@ -106,26 +94,28 @@ fn series_block(out: &mut String, s: &CurveSeries) {
 fn model_lines(out: &mut String, s: &CurveSeries) {
     match &s.model {
         Some(m) => {
-            let (formula, unit) = match m.unit_bytes {
+            // The unit's meaning on a line of its own, so each line fits.
+            let (formula, unit, meaning) = match m.unit_bytes {
                 Some(u) => (
                     "t(n) = t0 + max(n, U)/B",
+                    format!(", U = {}", format_size_figure(u)),
                     format!(
-                        ", U = {} (every request below {} costs the same: a {} unit)",
-                        format_size(u),
-                        format_size(u),
-                        format_size(u)
+                        "            every request below {} costs the same: a {} unit\n",
+                        format_size_figure(u),
+                        format_size_figure(u)
                     ),
                 ),
-                None => ("t(n) = t0 + n/B", String::new()),
+                None => ("t(n) = t0 + n/B", String::new(), String::new()),
             };
             let _ = writeln!(
                 out,
                 "model       {formula}: t0 = {:.1} µs, B = {} MB/s{unit}; n½ = {}, n90 = {}",
                 m.t0_us,
                 format_mbps(m.bandwidth_mb_s),
-                format_size(m.n_half_bytes.max(0.0).round() as u64),
-                format_size(m.n90_bytes.max(0.0).round() as u64),
+                format_size_figure(m.n_half_bytes.max(0.0).round() as u64),
+                format_size_figure(m.n90_bytes.max(0.0).round() as u64),
             );
+            out.push_str(&meaning);
             fit_line(out, s, m);
         }
         None => {
@@ -149,7 +139,12 @@ fn model_lines(out: &mut String, s: &CurveSeries) {
         }
     }
     for d in &s.deviations {
-        let _ = writeln!(out, "off-model   {}: {}", format_size(d.size), d.note);
+        let _ = writeln!(
+            out,
+            "off-model   {}: {}",
+            format_size_figure(d.size),
+            d.note
+        );
     }
     link_lines(out, s);
 }
@@ -158,7 +153,7 @@ fn model_lines(out: &mut String, s: &CurveSeries) {
 /// stored before fits were judged).
 fn fit_line(out: &mut String, s: &CurveSeries, m: &ModelFit) {
     let from = m.unit_bytes.map_or("all sizes".to_string(), |u| {
-        format!("from {} up", format_size(u))
+        format!("from {} up", format_size_figure(u))
     });
     let mut figures = format!(
         "weighted R² = {:.4}, worst point {:.0}% off, line through {} sizes ({from})",
@@ -206,7 +201,7 @@ fn link_lines(out: &mut String, s: &CurveSeries) {
                 let _ = writeln!(
                     out,
                     "IMPOSSIBLE  {}: {} MB/s is more than the link can carry; a cache answered, this is not the device's speed",
-                    format_size(*size),
+                    format_size_figure(*size),
                     format_mbps(*mbps)
                 );
             }
@@ -258,18 +253,18 @@ fn unaligned_section(out: &mut String, s: &CurveSeries) {
     let points = s.unaligned_points();
     if !points.is_empty() {
         let _ = writeln!(out, "\n-- {UNALIGNED_HEADING} --");
-        let mut table = new_table(&["size", "", "MB/s", "(min–max)", "IOPS", "p50 µs", "p99 µs"]);
+        let columns = PointColumns::for_points(&points);
+        let mut headers = vec!["size".to_string(), String::new()];
+        headers.extend(columns.headers());
+        let mut table = Table::new(&headers);
+        table.align(1, super::table::Align::Left);
         for p in &points {
-            let (med, range) = median_and_range(p);
-            table.add_row(vec![
+            let mut row = vec![
                 section_size(p),
                 if p.reference { "aligned" } else { "unaligned" }.to_string(),
-                med,
-                range,
-                p.iops.map_or("-".into(), |i| format!("{:.0}", i.median)),
-                p.p50_ns.map_or("-".into(), |v| format_latency_ns(v as f64)),
-                p.p99_ns.map_or("-".into(), |v| format_latency_ns(v as f64)),
-            ]);
+            ];
+            row.extend(columns.cells(p));
+            table.add_row(row);
         }
         let _ = writeln!(out, "{table}");
         chart(out, &points, section_size);
@@ -282,7 +277,7 @@ fn unaligned_section(out: &mut String, s: &CurveSeries) {
 /// A size in the unaligned section: unaligned ones to the byte.
 pub fn section_size(p: &CurvePoint) -> String {
     if p.reference {
-        format_size(p.size)
+        format_size_figure(p.size)
     } else {
         exact_size(p.size)
     }
@@ -294,17 +289,54 @@ fn exact_size(size: u64) -> String {
     if size < 1 << 20 {
         format!("{size} B")
     } else {
-        format_size(size)
+        format_size_figure(size)
     }
 }
 
-fn median_and_range(p: &CurvePoint) -> (String, String) {
-    p.mb_per_s.map_or(("-".into(), String::new()), |m| {
-        (
-            format!("{}{}", unstable_mark(&m), format_mbps(m.median)),
-            format!("({}–{})", format_mbps(m.min), format_mbps(m.max)),
-        )
-    })
+/// The figures of a table of curve points: MB/s, its range when the
+/// points were repeated, IOPS, and p50 and p99 in one unit for the table.
+struct PointColumns {
+    ranges: bool,
+    unit: TimeUnit,
+}
+
+impl PointColumns {
+    fn for_points(points: &[&CurvePoint]) -> PointColumns {
+        PointColumns {
+            // One repetition has no range: (2230–2230) would only repeat it.
+            ranges: points
+                .iter()
+                .any(|p| p.mb_per_s.is_some_and(|m| m.count > 1)),
+            unit: TimeUnit::for_ns(points.iter().filter_map(|p| p.p99_ns.map(|n| n as f64))),
+        }
+    }
+
+    fn headers(&self) -> Vec<String> {
+        let mut h = vec!["MB/s".to_string()];
+        if self.ranges {
+            h.push("(min–max)".into());
+        }
+        h.push("IOPS".into());
+        h.push(self.unit.header("p50"));
+        h.push(self.unit.header("p99"));
+        h
+    }
+
+    fn cells(&self, p: &CurvePoint) -> Vec<String> {
+        let mut cells = vec![p.mb_per_s.map_or("-".into(), |m| {
+            format!("{}{}", unstable_mark(&m), format_mbps(m.median))
+        })];
+        if self.ranges {
+            cells.push(p.mb_per_s.map_or(String::new(), |m| {
+                format!("({}–{})", format_mbps(m.min), format_mbps(m.max))
+            }));
+        }
+        cells.push(p.iops.map_or("-".into(), |i| format_iops(i.median)));
+        let time = |ns: Option<u64>| ns.map_or("-".into(), |v| self.unit.figure(v as f64));
+        cells.push(time(p.p50_ns));
+        cells.push(time(p.p99_ns));
+        cells
+    }
 }
 
 /// One sentence per unaligned size: the verdict first, then the ranges it
@@ -313,8 +345,8 @@ pub fn verdict_line(a: &AlignmentPenalty) -> String {
     let size = exact_size(a.size);
     let between = format!(
         "between {} and {}",
-        format_size(a.lower_neighbour),
-        format_size(a.upper_neighbour)
+        format_size_figure(a.lower_neighbour),
+        format_size_figure(a.upper_neighbour)
     );
     let ranges = match (a.measured_range, a.expected_range) {
         (Some(m), Some(e)) => format!(

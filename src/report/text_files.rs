@@ -1,9 +1,9 @@
 //! The `files load` and `files save` parts of the text report.
 
-use super::text::new_table;
+use super::table::{Table, WIDTH, fit};
 use crate::cli::options::CopySync;
 use crate::result::apps::{FilesLoadReport, FilesSaveReport, SavePoint};
-use crate::units::{format_latency_ns, format_mbps, format_size};
+use crate::units::{TimeUnit, format_mbps, format_size_exact, format_size_figure, three_figures};
 use std::fmt::Write;
 
 /// Device bytes per file byte from which whole-block rewriting is named:
@@ -17,30 +17,40 @@ pub fn load_table(out: &mut String, r: &FilesLoadReport) {
             "method      each file opened, read whole by {method}, closed"
         );
     }
+    let unit = TimeUnit::for_ns(r.points.iter().map(|p| p.median_ns as f64));
+    let per_file = unit.header("time/file");
     let mut headers = vec![
         "file size",
         "files",
-        "µs/file",
+        per_file.as_str(),
         "MB/s",
         "efficiency",
-        "÷ model",
+        "vs model",
     ];
     if r.fps.is_some() {
         headers.extend(["B/frame", "frames/file"]);
     }
-    let mut table = new_table(&headers);
+    let mut table = Table::new(&headers);
+    // Efficiency is over the fastest size (so never above 100%), computed
+    // here too so that runs stored when it was over the largest read the same.
+    let fastest = r.points.iter().map(|p| p.mb_per_s).fold(0.0, f64::max);
     for p in &r.points {
+        let efficiency = if fastest > 0.0 {
+            p.mb_per_s / fastest
+        } else {
+            0.0
+        };
         let mut row = vec![
-            format_size(p.size),
+            format_size_figure(p.size),
             p.files.to_string(),
-            format_latency_ns(p.median_ns as f64),
+            unit.figure(p.median_ns as f64),
             format_mbps(p.mb_per_s),
-            format!("{:.0}%", p.efficiency * 100.0),
-            p.model_ratio.map_or("-".into(), |m| format!("{m:.2}")),
+            format!("{:.0}%", efficiency * 100.0),
+            p.model_ratio.map_or("-".into(), model_ratio),
         ];
         if r.fps.is_some() {
             row.push(p.bytes_per_frame.map_or("-".into(), |b| format!("{b:.0}")));
-            row.push(p.frames_per_file.map_or("-".into(), |f| format!("{f:.2}")));
+            row.push(p.frames_per_file.map_or("-".into(), three_figures));
         }
         table.add_row(row);
     }
@@ -48,10 +58,10 @@ pub fn load_table(out: &mut String, r: &FilesLoadReport) {
     if let Some(m) = &r.model {
         let _ = writeln!(
             out,
-            "model       t = t0 + n/B: {:.1} µs per file, {} MB/s of data; a file of {} loads at half that speed (R² {:.3})",
-            m.t0_us,
+            "model       t = t0 + n/B: {} µs per file, {} MB/s of data; a file of {} loads at half that speed (R² {:.3})",
+            three_figures(m.t0_us),
             format_mbps(m.bandwidth_mb_s),
-            format_size(m.n_half_bytes.round() as u64),
+            format_size_figure(m.n_half_bytes.round() as u64),
             m.r_squared
         );
     }
@@ -63,7 +73,7 @@ pub fn load_table(out: &mut String, r: &FilesLoadReport) {
         let _ = writeln!(
             out,
             "CACHE: eviction of the {} files not proved ({why}); their figures may include memory speed",
-            format_size(p.size)
+            format_size_figure(p.size)
         );
     }
     if r.eviction_proved {
@@ -94,26 +104,32 @@ pub fn save_table(out: &mut String, r: &FilesSaveReport) {
     let _ = writeln!(
         out,
         "file        {} per write-call size, {}",
-        format_size(r.file_size),
+        format_size_figure(r.file_size),
         sync_words(r.sync)
     );
-    let mut table = new_table(&[
-        "write call",
-        "calls",
-        "total ms",
-        "MB/s",
-        "write ms",
-        "fsync ms",
-        "close ms",
-        "dev requests",
-        "dev bytes",
-        "× file",
-        "verified",
-    ]);
-    let ms = |ns: u64| format!("{:.2}", ns as f64 / 1e6);
+    let unit = TimeUnit::for_ns(r.points.iter().map(|p| p.total_ns as f64));
+    let headers = [
+        "write call".to_string(),
+        "calls".into(),
+        unit.header("total"),
+        "MB/s".into(),
+        unit.header("write"),
+        unit.header("fsync"),
+        unit.header("close"),
+        "requests".into(),
+        "bytes".into(),
+        "× file".into(),
+        "verified".into(),
+    ];
+    let mut table = Table::new(&headers);
+    table.groups(&[("", 7), ("at the device", 3)]);
+    let time = |ns: u64| unit.figure(ns as f64);
     for p in &r.points {
         let (reqs, bytes) = p.device.as_ref().map_or(("-".into(), "-".into()), |d| {
-            (d.write_requests.to_string(), format_size(d.write_bytes))
+            (
+                d.write_requests.to_string(),
+                format_size_figure(d.write_bytes),
+            )
         });
         let verified = if p.check.ok() {
             "ok".to_string()
@@ -122,13 +138,13 @@ pub fn save_table(out: &mut String, r: &FilesSaveReport) {
         };
         let to_device = amplification(p, r.file_size).map_or("-".into(), |a| format!("{a:.2}×"));
         table.add_row(vec![
-            p.write_size.to_string(),
+            format_size_exact(p.write_size),
             p.times.calls.to_string(),
-            ms(p.total_ns),
+            time(p.total_ns),
             format_mbps(p.mb_per_s),
-            ms(p.times.write_ns),
-            ms(p.times.fsync_ns),
-            ms(p.times.close_ns),
+            time(p.times.write_ns),
+            time(p.times.fsync_ns),
+            time(p.times.close_ns),
             reqs,
             bytes,
             to_device,
@@ -137,7 +153,8 @@ pub fn save_table(out: &mut String, r: &FilesSaveReport) {
     }
     let _ = writeln!(out, "{table}");
     for s in &r.skipped {
-        let _ = writeln!(out, "{:<11} {}", format_size(s.write_size), s.why);
+        let line = format!("{:<11} {}", format_size_exact(s.write_size), s.why);
+        let _ = writeln!(out, "{}", fit(&line, WIDTH));
     }
     // Only when every call went to the device on its own do extra bytes
     // mean the calls themselves were rewritten; with one fsync at the end
@@ -150,11 +167,11 @@ pub fn save_table(out: &mut String, r: &FilesSaveReport) {
         .max_by(|a, b| a.1.total_cmp(&b.1))
         .filter(|(_, a)| calls_reach_device && *a >= RMW_SHARE)
     {
-        let _ = writeln!(
-            out,
+        let line = format!(
             "device      {a:.1}× the file's bytes reached the device with {} calls: each call rewrote whole blocks (read-modify-write)",
-            format_size(p.write_size)
+            format_size_exact(p.write_size)
         );
+        let _ = writeln!(out, "{}", fit(&line, WIDTH));
     }
     let _ = writeln!(
         out,
@@ -165,4 +182,9 @@ pub fn save_table(out: &mut String, r: &FilesSaveReport) {
             "BAD: some bytes read back differ from what was written"
         }
     );
+}
+
+/// Measured over modelled speed, as every table prints it: `1.02×`.
+pub(super) fn model_ratio(ratio: f64) -> String {
+    format!("{ratio:.2}×")
 }

@@ -1,20 +1,35 @@
 //! The text of the optional sections: surface scans, parallel runs, image
 //! copies, endurance cycles and the access method of a run.
 
-use super::text::new_table;
+use super::table::Table;
 use crate::result::Payload;
 use crate::result::device::{AccessInfo, CopyReport, EndureReport, ParallelReport, SurfaceReport};
-use crate::units::{format_latency_ns, format_mbps, format_size};
+use crate::units::{TimeUnit, format_mbps, format_size_figure};
 use std::fmt::Write;
 
-/// Appends every section present.
+/// What a run does to its target, which names the call its access method
+/// makes: `pread` reads, `pwrite` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    Reads,
+    Writes,
+    Both,
+}
+
+/// Appends every section present (the access method named as for reads).
 pub fn sections(out: &mut String, p: &Payload) {
+    sections_of_run(out, p, Direction::Reads);
+}
+
+/// Appends every section present, the access method named for what the
+/// run did (`pwrite` on a write run, not `pread`).
+pub fn sections_of_run(out: &mut String, p: &Payload, direction: Direction) {
     match p {
         Payload::Run {
             access, parallel, ..
         } => {
             if let Some(a) = access {
-                access_line(out, a);
+                access_line(out, a, direction);
             }
             if let Some(x) = parallel {
                 self::parallel(out, x);
@@ -30,26 +45,37 @@ pub fn sections(out: &mut String, p: &Payload) {
     }
 }
 
-fn access_line(out: &mut String, a: &AccessInfo) {
+/// The call an access method makes in this direction: the engines' `pread`
+/// writes with `pwrite`; mmap and stdio keep their names.
+fn method_name(method: &str, direction: Direction) -> String {
+    match (method, direction) {
+        ("pread", Direction::Writes) => "pwrite".into(),
+        ("pread", Direction::Both) => "pread and pwrite".into(),
+        (other, _) => other.to_string(),
+    }
+}
+
+fn access_line(out: &mut String, a: &AccessInfo, direction: Direction) {
     let buffer = match (a.call_bytes, a.library_buffer_bytes) {
         (Some(call), Some(lib)) => format!(
             ", fread calls of {} into the C library's {} buffer",
-            format_size(call),
-            format_size(lib)
+            format_size_figure(call),
+            format_size_figure(lib)
         ),
         _ => String::new(),
     };
     let _ = writeln!(
         out,
         "method      {} · {} per request (from {}){buffer}",
-        a.method,
-        format_size(a.block_size),
+        method_name(&a.method, direction),
+        format_size_figure(a.block_size),
         a.block_size_from
     );
 }
 
-fn opt_ms(ns: Option<u64>) -> String {
-    ns.map_or("-".into(), |n| format_latency_ns(n as f64))
+/// A time in a column's unit, `-` when there is none.
+fn opt_time(ns: Option<u64>, unit: TimeUnit) -> String {
+    ns.map_or("-".into(), |n| unit.figure(n as f64))
 }
 
 fn surface(out: &mut String, s: &SurfaceReport) {
@@ -57,25 +83,25 @@ fn surface(out: &mut String, s: &SurfaceReport) {
         out,
         "surface     {} positions over {}, {} read at each in {} requests; median {} MB/s",
         s.samples.len(),
-        format_size(s.device_bytes),
-        format_size(s.sample_bytes),
-        format_size(s.block_size),
+        format_size_figure(s.device_bytes),
+        format_size_figure(s.sample_bytes),
+        format_size_figure(s.block_size),
         format_mbps(s.median_read_mb_s)
     );
-    let mut table = new_table(&[
-        "position",
-        "offset",
-        "read MB/s",
-        "access",
-        "write MB/s",
-        "",
-    ]);
+    let unit = TimeUnit::for_ns(
+        s.samples
+            .iter()
+            .filter_map(|p| p.access_ns.map(|n| n as f64)),
+    );
+    let access = unit.header("access");
+    let mut table = Table::new(&["position", "offset", "read MB/s", &access, "write MB/s", ""]);
+    table.align(5, super::table::Align::Left);
     for p in &s.samples {
         table.add_row(vec![
             format!("{:.1}%", p.percent),
-            format_size(p.offset),
+            format_size_figure(p.offset),
             format_mbps(p.read_mb_s),
-            opt_ms(p.access_ns),
+            opt_time(p.access_ns, unit),
             p.write_mb_s.map_or("-".into(), format_mbps),
             p.error.clone().unwrap_or_default(),
         ]);
@@ -100,8 +126,8 @@ fn surface(out: &mut String, s: &SurfaceReport) {
             "SLOW        {:.1}%–{:.1}% ({}..{}): {} position(s) below {:.0}% of the median, down to {} MB/s",
             r.start_percent,
             r.end_percent,
-            format_size(r.start),
-            format_size(r.end),
+            format_size_figure(r.start),
+            format_size_figure(r.end),
             r.samples,
             s.threshold_percent,
             format_mbps(r.min_mb_s)
@@ -111,7 +137,8 @@ fn surface(out: &mut String, s: &SurfaceReport) {
 
 fn parallel(out: &mut String, p: &ParallelReport) {
     let _ = writeln!(out, "parallel    {} targets at once", p.targets.len());
-    let mut table = new_table(&["test", "target", "alone MB/s", "together MB/s"]);
+    let mut table = Table::new(&["test", "target", "alone MB/s", "together MB/s"]);
+    table.align(1, super::table::Align::Left);
     for t in &p.tests {
         for d in &t.devices {
             table.add_row(vec![
@@ -140,10 +167,10 @@ fn copy(out: &mut String, c: &CopyReport) {
         "copy        {} → {}: {} in {:.2} s = {} MB/s ({} blocks, sync {}; final sync {:.2} s)",
         c.source,
         c.destination,
-        format_size(c.bytes),
+        format_size_figure(c.bytes),
         c.elapsed_ns as f64 / 1e9,
         format_mbps(c.mb_per_s),
-        format_size(c.block_size),
+        format_size_figure(c.block_size),
         c.sync,
         c.sync_ns as f64 / 1e9
     );
@@ -174,7 +201,7 @@ fn copy(out: &mut String, c: &CopyReport) {
                 let _ = writeln!(
                     out,
                     "verified    {} read back, identical to the source",
-                    format_size(v.compared_bytes)
+                    format_size_figure(v.compared_bytes)
                 );
             }
             Some(at) => {
@@ -194,26 +221,37 @@ fn endure(out: &mut String, e: &EndureReport) {
         "endure      {} of {} cycles over {} at offset {} in {} blocks",
         e.cycles.iter().filter(|c| c.complete).count(),
         e.cycles_asked,
-        format_size(e.span),
-        format_size(e.offset),
-        format_size(e.block_size)
+        format_size_figure(e.span),
+        format_size_figure(e.offset),
+        format_size_figure(e.block_size)
     );
-    let mut table = new_table(&[
-        "cycle",
-        "write MB/s",
-        "w p50",
-        "w p99",
-        "read MB/s",
-        "r p50",
-        "r p99",
-        "ok",
-        "changed",
-        "overwritten",
-        "corrupted",
-    ]);
+    let unit = TimeUnit::for_ns(e.cycles.iter().flat_map(|c| {
+        [&c.write_latency, &c.read_latency]
+            .into_iter()
+            .flatten()
+            .map(|l| l.p99_ns as f64)
+    }));
+    let headers = [
+        "cycle".to_string(),
+        "MB/s".into(),
+        unit.header("p50"),
+        unit.header("p99"),
+        "MB/s".into(),
+        unit.header("p50"),
+        unit.header("p99"),
+        "ok".into(),
+        "changed".into(),
+        "overwritten".into(),
+        "corrupted".into(),
+    ];
+    let mut table = Table::new(&headers);
+    table.groups(&[("", 1), ("write", 3), ("read", 3), ("blocks read back", 4)]);
     for c in &e.cycles {
         let pct = |l: &Option<crate::stats::LatencySummary>, p99: bool| {
-            opt_ms(l.as_ref().map(|l| if p99 { l.p99_ns } else { l.p50_ns }))
+            opt_time(
+                l.as_ref().map(|l| if p99 { l.p99_ns } else { l.p50_ns }),
+                unit,
+            )
         };
         table.add_row(vec![
             format!("{}{}", c.cycle, if c.complete { "" } else { " (cut)" }),

@@ -1,27 +1,26 @@
 //! The `stream` part of the text report.
 
 use crate::result::apps::StreamReport;
-use crate::units::{format_latency_ns, format_mbps, format_size};
-
-/// A time with its unit: `format_latency_ns` marks only milliseconds.
-fn with_unit(ns: f64) -> String {
-    let text = format_latency_ns(ns);
-    match text.ends_with(" ms") {
-        true => text,
-        false => format!("{text} µs"),
-    }
-}
+use crate::units::{TimeUnit, format_mbps, format_size_figure, format_time_ns};
 use crate::workload::stream::StreamOutcome;
+
+/// A time with its unit, three significant figures: `0 µs`, `13.1 ms`.
+fn with_unit(ns: f64) -> String {
+    format_time_ns(ns)
+}
 use std::fmt::Write;
 
 pub fn stream_block(out: &mut String, r: &StreamReport) {
     let o = &r.outcome;
     let schedule = match r.fps {
-        Some(fps) => format!("{fps} frames/s of {}", format_size(u64::from(o.chunk))),
+        Some(fps) => format!(
+            "{fps} frames/s of {}",
+            format_size_figure(u64::from(o.chunk))
+        ),
         None => format!(
             "{} MB/s in {} requests",
             format_mbps(o.rate_mb_s),
-            format_size(u64::from(o.chunk))
+            format_size_figure(u64::from(o.chunk))
         ),
     };
     let _ = writeln!(
@@ -63,21 +62,24 @@ fn outcome_lines(out: &mut String, o: &StreamOutcome) {
     let verdict = if o.misses == 0 { "none" } else { "MISSED" };
     let _ = writeln!(
         out,
-        "deadlines   {} missed ({:.2}%) {verdict}; longest stall {}; longest gap between completions {}",
+        "deadlines   {} missed ({}%) {verdict}; longest stall {}; longest gap between completions {}",
         o.misses,
-        o.miss_share * 100.0,
+        crate::units::three_figures(o.miss_share * 100.0),
         with_unit(o.longest_stall_ns as f64),
         with_unit(o.longest_gap_ns as f64)
     );
     if let Some(l) = &o.latency {
+        // One unit for the line, so the figures compare at a glance.
+        let unit = TimeUnit::for_ns([l.max_ns as f64]);
         let _ = writeln!(
             out,
-            "latency     from the scheduled start: p50 {}  p90 {}  p99 {}  p99.9 {}  max {}",
-            with_unit(l.p50_ns as f64),
-            with_unit(l.p90_ns as f64),
-            with_unit(l.p99_ns as f64),
-            with_unit(l.p99_9_ns as f64),
-            with_unit(l.max_ns as f64)
+            "latency     {} from the scheduled start: p50 {}  p90 {}  p99 {}  p99.9 {}  max {}",
+            unit.symbol(),
+            unit.figure(l.p50_ns as f64),
+            unit.figure(l.p90_ns as f64),
+            unit.figure(l.p99_ns as f64),
+            unit.figure(l.p99_9_ns as f64),
+            unit.figure(l.max_ns as f64)
         );
     }
     let _ = writeln!(

@@ -3,7 +3,7 @@
 
 use crate::analysis::sustain::SpeedDrop;
 use crate::result::apps::SustainReport;
-use crate::units::{format_mbps, format_size};
+use crate::units::{format_mbps, format_size_figure};
 use std::fmt::Write;
 
 /// Rows of the terminal chart.
@@ -14,10 +14,10 @@ pub fn sustain_block(out: &mut String, r: &SustainReport) {
     let _ = writeln!(
         out,
         "written     {} in {:.1} s, {} MB/s on average, writes of {}; ended by {}",
-        format_size(r.bytes),
+        format_size_figure(r.bytes),
         r.elapsed_ns as f64 / 1e9,
         format_mbps(r.mb_per_s),
-        format_size(u64::from(r.block_size)),
+        format_size_figure(u64::from(r.block_size)),
         r.ended_by
     );
     match &r.drop {
@@ -39,7 +39,7 @@ pub fn sustain_block(out: &mut String, r: &SustainReport) {
             out,
             "note        the drop was searched in the first {} requests ({}) only",
             r.requests_recorded,
-            format_size(r.requests_recorded * u64::from(r.block_size))
+            format_size_figure(r.requests_recorded * u64::from(r.block_size))
         );
     }
     chart(out, r);
@@ -47,7 +47,7 @@ pub fn sustain_block(out: &mut String, r: &SustainReport) {
         let _ = writeln!(
             out,
             "  up to {:>10}: {} MB/s",
-            format_size(m.bytes_end),
+            format_size_figure(m.bytes_end),
             format_mbps(m.mb_per_s)
         );
     }
@@ -73,7 +73,7 @@ fn chart(out: &mut String, r: &SustainReport) {
             out,
             "  {:>7.1} s {:>10} {:>8} MB/s {}",
             group[0].start_ns as f64 / 1e9,
-            format_size(group[0].bytes_before),
+            format_size_figure(group[0].bytes_before),
             format_mbps(mbps),
             "█".repeat(width)
         );
@@ -93,14 +93,14 @@ pub fn drop_sentence(d: &SpeedDrop) -> String {
         // Stored before the per-request search: located per interval.
         return format!(
             "after {} ({:.1} s, to the interval): {speeds}",
-            format_size(d.bytes_before_drop),
+            format_size_figure(d.bytes_before_drop),
             d.seconds_before_drop
         );
     }
     format!(
         "at {} ± {} (request {} of {}, {:.2} s): {speeds}",
-        format_size(d.bytes_before_drop),
-        format_size(d.uncertainty_bytes()),
+        format_size_figure(d.bytes_before_drop),
+        format_size_figure(d.uncertainty_bytes()),
         d.at_request,
         d.requests,
         d.seconds_before_drop
@@ -111,8 +111,8 @@ pub fn drop_sentence(d: &SpeedDrop) -> String {
 pub fn drop_range(d: &SpeedDrop) -> String {
     format!(
         "The first slow request starts between {} and {} (1/32 likelihood support of the step fit, widened by one request)",
-        format_size(d.bytes_low),
-        format_size(d.bytes_high)
+        format_size_figure(d.bytes_low),
+        format_size_figure(d.bytes_high)
     )
 }
 

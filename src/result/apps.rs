@@ -34,7 +34,7 @@ pub struct LoadPoint {
     pub max_ns: u64,
     /// Size over the median time, MB/s.
     pub mb_per_s: f64,
-    /// MB/s over the largest size's MB/s.
+    /// MB/s over the fastest size's MB/s (at most 1).
     pub efficiency: f64,
     /// Measured MB/s over the model's.
     pub model_ratio: Option<f64>,

@@ -1,0 +1,323 @@
+//! Plain text tables and the width every text output keeps to.
+//!
+//! A table is a header line, one dashed rule under it, then one line per
+//! row: no rule between rows (a table twice as tall wraps twice as badly in
+//! a narrow terminal), no box-drawing characters (the same bytes go to a
+//! terminal, a pipe or a file, and `grep`, `diff` and `column` read them),
+//! no trailing spaces. Labels are left-aligned, figures right-aligned, and
+//! a unit lives in its column's header, never in the cells.
+//!
+//! Prose lines ("model  …", notes, warnings) are wrapped by [`fit`] so that
+//! no line of a report is wider than [`WIDTH`] (or [`NARROW`] for
+//! `profile`, which must read in an 80-column terminal).
+
+use std::fmt;
+
+/// The widest line of any text output.
+pub const WIDTH: usize = 100;
+/// The widest line of `profile`'s output (a default terminal).
+pub const NARROW: usize = 80;
+/// The space between two columns.
+const GAP: &str = "  ";
+
+/// How a column's cells sit in their width.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Align {
+    Left,
+    Right,
+}
+
+/// A table: the first column (the row's label) left-aligned, the others
+/// right-aligned unless set otherwise.
+#[derive(Debug, Clone)]
+pub struct Table {
+    headers: Vec<String>,
+    align: Vec<Align>,
+    /// Labels over runs of columns (`read` over MB/s and IOPS), each with
+    /// the number of columns it spans; empty when there is none.
+    groups: Vec<(String, usize)>,
+    rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    pub fn new<S: AsRef<str>>(headers: &[S]) -> Table {
+        let headers: Vec<String> = headers.iter().map(|h| h.as_ref().to_string()).collect();
+        let align = (0..headers.len())
+            .map(|i| if i == 0 { Align::Left } else { Align::Right })
+            .collect();
+        Table {
+            headers,
+            align,
+            groups: Vec::new(),
+            rows: Vec::new(),
+        }
+    }
+
+    /// Sets how column `column` is aligned.
+    pub fn align(&mut self, column: usize, align: Align) -> &mut Table {
+        if let Some(a) = self.align.get_mut(column) {
+            *a = align;
+        }
+        self
+    }
+
+    /// A line above the header naming runs of columns, left to right; each
+    /// label sits right-aligned over the columns it spans.
+    pub fn groups(&mut self, groups: &[(&str, usize)]) -> &mut Table {
+        self.groups = groups.iter().map(|(l, n)| (l.to_string(), *n)).collect();
+        self
+    }
+
+    pub fn add_row(&mut self, row: Vec<String>) -> &mut Table {
+        self.rows.push(row);
+        self
+    }
+
+    /// The columns worth printing: a column with no header and no cell
+    /// (an error column when nothing failed) is left out.
+    fn shown(&self) -> Vec<usize> {
+        (0..self.headers.len())
+            .filter(|&c| {
+                !self.headers[c].is_empty()
+                    || self
+                        .rows
+                        .iter()
+                        .any(|r| r.get(c).is_some_and(|x| !x.is_empty()))
+            })
+            .collect()
+    }
+
+    fn widths(&self) -> Vec<usize> {
+        (0..self.headers.len())
+            .map(|c| {
+                self.rows
+                    .iter()
+                    .filter_map(|r| r.get(c))
+                    .chain(std::iter::once(&self.headers[c]))
+                    .map(|s| columns(s))
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect()
+    }
+
+    fn line(&self, cells: &[String], widths: &[usize], shown: &[usize]) -> String {
+        let parts: Vec<String> = shown
+            .iter()
+            .map(|&c| {
+                let cell = cells.get(c).map_or("", String::as_str);
+                pad(cell, widths[c], self.align[c])
+            })
+            .collect();
+        parts.join(GAP).trim_end().to_string()
+    }
+
+    fn group_line(&self, widths: &[usize], shown: &[usize]) -> String {
+        let mut line = String::new();
+        let mut column = 0;
+        for (label, span) in &self.groups {
+            let covered: Vec<usize> = shown
+                .iter()
+                .copied()
+                .filter(|c| (column..column + span).contains(c))
+                .collect();
+            column += span;
+            if covered.is_empty() {
+                continue;
+            }
+            let width =
+                covered.iter().map(|&c| widths[c]).sum::<usize>() + GAP.len() * (covered.len() - 1);
+            if !line.is_empty() {
+                line.push_str(GAP);
+            }
+            line.push_str(&pad(label, width, Align::Right));
+        }
+        line.trim_end().to_string()
+    }
+}
+
+impl fmt::Display for Table {
+    /// The table without a final newline.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let shown = self.shown();
+        let widths = self.widths();
+        let mut lines = Vec::new();
+        if !self.groups.is_empty() {
+            lines.push(self.group_line(&widths, &shown));
+        }
+        lines.push(self.line(&self.headers, &widths, &shown));
+        let full: usize = shown.iter().map(|&c| widths[c]).sum::<usize>()
+            + GAP.len() * shown.len().saturating_sub(1);
+        lines.push("-".repeat(full));
+        for row in &self.rows {
+            lines.push(self.line(row, &widths, &shown));
+        }
+        write!(f, "{}", lines.join("\n"))
+    }
+}
+
+/// The terminal columns `s` takes: one per character (every character these
+/// tables print, µ, –, × and the block bars included, is one column wide).
+pub fn columns(s: &str) -> usize {
+    s.chars().count()
+}
+
+fn pad(s: &str, width: usize, align: Align) -> String {
+    let fill = " ".repeat(width.saturating_sub(columns(s)));
+    match align {
+        Align::Left => format!("{s}{fill}"),
+        Align::Right => format!("{fill}{s}"),
+    }
+}
+
+/// `text` with every line wider than `width` wrapped at spaces, and no line
+/// ending in a space. A continued line is indented under the text of a
+/// labelled line (`model       t(n) = …` continues at column 12), else two
+/// past the line's own indent. A word wider than the room left is cut.
+pub fn fit(text: &str, width: usize) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let (body, newline) = match line.strip_suffix('\n') {
+            Some(b) => (b, "\n"),
+            None => (line, ""),
+        };
+        let body = body.trim_end();
+        if columns(body) <= width {
+            out.push_str(body);
+        } else {
+            out.push_str(&wrap(body, width, continuation_indent(body)).join("\n"));
+        }
+        out.push_str(newline);
+    }
+    out
+}
+
+/// Where a wrapped line continues: under a label's text (a word or two at
+/// the start, padded to column 12 as the reports print them), else two
+/// columns past the line's indent.
+fn continuation_indent(line: &str) -> usize {
+    const LABEL: usize = 12;
+    let chars: Vec<char> = line.chars().collect();
+    let labelled = chars.len() > LABEL
+        && chars[0] != ' '
+        && chars[LABEL - 1] == ' '
+        && chars[LABEL] != ' '
+        && chars[..LABEL].windows(2).any(|w| w == [' ', ' ']);
+    if labelled {
+        LABEL
+    } else {
+        (chars.iter().take_while(|c| **c == ' ').count() + 2).min(width_guard())
+    }
+}
+
+/// An indent never takes more than a third of the narrowest width.
+fn width_guard() -> usize {
+    NARROW / 3
+}
+
+/// Whether the space at `i` joins a number to its unit (`256 MiB`,
+/// `13.1 ms`) or a sign to its figure, which a wrapped line keeps together.
+fn binds_unit(chars: &[char], i: usize) -> bool {
+    const UNITS: [&str; 9] = ["B", "KiB", "MiB", "GiB", "TiB", "MB/s", "µs", "ms", "s"];
+    // Nor is a sign cut from what it joins (`t0 ± 1.3 µs`, `B = 20`).
+    let sign = |c: Option<&char>| c.is_some_and(|c| ['±', '=', '≈'].contains(c));
+    if i > 0 && (sign(chars.get(i - 1)) || sign(chars.get(i + 1))) {
+        return true;
+    }
+    if i == 0 || !chars[i - 1].is_ascii_digit() {
+        return false;
+    }
+    let word: String = chars[i + 1..]
+        .iter()
+        .take_while(|c| !c.is_whitespace())
+        .collect();
+    let word = word.trim_end_matches([',', ';', ')', '.', ':']);
+    UNITS.contains(&word)
+}
+
+/// Breaks `line` at the last space that keeps each piece within `width`,
+/// keeping the spacing inside each piece as it was (a label's padding);
+/// every piece after the first is indented by `indent`.
+fn wrap(line: &str, width: usize, indent: usize) -> Vec<String> {
+    let prefix = " ".repeat(indent);
+    let mut lines = Vec::new();
+    let mut rest: Vec<char> = line.chars().collect();
+    let mut lead = String::new();
+    loop {
+        let room = width.saturating_sub(columns(&lead)).max(1);
+        if rest.len() <= room {
+            lines.push(format!("{lead}{}", rest.iter().collect::<String>()));
+            break;
+        }
+        // The last space within the room that has text before it.
+        let start = rest.iter().take_while(|c| **c == ' ').count();
+        let cut = (start + 1..=room)
+            .rev()
+            .find(|&i| rest[i] == ' ' && rest[i - 1] != ' ' && !binds_unit(&rest, i));
+        let (piece, next) = match cut {
+            Some(i) => (&rest[..i], i),
+            // A word longer than the room: cut it.
+            None => (&rest[..room], room),
+        };
+        let piece: String = piece.iter().collect();
+        lines.push(format!("{lead}{}", piece.trim_end()));
+        let skip = rest[next..].iter().take_while(|c| **c == ' ').count();
+        rest = rest[next + skip..].to_vec();
+        lead = prefix.clone();
+        if rest.is_empty() {
+            break;
+        }
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn figures_align_right_under_one_rule_and_nothing_trails() {
+        let mut t = Table::new(&["size", "MB/s", ""]);
+        t.add_row(vec!["4 KiB".into(), "20.2".into(), String::new()]);
+        t.add_row(vec!["256 KiB".into(), "139".into(), String::new()]);
+        assert_eq!(
+            t.to_string(),
+            "size     MB/s\n-------------\n4 KiB    20.2\n256 KiB   139"
+        );
+    }
+
+    #[test]
+    fn group_labels_sit_over_their_columns() {
+        let mut t = Table::new(&["test", "MB/s", "IOPS", "MB/s", "IOPS"]);
+        t.groups(&[("", 1), ("read", 2), ("write", 2)]);
+        t.add_row(
+            ["SEQ", "39.8", "38.0", "20.0", "19.0"]
+                .map(String::from)
+                .to_vec(),
+        );
+        let text = t.to_string();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "            read       write");
+        assert_eq!(lines[1], "test  MB/s  IOPS  MB/s  IOPS");
+    }
+
+    #[test]
+    fn long_lines_wrap_under_their_label() {
+        let line = format!("model       {}", "word ".repeat(30));
+        let text = fit(&format!("{line}\nshort \n"), 40);
+        for l in text.lines() {
+            assert!(columns(l) <= 40 && !l.ends_with(' '), "{l:?}");
+        }
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[1].starts_with("            word"), "{text}");
+        assert_eq!(*lines.last().unwrap(), "short");
+        assert!(text.ends_with('\n'));
+        let units = fit("target      a card of 256 MiB", 27);
+        assert_eq!(
+            units, "target      a card of\n            256 MiB",
+            "{units}"
+        );
+        let cut = fit(&"x".repeat(90), 40);
+        assert!(cut.lines().all(|l| columns(l) <= 40), "{cut}");
+    }
+}

@@ -154,6 +154,28 @@ pub enum Command {
     /// `db repair` (move a damaged one aside, keep the runs still readable).
     #[command(subcommand)]
     Db(db::DbCommand),
+    /// Prints the completion script of a shell; e.g. for bash:
+    /// `iocurve completions bash > ~/.local/share/bash-completion/completions/iocurve`.
+    Completions(CompletionsArgs),
+    /// Man pages: without DIR prints iocurve.1 (try `iocurve man | man -l -`);
+    /// with DIR writes iocurve.1 and one page per subcommand
+    /// (iocurve-run.1, iocurve-flash-align.1, ...) into it.
+    Man(ManArgs),
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct CompletionsArgs {
+    /// The shell whose completion script to print.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct ManArgs {
+    /// Directory to write every page into (created when missing)
+    /// [default: none: print iocurve.1 to stdout].
+    #[arg(value_name = "DIR", value_parser = parse_path)]
+    pub dir: Option<PathBuf>,
 }
 
 /// The flash analyses; each decides, with a confidence.

@@ -2,6 +2,7 @@
 //! prepare, measure, assemble one [`RunResult`], print it.
 
 pub mod compare;
+pub mod completions;
 pub mod copy;
 pub mod curve;
 pub mod db;
@@ -11,6 +12,7 @@ pub mod files;
 pub mod flash;
 pub mod history;
 pub mod import;
+pub mod man;
 pub mod probe;
 pub mod profile;
 pub mod recover;
@@ -50,6 +52,8 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Command::Copy(args) => copy::copy(&args, &store),
         Command::Endure(args) => endure::endure(&args, &store),
         Command::Db(cmd) => db::db(&cmd, &store),
+        Command::Completions(args) => completions::completions(args.shell),
+        Command::Man(args) => man::man(args.dir.as_deref()),
     }
 }
 

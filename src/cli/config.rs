@@ -44,11 +44,15 @@ pub struct TargetConfig {
     pub seed: u64,
     /// True when `--seed` was given (a verify read can then trust it).
     pub seed_given: bool,
+    /// `--json` was given (recorded; what is printed is `output`).
     pub json: bool,
     /// Write an HTML report of the run here when it ends.
     pub report: Option<PathBuf>,
     /// The engine asked for; `None` means auto.
     pub engine: Option<EngineKind>,
+    /// How and where the result is printed (not recorded with it).
+    #[serde(skip)]
+    pub output: crate::output::OutputChoice,
 }
 
 /// A validated `iocurve run`.
@@ -169,9 +173,10 @@ pub(crate) fn target_config(args: &TargetArgs) -> Result<TargetConfig> {
         threads: args.threads,
         seed: args.seed.unwrap_or_else(clock_seed),
         seed_given: args.seed.is_some(),
-        json: args.json,
+        json: args.output.json,
         report: args.report.clone(),
         engine: args.engine.asked(),
+        output: args.output.choice(),
     })
 }
 
@@ -195,7 +200,8 @@ pub fn choose_engine(asked: Option<EngineKind>, queue_depth: u32) -> Result<Engi
 
 impl RunConfig {
     pub fn from_args(args: &RunArgs) -> Result<RunConfig> {
-        let target = target_config(&args.target)?;
+        let mut target = target_config(&args.target)?;
+        target.output = args.live.apply(target.output);
         let targets = several_targets(&args.target.target, &args.more_targets, args.parallel)?;
         let bs = checked_block_size(args.bs)?;
         check_run_limits(args.size, args.time, bs)?;
@@ -404,7 +410,8 @@ fn method_engine(method: ReadMethod, stdio_bs: u64, rw: Rw, qd: u32) -> Result<O
 
 impl ProfileConfig {
     pub fn from_args(args: &ProfileArgs) -> Result<ProfileConfig> {
-        let target = target_config(&args.target)?;
+        let mut target = target_config(&args.target)?;
+        target.output = args.live.apply(target.output);
         if target.engine == Some(EngineKind::Sync) {
             return Err(usage(
                 "profile runs queue-depth 8 and 32 tests, which need io_uring: leave --engine at auto or pass --engine uring",
@@ -457,7 +464,8 @@ pub struct CurveConfig {
 
 impl CurveConfig {
     pub fn from_args(args: &CurveArgs) -> Result<CurveConfig> {
-        let target = target_config(&args.target)?;
+        let mut target = target_config(&args.target)?;
+        target.output = args.live.apply(target.output);
         let mut patterns = Vec::new();
         for name in args.rw.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             match Rw::parse(name) {
@@ -507,7 +515,7 @@ impl CurveConfig {
             time: args.time,
             ramp: (args.time / 4).min(Duration::from_millis(200)),
             point_bytes: args.point_bytes.max(1),
-            csv: args.csv,
+            csv: args.target.output.csv,
             svg: args.svg.clone(),
         })
     }

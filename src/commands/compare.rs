@@ -4,6 +4,7 @@
 
 use crate::cli::CompareArgs;
 use crate::error::usage;
+use crate::output::{Format, Output};
 use crate::report::compare::{self, Options};
 use crate::store::{Settings, select};
 use anyhow::Result;
@@ -21,12 +22,14 @@ pub fn compare(args: &CompareArgs, settings: &Settings) -> Result<i32> {
     let opts = Options {
         test: args.test.clone(),
         threshold: args.threshold / 100.0,
-        markdown: args.markdown,
+        markdown: args.output.markdown,
     };
-    let text = match args.json {
-        true => compare::render_json(&entries, &opts).map(|j| j + "\n"),
-        false => compare::render(&entries, &opts),
+    let output = Output::new(settings, &args.output.choice(), None);
+    let text = match output.choice.format {
+        Format::Json => compare::render_json(&entries, &opts).map(|j| j + "\n"),
+        Format::Csv => Ok(crate::output::runs_csv(entries.iter().map(|e| &e.result))),
+        _ => compare::render(&entries, &opts),
     };
-    print!("{}", text.map_err(usage)?);
+    output.show(&text.map_err(usage)?)?;
     Ok(0)
 }

@@ -50,7 +50,7 @@ fn load(args: &FilesLoadArgs, store: &Settings) -> Result<i32> {
     let mut result = crate::probe::record::new_result_for(payload, info, started_at);
     result.cpu_load = cpu_load;
     result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
-    Output::new(store, args.json, args.report.as_ref()).finish(&result)
+    Output::new(store, &args.output.choice(), args.report.as_ref()).finish(&result)
 }
 
 fn save(args: &FilesSaveArgs, store: &Settings) -> Result<i32> {
@@ -79,5 +79,5 @@ fn save(args: &FilesSaveArgs, store: &Settings) -> Result<i32> {
     result.cpu_load = cpu_load;
     result.error = failure;
     result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
-    Output::new(store, args.json, args.report.as_ref()).finish_files_save(&result, bad)
+    Output::new(store, &args.output.choice(), args.report.as_ref()).finish_files_save(&result, bad)
 }

@@ -28,10 +28,14 @@ use anyhow::Result;
 /// Runs the command; returns the exit code for a run that produced a result
 /// (partial results after an I/O failure included).
 pub fn dispatch(cli: Cli) -> Result<i32> {
+    let asked = cli.store()?;
     let store = crate::store::Settings {
-        db: cli.store.db.clone(),
-        no_save: cli.store.no_save,
+        db: asked.db,
+        no_save: asked.no_save,
     };
+    if cli.command.output_args().is_some_and(|o| o.quiet) {
+        crate::report::progress::silence();
+    }
     match cli.command {
         Command::Run(args) => run::run(&args, &store),
         Command::Profile(args) => profile::profile(&args, &store),
@@ -40,7 +44,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Command::Report(args) => report::report(&args, &store),
         Command::Probe(args) => probe::probe(&args),
         Command::History(args) => history::history(&args, &store),
-        Command::List => history::list(&store),
+        Command::List(_) => history::list(&store),
         Command::Compare(args) => compare::compare(&args, &store),
         Command::Export(args) => export::export(&args, &store),
         Command::Import(args) => import::import(&args, &store),

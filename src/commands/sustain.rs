@@ -32,7 +32,8 @@ pub fn sustain(args: &SustainArgs, store: &Settings) -> Result<i32> {
         mark_bytes: args.mark,
     };
     target.arm(&[(offset, plan.bytes)])?;
-    let (live, printer) = json_lines::start_printer(args.json_lines, LIVE_BACKLOG);
+    let output = Output::for_target(store, &cfg.target);
+    let (live, printer) = json_lines::start_printer(output.streams_json_lines(), LIVE_BACKLOG);
     let load = cpuload::start_if(args.load.cpu_load);
     let stop = interrupt::stop_flag();
     let run = sustain::run(
@@ -66,10 +67,5 @@ pub fn sustain(args: &SustainArgs, store: &Settings) -> Result<i32> {
     result.cpu_load = cpu_load;
     crate::safety::restore::restore(&mut target, &mut result);
     drop(target);
-    let output = Output::for_target(store, &cfg.target);
-    if args.json_lines {
-        json_lines::print_result(&result)?;
-        return output.exit_code_of(&result);
-    }
     output.finish(&result)
 }

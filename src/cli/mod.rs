@@ -93,7 +93,7 @@ pub fn one_line_error(err: &clap::Error) -> Option<String> {
 
 /// `iocurve --db PATH CMD` and `iocurve --no-save CMD`: the place these
 /// had when they were global, still accepted (unlisted) so scripts keep
-/// working; [`Cli::store`] refuses them for a command they mean nothing to.
+/// working; a command they mean nothing to ignores them, as it always has.
 #[derive(Debug, Args, Clone, Default)]
 pub struct EarlyStoreArgs {
     #[arg(long = "db", id = "early_db", hide = true, value_name = "PATH", value_parser = parse_path)]
@@ -115,64 +115,21 @@ pub enum StoreUse<'a> {
 
 impl Cli {
     /// The results database settings of the command, with the ones given
-    /// before the command name merged in; a usage error when those mean
-    /// nothing to it.
-    pub fn store(&self) -> anyhow::Result<StoreArgs> {
+    /// before the command name merged in (the command's own win).
+    pub fn store(&self) -> StoreArgs {
         let early = &self.before_command;
-        let name = self.command.name();
-        let refuse = |option: &str| {
-            crate::error::usage(format!(
-                "{option} means nothing to `iocurve {name}`: it neither saves nor reads runs"
-            ))
-        };
         let mut merged = match self.command.store_use() {
             StoreUse::Saves(own) => own.clone(),
-            StoreUse::Reads(own) => {
-                if early.no_save {
-                    return Err(crate::error::usage(format!(
-                        "--no-save means nothing to `iocurve {name}`: it saves no run"
-                    )));
-                }
-                StoreArgs::from(own)
-            }
-            StoreUse::None if early.db.is_some() => return Err(refuse("--db")),
-            StoreUse::None if early.no_save => return Err(refuse("--no-save")),
+            StoreUse::Reads(own) => StoreArgs::from(own),
             StoreUse::None => StoreArgs::default(),
         };
         merged.db = merged.db.or_else(|| early.db.clone());
         merged.no_save |= early.no_save;
-        Ok(merged)
+        merged
     }
 }
 
 impl Command {
-    /// The command's name as typed.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Command::Profile(_) => "profile",
-            Command::Run(_) => "run",
-            Command::Curve(_) => "curve",
-            Command::Report(_) => "report",
-            Command::Recover(_) => "recover",
-            Command::Probe(_) => "probe",
-            Command::History(_) => "history",
-            Command::List(_) => "list",
-            Command::Compare(_) => "compare",
-            Command::Export(_) => "export",
-            Command::Import(_) => "import",
-            Command::Files(_) => "files",
-            Command::Stream(_) => "stream",
-            Command::Sustain(_) => "sustain",
-            Command::Flash(_) => "flash",
-            Command::Surface(_) => "surface",
-            Command::Copy(_) => "copy",
-            Command::Endure(_) => "endure",
-            Command::Db(_) => "db",
-            Command::Completions(_) => "completions",
-            Command::Man(_) => "man",
-        }
-    }
-
     /// What the command does with the results database.
     pub fn store_use(&self) -> StoreUse<'_> {
         match self {
@@ -293,7 +250,7 @@ pub struct ManArgs {
     /// Directory to write every page into (created when missing)
     /// [default: none: print iocurve.1 to stdout].
     #[arg(value_name = "DIR", value_parser = parse_path)]
-    pub dir: Option<PathBuf>,
+    pub pages_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Args, Clone)]

@@ -28,7 +28,7 @@ use anyhow::Result;
 /// Runs the command; returns the exit code for a run that produced a result
 /// (partial results after an I/O failure included).
 pub fn dispatch(cli: Cli) -> Result<i32> {
-    let asked = cli.store()?;
+    let asked = cli.store();
     let store = crate::store::Settings {
         db: asked.db,
         no_save: asked.no_save,
@@ -57,7 +57,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Command::Endure(args) => endure::endure(&args, &store),
         Command::Db(cmd) => db::db(&cmd, &store),
         Command::Completions(args) => completions::completions(args.shell),
-        Command::Man(args) => man::man(args.dir.as_deref()),
+        Command::Man(args) => man::man(args.pages_dir.as_deref()),
     }
 }
 

@@ -281,7 +281,17 @@ pub struct ListArgs {
     pub db: DbArg,
 }
 
+/// What `compare --json` prints.
+const COMPARE_JSON: &str = "Print the test-by-test comparison as JSON: each pair of like tests with its repetitions, ratio interval and verdict, and the tests set apart with their reasons";
+/// What `compare --csv` prints.
+const COMPARE_CSV: &str = "Print every compared run's tests as CSV, one row each, as `export --format csv` does (the verdicts are in --json)";
+
 #[derive(Debug, Args, Clone)]
+#[command(
+    mut_arg("json", |a| a.help(COMPARE_JSON)),
+    mut_arg("csv", |a| a.help(COMPARE_CSV)),
+    mut_arg("markdown", |a| a.help("Print the comparison as Markdown: the table, then the verdicts as a list"))
+)]
 pub struct CompareArgs {
     /// Run ids, device names (their latest run), or JSON result files.
     #[arg(required = true, num_args = 1.., value_parser = limits::name)]
@@ -296,10 +306,6 @@ pub struct CompareArgs {
     #[arg(long, default_value = "5", value_parser = limits::COMPARE_THRESHOLD.parser())]
     pub threshold: f64,
 
-    /// --json: the test-by-test comparison (each pair of like tests with its
-    /// repetitions, ratio interval and verdict, and the tests set apart
-    /// with their reasons); --csv: every run's tests, one row each;
-    /// --markdown: the table and verdicts as Markdown.
     #[command(flatten)]
     pub output: OutputArgs,
 

@@ -1,23 +1,48 @@
-//! The one output step of a measuring command: print the result (text or
-//! JSON), save it in the results database, write the `--report` page, and
-//! pick the exit code. Everything a run shows passes through here.
+//! The one output step of a measuring command: print the result (the table,
+//! JSON, JSON lines, CSV or Markdown; to stdout, to `-o FILE`, or nowhere
+//! with `-q`), save it in the results database, write the `--report` page,
+//! and pick the exit code. Everything a run shows passes through here.
 
 use crate::error::{EXIT_INTERRUPTED, EXIT_IO, EXIT_VERIFY};
 use crate::report::html::{self, ReportInput};
-use crate::report::{Export, Json, Text};
+use crate::report::{Csv, Export, Json, Markdown, Text};
 use crate::result::RunResult;
 use crate::store::{Settings, Store};
 use anyhow::Result;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+/// The format a result is printed in (`--json`, `--json-lines`, `--csv`,
+/// `--markdown`, else the command's table).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Format {
+    #[default]
+    Text,
+    Json,
+    /// One JSON object per line; the whole result is the last line.
+    JsonLines,
+    Csv,
+    Markdown,
+}
+
+/// What the output flags asked for: the format, where it goes, and
+/// whether anything is shown at all.
+#[derive(Debug, Clone, Default)]
+pub struct OutputChoice {
+    pub format: Format,
+    /// `-o FILE`: the output goes there instead of stdout.
+    pub file: Option<PathBuf>,
+    /// `-q`: nothing on stdout, no progress, no notes on stderr.
+    pub quiet: bool,
+}
+
 /// Where a measuring command's result goes: the format it is printed in,
 /// the `--report` page, and the results database. Made once from the
 /// command line; nothing about output is decided anywhere else.
 #[derive(Debug, Clone, Default)]
 pub struct Output {
-    /// Print JSON instead of the text tables.
-    pub json: bool,
+    /// How and where the result is printed.
+    pub choice: OutputChoice,
     /// Write the HTML report of the run here (`--report FILE`).
     pub report: Option<PathBuf>,
     /// The results database (`--db`, `--no-save`).
@@ -25,40 +50,69 @@ pub struct Output {
 }
 
 impl Output {
-    pub fn new(store: &Settings, json: bool, report: Option<&PathBuf>) -> Output {
+    pub fn new(store: &Settings, choice: &OutputChoice, report: Option<&PathBuf>) -> Output {
         Output {
-            json,
+            choice: choice.clone(),
             report: report.cloned(),
             store: store.clone(),
         }
     }
 
     /// The output a command with the shared target options asked for
-    /// (`--json`, `--report`).
+    /// (the output flags, `--report`).
     pub fn for_target(store: &Settings, target: &crate::cli::config::TargetConfig) -> Output {
-        Output::new(store, target.json, target.report.as_ref())
+        Output::new(store, &target.output, target.report.as_ref())
+    }
+
+    /// True when intervals are to be streamed as JSON lines on stdout
+    /// while the command runs.
+    pub fn streams_json_lines(&self) -> bool {
+        self.choice.format == Format::JsonLines && !self.choice.quiet
     }
 
     /// Prints the result, saves it, writes the report, and picks the exit
     /// code.
     pub fn finish(&self, result: &RunResult) -> Result<i32> {
-        let text = if self.json {
-            Json.render(result)
-        } else {
-            Text.render(result)
-        };
-        print_text(&text);
-        self.exit_code_of(result)
+        self.finish_as(result, &Text)
     }
 
-    /// [`Output::finish`], or, when the intervals were streamed as JSON
-    /// lines, the whole result as the last line.
-    pub fn finish_live(&self, result: &RunResult, json_lines: bool) -> Result<i32> {
-        if !json_lines {
-            return self.finish(result);
+    /// [`Output::finish`] with `table` as the command's own text form.
+    fn finish_as(&self, result: &RunResult, table: &dyn Export) -> Result<i32> {
+        let shown = self.show(&self.render(result, table));
+        let code = self.exit_code_of(result)?;
+        shown?;
+        Ok(code)
+    }
+
+    /// The result in the chosen format.
+    pub fn render(&self, result: &RunResult, table: &dyn Export) -> String {
+        match self.choice.format {
+            Format::Text => table.render(result),
+            Format::Json => Json.render(result),
+            Format::JsonLines => json_line(result),
+            Format::Csv => Csv.render(result),
+            Format::Markdown => Markdown.render(result),
         }
-        crate::report::json_lines::print_result(result)?;
-        self.exit_code_of(result)
+    }
+
+    /// Puts rendered output where the flags say: the `-o` file, else
+    /// stdout unless `-q`.
+    pub fn show(&self, text: &str) -> Result<()> {
+        match &self.choice.file {
+            Some(path) => write_output(path, text.as_bytes(), "the output"),
+            None if self.choice.quiet => Ok(()),
+            None => {
+                print_text(text);
+                Ok(())
+            }
+        }
+    }
+
+    /// A note for the user on stderr, unless `-q`.
+    fn note(&self, text: std::fmt::Arguments) {
+        if !self.choice.quiet {
+            eprintln!("{text}");
+        }
     }
 
     /// Saves and reports a result printed some other way; the exit code it
@@ -85,17 +139,13 @@ impl Output {
     /// saves its last state under the same id, and picks the exit code:
     /// bad blocks found over endure's cycles end it with the verify code.
     pub fn finish_saved(&self, result: &RunResult, saved: &mut Option<i64>) -> Result<i32> {
-        let text = if self.json {
-            Json.render(result)
-        } else {
-            Text.render(result)
-        };
-        print_text(&text);
+        let shown = self.show(&self.render(result, &Text));
         self.save_progress(result, saved);
         if let Some(id) = saved {
-            eprintln!("saved as run {id}");
+            self.note(format_args!("saved as run {id}"));
         }
         let code = exit_code_unsaved(result)?;
+        shown?;
         let bad: u64 = result
             .payload
             .endure()
@@ -114,7 +164,9 @@ impl Output {
     /// the result is already printed and the exit code stays the run's.
     pub fn save(&self, result: &RunResult) {
         match self.store.save(result, "iocurve") {
-            Ok(Some((id, path))) => eprintln!("saved as run {id} in {}", path.display()),
+            Ok(Some((id, path))) => {
+                self.note(format_args!("saved as run {id} in {}", path.display()))
+            }
             Ok(None) => {}
             Err(e) => eprintln!(
                 "warning: the result was not saved: {}",
@@ -130,12 +182,20 @@ impl Output {
             return;
         };
         match write_report_page(result, path, &self.store) {
-            Ok(()) => eprintln!("report written to {}", path.display()),
+            Ok(()) => self.note(format_args!("report written to {}", path.display())),
             Err(e) => eprintln!(
                 "warning: the report was not written: {}",
                 crate::error::render(&e)
             ),
         }
+    }
+}
+
+/// The whole result as one line of JSON (the last line of `--json-lines`).
+fn json_line(result: &RunResult) -> String {
+    match serde_json::to_string(result) {
+        Ok(line) => line + "\n",
+        Err(e) => format!("{{\"error\":{:?}}}\n", e.to_string()),
     }
 }
 
@@ -215,15 +275,7 @@ impl Output {
     /// run, and ends with [`EXIT_FLASH_FAIL`] when the card failed and
     /// nothing worse happened.
     pub fn finish_flash(&self, result: &RunResult, verbose: bool) -> Result<i32> {
-        let text = match self.json {
-            true => Json.render(result),
-            false => crate::report::flash::render_text(result, verbose),
-        };
-        let mut stdout = std::io::stdout().lock();
-        let _ = stdout.write_all(text.as_bytes());
-        let _ = stdout.flush();
-        drop(stdout);
-        let code = self.exit_code_of(result)?;
+        let code = self.finish_as(result, &FlashTable { verbose })?;
         let failed = result.payload.flash().is_some_and(|f| f.failed);
         Ok(if code == 0 && failed {
             EXIT_FLASH_FAIL
@@ -259,6 +311,17 @@ impl Output {
     }
 }
 
+/// The text form of a flash result: the verdicts, or every figure.
+struct FlashTable {
+    verbose: bool,
+}
+
+impl Export for FlashTable {
+    fn render(&self, result: &RunResult) -> String {
+        crate::report::flash::render_text(result, self.verbose)
+    }
+}
+
 /// A surface scan's exit code: the run's, or 3 when a position failed.
 pub fn surface_exit_code(code: i32, result: &RunResult) -> i32 {
     let surface = result.payload.surface();
@@ -270,4 +333,19 @@ pub fn surface_exit_code(code: i32, result: &RunResult) -> i32 {
         return crate::error::EXIT_IO;
     }
     code
+}
+
+/// Several runs as one CSV (`compare --csv`): the export's rows of each
+/// run under one header line.
+pub fn runs_csv<'a>(results: impl IntoIterator<Item = &'a RunResult>) -> String {
+    let mut out = String::new();
+    for (i, result) in results.into_iter().enumerate() {
+        let csv = Csv.render(result);
+        let rows = match i {
+            0 => csv.as_str(),
+            _ => csv.split_once('\n').map_or("", |(_, rows)| rows),
+        };
+        out.push_str(rows);
+    }
+    out
 }

@@ -9,7 +9,8 @@ use std::path::Path;
 
 /// Exit code and stderr.
 fn fails(args: &[&str]) -> (Option<i32>, String) {
-    let out = iocurve().args(args).arg("--no-save").output().unwrap();
+    // Before the command name: taken by every command, saving or not.
+    let out = iocurve().arg("--no-save").args(args).output().unwrap();
     assert!(!out.status.success(), "{args:?} succeeded");
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(!err.contains("panicked"), "{err}");

@@ -54,14 +54,21 @@ impl Run {
     }
 }
 
-/// `iocurve --no-save flash CMD DEV --destructive --json ARGS...`; it must
+/// `iocurve --no-save flash CMD DEV --destructive --json ARGS...` (align
+/// without --destructive); it must
 /// exit 0 (or 5, a fake card or a failed class).
 fn flash(cmd: &str, dev: &FaultDevice, args: &[&str]) -> Run {
     let start = Instant::now();
     let out = iocurve()
         .args(["--no-save", "flash", cmd])
         .arg(&dev.dev)
-        .args(["--destructive", "--json"])
+        // align only reads, so it takes no write permission.
+        .args(if cmd == "align" {
+            &[][..]
+        } else {
+            &["--destructive"][..]
+        })
+        .arg("--json")
         .args(args)
         .output()
         .unwrap();

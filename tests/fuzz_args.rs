@@ -327,10 +327,15 @@ fn command_line(leaves: &[Leaf], case: &Case, dir: &Path) -> Vec<String> {
             (None, _) => {}
         }
     }
+    // Only the commands that save take --no-save, only those that save or
+    // read runs take --db.
+    let takes_db = leaf.options.iter().any(|o| o.long.as_deref() == Some("db"));
+    let takes_no_save = leaf.flags.iter().any(|f| f == "no-save");
     if !probing_db {
-        match case.no_save {
-            true => args.push("--no-save".into()),
-            false => args.extend(["--db".into(), "r.db".into()]),
+        match (case.no_save && takes_no_save, takes_db) {
+            (true, _) => args.push("--no-save".into()),
+            (false, true) => args.extend(["--db".into(), "r.db".into()]),
+            (false, false) => {}
         }
     }
     let positional_probed = last_probed.is_some();

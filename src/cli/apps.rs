@@ -3,7 +3,7 @@
 //! and `curve`. Parsing only; the commands validate the combinations.
 
 use super::options::CopySync;
-use super::{TargetArgs, limits, parse_path, parse_target};
+use super::{JsonLinesArg, OutputArgs, StoreArgs, TargetArgs, limits, parse_path, parse_target};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -13,7 +13,7 @@ use std::time::Duration;
 pub struct CpuLoadArg {
     /// Keep this share of every CPU busy with pinned background threads
     /// while measuring (e.g. 50 or 50%), to see how speed depends on the CPU
-    /// left over.
+    /// left over [default: none].
     #[arg(long, value_name = "PCT", value_parser = parse_percent)]
     pub cpu_load: Option<u8>,
 }
@@ -48,16 +48,14 @@ pub struct FilesLoadArgs {
     #[arg(long, value_parser = limits::FILE_COUNT.parser())]
     pub count: Option<u32>,
 
-    /// Frames per second: also report bytes per frame and frames per file.
+    /// Frames per second: also report bytes per frame and frames per file
+    /// [default: none].
     #[arg(long, value_parser = limits::FPS.parser())]
     pub fps: Option<f64>,
 
+    /// Seed for the files' contents [default: from the clock].
     #[arg(long)]
     pub seed: Option<u64>,
-
-    /// Print one JSON document instead of the table.
-    #[arg(long)]
-    pub json: bool,
 
     /// How each file is read: read (read(2) into one buffer), mmap (page
     /// faults on a mapping) or stdio (the C library's fread in --stdio-bs
@@ -69,12 +67,19 @@ pub struct FilesLoadArgs {
     #[arg(long, value_name = "SIZE", default_value = "4k", value_parser = limits::STDIO_CALL.parser())]
     pub stdio_bs: u64,
 
-    /// Also write a self-contained HTML report of this run to FILE.
+    /// Also write a self-contained HTML report of this run to FILE
+    /// [default: no report].
     #[arg(long, value_name = "FILE", value_parser = parse_path)]
     pub report: Option<PathBuf>,
 
     #[command(flatten)]
     pub load: CpuLoadArg,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
+
+    #[command(flatten)]
+    pub store: StoreArgs,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -105,19 +110,41 @@ pub struct FilesSaveArgs {
     #[arg(long, value_enum, default_value = "end")]
     pub sync: CopySync,
 
+    /// Seed for the data written [default: from the clock].
     #[arg(long)]
     pub seed: Option<u64>,
 
-    /// Print one JSON document instead of the table.
-    #[arg(long)]
-    pub json: bool,
-
-    /// Also write a self-contained HTML report of this run to FILE.
+    /// Also write a self-contained HTML report of this run to FILE
+    /// [default: no report].
     #[arg(long, value_name = "FILE", value_parser = parse_path)]
     pub report: Option<PathBuf>,
 
     #[command(flatten)]
     pub load: CpuLoadArg,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
+
+    #[command(flatten)]
+    pub store: StoreArgs,
+}
+
+impl FilesAction {
+    /// Where the run is saved.
+    pub fn store(&self) -> &StoreArgs {
+        match self {
+            FilesAction::Load(a) => &a.store,
+            FilesAction::Save(a) => &a.store,
+        }
+    }
+
+    /// How the result is printed.
+    pub fn output(&self) -> &OutputArgs {
+        match self {
+            FilesAction::Load(a) => &a.output,
+            FilesAction::Save(a) => &a.output,
+        }
+    }
 }
 
 #[derive(Debug, Args, Clone)]
@@ -138,11 +165,12 @@ pub struct StreamArgs {
     #[arg(long, value_name = "SIZE", default_value = "64k", value_parser = limits::BLOCK.parser())]
     pub chunk: u64,
 
-    /// Requests per second (video frames), with --frame bytes each.
+    /// Requests per second (video frames), with --frame bytes each
+    /// [default: none: --rate sets the schedule].
     #[arg(long, requires = "frame", value_parser = limits::FPS.parser())]
     pub fps: Option<f64>,
 
-    /// Bytes per frame with --fps.
+    /// Bytes per frame with --fps [default: none; required by --fps].
     #[arg(long, value_name = "SIZE", value_parser = limits::BLOCK.parser())]
     pub frame: Option<u64>,
 
@@ -162,6 +190,9 @@ pub struct StreamArgs {
 
     #[command(flatten)]
     pub load: CpuLoadArg,
+
+    #[command(flatten)]
+    pub live: JsonLinesArg,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -173,7 +204,8 @@ pub struct SustainArgs {
     #[arg(long, value_name = "SIZE", default_value = "8G", value_parser = limits::BYTES.parser())]
     pub bytes: u64,
 
-    /// Time to write at most.
+    /// Time to write at most [default: no limit: --bytes or the target's
+    /// end stops it].
     #[arg(long, value_name = "DURATION", value_parser = limits::TIME.parser())]
     pub time: Option<Duration>,
 
@@ -189,10 +221,10 @@ pub struct SustainArgs {
     #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = limits::BYTES.parser())]
     pub mark: u64,
 
-    /// Print one JSON object per interval while writing (for live plots),
-    /// then the whole result as the last line.
-    #[arg(long, conflicts_with = "json")]
-    pub json_lines: bool,
+    /// --json-lines here prints one JSON object per interval while writing
+    /// (for live plots), then the whole result as the last line.
+    #[command(flatten)]
+    pub live: JsonLinesArg,
 
     #[command(flatten)]
     pub load: CpuLoadArg,

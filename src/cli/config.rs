@@ -45,11 +45,15 @@ pub struct TargetConfig {
     pub seed: u64,
     /// True when `--seed` was given (a verify read can then trust it).
     pub seed_given: bool,
+    /// `--json` was given (recorded; what is printed is `output`).
     pub json: bool,
     /// Write an HTML report of the run here when it ends.
     pub report: Option<PathBuf>,
     /// The engine asked for; `None` means auto.
     pub engine: Option<EngineKind>,
+    /// How and where the result is printed (not recorded with it).
+    #[serde(skip)]
+    pub output: crate::output::OutputChoice,
 }
 
 /// A validated `iocurve run`.
@@ -174,9 +178,10 @@ pub(crate) fn target_config(args: &TargetArgs) -> Result<TargetConfig> {
         threads: args.threads,
         seed: args.seed.unwrap_or_else(clock_seed),
         seed_given: args.seed.is_some(),
-        json: args.json,
+        json: args.output.json,
         report: args.report.clone(),
         engine: args.engine.asked(),
+        output: args.output.choice(),
     })
 }
 
@@ -200,7 +205,8 @@ pub fn choose_engine(asked: Option<EngineKind>, queue_depth: u32) -> Result<Engi
 
 impl RunConfig {
     pub fn from_args(args: &RunArgs) -> Result<RunConfig> {
-        let target = target_config(&args.target)?;
+        let mut target = target_config(&args.target)?;
+        target.output = args.live.apply(target.output);
         let targets = several_targets(&args.target.target, &args.more_targets, args.parallel)?;
         let bs = checked_block_size(args.bs)?;
         check_run_limits(args.size, args.time, bs)?;
@@ -409,7 +415,8 @@ fn method_engine(method: ReadMethod, stdio_bs: u64, rw: Rw, qd: u32) -> Result<O
 
 impl ProfileConfig {
     pub fn from_args(args: &ProfileArgs) -> Result<ProfileConfig> {
-        let target = target_config(&args.target)?;
+        let mut target = target_config(&args.target)?;
+        target.output = args.live.apply(target.output);
         let (preset, rows) = profile_rows(args, target.threads);
         if target.engine == Some(EngineKind::Sync) && rows.iter().any(|r| r.queue_depth > 1) {
             return Err(usage(
@@ -479,7 +486,8 @@ pub struct CurveConfig {
 
 impl CurveConfig {
     pub fn from_args(args: &CurveArgs) -> Result<CurveConfig> {
-        let target = target_config(&args.target)?;
+        let mut target = target_config(&args.target)?;
+        target.output = args.live.apply(target.output);
         let mut patterns = Vec::new();
         for name in args.rw.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             match Rw::parse(name) {
@@ -529,7 +537,7 @@ impl CurveConfig {
             time: args.time,
             ramp: (args.time / 4).min(Duration::from_millis(200)),
             point_bytes: args.point_bytes.max(1),
-            csv: args.csv,
+            csv: args.target.output.csv,
             svg: args.svg.clone(),
         })
     }

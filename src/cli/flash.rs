@@ -1,21 +1,220 @@
-//! From `iocurve flash ...` arguments to what the flash command runs: which
-//! detector, and the validated [`TargetConfig`] of the card (always direct
-//! I/O, one thread, the whole medium).
+//! `iocurve flash ...`: each subcommand's own options (`flash align`, which
+//! only reads, offers no write permission; only `class` takes `--claim`),
+//! and from them what the flash command runs: which detector, and the
+//! validated [`TargetConfig`] of the card (always direct I/O, one thread,
+//! the whole medium).
 
+use super::{OutputArgs, StoreArgs, limits, parse_dir, parse_target};
 use crate::cli::config::TargetConfig;
-use crate::cli::{FlashArgs, FlashCommand};
 use crate::flash::session::FlashTest;
 use anyhow::Result;
+use clap::{Args, Subcommand};
+use std::path::PathBuf;
 
-/// The detector a flash subcommand names, and its arguments.
-pub fn test_of(cmd: &FlashCommand) -> (FlashTest, &FlashArgs) {
-    match cmd {
-        FlashCommand::Align(a) => (FlashTest::Align, a),
-        FlashCommand::OpenAu(a) => (FlashTest::OpenAu, a),
-        FlashCommand::Cache(a) => (FlashTest::Cache, a),
-        FlashCommand::Capacity(a) => (FlashTest::Capacity, a),
-        FlashCommand::Class(a) => (FlashTest::Class, a),
+/// The flash analyses; each decides, with a confidence.
+#[derive(Debug, Subcommand)]
+pub enum FlashCommand {
+    /// AU and page size from read timing at candidate boundaries (read-only).
+    Align(AlignArgs),
+    /// How many AUs the card keeps open for writing.
+    OpenAu(OpenAuArgs),
+    /// Size of the write cache (SLC region), burst and sustained speed.
+    Cache(CacheArgs),
+    /// Fake-capacity probe; exit code 5 when the card is fake.
+    Capacity(CapacityArgs),
+    /// PASS/FAIL for each SD speed-class requirement; exit code 5 on a FAIL.
+    Class(ClassArgs),
+}
+
+/// What every flash test takes: the card, how the result is shown, where
+/// it is saved.
+#[derive(Debug, Args, Clone)]
+pub struct CardArgs {
+    /// A block device, a file, or a simulated card (sim:au=4M,...).
+    #[arg(value_parser = parse_target)]
+    pub target: PathBuf,
+
+    /// Show the raw table.
+    #[arg(long, short)]
+    pub verbose: bool,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
+
+    #[command(flatten)]
+    pub store: StoreArgs,
+}
+
+/// The permissions of the tests that write.
+#[derive(Debug, Args, Clone)]
+pub struct WriteArgs {
+    /// Allow writes that destroy data on the target.
+    #[arg(long)]
+    pub destructive: bool,
+
+    /// Journal what the test overwrites and restore it afterwards.
+    #[arg(long)]
+    pub preserve: bool,
+
+    /// Where --preserve keeps its journals [default:
+    /// $XDG_DATA_HOME/iocurve/journals].
+    #[arg(long, value_name = "DIR", value_parser = parse_dir)]
+    pub journal_dir: Option<PathBuf>,
+}
+
+/// `--au`, for the tests that work in whole AUs.
+#[derive(Debug, Args, Clone)]
+pub struct AuArg {
+    /// The AU size [default: the kernel's preferred_erase_size, else
+    /// detected by `flash align`, else 4 MiB].
+    #[arg(long, value_name = "SIZE", value_parser = limits::AU.parser())]
+    pub au: Option<u64>,
+}
+
+/// `--seed`, for the tests that write generated data.
+#[derive(Debug, Args, Clone)]
+pub struct SeedArg {
+    /// Seed for positions and data [default: from the clock].
+    #[arg(long)]
+    pub seed: Option<u64>,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct AlignArgs {
+    #[command(flatten)]
+    pub card: CardArgs,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct OpenAuArgs {
+    #[command(flatten)]
+    pub card: CardArgs,
+    #[command(flatten)]
+    pub writes: WriteArgs,
+    #[command(flatten)]
+    pub au: AuArg,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct CacheArgs {
+    #[command(flatten)]
+    pub card: CardArgs,
+    #[command(flatten)]
+    pub writes: WriteArgs,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct CapacityArgs {
+    #[command(flatten)]
+    pub card: CardArgs,
+    #[command(flatten)]
+    pub writes: WriteArgs,
+
+    /// The most capacity writes between probing and reading back, to get
+    /// past a write cache [default: as much as the cache it measures
+    /// needs, up to 1G].
+    #[arg(long, value_name = "SIZE", value_parser = limits::FLUSH.parser())]
+    pub flush: Option<u64>,
+
+    #[command(flatten)]
+    pub seed: SeedArg,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct ClassArgs {
+    #[command(flatten)]
+    pub card: CardArgs,
+    #[command(flatten)]
+    pub writes: WriteArgs,
+    #[command(flatten)]
+    pub au: AuArg,
+
+    /// The class to check (C10, U1, U3, V6..V90, A1, A2) [default: what the
+    /// card's SSR claims, else every class].
+    #[arg(long, value_parser = limits::class)]
+    pub claim: Option<String>,
+
+    #[command(flatten)]
+    pub seed: SeedArg,
+}
+
+/// One flash test's request, whichever subcommand named it: the options a
+/// test does not take are at their "not given" value.
+#[derive(Debug, Clone)]
+pub struct FlashArgs {
+    pub target: PathBuf,
+    pub destructive: bool,
+    pub preserve: bool,
+    pub journal_dir: Option<PathBuf>,
+    pub au: Option<u64>,
+    pub claim: Option<String>,
+    pub flush: Option<u64>,
+    pub seed: Option<u64>,
+    pub verbose: bool,
+    pub output: OutputArgs,
+    pub store: StoreArgs,
+}
+
+impl FlashCommand {
+    /// The options every subcommand shares.
+    pub fn card(&self) -> &CardArgs {
+        match self {
+            FlashCommand::Align(a) => &a.card,
+            FlashCommand::OpenAu(a) => &a.card,
+            FlashCommand::Cache(a) => &a.card,
+            FlashCommand::Capacity(a) => &a.card,
+            FlashCommand::Class(a) => &a.card,
+        }
     }
+
+    fn writes(&self) -> Option<&WriteArgs> {
+        match self {
+            FlashCommand::Align(_) => None,
+            FlashCommand::OpenAu(a) => Some(&a.writes),
+            FlashCommand::Cache(a) => Some(&a.writes),
+            FlashCommand::Capacity(a) => Some(&a.writes),
+            FlashCommand::Class(a) => Some(&a.writes),
+        }
+    }
+}
+
+/// The detector a flash subcommand names, and its request.
+pub fn test_of(cmd: &FlashCommand) -> (FlashTest, FlashArgs) {
+    let card = cmd.card();
+    let writes = cmd.writes();
+    let mut args = FlashArgs {
+        target: card.target.clone(),
+        destructive: writes.is_some_and(|w| w.destructive),
+        preserve: writes.is_some_and(|w| w.preserve),
+        journal_dir: writes.and_then(|w| w.journal_dir.clone()),
+        au: None,
+        claim: None,
+        flush: None,
+        seed: None,
+        verbose: card.verbose,
+        output: card.output.clone(),
+        store: card.store.clone(),
+    };
+    let test = match cmd {
+        FlashCommand::Align(_) => FlashTest::Align,
+        FlashCommand::OpenAu(a) => {
+            args.au = a.au.au;
+            FlashTest::OpenAu
+        }
+        FlashCommand::Cache(_) => FlashTest::Cache,
+        FlashCommand::Capacity(a) => {
+            args.flush = a.flush;
+            args.seed = a.seed.seed;
+            FlashTest::Capacity
+        }
+        FlashCommand::Class(a) => {
+            args.au = a.au.au;
+            args.claim = a.claim.clone();
+            args.seed = a.seed.seed;
+            FlashTest::Class
+        }
+    };
+    (test, args)
 }
 
 /// The target of flash test `name`: refuses a directory (the detectors
@@ -27,6 +226,7 @@ pub fn target_config(args: &FlashArgs, name: &str) -> Result<TargetConfig> {
             args.target.display()
         )));
     }
+    let output = args.output.choice();
     Ok(TargetConfig {
         path: args.target.clone(),
         io_mode: crate::target::IoMode::Direct,
@@ -38,9 +238,10 @@ pub fn target_config(args: &FlashArgs, name: &str) -> Result<TargetConfig> {
         threads: 1,
         seed: args.seed.unwrap_or_else(|| fastrand::u64(..)),
         seed_given: args.seed.is_some(),
-        json: args.json,
+        json: output.format == crate::output::Format::Json,
         report: None,
         engine: None,
+        output,
     })
 }
 
@@ -73,12 +274,12 @@ mod tests {
 
     #[test]
     fn a_card_is_measured_direct_with_one_thread_and_a_directory_is_refused() {
-        let cmd = command(&["align", "sim:size=1G", "--seed", "7"]);
-        let cfg = target_config(test_of(&cmd).1, "align").unwrap();
+        let cmd = command(&["class", "sim:size=1G", "--seed", "7"]);
+        let cfg = target_config(&test_of(&cmd).1, "align").unwrap();
         assert_eq!(cfg.io_mode, crate::target::IoMode::Direct);
         assert_eq!((cfg.threads, cfg.seed, cfg.seed_given), (1, 7, true));
         let dir = command(&["align", "."]);
-        let e = target_config(test_of(&dir).1, "align").unwrap_err();
+        let e = target_config(&test_of(&dir).1, "align").unwrap_err();
         assert!(e.to_string().contains("is a directory"), "{e}");
     }
 }

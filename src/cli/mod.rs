@@ -13,13 +13,16 @@ pub mod flash;
 pub mod limits;
 pub mod more;
 pub mod options;
+pub mod output;
 pub mod profile;
 pub mod run;
 pub mod stream;
 pub mod surface;
 pub mod sustain;
 
+pub use flash::FlashCommand;
 pub use more::{CopyArgs, EndureArgs, SurfaceArgs};
+pub use output::{DbArg, JsonLinesArg, OutputArgs, StoreArgs};
 
 use crate::units;
 use clap::{Args, Parser, Subcommand};
@@ -37,7 +40,7 @@ pub struct Cli {
     pub command: Command,
 
     #[command(flatten)]
-    pub store: StoreArgs,
+    pub before_command: EarlyStoreArgs,
 }
 
 impl Cli {
@@ -90,17 +93,90 @@ pub fn one_line_error(err: &clap::Error) -> Option<String> {
     Some(format!("{option} {shown}: {why}"))
 }
 
-/// Where results are kept; accepted by every command.
+/// `iocurve --db PATH CMD` and `iocurve --no-save CMD`: the place these
+/// had when they were global, still accepted (unlisted) so scripts keep
+/// working; a command they mean nothing to ignores them, as it always has.
 #[derive(Debug, Args, Clone, Default)]
-pub struct StoreArgs {
-    /// The results database [default: $XDG_DATA_HOME/iocurve/results.db,
-    /// else ~/.local/share/iocurve/results.db].
-    #[arg(long, global = true, value_name = "PATH", value_parser = parse_path)]
+pub struct EarlyStoreArgs {
+    #[arg(long = "db", id = "early_db", hide = true, value_name = "PATH", value_parser = parse_path)]
     pub db: Option<PathBuf>,
 
-    /// Do not save this run in the results database.
-    #[arg(long, global = true)]
+    #[arg(long = "no-save", id = "early_no_save", hide = true)]
     pub no_save: bool,
+}
+
+/// What a command may say about the results database: `--db` and
+/// `--no-save` where it saves, `--db` where it only reads, nothing where
+/// it has no use for it.
+#[derive(Debug, Clone, Copy)]
+pub enum StoreUse<'a> {
+    Saves(&'a StoreArgs),
+    Reads(&'a DbArg),
+    None,
+}
+
+impl Cli {
+    /// The results database settings of the command, with the ones given
+    /// before the command name merged in (the command's own win).
+    pub fn store(&self) -> StoreArgs {
+        let early = &self.before_command;
+        let mut merged = match self.command.store_use() {
+            StoreUse::Saves(own) => own.clone(),
+            StoreUse::Reads(own) => StoreArgs::from(own),
+            StoreUse::None => StoreArgs::default(),
+        };
+        merged.db = merged.db.or_else(|| early.db.clone());
+        merged.no_save |= early.no_save;
+        merged
+    }
+}
+
+impl Command {
+    /// What the command does with the results database.
+    pub fn store_use(&self) -> StoreUse<'_> {
+        match self {
+            Command::Profile(a) => StoreUse::Saves(&a.target.store),
+            Command::Run(a) => StoreUse::Saves(&a.target.store),
+            Command::Curve(a) => StoreUse::Saves(&a.target.store),
+            Command::Stream(a) => StoreUse::Saves(&a.target.store),
+            Command::Sustain(a) => StoreUse::Saves(&a.target.store),
+            Command::Surface(a) => StoreUse::Saves(&a.target.store),
+            Command::Copy(a) => StoreUse::Saves(&a.target.store),
+            Command::Endure(a) => StoreUse::Saves(&a.target.store),
+            Command::Files(a) => StoreUse::Saves(a.action.store()),
+            Command::Flash(f) => StoreUse::Saves(&f.card().store),
+            Command::Report(a) => StoreUse::Reads(&a.db),
+            Command::History(a) => StoreUse::Reads(&a.db),
+            Command::List(a) => StoreUse::Reads(&a.db),
+            Command::Compare(a) => StoreUse::Reads(&a.db),
+            Command::Delete(a) => StoreUse::Reads(&a.db),
+            Command::Export(a) => StoreUse::Reads(&a.db),
+            Command::Import(a) => StoreUse::Reads(&a.db),
+            Command::Db(d) => StoreUse::Reads(d.db_arg()),
+            Command::Recover(_) | Command::Probe(_) | Command::Completions(_) | Command::Man(_) => {
+                StoreUse::None
+            }
+        }
+    }
+
+    /// The output flags of a command that prints a result.
+    pub fn output_args(&self) -> Option<&OutputArgs> {
+        match self {
+            Command::Profile(a) => Some(&a.target.output),
+            Command::Run(a) => Some(&a.target.output),
+            Command::Curve(a) => Some(&a.target.output),
+            Command::Stream(a) => Some(&a.target.output),
+            Command::Sustain(a) => Some(&a.target.output),
+            Command::Surface(a) => Some(&a.target.output),
+            Command::Copy(a) => Some(&a.target.output),
+            Command::Endure(a) => Some(&a.target.output),
+            Command::Files(a) => Some(a.action.output()),
+            Command::Flash(f) => Some(&f.card().output),
+            Command::Compare(a) => Some(&a.output),
+            Command::Export(a) => Some(&a.output),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -123,7 +199,7 @@ pub enum Command {
     /// A device's runs over time with their headline figures.
     History(HistoryArgs),
     /// The devices and runs in the results database.
-    List,
+    List(ListArgs),
     /// Runs side by side; two runs of one device get a verdict.
     Compare(CompareArgs),
     /// Deletes stored runs (and a device left without runs).
@@ -158,74 +234,33 @@ pub enum Command {
     /// `db repair` (move a damaged one aside, keep the runs still readable).
     #[command(subcommand)]
     Db(db::DbCommand),
+    /// Prints the completion script of a shell; e.g. for bash:
+    /// `iocurve completions bash > ~/.local/share/bash-completion/completions/iocurve`.
+    Completions(CompletionsArgs),
+    /// Man pages: without DIR prints iocurve.1 (try `iocurve man | man -l -`);
+    /// with DIR writes iocurve.1 and one page per subcommand
+    /// (iocurve-run.1, iocurve-flash-align.1, ...) into it.
+    Man(ManArgs),
 }
 
-/// The flash analyses; each decides, with a confidence.
-#[derive(Debug, Subcommand)]
-pub enum FlashCommand {
-    /// AU and page size from read timing at candidate boundaries (read-only).
-    Align(FlashArgs),
-    /// How many AUs the card keeps open for writing.
-    OpenAu(FlashArgs),
-    /// Size of the write cache (SLC region), burst and sustained speed.
-    Cache(FlashArgs),
-    /// Fake-capacity probe; exit code 5 when the card is fake.
-    Capacity(FlashArgs),
-    /// PASS/FAIL for each SD speed-class requirement; exit code 5 on a FAIL.
-    Class(FlashArgs),
-}
-
-/// Options of the flash commands.
 #[derive(Debug, Args, Clone)]
-pub struct FlashArgs {
-    /// A block device, a file, or a simulated card (sim:au=4M,...).
-    #[arg(value_parser = parse_target)]
-    pub target: PathBuf,
+pub struct CompletionsArgs {
+    /// The shell whose completion script to print.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
 
-    /// Allow writes that destroy data on the target.
-    #[arg(long)]
-    pub destructive: bool,
-
-    /// Journal what the test overwrites and restore it afterwards.
-    #[arg(long)]
-    pub preserve: bool,
-
-    /// Where --preserve keeps its journals.
-    #[arg(long, value_name = "DIR", value_parser = parse_dir)]
-    pub journal_dir: Option<PathBuf>,
-
-    /// The AU size [default: the kernel's preferred_erase_size, else
-    /// detected by `flash align`, else 4 MiB].
-    #[arg(long, value_name = "SIZE", value_parser = limits::AU.parser())]
-    pub au: Option<u64>,
-
-    /// The class to check (C10, U1, U3, V6..V90, A1, A2) [default: what the
-    /// card's SSR claims, else every class].
-    #[arg(long, value_parser = limits::class)]
-    pub claim: Option<String>,
-
-    /// The most capacity writes between probing and reading back, to get
-    /// past a write cache [default: as much as the cache it measures
-    /// needs, up to 1G].
-    #[arg(long, value_name = "SIZE", value_parser = limits::FLUSH.parser())]
-    pub flush: Option<u64>,
-
-    /// Seed for positions and data [default: from the clock].
-    #[arg(long)]
-    pub seed: Option<u64>,
-
-    /// Show the raw table.
-    #[arg(long, short)]
-    pub verbose: bool,
-
-    /// Print one JSON document instead of text.
-    #[arg(long)]
-    pub json: bool,
+#[derive(Debug, Args, Clone)]
+pub struct ManArgs {
+    /// Directory to write every page into (created when missing)
+    /// [default: none: print iocurve.1 to stdout].
+    #[arg(value_name = "DIR", value_parser = parse_path)]
+    pub pages_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Args, Clone)]
 pub struct ProbeArgs {
-    /// A directory, file or block device [default: the current directory].
+    /// A directory, file or block device.
     #[arg(default_value = ".", value_parser = parse_target)]
     pub target: PathBuf,
 
@@ -240,6 +275,9 @@ pub struct HistoryArgs {
     /// of its name [default: every device].
     #[arg(value_parser = limits::name)]
     pub device: Option<String>,
+
+    #[command(flatten)]
+    pub db: DbArg,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -248,9 +286,28 @@ pub struct DeleteArgs {
     /// stored, none.
     #[arg(required = true, num_args = 1.., value_name = "RUN")]
     pub runs: Vec<i64>,
+
+    #[command(flatten)]
+    pub db: DbArg,
 }
 
 #[derive(Debug, Args, Clone)]
+pub struct ListArgs {
+    #[command(flatten)]
+    pub db: DbArg,
+}
+
+/// What `compare --json` prints.
+const COMPARE_JSON: &str = "Print the test-by-test comparison as JSON: each pair of like tests with its repetitions, ratio interval and verdict, and the tests set apart with their reasons";
+/// What `compare --csv` prints.
+const COMPARE_CSV: &str = "Print every compared run's tests as CSV, one row each, as `export --format csv` does (the verdicts are in --json)";
+
+#[derive(Debug, Args, Clone)]
+#[command(
+    mut_arg("json", |a| a.help(COMPARE_JSON)),
+    mut_arg("csv", |a| a.help(COMPARE_CSV)),
+    mut_arg("markdown", |a| a.help("Print the comparison as Markdown: the table, then the verdicts as a list"))
+)]
 pub struct CompareArgs {
     /// Run ids, device names (their latest run), or JSON result files.
     #[arg(required = true, num_args = 1.., value_parser = limits::name)]
@@ -276,15 +333,11 @@ pub struct CompareArgs {
     #[arg(long, value_name = "PERCENT", value_parser = limits::fail_above)]
     pub fail_above: Option<f64>,
 
-    /// Print a Markdown table.
-    #[arg(long, conflicts_with = "json")]
-    pub markdown: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
 
-    /// Print the test-by-test comparison as JSON: each pair of like tests
-    /// with its repetitions, ratio interval and verdict, and the tests set
-    /// apart with their reasons.
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub db: DbArg,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -294,13 +347,15 @@ pub struct ExportArgs {
     #[arg(value_parser = limits::name)]
     pub run: Option<String>,
 
-    /// Output format.
-    #[arg(long, value_enum, default_value = "markdown")]
+    /// Output format (--json, --csv and --markdown name one too).
+    #[arg(long, value_enum, default_value = "markdown", conflicts_with_all = ["json", "csv", "markdown"])]
     pub format: options::ExportFormat,
 
-    /// Write to this file instead of stdout.
-    #[arg(long, short, value_name = "FILE", value_parser = parse_path)]
-    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub output: OutputArgs,
+
+    #[command(flatten)]
+    pub db: DbArg,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -313,6 +368,9 @@ pub struct ImportArgs {
     /// [default: the job's filename or directory, when it exists here].
     #[arg(long, value_name = "PATH", value_parser = parse_path)]
     pub device: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub db: DbArg,
 }
 
 /// Where to measure and how to open it; shared by every measuring command.
@@ -369,13 +427,16 @@ pub struct TargetArgs {
     #[arg(long)]
     pub seed: Option<u64>,
 
-    /// Print one JSON document instead of the table.
-    #[arg(long)]
-    pub json: bool,
-
-    /// Also write a self-contained HTML report of this run to FILE.
+    /// Also write a self-contained HTML report of this run to FILE
+    /// [default: no report].
     #[arg(long, value_name = "FILE", value_parser = parse_path)]
     pub report: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
+
+    #[command(flatten)]
+    pub store: StoreArgs,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -405,7 +466,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "SIZE", default_value = "4k", value_parser = limits::STDIO_CALL.parser())]
     pub stdio_bs: u64,
 
-    /// More targets, run at the same time as the first with --parallel.
+    /// More targets, run at the same time as the first with --parallel
+    /// [default: none].
     #[arg(value_name = "MORE_TARGETS", value_parser = parse_target)]
     pub more_targets: Vec<PathBuf>,
 
@@ -422,7 +484,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "SIZE", value_parser = limits::BYTES.parser())]
     pub size: Option<u64>,
 
-    /// Duration of the counted phase (e.g. 5s, 500ms).
+    /// Duration of the counted phase (e.g. 5s, 500ms) [default: with
+    /// --size, until that many bytes moved; without, at most 10 s].
     #[arg(long, value_name = "DURATION", value_parser = limits::TIME.parser())]
     pub time: Option<Duration>,
 
@@ -450,6 +513,9 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub load: apps::CpuLoadArg,
+
+    #[command(flatten)]
+    pub live: JsonLinesArg,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -488,7 +554,8 @@ pub struct ProfileArgs {
     #[arg(long)]
     pub read_only: bool,
 
-    /// More targets, profiled at the same time as the first with --parallel.
+    /// More targets, profiled at the same time as the first with
+    /// --parallel [default: none].
     #[arg(value_name = "MORE_TARGETS", value_parser = parse_target)]
     pub more_targets: Vec<PathBuf>,
 
@@ -496,6 +563,9 @@ pub struct ProfileArgs {
     /// the aggregate against the sum of each alone.
     #[arg(long)]
     pub parallel: bool,
+
+    #[command(flatten)]
+    pub live: JsonLinesArg,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -503,7 +573,8 @@ pub struct CurveArgs {
     #[command(flatten)]
     pub target: TargetArgs,
 
-    /// More targets, measured in turn and overlaid (crossovers reported).
+    /// More targets, measured in turn and overlaid (crossovers reported)
+    /// [default: none].
     #[arg(value_name = "MORE_TARGETS", value_parser = parse_target)]
     pub more_targets: Vec<PathBuf>,
 
@@ -533,16 +604,15 @@ pub struct CurveArgs {
     #[arg(long, value_name = "SIZE", default_value = "512M", value_parser = limits::BYTES.parser())]
     pub point_bytes: u64,
 
-    /// Print CSV instead of the table.
-    #[arg(long)]
-    pub csv: bool,
-
-    /// Also write an SVG chart of the curves to FILE.
+    /// Also write an SVG chart of the curves to FILE [default: no chart].
     #[arg(long, value_name = "FILE", value_parser = parse_path)]
     pub svg: Option<PathBuf>,
 
     #[command(flatten)]
     pub load: apps::CpuLoadArg,
+
+    #[command(flatten)]
+    pub live: JsonLinesArg,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -551,7 +621,8 @@ pub struct ReportArgs {
     #[arg(value_name = "RUN")]
     pub runs: Vec<i64>,
 
-    /// The latest runs of this device (id, key, kernel name or label).
+    /// The latest runs of this device (id, key, kernel name or label)
+    /// [default: every device].
     #[arg(long, value_name = "NAME", value_parser = limits::name)]
     pub device: Option<String>,
 
@@ -568,12 +639,15 @@ pub struct ReportArgs {
         value_parser = parse_path
     )]
     pub output: PathBuf,
+
+    #[command(flatten)]
+    pub db: DbArg,
 }
 
 #[derive(Debug, Args, Clone)]
 pub struct RecoverArgs {
-    /// A journal file; without one, every unfinished journal in the journal
-    /// directory.
+    /// A journal file [default: every unfinished journal in the journal
+    /// directory].
     #[arg(value_name = "JOURNAL", value_parser = parse_dir)]
     pub journal: Option<PathBuf>,
 

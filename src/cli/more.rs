@@ -32,7 +32,8 @@ pub struct SurfaceArgs {
     #[arg(long, default_value = "50", value_parser = limits::SLOW_THRESHOLD.parser())]
     pub threshold: f64,
 
-    /// Also write an SVG chart of speed and access time against position.
+    /// Also write an SVG chart of speed and access time against position
+    /// [default: no chart].
     #[arg(long, value_name = "FILE", value_parser = parse_path)]
     pub svg: Option<PathBuf>,
 }
@@ -86,11 +87,13 @@ pub struct EndureArgs {
     #[arg(long)]
     pub stop_on_error: bool,
 
-    /// Longest time for one pass (write or read) of a cycle.
+    /// Longest time for one pass (write or read) of a cycle [default: no
+    /// limit].
     #[arg(long, value_name = "DURATION", value_parser = limits::TIME.parser())]
     pub pass_time: Option<Duration>,
 
-    /// Also write an SVG chart of speed and errors against cycle.
+    /// Also write an SVG chart of speed and errors against cycle
+    /// [default: no chart].
     #[arg(long, value_name = "FILE", value_parser = parse_path)]
     pub svg: Option<PathBuf>,
 }

@@ -24,7 +24,8 @@ pub struct StreamConfig {
 
 impl StreamConfig {
     pub fn from_args(args: &StreamArgs) -> Result<StreamConfig> {
-        let target = target_config(&args.target)?;
+        let mut target = target_config(&args.target)?;
+        target.output = args.live.apply(target.output);
         check_engine(&target)?;
         let (chunk, rate) = chunk_and_rate(args)?;
         Ok(StreamConfig {

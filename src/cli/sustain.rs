@@ -20,7 +20,8 @@ pub struct SustainConfig {
 
 impl SustainConfig {
     pub fn from_args(args: &SustainArgs) -> Result<SustainConfig> {
-        let target = target_config(&args.target)?;
+        let mut target = target_config(&args.target)?;
+        target.output = args.live.apply(target.output);
         check(args, target.engine, target.threads)?;
         Ok(SustainConfig { target })
     }

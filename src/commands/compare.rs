@@ -4,6 +4,7 @@
 
 use crate::cli::CompareArgs;
 use crate::error::{EXIT_REGRESSION, usage};
+use crate::output::{Format, Output};
 use crate::report::compare::{self, Options};
 use crate::store::{Settings, select};
 use anyhow::Result;
@@ -22,26 +23,26 @@ pub fn compare(args: &CompareArgs, settings: &Settings) -> Result<i32> {
     let opts = Options {
         test: args.test.clone(),
         threshold: args.threshold / 100.0,
-        markdown: args.markdown,
+        markdown: args.output.markdown,
     };
-    let text = match (args.json, args.markdown) {
-        (true, _) => compare::render_json(&entries, &opts).map(|j| j + "\n"),
-        (false, true) => compare::render(&entries, &opts),
+    let output = Output::new(settings, &args.output.choice(), None);
+    let text = match output.choice.format {
+        Format::Json => compare::render_json(&entries, &opts).map(|j| j + "\n"),
+        Format::Csv => Ok(crate::output::runs_csv(entries.iter().map(|e| &e.result))),
+        Format::Markdown => compare::render(&entries, &opts),
         // For a terminal: long verdicts wrapped to the width of every text output.
-        (false, false) => compare::render(&entries, &opts)
+        _ => compare::render(&entries, &opts)
             .map(|t| crate::report::table::fit(&t, crate::report::table::WIDTH)),
     };
-    print!("{}", text.map_err(usage)?);
+    output.show(&text.map_err(usage)?)?;
     let Some(fail_above) = args.fail_above.map(|p| p / 100.0) else {
         return Ok(0);
     };
     let comparison = compare::compare(&entries, opts.threshold).map_err(usage)?;
     let regressions = compare::regressions(&comparison, fail_above);
     for r in &regressions {
-        eprintln!(
-            "REGRESSION: {}",
-            compare::regression_line(&comparison, r, fail_above)
-        );
+        let line = compare::regression_line(&comparison, r, fail_above);
+        eprintln!("REGRESSION: {line}");
     }
     Ok(if regressions.is_empty() {
         0

@@ -8,7 +8,7 @@ use crate::analysis::curve_reading::find_crossovers;
 use crate::cli::CurveArgs;
 use crate::cli::config::CurveConfig;
 use crate::output::Output;
-use crate::report::{Csv, Export, progress};
+use crate::report::progress;
 use crate::result::Payload;
 use crate::store::Settings;
 use crate::workload::{cpuload, interrupt, sweep};
@@ -40,10 +40,6 @@ pub fn curve(args: &CurveArgs, store: &Settings) -> Result<i32> {
     result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
     if let Some(path) = &cfg.svg {
         crate::output::write_chart(path, &crate::report::Svg, &result)?;
-    }
-    if cfg.csv {
-        print!("{}", Csv.render(&result));
-        return Output::for_target(store, &cfg.target).exit_code_of(&result);
     }
     Output::for_target(store, &cfg.target).finish(&result)
 }

@@ -21,11 +21,11 @@ pub fn db(cmd: &DbCommand, settings: &store::Settings) -> Result<i32> {
         )));
     }
     let message = match cmd {
-        DbCommand::Check => match repair::check(&path)? {
+        DbCommand::Check(_) => match repair::check(&path)? {
             Ok(sound) => text::check_ok(&path, &sound),
             Err(problem) => return Err(fail::damaged(&path, &problem, Access::Read)),
         },
-        DbCommand::Repair => match repair::repair(&path)? {
+        DbCommand::Repair(_) => match repair::repair(&path)? {
             Repair::Healthy(sound) => text::healthy(&path, &sound),
             Repair::Replaced(r) => text::replaced(&path, &r),
         },

@@ -4,6 +4,7 @@
 use crate::cli::ExportArgs;
 use crate::cli::options::ExportFormat;
 use crate::error::usage;
+use crate::output::{Format, Output};
 use crate::report::{Csv, Export, Json, Markdown};
 use crate::store::{Settings, select};
 use anyhow::Result;
@@ -19,15 +20,12 @@ pub fn export(args: &ExportArgs, settings: &Settings) -> Result<i32> {
             select::entry(&id.to_string(), settings, &mut Some(db))?
         }
     };
-    let format: &dyn Export = match args.format {
-        ExportFormat::Json => &Json,
-        ExportFormat::Csv => &Csv,
-        ExportFormat::Markdown | ExportFormat::Md => &Markdown,
+    let format: &dyn Export = match (args.output.format(), args.format) {
+        (Format::Json, _) | (Format::Text, ExportFormat::Json) => &Json,
+        (Format::Csv, _) | (Format::Text, ExportFormat::Csv) => &Csv,
+        _ => &Markdown,
     };
     let text = format.render(&entry.result);
-    match &args.output {
-        Some(path) => crate::output::write_output(path, text.as_bytes(), "the export")?,
-        None => print!("{text}"),
-    }
+    Output::new(settings, &args.output.choice(), None).show(&text)?;
     Ok(0)
 }

@@ -23,7 +23,7 @@ pub use crate::output::EXIT_FLASH_FAIL;
 pub fn flash(cmd: &FlashCommand, store: &Settings) -> Result<i32> {
     let (test, args) = test_of(cmd);
     let name = test.name();
-    let cfg = target_config(args, name)?;
+    let cfg = target_config(&args, name)?;
     let mut target = crate::target::open::open_target(&cfg, test.writes(), 0)?;
     let started_at = crate::probe::record::now_rfc3339();
     let identity = crate::probe::identify(std::path::Path::new(&target.info.path));
@@ -50,5 +50,5 @@ pub fn flash(cmd: &FlashCommand, store: &Settings) -> Result<i32> {
         identity,
     );
     crate::safety::restore::restore(&mut target, &mut result);
-    Output::new(store, args.json, None).finish_flash(&result, args.verbose)
+    Output::for_target(store, &cfg).finish_flash(&result, args.verbose)
 }

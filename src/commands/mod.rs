@@ -2,6 +2,7 @@
 //! prepare, measure, assemble one [`RunResult`], print it.
 
 pub mod compare;
+pub mod completions;
 pub mod copy;
 pub mod curve;
 pub mod db;
@@ -12,6 +13,7 @@ pub mod files;
 pub mod flash;
 pub mod history;
 pub mod import;
+pub mod man;
 pub mod probe;
 pub mod profile;
 pub mod recover;
@@ -27,10 +29,14 @@ use anyhow::Result;
 /// Runs the command; returns the exit code for a run that produced a result
 /// (partial results after an I/O failure included).
 pub fn dispatch(cli: Cli) -> Result<i32> {
+    let asked = cli.store();
     let store = crate::store::Settings {
-        db: cli.store.db.clone(),
-        no_save: cli.store.no_save,
+        db: asked.db,
+        no_save: asked.no_save,
     };
+    if cli.command.output_args().is_some_and(|o| o.quiet) {
+        crate::report::progress::silence();
+    }
     match cli.command {
         Command::Run(args) => run::run(&args, &store),
         Command::Profile(args) => profile::profile(&args, &store),
@@ -39,7 +45,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Command::Report(args) => report::report(&args, &store),
         Command::Probe(args) => probe::probe(&args),
         Command::History(args) => history::history(&args, &store),
-        Command::List => history::list(&store),
+        Command::List(_) => history::list(&store),
         Command::Compare(args) => compare::compare(&args, &store),
         Command::Delete(args) => delete::delete(&args, &store),
         Command::Export(args) => export::export(&args, &store),
@@ -52,6 +58,8 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Command::Copy(args) => copy::copy(&args, &store),
         Command::Endure(args) => endure::endure(&args, &store),
         Command::Db(cmd) => db::db(&cmd, &store),
+        Command::Completions(args) => completions::completions(args.shell),
+        Command::Man(args) => man::man(args.pages_dir.as_deref()),
     }
 }
 

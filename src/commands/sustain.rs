@@ -25,7 +25,8 @@ pub fn sustain(args: &SustainArgs, store: &Settings) -> Result<i32> {
     let settings = cfg.settings(args, offset, span);
     let plan = SustainConfig::plan(&settings);
     target.arm(&[(offset, plan.bytes)])?;
-    let (live, printer) = json_lines::start_printer(args.json_lines, LIVE_BACKLOG);
+    let output = Output::for_target(store, &cfg.target);
+    let (live, printer) = json_lines::start_printer(output.streams_json_lines(), LIVE_BACKLOG);
     let load = cpuload::start_if(args.load.cpu_load);
     let stop = interrupt::stop_flag();
     let run = sustain::run(
@@ -50,5 +51,5 @@ pub fn sustain(args: &SustainArgs, store: &Settings) -> Result<i32> {
     result.cpu_load = cpu_load;
     crate::safety::restore::restore(&mut target, &mut result);
     drop(target);
-    Output::for_target(store, &cfg.target).finish_live(&result, args.json_lines)
+    output.finish(&result)
 }

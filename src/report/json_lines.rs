@@ -3,7 +3,6 @@
 //! an `interval` line per interval while the write goes on, then the whole
 //! result on the last line.
 
-use crate::result::RunResult;
 use crate::result::apps::IntervalSample;
 use std::io::Write;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
@@ -53,14 +52,6 @@ pub fn wait_for(printer: Option<JoinHandle<()>>) {
         // is still printed after it.
         let _ = p.join();
     }
-}
-
-/// The last line: the whole result.
-pub fn print_result(result: &RunResult) -> serde_json::Result<()> {
-    let line = serde_json::to_string(result)?;
-    let mut out = std::io::stdout().lock();
-    let _ = writeln!(out, "{line}");
-    Ok(())
 }
 
 #[cfg(test)]

@@ -19,9 +19,17 @@ pub enum Goal {
     Time(Duration),
 }
 
+/// Set by `-q`: no bar is drawn even on a terminal.
+static SILENCED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Turns progress off for the rest of the process (`-q`).
+pub fn silence() {
+    SILENCED.store(true, Ordering::Relaxed);
+}
+
 /// True when progress should be drawn.
 pub fn wanted() -> bool {
-    std::io::stderr().is_terminal()
+    !SILENCED.load(Ordering::Relaxed) && std::io::stderr().is_terminal()
 }
 
 /// A bar for one step, or a hidden one when stderr is not a terminal.

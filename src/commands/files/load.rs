@@ -27,5 +27,5 @@ pub fn load(args: &FilesLoadArgs, store: &Settings) -> Result<i32> {
         files_load,
     };
     let result = super::files_result(payload, info, started_at, cpu_load);
-    Output::new(store, args.json, args.report.as_ref()).finish(&result)
+    Output::new(store, &args.output.choice(), args.report.as_ref()).finish(&result)
 }

@@ -29,5 +29,5 @@ pub fn save(args: &FilesSaveArgs, store: &Settings) -> Result<i32> {
     };
     let mut result = super::files_result(payload, info, started_at, cpu_load);
     result.error = failure;
-    Output::new(store, args.json, args.report.as_ref()).finish_files_save(&result, bad)
+    Output::new(store, &args.output.choice(), args.report.as_ref()).finish_files_save(&result, bad)
 }

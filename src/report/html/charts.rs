@@ -164,7 +164,12 @@ pub fn latency(rows: &[(String, LatencySummary)]) -> String {
 /// direction run by run, with min–max whiskers.
 pub fn history(test: &str, points: &[HistoryPoint]) -> String {
     let mut c = Canvas::new();
-    c.bold_text(8.0, TITLE_FONT + 2.0, TITLE_FONT, test);
+    c.bold_text(
+        8.0,
+        TITLE_FONT + 2.0,
+        TITLE_FONT,
+        &fitted(test, VIEW_WIDTH - 16.0),
+    );
     let directions = directions(points);
     let legend: Vec<(String, &str, Marker)> = directions
         .iter()
@@ -247,6 +252,16 @@ pub fn history(test: &str, points: &[HistoryPoint]) -> String {
     );
     c.reach(below + 6.0);
     c.finish(&format!("{test}: MB/s run by run"))
+}
+
+/// `text` shortened with an ellipsis to fit `width` units of title text.
+fn fitted(text: &str, width: f64) -> String {
+    if text_width(text, TITLE_FONT) <= width {
+        return text.to_string();
+    }
+    let keep = (width / (TITLE_FONT * 0.56)) as usize;
+    let head: String = text.chars().take(keep.saturating_sub(1)).collect();
+    format!("{head}…")
 }
 
 /// The run ids under the x axis, thinned so that they do not collide.

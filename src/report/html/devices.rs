@@ -138,7 +138,11 @@ pub fn verdicts(group: &DeviceGroup<'_>, history: &[HistoryPoint]) -> Vec<String
     }
     for run in group.runs.iter().rev() {
         if let Some(curve) = run.payload.curve() {
-            out.extend(curve.series.iter().filter_map(|s| s.recommendation.clone()));
+            out.extend(curve.series.iter().filter_map(|s| {
+                s.recommendation
+                    .as_ref()
+                    .map(|advice| format!("curve ({}): {advice}", s.pattern))
+            }));
             break;
         }
     }

@@ -15,7 +15,7 @@ mod charts;
 mod devices;
 mod overview;
 mod sections;
-mod svg_kit;
+pub(crate) mod svg_kit;
 
 use crate::result::RunResult;
 

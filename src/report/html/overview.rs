@@ -237,15 +237,23 @@ fn history_section(out: &mut String, points: &[HistoryPoint]) {
     if points.is_empty() {
         return;
     }
+    // A test measured in one run only has no history to draw; its figure
+    // stays in the table below.
     let mut tests: Vec<&str> = Vec::new();
     for p in points {
-        if !tests.contains(&p.test.as_str()) {
+        let runs = points
+            .iter()
+            .filter(|q| q.test == p.test)
+            .map(|q| q.run_id)
+            .collect::<std::collections::BTreeSet<i64>>()
+            .len();
+        if runs > 1 && !tests.contains(&p.test.as_str()) {
             tests.push(&p.test);
         }
     }
     let _ = writeln!(
         out,
-        "<h3>History</h3>\n<p class=\"sub\">Median MB/s of each stored run of this device, one chart per test; whiskers span the repetitions.</p>\n<div class=\"multiples\">"
+        "<h3>History</h3>\n<p class=\"sub\">Median MB/s of each stored run of this device, one chart per test measured more than once; whiskers span the repetitions.</p>\n<div class=\"multiples\">"
     );
     for test in &tests {
         let of_test: Vec<HistoryPoint> =
@@ -265,7 +273,7 @@ fn history_section(out: &mut String, points: &[HistoryPoint]) {
 fn history_table(out: &mut String, points: &[HistoryPoint]) {
     let _ = writeln!(
         out,
-        "<details><summary>History as a table</summary>\n<table class=\"stack\"><thead><tr><th>run</th><th>date</th><th>test</th><th>MB/s</th></tr></thead><tbody>"
+        "<details><summary>History as a table</summary>\n<table class=\"history\"><thead><tr><th>run</th><th>date</th><th>test</th><th>MB/s</th></tr></thead><tbody>"
     );
     let mut sorted: Vec<&HistoryPoint> = points.iter().collect();
     sorted.sort_by_key(|p| p.run_id);

@@ -3,7 +3,7 @@
 use super::charts;
 use super::devices::group_by_device;
 use super::{ReportInput, esc};
-use crate::report::{Export, Svg};
+use crate::report::Svg;
 use crate::result::{CurvePoint, CurveSeries, Measurement, Payload, RunResult, TestResult};
 use crate::units::{LEGEND, format_latency_ns, format_mbps, format_size};
 use std::fmt::Write;
@@ -203,7 +203,7 @@ fn curve_section(out: &mut String, run: &RunResult, series: &[CurveSeries]) {
     let _ = writeln!(
         out,
         "<figure data-chart=\"curve\">{}<figcaption>Medians with min–max whiskers; dashed lines are the fitted t = t0 + n/B models. Hollow markers: through the page cache. Unaligned sizes, when measured, have the lower panel: through the page cache, beside aligned neighbours measured the same way (crosses mark the unaligned sizes).</figcaption></figure>",
-        Svg.render(run)
+        Svg::for_page(run)
     );
     for s in series.iter().filter(|s| s.skipped.is_none()) {
         let _ = writeln!(
@@ -364,14 +364,14 @@ fn life_sections(out: &mut String, run: &RunResult) {
         let _ = writeln!(
             out,
             "<h4>Speed by position</h4>\n<figure data-chart=\"surface\">{}<figcaption>MB/s against position on the device; shaded: slow regions.</figcaption></figure>",
-            crate::report::SurfaceSvg.render(run)
+            crate::report::SurfaceSvg::for_page(run)
         );
     }
     if p.endure().is_some() {
         let _ = writeln!(
             out,
             "<h4>Endurance</h4>\n<figure data-chart=\"endure\">{}<figcaption>Write and read speed and bad blocks, cycle by cycle.</figcaption></figure>",
-            crate::report::EndureSvg.render(run)
+            crate::report::EndureSvg::for_page(run)
         );
     }
     let mut text = String::new();

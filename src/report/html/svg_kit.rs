@@ -15,8 +15,8 @@ use std::fmt::Write;
 pub const VIEW_WIDTH: f64 = 480.0;
 
 /// Smallest text, in viewBox units. At a 400 px wide window the content is
-/// about 376 px wide (0.78 px per unit), so 15 units render as 11.75 px:
-/// above the 11 px floor.
+/// 376 px wide, 361 px beside a classic scroll bar (0.75 px per unit), so
+/// 15 units render as 11.3 px or more: above the 11 px floor.
 pub const FONT: f64 = 15.0;
 
 /// Text of chart titles.
@@ -37,6 +37,13 @@ pub const PALETTE: [&str; 6] = [
 /// Colour `i` of the palette, repeating after its end.
 pub fn colour(i: usize) -> &'static str {
     PALETTE[i % PALETTE.len()]
+}
+
+/// Colour `i` as red, green and blue, for plotters' charts.
+pub fn rgb(i: usize) -> (u8, u8, u8) {
+    let hex = colour(i);
+    let channel = |at: usize| u8::from_str_radix(&hex[at..at + 2], 16).unwrap_or(0);
+    (channel(1), channel(3), channel(5))
 }
 
 /// A number as a tick label: 10, 100, 1k, 10k, 1M; 2.5, 0.1; never
@@ -302,6 +309,7 @@ mod tests {
             assert!(luma < 180.0, "{c} is too pale on white ({luma:.0})");
         }
         assert_eq!(colour(0), "#0072B2");
+        assert_eq!(rgb(0), (0x00, 0x72, 0xB2));
         assert_eq!(colour(PALETTE.len()), colour(0));
     }
 

@@ -74,6 +74,31 @@ impl SvgSize {
         }
     }
 
+    /// Every other key (or fewer) in the report, so that at most five
+    /// size labels share its narrower axis.
+    fn thin(self, keys: Vec<f64>) -> Vec<f64> {
+        match self {
+            SvgSize::File => keys,
+            SvgSize::Page => {
+                let step = keys.len().div_ceil(5).max(1);
+                keys.into_iter().step_by(step).collect()
+            }
+        }
+    }
+
+    /// In the report, room above the data for a legend of `entries` lines
+    /// (about 30 units each on a plot about 380 units tall), so that the
+    /// legend covers no curve; files keep their range.
+    fn headroom(self, (x0, x1, top): (f64, f64, f64), entries: usize) -> (f64, f64, f64) {
+        match self {
+            SvgSize::File => (x0, x1, top),
+            SvgSize::Page => {
+                let legend_share = ((entries as f64 * 30.0 + 20.0) / 380.0).min(0.6);
+                (x0, x1, top / (1.0 - legend_share))
+            }
+        }
+    }
+
     /// Room for the tick labels and the axis description: (x, y).
     pub fn label_areas(self, file: (u32, u32)) -> (u32, u32) {
         match self {
@@ -173,7 +198,7 @@ fn draw_main(
     let mut chart = axes(
         area,
         "Throughput against transfer size",
-        bounds(direct.iter().flatten()),
+        size.headroom(bounds(direct.iter().flatten()), 2 * series.len()),
         size,
     )?;
     let several = several_targets(series);
@@ -199,7 +224,7 @@ fn draw_unaligned(
     let mut chart = axes(
         area,
         size.caption(UNALIGNED_CAPTION, "Unaligned sizes, through the page cache"),
-        bounds(unaligned.iter().flatten()),
+        size.headroom(bounds(unaligned.iter().flatten()), 2 * series.len()),
         size,
     )?;
     let several = several_targets(series);
@@ -252,7 +277,7 @@ fn axes<'a, 'b>(
         .build_cartesian_2d(
             (x0..x1)
                 .log_scale()
-                .with_key_points(power_of_two_keys(x0, x1)),
+                .with_key_points(size.thin(power_of_two_keys(x0, x1))),
             0f64..y1,
         )?;
     let mut mesh = chart.configure_mesh();

@@ -24,6 +24,15 @@ type Fallible = Result<(), Box<dyn std::error::Error>>;
 /// A labelled line: legend text, points, colour.
 type Series<'a> = (&'a str, Vec<(f64, f64)>, RGBColor);
 
+/// Height of the upper panel: three fifths, half in the report, where the
+/// larger text leaves the lower panel little room otherwise.
+fn upper_share(size: SvgSize, height: u32) -> u32 {
+    match size {
+        SvgSize::File => height * 3 / 5,
+        SvgSize::Page => height / 2,
+    }
+}
+
 /// The three colours of a life chart: reads, writes, trouble. Files keep
 /// plotters' pure colours; the report uses Okabe–Ito's blue, bluish green
 /// and vermillion, which stay apart for colour-blind readers.
@@ -111,8 +120,15 @@ fn line(
         .build_cartesian_2d(x.0..x.1, 0f64..top)?;
     let mut mesh = chart.configure_mesh();
     mesh.x_desc(x.2).y_desc(y_desc);
+    let short = |v: &f64| crate::report::html::svg_kit::tick_label(*v);
     if let Some(font) = size.font(0) {
-        mesh.label_style(font).axis_desc_style(font);
+        // Larger text has room for fewer labels, written short (10, not 10.0).
+        mesh.label_style(font)
+            .axis_desc_style(font)
+            .x_labels(6)
+            .y_labels(5)
+            .x_label_formatter(&short)
+            .y_label_formatter(&short);
     }
     mesh.draw()?;
     chart.draw_series(
@@ -141,7 +157,7 @@ fn draw_surface(out: &mut String, s: &SurfaceReport, path: &str, size: SvgSize) 
     let (width, height) = dimensions(size);
     let root = SVGBackend::with_string(out, (width, height)).into_drawing_area();
     root.fill(&WHITE)?;
-    let (upper, lower) = root.split_vertically(height * 3 / 5);
+    let (upper, lower) = root.split_vertically(upper_share(size, height));
     let read: Vec<_> = s.samples.iter().map(|p| (p.percent, p.read_mb_s)).collect();
     let write: Vec<_> = s
         .samples
@@ -183,7 +199,7 @@ fn draw_endure(out: &mut String, e: &EndureReport, path: &str, size: SvgSize) ->
     let (width, height) = dimensions(size);
     let root = SVGBackend::with_string(out, (width, height)).into_drawing_area();
     root.fill(&WHITE)?;
-    let (upper, lower) = root.split_vertically(height * 3 / 5);
+    let (upper, lower) = root.split_vertically(upper_share(size, height));
     let last = e.cycles.last().map_or(1.0, |c| f64::from(c.cycle)) + 0.5;
     let x = (0.5, last.max(1.5), "cycle");
     let write: Vec<_> = e

@@ -376,7 +376,11 @@ fn life_sections(out: &mut String, run: &RunResult) {
     }
     let mut text = String::new();
     crate::report::text_life::sections(&mut text, p);
-    let _ = writeln!(out, "<pre data-section=\"figures\">{}</pre>", esc(&text));
+    let _ = writeln!(
+        out,
+        "<details><summary>The figures as the text report prints them</summary><pre data-section=\"figures\">{}</pre></details>",
+        esc(&text)
+    );
 }
 
 /// The repetition whose MB/s is the test's median.

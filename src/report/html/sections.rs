@@ -200,10 +200,24 @@ fn tests_table(out: &mut String, run: &RunResult) {
 /// Throughput against size: the curve chart and, per series, its numbers.
 fn curve_section(out: &mut String, run: &RunResult, series: &[CurveSeries]) {
     let _ = writeln!(out, "<h4>Throughput against transfer size</h4>");
+    // The chart's own panel title is short at the page's text size; the
+    // caption names the panel in full, exactly when it is drawn.
+    let panel = series
+        .iter()
+        .filter(|s| s.skipped.is_none())
+        .any(|s| s.unaligned_points().iter().any(|p| p.mb_per_s.is_some()));
+    let lower = match panel {
+        true => format!(
+            " Lower panel: {} (crosses mark the unaligned sizes).",
+            crate::report::svg::UNALIGNED_CAPTION
+        ),
+        false => String::new(),
+    };
     let _ = writeln!(
         out,
-        "<figure data-chart=\"curve\">{}<figcaption>Medians with min–max whiskers; dashed lines are the fitted t = t0 + n/B models. Hollow markers: through the page cache. Unaligned sizes, when measured, have the lower panel: through the page cache, beside aligned neighbours measured the same way (crosses mark the unaligned sizes).</figcaption></figure>",
-        Svg::for_page(run)
+        "<figure data-chart=\"curve\">{}<figcaption>Medians with min–max whiskers; dashed lines are the fitted t = t0 + n/B models. Hollow markers: through the page cache.{}</figcaption></figure>",
+        Svg::for_page(run),
+        esc(&lower)
     );
     for s in series.iter().filter(|s| s.skipped.is_none()) {
         let _ = writeln!(

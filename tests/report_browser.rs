@@ -169,29 +169,50 @@ fn a_profile_report_renders_in_chromium_with_its_numbers_and_charts() {
         let expected = iocurve::units::format_mbps(t["mb_per_s"]["median"].as_f64().unwrap());
         assert_eq!(figure_in_page(&dom, &key), Some(expected.as_str()), "{key}");
     }
+    // The device's history comes first, one chart per test (with both its
+    // directions named), then the run's latency chart.
     let charts = charts(&dom);
     let names: Vec<&str> = charts.iter().map(|(n, _)| n.as_str()).collect();
-    assert_eq!(names, vec!["latency", "history"]);
-    for (name, svg) in &charts {
+    assert_eq!(
+        names,
+        vec!["history", "history", "history", "history", "latency"]
+    );
+    let history_series = [
+        ("SEQ1M Q8T1", ["read", "write"]),
+        ("SEQ1M Q1T1", ["read", "write"]),
+        ("RND4K Q32T1", ["randread", "randwrite"]),
+        ("RND4K Q1T1", ["randread", "randwrite"]),
+    ];
+    for ((name, svg), (test, directions)) in charts.iter().zip(history_series) {
         let (texts, shapes) = series_of(svg);
-        let expected: Vec<String> = match name.as_str() {
-            "latency" => ["p50", "p90", "p99", "p99.9", "max"]
-                .iter()
-                .map(|s| s.to_string())
-                .collect(),
-            _ => ["SEQ1M Q8T1 read", "SEQ1M Q8T1 write", "RND4K Q1T1 randread"]
-                .iter()
-                .map(|s| s.to_string())
-                .collect(),
-        };
-        for series in expected {
+        assert_eq!(texts.first(), Some(&test.to_string()), "{name}: {texts:?}");
+        for series in directions {
             assert!(
-                texts.contains(&series),
-                "{name} chart lacks series {series}: {texts:?}"
+                texts.contains(&series.to_string()),
+                "{test} chart lacks series {series}: {texts:?}"
             );
         }
-        assert!(shapes >= 5, "{name} chart has {shapes} non-empty shapes");
+        assert!(shapes >= 3, "{test} chart has {shapes} non-empty shapes");
     }
+    let (_, latency) = charts.last().unwrap();
+    let (texts, shapes) = series_of(latency);
+    let expected = [
+        "p50",
+        "p90",
+        "p99",
+        "p99.9",
+        "max",
+        "SEQ1M Q8T1 read",
+        "SEQ1M Q8T1 write",
+        "RND4K Q1T1 randread",
+    ];
+    for series in expected {
+        assert!(
+            texts.contains(&series.to_string()),
+            "latency chart lacks series {series}: {texts:?}"
+        );
+    }
+    assert!(shapes >= 5, "latency chart has {shapes} non-empty shapes");
     assert!(dom.contains("units: MB/s = 10^6 bytes/s"));
 }
 
@@ -323,4 +344,275 @@ fn application_workloads_get_their_sections() {
         assert!(texts.contains(&series.to_string()), "{chart}: {texts:?}");
         assert!(shapes >= 2, "{chart}: {shapes} shapes");
     }
+}
+
+/// Measures the page as laid out, from inside the page: opens every
+/// `<details>`, then sends the framing page (see [`framed`]) the viewport's
+/// width, the page's scroll width, the right edge of the widest element
+/// (and what it is), and the smallest SVG text as rendered (its font size
+/// times the chart's scale on screen), which the framing page writes into
+/// its DOM for `--dump-dom` to carry out.
+const PROBE: &str = r#"<script>
+document.querySelectorAll('details').forEach(d => { d.open = true; });
+let right = 0, widest = '';
+for (const el of document.body.querySelectorAll('*')) {
+  const r = el.getBoundingClientRect();
+  if (r.width === 0 && r.height === 0) continue;
+  if (r.right > right) { right = r.right; widest = el.tagName + ' ' + el.className + ' ' + (el.textContent || '').slice(0, 50); }
+}
+let smallest = 1e9, smallestText = '', texts = 0;
+for (const t of document.querySelectorAll('svg text')) {
+  const m = t.getScreenCTM();
+  if (!m || !t.textContent.trim()) continue;
+  const px = parseFloat(getComputedStyle(t).fontSize) * Math.hypot(m.a, m.b);
+  texts++;
+  if (px < smallest) { smallest = px; smallestText = t.textContent; }
+}
+const probe = {
+  inner_width: window.innerWidth,
+  scroll_width: document.documentElement.scrollWidth,
+  right: right, widest: widest,
+  smallest_text_px: smallest, smallest_text: smallestText, svg_texts: texts,
+  svgs: document.querySelectorAll('svg').length,
+  svgs_without_view_box: [...document.querySelectorAll('svg')].filter(s => !s.getAttribute('viewBox')).length,
+};
+parent.postMessage(encodeURIComponent(JSON.stringify(probe)), '*');
+</script>"#;
+
+/// A page showing `page` in a frame `width` px wide. Headless Chromium
+/// lays out no window narrower than 500 px, but a frame is as narrow as
+/// it is told; what the frame's page sends is written into this page.
+fn framed(page: &Path, width: u32, height: u32) -> PathBuf {
+    let frame = page.with_extension(format!("frame{width}.html"));
+    let name = page.file_name().unwrap().to_str().unwrap();
+    std::fs::write(
+        &frame,
+        format!(
+            "<!DOCTYPE html><html><body style=\"margin:0\"><iframe src=\"{name}\" style=\"border:0;display:block;width:{width}px;height:{height}px\"></iframe><script>window.addEventListener('message', e => {{ const p = document.createElement('pre'); p.setAttribute('data-probe', e.data); document.body.appendChild(p); }});</script></body></html>"
+        ),
+    )
+    .unwrap();
+    frame
+}
+
+/// `%XX` decoding, enough for what `encodeURIComponent` writes.
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).unwrap();
+            out.push(u8::from_str_radix(hex, 16).unwrap());
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).unwrap()
+}
+
+/// The page laid out `width` px wide, measured by [`PROBE`].
+fn layout_at(browser: &Path, page: &Path, width: u32) -> serde_json::Value {
+    let html = std::fs::read_to_string(page).unwrap();
+    let probed = page.with_extension(format!("probe{width}.html"));
+    std::fs::write(&probed, html.replace("</body>", &format!("{PROBE}</body>"))).unwrap();
+    let frame = framed(&probed, width, 2000);
+    let (dom, stderr) = browse(
+        browser,
+        &frame,
+        &["--dump-dom", "--virtual-time-budget=5000"],
+    );
+    assert!(console_lines(&stderr).is_empty(), "{stderr}");
+    let at = dom
+        .find("data-probe=\"")
+        .unwrap_or_else(|| panic!("the probe ran: {dom} {stderr}"))
+        + 12;
+    let end = at + dom[at..].find('"').unwrap();
+    serde_json::from_str(&percent_decode(&dom[at..end])).unwrap()
+}
+
+/// Screenshots for people to look at, `width` px wide (in a frame, as for
+/// [`layout_at`]): kept in `IOCURVE_SCREENSHOTS` when set, and checked to
+/// be real pictures either way.
+fn screenshot(browser: &Path, page: &Path, width: u32, height: u32) {
+    let frame = framed(page, width, height);
+    let shot = page.with_extension(format!("{width}.png"));
+    let size = format!("--window-size={},{height}", width.max(500));
+    let (_, stderr) = browse(
+        browser,
+        &frame,
+        &[
+            &size,
+            "--hide-scrollbars",
+            &format!("--screenshot={}", shot.display()),
+        ],
+    );
+    assert!(console_lines(&stderr).is_empty(), "{stderr}");
+    let png = std::fs::read(&shot).expect("a screenshot was written");
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 10_000,
+        "screenshot at {width} px of {} bytes",
+        png.len()
+    );
+    if let Some(dir) = std::env::var_os("IOCURVE_SCREENSHOTS") {
+        let kept = Path::new(&dir).join(format!("report-{width}.png"));
+        std::fs::copy(&shot, &kept).unwrap();
+        std::fs::copy(page, Path::new(&dir).join("report.html")).unwrap();
+    }
+}
+
+/// Measures two simulated cards with several commands, some repeatedly,
+/// into one database; returns the database's path.
+fn two_devices(dir: &Path) -> PathBuf {
+    let db = dir.join("results.db");
+    let db_s = db.to_str().unwrap();
+    let slow = "sim:size=1G,read=25MB/s,write=8MB/s,cmd=300us,page=32k";
+    let fast = "sim:size=1G,read=80MB/s,write=40MB/s,cmd=50us,cache=16M";
+    let measure = |args: &[&str]| {
+        ok(iocurve().args(args).args(["--destructive", "--db", db_s]));
+    };
+    for _ in 0..3 {
+        measure(&["profile", slow, "--repeat", "2", "--time", "100ms"]);
+    }
+    for _ in 0..2 {
+        measure(&["profile", fast, "--repeat", "2", "--time", "100ms"]);
+    }
+    measure(&[
+        "run",
+        slow,
+        "--rw",
+        "randwrite",
+        "--bs",
+        "4k",
+        "--time",
+        "100ms",
+    ]);
+    measure(&[
+        "curve",
+        fast,
+        "--sizes",
+        "4k,64k,1M",
+        "--rw",
+        "read,write",
+        "--time",
+        "60ms",
+        "--repeat",
+        "2",
+    ]);
+    measure(&["sustain", fast, "--bytes", "64M", "--interval", "20ms"]);
+    measure(&["surface", slow]);
+    db
+}
+
+#[test]
+fn a_report_of_two_devices_fits_a_phone_and_names_everything() {
+    let Some(browser) = chromium() else {
+        return skipped("chromium is not installed (.ci/run installs it)");
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let db = two_devices(dir.path());
+    let page = dir.path().join("report.html");
+    ok(iocurve().args([
+        "report",
+        "--db",
+        db.to_str().unwrap(),
+        "--last",
+        "20",
+        "-o",
+        page.to_str().unwrap(),
+    ]));
+    let html = std::fs::read_to_string(&page).unwrap();
+
+    // One card per device, the runs grouped under it.
+    assert_eq!(html.matches("<section class=\"device\"").count(), 2);
+    assert_eq!(html.matches("<dl class=\"card\">").count(), 2);
+    assert_eq!(
+        html.matches("<tr data-run=").count(),
+        9,
+        "one compact row per run"
+    );
+    let summary = &html[html.find("data-section=\"summary\"").unwrap()..];
+    let summary = &summary[..summary.find("</section>").unwrap()];
+    assert_eq!(summary.matches("<tr data-device=").count(), 2);
+    assert!(summary.contains("SEQ1M Q8T1"), "{summary}");
+    assert!(summary.contains("RND4K Q32T1"), "{summary}");
+
+    // History: one chart per test of each device, named by its test.
+    let (dom, stderr) = browse(&browser, &page, &["--dump-dom"]);
+    assert!(console_lines(&stderr).is_empty(), "{stderr}");
+    let all = charts(&dom);
+    let history: Vec<&String> = all
+        .iter()
+        .filter(|(n, _)| n == "history")
+        .map(|(_, svg)| svg)
+        .collect();
+    assert!(history.len() >= 8, "{} history charts", history.len());
+    for svg in &history {
+        let (texts, shapes) = series_of(svg);
+        let directions = texts
+            .iter()
+            .filter(|t| t.contains("read") || t.contains("write"))
+            .count();
+        assert!(
+            directions >= 1,
+            "a history chart names its series: {texts:?}"
+        );
+        assert!(
+            texts.iter().any(|t| t.starts_with("#")),
+            "runs named: {texts:?}"
+        );
+        assert!(shapes >= 2, "{shapes} shapes: a line and the background");
+        for t in &texts {
+            assert!(!t.contains(".0k") && !t.ends_with(".0"), "tick {t}");
+        }
+    }
+    let titles: Vec<String> = history
+        .iter()
+        .map(|svg| series_of(svg).0[0].clone())
+        .collect();
+    for test in ["SEQ1M Q8T1", "SEQ1M Q1T1", "RND4K Q32T1", "RND4K Q1T1"] {
+        assert_eq!(
+            titles.iter().filter(|t| *t == test).count(),
+            2,
+            "{test}: one chart per device: {titles:?}"
+        );
+    }
+    // Latency: every row named in full, reads and writes alike.
+    let (_, latency) = all.iter().find(|(n, _)| n == "latency").unwrap();
+    let (texts, _) = series_of(latency);
+    for row in [
+        "SEQ1M Q8T1 read",
+        "SEQ1M Q8T1 write",
+        "RND4K Q1T1 randwrite",
+    ] {
+        assert!(texts.iter().any(|t| t == row), "{row}: {texts:?}");
+    }
+    // Its ticks are decades written short, never `100000.0`.
+    let decades = ["1", "10", "100", "1k", "10k", "100k", "1M", "10M"];
+    let ticks = texts
+        .iter()
+        .filter(|t| decades.contains(&t.as_str()))
+        .count();
+    assert!(ticks >= 3, "decade ticks: {texts:?}");
+    assert!(texts.iter().all(|t| !t.contains(".0")), "{texts:?}");
+
+    // Laid out in a browser: nothing wider than the window, text readable.
+    for width in [1280u32, 400] {
+        let probe = layout_at(&browser, &page, width);
+        let number = |k: &str| probe[k].as_f64().unwrap_or_else(|| panic!("{k}: {probe}"));
+        assert_eq!(number("inner_width"), f64::from(width), "{probe}");
+        assert!(number("scroll_width") <= f64::from(width), "{probe}");
+        assert!(number("right") <= f64::from(width) + 0.5, "{probe}");
+        assert!(number("svgs") >= 12.0, "{probe}");
+        assert_eq!(number("svgs_without_view_box"), 0.0, "{probe}");
+        assert!(number("svg_texts") > 100.0, "{probe}");
+        assert!(
+            number("smallest_text_px") >= 11.0,
+            "SVG text at {width} px: {probe}"
+        );
+    }
+    screenshot(&browser, &page, 1280, 2400);
+    screenshot(&browser, &page, 400, 2400);
 }

@@ -5,6 +5,10 @@
 //! own below, beside their aligned neighbours measured the same way: on the
 //! O_DIRECT axes a page cache figure would tower over its neighbours.
 //! Drawn with plotters' SVG backend, so it needs no fonts at build time.
+//!
+//! Two sizes ([`SvgSize`]): the `--svg` file, 960 units wide with plotters'
+//! own text sizes, and the HTML report's, narrower with larger text, so the
+//! chart scaled to a 400 px wide phone still has text of 11 px or more.
 
 use super::Export;
 use crate::result::{CurvePoint, CurveSeries, RunResult};
@@ -13,10 +17,111 @@ use plotters::prelude::*;
 
 pub struct Svg;
 
-const WIDTH: u32 = 960;
-const HEIGHT: u32 = 600;
-/// Height of the unaligned panel, below the main chart.
-const PANEL_HEIGHT: u32 = 420;
+/// Where a shared chart is shown, which decides its size and its text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SvgSize {
+    /// A file of its own (`--svg`): wide, plotters' default text.
+    File,
+    /// Inside the HTML report, scaled to the page: 640 units wide with
+    /// text of [`PAGE_FONT`] units, 11.75 px at a 400 px wide window.
+    Page,
+}
+
+/// Text size of the report's charts, in plotters' points: it writes 1/1.24
+/// of them as the SVG's font size, 20.2 units of a 640-unit-wide chart,
+/// 11.4 px at the 361 px the page has at a 400 px wide window with a
+/// classic scroll bar.
+pub const PAGE_FONT: u32 = 25;
+/// Width of the report's charts.
+pub const PAGE_WIDTH: u32 = 640;
+
+impl SvgSize {
+    /// A font for text of this size's charts; None keeps plotters' own.
+    pub fn font(self, extra: u32) -> Option<(&'static str, u32)> {
+        match self {
+            SvgSize::File => None,
+            SvgSize::Page => Some(("sans-serif", PAGE_FONT + extra)),
+        }
+    }
+
+    /// Colour of series `i`: plotters' palette in files (as they always
+    /// were), Okabe–Ito in the report, like its other charts.
+    pub fn colour(self, i: usize) -> RGBAColor {
+        match self {
+            SvgSize::File => Palette99::pick(i).to_rgba(),
+            SvgSize::Page => {
+                let (r, g, b) = crate::report::html::svg_kit::rgb(i);
+                RGBColor(r, g, b).to_rgba()
+            }
+        }
+    }
+
+    /// A series' name: in the report, where the page names the target, the
+    /// target only when the chart has several.
+    fn series_name(self, s: &CurveSeries, several_targets: bool) -> String {
+        match self == SvgSize::Page && !several_targets {
+            true => format!("{} · QD {}", s.pattern, s.queue_depth),
+            false => format!("{} · {} · QD {}", s.target, s.pattern, s.queue_depth),
+        }
+    }
+
+    /// A chart's caption, shorter in the report, whose figure caption says
+    /// the rest.
+    fn caption(self, file: &'static str, page: &'static str) -> &'static str {
+        match self {
+            SvgSize::File => file,
+            SvgSize::Page => page,
+        }
+    }
+
+    /// Every other key (or fewer) in the report, so that at most five
+    /// size labels share its narrower axis.
+    fn thin(self, keys: Vec<f64>) -> Vec<f64> {
+        match self {
+            SvgSize::File => keys,
+            SvgSize::Page => {
+                let step = keys.len().div_ceil(5).max(1);
+                keys.into_iter().step_by(step).collect()
+            }
+        }
+    }
+
+    /// In the report, room above the data for a legend of `entries` lines
+    /// (about 30 units each on a plot about 380 units tall), so that the
+    /// legend covers no curve; files keep their range.
+    fn headroom(self, (x0, x1, top): (f64, f64, f64), entries: usize) -> (f64, f64, f64) {
+        match self {
+            SvgSize::File => (x0, x1, top),
+            SvgSize::Page => {
+                let legend_share = ((entries as f64 * 30.0 + 20.0) / 380.0).min(0.6);
+                (x0, x1, top / (1.0 - legend_share))
+            }
+        }
+    }
+
+    /// Room for the tick labels and the axis description: (x, y).
+    pub fn label_areas(self, file: (u32, u32)) -> (u32, u32) {
+        match self {
+            SvgSize::File => file,
+            SvgSize::Page => (72, 104),
+        }
+    }
+}
+
+impl Svg {
+    /// The chart as the HTML report shows it.
+    pub fn for_page(r: &RunResult) -> String {
+        render_sized(r, SvgSize::Page)
+    }
+}
+
+/// (width, main chart height, unaligned panel height).
+fn dimensions(size: SvgSize) -> (u32, u32, u32) {
+    match size {
+        SvgSize::File => (960, 600, 420),
+        SvgSize::Page => (PAGE_WIDTH, 520, 400),
+    }
+}
 
 /// The caption of the unaligned panel.
 pub const UNALIGNED_CAPTION: &str =
@@ -24,6 +129,12 @@ pub const UNALIGNED_CAPTION: &str =
 
 impl Export for Svg {
     fn render(&self, r: &RunResult) -> String {
+        render_sized(r, SvgSize::File)
+    }
+}
+
+fn render_sized(r: &RunResult, size: SvgSize) -> String {
+    {
         let mut out = String::new();
         let series: Vec<&CurveSeries> = r
             .payload
@@ -34,7 +145,7 @@ impl Export for Svg {
             .collect();
         // Drawing into a String cannot fail for I/O reasons; a plotting error
         // leaves an empty chart rather than no file.
-        let _ = draw(&mut out, &series);
+        let _ = draw(&mut out, &series, size);
         out
     }
 }
@@ -53,17 +164,26 @@ fn bounds<'a>(points: impl Iterator<Item = &'a (f64, f64, f64, f64)> + Clone) ->
     }
 }
 
-fn draw(out: &mut String, series: &[&CurveSeries]) -> Result<(), Box<dyn std::error::Error>> {
+fn draw(
+    out: &mut String,
+    series: &[&CurveSeries],
+    size: SvgSize,
+) -> Result<(), Box<dyn std::error::Error>> {
     let direct: Vec<Plotted> = series.iter().map(|s| series_points(s)).collect();
     let unaligned: Vec<Plotted> = series.iter().map(|s| unaligned_points(s)).collect();
     let panel = unaligned.iter().any(|u| !u.is_empty());
-    let height = if panel { HEIGHT + PANEL_HEIGHT } else { HEIGHT };
-    let root = SVGBackend::with_string(out, (WIDTH, height)).into_drawing_area();
+    let (width, main_height, panel_height) = dimensions(size);
+    let height = if panel {
+        main_height + panel_height
+    } else {
+        main_height
+    };
+    let root = SVGBackend::with_string(out, (width, height)).into_drawing_area();
     root.fill(&WHITE)?;
-    let (top, bottom) = root.split_vertically(HEIGHT);
-    draw_main(&top, series, &direct)?;
+    let (top, bottom) = root.split_vertically(main_height);
+    draw_main(&top, series, &direct, size)?;
     if panel {
-        draw_unaligned(&bottom, series, &unaligned)?;
+        draw_unaligned(&bottom, series, &unaligned, size)?;
     }
     root.present()?;
     Ok(())
@@ -73,20 +193,23 @@ fn draw_main(
     area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
     series: &[&CurveSeries],
     direct: &[Plotted],
+    size: SvgSize,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let mut chart = axes(
         area,
         "Throughput against transfer size",
-        bounds(direct.iter().flatten()),
+        size.headroom(bounds(direct.iter().flatten()), 2 * series.len()),
+        size,
     )?;
+    let several = several_targets(series);
     for (i, (s, points)) in series.iter().zip(direct).enumerate() {
-        let colour = Palette99::pick(i).to_rgba();
-        let label = format!("{} · {} · QD {}", s.target, s.pattern, s.queue_depth);
+        let colour = size.colour(i);
+        let label = size.series_name(s, several);
         let buffered = s.series_points().any(|p| p.buffered);
         draw_points(&mut chart, points, colour, !buffered, label)?;
         draw_model(&mut chart, s, points, colour)?;
     }
-    legend(&mut chart)
+    legend(&mut chart, size)
 }
 
 /// The unaligned panel: per series one line through its unaligned sizes
@@ -96,17 +219,21 @@ fn draw_unaligned(
     area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
     series: &[&CurveSeries],
     unaligned: &[Plotted],
+    size: SvgSize,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let mut chart = axes(area, UNALIGNED_CAPTION, bounds(unaligned.iter().flatten()))?;
+    let mut chart = axes(
+        area,
+        size.caption(UNALIGNED_CAPTION, "Unaligned sizes, through the page cache"),
+        size.headroom(bounds(unaligned.iter().flatten()), 2 * series.len()),
+        size,
+    )?;
+    let several = several_targets(series);
     for (i, (s, points)) in series.iter().zip(unaligned).enumerate() {
         if points.is_empty() {
             continue;
         }
-        let colour = Palette99::pick(i).to_rgba();
-        let label = format!(
-            "{} · {} · QD {} · through the page cache",
-            s.target, s.pattern, s.queue_depth
-        );
+        let colour = size.colour(i);
+        let label = format!("{} · through the page cache", size.series_name(s, several));
         draw_points(&mut chart, points, colour, false, label)?;
         let odd: Vec<(f64, f64)> = s
             .unaligned_points()
@@ -120,10 +247,18 @@ fn draw_unaligned(
                     .map(|p| Cross::new(p, 7, colour.stroke_width(2))),
             )
             .map_err(|e| e.to_string())?
-            .label(format!("{} · {} · unaligned sizes", s.target, s.pattern))
+            .label(match size {
+                SvgSize::File => format!("{} · {} · unaligned sizes", s.target, s.pattern),
+                SvgSize::Page => format!("{} · unaligned sizes", s.pattern),
+            })
             .legend(move |(x, y)| Cross::new((x + 10, y), 5, colour.stroke_width(2)));
     }
-    legend(&mut chart)
+    legend(&mut chart, size)
+}
+
+/// True when the series were measured on more than one target.
+fn several_targets(series: &[&CurveSeries]) -> bool {
+    series.iter().any(|s| s.target != series[0].target)
 }
 
 /// Labelled log2-size against MB/s axes on `area`.
@@ -131,35 +266,45 @@ fn axes<'a, 'b>(
     area: &'a DrawingArea<SVGBackend<'b>, plotters::coord::Shift>,
     caption: &str,
     (x0, x1, y1): (f64, f64, f64),
+    size: SvgSize,
 ) -> Result<Chart<'a, 'b>, Box<dyn std::error::Error>> {
+    let (x_area, y_area) = size.label_areas((48, 72));
     let mut chart = ChartBuilder::on(area)
-        .caption(caption, ("sans-serif", 22))
+        .caption(caption, size.font(2).unwrap_or(("sans-serif", 22)))
         .margin(16)
-        .x_label_area_size(48)
-        .y_label_area_size(72)
+        .x_label_area_size(x_area)
+        .y_label_area_size(y_area)
         .build_cartesian_2d(
             (x0..x1)
                 .log_scale()
-                .with_key_points(power_of_two_keys(x0, x1)),
+                .with_key_points(size.thin(power_of_two_keys(x0, x1))),
             0f64..y1,
         )?;
-    chart
-        .configure_mesh()
-        .x_desc("transfer size (log scale)")
+    let mut mesh = chart.configure_mesh();
+    mesh.x_desc("transfer size (log scale)")
         .y_desc("throughput, MB/s (10^6 B/s)")
         .x_label_formatter(&|x| format_size(x.round() as u64))
-        .y_label_formatter(&|y| format!("{y:.0}"))
-        .draw()?;
+        .y_label_formatter(&|y| format!("{y:.0}"));
+    if let Some(font) = size.font(0) {
+        mesh.label_style(font).axis_desc_style(font);
+    }
+    mesh.draw()?;
     Ok(chart)
 }
 
-fn legend<'a, 'b: 'a>(chart: &mut Chart<'a, 'b>) -> Result<(), Box<dyn std::error::Error>> {
-    chart
-        .configure_series_labels()
+fn legend<'a, 'b: 'a>(
+    chart: &mut Chart<'a, 'b>,
+    size: SvgSize,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let mut labels = chart.configure_series_labels();
+    labels
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
-        .position(SeriesLabelPosition::UpperLeft)
-        .draw()?;
+        .position(SeriesLabelPosition::UpperLeft);
+    if let Some(font) = size.font(0) {
+        labels.label_font(font);
+    }
+    labels.draw()?;
     Ok(())
 }
 

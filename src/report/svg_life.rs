@@ -1,21 +1,53 @@
 //! Charts of a device across its span and over its life: a surface scan's
 //! speed and access time against position, and an endurance run's speeds
 //! and bad blocks against cycle. Each is two panels sharing the x axis, so
-//! a dip in speed can be read against what happened below it.
+//! a dip in speed can be read against what happened below it. Like the
+//! curve chart, each comes in a file size and a page size ([`SvgSize`]).
 
 use super::Export;
+use super::svg::{PAGE_WIDTH, SvgSize};
 use crate::result::RunResult;
 use crate::result::device::{EndureReport, SurfaceReport};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-const WIDTH: u32 = 960;
-const HEIGHT: u32 = 720;
+/// (width, height) of both panels together.
+fn dimensions(size: SvgSize) -> (u32, u32) {
+    match size {
+        SvgSize::File => (960, 720),
+        SvgSize::Page => (PAGE_WIDTH, 680),
+    }
+}
 
 type Panel<'a, 'b> = DrawingArea<SVGBackend<'b>, Shift>;
 type Fallible = Result<(), Box<dyn std::error::Error>>;
 /// A labelled line: legend text, points, colour.
 type Series<'a> = (&'a str, Vec<(f64, f64)>, RGBColor);
+
+/// Height of the upper panel: three fifths, half in the report, where the
+/// larger text leaves the lower panel little room otherwise.
+fn upper_share(size: SvgSize, height: u32) -> u32 {
+    match size {
+        SvgSize::File => height * 3 / 5,
+        SvgSize::Page => height / 2,
+    }
+}
+
+/// The three colours of a life chart: reads, writes, trouble. Files keep
+/// plotters' pure colours; the report uses Okabe–Ito's blue, bluish green
+/// and vermillion, which stay apart for colour-blind readers.
+fn colours(size: SvgSize) -> (RGBColor, RGBColor, RGBColor) {
+    match size {
+        SvgSize::File => (BLUE, GREEN, RED),
+        SvgSize::Page => {
+            let pick = |i| {
+                let (r, g, b) = crate::report::html::svg_kit::rgb(i);
+                RGBColor(r, g, b)
+            };
+            (pick(0), pick(2), pick(1))
+        }
+    }
+}
 
 /// Speed (top) and access time (bottom) against position.
 pub struct SurfaceSvg;
@@ -25,22 +57,44 @@ pub struct EndureSvg;
 
 impl Export for SurfaceSvg {
     fn render(&self, r: &RunResult) -> String {
-        let mut out = String::new();
-        if let Some(s) = r.payload.surface() {
-            let _ = draw_surface(&mut out, s, &r.target.path);
-        }
-        out
+        surface_sized(r, SvgSize::File)
     }
+}
+
+impl SurfaceSvg {
+    /// The chart as the HTML report shows it.
+    pub fn for_page(r: &RunResult) -> String {
+        surface_sized(r, SvgSize::Page)
+    }
+}
+
+fn surface_sized(r: &RunResult, size: SvgSize) -> String {
+    let mut out = String::new();
+    if let Some(s) = r.payload.surface() {
+        let _ = draw_surface(&mut out, s, &r.target.path, size);
+    }
+    out
 }
 
 impl Export for EndureSvg {
     fn render(&self, r: &RunResult) -> String {
-        let mut out = String::new();
-        if let Some(e) = r.payload.endure() {
-            let _ = draw_endure(&mut out, e, &r.target.path);
-        }
-        out
+        endure_sized(r, SvgSize::File)
     }
+}
+
+impl EndureSvg {
+    /// The chart as the HTML report shows it.
+    pub fn for_page(r: &RunResult) -> String {
+        endure_sized(r, SvgSize::Page)
+    }
+}
+
+fn endure_sized(r: &RunResult, size: SvgSize) -> String {
+    let mut out = String::new();
+    if let Some(e) = r.payload.endure() {
+        let _ = draw_endure(&mut out, e, &r.target.path, size);
+    }
+    out
 }
 
 fn top_of(values: impl Iterator<Item = f64>) -> f64 {
@@ -54,19 +108,33 @@ fn line(
     y_desc: &str,
     series: &[Series<'_>],
     shade: &[(f64, f64)],
+    size: SvgSize,
 ) -> Fallible {
     let top = top_of(series.iter().flat_map(|s| s.1.iter().map(|p| p.1)));
+    let (x_area, y_area) = size.label_areas((40, 64));
     let mut chart = ChartBuilder::on(area)
-        .caption(title, ("sans-serif", 20))
+        .caption(title, size.font(0).unwrap_or(("sans-serif", 20)))
         .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(64)
+        .x_label_area_size(x_area)
+        .y_label_area_size(y_area)
         .build_cartesian_2d(x.0..x.1, 0f64..top)?;
-    chart.configure_mesh().x_desc(x.2).y_desc(y_desc).draw()?;
+    let mut mesh = chart.configure_mesh();
+    mesh.x_desc(x.2).y_desc(y_desc);
+    let short = |v: &f64| crate::report::html::svg_kit::tick_label(*v);
+    if let Some(font) = size.font(0) {
+        // Larger text has room for fewer labels, written short (10, not 10.0).
+        mesh.label_style(font)
+            .axis_desc_style(font)
+            .x_labels(6)
+            .y_labels(5)
+            .x_label_formatter(&short)
+            .y_label_formatter(&short);
+    }
+    mesh.draw()?;
     chart.draw_series(
-        shade
-            .iter()
-            .map(|&(a, b)| Rectangle::new([(a, 0.0), (b, top)], RED.mix(0.15).filled())),
+        shade.iter().map(|&(a, b)| {
+            Rectangle::new([(a, 0.0), (b, top)], colours(size).2.mix(0.15).filled())
+        }),
     )?;
     for (label, points, colour) in series {
         let colour = *colour;
@@ -76,27 +144,30 @@ fn line(
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], colour));
         chart.draw_series(points.iter().map(|&p| Circle::new(p, 2, colour.filled())))?;
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()?;
+    let mut labels = chart.configure_series_labels();
+    labels.background_style(WHITE.mix(0.85)).border_style(BLACK);
+    if let Some(font) = size.font(0) {
+        labels.label_font(font);
+    }
+    labels.draw()?;
     Ok(())
 }
 
-fn draw_surface(out: &mut String, s: &SurfaceReport, path: &str) -> Fallible {
-    let root = SVGBackend::with_string(out, (WIDTH, HEIGHT)).into_drawing_area();
+fn draw_surface(out: &mut String, s: &SurfaceReport, path: &str, size: SvgSize) -> Fallible {
+    let (width, height) = dimensions(size);
+    let root = SVGBackend::with_string(out, (width, height)).into_drawing_area();
     root.fill(&WHITE)?;
-    let (upper, lower) = root.split_vertically(HEIGHT * 3 / 5);
+    let (upper, lower) = root.split_vertically(upper_share(size, height));
     let read: Vec<_> = s.samples.iter().map(|p| (p.percent, p.read_mb_s)).collect();
     let write: Vec<_> = s
         .samples
         .iter()
         .filter_map(|p| p.write_mb_s.map(|w| (p.percent, w)))
         .collect();
-    let mut speeds = vec![("read", read, BLUE)];
+    let (blue, green, red) = colours(size);
+    let mut speeds = vec![("read", read, blue)];
     if !write.is_empty() {
-        speeds.push(("write", write, GREEN));
+        speeds.push(("write", write, green));
     }
     let slow: Vec<_> = s
         .slow_regions
@@ -104,23 +175,31 @@ fn draw_surface(out: &mut String, s: &SurfaceReport, path: &str) -> Fallible {
         .map(|r| (r.start_percent, r.end_percent))
         .collect();
     let x = (0.0, 100.0, "position on the device, % of its size");
-    let title = format!("{path}: speed against position (slow regions shaded)");
-    line(&upper, &title, x, "MB/s (10^6 B/s)", &speeds, &slow)?;
+    let title = match size {
+        SvgSize::File => format!("{path}: speed against position (slow regions shaded)"),
+        SvgSize::Page => "speed against position".to_string(),
+    };
+    line(&upper, &title, x, "MB/s (10^6 B/s)", &speeds, &slow, size)?;
     let access: Vec<_> = s
         .samples
         .iter()
         .filter_map(|p| p.access_ns.map(|a| (p.percent, a as f64 / 1e6)))
         .collect();
-    let lower_series = [("access time (median of random 4 KiB reads)", access, RED)];
-    line(&lower, "access time", x, "ms", &lower_series, &slow)?;
+    let access_name = match size {
+        SvgSize::File => "access time (median of random 4 KiB reads)",
+        SvgSize::Page => "access time (random 4 KiB)",
+    };
+    let lower_series = [(access_name, access, red)];
+    line(&lower, "access time", x, "ms", &lower_series, &slow, size)?;
     root.present()?;
     Ok(())
 }
 
-fn draw_endure(out: &mut String, e: &EndureReport, path: &str) -> Fallible {
-    let root = SVGBackend::with_string(out, (WIDTH, HEIGHT)).into_drawing_area();
+fn draw_endure(out: &mut String, e: &EndureReport, path: &str, size: SvgSize) -> Fallible {
+    let (width, height) = dimensions(size);
+    let root = SVGBackend::with_string(out, (width, height)).into_drawing_area();
     root.fill(&WHITE)?;
-    let (upper, lower) = root.split_vertically(HEIGHT * 3 / 5);
+    let (upper, lower) = root.split_vertically(upper_share(size, height));
     let last = e.cycles.last().map_or(1.0, |c| f64::from(c.cycle)) + 0.5;
     let x = (0.5, last.max(1.5), "cycle");
     let write: Vec<_> = e
@@ -133,16 +212,32 @@ fn draw_endure(out: &mut String, e: &EndureReport, path: &str) -> Fallible {
         .iter()
         .filter_map(|c| c.read_mb_s.map(|r| (f64::from(c.cycle), r)))
         .collect();
-    let speeds = [("write", write, GREEN), ("read", read, BLUE)];
-    let title = format!("{path}: speed against cycle");
-    line(&upper, &title, x, "MB/s (10^6 B/s)", &speeds, &[])?;
+    let (blue, green, red) = colours(size);
+    let speeds = [("write", write, green), ("read", read, blue)];
+    let title = match size {
+        SvgSize::File => format!("{path}: speed against cycle"),
+        SvgSize::Page => "speed against cycle".to_string(),
+    };
+    line(&upper, &title, x, "MB/s (10^6 B/s)", &speeds, &[], size)?;
     let bad: Vec<_> = e
         .cycles
         .iter()
         .map(|c| (f64::from(c.cycle), c.verify.bad() as f64))
         .collect();
-    let errors = [("bad blocks (changed, overwritten, corrupted)", bad, RED)];
-    line(&lower, "bad blocks per cycle", x, "blocks", &errors, &[])?;
+    let errors_name = match size {
+        SvgSize::File => "bad blocks (changed, overwritten, corrupted)",
+        SvgSize::Page => "bad blocks",
+    };
+    let errors = [(errors_name, bad, red)];
+    line(
+        &lower,
+        "bad blocks per cycle",
+        x,
+        "blocks",
+        &errors,
+        &[],
+        size,
+    )?;
     root.present()?;
     Ok(())
 }

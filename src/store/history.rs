@@ -12,6 +12,8 @@ pub fn points(db: &Store, runs: &[RunResult]) -> Result<Vec<HistoryPoint>> {
         .iter()
         .filter_map(|r| r.device_identity.as_ref().map(|i| i.key.as_str()))
         .collect();
+    // Runs of several devices may interleave: each device once.
+    keys.sort_unstable();
     keys.dedup();
     let mut points = Vec::new();
     for key in keys {
@@ -20,6 +22,7 @@ pub fn points(db: &Store, runs: &[RunResult]) -> Result<Vec<HistoryPoint>> {
         };
         for run in db.runs(Some(device.id))? {
             points.extend(run.figures.iter().map(|f| HistoryPoint {
+                device: key.to_string(),
                 run_id: run.id,
                 started_at: run.started_at.clone(),
                 test: f.test.clone(),

@@ -8,7 +8,7 @@ use crate::units::{format_latency_ns, format_mbps, format_size};
 use std::fmt::Write;
 
 pub fn files_load(out: &mut String, r: &FilesLoadReport) {
-    let _ = writeln!(out, "<h3>Whole-file load times</h3>");
+    let _ = writeln!(out, "<h4>Whole-file load times</h4>");
     if !r.eviction_proved {
         let _ = writeln!(
             out,
@@ -62,7 +62,7 @@ pub fn files_load(out: &mut String, r: &FilesLoadReport) {
 pub fn files_save(out: &mut String, r: &FilesSaveReport) {
     let _ = writeln!(
         out,
-        "<h3>Writing a {} file by write-call size</h3>",
+        "<h4>Writing a {} file by write-call size</h4>",
         esc(&format_size(r.file_size))
     );
     let points: Vec<(String, f64)> = r
@@ -109,7 +109,7 @@ pub fn stream(out: &mut String, r: &StreamReport) {
     let o = &r.outcome;
     let _ = writeln!(
         out,
-        "<h3>Streaming on a fixed schedule ({})</h3>",
+        "<h4>Streaming on a fixed schedule ({})</h4>",
         esc(&r.direction)
     );
     let rows = [
@@ -167,7 +167,7 @@ pub fn stream(out: &mut String, r: &StreamReport) {
 }
 
 pub fn sustain(out: &mut String, r: &SustainReport) {
-    let _ = writeln!(out, "<h3>Sustained write</h3>");
+    let _ = writeln!(out, "<h4>Sustained write</h4>");
     let series: Vec<(f64, f64)> = r
         .intervals
         .iter()

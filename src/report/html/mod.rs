@@ -1,19 +1,29 @@
 //! The self-contained HTML report: one file with its CSS and charts inline,
 //! no script and nothing fetched, readable on a phone and in print.
 //!
+//! The page is organised by device: a summary of every device first, then
+//! per device its identity card, its runs as compact rows, its history as
+//! one small chart per test, and each run in full (collapsed but the
+//! newest), so six runs of one card do not make six device cards.
+//!
 //! Every chart sits beside a table of the same numbers, so nothing is only
 //! in a picture. Headline figures carry `data-figure` attributes naming the
 //! test, which the browser test reads back and compares with the JSON.
 
 mod apps;
 mod charts;
+mod devices;
+mod overview;
 mod sections;
+pub(crate) mod svg_kit;
 
 use crate::result::RunResult;
 
 /// A stored run's headline figure, for the history of a device.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HistoryPoint {
+    /// The device's key (see [`crate::probe::identity::device_key`]).
+    pub device: String,
     pub run_id: i64,
     pub started_at: String,
     pub test: String,
@@ -28,7 +38,7 @@ pub struct HistoryPoint {
 pub struct ReportInput {
     /// The runs, newest last; the first names the report.
     pub runs: Vec<RunResult>,
-    /// Earlier runs of the same device(s), oldest first.
+    /// Every stored run of the same device(s), oldest first.
     pub history: Vec<HistoryPoint>,
 }
 
@@ -38,10 +48,11 @@ const STYLE: &str = include_str!("style.css");
 pub fn render(input: &ReportInput) -> String {
     let mut body = String::new();
     sections::title(&mut body, input);
-    for run in &input.runs {
-        sections::run(&mut body, run);
+    let groups = devices::group_by_device(&input.runs);
+    overview::summary(&mut body, &groups, &input.history);
+    for (i, group) in groups.iter().enumerate() {
+        overview::device(&mut body, i, group, &input.history);
     }
-    sections::history(&mut body, &input.history);
     sections::footer(&mut body, input);
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{}</title>\n<style>\n{STYLE}</style>\n</head>\n<body>\n<main>\n{body}</main>\n</body>\n</html>\n",

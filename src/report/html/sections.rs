@@ -1,51 +1,59 @@
 //! The report's sections, each a function that appends HTML.
 
 use super::charts;
-use super::{HistoryPoint, ReportInput, esc};
-use crate::report::{Export, Svg};
+use super::devices::group_by_device;
+use super::{ReportInput, esc};
+use crate::report::Svg;
 use crate::result::{CurvePoint, CurveSeries, Measurement, Payload, RunResult, TestResult};
 use crate::units::{LEGEND, format_latency_ns, format_mbps, format_size};
 use std::fmt::Write;
 
+/// The page's title: the device, or how many devices.
 pub fn title_text(input: &ReportInput) -> String {
-    let device = input
-        .runs
-        .iter()
-        .find_map(device_label)
-        .unwrap_or_else(|| "storage".into());
-    format!("iocurve report: {device}")
-}
-
-fn device_label(run: &RunResult) -> Option<String> {
-    run.device_identity.as_ref().map(|i| i.label.clone())
+    let groups = group_by_device(&input.runs);
+    match groups.as_slice() {
+        [] => "iocurve report".into(),
+        [one] => format!("iocurve report: {}", one.label),
+        many => format!("iocurve report: {} devices", many.len()),
+    }
 }
 
 pub fn title(out: &mut String, input: &ReportInput) {
     let _ = writeln!(out, "<h1>{}</h1>", esc(&title_text(input)));
-    let dates: Vec<&str> = input.runs.iter().map(|r| r.started_at.as_str()).collect();
+    let (first, last) = (input.runs.first(), input.runs.last());
+    let span = match (first, last) {
+        (Some(a), Some(b)) if a.started_at != b.started_at => {
+            format!(", {} to {}", a.started_at, b.started_at)
+        }
+        (Some(a), _) => format!(", {}", a.started_at),
+        _ => String::new(),
+    };
     let _ = writeln!(
         out,
-        "<p class=\"sub\">{} run(s): {}</p>",
+        "<p class=\"sub\">{} run(s){}</p>",
         input.runs.len(),
-        esc(&dates.join(", "))
+        esc(&span)
     );
 }
 
-/// One run: its device, its figures, its charts.
-pub fn run(out: &mut String, run: &RunResult) {
+/// One run in full, collapsed unless it is its device's newest: its
+/// figures, its charts, its notes.
+pub fn run(out: &mut String, anchor: &str, run: &RunResult, open: bool) {
     let _ = writeln!(
         out,
-        "<section class=\"run\" data-command=\"{}\">",
-        esc(&run.command())
-    );
-    let _ = writeln!(
-        out,
-        "<h2>{} of {} <span class=\"range\">{}</span></h2>",
+        "<details class=\"run\" id=\"{anchor}\" data-command=\"{}\"{}>",
         esc(&run.command()),
-        esc(&run.target.path),
-        esc(&run.started_at)
+        if open { " open" } else { "" }
     );
-    identity_card(out, run);
+    let mode = format!("{:?}", run.target.mode).to_lowercase();
+    let _ = writeln!(
+        out,
+        "<summary><h3>{} <span class=\"range\">{} · {}</span><span class=\"range key\">{}</span></h3></summary>",
+        esc(&run.command()),
+        esc(&run.started_at),
+        esc(&mode),
+        esc(&run.target.path)
+    );
     match &run.payload {
         Payload::Profile { .. } => profile_table(out, run),
         Payload::Curve { curve, .. } => curve_section(out, run, &curve.series),
@@ -66,51 +74,19 @@ pub fn run(out: &mut String, run: &RunResult) {
         let text = crate::report::flash::render(run, true);
         let _ = writeln!(
             out,
-            "<h3>Flash analysis</h3>\n<pre data-section=\"flash\">{}</pre>",
+            "<h4>Flash analysis</h4>\n<pre data-section=\"flash\">{}</pre>",
             esc(&text)
         );
     }
     notes(out, run);
-    let _ = writeln!(out, "</section>");
-}
-
-fn identity_card(out: &mut String, run: &RunResult) {
-    let _ = writeln!(out, "<h3>Device</h3>\n<dl class=\"card\">");
-    match &run.device_identity {
-        Some(id) => {
-            for line in crate::report::probe::render(id).lines() {
-                let (key, value) = split_field(line);
-                let _ = writeln!(out, "<dt>{}</dt><dd>{}</dd>", esc(key), esc(value));
-            }
-        }
-        None => {
-            let t = &run.target;
-            let _ = writeln!(out, "<dt>target</dt><dd>{}</dd>", esc(&t.path));
-            let _ = writeln!(
-                out,
-                "<dt>size</dt><dd>{}</dd>",
-                esc(&format_size(t.size_bytes))
-            );
-            let _ = writeln!(out, "<dt>identity</dt><dd>unknown (not probed)</dd>");
-        }
-    }
-    let mode = format!("{:?}", run.target.mode).to_lowercase();
-    let _ = writeln!(out, "<dt>mode</dt><dd>{}</dd>\n</dl>", esc(&mode));
-}
-
-/// `key    value` as printed by the probe, split at the first run of spaces.
-fn split_field(line: &str) -> (&str, &str) {
-    match line.find("  ") {
-        Some(i) => (line[..i].trim(), line[i..].trim()),
-        None => (line.trim(), ""),
-    }
+    let _ = writeln!(out, "</details>");
 }
 
 /// The profile's rows: read and write side by side, median with range.
 fn profile_table(out: &mut String, run: &RunResult) {
     let _ = writeln!(
         out,
-        "<h3>Headline figures</h3>\n<div class=\"scroll\"><table class=\"headline\">"
+        "<h4>Headline figures</h4>\n<table class=\"stack headline\">"
     );
     let _ = writeln!(
         out,
@@ -123,24 +99,27 @@ fn profile_table(out: &mut String, run: &RunResult) {
         }
     }
     for name in names {
-        let _ = write!(out, "<tr><td>{}</td>", esc(name));
+        let _ = write!(out, "<tr><td data-label=\"test\">{}</td>", esc(name));
         for dir in ["read", "write"] {
             let test = run
                 .tests
                 .iter()
                 .find(|t| t.name == name && t.workload.rw.ends_with(dir));
-            figure_cells(out, test, &format!("{name} {dir}"));
+            figure_cells(out, test, &format!("{name} {dir}"), dir);
         }
         let _ = writeln!(out, "</tr>");
     }
-    let _ = writeln!(out, "</tbody></table></div>");
+    let _ = writeln!(out, "</tbody></table>");
 }
 
 /// MB/s (with range) and IOPS cells of one test, or why there are none.
-fn figure_cells(out: &mut String, test: Option<&TestResult>, key: &str) {
+fn figure_cells(out: &mut String, test: Option<&TestResult>, key: &str, dir: &str) {
     match test {
         Some(t) if t.skipped.is_some() => {
-            let _ = write!(out, "<td colspan=\"2\" class=\"range\">skipped</td>");
+            let _ = write!(
+                out,
+                "<td colspan=\"2\" data-label=\"{dir}\" class=\"range\">skipped</td>"
+            );
         }
         Some(TestResult {
             mb_per_s: Some(m),
@@ -149,19 +128,22 @@ fn figure_cells(out: &mut String, test: Option<&TestResult>, key: &str) {
         }) => {
             let _ = write!(
                 out,
-                "<td data-figure=\"{}\">{}</td><td>{:.0}</td>",
+                "<td data-label=\"{dir} MB/s\" data-figure=\"{}\">{}</td><td data-label=\"{dir} IOPS\">{:.0}</td>",
                 esc(key),
                 mbps_with_range(m.median, m.min, m.max, m.count),
                 i.median
             );
         }
         _ => {
-            let _ = write!(out, "<td colspan=\"2\" class=\"range\">not measured</td>");
+            let _ = write!(
+                out,
+                "<td colspan=\"2\" data-label=\"{dir}\" class=\"range\">not measured</td>"
+            );
         }
     }
 }
 
-fn mbps_with_range(median: f64, min: f64, max: f64, count: usize) -> String {
+pub fn mbps_with_range(median: f64, min: f64, max: f64, count: usize) -> String {
     if count > 1 {
         format!(
             "{} <span class=\"range\">({}–{})</span>",
@@ -176,10 +158,7 @@ fn mbps_with_range(median: f64, min: f64, max: f64, count: usize) -> String {
 
 /// Any other command's tests, one row each.
 fn tests_table(out: &mut String, run: &RunResult) {
-    let _ = writeln!(
-        out,
-        "<h3>Figures</h3>\n<div class=\"scroll\"><table class=\"headline\">"
-    );
+    let _ = writeln!(out, "<h4>Figures</h4>\n<table class=\"stack headline\">");
     let _ = writeln!(
         out,
         "<thead><tr><th>test</th><th>pattern</th><th>block</th><th>QD</th><th>MB/s</th><th>IOPS</th></tr></thead><tbody>"
@@ -188,7 +167,7 @@ fn tests_table(out: &mut String, run: &RunResult) {
         let w = &t.workload;
         let _ = write!(
             out,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td>",
+            "<tr><td data-label=\"test\">{}</td><td data-label=\"pattern\">{}</td><td data-label=\"block\">{}</td><td data-label=\"QD\">{}</td>",
             esc(&t.name),
             esc(&w.rw),
             esc(&format_size(w.block_size)),
@@ -199,7 +178,7 @@ fn tests_table(out: &mut String, run: &RunResult) {
             (Some(m), Some(i)) => {
                 let _ = write!(
                     out,
-                    "<td data-figure=\"{}\">{}</td><td>{:.0}</td>",
+                    "<td data-label=\"MB/s\" data-figure=\"{}\">{}</td><td data-label=\"IOPS\">{:.0}</td>",
                     esc(&key),
                     mbps_with_range(m.median, m.min, m.max, m.count),
                     i.median
@@ -208,28 +187,42 @@ fn tests_table(out: &mut String, run: &RunResult) {
             _ => {
                 let _ = write!(
                     out,
-                    "<td colspan=\"2\" class=\"range\">{}</td>",
+                    "<td colspan=\"2\" data-label=\"MB/s\" class=\"range\">{}</td>",
                     esc(t.skipped.as_deref().unwrap_or("not measured"))
                 );
             }
         }
         let _ = writeln!(out, "</tr>");
     }
-    let _ = writeln!(out, "</tbody></table></div>");
+    let _ = writeln!(out, "</tbody></table>");
 }
 
 /// Throughput against size: the curve chart and, per series, its numbers.
 fn curve_section(out: &mut String, run: &RunResult, series: &[CurveSeries]) {
-    let _ = writeln!(out, "<h3>Throughput against transfer size</h3>");
+    let _ = writeln!(out, "<h4>Throughput against transfer size</h4>");
+    // The chart's own panel title is short at the page's text size; the
+    // caption names the panel in full, exactly when it is drawn.
+    let panel = series
+        .iter()
+        .filter(|s| s.skipped.is_none())
+        .any(|s| s.unaligned_points().iter().any(|p| p.mb_per_s.is_some()));
+    let lower = match panel {
+        true => format!(
+            " Lower panel: {} (crosses mark the unaligned sizes).",
+            crate::report::svg::UNALIGNED_CAPTION
+        ),
+        false => String::new(),
+    };
     let _ = writeln!(
         out,
-        "<figure data-chart=\"curve\">{}<figcaption>Medians with min–max whiskers; dashed lines are the fitted t = t0 + n/B models. Hollow markers: through the page cache. Unaligned sizes, when measured, have the lower panel: through the page cache, beside aligned neighbours measured the same way (crosses mark the unaligned sizes).</figcaption></figure>",
-        Svg.render(run)
+        "<figure data-chart=\"curve\">{}<figcaption>Medians with min–max whiskers; dashed lines are the fitted t = t0 + n/B models. Hollow markers: through the page cache.{}</figcaption></figure>",
+        Svg::for_page(run),
+        esc(&lower)
     );
     for s in series.iter().filter(|s| s.skipped.is_none()) {
         let _ = writeln!(
             out,
-            "<h3>{} · {} · QD {}</h3>",
+            "<h4>{} · {} · QD {}</h4>",
             esc(&s.target),
             esc(&s.pattern),
             s.queue_depth
@@ -348,7 +341,7 @@ fn latency_section(out: &mut String, run: &RunResult) {
     if rows.is_empty() || run.payload.curve().is_some() {
         return;
     }
-    let _ = writeln!(out, "<h3>Latency percentiles</h3>");
+    let _ = writeln!(out, "<h4>Latency percentiles</h4>");
     let _ = writeln!(
         out,
         "<figure data-chart=\"latency\">{}<figcaption>Completion latency per I/O, µs, log scale.</figcaption></figure>",
@@ -384,20 +377,24 @@ fn life_sections(out: &mut String, run: &RunResult) {
     if p.surface().is_some() {
         let _ = writeln!(
             out,
-            "<h3>Speed by position</h3>\n<figure data-chart=\"surface\">{}<figcaption>MB/s against position on the device; shaded: slow regions.</figcaption></figure>",
-            crate::report::SurfaceSvg.render(run)
+            "<h4>Speed by position</h4>\n<figure data-chart=\"surface\">{}<figcaption>MB/s against position on the device; shaded: slow regions.</figcaption></figure>",
+            crate::report::SurfaceSvg::for_page(run)
         );
     }
     if p.endure().is_some() {
         let _ = writeln!(
             out,
-            "<h3>Endurance</h3>\n<figure data-chart=\"endure\">{}<figcaption>Write and read speed and bad blocks, cycle by cycle.</figcaption></figure>",
-            crate::report::EndureSvg.render(run)
+            "<h4>Endurance</h4>\n<figure data-chart=\"endure\">{}<figcaption>Write and read speed and bad blocks, cycle by cycle.</figcaption></figure>",
+            crate::report::EndureSvg::for_page(run)
         );
     }
     let mut text = String::new();
     crate::report::text_life::sections(&mut text, p);
-    let _ = writeln!(out, "<pre data-section=\"figures\">{}</pre>", esc(&text));
+    let _ = writeln!(
+        out,
+        "<details><summary>The figures as the text report prints them</summary><pre data-section=\"figures\">{}</pre></details>",
+        esc(&text)
+    );
 }
 
 /// The repetition whose MB/s is the test's median.
@@ -410,9 +407,10 @@ fn median_rep(t: &TestResult) -> Option<&Measurement> {
     })
 }
 
-fn notes(out: &mut String, run: &RunResult) {
-    // Each line with whether it says the figures are not the medium's speed
-    // (or not whole), which the page marks.
+/// A run's notes, warnings and how it ended, each once, with whether it
+/// says the figures are not the medium's speed (or not whole), which the
+/// page marks.
+pub fn note_lines(run: &RunResult) -> Vec<(bool, String)> {
     let mut lines: Vec<(bool, String)> = run
         .target
         .notes
@@ -436,67 +434,20 @@ fn notes(out: &mut String, run: &RunResult) {
         let line = "INTERRUPTED: the run was stopped early; the figures are partial";
         lines.push((true, line.into()));
     }
+    lines
+}
+
+fn notes(out: &mut String, run: &RunResult) {
+    let lines = note_lines(run);
     if lines.is_empty() {
         return;
     }
-    let _ = writeln!(out, "<h3>Notes</h3>\n<ul>");
+    let _ = writeln!(out, "<h4>Notes</h4>\n<ul>");
     for (alarm, l) in lines {
         let class = if alarm { " class=\"warn\"" } else { "" };
         let _ = writeln!(out, "<li{class}>{}</li>", esc(&l));
     }
     let _ = writeln!(out, "</ul>");
-}
-
-/// The device's earlier runs: a chart of each test's median over runs, and
-/// a table with one row per run and one column per test.
-pub fn history(out: &mut String, points: &[HistoryPoint]) {
-    if points.is_empty() {
-        return;
-    }
-    let _ = writeln!(out, "<h2>History of the device</h2>");
-    let _ = writeln!(
-        out,
-        "<figure data-chart=\"history\">{}<figcaption>Median MB/s of each test, run by run.</figcaption></figure>",
-        charts::history(points)
-    );
-    let mut columns: Vec<(String, String)> = Vec::new();
-    let mut runs: Vec<(i64, String)> = Vec::new();
-    for p in points {
-        if !columns.iter().any(|(t, r)| *t == p.test && *r == p.rw) {
-            columns.push((p.test.clone(), p.rw.clone()));
-        }
-        if !runs.iter().any(|(id, _)| *id == p.run_id) {
-            runs.push((p.run_id, p.started_at.clone()));
-        }
-    }
-    let _ = write!(
-        out,
-        "<div class=\"scroll\"><table><thead><tr><th>run</th><th>date</th>"
-    );
-    for (test, rw) in &columns {
-        let _ = write!(out, "<th>{} {}</th>", esc(test), esc(rw));
-    }
-    let _ = writeln!(out, "</tr></thead><tbody>");
-    for (id, date) in &runs {
-        let _ = write!(out, "<tr><td>{id}</td><td>{}</td>", esc(date));
-        for (test, rw) in &columns {
-            let cell = points
-                .iter()
-                .find(|p| p.run_id == *id && p.test == *test && p.rw == *rw);
-            let _ = write!(
-                out,
-                "<td>{}</td>",
-                cell.map_or("-".into(), |p| mbps_with_range(
-                    p.median,
-                    p.min,
-                    p.max,
-                    if p.max > p.min { 2 } else { 1 }
-                ))
-            );
-        }
-        let _ = writeln!(out, "</tr>");
-    }
-    let _ = writeln!(out, "</tbody></table></div>");
 }
 
 /// Units, version, configuration, date and host.

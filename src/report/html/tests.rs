@@ -3,6 +3,7 @@ use crate::testdata;
 
 fn sample() -> ReportInput {
     let id = testdata::sd_identity("SD08G", 3, "SD", "0x6051fd1c", "2008-12");
+    let id_key = id.key.clone();
     let run = testdata::run(
         Some(id),
         "2024-03-01T10:00:00Z",
@@ -12,6 +13,7 @@ fn sample() -> ReportInput {
     let history = [(1, 21.0), (2, 20.1)]
         .iter()
         .map(|&(run_id, median)| HistoryPoint {
+            device: id_key.clone(),
             run_id,
             started_at: format!("2024-0{run_id}-01T10:00:00Z"),
             test: "SEQ 1MiB Q8".into(),

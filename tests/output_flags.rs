@@ -19,14 +19,8 @@ const CARD: &str = "sim:size=256M,write=20MB/s,read=40MB/s,cmd=100us";
 
 /// Commands that print no result, and why.
 const NOT_RESULTS: [(&str, &str); 11] = [
-    (
-        "list",
-        "a listing of the database (its --json is issue 16 point 5)",
-    ),
-    (
-        "history",
-        "a listing of the database (its --json is issue 16 point 5)",
-    ),
+    ("list", "a listing of the database; it has --json"),
+    ("history", "a listing of the database; it has --json"),
     (
         "probe",
         "a device's identity, not a measurement; it has --json",

@@ -348,6 +348,22 @@ fn list_and_history_mark_a_failed_run_and_delete_removes_runs_all_or_none() {
     let history = text(&ok(iocurve().args(["--db", db_arg, "history"])).stdout);
     assert!(history.contains("run      FAILED "), "{history}");
     assert_eq!(history.matches("FAILED").count(), 1, "{history}");
+    let listed = json(&ok(iocurve().args(["--db", db_arg, "list", "--json"])).stdout);
+    let statuses: Vec<&str> = listed["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["complete", "failed", "complete"], "{listed}");
+    let by_device = json(&ok(iocurve().args(["--db", db_arg, "history", "--json"])).stdout);
+    let runs_per_device: Vec<usize> = by_device["devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["runs"].as_array().unwrap().len())
+        .collect();
+    assert_eq!(runs_per_device.iter().sum::<usize>(), 3, "{by_device}");
 
     // An id that is not stored: nothing is deleted.
     let refused = fails(iocurve().args(["--db", db_arg, "delete", "1", "9"]), 2);

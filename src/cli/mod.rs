@@ -276,6 +276,11 @@ pub struct HistoryArgs {
     #[arg(value_parser = limits::name)]
     pub device: Option<String>,
 
+    /// Print the devices with their runs as one JSON document (each run's
+    /// id, date, command, status and headline figures).
+    #[arg(long)]
+    pub json: bool,
+
     #[command(flatten)]
     pub db: DbArg,
 }
@@ -293,6 +298,10 @@ pub struct DeleteArgs {
 
 #[derive(Debug, Args, Clone)]
 pub struct ListArgs {
+    /// Print the devices and runs as one JSON document.
+    #[arg(long)]
+    pub json: bool,
+
     #[command(flatten)]
     pub db: DbArg,
 }

@@ -1,7 +1,7 @@
 //! `iocurve history [DEVICE]` and `iocurve list`: what the database holds.
 //! The lines themselves are built in [`crate::report::history`].
 
-use crate::cli::HistoryArgs;
+use crate::cli::{HistoryArgs, ListArgs};
 use crate::error::usage;
 use crate::report::history::{self, HISTORY_FOOTER};
 use crate::store::{Settings, select};
@@ -23,11 +23,19 @@ pub fn history(args: &HistoryArgs, store: &Settings) -> Result<i32> {
         ],
         None => db.devices()?,
     };
+    let with_runs = devices
+        .into_iter()
+        .map(|d| Ok((db.runs(Some(d.id))?, d)))
+        .collect::<Result<Vec<_>>>()?;
+    if args.json {
+        println!("{}", history::history_json(&with_runs)?);
+        return Ok(0);
+    }
     let mut out = String::new();
-    for d in devices {
-        out.push_str(&history::device_heading(&d));
-        for r in db.runs(Some(d.id))? {
-            out.push_str(&history::run_line(&r));
+    for (runs, d) in &with_runs {
+        out.push_str(&history::device_heading(d));
+        for r in runs {
+            out.push_str(&history::run_line(r));
         }
     }
     out.push_str(HISTORY_FOOTER);
@@ -35,8 +43,12 @@ pub fn history(args: &HistoryArgs, store: &Settings) -> Result<i32> {
     Ok(0)
 }
 
-pub fn list(store: &Settings) -> Result<i32> {
+pub fn list(args: &ListArgs, store: &Settings) -> Result<i32> {
     let db = select::open_existing(store)?;
-    print!("{}", history::list(&db.devices()?, &db.runs(None)?));
+    let (devices, runs) = (db.devices()?, db.runs(None)?);
+    match args.json {
+        true => println!("{}", history::list_json(&devices, &runs)?),
+        false => print!("{}", history::list(&devices, &runs)),
+    }
     Ok(0)
 }

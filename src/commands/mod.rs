@@ -45,7 +45,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Command::Report(args) => report::report(&args, &store),
         Command::Probe(args) => probe::probe(&args),
         Command::History(args) => history::history(&args, &store),
-        Command::List(_) => history::list(&store),
+        Command::List(args) => history::list(&args, &store),
         Command::Compare(args) => compare::compare(&args, &store),
         Command::Delete(args) => delete::delete(&args, &store),
         Command::Export(args) => export::export(&args, &store),

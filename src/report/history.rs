@@ -105,6 +105,21 @@ pub fn list(devices: &[DeviceRow], runs: &[RunRow]) -> String {
     out
 }
 
+/// `list --json`: `{"devices": [...], "runs": [...]}`, the rows as stored
+/// (a run's `status` says whether its figures are partial).
+pub fn list_json(devices: &[DeviceRow], runs: &[RunRow]) -> serde_json::Result<String> {
+    serde_json::to_string_pretty(&serde_json::json!({ "devices": devices, "runs": runs }))
+}
+
+/// `history --json`: each device with its runs, oldest first.
+pub fn history_json(with_runs: &[(Vec<RunRow>, DeviceRow)]) -> serde_json::Result<String> {
+    let devices: Vec<serde_json::Value> = with_runs
+        .iter()
+        .map(|(runs, d)| serde_json::json!({ "device": d, "runs": runs }))
+        .collect();
+    serde_json::to_string_pretty(&serde_json::json!({ "devices": devices }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -132,6 +147,21 @@ mod tests {
             status: RunStatus::Complete,
             figures,
         }
+    }
+
+    #[test]
+    fn the_json_listing_carries_each_runs_status_and_figures() {
+        let mut r = run(vec![]);
+        r.status = RunStatus::Interrupted;
+        let doc: serde_json::Value =
+            serde_json::from_str(&list_json(&[device()], &[r.clone()]).unwrap()).unwrap();
+        assert_eq!(doc["devices"][0]["key"], "k1");
+        assert_eq!(doc["runs"][0]["id"], 7);
+        assert_eq!(doc["runs"][0]["status"], "interrupted");
+        let doc: serde_json::Value =
+            serde_json::from_str(&history_json(&[(vec![r], device())]).unwrap()).unwrap();
+        assert_eq!(doc["devices"][0]["device"]["id"], 3);
+        assert_eq!(doc["devices"][0]["runs"][0]["command"], "run");
     }
 
     #[test]

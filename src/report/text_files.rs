@@ -152,6 +152,12 @@ pub fn save_table(out: &mut String, r: &FilesSaveReport) {
         ]);
     }
     let _ = writeln!(out, "{table}");
+    save_notes(out, r);
+}
+
+/// Below the save table: the sizes not measured, read-modify-write when
+/// the calls caused it, and the read-back verdict.
+fn save_notes(out: &mut String, r: &FilesSaveReport) {
     for s in &r.skipped {
         let line = format!("{:<11} {}", format_size_exact(s.write_size), s.why);
         let _ = writeln!(out, "{}", fit(&line, WIDTH));

@@ -268,6 +268,12 @@ fn endure(out: &mut String, e: &EndureReport) {
         ]);
     }
     let _ = writeln!(out, "{table}");
+    bad_cycles(out, e);
+}
+
+/// A line for each cycle that read back bad blocks or failed, and whether
+/// the run stopped there.
+fn bad_cycles(out: &mut String, e: &EndureReport) {
     for c in e
         .cycles
         .iter()

@@ -216,31 +216,7 @@ pub fn history(test: &str, points: &[HistoryPoint]) -> String {
     };
     run_labels(&mut c, &runs, slot, &x_of, bottom);
     for rw in &directions {
-        let (fill, marker) = (direction_colour(rw), direction_marker(rw));
-        let mut series: Vec<&HistoryPoint> = points.iter().filter(|p| &p.rw == rw).collect();
-        series.sort_by_key(|p| p.run_id);
-        let line: Vec<(f64, f64)> = series
-            .iter()
-            .map(|p| (x_of(p.run_id), y_axis.at(p.median)))
-            .collect();
-        if line.len() > 1 {
-            c.polyline(&line, fill);
-        }
-        for p in &series {
-            let x = x_of(p.run_id);
-            if p.max > p.min {
-                c.line((x, y_axis.at(p.min)), (x, y_axis.at(p.max)), fill, 1.5);
-            }
-            let title = format!(
-                "run {} ({}): {rw} {} MB/s ({}–{})",
-                p.run_id,
-                p.started_at,
-                format_mbps(p.median),
-                format_mbps(p.min),
-                format_mbps(p.max)
-            );
-            c.dot((x, y_axis.at(p.median)), fill, marker, &title);
-        }
+        history_series(&mut c, points, rw, &x_of, &y_axis);
     }
     let below = bottom + 2.0 * FONT + 10.0;
     c.text(
@@ -252,6 +228,42 @@ pub fn history(test: &str, points: &[HistoryPoint]) -> String {
     );
     c.reach(below + 6.0);
     c.finish(&format!("{test}: MB/s run by run"))
+}
+
+/// One direction's medians run by run, joined by a line, each with its
+/// min–max whisker and a tooltip naming the run.
+fn history_series(
+    c: &mut Canvas,
+    points: &[HistoryPoint],
+    rw: &str,
+    x_of: &dyn Fn(i64) -> f64,
+    y_axis: &Axis,
+) {
+    let (fill, marker) = (direction_colour(rw), direction_marker(rw));
+    let mut series: Vec<&HistoryPoint> = points.iter().filter(|p| p.rw == rw).collect();
+    series.sort_by_key(|p| p.run_id);
+    let line: Vec<(f64, f64)> = series
+        .iter()
+        .map(|p| (x_of(p.run_id), y_axis.at(p.median)))
+        .collect();
+    if line.len() > 1 {
+        c.polyline(&line, fill);
+    }
+    for p in &series {
+        let x = x_of(p.run_id);
+        if p.max > p.min {
+            c.line((x, y_axis.at(p.min)), (x, y_axis.at(p.max)), fill, 1.5);
+        }
+        let title = format!(
+            "run {} ({}): {rw} {} MB/s ({}–{})",
+            p.run_id,
+            p.started_at,
+            format_mbps(p.median),
+            format_mbps(p.min),
+            format_mbps(p.max)
+        );
+        c.dot((x, y_axis.at(p.median)), fill, marker, &title);
+    }
 }
 
 /// `text` shortened with an ellipsis to fit `width` units of title text.

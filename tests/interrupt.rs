@@ -72,3 +72,40 @@ fn sigint_stops_the_run_and_removes_the_scratch_file() {
         "scratch file left after SIGINT"
     );
 }
+
+#[test]
+fn sigint_says_interrupted_once_in_the_text_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("iocurve");
+    let child = std::process::Command::new(bin)
+        .args(["run", dir.path().to_str().unwrap(), "--span", "16M"])
+        .args([
+            "--rw",
+            "randread",
+            "--time",
+            "60s",
+            "--ramp",
+            "0",
+            "--no-save",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while !scratch_present(dir.path()) {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "scratch file never appeared"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(700));
+    let pid = rustix::process::Pid::from_child(&child);
+    rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    let text = common::text(&out.stdout);
+    assert_eq!(text.matches("INTERRUPTED").count(), 1, "{text}");
+    assert!(text.contains("the figures above are partial"), "{text}");
+}

@@ -59,13 +59,45 @@ pub fn bar(message: &str, goal: Goal) -> ProgressBar {
     bar
 }
 
+/// What a bar's message shows while a measurement runs: its label, and the
+/// rate of the last half second from the jobs' byte counters.
+#[derive(Debug, Clone, Copy)]
+pub struct Live<'a> {
+    pub label: &'a str,
+    /// Bytes per request, to turn bytes into IOPS (0: no IOPS shown).
+    pub block: u64,
+}
+
+/// How often the live rate is recomputed: long enough to hold many
+/// requests, short enough to follow a cache filling.
+const RATE_WINDOW: Duration = Duration::from_millis(500);
+
+/// `label · 123 MB/s · 4.07k IOPS` for `bytes` moved in `window`.
+pub fn rate_message(live: Live<'_>, bytes: u64, window: Duration) -> String {
+    if window.is_zero() {
+        return live.label.to_string();
+    }
+    let per_second = bytes as f64 / window.as_secs_f64();
+    let mb_s = crate::units::format_mbps(per_second / 1e6);
+    match live.block {
+        0 => format!("{} · {mb_s} MB/s", live.label),
+        block => {
+            let iops = crate::units::format_iops(per_second / block as f64);
+            format!("{} · {mb_s} MB/s · {iops} IOPS", live.label)
+        }
+    }
+}
+
 /// Runs `work` while a thread moves `bar` from the counters (bytes) or the
-/// clock (time). The bar is left unfinished for the caller.
+/// clock (time), and shows the current rate in its message. With
+/// `position` false the bar belongs to a longer step (profile's overall
+/// bar) and only its message follows this measurement. The bar is left
+/// unfinished for the caller.
 pub fn track<T>(
     bar: &ProgressBar,
     goal: Goal,
     counters: &[PaddedCounter],
-    base: u64,
+    (live, position): (Live<'_>, bool),
     work: impl FnOnce() -> T,
 ) -> T {
     if bar.is_hidden() {
@@ -73,17 +105,29 @@ pub fn track<T>(
     }
     let done = std::sync::atomic::AtomicBool::new(false);
     let start = Instant::now();
+    let moved = || {
+        counters
+            .iter()
+            .map(|c| c.0.load(Ordering::Relaxed))
+            .sum::<u64>()
+    };
     std::thread::scope(|scope| {
         scope.spawn(|| {
+            let (mut window_start, mut window_bytes) = (Instant::now(), moved());
             while !done.load(Ordering::Relaxed) {
-                let position = match goal {
-                    Goal::Bytes(_) => counters
-                        .iter()
-                        .map(|c| c.0.load(Ordering::Relaxed))
-                        .sum::<u64>(),
-                    Goal::Time(_) => start.elapsed().as_millis() as u64,
-                };
-                bar.set_position(base + position);
+                let bytes = moved();
+                if position {
+                    bar.set_position(match goal {
+                        Goal::Bytes(_) => bytes,
+                        Goal::Time(_) => start.elapsed().as_millis() as u64,
+                    });
+                }
+                // Nothing moved yet (the jobs are starting): the label alone.
+                if bytes > 0 && window_start.elapsed() >= RATE_WINDOW {
+                    let delta = bytes.saturating_sub(window_bytes);
+                    bar.set_message(rate_message(live, delta, window_start.elapsed()));
+                    (window_start, window_bytes) = (Instant::now(), bytes);
+                }
                 std::thread::sleep(Duration::from_millis(100));
             }
         });
@@ -122,5 +166,27 @@ impl Drop for ClockTicker {
         if let Some(h) = self.handle.take() {
             let _ = h.join();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_live_message_names_the_rate_of_its_window() {
+        let live = Live {
+            label: "RND4K Q32T1 read",
+            block: 4096,
+        };
+        // 40.96 MB in half a second: 81.9 MB/s, 20,000 requests a second.
+        let text = rate_message(live, 10_000 * 4096, Duration::from_millis(500));
+        assert_eq!(text, "RND4K Q32T1 read · 81.9 MB/s · 20.0k IOPS");
+        let bytes_only = Live { block: 0, ..live };
+        assert_eq!(
+            rate_message(bytes_only, 1_000_000, Duration::from_secs(1)),
+            "RND4K Q32T1 read · 1.00 MB/s"
+        );
+        assert_eq!(rate_message(live, 5, Duration::ZERO), "RND4K Q32T1 read");
     }
 }

@@ -314,9 +314,8 @@ fn measurement_details(out: &mut String, m: &Measurement) {
             );
         }
     }
-    if m.interrupted {
-        let _ = writeln!(out, "INTERRUPTED: partial result, stopped by the user");
-    }
+    // An interrupted measurement is said once, for the whole run, at the
+    // end of the report (a stop ends every measurement at once).
     for w in &m.warnings {
         let _ = writeln!(out, "WARNING     {w}");
     }

@@ -275,7 +275,12 @@ fn copy_with_progress(io: &CopyIo<'_>, buf: &mut AlignedBuf) -> CopyOutcome {
     let counter = PaddedCounter::default();
     let goal = progress::Goal::Bytes(io.bytes);
     let bar = progress::bar("copy", goal);
-    let out = progress::track(&bar, goal, std::slice::from_ref(&counter), 0, || {
+    let live = progress::Live {
+        label: "copy",
+        block: buf.len() as u64,
+    };
+    let counters = std::slice::from_ref(&counter);
+    let out = progress::track(&bar, goal, counters, (live, true), || {
         copy(
             io,
             buf,

@@ -47,9 +47,14 @@ pub fn measure_on(
         panic_if_asked();
         measured
     };
+    let live = progress::Live {
+        label,
+        block: spec.block_size,
+    };
     if let Some(bar) = bar {
         bar.set_message(label.to_string());
-        return work();
+        let goal = progress::Goal::Time(std::time::Duration::ZERO);
+        return progress::track(bar, goal, &counters, (live, false), work);
     }
     let goal = match (spec.size, spec.time) {
         (Some(size), None) => progress::Goal::Bytes(size),
@@ -57,7 +62,7 @@ pub fn measure_on(
         (None, None) => progress::Goal::Bytes(spec.span),
     };
     let own = progress::bar(label, goal);
-    let result = progress::track(&own, goal, &counters, 0, work);
+    let result = progress::track(&own, goal, &counters, (live, true), work);
     own.finish_and_clear();
     result
 }

@@ -128,10 +128,10 @@ fn figure_cells(out: &mut String, test: Option<&TestResult>, key: &str, dir: &st
         }) => {
             let _ = write!(
                 out,
-                "<td data-label=\"{dir} MB/s\" data-figure=\"{}\">{}</td><td data-label=\"{dir} IOPS\">{:.0}</td>",
+                "<td data-label=\"{dir} MB/s\" data-figure=\"{}\">{}</td><td data-label=\"{dir} IOPS\">{}</td>",
                 esc(key),
                 mbps_with_range(m.median, m.min, m.max, m.count),
-                i.median
+                crate::units::format_iops(i.median)
             );
         }
         _ => {
@@ -178,10 +178,10 @@ fn tests_table(out: &mut String, run: &RunResult) {
             (Some(m), Some(i)) => {
                 let _ = write!(
                     out,
-                    "<td data-label=\"MB/s\" data-figure=\"{}\">{}</td><td data-label=\"IOPS\">{:.0}</td>",
+                    "<td data-label=\"MB/s\" data-figure=\"{}\">{}</td><td data-label=\"IOPS\">{}</td>",
                     esc(&key),
                     mbps_with_range(m.median, m.min, m.max, m.count),
-                    i.median
+                    crate::units::format_iops(i.median)
                 );
             }
             _ => {
@@ -266,7 +266,8 @@ fn curve_section(out: &mut String, run: &RunResult, series: &[CurveSeries]) {
 /// The IOPS, p50 and p99 cells of a curve point's row.
 fn point_cells(p: &CurvePoint) -> (String, String, String) {
     (
-        p.iops.map_or("-".into(), |i| format!("{:.0}", i.median)),
+        p.iops
+            .map_or("-".into(), |i| crate::units::format_iops(i.median)),
         p.p50_ns.map_or("-".into(), |v| format_latency_ns(v as f64)),
         p.p99_ns.map_or("-".into(), |v| format_latency_ns(v as f64)),
     )

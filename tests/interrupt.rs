@@ -16,30 +16,28 @@ fn scratch_present(dir: &std::path::Path) -> bool {
         })
 }
 
-#[test]
-fn sigint_stops_the_run_and_removes_the_scratch_file() {
-    let dir = tempfile::tempdir().unwrap();
+/// A 60 s random-read run in a scratch file of `dir` (with `extra`
+/// arguments), sent SIGINT 0.7 s after its scratch file appeared; its
+/// output, and when the signal was sent.
+fn interrupted_run(dir: &std::path::Path, extra: &[&str]) -> (std::process::Output, Instant) {
     let bin = assert_cmd::cargo::cargo_bin("iocurve");
     let child = std::process::Command::new(bin)
         .args([
             "run",
-            dir.path().to_str().unwrap(),
+            dir.to_str().unwrap(),
             "--span",
             "16M",
             "--rw",
             "randread",
-            "--time",
-            "60s",
-            "--ramp",
-            "0",
-            "--json",
         ])
+        .args(["--time", "60s", "--ramp", "0"])
+        .args(extra)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     let start = Instant::now();
-    while !scratch_present(dir.path()) {
+    while !scratch_present(dir) {
         assert!(
             start.elapsed() < Duration::from_secs(20),
             "scratch file never appeared"
@@ -48,13 +46,16 @@ fn sigint_stops_the_run_and_removes_the_scratch_file() {
     }
     // Let the measurement begin, then interrupt it.
     std::thread::sleep(Duration::from_millis(700));
-    rustix::process::kill_process(
-        rustix::process::Pid::from_child(&child),
-        rustix::process::Signal::INT,
-    )
-    .unwrap();
+    let pid = rustix::process::Pid::from_child(&child);
+    rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
     let stopped_at = Instant::now();
-    let out = child.wait_with_output().unwrap();
+    (child.wait_with_output().unwrap(), stopped_at)
+}
+
+#[test]
+fn sigint_stops_the_run_and_removes_the_scratch_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, stopped_at) = interrupted_run(dir.path(), &["--json"]);
     assert!(
         stopped_at.elapsed() < Duration::from_secs(5),
         "did not stop promptly"
@@ -76,34 +77,7 @@ fn sigint_stops_the_run_and_removes_the_scratch_file() {
 #[test]
 fn sigint_says_interrupted_once_in_the_text_report() {
     let dir = tempfile::tempdir().unwrap();
-    let bin = assert_cmd::cargo::cargo_bin("iocurve");
-    let child = std::process::Command::new(bin)
-        .args(["run", dir.path().to_str().unwrap(), "--span", "16M"])
-        .args([
-            "--rw",
-            "randread",
-            "--time",
-            "60s",
-            "--ramp",
-            "0",
-            "--no-save",
-        ])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let start = Instant::now();
-    while !scratch_present(dir.path()) {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "scratch file never appeared"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    std::thread::sleep(Duration::from_millis(700));
-    let pid = rustix::process::Pid::from_child(&child);
-    rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
-    let out = child.wait_with_output().unwrap();
+    let (out, _) = interrupted_run(dir.path(), &["--no-save"]);
     assert_eq!(out.status.code(), Some(130));
     let text = common::text(&out.stdout);
     assert_eq!(text.matches("INTERRUPTED").count(), 1, "{text}");

@@ -176,7 +176,7 @@ pub(crate) fn target_config(args: &TargetArgs) -> Result<TargetConfig> {
         offset: args.offset,
         span: args.span,
         threads: args.threads,
-        seed: args.seed.unwrap_or_else(clock_seed),
+        seed: args.seed.unwrap_or_else(default_seed),
         seed_given: args.seed.is_some(),
         json: args.output.json,
         report: args.report.clone(),
@@ -185,7 +185,9 @@ pub(crate) fn target_config(args: &TargetArgs) -> Result<TargetConfig> {
     })
 }
 
-fn clock_seed() -> u64 {
+/// The seed of a run given no `--seed`: from the clock, as every option's
+/// help says (recorded with the result, so the run can be repeated).
+pub fn default_seed() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(1, |d| d.as_nanos() as u64)

@@ -3,26 +3,27 @@
 //! directory is touched.
 
 use crate::cli::apps::{FilesLoadArgs, FilesSaveArgs};
+use crate::cli::config::default_seed;
 use crate::error::usage;
 use crate::result::config::{FilesLoadSettings, FilesSaveSettings};
 use crate::workload::files::{LOAD_SIZES, SavePlan, check_sizes};
 use anyhow::Result;
 
-/// The settings of `files load`, checked; the seed drawn when not given.
+/// The settings of `files load`, checked; the seed from the clock when not given.
 pub fn load_settings(args: &FilesLoadArgs) -> Result<FilesLoadSettings> {
     Ok(FilesLoadSettings {
         dir: args.dir.clone(),
         sizes: load_sizes(args)?,
         count: args.count,
         fps: args.fps,
-        seed: seed_or_random(args.seed),
+        seed: args.seed.unwrap_or_else(default_seed),
         cpu_load: args.load.cpu_load,
         method: args.method,
         stdio_bs: args.stdio_bs,
     })
 }
 
-/// The settings of `files save`, checked; the seed drawn when not given.
+/// The settings of `files save`, checked; the seed from the clock when not given.
 pub fn save_settings(args: &FilesSaveArgs) -> Result<FilesSaveSettings> {
     check_save(args)?;
     Ok(FilesSaveSettings {
@@ -30,7 +31,7 @@ pub fn save_settings(args: &FilesSaveArgs) -> Result<FilesSaveSettings> {
         size: args.size,
         sizes: args.sizes.clone(),
         sync: args.sync,
-        seed: seed_or_random(args.seed),
+        seed: args.seed.unwrap_or_else(default_seed),
         cpu_load: args.load.cpu_load,
     })
 }
@@ -43,12 +44,6 @@ pub fn save_plan(settings: &FilesSaveSettings) -> SavePlan {
         seed: settings.seed,
         sync: settings.sync,
     }
-}
-
-/// `--seed`, or a fresh one (recorded with the result, so the files can be
-/// made again).
-fn seed_or_random(seed: Option<u64>) -> u64 {
-    seed.unwrap_or_else(|| fastrand::u64(..))
 }
 
 /// The file sizes `files load` measures (`--sizes`, or the default set),
@@ -118,7 +113,7 @@ mod tests {
     }
 
     #[test]
-    fn a_given_seed_is_kept_and_a_missing_one_is_drawn() {
+    fn a_given_seed_is_kept_and_a_missing_one_comes_from_the_clock() {
         let FilesAction::Load(a) = action(&["load", ".", "--seed", "42"]) else {
             unreachable!("a load command line")
         };

@@ -236,7 +236,7 @@ pub fn target_config(args: &FlashArgs, name: &str) -> Result<TargetConfig> {
         offset: None,
         span: None,
         threads: 1,
-        seed: args.seed.unwrap_or_else(|| fastrand::u64(..)),
+        seed: args.seed.unwrap_or_else(crate::cli::config::default_seed),
         seed_given: args.seed.is_some(),
         json: output.format == crate::output::Format::Json,
         report: None,

@@ -197,17 +197,7 @@ pub fn history(test: &str, points: &[HistoryPoint]) -> String {
     let top = legend_bottom + FONT + 12.0;
     let bottom = top + 170.0;
     let y_axis = Axis::linear(hi, bottom, top);
-    for &t in &y_axis.ticks {
-        let y = y_axis.at(t);
-        c.line((left, y), (right, y), "#d8dde3", 1.0);
-        c.text(
-            left - 6.0,
-            y + FONT * 0.35,
-            FONT,
-            Anchor::End,
-            &tick_label(t),
-        );
-    }
+    y_grid(&mut c, &y_axis, left, right);
     c.line((left, bottom), (right, bottom), "#5d6670", 1.0);
     let slot = (right - left) / runs.len().max(1) as f64;
     let x_of = |run: i64| {
@@ -228,6 +218,22 @@ pub fn history(test: &str, points: &[HistoryPoint]) -> String {
     );
     c.reach(below + 6.0);
     c.finish(&format!("{test}: MB/s run by run"))
+}
+
+/// The y axis's gridlines from `left` to `right`, each labelled left of
+/// the plot.
+fn y_grid(c: &mut Canvas, y_axis: &Axis, left: f64, right: f64) {
+    for &t in &y_axis.ticks {
+        let y = y_axis.at(t);
+        c.line((left, y), (right, y), "#d8dde3", 1.0);
+        c.text(
+            left - 6.0,
+            y + FONT * 0.35,
+            FONT,
+            Anchor::End,
+            &tick_label(t),
+        );
+    }
 }
 
 /// One direction's medians run by run, joined by a line, each with its
@@ -384,17 +390,7 @@ pub fn line(points: &[(f64, f64)], x_desc: &str, y_desc: &str, series: &str) -> 
     let top = legend_bottom + FONT + 12.0;
     let bottom = top + 200.0;
     let y_axis = Axis::linear(hi_y, bottom, top);
-    for &t in &y_axis.ticks {
-        let y = y_axis.at(t);
-        c.line((left, y), (right, y), "#d8dde3", 1.0);
-        c.text(
-            left - 6.0,
-            y + FONT * 0.35,
-            FONT,
-            Anchor::End,
-            &tick_label(t),
-        );
-    }
+    y_grid(&mut c, &y_axis, left, right);
     let x_axis = Axis::linear(hi_x, left, right);
     let drawn: Vec<(f64, f64)> = points
         .iter()

@@ -83,3 +83,114 @@ fn sigint_says_interrupted_once_in_the_text_report() {
     assert_eq!(text.matches("INTERRUPTED").count(), 1, "{text}");
     assert!(text.contains("the figures above are partial"), "{text}");
 }
+
+#[test]
+fn sigint_with_json_lines_ends_with_the_partial_result_after_its_intervals() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, _) = interrupted_run(dir.path(), &["--json-lines", "--no-save"]);
+    assert_eq!(out.status.code(), Some(130));
+    let stdout = common::text(&out.stdout);
+    let lines: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let (result, intervals) = lines.split_last().unwrap();
+    assert_eq!(result["interrupted"], true, "{stdout}");
+    assert!(!intervals.is_empty(), "the interval cut short is printed");
+    assert!(intervals.iter().all(|i| i["type"] == "interval"));
+    let streamed: u64 = intervals.iter().map(|i| i["bytes"].as_u64().unwrap()).sum();
+    let rep = &result["tests"][0]["repetitions"][0];
+    assert_eq!(streamed, rep["bytes"].as_u64().unwrap());
+    assert_eq!(
+        stdout.matches("\"schema_version\"").count(),
+        1,
+        "result printed once"
+    );
+}
+
+/// The pid of the process running `bin` with `dir` among its arguments.
+fn pid_running(bin: &std::path::Path, dir: &std::path::Path) -> Option<i32> {
+    std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
+        let pid: i32 = e.file_name().to_str()?.parse().ok()?;
+        let cmdline = std::fs::read(e.path().join("cmdline")).ok()?;
+        let args: Vec<&[u8]> = cmdline.split(|&b| b == 0).collect();
+        let is_bin = args.first()? == &bin.as_os_str().as_encoded_bytes();
+        let on_dir = args.contains(&dir.as_os_str().as_encoded_bytes());
+        (is_bin && on_dir).then_some(pid)
+    })
+}
+
+#[test]
+fn sigint_on_a_terminal_clears_the_bar_then_prints_the_partial_result_once() {
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: `script` (util-linux) is needed for a terminal");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let typescript = dir.path().join("typescript");
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("iocurve");
+    let inner = format!(
+        "stty cols 80; {} run {} --span 16M --rw randread --time 60s --ramp 0 --no-save",
+        bin.display(),
+        work.display()
+    );
+    let mut script = std::process::Command::new("script")
+        .args(["-q", "-e", "-c", &inner, typescript.to_str().unwrap()])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    let pid = loop {
+        if let (Some(pid), true) = (pid_running(&bin, &work), scratch_present(&work)) {
+            break pid;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the run never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // Long enough for the bar to show a rate (it needs half a second).
+    std::thread::sleep(Duration::from_millis(1500));
+    let pid = rustix::process::Pid::from_raw(pid).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
+    // `script -e` exits as the command did: the interrupted code.
+    assert_eq!(script.wait().unwrap().code(), Some(130));
+    let shown = common::text(&std::fs::read(&typescript).unwrap());
+    assert_eq!(shown.matches("INTERRUPTED").count(), 1, "{shown}");
+    // Every state of the bar fits the 80 columns, so none wraps.
+    let table = shown.find("p99 ms").expect("the partial table is shown");
+    let (live, report) = shown.split_at(table);
+    let draws: Vec<&str> = live
+        .split(['\r', '\n'])
+        .map(|d| d.trim_start_matches("\x1b[2K"))
+        .filter(|d| d.contains("ETA"))
+        .collect();
+    assert!(
+        draws
+            .iter()
+            .any(|d| d.contains("MB/s") && d.contains("IOPS")),
+        "{live}"
+    );
+    for d in &draws {
+        assert!(
+            d.trim_end().chars().count() <= 80,
+            "bar wider than the terminal: {d:?}"
+        );
+    }
+    // The last bar was erased before the result, and none came after it.
+    let last_draw = live.rfind("ETA").unwrap();
+    assert!(
+        live[last_draw..].contains("\r\x1b[2K"),
+        "bar left on screen: {:?}",
+        &live[last_draw..]
+    );
+    assert!(!report.contains("ETA"), "a bar drawn after the result");
+}

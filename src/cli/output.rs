@@ -61,9 +61,10 @@ impl OutputArgs {
 /// as it runs.
 #[derive(Debug, Args, Clone, Default)]
 pub struct JsonLinesArg {
-    /// Print JSON lines on stdout: where the command streams them, one
-    /// object per interval while it runs; always the whole result as one
-    /// line at the end.
+    /// Print JSON lines on stdout: one object per interval of about a
+    /// second while it measures (bytes, MB/s, IOPS, p50/p99/max latency;
+    /// warm-ups and preparation left out), then the whole result as the
+    /// last line.
     #[arg(help_heading = "Output", long, conflicts_with_all = ["json", "csv", "markdown", "output_file"])]
     pub json_lines: bool,
 }
@@ -73,6 +74,9 @@ impl JsonLinesArg {
     pub fn apply(&self, mut choice: OutputChoice) -> OutputChoice {
         if self.json_lines {
             choice.format = Format::JsonLines;
+            if !choice.quiet {
+                crate::report::json_lines::begin_intervals(); // TEMPORARY until announce lands
+            }
         }
         choice
     }

@@ -1,24 +1,59 @@
-//! `sustain --json-lines`: the live form of a long write, for a program that
+//! `--json-lines`: the live form of a measurement, for a program that
 //! follows it as it runs. One JSON object per line, each flushed at once:
-//! an `interval` line per interval while the write goes on, then the whole
-//! result on the last line.
+//! an `interval` line per interval while the measurement goes on (see
+//! [`crate::workload::live`]; sustain cuts its own), then the whole result
+//! on the last line.
 
-use crate::result::apps::IntervalSample;
+use crate::result::live::LiveInterval;
 use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::thread::JoinHandle;
 
-/// The line of one interval.
-pub fn interval_line(sample: &IntervalSample) -> String {
-    serde_json::json!({ "type": "interval", "interval": sample }).to_string()
+/// Set once the command has announced a JSON-lines output to stdout.
+static INTERVALS: AtomicBool = AtomicBool::new(false);
+
+/// Switches on per-interval lines for the rest of the process.
+pub fn begin_intervals() {
+    INTERVALS.store(true, Ordering::Relaxed);
+}
+
+/// True once [`begin_intervals`] was called.
+pub fn intervals_on() -> bool {
+    INTERVALS.load(Ordering::Relaxed)
+}
+
+/// A line's tag, first, then the figures it carries, flat.
+#[derive(serde::Serialize)]
+struct Tagged<'a, T: serde::Serialize> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    #[serde(flatten)]
+    body: &'a T,
+}
+
+/// The line of one interval: `{"type":"interval", ...its figures}`.
+pub fn live_line(interval: &LiveInterval) -> String {
+    let line = Tagged {
+        kind: "interval",
+        body: interval,
+    };
+    serde_json::to_string(&line).unwrap_or_default()
+}
+
+/// Prints one line on stdout and flushes it; a closed stdout is ignored
+/// (the measurement goes on; its result goes where it was asked).
+pub fn print_line(line: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{line}").and_then(|_| out.flush());
 }
 
 /// The printer thread's loop: a line per interval received, until the
 /// sender hangs up or stdout closes.
-pub fn print_intervals(rx: Receiver<IntervalSample>) {
+pub fn print_intervals(rx: Receiver<LiveInterval>) {
     let mut out = std::io::stdout();
     for s in rx {
-        if writeln!(out, "{}", interval_line(&s))
+        if writeln!(out, "{}", live_line(&s))
             .and_then(|_| out.flush())
             .is_err()
         {
@@ -33,7 +68,7 @@ pub fn print_intervals(rx: Receiver<IntervalSample>) {
 pub fn start_printer(
     on: bool,
     backlog: usize,
-) -> (Option<SyncSender<IntervalSample>>, Option<JoinHandle<()>>) {
+) -> (Option<SyncSender<LiveInterval>>, Option<JoinHandle<()>>) {
     if !on {
         return (None, None);
     }
@@ -59,21 +94,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn an_interval_line_is_one_tagged_json_object() {
-        let sample = IntervalSample {
+    fn an_interval_line_is_one_flat_tagged_json_object() {
+        let interval = LiveInterval {
+            test: "sustain write".into(),
             index: 3,
             start_ns: 3_000_000_000,
             end_ns: 4_000_000_000,
-            bytes_before: 0,
             bytes: 1 << 20,
+            ops: 16,
             mb_per_s: 1.048_576,
-            max_write_ns: 20_000_000,
+            iops: 16.0,
+            p50_ns: Some(1_000_000),
+            p99_ns: Some(20_000_000),
+            max_ns: Some(20_000_000),
         };
-        let line = interval_line(&sample);
+        let line = live_line(&interval);
         assert!(!line.contains('\n'));
         let v: serde_json::Value = serde_json::from_str(&line).unwrap();
         assert_eq!(v["type"], "interval");
-        assert_eq!(v["interval"]["index"], 3);
-        assert_eq!(v["interval"]["start_ns"], 3_000_000_000u64);
+        assert_eq!(v["test"], "sustain write");
+        assert_eq!(v["index"], 3);
+        assert_eq!(v["start_ns"], 3_000_000_000u64);
+        assert_eq!(v["p99_ns"], 20_000_000u64);
+        assert_eq!(v["iops"], 16.0);
+        assert!(line.starts_with(r#"{"type":"interval","test":"#), "{line}");
     }
 }

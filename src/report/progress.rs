@@ -4,7 +4,6 @@
 //! The bar is drawn from a separate thread that samples the jobs' counters
 //! ten times a second, so the measuring threads never format or lock.
 
-use crate::workload::job::PaddedCounter;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::sync::atomic::Ordering;
@@ -35,13 +34,12 @@ pub fn wanted() -> bool {
 /// A bar for one step, or a hidden one when stderr is not a terminal.
 pub fn bar(message: &str, goal: Goal) -> ProgressBar {
     let (len, template) = match goal {
-        Goal::Bytes(b) => (
-            b,
-            "{msg:24} [{bar:30}] {bytes}/{total_bytes} {binary_bytes_per_sec} ETA {eta}",
-        ),
+        // The bar takes what the terminal has left, so a long live message
+        // never wraps the line; the rate is in the message, in MB/s.
+        Goal::Bytes(b) => (b, "{msg} [{wide_bar}] {bytes}/{total_bytes} ETA {eta}"),
         Goal::Time(d) => (
             d.as_millis() as u64,
-            "{msg:24} [{bar:30}] {percent:>3}% ETA {eta}",
+            "{msg} [{wide_bar}] {percent:>3}% ETA {eta}",
         ),
     };
     let target = if wanted() {
@@ -88,15 +86,16 @@ pub fn rate_message(live: Live<'_>, bytes: u64, window: Duration) -> String {
     }
 }
 
-/// Runs `work` while a thread moves `bar` from the counters (bytes) or the
-/// clock (time), and shows the current rate in its message. With
+/// Runs `work` while a thread moves `bar` from `moved` (the bytes the jobs
+/// have completed, read from their counters) or the clock (time), and
+/// shows the current rate in its message. With
 /// `position` false the bar belongs to a longer step (profile's overall
 /// bar) and only its message follows this measurement. The bar is left
 /// unfinished for the caller.
 pub fn track<T>(
     bar: &ProgressBar,
     goal: Goal,
-    counters: &[PaddedCounter],
+    moved: &(dyn Fn() -> u64 + Sync),
     (live, position): (Live<'_>, bool),
     work: impl FnOnce() -> T,
 ) -> T {
@@ -105,12 +104,6 @@ pub fn track<T>(
     }
     let done = std::sync::atomic::AtomicBool::new(false);
     let start = Instant::now();
-    let moved = || {
-        counters
-            .iter()
-            .map(|c| c.0.load(Ordering::Relaxed))
-            .sum::<u64>()
-    };
     std::thread::scope(|scope| {
         scope.spawn(|| {
             let (mut window_start, mut window_bytes) = (Instant::now(), moved());

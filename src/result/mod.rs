@@ -24,6 +24,7 @@ pub mod caveat;
 pub mod config;
 pub mod device;
 pub mod flash;
+pub mod live;
 mod payload;
 pub mod verify;
 

@@ -10,6 +10,7 @@
 pub mod bootstrap;
 pub mod fit;
 mod histogram;
+pub mod live_histogram;
 mod quantile;
 mod spread;
 mod summary;

@@ -279,8 +279,8 @@ fn copy_with_progress(io: &CopyIo<'_>, buf: &mut AlignedBuf) -> CopyOutcome {
         label: "copy",
         block: buf.len() as u64,
     };
-    let counters = std::slice::from_ref(&counter);
-    let out = progress::track(&bar, goal, counters, (live, true), || {
+    let moved = || counter.0.load(Ordering::Relaxed);
+    let out = progress::track(&bar, goal, &moved, (live, true), || {
         copy(
             io,
             buf,

@@ -6,6 +6,7 @@
 //! Everything it touches per I/O is preallocated. The warm-up is a separate
 //! pass of jobs whose figures are kept apart (see the runner).
 
+use super::gauge::Gauge;
 use super::spec::{MeasureSpec, Rw};
 use super::verify;
 use crate::engine::{Op, OpKind, OpSource};
@@ -74,7 +75,9 @@ pub struct Job<'a> {
     counted: bool,
     done: bool,
     stops: Stops<'a>,
-    progress: &'a PaddedCounter,
+    /// Where completions are published for the progress bar and the
+    /// live intervals.
+    gauge: &'a Gauge,
     /// Verify: the seed stamped into blocks and the shared bitmap of
     /// blocks written (one bit per block of the measured region).
     stamp: Option<(u64, &'a [AtomicU64])>,
@@ -101,7 +104,7 @@ impl<'a> Job<'a> {
         spec: &MeasureSpec,
         plan: JobPlan,
         stops: Stops<'a>,
-        progress: &'a PaddedCounter,
+        gauge: &'a Gauge,
         written: Option<&'a [AtomicU64]>,
     ) -> Job<'a> {
         let bs = spec.block_size;
@@ -132,7 +135,7 @@ impl<'a> Job<'a> {
             counted: plan.counted,
             done: false,
             stops,
-            progress,
+            gauge,
             stamp,
             cpu_at_start: (0.0, 0.0),
             record: JobRecord::default(),
@@ -144,6 +147,7 @@ impl<'a> Job<'a> {
         self.record.start_ns = Some(start_ns);
         self.record.last_complete_ns = start_ns;
         self.deadline_ns = start_ns.saturating_add(self.time_ns);
+        self.gauge.start(start_ns);
         self.cpu_at_start = crate::engine::sys::thread_cpu_seconds();
     }
 
@@ -210,22 +214,22 @@ impl OpSource for Job<'_> {
     fn completed(&mut self, op: &Op, submit_ns: u64, complete_ns: u64, _data: &[u8]) {
         let r = &mut self.record;
         let len = u64::from(op.len);
+        let latency = complete_ns - submit_ns;
         r.last_complete_ns = r.last_complete_ns.max(complete_ns);
         match op.kind {
             OpKind::Read => {
-                r.read_latency.record(complete_ns - submit_ns);
+                r.read_latency.record(latency);
                 r.read_bytes += len;
                 r.read_ops += 1;
             }
             OpKind::Write => {
-                r.write_latency.record(complete_ns - submit_ns);
+                r.write_latency.record(latency);
                 r.write_bytes += len;
                 r.write_ops += 1;
             }
         }
-        self.progress
-            .0
-            .store(r.read_bytes + r.write_bytes, Ordering::Relaxed);
+        self.gauge
+            .completed(r.read_bytes + r.write_bytes, complete_ns, latency);
     }
 
     fn stamps_writes(&self) -> bool {

@@ -209,12 +209,10 @@ pub fn prepare_area(
         None => {
             // Nothing may be written: a discarded read pass instead wakes the
             // device (spin-up, power saving) before anything is counted.
-            let _ = crate::workload::repeat::measure(
-                target,
-                &warm_up_spec(cfg, offset, span)?,
-                "preparing (read)",
-                None,
-            );
+            let spec = warm_up_spec(cfg, offset, span)?;
+            let _ = crate::workload::live::unreported(|| {
+                crate::workload::repeat::measure(target, &spec, "preparing (read)", None)
+            });
             Ok((
                 span,
                 vec![Caveat::note(

@@ -7,7 +7,8 @@ use crate::report::progress;
 use crate::result::{Measurement, TestResult, WorkloadInfo};
 use crate::stats::Spread;
 use crate::target::OpenTarget;
-use crate::workload::job::PaddedCounter;
+use crate::workload::gauge::{Gauge, total_bytes};
+use crate::workload::live;
 use crate::workload::runner::{self, MeasureFailure, MeasureTarget};
 use crate::workload::{MeasureSpec, interrupt};
 use indicatif::ProgressBar;
@@ -39,14 +40,15 @@ pub fn measure_on(
     label: &str,
     bar: Option<&ProgressBar>,
 ) -> Result<Measurement, Box<MeasureFailure>> {
-    let counters: Vec<PaddedCounter> = (0..spec.threads)
-        .map(|_| PaddedCounter::default())
-        .collect();
+    let gauges = Gauge::many(spec.threads as usize, live::wanted());
     let work = || {
-        let measured = runner::measure(mt, spec, interrupt::stop_flag(), &counters);
+        let measured = live::watch(label, &gauges, || {
+            runner::measure(mt, spec, interrupt::stop_flag(), &gauges)
+        });
         panic_if_asked();
         measured
     };
+    let moved = || total_bytes(&gauges);
     let live = progress::Live {
         label,
         block: spec.block_size,
@@ -54,7 +56,7 @@ pub fn measure_on(
     if let Some(bar) = bar {
         bar.set_message(label.to_string());
         let goal = progress::Goal::Time(std::time::Duration::ZERO);
-        return progress::track(bar, goal, &counters, (live, false), work);
+        return progress::track(bar, goal, &moved, (live, false), work);
     }
     let goal = match (spec.size, spec.time) {
         (Some(size), None) => progress::Goal::Bytes(size),
@@ -62,7 +64,7 @@ pub fn measure_on(
         (None, None) => progress::Goal::Bytes(spec.span),
     };
     let own = progress::bar(label, goal);
-    let result = progress::track(&own, goal, &counters, (live, true), work);
+    let result = progress::track(&own, goal, &moved, (live, true), work);
     own.finish_and_clear();
     result
 }

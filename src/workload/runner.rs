@@ -9,7 +9,8 @@
 //! rings set up), then all jobs start at one shared instant and share one
 //! deadline, so the window of the pass is the same for all of them.
 
-use super::job::{Job, JobPlan, JobRecord, PaddedCounter, Stops};
+use super::gauge::Gauge;
+use super::job::{Job, JobPlan, JobRecord, Stops};
 use super::spec::MeasureSpec;
 use super::verify::{self, VerifyTally};
 use crate::engine::buffer::AlignedBuf;
@@ -73,12 +74,12 @@ pub struct MeasureFailure {
 }
 
 /// Runs the workload of `spec` on `target`. `stop` is the user's Ctrl-C;
-/// `progress` has one counter per job (counted bytes completed).
+/// `progress` has one gauge per job (what it completed).
 pub fn measure(
     target: &MeasureTarget<'_>,
     spec: &MeasureSpec,
     stop: &AtomicBool,
-    progress: &[PaddedCounter],
+    progress: &[Gauge],
 ) -> Result<Measurement, Box<MeasureFailure>> {
     if let Some(why) = unrunnable(spec) {
         return Err(refusal(spec, why));
@@ -155,7 +156,7 @@ struct PassesOutcome {
 /// failed or the user stopped.
 fn run_passes(
     shared: &SharedByPasses<'_, '_>,
-    progress: &[PaddedCounter],
+    progress: &[Gauge],
     warnings: &mut Vec<Caveat>,
 ) -> PassesOutcome {
     let mut outcome = PassesOutcome::default();
@@ -185,7 +186,7 @@ fn warm_up(
         written,
         clock,
     } = *shared;
-    let idle: Vec<PaddedCounter> = (0..jobs).map(|_| PaddedCounter::default()).collect();
+    let idle = Gauge::many(jobs, false);
     let pass = run_pass(
         target,
         spec,
@@ -218,7 +219,7 @@ fn warm_up(
 /// their write-back to it.
 fn counted_pass(
     shared: &SharedByPasses<'_, '_>,
-    progress: &[PaddedCounter],
+    progress: &[Gauge],
     outcome: &mut PassesOutcome,
     warnings: &mut Vec<Caveat>,
 ) {
@@ -401,7 +402,7 @@ fn run_pass<'a>(
     time_ns: Option<u64>,
     size: Option<u64>,
     stop: &AtomicBool,
-    progress: &[PaddedCounter],
+    progress: &[Gauge],
     written: &[AtomicU64],
     clock: AnyClock<'a>,
 ) -> PassOutcome {
@@ -487,7 +488,7 @@ fn run_one_job<'a>(
     target: &MeasureTarget<'a>,
     spec: &MeasureSpec,
     plan: JobPlan,
-    counter: &PaddedCounter,
+    counter: &Gauge,
     shared: Shared<'a>,
 ) -> JobOutcome {
     let mut job = Job::new(spec, plan, shared.stops, counter, Some(shared.written));

@@ -28,7 +28,8 @@ use crate::result::apps::FindMaxReport;
 pub use crate::result::apps::StreamOutcome;
 use crate::stats::LatencyHistogram;
 use crate::target::{IoMode, OpenTarget};
-use crate::workload::{Pattern, interrupt};
+use crate::workload::gauge::Gauge;
+use crate::workload::{Pattern, interrupt, live};
 use serde::{Deserialize, Serialize};
 use std::os::fd::BorrowedFd;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -134,6 +135,8 @@ pub struct StreamSource<'a, P: Pacer> {
     start_ns: Option<u64>,
     issued: u64,
     tally: Tally,
+    /// Where completions are published for `--json-lines`.
+    gauge: Option<&'a Gauge>,
 }
 
 /// Running figures, updated per completion without allocating.
@@ -171,6 +174,15 @@ impl<'a, P: Pacer> StreamSource<'a, P> {
                 mean: 0.0,
                 m2: 0.0,
             },
+            gauge: None,
+        }
+    }
+
+    /// Publishes every completion to `gauge` as well.
+    pub fn publishing_to(self, gauge: &'a Gauge) -> Self {
+        StreamSource {
+            gauge: Some(gauge),
+            ..self
         }
     }
 
@@ -217,7 +229,12 @@ impl<P: Pacer> OpSource for StreamSource<'_, P> {
         if self.issued >= self.plan.requests || self.stop.load(Ordering::Relaxed) {
             return None;
         }
-        let start = *self.start_ns.get_or_insert(now_ns);
+        let start = *self.start_ns.get_or_insert_with(|| {
+            if let Some(g) = self.gauge {
+                g.start(now_ns);
+            }
+            now_ns
+        });
         let due = start + self.issued * self.plan.period_ns;
         if now_ns < due {
             self.pacer.wait_until(due);
@@ -253,6 +270,9 @@ impl<P: Pacer> OpSource for StreamSource<'_, P> {
             t.longest_gap_ns = t.longest_gap_ns.max(complete_ns.saturating_sub(last));
         }
         t.last_complete_ns = Some(complete_ns);
+        if let Some(g) = self.gauge {
+            g.completed(t.bytes, complete_ns, latency);
+        }
     }
 }
 
@@ -287,6 +307,7 @@ pub fn run(
     plan: StreamPlan,
     seed: u64,
     stop: &AtomicBool,
+    gauge: &Gauge,
 ) -> (StreamOutcome, Option<IoError>) {
     if plan.chunk == 0 || plan.period_ns == 0 {
         // The command never plans this; a schedule of empty requests, or
@@ -313,10 +334,10 @@ pub fn run(
         Pattern::Random.fill(pool.as_mut_slice(), seed);
     }
     match target {
-        StreamTarget::Fd { fd, align } => run_on_fd(fd, align, pool, plan, stop),
+        StreamTarget::Fd { fd, align } => run_on_fd(fd, align, pool, plan, (stop, gauge)),
         StreamTarget::Sim(device) => {
             let mut engine = SimEngine::new(device, chunk, pool);
-            let mut source = StreamSource::new(plan, SimPacer(device), stop);
+            let mut source = StreamSource::new(plan, SimPacer(device), stop).publishing_to(gauge);
             let error = engine.run(&mut source).err();
             (source.outcome(), error)
         }
@@ -328,7 +349,7 @@ fn run_on_fd(
     align: usize,
     pool: AlignedBuf,
     plan: StreamPlan,
-    stop: &AtomicBool,
+    (stop, gauge): (&AtomicBool, &Gauge),
 ) -> (StreamOutcome, Option<IoError>) {
     let chunk = plan.chunk as usize;
     let clock = MonotonicClock::new();
@@ -340,7 +361,7 @@ fn run_on_fd(
         pool,
         clock,
     });
-    let mut source = StreamSource::new(plan, WallPacer(clock), stop);
+    let mut source = StreamSource::new(plan, WallPacer(clock), stop).publishing_to(gauge);
     let error = engine.run(&mut source).err();
     (source.outcome(), error)
 }
@@ -440,7 +461,18 @@ pub fn run_at(
             align: target.align,
         },
     };
-    let (outcome, error) = run(on, plan, schedule.seed, interrupt::stop_flag());
+    let gauges = Gauge::many(1, live::wanted());
+    let label = format!(
+        "stream {} at {} MB/s",
+        match base.kind {
+            OpKindName::Read => "read",
+            OpKindName::Write => "write",
+        },
+        crate::units::format_mbps(rate / 1e6)
+    );
+    let (outcome, error) = live::watch(&label, &gauges, || {
+        run(on, plan, schedule.seed, interrupt::stop_flag(), &gauges[0])
+    });
     (outcome, error.map(|e| crate::error::io_failure_message(&e)))
 }
 

@@ -22,6 +22,8 @@ use crate::engine::sim::{SimDevice, SimEngine};
 use crate::engine::sync::SyncEngine;
 use crate::engine::{Engine, EngineSetup, IoError, MonotonicClock, Op, OpKind, OpSource};
 pub use crate::result::apps::{IntervalSample, MarkSample};
+use crate::result::live::{LiveInterval, capped_quantiles};
+use crate::stats::live_histogram::{BUCKETS, bucket_of, quantile_of_counts};
 use crate::workload::Pattern;
 use serde::{Deserialize, Serialize};
 use std::os::fd::BorrowedFd;
@@ -56,7 +58,10 @@ pub struct SustainPlan {
 pub struct SustainSource<'a> {
     plan: SustainPlan,
     stop: &'a AtomicBool,
-    live: Option<SyncSender<IntervalSample>>,
+    live: Option<SyncSender<LiveInterval>>,
+    /// Requests of the open interval per latency bucket, kept only when
+    /// intervals go out live (for their p50 and p99).
+    live_latency: Option<Box<[u64]>>,
     start_ns: Option<u64>,
     issued_bytes: u64,
     written: u64,
@@ -75,11 +80,12 @@ impl<'a> SustainSource<'a> {
     pub fn new(
         plan: SustainPlan,
         stop: &'a AtomicBool,
-        live: Option<SyncSender<IntervalSample>>,
+        live: Option<SyncSender<LiveInterval>>,
     ) -> Self {
         SustainSource {
             plan,
             stop,
+            live_latency: live.as_ref().map(|_| vec![0; BUCKETS].into_boxed_slice()),
             live,
             start_ns: None,
             issued_bytes: 0,
@@ -125,11 +131,43 @@ impl<'a> SustainSource<'a> {
         if self.intervals.len() < self.intervals.capacity() {
             self.intervals.push(s);
         }
-        if let Some(live) = &self.live {
-            // A slow reader loses lines, never stalls the writer.
-            let _ = live.try_send(s);
+        if self.live.is_some() {
+            let interval = self.live_interval(&s);
+            if let Some(live) = &self.live {
+                // A slow reader loses lines, never stalls the writer.
+                let _ = live.try_send(interval);
+            }
         }
         self.open = empty_interval(s.index + 1, end_ns, self.written);
+    }
+
+    /// The live line's figures of a closed interval; its latency counts
+    /// start again for the next.
+    fn live_interval(&mut self, s: &IntervalSample) -> LiveInterval {
+        let counts = self.live_latency.as_deref_mut().unwrap_or_default();
+        let ops = s.bytes / u64::from(self.plan.block_size.max(1));
+        let (mb_per_s, iops) = LiveInterval::rates(s.bytes, ops, (s.start_ns, s.end_ns));
+        let max_ns = (s.max_write_ns > 0).then_some(s.max_write_ns);
+        let quantiles = (
+            quantile_of_counts(counts, 0.5),
+            quantile_of_counts(counts, 0.99),
+        );
+        let (p50_ns, p99_ns) = capped_quantiles(quantiles, max_ns);
+        let interval = LiveInterval {
+            test: "sustain write".into(),
+            index: s.index,
+            start_ns: s.start_ns,
+            end_ns: s.end_ns,
+            bytes: s.bytes,
+            ops,
+            mb_per_s,
+            iops,
+            p50_ns,
+            p99_ns,
+            max_ns,
+        };
+        counts.fill(0);
+        interval
     }
 
     fn record_mark(&mut self, now_ns: u64) {
@@ -216,7 +254,11 @@ impl OpSource for SustainSource<'_> {
         }
         self.open.bytes += u64::from(op.len);
         self.open.end_ns = t;
-        self.open.max_write_ns = self.open.max_write_ns.max(complete_ns - submit_ns);
+        let latency = complete_ns - submit_ns;
+        self.open.max_write_ns = self.open.max_write_ns.max(latency);
+        if let Some(counts) = &mut self.live_latency {
+            counts[bucket_of(latency)] += 1;
+        }
         if t >= self.open.start_ns + self.plan.interval_ns {
             self.close_interval(t);
         }
@@ -291,7 +333,7 @@ pub fn run(
     plan: SustainPlan,
     seed: u64,
     stop: &AtomicBool,
-    live: Option<SyncSender<IntervalSample>>,
+    live: Option<SyncSender<LiveInterval>>,
 ) -> SustainRun {
     if plan.block_size == 0 {
         // The command never plans this; empty writes would never end.

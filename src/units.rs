@@ -247,20 +247,6 @@ pub fn format_iops(iops: f64) -> String {
     }
 }
 
-/// Formats a latency given in nanoseconds as microseconds, or ms when long.
-pub fn format_latency_ns(ns: f64) -> String {
-    let us = ns / 1000.0;
-    if us >= 100_000.0 {
-        format!("{:.0} ms", us / 1000.0)
-    } else if us >= 100.0 {
-        format!("{us:.0}")
-    } else if us >= 10.0 {
-        format!("{us:.1}")
-    } else {
-        format!("{us:.2}")
-    }
-}
-
 /// The one unit of a column (or a line) of times: µs while every value is
 /// below 10 ms, else ms, so that a column never mixes units and its header
 /// can name the unit.
@@ -581,7 +567,7 @@ mod tests {
 
         #[test]
         fn formatting_takes_any_number(n in any::<u64>(), x in any::<f64>()) {
-            let _ = (format_size(n), format_mbps(x), format_latency_ns(x), mb_per_s(n, n / 3));
+            let _ = (format_size(n), format_mbps(x), format_time_ns(x), mb_per_s(n, n / 3));
         }
     }
 

@@ -155,6 +155,11 @@ fn profile_tests_and_threads_name_the_rows_they_measure() {
         })
         .collect();
     assert_eq!(names, ["SEQ1M Q1T4", "RND4K Q1T4"]);
+    // --threads 1 lowers a preset's 16 jobs to one, on every row.
+    let peak = profile_rows(&["--preset", "peak", "--threads", "1"]);
+    let names: Vec<&str> = peak.iter().map(|r| r.0.as_str()).collect();
+    assert_eq!(names, ["SEQ1M Q8T1", "RND4K Q32T1"]);
+    assert!(peak.iter().all(|r| r.3 == 1));
 }
 
 #[test]

@@ -175,7 +175,7 @@ pub(crate) fn target_config(args: &TargetArgs) -> Result<TargetConfig> {
         journal_dir: args.journal_dir.clone(),
         offset: args.offset,
         span: args.span,
-        threads: args.threads,
+        threads: args.threads.unwrap_or(1),
         seed: args.seed.unwrap_or_else(default_seed),
         seed_given: args.seed.is_some(),
         json: args.output.json,
@@ -419,7 +419,7 @@ impl ProfileConfig {
     pub fn from_args(args: &ProfileArgs) -> Result<ProfileConfig> {
         let mut target = target_config(&args.target)?;
         target.output = args.live.apply(target.output);
-        let (preset, rows) = profile_rows(args, target.threads);
+        let (preset, rows) = profile_rows(args, args.target.threads);
         if target.engine == Some(EngineKind::Sync) && rows.iter().any(|r| r.queue_depth > 1) {
             return Err(usage(
                 "the profile's rows with a queue depth above 1 need io_uring: leave --engine at auto or pass --engine uring",
@@ -452,16 +452,19 @@ impl ProfileConfig {
     }
 }
 
-/// The rows of `--tests`, else of `--preset`; `--threads` above 1 gives
-/// every row that many jobs.
-fn profile_rows(args: &ProfileArgs, threads: u32) -> (Option<ProfilePreset>, Vec<ProfileRow>) {
+/// The rows of `--tests`, else of `--preset`; `--threads N` gives every
+/// row N jobs (1 too: a preset's T16 row then runs one job).
+fn profile_rows(
+    args: &ProfileArgs,
+    threads: Option<u32>,
+) -> (Option<ProfilePreset>, Vec<ProfileRow>) {
     let (preset, rows) = match &args.tests {
         Some(tests) => (None, tests.0.clone()),
         None => (Some(args.preset), preset_rows(args.preset)),
     };
     let rows = match threads {
-        1 => rows,
-        n => rows.into_iter().map(|r| r.with_threads(n)).collect(),
+        None => rows,
+        Some(n) => rows.into_iter().map(|r| r.with_threads(n)).collect(),
     };
     (preset, rows)
 }

@@ -428,9 +428,10 @@ pub struct TargetArgs {
     #[arg(long, value_enum, default_value = "auto")]
     pub engine: options::EngineChoice,
 
-    /// Parallel jobs, each with its own queue.
-    #[arg(long, default_value = "1", value_parser = limits::THREADS.parser())]
-    pub threads: u32,
+    /// Parallel jobs, each with its own queue [default: 1; profile: each
+    /// row's own].
+    #[arg(long, value_parser = limits::THREADS.parser())]
+    pub threads: Option<u32>,
 
     /// Seed for random offsets and data [default: from the clock].
     #[arg(long)]
@@ -535,8 +536,8 @@ pub struct ProfileArgs {
     /// The rows, as CrystalDiskMark 8 and KDiskMark define them: default
     /// (SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1, RND4K Q1T1), nvme (SEQ1M Q8T1,
     /// SEQ128K Q32T1, RND4K Q32T16, RND4K Q1T1), peak (SEQ1M Q8T1, RND4K
-    /// Q32T16), real-world (SEQ1M Q1T1, RND4K Q1T1). --threads N above 1
-    /// gives every row N jobs.
+    /// Q32T16), real-world (SEQ1M Q1T1, RND4K Q1T1). --threads N gives
+    /// every row N jobs.
     #[arg(long, value_enum, default_value = "default", conflicts_with = "tests")]
     pub preset: options::ProfilePreset,
 

@@ -284,7 +284,45 @@ const HEADER: [&str; 6] = [
     "Notes",
 ];
 
-/// Pads cells into aligned columns (the last column unpadded).
+/// Column of the identity in [`HEADER`].
+const IDENTITY: usize = 4;
+
+/// The table as text: with the identity in its column when that fits the
+/// terminal width, else without it and each device's identity listed once
+/// under the table (long card identities would wrap every row).
+fn text_table(rows: &[Vec<String>]) -> String {
+    let whole = aligned(rows);
+    if whole
+        .lines()
+        .all(|l| super::table::columns(l) <= super::table::WIDTH)
+    {
+        return whole;
+    }
+    let without: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            let mut r = r.clone();
+            r.remove(IDENTITY);
+            r
+        })
+        .collect();
+    let mut out = aligned(&without);
+    let mut listed: Vec<(&str, &str)> = Vec::new();
+    for r in &rows[1..] {
+        let (device, identity) = (r[0].as_str(), r[IDENTITY].as_str());
+        if !identity.is_empty() && !listed.contains(&(device, identity)) {
+            listed.push((device, identity));
+        }
+    }
+    out.push_str("identity\n");
+    for (device, identity) in listed {
+        out.push_str(&format!("  {device}\n    {identity}\n"));
+    }
+    out
+}
+
+/// Pads cells into aligned columns (the last column unpadded), with a rule
+/// under the header as every text table has.
 fn aligned(rows: &[Vec<String>]) -> String {
     let cols = rows[0].len();
     let widths: Vec<usize> = (0..cols)
@@ -306,6 +344,9 @@ fn aligned(rows: &[Vec<String>]) -> String {
         out.push_str(cells.join("  ").trim_end());
         out.push('\n');
     }
+    let rule = "-".repeat(out.lines().map(super::table::columns).max().unwrap_or(0));
+    let header_end = out.find('\n').map_or(out.len(), |i| i + 1);
+    out.insert_str(header_end, &format!("{rule}\n"));
     out
 }
 
@@ -547,7 +588,7 @@ pub fn render(entries: &[Entry], opts: &Options) -> Result<String, String> {
     out.push_str(&if opts.markdown {
         markdown_table(&rows)
     } else {
-        aligned(&rows)
+        text_table(&rows)
     });
     if opts.markdown {
         // Else Markdown reads the next line as one more row of the table.

@@ -4,7 +4,7 @@
 
 use super::{charts, esc};
 use crate::result::apps::{FilesLoadReport, FilesSaveReport, StreamReport, SustainReport};
-use crate::units::{format_latency_ns, format_mbps, format_size};
+use crate::units::{TimeUnit, format_mbps, format_size, format_time_ns};
 use std::fmt::Write;
 
 pub fn files_load(out: &mut String, r: &FilesLoadReport) {
@@ -38,9 +38,11 @@ pub fn files_load(out: &mut String, r: &FilesLoadReport) {
             format_mbps(m.bandwidth_mb_s)
         );
     }
+    let unit = TimeUnit::for_ns(r.points.iter().map(|p| p.median_ns as f64));
     let _ = writeln!(
         out,
-        "<div class=\"scroll\"><table><thead><tr><th>file size</th><th>files</th><th>median</th><th>MB/s</th><th>efficiency</th><th>bytes/frame</th><th>frames/file</th></tr></thead><tbody>"
+        "<div class=\"scroll\"><table><thead><tr><th>file size</th><th>files</th><th>{}</th><th>MB/s</th><th>efficiency</th><th>bytes/frame</th><th>frames/file</th></tr></thead><tbody>",
+        unit.header("median")
     );
     for p in &r.points {
         let _ = writeln!(
@@ -49,7 +51,7 @@ pub fn files_load(out: &mut String, r: &FilesLoadReport) {
             esc(&format_size(p.size)),
             p.files,
             p.size,
-            format_latency_ns(p.median_ns as f64),
+            unit.figure(p.median_ns as f64),
             format_mbps(p.mb_per_s),
             p.efficiency * 100.0,
             p.bytes_per_frame.map_or("-".into(), |b| format!("{b:.0}")),
@@ -134,11 +136,8 @@ pub fn stream(out: &mut String, r: &StreamReport) {
                 o.miss_share * 100.0
             ),
         ),
-        (
-            "longest stall",
-            format!("{} ms", o.longest_stall_ns as f64 / 1e6),
-        ),
-        ("jitter", format!("{} µs", format_latency_ns(o.jitter_ns))),
+        ("longest stall", format_time_ns(o.longest_stall_ns as f64)),
+        ("jitter", format_time_ns(o.jitter_ns)),
     ];
     let _ = writeln!(out, "<div class=\"scroll\"><table><tbody>");
     for (k, v) in rows {
@@ -159,9 +158,9 @@ pub fn stream(out: &mut String, r: &StreamReport) {
         ];
         let _ = writeln!(
             out,
-            "<figure data-chart=\"stream\">{}<figcaption>Latency from each request's scheduled start, µs (log scale); the deadline is {} µs.</figcaption></figure>",
+            "<figure data-chart=\"stream\">{}<figcaption>Latency from each request's scheduled start, µs (log scale); the deadline is {}.</figcaption></figure>",
             charts::bars(&points, "latency, µs (log scale)", "latency", true),
-            format_latency_ns(o.deadline_ns as f64)
+            format_time_ns(o.deadline_ns as f64)
         );
     }
 }

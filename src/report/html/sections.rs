@@ -5,7 +5,7 @@ use super::devices::group_by_device;
 use super::{ReportInput, esc};
 use crate::report::Svg;
 use crate::result::{CurvePoint, CurveSeries, Measurement, Payload, RunResult, TestResult};
-use crate::units::{LEGEND, format_latency_ns, format_mbps, format_size};
+use crate::units::{LEGEND, TimeUnit, format_mbps, format_size};
 use std::fmt::Write;
 
 /// The page's title: the device, or how many devices.
@@ -241,16 +241,20 @@ fn curve_section(out: &mut String, run: &RunResult, series: &[CurveSeries]) {
         if let Some(advice) = &s.recommendation {
             let _ = writeln!(out, "<p><strong>{}</strong></p>", esc(advice));
         }
+        let points: Vec<&CurvePoint> = s.series_points().collect();
+        let unit = latency_unit(&points);
         let _ = writeln!(
             out,
-            "<div class=\"scroll\"><table><thead><tr><th>size</th><th>MB/s</th><th>IOPS</th><th>p50 µs</th><th>p99 µs</th><th>vs model</th></tr></thead><tbody>"
+            "<div class=\"scroll\"><table><thead><tr><th>size</th><th>MB/s</th><th>IOPS</th><th>{}</th><th>{}</th><th>vs model</th></tr></thead><tbody>",
+            unit.header("p50"),
+            unit.header("p99")
         );
-        for p in s.series_points() {
+        for p in points {
             let mark = if p.buffered { " †" } else { "" };
             let mbps = p.mb_per_s.map_or("-".into(), |m| {
                 mbps_with_range(m.median, m.min, m.max, m.count)
             });
-            let (iops, p50, p99) = point_cells(p);
+            let (iops, p50, p99) = point_cells(p, unit);
             let _ = writeln!(
                 out,
                 "<tr><td>{}{mark}</td><td>{mbps}</td><td>{iops}</td><td>{p50}</td><td>{p99}</td><td>{}</td></tr>",
@@ -263,13 +267,24 @@ fn curve_section(out: &mut String, run: &RunResult, series: &[CurveSeries]) {
     }
 }
 
-/// The IOPS, p50 and p99 cells of a curve point's row.
-fn point_cells(p: &CurvePoint) -> (String, String, String) {
+/// The one time unit of a table of curve points' latencies.
+fn latency_unit(points: &[&CurvePoint]) -> TimeUnit {
+    TimeUnit::for_ns(
+        points
+            .iter()
+            .flat_map(|p| [p.p50_ns, p.p99_ns])
+            .flatten()
+            .map(|ns| ns as f64),
+    )
+}
+
+/// The IOPS, p50 and p99 cells of a curve point's row, latency in `unit`.
+fn point_cells(p: &CurvePoint, unit: TimeUnit) -> (String, String, String) {
     (
         p.iops
             .map_or("-".into(), |i| crate::units::format_iops(i.median)),
-        p.p50_ns.map_or("-".into(), |v| format_latency_ns(v as f64)),
-        p.p99_ns.map_or("-".into(), |v| format_latency_ns(v as f64)),
+        p.p50_ns.map_or("-".into(), |v| unit.figure(v as f64)),
+        p.p99_ns.map_or("-".into(), |v| unit.figure(v as f64)),
     )
 }
 
@@ -287,16 +302,19 @@ fn unaligned_section(out: &mut String, s: &CurveSeries) {
         esc(&capitalised(crate::report::text_curve::UNALIGNED_HEADING))
     );
     if !points.is_empty() {
+        let unit = latency_unit(&points);
         let _ = writeln!(
             out,
-            "<div class=\"scroll\"><table><thead><tr><th>size</th><th></th><th>MB/s</th><th>IOPS</th><th>p50 µs</th><th>p99 µs</th></tr></thead><tbody>"
+            "<div class=\"scroll\"><table><thead><tr><th>size</th><th></th><th>MB/s</th><th>IOPS</th><th>{}</th><th>{}</th></tr></thead><tbody>",
+            unit.header("p50"),
+            unit.header("p99")
         );
         for p in &points {
             let kind = if p.reference { "aligned" } else { "unaligned" };
             let mbps = p.mb_per_s.map_or("-".into(), |m| {
                 mbps_with_range(m.median, m.min, m.max, m.count)
             });
-            let (iops, p50, p99) = point_cells(p);
+            let (iops, p50, p99) = point_cells(p, unit);
             let _ = writeln!(
                 out,
                 "<tr data-kind=\"{kind}\"><td>{}</td><td>{kind}</td><td>{mbps}</td><td>{iops}</td><td>{p50}</td><td>{p99}</td></tr>",
@@ -348,21 +366,21 @@ fn latency_section(out: &mut String, run: &RunResult) {
         "<figure data-chart=\"latency\">{}<figcaption>Completion latency per I/O, µs, log scale.</figcaption></figure>",
         charts::latency(&rows)
     );
+    let unit = TimeUnit::for_ns(rows.iter().map(|(_, l)| l.max_ns as f64));
+    let headers: String = ["p50", "p90", "p99", "p99.9", "max"]
+        .iter()
+        .map(|q| format!("<th>{}</th>", unit.header(q)))
+        .collect();
     let _ = writeln!(
         out,
-        "<div class=\"scroll\"><table><thead><tr><th>test</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th></tr></thead><tbody>"
+        "<div class=\"scroll\"><table><thead><tr><th>test</th>{headers}</tr></thead><tbody>"
     );
     for (name, l) in &rows {
-        let _ = writeln!(
-            out,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            esc(name),
-            format_latency_ns(l.p50_ns as f64),
-            format_latency_ns(l.p90_ns as f64),
-            format_latency_ns(l.p99_ns as f64),
-            format_latency_ns(l.p99_9_ns as f64),
-            format_latency_ns(l.max_ns as f64)
-        );
+        let cells: String = [l.p50_ns, l.p90_ns, l.p99_ns, l.p99_9_ns, l.max_ns]
+            .iter()
+            .map(|&ns| format!("<td>{}</td>", unit.figure(ns as f64)))
+            .collect();
+        let _ = writeln!(out, "<tr><td>{}</td>{cells}</tr>", esc(name));
     }
     let _ = writeln!(out, "</tbody></table></div>");
 }

@@ -62,7 +62,7 @@ impl TargetPlan {
     }
 }
 
-/// A duration given in seconds, as a person says it: `10 s`, `1.50 s`,
+/// A duration given in seconds, as a person says it: `10 s`, `1.5 s`,
 /// `300 ms`, `12.5 ms`.
 fn seconds(s: f64) -> String {
     match s >= 1.0 {
@@ -71,17 +71,26 @@ fn seconds(s: f64) -> String {
     }
 }
 
-/// A figure of a setting: whole numbers as given (`25`, `300`), others to
-/// three significant figures (`12.5`, `2.56`).
+/// A figure of a setting, as it was asked for: to three significant
+/// figures without trailing zeros (`25`, `1.5`, `12.5`, `2.56`).
 fn figure(x: f64) -> String {
-    match (x - x.round()).abs() < 1e-9 {
-        true => format!("{:.0}", x.round()),
-        false => three_figures(x),
+    let text = three_figures(x);
+    match text.contains('.') {
+        true => text.trim_end_matches('0').trim_end_matches('.').to_string(),
+        false => text,
     }
 }
 
 fn nanos(ns: u64) -> String {
     seconds(ns as f64 / 1e9)
+}
+
+/// ` after 1 s warm-up`, or `, no warm-up`.
+fn warm_up(ramp_s: f64) -> String {
+    match ramp_s > 0.0 {
+        true => format!(" after {} warm-up", seconds(ramp_s)),
+        false => ", no warm-up".into(),
+    }
 }
 
 /// `3 repetitions` (nothing for one).
@@ -153,7 +162,7 @@ impl RunPlan {
             _ => String::new(),
         };
         format!(
-            "{} {}{mix}{}{}, QD{} T{}, {} after {} warm-up{}{}",
+            "{} {}{mix}{}{}, QD{} T{}, {}{}{}{}",
             format_size_exact(self.block_size),
             self.rw,
             self.method_note(),
@@ -161,7 +170,7 @@ impl RunPlan {
             self.queue_depth,
             self.target.threads(),
             self.limit(),
-            seconds(self.ramp),
+            warm_up(self.ramp),
             repetitions(self.repeat),
             parallel_note(self.parallel, self.targets.len()),
         )
@@ -234,9 +243,13 @@ impl ProfilePlan {
     }
 
     /// Writes where they are safe: a scratch file iocurve makes, a
-    /// simulated card, or a target whose data is journalled or given up.
+    /// simulated card (not in a `--parallel` profile), or a target whose
+    /// data is journalled or given up.
     fn directions(&self, kind: TargetKind) -> &'static str {
-        let scratch = matches!(kind, TargetKind::Directory | TargetKind::Simulated);
+        let scratch = match self.parallel {
+            true => kind == TargetKind::Directory,
+            false => matches!(kind, TargetKind::Directory | TargetKind::Simulated),
+        };
         if self.read_only {
             "reads only (--read-only)"
         } else if scratch || self.target.writes_allowed() {
@@ -275,12 +288,12 @@ impl CurvePlan {
             _ => format!("; targets {}", self.targets.join(", ")),
         };
         format!(
-            "{} × sizes {sizes}, QD{} T{}, {} per size after {} warm-up{}{targets}",
+            "{} × sizes {sizes}, QD{} T{}, {} per size{}{}{targets}",
             self.patterns.join(", "),
             self.queue_depth,
             self.target.threads(),
             seconds(self.time),
-            seconds(self.ramp),
+            warm_up(self.ramp),
             repetitions(self.repeat),
         )
     }
@@ -498,7 +511,8 @@ mod tests {
     #[test]
     fn durations_read_as_a_person_says_them() {
         assert_eq!(seconds(10.0), "10 s");
-        assert_eq!(seconds(1.5), "1.50 s");
+        assert_eq!(seconds(1.5), "1.5 s");
+        assert_eq!(seconds(0.25), "250 ms");
         assert_eq!(seconds(0.3), "300 ms");
         assert_eq!(seconds(0.025), "25 ms");
         assert_eq!(seconds(0.0125), "12.5 ms");

@@ -230,12 +230,17 @@ impl Output {
     }
 }
 
-/// `text` from its first line that is not the same line of `shown`.
+/// `text` from its first line that is not the same line of `shown`; when
+/// that line continues a wrapped one (it starts with a space), from the
+/// start of the wrapped line, so a changed line is shown whole.
 fn after_common_lines<'a>(shown: &str, text: &'a str) -> &'a str {
-    let mut start = 0;
+    let (mut start, mut logical_start) = (0, 0);
     for (old, new) in shown.split_inclusive('\n').zip(text.split_inclusive('\n')) {
+        if !new.starts_with(' ') {
+            logical_start = start;
+        }
         if old != new {
-            break;
+            return &text[logical_start..];
         }
         start += new.len();
     }
@@ -418,6 +423,12 @@ mod tests {
             "plan y\ntable\n"
         );
         assert_eq!(after_common_lines(shown, "other\n"), "other\n");
+        // A changed continuation: from the start of its wrapped line.
+        let shown = "head\ntarget x (file,\n  16 MiB)\nplan x\n";
+        assert_eq!(
+            after_common_lines(shown, "head\ntarget x (file,\n  1 MiB)\nplan x\nnote\n"),
+            "target x (file,\n  1 MiB)\nplan x\nnote\n"
+        );
         assert_eq!(after_common_lines("", "all\n"), "all\n");
     }
 }

@@ -360,6 +360,12 @@ pub fn measure_all(
     let (span, notes) = prepare_area(cfg, target, (offset, span), writes)?;
     result.payload = payload(cfg, time, span);
     result.target.notes.extend(notes);
+    if stopped() {
+        // Stopped while preparing: nothing measured, and an area cut short
+        // may hold no whole row.
+        result.interrupted = true;
+        return Ok(result);
+    }
     measure_rows(cfg, target, (offset, span), writes, &mut result)?;
     Ok(result)
 }

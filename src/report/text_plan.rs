@@ -404,6 +404,16 @@ impl FilesLoadPlan {
     }
 }
 
+/// How `--sync` (of `files save` and `copy`) makes the data durable.
+fn durability(sync: &str) -> &'static str {
+    match sync {
+        "none" => "no sync (page cache only)",
+        "each" => "every write synchronous (O_DSYNC)",
+        "direct" => "O_DIRECT, then fsync",
+        _ => "fsync at the end",
+    }
+}
+
 #[derive(Deserialize)]
 struct FilesSavePlan {
     size: u64,
@@ -413,12 +423,7 @@ struct FilesSavePlan {
 
 impl FilesSavePlan {
     fn describe(&self) -> String {
-        let sync = match self.sync.as_str() {
-            "none" => "no sync (page cache only)",
-            "each" => "every write synchronous (O_DSYNC)",
-            "direct" => "O_DIRECT, then fsync",
-            _ => "fsync at the end",
-        };
+        let sync = durability(&self.sync);
         format!(
             "one {} file per write-call size {}, {sync}; read back and compared",
             format_size(self.size),
@@ -465,12 +470,7 @@ struct CopyPlan {
 
 impl CopyPlan {
     fn describe(&self) -> String {
-        let sync = match self.sync.as_str() {
-            "none" => "no sync (page cache only)",
-            "each" => "every write synchronous (O_DSYNC)",
-            "direct" => "O_DIRECT, then fsync",
-            _ => "fsync at the end",
-        };
+        let sync = durability(&self.sync);
         format!(
             "copy {} onto the target in {} blocks, {sync}{}; each side also measured alone",
             self.source,

@@ -47,6 +47,9 @@ pub struct Output {
     pub report: Option<PathBuf>,
     /// The results database (`--db`, `--no-save`).
     pub store: Settings,
+    /// The text header [`Output::announce`] printed before measuring; the
+    /// final text leaves out what it already showed.
+    announced: std::cell::OnceCell<String>,
 }
 
 impl Output {
@@ -55,6 +58,7 @@ impl Output {
             choice: choice.clone(),
             report: report.cloned(),
             store: store.clone(),
+            announced: std::cell::OnceCell::new(),
         }
     }
 
@@ -70,6 +74,29 @@ impl Output {
         self.choice.format == Format::JsonLines && !self.choice.quiet
     }
 
+    /// Says what is about to be measured, before measuring: the text
+    /// header (target, device, mode, plan) on stdout, or the `start` line
+    /// of JSON lines. `provisional` is the result as made before measuring.
+    /// Nothing for other formats, `-o` or `-q`. The final text then begins
+    /// where the header left off (see [`Output::show_final`]).
+    pub fn announce(&self, provisional: &RunResult) {
+        if self.choice.quiet || self.choice.file.is_some() {
+            return;
+        }
+        match self.choice.format {
+            Format::Text => {
+                let header = Text::header(provisional);
+                print_text(&header);
+                let _ = self.announced.set(header);
+            }
+            Format::JsonLines => {
+                print_text(&(crate::report::json_lines::start_line(provisional) + "\n"));
+                crate::report::json_lines::begin_intervals();
+            }
+            _ => {}
+        }
+    }
+
     /// Prints the result, saves it, writes the report, and picks the exit
     /// code.
     pub fn finish(&self, result: &RunResult) -> Result<i32> {
@@ -78,7 +105,7 @@ impl Output {
 
     /// [`Output::finish`] with `table` as the command's own text form.
     fn finish_as(&self, result: &RunResult, table: &dyn Export) -> Result<i32> {
-        let shown = self.show(&self.render(result, table));
+        let shown = self.show_final(&self.render(result, table));
         let code = self.exit_code_of(result)?;
         shown?;
         Ok(code)
@@ -105,6 +132,18 @@ impl Output {
                 print_text(text);
                 Ok(())
             }
+        }
+    }
+
+    /// [`Output::show`] for the final result: what [`Output::announce`]
+    /// already printed is not printed again. The lines the final text
+    /// shares with the announced header from its start are left out; from
+    /// the first line that differs on, the final text is printed whole, so
+    /// a header line that changed while measuring is shown as it ended.
+    fn show_final(&self, text: &str) -> Result<()> {
+        match self.announced.get() {
+            Some(header) => self.show(after_common_lines(header, text)),
+            None => self.show(text),
         }
     }
 
@@ -139,7 +178,7 @@ impl Output {
     /// saves its last state under the same id, and picks the exit code:
     /// bad blocks found over endure's cycles end it with the verify code.
     pub fn finish_saved(&self, result: &RunResult, saved: &mut Option<i64>) -> Result<i32> {
-        let shown = self.show(&self.render(result, &Text));
+        let shown = self.show_final(&self.render(result, &Text));
         self.save_progress(result, saved);
         if let Some(id) = saved {
             self.note(format_args!("saved as run {id}"));
@@ -189,6 +228,23 @@ impl Output {
             ),
         }
     }
+}
+
+/// `text` from its first line that is not the same line of `shown`; when
+/// that line continues a wrapped one (it starts with a space), from the
+/// start of the wrapped line, so a changed line is shown whole.
+fn after_common_lines<'a>(shown: &str, text: &'a str) -> &'a str {
+    let (mut start, mut logical_start) = (0, 0);
+    for (old, new) in shown.split_inclusive('\n').zip(text.split_inclusive('\n')) {
+        if !new.starts_with(' ') {
+            logical_start = start;
+        }
+        if old != new {
+            return &text[logical_start..];
+        }
+        start += new.len();
+    }
+    &text[start..]
 }
 
 /// The whole result as one line of JSON (the last line of `--json-lines`).
@@ -348,4 +404,31 @@ pub fn runs_csv<'a>(results: impl IntoIterator<Item = &'a RunResult>) -> String 
         out.push_str(rows);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::after_common_lines;
+
+    #[test]
+    fn the_final_text_resumes_after_the_lines_already_shown() {
+        let shown = "head\nplan x\n";
+        assert_eq!(
+            after_common_lines(shown, "head\nplan x\nnote\ntable\n"),
+            "note\ntable\n"
+        );
+        // A shown line that changed: from it on, the final text again.
+        assert_eq!(
+            after_common_lines(shown, "head\nplan y\ntable\n"),
+            "plan y\ntable\n"
+        );
+        assert_eq!(after_common_lines(shown, "other\n"), "other\n");
+        // A changed continuation: from the start of its wrapped line.
+        let shown = "head\ntarget x (file,\n  16 MiB)\nplan x\n";
+        assert_eq!(
+            after_common_lines(shown, "head\ntarget x (file,\n  1 MiB)\nplan x\nnote\n"),
+            "target x (file,\n  1 MiB)\nplan x\nnote\n"
+        );
+        assert_eq!(after_common_lines("", "all\n"), "all\n");
+    }
 }

@@ -270,7 +270,13 @@ fn sustain_finds_where_the_write_cache_fills() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
         .collect();
-    let (last, live) = lines.split_last().expect("output");
+    let (first, rest) = lines.split_first().expect("output");
+    assert_eq!(
+        first["type"], "start",
+        "the plan comes before the intervals"
+    );
+    assert_eq!(first["command"], "sustain");
+    let (last, live) = rest.split_last().expect("output");
     assert!(live.len() >= 5, "one object per interval while writing");
     assert!(live.iter().all(|l| l["type"] == "interval"));
     assert_eq!(last["schema_version"], 2);

@@ -94,7 +94,9 @@ fn sigint_with_json_lines_ends_with_the_partial_result_after_its_intervals() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    let (result, intervals) = lines.split_last().unwrap();
+    let (start, rest) = lines.split_first().unwrap();
+    assert_eq!(start["type"], "start", "{stdout}");
+    let (result, intervals) = rest.split_last().unwrap();
     assert_eq!(result["interrupted"], true, "{stdout}");
     assert!(!intervals.is_empty(), "the interval cut short is printed");
     assert!(intervals.iter().all(|i| i["type"] == "interval"));

@@ -123,7 +123,9 @@ fn every_live_command_streams_intervals_that_add_up_to_its_result() {
     for (command, args, measured) in cases() {
         let out = common::run_ok(args.iter().copied().chain(["--json-lines", "--no-save"]));
         let all = lines(&out.stdout);
-        let (last, intervals) = all.split_last().unwrap();
+        let (start, rest) = all.split_first().unwrap();
+        assert_eq!(start["type"], "start", "{command}: the plan comes first");
+        let (last, intervals) = rest.split_last().unwrap();
         assert_eq!(last["command"], command, "the result is the last line");
         assert!(!intervals.is_empty(), "{command}: no interval line");
         for i in intervals {
@@ -151,12 +153,16 @@ fn intervals_follow_a_real_run_second_by_second_without_its_warm_up() {
     let mut reader = BufReader::new(child.stdout.take().unwrap());
     let mut first = String::new();
     reader.read_line(&mut first).unwrap();
+    let start: Value = serde_json::from_str(&first).unwrap();
+    assert_eq!(start["type"], "start", "the plan comes first");
+    let mut second = String::new();
+    reader.read_line(&mut second).unwrap();
     let first_after = started.elapsed();
     assert!(
         child.try_wait().unwrap().is_none(),
         "the first interval came only when the run had ended"
     );
-    let mut all = vec![serde_json::from_str::<Value>(&first).unwrap()];
+    let mut all = vec![serde_json::from_str::<Value>(&second).unwrap()];
     for line in reader.lines() {
         all.push(serde_json::from_str(&line.unwrap()).unwrap());
     }

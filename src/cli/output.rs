@@ -74,9 +74,6 @@ impl JsonLinesArg {
     pub fn apply(&self, mut choice: OutputChoice) -> OutputChoice {
         if self.json_lines {
             choice.format = Format::JsonLines;
-            if !choice.quiet {
-                crate::report::json_lines::begin_intervals(); // TEMPORARY until announce lands
-            }
         }
         choice
     }

@@ -6,6 +6,8 @@ use crate::cli::apps::StreamArgs;
 use crate::cli::config::{DEFAULT_AREA, TargetConfig, target_config};
 use crate::engine::EngineKind;
 use crate::error::usage;
+use crate::result::Payload;
+use crate::result::apps::{FindMaxReport, StreamOutcome, StreamReport};
 use crate::result::config::StreamSettings;
 use anyhow::Result;
 
@@ -56,6 +58,28 @@ impl StreamConfig {
             span,
             cpu_load: args.load.cpu_load,
         }
+    }
+
+    /// The stream's section of the result: what one run at the rate (or
+    /// the search for the highest rate) found.
+    pub fn report(
+        args: &StreamArgs,
+        outcome: StreamOutcome,
+        find_max: Option<FindMaxReport>,
+    ) -> StreamReport {
+        StreamReport {
+            direction: args.rw.as_str().to_string(),
+            fps: args.fps,
+            outcome,
+            find_max,
+        }
+    }
+
+    /// The result's payload: the settings, and what the stream found
+    /// (nothing yet, for the header printed before it runs).
+    pub fn payload(settings: StreamSettings, stream: StreamReport) -> Payload {
+        let config = settings.into();
+        Payload::Stream { config, stream }
     }
 }
 

@@ -5,6 +5,8 @@ use crate::cli::apps::SustainArgs;
 use crate::cli::config::{TargetConfig, target_config};
 use crate::engine::EngineKind;
 use crate::error::usage;
+use crate::result::Payload;
+use crate::result::apps::SustainReport;
 use crate::result::config::SustainSettings;
 use crate::workload::sustain::SustainPlan;
 use anyhow::Result;
@@ -39,6 +41,13 @@ impl SustainConfig {
             span,
             cpu_load: args.load.cpu_load,
         }
+    }
+
+    /// The result's payload: the settings, and what the write found
+    /// (nothing yet, for the header printed before it starts).
+    pub fn payload(settings: SustainSettings, sustain: SustainReport) -> Payload {
+        let config = settings.into();
+        Payload::Sustain { config, sustain }
     }
 
     /// What the run writes once the target's region is known: `--bytes`

@@ -33,10 +33,12 @@ pub fn copy(args: &CopyArgs, store: &Settings) -> Result<i32> {
     .into();
     let payload = Payload::Copy { config, copy: None };
     let mut result = crate::probe::record::new_result(payload, &destination, started_at);
+    let output = Output::for_target(store, &cfg);
+    output.announce(&result);
     let run = copier::run(&CopyConfig::request(args), &source, &destination)
         .map_err(|e| restore_after_error(&mut destination, e))?;
     run.record(&mut result);
     result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
     restore(&mut destination, &mut result);
-    Output::for_target(store, &cfg).finish_copy(&result)
+    output.finish_copy(&result)
 }

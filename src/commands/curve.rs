@@ -27,6 +27,8 @@ pub fn curve(args: &CurveArgs, store: &Settings) -> Result<i32> {
         curve: Default::default(),
     };
     let mut result = crate::probe::record::new_result(payload, &opened[0].target, started_at);
+    let output = Output::for_target(store, &cfg.target);
+    bar.suspend(|| output.announce(&result));
     let load = cpuload::start_if(args.load.cpu_load);
     let mut report = sweep::sweep_all(&cfg, &mut opened, &mut result, &bar)?;
     result.cpu_load = load.map(cpuload::CpuLoad::stop);
@@ -41,5 +43,5 @@ pub fn curve(args: &CurveArgs, store: &Settings) -> Result<i32> {
     if let Some(path) = &cfg.svg {
         crate::output::write_chart(path, &crate::report::Svg, &result)?;
     }
-    Output::for_target(store, &cfg.target).finish(&result)
+    output.finish(&result)
 }

@@ -33,6 +33,7 @@ pub fn endure(args: &EndureArgs, store: &Settings) -> Result<i32> {
     let mut result =
         crate::probe::record::new_result(Payload::Endure { config, endure }, &target, started_at);
     let output = Output::for_target(store, &cfg.target);
+    output.announce(&result);
     let mut saved = None;
     endure::run_cycles(&target, &plan, |cycle, stop_here| {
         endure::record(&mut result, cycle, stop_here);

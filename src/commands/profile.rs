@@ -27,10 +27,13 @@ pub fn profile(args: &ProfileArgs, store: &Settings) -> Result<i32> {
     if writes {
         target.arm(&[(offset, span)])?;
     }
-    match profile::measure_all(&cfg, &mut target, (offset, span), writes, started_at) {
+    let output = Output::for_target(store, &cfg.target);
+    let announce = |r: &crate::result::RunResult| output.announce(r);
+    let region = (offset, span);
+    match profile::measure_all(&cfg, &mut target, region, writes, started_at, &announce) {
         Ok(mut result) => {
             crate::safety::restore::restore(&mut target, &mut result);
-            let code = Output::for_target(store, &cfg.target).finish(&result);
+            let code = output.finish(&result);
             drop(target);
             code
         }
@@ -41,6 +44,8 @@ pub fn profile(args: &ProfileArgs, store: &Settings) -> Result<i32> {
 /// `iocurve profile A B ... --parallel`: every row of the profile, each
 /// alone and together, on the same-sized test area of every target.
 fn profile_parallel(cfg: &ProfileConfig, store: &Settings) -> Result<i32> {
-    let result = parallel::profile_all(cfg, crate::probe::record::now_rfc3339())?;
-    Output::for_target(store, &cfg.target).finish(&result)
+    let output = Output::for_target(store, &cfg.target);
+    let started_at = crate::probe::record::now_rfc3339();
+    let result = parallel::profile_all(cfg, started_at, &|r| output.announce(r))?;
+    output.finish(&result)
 }

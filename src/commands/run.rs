@@ -33,6 +33,8 @@ pub fn run(args: &RunArgs, store: &Settings) -> Result<i32> {
     if wants_write {
         target.arm(&[(offset, span)])?;
     }
+    let output = Output::for_target(store, &cfg.target);
+    output.announce(&result);
     let load = cpuload::start_if(args.load.cpu_load);
     let measured = measure_by_method(&cfg, &target, &spec, &name, &mut result);
     result.cpu_load = load.map(cpuload::CpuLoad::stop);
@@ -45,7 +47,7 @@ pub fn run(args: &RunArgs, store: &Settings) -> Result<i32> {
     result.error = error;
     result.target = target.info.clone();
     crate::safety::restore::restore(&mut target, &mut result);
-    let code = Output::for_target(store, &cfg.target).finish(&result);
+    let code = output.finish(&result);
     drop(target);
     code
 }
@@ -55,6 +57,7 @@ pub fn run(args: &RunArgs, store: &Settings) -> Result<i32> {
 fn run_parallel(cfg: &RunConfig, store: &Settings) -> Result<i32> {
     check_parallel(cfg)?;
     let started_at = crate::probe::record::now_rfc3339();
-    let result = parallel::run_all(cfg, started_at)?;
-    Output::for_target(store, &cfg.target).finish(&result)
+    let output = Output::for_target(store, &cfg.target);
+    let result = parallel::run_all(cfg, started_at, &|r| output.announce(r))?;
+    output.finish(&result)
 }

@@ -5,7 +5,6 @@ use crate::cli::apps::StreamArgs;
 use crate::cli::options::StreamDirection;
 use crate::cli::stream::StreamConfig;
 use crate::output::Output;
-use crate::result::Payload;
 use crate::result::apps::StreamReport;
 use crate::store::Settings;
 use crate::workload::region::open_region;
@@ -32,6 +31,11 @@ pub fn stream(args: &StreamArgs, store: &Settings) -> Result<i32> {
         time: args.time,
         seed: cfg.target.seed,
     };
+    let settings = cfg.settings(args, offset, span);
+    let planned = StreamConfig::payload(settings.clone(), StreamReport::default());
+    let mut result = crate::probe::record::new_result(planned, &target, started_at);
+    let output = Output::for_target(store, &cfg.target);
+    output.announce(&result);
     let load = cpuload::start_if(args.load.cpu_load);
     let trial = |rate: f64| stream::run_at(&target, &schedule, rate);
     let (outcome, find_max, error) = if args.find_max {
@@ -40,21 +44,14 @@ pub fn stream(args: &StreamArgs, store: &Settings) -> Result<i32> {
         let (o, e) = trial(cfg.rate);
         (o, None, e)
     };
-    let cpu_load = load.map(cpuload::CpuLoad::stop);
-    let config = cfg.settings(args, offset, span).into();
-    let stream = StreamReport {
-        direction: args.rw.as_str().to_string(),
-        fps: args.fps,
-        outcome,
-        find_max,
-    };
-    let mut result =
-        crate::probe::record::new_result(Payload::Stream { config, stream }, &target, started_at);
-    result.cpu_load = cpu_load;
+    result.cpu_load = load.map(cpuload::CpuLoad::stop);
+    let stream = StreamConfig::report(args, outcome, find_max);
+    result.payload = StreamConfig::payload(settings, stream);
+    result.target = target.info.clone();
     result.error = error;
     result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
     crate::safety::restore::restore(&mut target, &mut result);
-    let code = Output::for_target(store, &cfg.target).finish(&result);
+    let code = output.finish(&result);
     drop(target);
     code
 }

@@ -22,12 +22,22 @@ pub fn surface(args: &SurfaceArgs, store: &Settings) -> Result<i32> {
         // Exactly the samples the scan will write are journalled.
         target.arm(&plan.regions())?;
     }
-    let config = cfg.settings(args, &plan).into();
+    let settings = cfg.settings(args, &plan);
+    let planned = Payload::Surface {
+        config: settings.clone().into(),
+        surface: Default::default(),
+    };
+    let mut result = crate::probe::record::new_result(planned, &target, started_at);
+    let output = Output::for_target(store, &cfg.target);
+    output.announce(&result);
     let (samples, error) = scan::scan_all(&target, &plan);
     let size = target.info.size_bytes;
     let surface = analysis::report(samples, size, plan.sample, plan.bs, args.threshold);
-    let payload = Payload::Surface { config, surface };
-    let mut result = crate::probe::record::new_result(payload, &target, started_at);
+    result.payload = Payload::Surface {
+        config: settings.into(),
+        surface,
+    };
+    result.target = target.info.clone();
     result.error = error;
     if !cfg.writes {
         let why = crate::target::open::writes_skipped_because(&target);
@@ -38,7 +48,7 @@ pub fn surface(args: &SurfaceArgs, store: &Settings) -> Result<i32> {
     if let Some(path) = &args.svg {
         crate::output::write_chart(path, &crate::report::SurfaceSvg, &result)?;
     }
-    let code = Output::for_target(store, &cfg.target).finish(&result)?;
+    let code = output.finish(&result)?;
     drop(target);
     Ok(crate::output::surface_exit_code(code, &result))
 }

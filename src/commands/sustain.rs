@@ -7,7 +7,6 @@ use crate::cli::apps::SustainArgs;
 use crate::cli::sustain::SustainConfig;
 use crate::output::Output;
 use crate::report::json_lines;
-use crate::result::Payload;
 use crate::store::Settings;
 use crate::workload::region::open_region;
 use crate::workload::sustain::{self, SustainTarget};
@@ -26,6 +25,9 @@ pub fn sustain(args: &SustainArgs, store: &Settings) -> Result<i32> {
     let plan = SustainConfig::plan(&settings);
     target.arm(&[(offset, plan.bytes)])?;
     let output = Output::for_target(store, &cfg.target);
+    let planned = SustainConfig::payload(settings.clone(), Default::default());
+    let mut result = crate::probe::record::new_result(planned, &target, started_at);
+    output.announce(&result);
     let (live, printer) = json_lines::start_printer(output.streams_json_lines(), LIVE_BACKLOG);
     let load = cpuload::start_if(args.load.cpu_load);
     let stop = interrupt::stop_flag();
@@ -41,11 +43,8 @@ pub fn sustain(args: &SustainArgs, store: &Settings) -> Result<i32> {
     let ending = Ending::of(&settings, &plan, &run, stop.load(Ordering::Relaxed));
     let error = run.error.as_ref().map(crate::error::io_failure_message);
     let sustain = analysis::report(&plan, run, ending.reason());
-    let payload = Payload::Sustain {
-        config: settings.into(),
-        sustain,
-    };
-    let mut result = crate::probe::record::new_result(payload, &target, started_at);
+    result.payload = SustainConfig::payload(settings, sustain);
+    result.target = target.info.clone();
     result.error = error;
     result.interrupted = ending.interrupted;
     result.cpu_load = cpu_load;

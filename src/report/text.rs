@@ -36,12 +36,27 @@ impl Export for Text {
         }
         super::text_life::sections_of_run(&mut out, &r.payload, run_direction(r));
         footer(&mut out, r);
-        let width = if r.is_profile() {
-            table::NARROW
-        } else {
-            table::WIDTH
-        };
-        table::fit(&out, width)
+        table::fit(&out, width_of(r))
+    }
+}
+
+impl Text {
+    /// The header alone, wrapped as [`Text::render`] wraps it: the lines a
+    /// measuring command prints before it measures, which the whole report
+    /// then begins with.
+    pub fn header(r: &RunResult) -> String {
+        let mut out = String::new();
+        header(&mut out, r);
+        table::fit(&out, width_of(r))
+    }
+}
+
+/// The widest line of `r`'s report.
+fn width_of(r: &RunResult) -> usize {
+    if r.is_profile() {
+        table::NARROW
+    } else {
+        table::WIDTH
     }
 }
 
@@ -73,6 +88,12 @@ fn header(out: &mut String, r: &RunResult) {
     };
     let _ = writeln!(out, "filesystem  {fs}");
     let _ = writeln!(out, "mode        {mode}");
+    // Before the notes: a note or the CPU load may be known only after
+    // measuring, and the header printed before it must be the start of
+    // the final one.
+    if let Some(plan) = super::text_plan::plan(r) {
+        let _ = writeln!(out, "plan        {plan}");
+    }
     for note in &t.notes {
         let _ = writeln!(out, "note        {note}");
     }

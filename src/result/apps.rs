@@ -9,7 +9,7 @@ use crate::stats::LatencySummary;
 use serde::{Deserialize, Serialize};
 
 /// `iocurve files load`: time per whole file, by size, from a cold cache.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct FilesLoadReport {
     pub points: Vec<LoadPoint>,
     /// t = t0 + n/B over the per-file medians: t0 is the cost of one file
@@ -96,7 +96,7 @@ pub struct SaveDeviceIo {
 }
 
 /// `iocurve stream`: a fixed schedule and the deadlines it met.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct StreamReport {
     pub direction: String,
     pub fps: Option<f64>,
@@ -113,7 +113,7 @@ pub struct FindMaxReport {
 }
 
 /// `iocurve sustain`: throughput over a long write.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct SustainReport {
     pub block_size: u32,
     pub interval_ns: u64,
@@ -183,7 +183,7 @@ impl SaveCheck {
 }
 
 /// What one run of a stream found.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct StreamOutcome {
     /// The rate the schedule asked for, MB/s.
     pub rate_mb_s: f64,

@@ -39,7 +39,7 @@ pub struct AccessInfo {
 }
 
 /// Speed against position over the whole device.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct SurfaceReport {
     pub device_bytes: u64,
     /// Bytes read (and written) at each position.

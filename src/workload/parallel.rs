@@ -158,7 +158,11 @@ fn restore_all(members: Vec<Member>, mut err: anyhow::Error) -> anyhow::Error {
 
 /// `run A B ... --parallel`: opens every target, measures the workload on
 /// each alone and then on all together, and closes them into one result.
-pub fn run_all(cfg: &RunConfig, started_at: String) -> Result<RunResult> {
+pub fn run_all(
+    cfg: &RunConfig,
+    started_at: String,
+    announce: &dyn Fn(&RunResult),
+) -> Result<RunResult> {
     let (members, specs) = open_run_members(cfg)?;
     let payload = crate::result::Payload::Run {
         config: cfg.clone().into(),
@@ -166,6 +170,7 @@ pub fn run_all(cfg: &RunConfig, started_at: String) -> Result<RunResult> {
         parallel: None,
     };
     let mut result = crate::probe::record::new_result(payload, &members[0].target, started_at);
+    announce(&result);
     let bar = crate::report::progress::bar("parallel", crate::report::progress::Goal::Bytes(0));
     let name = crate::units::format_size(specs[0].block_size);
     let mut report = new_report(&members);
@@ -178,7 +183,11 @@ pub fn run_all(cfg: &RunConfig, started_at: String) -> Result<RunResult> {
 
 /// `profile --parallel`: every row of the profile on every target, each
 /// alone and then all together; the members' preserved data is put back.
-pub fn profile_all(cfg: &ProfileConfig, started_at: String) -> Result<RunResult> {
+pub fn profile_all(
+    cfg: &ProfileConfig,
+    started_at: String,
+    announce: &dyn Fn(&RunResult),
+) -> Result<RunResult> {
     let writes_asked = !cfg.read_only && (cfg.target.destructive || cfg.target.preserve);
     let members = open_profile_members(cfg, writes_asked)?;
     let writes = writes_asked
@@ -198,6 +207,7 @@ pub fn profile_all(cfg: &ProfileConfig, started_at: String) -> Result<RunResult>
         parallel: None,
     };
     let mut result = crate::probe::record::new_result(payload, &members[0].target, started_at);
+    announce(&result);
     let total =
         profile::planned(cfg.rows.len(), time, cfg.repeat, writes) * (members.len() as u32 + 1);
     let bar = crate::report::progress::bar(

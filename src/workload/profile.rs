@@ -342,15 +342,34 @@ pub fn measure_rows(
 
 /// Everything after the test area is fixed: preparation, the result, the
 /// rows (the caller restores preserved data whatever happens here).
+/// `announce` is shown the result before the area is prepared (a slow card
+/// takes a while to fill it), with the plan it will be measured by.
 pub fn measure_all(
     cfg: &ProfileConfig,
     target: &mut OpenTarget,
     (offset, span): (u64, u64),
     writes: bool,
     started_at: String,
+    announce: &dyn Fn(&RunResult),
 ) -> Result<RunResult> {
-    let (span, notes) = prepare_area(cfg, target, (offset, span), writes)?;
     let time = cfg.time.unwrap_or(DEFAULT_TIME);
+    let mut result = crate::probe::record::new_result(payload(cfg, time, span), target, started_at);
+    announce(&result);
+    let (span, notes) = prepare_area(cfg, target, (offset, span), writes)?;
+    result.payload = payload(cfg, time, span);
+    result.target.notes.extend(notes);
+    if stopped() {
+        // Stopped while preparing: nothing measured, and an area cut short
+        // may hold no whole row.
+        result.interrupted = true;
+        return Ok(result);
+    }
+    measure_rows(cfg, target, (offset, span), writes, &mut result)?;
+    Ok(result)
+}
+
+/// The payload of a profile over a test area of `span` bytes.
+fn payload(cfg: &ProfileConfig, time: Duration, span: u64) -> crate::result::Payload {
     let config = crate::result::config::ProfileSettings {
         options: cfg.clone(),
         time_per_test_s: time.as_secs_f64(),
@@ -358,14 +377,10 @@ pub fn measure_all(
         test_area_bytes: Some(span),
     }
     .into();
-    let payload = crate::result::Payload::Profile {
+    crate::result::Payload::Profile {
         config,
         parallel: None,
-    };
-    let mut result = crate::probe::record::new_result(payload, target, started_at);
-    result.target.notes.extend(notes);
-    measure_rows(cfg, target, (offset, span), writes, &mut result)?;
-    Ok(result)
+    }
 }
 
 #[cfg(test)]

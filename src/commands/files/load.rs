@@ -15,6 +15,13 @@ pub fn load(args: &FilesLoadArgs, store: &Settings) -> Result<i32> {
     let started_at = crate::probe::record::now_rfc3339();
     crate::target::open::refuse_simulated(&args.dir, "files")?;
     let (work, device, info) = files::open_dir(&args.dir)?;
+    let output = Output::new(store, &args.output.choice(), args.report.as_ref());
+    let planned = Payload::FilesLoad {
+        config: settings.clone().into(),
+        files_load: Default::default(),
+    };
+    let result = super::planned_result(planned, info, started_at);
+    output.announce(&result);
     let sets = files::create_sets(&work.path, &settings.sizes, args.count, settings.seed)?;
     let how = files::read_method(args.method, args.stdio_bs)?;
     let load = cpuload::start_if(args.load.cpu_load);
@@ -26,6 +33,6 @@ pub fn load(args: &FilesLoadArgs, store: &Settings) -> Result<i32> {
         config: settings.into(),
         files_load,
     };
-    let result = super::files_result(payload, info, started_at, cpu_load);
-    Output::new(store, &args.output.choice(), args.report.as_ref()).finish(&result)
+    let result = super::files_result(result, payload, cpu_load);
+    output.finish(&result)
 }

@@ -22,15 +22,20 @@ pub fn files(args: &FilesArgs, store: &Settings) -> Result<i32> {
     }
 }
 
-/// The result of either: the directory, the CPU load beside it, and whether
-/// Ctrl-C cut it short.
+/// The result of either before measuring: the directory and the plan, for
+/// the header printed before the files are made.
+fn planned_result(payload: Payload, info: TargetInfo, started_at: String) -> RunResult {
+    new_result_for(payload, info, started_at)
+}
+
+/// The result of either once measured: what it found, the CPU load beside
+/// it, and whether Ctrl-C cut it short.
 fn files_result(
+    mut result: RunResult,
     payload: Payload,
-    info: TargetInfo,
-    started_at: String,
     cpu_load: Option<CpuLoadInfo>,
 ) -> RunResult {
-    let mut result = new_result_for(payload, info, started_at);
+    result.payload = payload;
     result.cpu_load = cpu_load;
     result.interrupted = crate::workload::interrupt::stop_flag().load(Ordering::Relaxed);
     result

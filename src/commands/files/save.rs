@@ -15,6 +15,13 @@ pub fn save(args: &FilesSaveArgs, store: &Settings) -> Result<i32> {
     let started_at = crate::probe::record::now_rfc3339();
     crate::target::open::refuse_simulated(&args.dir, "files")?;
     let (work, device, info) = files::open_dir(&args.dir)?;
+    let output = Output::new(store, &args.output.choice(), args.report.as_ref());
+    let planned = Payload::FilesSave {
+        config: settings.clone().into(),
+        files_save: save_report(args.size, args.sync, Default::default()),
+    };
+    let result = super::planned_result(planned, info, started_at);
+    output.announce(&result);
     let load = cpuload::start_if(args.load.cpu_load);
     let plan = save_plan(&settings);
     let mut run = files::measure_saves(&work.path, &plan, device.as_ref());
@@ -27,7 +34,7 @@ pub fn save(args: &FilesSaveArgs, store: &Settings) -> Result<i32> {
         config: settings.into(),
         files_save,
     };
-    let mut result = super::files_result(payload, info, started_at, cpu_load);
+    let mut result = super::files_result(result, payload, cpu_load);
     result.error = failure;
-    Output::new(store, &args.output.choice(), args.report.as_ref()).finish_files_save(&result, bad)
+    output.finish_files_save(&result, bad)
 }

@@ -36,11 +36,14 @@ pub struct LiveInterval {
 impl LiveInterval {
     /// Rates of `bytes` and `ops` over `start_ns..end_ns`.
     pub fn rates(bytes: u64, ops: u64, (start_ns, end_ns): (u64, u64)) -> (f64, f64) {
-        let seconds = end_ns.saturating_sub(start_ns) as f64 / 1e9;
-        if seconds <= 0.0 {
+        let ns = end_ns.saturating_sub(start_ns);
+        if ns == 0 {
             return (0.0, 0.0);
         }
-        (bytes as f64 / seconds / 1e6, ops as f64 / seconds)
+        (
+            crate::units::mb_per_s(bytes, ns),
+            ops as f64 * 1e9 / ns as f64,
+        )
     }
 }
 

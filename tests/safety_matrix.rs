@@ -510,3 +510,302 @@ fn every_flash_command_with_preserve_leaves_a_fake_card_as_it_was() {
         );
     }
 }
+
+/// The state words of the journals in `dir` ("FILLING", "ARMED", "DONE"),
+/// or "none" when there are none: which phase a `recover` ran beside.
+fn journal_phase(dir: &std::path::Path) -> String {
+    let mut states: Vec<String> = std::fs::read_dir(dir)
+        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.path()).collect())
+        .unwrap_or_else(|_| Vec::new())
+        .into_iter()
+        .filter(|p: &std::path::PathBuf| p.extension().is_some_and(|x| x == "iocj"))
+        .map(|p| {
+            let head = std::fs::read(&p).unwrap_or_default();
+            let word = head.get(8..16).unwrap_or_default();
+            String::from_utf8_lossy(word)
+                .trim_end_matches('\0')
+                .to_string()
+        })
+        .collect();
+    states.sort();
+    states.dedup();
+    if states.is_empty() {
+        "none".into()
+    } else {
+        states.join("+")
+    }
+}
+
+/// Spawns iocurve with `argv`, each journal chunk slowed by `delay_ms` so
+/// that saving and restoring last long enough to be met.
+fn spawn_slowed(argv: &[String], data: &std::path::Path, delay_ms: u32) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_iocurve"))
+        .args(argv)
+        .env("XDG_DATA_HOME", data)
+        .env("IOCURVE_TEST_JOURNAL_DELAY_MS", delay_ms.to_string())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn iocurve")
+}
+
+/// Issue 24, point 1: `recover` run again and again beside every
+/// `--preserve` case, at seeded moments while it saves, arms, writes and
+/// restores, must leave the live test's journals alone: the test finishes
+/// as if alone and every byte is as before.
+#[test]
+fn recover_beside_every_preserve_case_leaves_it_alone_and_loses_nothing() {
+    let bench = match Bench::devices() {
+        Ok(b) => b,
+        Err(why) => return skipped(&why),
+    };
+    let seed = std::env::var("IOCURVE_RECOVER_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0x2ec0_u64);
+    eprintln!("recover moments seeded with {seed} (IOCURVE_RECOVER_SEED replays)");
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let mut phases = std::collections::BTreeMap::<String, u32>::new();
+    let (mut recovers, mut cases_run) = (0, 0);
+    for case in cases().iter().filter(|c| c.writes && !c.refuses_preserve) {
+        let shown = format!("iocurve {} {}", case.leaf, case.args);
+        let before = bench.contents();
+        let argv = bench.with_preserve(case);
+        let mut child = spawn_slowed(&argv, &bench.journals.path().join("data"), 6);
+        loop {
+            std::thread::sleep(Duration::from_millis(rng.u64(1..25)));
+            let phase = journal_phase(bench.journals.path());
+            let out = iocurve()
+                .args(["recover", "--journal-dir"])
+                .arg(bench.journals.path())
+                .output()
+                .expect("recover runs");
+            assert!(
+                out.status.success(),
+                "{shown}: recover beside it ({phase}) failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            *phases.entry(phase).or_default() += 1;
+            recovers += 1;
+            if child.try_wait().expect("poll iocurve").is_some() {
+                break;
+            }
+        }
+        let out = child.wait_with_output().expect("reap iocurve");
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{shown} with recover beside it: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_unchanged(&bench, &before, &format!("{shown} with recover beside it"));
+        assert_eq!(journal_phase(bench.journals.path()), "none", "{shown}");
+        cases_run += 1;
+    }
+    eprintln!(
+        "recover beside {cases_run} preserve cases: {recovers} recovers, by the journals' state then: {phases:?}; 0 bytes lost"
+    );
+    for phase in ["FILLING", "ARMED"] {
+        assert!(
+            phases.keys().any(|k| k.contains(phase)),
+            "no recover met a journal {phase}: {phases:?}"
+        );
+    }
+}
+
+/// A target of random bytes on its own tmpfs, and journals on a real ext4
+/// file system of their own (a loop device), which a test can remount
+/// read-only under a running command.
+struct RoBench {
+    target: std::path::PathBuf,
+    _tmpfs: Tmpfs,
+    journal_fs: std::path::PathBuf,
+    journals: std::path::PathBuf,
+    _journal_dev: LoopDevice,
+}
+
+impl RoBench {
+    fn new() -> Result<RoBench, String> {
+        let mut dev = LoopDevice::new(64 * MIB)?;
+        let journal_fs = dev.mkfs_and_mount()?;
+        let journals = journal_fs.join("journals");
+        std::fs::create_dir(&journals).map_err(|e| e.to_string())?;
+        let tmpfs = Tmpfs::mount("size=40m")?;
+        let target = tmpfs.path().join("card.img");
+        std::fs::write(&target, random(16 * MIB, 24)).map_err(|e| e.to_string())?;
+        Ok(RoBench {
+            target,
+            _tmpfs: tmpfs,
+            journal_fs,
+            journals,
+            _journal_dev: dev,
+        })
+    }
+
+    fn remount(&self, how: &str) {
+        common::sh(
+            "mount",
+            &[
+                "-o",
+                &format!("remount,{how}"),
+                self.journal_fs.to_str().unwrap(),
+            ],
+        )
+        .expect("remount the journal file system");
+    }
+
+    fn recover(&self) -> (Option<i32>, String) {
+        let out = iocurve()
+            .args(["recover", "--journal-dir"])
+            .arg(&self.journals)
+            .output()
+            .expect("recover runs");
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (out.status.code(), said)
+    }
+
+    /// Waits until a journal is armed (the test is writing); false if the
+    /// command ended first.
+    fn wait_armed(&self, child: &mut std::process::Child) -> bool {
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(30) {
+            if journal_phase(&self.journals) == "ARMED" {
+                return true;
+            }
+            if child.try_wait().expect("poll").is_some() {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        false
+    }
+}
+
+/// Issue 24, point 2: the journal's file system turns read-only while the
+/// test writes. The test still restores from it (it needs only to read),
+/// says the journal could not be removed, and `recover` restores from the
+/// read-only journal too (after a kill) and says the same; no byte is lost.
+#[test]
+fn a_journal_file_system_turning_read_only_mid_run_loses_nothing() {
+    if !is_root() {
+        return skipped("not root: mounting needs root");
+    }
+    for killed in [false, true] {
+        let bench = match RoBench::new() {
+            Ok(b) => b,
+            Err(why) => return skipped(&why),
+        };
+        let before = std::fs::read(&bench.target).unwrap();
+        let argv: Vec<String> = [
+            "run",
+            bench.target.to_str().unwrap(),
+            "--rw",
+            "write",
+            "--time",
+            "1s",
+            "--ramp",
+            "0",
+            "--no-save",
+            "--preserve",
+            "--journal-dir",
+            bench.journals.to_str().unwrap(),
+        ]
+        .map(String::from)
+        .to_vec();
+        let mut child = spawn_slowed(&argv, &bench.journal_fs.join("data"), 0);
+        assert!(bench.wait_armed(&mut child), "the test never armed");
+        std::thread::sleep(Duration::from_millis(200));
+        bench.remount("ro");
+        if killed {
+            let _ = child.kill();
+        }
+        let out = child.wait_with_output().expect("reap");
+        let said = String::from_utf8_lossy(&out.stderr).to_string()
+            + &String::from_utf8_lossy(&out.stdout);
+        if !killed {
+            assert_eq!(out.status.code(), Some(0), "{said}");
+            assert!(said.contains("was not removed"), "{said}");
+            assert_eq!(std::fs::read(&bench.target).unwrap(), before, "restored");
+        }
+        let (code, recovered) = bench.recover();
+        assert_eq!(
+            code,
+            Some(0),
+            "recover from a read-only journal: {recovered}"
+        );
+        assert!(
+            recovered.contains("read back and verified") && recovered.contains("was not removed"),
+            "{recovered}"
+        );
+        assert_eq!(
+            std::fs::read(&bench.target).unwrap(),
+            before,
+            "killed: {killed}: every byte back"
+        );
+        bench.remount("rw");
+        let (code, again) = bench.recover();
+        assert_eq!(code, Some(0), "{again}");
+        assert_eq!(journal_phase(&bench.journals), "none", "{again}");
+        assert_eq!(std::fs::read(&bench.target).unwrap(), before);
+    }
+}
+
+/// Issue 24, point 1: two write tests on one medium exclude each other
+/// wherever their journals are, on a regular file and on a block device;
+/// the refusal names the running test's pid, and nothing is lost.
+#[test]
+fn a_second_write_test_on_one_medium_is_refused_whatever_its_journal_directory() {
+    for bench in [Bench::files(), Bench::devices()] {
+        let bench = match bench {
+            Ok(b) => b,
+            Err(why) => return skipped(&why),
+        };
+        let target = bench.shown(0);
+        let before = bench.contents();
+        let first_dir = bench.journals.path().join("first");
+        let second_dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+        let base = |dir: &std::path::Path, extra: &str| -> Vec<String> {
+            let mut argv: Vec<String> = format!(
+                "run {target} --rw write --size 2M --span 8M --ramp 0 --no-save --preserve --journal-dir"
+            )
+            .split(' ')
+            .map(String::from)
+            .collect();
+            argv.push(dir.display().to_string());
+            argv.extend(extra.split_whitespace().map(String::from));
+            argv
+        };
+        for second_mode in ["--preserve", "--destructive"] {
+            let first = spawn_slowed(&base(&first_dir, ""), &first_dir.join("data"), 40);
+            let started = Instant::now();
+            while journal_phase(&first_dir) == "none" && started.elapsed() < Duration::from_secs(20)
+            {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            let mut second = base(second_dir.path(), "");
+            if second_mode == "--destructive" {
+                second.retain(|a| a != "--preserve");
+                second.push("--destructive".into());
+            }
+            let (code, said, _) = run(&second);
+            assert_eq!(code, Some(2), "{target} {second_mode}: {said}");
+            let pid = first.id().to_string();
+            assert!(
+                said.contains(&pid) || said.contains("busy") || said.contains("in use"),
+                "the refusal names the running test ({pid}): {said}"
+            );
+            let out = first.wait_with_output().unwrap();
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert_unchanged(&bench, &before, &format!("{target}, two tests at once"));
+        }
+    }
+}

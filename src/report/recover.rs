@@ -21,19 +21,27 @@ pub fn describe(journal: &Path, outcome: &Outcome) -> String {
             target,
             bytes,
             journals: 1,
+            left,
         } => format!(
-            "{target}: restored {} from {j}, read back and verified; journal removed",
-            format_size(*bytes)
+            "{target}: restored {} from {j}, read back and verified; {}",
+            format_size(*bytes),
+            removal(left, "journal removed")
         ),
         Outcome::Restored {
             target,
             bytes,
             journals,
+            left,
         } => format!(
-            "{target}: restored {} from {j} and {} more journal{} of the same test (latest first), read back and verified; journals removed",
+            "{target}: restored {} from {j} and {} more journal{} of the same test (latest first), read back and verified; {}",
             format_size(*bytes),
             journals - 1,
-            if *journals > 2 { "s" } else { "" }
+            if *journals > 2 { "s" } else { "" },
+            removal(left, "journals removed")
+        ),
+        Outcome::InUse { pid } => format!(
+            "{j}: left alone, in use by {} (a test still saving, writing or restoring, or another recover); that process finishes it",
+            pid.map_or_else(|| "another process".to_string(), |p| format!("process {p}"))
         ),
         Outcome::Discarded { target } => format!(
             "{}: {j} was never armed, so the test never wrote; journal removed",
@@ -41,6 +49,19 @@ pub fn describe(journal: &Path, outcome: &Outcome) -> String {
         ),
         Outcome::AlreadyDone => format!("{j} was already restored; leftover journal removed"),
     }
+}
+
+/// What became of the journals after a verified restore: removed, or
+/// left (a read-only file system), with what to do about them.
+fn removal(left: &[String], removed: &str) -> String {
+    if left.is_empty() {
+        return removed.to_string();
+    }
+    let each: Vec<String> = left
+        .iter()
+        .map(|l| crate::safety::preserve::journal_left_note(l))
+        .collect();
+    each.join("; ")
 }
 
 #[cfg(test)]
@@ -52,6 +73,7 @@ mod tests {
             target: "/dev/sdz".into(),
             bytes: 4096,
             journals,
+            left: Vec::new(),
         };
         describe(Path::new("j.iojournal"), &outcome)
     }

@@ -48,6 +48,9 @@ pub const PREFIX_LEN: u64 = 64;
 const STATE_OFFSET: u64 = 8;
 /// Journal files end in this.
 pub const EXTENSION: &str = "iocj";
+/// A journal being made, before it is locked and named (never looked at
+/// by `recover`; a crash right there leaves one behind, empty of data).
+pub const MAKING_EXTENSION: &str = "iocj-new";
 /// Chunk size of the copy: one checksum per MiB.
 pub const CHUNK: u64 = 1 << 20;
 /// Data starts at a multiple of this.
@@ -221,31 +224,74 @@ pub fn sync_dir(dir: &Path) -> io::Result<()> {
 pub struct JournalWriter {
     pub path: PathBuf,
     file: File,
+    /// A read-only descriptor holding the journal's lock (see
+    /// [`super::lock`]) from before the file had its name; the test keeps
+    /// it until the journal is gone.
+    lock: File,
     data_offset: u64,
 }
 
 impl JournalWriter {
     /// Creates the file (it must not exist) with a `FILLING` prefix and
     /// fsyncs it and its directory, so that even a journal that never got
-    /// its data is found and discarded later.
+    /// its data is found and discarded later. The file is made under a
+    /// name `recover` does not look at, locked, and only then renamed into
+    /// place, so no `recover` ever sees it unlocked while this test lives.
     pub fn create(path: &Path, data_offset: u64) -> io::Result<JournalWriter> {
         use std::os::unix::fs::OpenOptionsExt;
+        let making = path.with_extension(MAKING_EXTENSION);
         let file = std::fs::OpenOptions::new()
             .read(true)
             .write(true)
             .create_new(true)
             .mode(0o600)
-            .open(path)?;
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&making)?;
+        let made = Self::lock_and_name(&file, &making, path, data_offset);
+        match made {
+            Ok(lock) => Ok(JournalWriter {
+                path: path.to_path_buf(),
+                file,
+                lock,
+                data_offset,
+            }),
+            Err(e) => {
+                let _ = std::fs::remove_file(&making);
+                Err(e)
+            }
+        }
+    }
+
+    fn lock_and_name(
+        file: &File,
+        making: &Path,
+        path: &Path,
+        data_offset: u64,
+    ) -> io::Result<File> {
+        let lock = File::open(making)?;
+        if super::lock::try_exclusive(&lock)? != super::lock::Lock::Taken {
+            return Err(io::Error::other("a new journal was locked by someone else"));
+        }
         file.write_all_at(&prefix(State::Filling, 0, data_offset, 0), 0)?;
         file.sync_all()?;
+        rustix::fs::renameat_with(
+            rustix::fs::CWD,
+            making,
+            rustix::fs::CWD,
+            path,
+            rustix::fs::RenameFlags::NOREPLACE,
+        )?;
         if let Some(dir) = path.parent() {
             sync_dir(dir)?;
         }
-        Ok(JournalWriter {
-            path: path.to_path_buf(),
-            file,
-            data_offset,
-        })
+        Ok(lock)
+    }
+
+    /// The descriptor that holds the lock, for the test to keep once the
+    /// journal is armed (the writable one is closed then, so the journal's
+    /// file system can still be remounted read-only under a running test).
+    pub fn into_lock(self) -> File {
+        self.lock
     }
 
     pub fn data_offset(&self) -> u64 {
@@ -293,18 +339,24 @@ pub struct Journal {
 }
 
 impl Journal {
-    /// Opens `path` read-write and checks its prefix and metadata.
+    /// Opens `path` (never through a symlink) and checks its prefix and
+    /// metadata: read-write, or read-only where its file system is (a
+    /// journal can still be written back from there; only its state word
+    /// cannot change, see [`Journal::set_state`]).
     pub fn open(path: &Path) -> Result<Journal, JournalError> {
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .open(path)?;
-        Self::from_file(path, file)
+        Self::from_file(path, open_file(path)?)
     }
 
     /// Opens `path` read-only (to look, not to change).
     pub fn peek(path: &Path) -> Result<Journal, JournalError> {
         Self::from_file(path, File::open(path)?)
+    }
+
+    /// Reads the journal through a descriptor already open on `path` (the
+    /// test's own locked one, which still reads the journal if its name
+    /// was removed or replaced meanwhile).
+    pub fn from_descriptor(path: &Path, file: File) -> Result<Journal, JournalError> {
+        Self::from_file(path, file)
     }
 
     fn from_file(path: &Path, file: File) -> Result<Journal, JournalError> {
@@ -387,10 +439,46 @@ impl Journal {
         Ok(())
     }
 
+    /// Writes the state word, through this descriptor where it is
+    /// writable, else through the journal's name, if that still names this
+    /// very file (a read-only descriptor, or a read-only file system, which
+    /// is then the error).
     pub fn set_state(&mut self, state: State) -> io::Result<()> {
-        set_state(&self.file, state)?;
+        match set_state(&self.file, state) {
+            Err(e) if e.raw_os_error() == Some(libc::EBADF) => {
+                let named = open_writable(&self.path)?;
+                if !super::lock::same_file(&named.metadata()?, &self.file.metadata()?) {
+                    return Err(io::Error::other("its name now belongs to another file"));
+                }
+                set_state(&named, state)?;
+            }
+            other => other?,
+        }
         self.state = state;
         Ok(())
+    }
+}
+
+/// Opens a journal read-write, not through a symlink.
+fn open_writable(path: &Path) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+}
+
+/// Opens a journal read-write, or read-only where its file system is
+/// read-only; never through a symlink.
+pub fn open_file(path: &Path) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    match open_writable(path) {
+        Err(e) if e.raw_os_error() == Some(libc::EROFS) => std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(path),
+        other => other,
     }
 }
 

@@ -6,5 +6,6 @@
 
 pub mod identity;
 pub mod journal;
+pub mod lock;
 pub mod preserve;
 pub mod restore;

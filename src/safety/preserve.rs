@@ -23,6 +23,7 @@ use super::journal::{
     self, CHUNK, Chunk, EXTENSION, Journal, JournalError, JournalWriter, Meta, Region, State,
     sync_dir,
 };
+use super::lock::{self, Lock};
 use crate::engine::buffer::AlignedBuf;
 use crate::error::{Interrupted, IoFailure, usage};
 use crate::probe::sysfs::BlockDevice;
@@ -206,6 +207,9 @@ pub struct Preserved {
     pub bytes: u64,
     pub save_time: Duration,
     target_path: PathBuf,
+    /// Holds the journal's lock (see [`super::lock`]) until this is
+    /// dropped, after the journal is gone; the restore reads through it.
+    lock: File,
 }
 
 impl Preserved {
@@ -243,7 +247,7 @@ fn write_journal(path: &Path, mut meta: Meta, dir: &Path, stop: &AtomicBool) -> 
     let data_offset = meta.data_offset();
     let journal_path = dir.join(journal_name(&meta.identity));
     let writer = JournalWriter::create(&journal_path, data_offset)
-        .map_err(|e| journal_write_failed(&journal_path, "create", e))?;
+        .map_err(|e| journal_write_failed(&journal_path, "create", e, meta.part))?;
     if meta.part > 0 {
         test_sleep(LATER_PART_DELAY_ENV);
     }
@@ -253,26 +257,62 @@ fn write_journal(path: &Path, mut meta: Meta, dir: &Path, stop: &AtomicBool) -> 
     }
     if let Err(e) = writer.seal(&meta).and_then(|_| writer.arm()) {
         discard(&journal_path);
-        return Err(journal_write_failed(&journal_path, "finish", e));
+        return Err(journal_write_failed(&journal_path, "finish", e, meta.part));
     }
+    let lock = writer.into_lock();
+    still_named(&journal_path, &lock)?;
     Ok(Preserved {
         journal: journal_path,
         bytes: meta.total_bytes(),
         save_time: started.elapsed(),
         target_path: path.to_path_buf(),
+        lock,
     })
 }
 
-/// The journal could not be written: nothing was written to the target.
-fn journal_write_failed(journal: &Path, op: &str, e: io::Error) -> anyhow::Error {
-    IoFailure::new(
+/// Checks, once armed and before the first write, that the journal's name
+/// still leads to the file this test wrote: a journal removed or replaced
+/// by someone else would leave the test writing with no copy that
+/// `recover` can find.
+fn still_named(journal: &Path, lock: &File) -> Result<()> {
+    let named = std::fs::symlink_metadata(journal);
+    let ours = lock.metadata()?;
+    if named.is_ok_and(|m| super::lock::same_file(&m, &ours)) {
+        return Ok(());
+    }
+    Err(IoFailure::new(
         format!(
-            "cannot {op} the journal {}: {e}; nothing was written to the target. Give --journal-dir DIR on another writable disk",
+            "the journal {} was removed or replaced by another process before the test wrote anything; nothing was written to the target. Keep other programs out of the journal directory, or give --journal-dir DIR of your own",
             journal.display()
         ),
         None,
     )
+    .into())
+}
+
+/// The journal could not be written: the test's writes stop here.
+fn journal_write_failed(journal: &Path, op: &str, e: io::Error, part: u32) -> anyhow::Error {
+    IoFailure::new(
+        format!(
+            "cannot {op} the journal {}: {e}; {}. Give --journal-dir DIR on another writable disk",
+            journal.display(),
+            untouched(part)
+        ),
+        None,
+    )
     .into()
+}
+
+/// What a test had written when journalling part `part` failed. The first
+/// journal is made while the write gate is still sealed (the test holds no
+/// writable descriptor), so nothing can have been written; a later part
+/// follows writes its earlier parts cover.
+fn untouched(part: u32) -> &'static str {
+    if part == 0 {
+        "nothing was written to the target"
+    } else {
+        "the test wrote nothing beyond what its earlier journals hold"
+    }
 }
 
 fn new_meta(identity: Identity, regions: Vec<Region>, chunk_size: u64) -> Meta {
@@ -316,17 +356,23 @@ fn fill(writer: &JournalWriter, meta: &mut Meta, path: &Path, stop: &AtomicBool)
     let mut buf = vec![0u8; meta.chunk_size as usize];
     for c in journal::chunks(&meta.regions, meta.chunk_size, writer.data_offset()) {
         if stop.load(Ordering::Relaxed) {
-            return Err(Interrupted(
-                "interrupted while saving the original data: nothing was written to the target"
-                    .into(),
-            )
+            return Err(Interrupted(format!(
+                "interrupted while saving the original data: {}",
+                untouched(meta.part)
+            ))
             .into());
         }
         test_delay();
         let data = &mut buf[..c.len as usize];
         read_medium(&reader, &mut scratch, c.target_offset, data).map_err(|e| {
             IoFailure::new(
-                format!("saving the original data failed: read of {} bytes at offset {} of {}: {e}; nothing was written", c.len, c.target_offset, path.display()),
+                format!(
+                    "saving the original data failed: read of {} bytes at offset {} of {}: {e}; {}",
+                    c.len,
+                    c.target_offset,
+                    path.display(),
+                    untouched(meta.part)
+                ),
                 Some(e),
             )
         })?;
@@ -335,8 +381,9 @@ fn fill(writer: &JournalWriter, meta: &mut Meta, path: &Path, stop: &AtomicBool)
         writer.write_chunk(&c, data).map_err(|e| {
             IoFailure::new(
                 format!(
-                    "writing the journal {} failed: {e}; nothing was written to the target",
-                    writer.path.display()
+                    "writing the journal {} failed: {e}; {}",
+                    writer.path.display(),
+                    untouched(meta.part)
                 ),
                 Some(e),
             )
@@ -410,10 +457,13 @@ fn read_scratch(chunk: u64) -> AlignedBuf {
 }
 
 /// What a restore did.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Restored {
     pub bytes: u64,
     pub time: Duration,
+    /// Why the journal is still there after a verified restore (its file
+    /// system turned read-only, say); `None` when it was removed.
+    pub journal_left: Option<String>,
 }
 
 /// Why a restore did not finish; the journal is kept (unless it is damaged,
@@ -432,7 +482,10 @@ pub fn restore_after_test(
     p: &Preserved,
     block_fd: Option<&File>,
 ) -> Result<Restored, RestoreError> {
-    let mut journal = Journal::open(&p.journal)?;
+    // Read through the test's own locked descriptor: the bytes it copied,
+    // whatever has become of the journal's name or its file system since.
+    let mut journal =
+        Journal::from_descriptor(&p.journal, p.lock.try_clone().map_err(JournalError::Io)?)?;
     let own;
     let writer = match block_fd {
         Some(f) => f,
@@ -478,15 +531,67 @@ pub fn apply(journal: &mut Journal, writer: &File, path: &Path) -> Result<Restor
         )
     })?;
     read_back(journal, &chunks, path)?;
-    journal
-        .set_state(State::Done)
-        .map_err(|e| RestoreError::Medium(format!("cannot mark the journal done: {e}"), e))?;
-    discard(&journal.path);
+    let journal_left = finish(journal);
     let bytes = chunks.iter().map(|c| c.len).sum();
     Ok(Restored {
         bytes,
         time: started.elapsed(),
+        journal_left,
     })
+}
+
+/// Marks a journal whose restore was verified done and removes it; why
+/// not, where either failed (the restore stands: the medium was read back).
+fn finish(journal: &mut Journal) -> Option<String> {
+    let marked = journal.set_state(State::Done);
+    let removed = remove_own(journal);
+    match (marked, removed) {
+        (_, Ok(())) => None,
+        (Ok(()), Err(e)) => Some(format!("it is marked done but could not be removed: {e}")),
+        (Err(m), Err(e)) => Some(format!(
+            "it could not be marked done ({m}) nor removed ({e})"
+        )),
+    }
+}
+
+/// Removes the journal's name if it still names this journal's file
+/// (never a file someone put in its place); a name already gone is fine.
+fn remove_own(journal: &Journal) -> io::Result<()> {
+    let named = match std::fs::symlink_metadata(&journal.path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        other => other?,
+    };
+    if !super::lock::same_file(&named, &journal.file.metadata()?) {
+        return Ok(());
+    }
+    std::fs::remove_file(&journal.path)?;
+    if let Some(dir) = journal.path.parent() {
+        let _ = sync_dir(dir);
+    }
+    Ok(())
+}
+
+/// What a write test left on its medium, measured: how many bytes of the
+/// chunks `journal` holds no longer match their original checksums, of
+/// how many journalled. Read past the page cache, as the restore's check.
+pub fn changed_bytes(journal: &Journal, path: &Path) -> io::Result<(u64, u64)> {
+    let meta = journal
+        .meta
+        .as_ref()
+        .ok_or_else(|| io::Error::other("the journal has no metadata"))?;
+    let reader = open_reader(path)?;
+    let mut scratch = read_scratch(meta.chunk_size);
+    let mut buf = vec![0u8; meta.chunk_size as usize];
+    let (mut changed, mut total) = (0, 0);
+    for c in journal.chunks() {
+        let data = &mut buf[..c.len as usize];
+        read_medium(&reader, &mut scratch, c.target_offset, data)?;
+        if journal::chunk_checksum(c.target_offset, data) != meta.checksums[c.index] {
+            changed += c.len;
+        }
+        total += c.len;
+    }
+    Ok((changed, total))
 }
 
 fn medium_error(op: &str, c: &Chunk, path: &Path, e: io::Error) -> RestoreError {
@@ -627,6 +732,13 @@ pub fn refuse_if_unfinished(dir: &Path, path: &Path) -> Result<()> {
                 .file_name()
                 .is_some_and(|n| n.to_string_lossy().contains(&tag)),
         };
+        if blocks && let Some(holder) = held_by(&j) {
+            return Err(usage(format!(
+                "refusing to write to {}: the journal {} of a preserve-mode test on it is in use by {holder}, which is still running (a test restoring it, or a recover): wait for it to end",
+                path.display(),
+                j.display()
+            )));
+        }
         if blocks {
             return Err(usage(format!(
                 "refusing to write to {}: an earlier preserve-mode test did not finish restoring its original data, which is kept in the journal {}. Run `{}` first",
@@ -639,6 +751,18 @@ pub fn refuse_if_unfinished(dir: &Path, path: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Who holds the lock of the journal at `path`, when someone does.
+fn held_by(path: &Path) -> Option<String> {
+    let file = File::open(path).ok()?;
+    match lock::try_exclusive(&file).ok()? {
+        Lock::Taken => None,
+        Lock::Held(pid) => Some(
+            pid.or_else(|| pid_in_name(path))
+                .map_or_else(|| "another process".to_string(), |p| format!("process {p}")),
+        ),
+    }
+}
+
 /// What `recover` did with one journal.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Outcome {
@@ -648,26 +772,41 @@ pub enum Outcome {
         target: String,
         bytes: u64,
         journals: usize,
+        /// Why journals are still there after the verified restore (a
+        /// read-only file system), one line each.
+        left: Vec<String>,
     },
     /// Never armed: the target was never written; the journal was removed.
     Discarded { target: Option<String> },
     /// Already restored earlier; the leftover file was removed.
     AlreadyDone,
+    /// A running test holds the journal (its lock, or its pid is a live
+    /// iocurve): left alone, since that test restores it itself.
+    InUse { pid: Option<u32> },
 }
 
 /// Finishes one journal: restores an armed one (after checking that the
 /// medium is the same one and the journal is whole), removes a never-armed
-/// or finished one. An armed journal is restored with the other armed
+/// or finished one, and leaves alone one a running test holds. The
+/// journal's lock is taken before anything is read, so a test that is
+/// still copying its original data is never mistaken for one that died
+/// before arming. An armed journal is restored with the other armed
 /// journals of its test, latest first (see [`restore_test`]), so that the
 /// one path any message names finishes the whole test.
 pub fn recover(path: &Path) -> Result<Outcome> {
-    if !path.exists() {
+    if std::fs::symlink_metadata(path).is_err_and(|e| e.kind() == io::ErrorKind::NotFound) {
         return Err(usage(format!(
             "there is no journal at {}: it was already recovered, or the path is wrong (`iocurve recover` without a path finishes every journal in the journal directory)",
             path.display()
         )));
     }
-    let journal = match Journal::open(path) {
+    let file = journal::open_file(path).map_err(|e| refusal(path, &JournalError::Io(e)))?;
+    if let Lock::Held(pid) = lock::try_exclusive(&file)? {
+        return Ok(Outcome::InUse {
+            pid: pid.or_else(|| pid_in_name(path)),
+        });
+    }
+    let journal = match Journal::from_descriptor(path, file) {
         Ok(j) => j,
         Err(e) if raw_state(path) == Some(State::Filling) => {
             let _ = e;
@@ -678,24 +817,43 @@ pub fn recover(path: &Path) -> Result<Outcome> {
     };
     if let Some(pid) = journal.meta.as_ref().map(|m| m.pid) {
         if is_live_iocurve(pid) {
-            return Err(usage(format!(
-                "{} belongs to iocurve process {pid}, which is still running: let it finish (it restores the data itself)",
-                path.display()
-            )));
+            return Ok(Outcome::InUse { pid: Some(pid) });
         }
     }
     match journal.state {
         State::Filling => {
             let target = journal.meta.as_ref().map(|m| m.identity.path.clone());
-            discard(path);
+            let _ = remove_own(&journal);
             Ok(Outcome::Discarded { target })
         }
         State::Done => {
-            discard(path);
+            let _ = remove_own(&journal);
             Ok(Outcome::AlreadyDone)
         }
-        State::Armed => restore_test(&journal),
+        State::Armed => restore_test(journal),
     }
+}
+
+/// The pid in a journal's name (`…-<pid>.iocj`), for a lock whose holder
+/// `/proc/locks` did not show.
+fn pid_in_name(path: &Path) -> Option<u32> {
+    let stem = path.file_stem()?.to_str()?;
+    stem.rsplit('-').next()?.parse().ok()
+}
+
+/// Opens another journal of a test and takes its lock; refused while a
+/// live process holds it.
+fn open_part(path: &Path) -> Result<Journal> {
+    let file = journal::open_file(path).map_err(|e| refusal(path, &JournalError::Io(e)))?;
+    if let Lock::Held(pid) = lock::try_exclusive(&file)? {
+        let who = pid.map_or_else(|| "another process".to_string(), |p| format!("process {p}"));
+        return Err(usage(format!(
+            "{} is held by {who}, which is still running: let it finish, then run `{}` again",
+            path.display(),
+            recover_command(path)
+        )));
+    }
+    Journal::from_descriptor(path, file).map_err(|e| refusal(path, &e))
 }
 
 /// Restores every armed journal of the test `journal` belongs to (same
@@ -704,22 +862,29 @@ pub fn recover(path: &Path) -> Result<Outcome> {
 /// later journal may have copied bytes an earlier part's writes had
 /// already changed, and the earlier journal, written back last, puts the
 /// originals over them. The first failure stops: earlier parts stay armed.
-fn restore_test(journal: &Journal) -> Result<Outcome> {
-    let parts = parts_of_test(journal)?;
-    let (mut target, mut bytes) = (String::new(), 0);
+fn restore_test(journal: Journal) -> Result<Outcome> {
+    let parts = parts_of_test(&journal)?;
+    let count = parts.len();
+    let (mut target, mut bytes, mut left) = (String::new(), 0, Vec::new());
+    let mut given = Some(journal);
     for path in &parts {
-        let mut part = Journal::open(path).map_err(|e| refusal(path, &e))?;
+        let mut part = match given.take_if(|j| &j.path == path) {
+            Some(j) => j,
+            None => open_part(path)?,
+        };
         if part.state != State::Armed {
             continue;
         }
-        let (t, b) = restore_armed(&mut part)?;
+        let (t, b, l) = restore_armed(&mut part)?;
         target = t;
         bytes += b;
+        left.extend(l.map(|why| format!("{}: {why}", path.display())));
     }
     Ok(Outcome::Restored {
         target,
         bytes,
-        journals: parts.len(),
+        journals: count,
+        left,
     })
 }
 
@@ -761,7 +926,7 @@ fn parts_of_test(journal: &Journal) -> Result<Vec<PathBuf>> {
 }
 
 /// Writes one armed journal back; the target and the bytes restored.
-fn restore_armed(journal: &mut Journal) -> Result<(String, u64)> {
+fn restore_armed(journal: &mut Journal) -> Result<(String, u64, Option<String>)> {
     let meta = journal.meta.clone().expect("an armed journal has metadata");
     let target = super::identity::locate(&meta.identity).map_err(|e| {
         IoFailure::new(
@@ -796,8 +961,92 @@ fn restore_armed(journal: &mut Journal) -> Result<(String, u64)> {
             Some(e),
         )
     })?;
+    medium_free(&writer, &target, &journal.path)?;
     let done = apply(journal, &writer, &target).map_err(|e| restore_failure(&journal.path, e))?;
-    Ok((target.display().to_string(), done.bytes))
+    Ok((target.display().to_string(), done.bytes, done.journal_left))
+}
+
+/// Takes the medium's lock (see [`super::lock`]) for a restore by
+/// `recover`: a test writing there now must not have its data replaced
+/// under it. A block device is already held exclusively by `open_writer`.
+fn medium_free(writer: &File, target: &Path, journal: &Path) -> Result<()> {
+    match lock::try_exclusive(writer)? {
+        Lock::Taken => Ok(()),
+        Lock::Held(pid) => Err(usage(format!(
+            "{} is being written by {} now: the journal {} is kept; run `{}` once that test has ended",
+            target.display(),
+            pid.map_or_else(
+                || "another iocurve test".to_string(),
+                |p| format!("iocurve process {p}")
+            ),
+            journal.display(),
+            recover_command(journal)
+        ))),
+    }
+}
+
+/// What to do about a journal left behind after a verified restore:
+/// `left` names it and says why it stayed. It still reads as armed, so a
+/// later `recover` would write the same original bytes again, over
+/// anything written to the target since.
+pub fn journal_left_note(left: &str) -> String {
+    format!(
+        "the journal was not removed after the verified restore ({left}); delete it once its file system is writable, before writing to the target again: `recover` would put back the bytes it holds"
+    )
+}
+
+/// The error for a restore that failed after a test: what failed, what the
+/// test left on the target (measured against the journal, not assumed),
+/// where the original is and the command that puts it back.
+pub fn failed_after_test(p: &Preserved, e: RestoreError) -> anyhow::Error {
+    let (what, source, fix) = match e {
+        RestoreError::Journal(j) => (
+            format!(
+                "the journal {} cannot be read back: {j}",
+                p.journal.display()
+            ),
+            None,
+            "once it can be read",
+        ),
+        RestoreError::Medium(msg, source) => (msg, Some(source), "once the device answers again"),
+    };
+    IoFailure::new(
+        format!(
+            "{what}. {} The original data is kept in {}: {fix}, run `{}`",
+            target_state(p),
+            p.journal.display(),
+            recover_command(&p.journal)
+        ),
+        source,
+    )
+    .into()
+}
+
+/// What the test left on its target, in a sentence, compared with the
+/// journal's checksums.
+fn target_state(p: &Preserved) -> String {
+    let target = p.target_path.display();
+    let measured = p
+        .lock
+        .try_clone()
+        .map_err(JournalError::Io)
+        .and_then(|f| Journal::from_descriptor(&p.journal, f))
+        .map_err(|e| e.to_string())
+        .and_then(|j| changed_bytes(&j, &p.target_path).map_err(|e| e.to_string()));
+    match measured {
+        Ok((0, total)) => format!(
+            "{target} reads back as the original in all {} journalled.",
+            format_size(total)
+        ),
+        Ok((changed, total)) => format!(
+            "The test wrote to {target}: {} of the {} journalled differ from the original now (compared in 1 MiB pieces with the journal's checksums).",
+            format_size(changed),
+            format_size(total)
+        ),
+        Err(why) => format!(
+            "The test may have written to {target}: comparing it with the journal failed ({why})."
+        ),
+    }
 }
 
 /// The error for a failed restore: what failed, and that the journal waits.
@@ -816,9 +1065,10 @@ pub fn restore_failure(journal: &Path, e: RestoreError) -> anyhow::Error {
     }
 }
 
+/// `recover` will not use a journal: it writes nothing, and keeps it.
 fn refusal(path: &Path, e: &JournalError) -> anyhow::Error {
     IoFailure::new(
-        format!("refusing to use the journal {}: {e}. Nothing was written to the target; the journal is kept for inspection", path.display()),
+        format!("refusing to use the journal {}: {e}. recover wrote nothing to the target; the journal is kept for inspection", path.display()),
         None,
     )
     .into()
@@ -920,6 +1170,7 @@ mod tests {
                 target: s.target.display().to_string(),
                 bytes: 9000 + (SIZE as u64 - 20480),
                 journals: 1,
+                left: Vec::new(),
             }
         );
         assert_eq!(contents(&s), s.original);
@@ -942,11 +1193,14 @@ mod tests {
             };
             let mut meta = new_meta(Identity::of_path(&s.target).unwrap(), vec![later], 4096);
             meta.part = 1;
-            let p1 = write_journal(&s.target, meta, &s.journals, &AtomicBool::new(false)).unwrap();
+            // Dropped at once: its test is over (its lock gone), as after a kill.
+            let p1 = write_journal(&s.target, meta, &s.journals, &AtomicBool::new(false))
+                .unwrap()
+                .journal;
             let mut now = s.written.clone();
             now[4096..12288].fill(0xDD);
             std::fs::write(&s.target, &now).unwrap();
-            let path = [&s.journal, &p1.journal][named as usize];
+            let path = [&s.journal, &p1][named as usize];
             let out = recover(path).unwrap();
             assert!(
                 matches!(out, Outcome::Restored { journals: 2, .. }),
@@ -968,15 +1222,18 @@ mod tests {
             };
             let mut meta = new_meta(Identity::of_path(&s.target).unwrap(), vec![later], 4096);
             meta.part = 1;
-            let p1 = write_journal(&s.target, meta, &s.journals, &AtomicBool::new(false)).unwrap();
-            let mut bytes = std::fs::read(&p1.journal).unwrap();
+            // Dropped at once: its test is over (its lock gone), as after a kill.
+            let p1 = write_journal(&s.target, meta, &s.journals, &AtomicBool::new(false))
+                .unwrap()
+                .journal;
+            let mut bytes = std::fs::read(&p1).unwrap();
             let at = if header { 16 } else { bytes.len() - 1 };
             bytes[at] ^= 0x10;
-            std::fs::write(&p1.journal, &bytes).unwrap();
+            std::fs::write(&p1, &bytes).unwrap();
             let e = recover(&s.journal).unwrap_err();
             assert!(e.to_string().contains("refusing to use the journal"), "{e}");
             assert_eq!(contents(&s), s.written, "nothing was written back");
-            assert!(s.journal.exists() && p1.journal.exists());
+            assert!(s.journal.exists() && p1.exists());
         }
     }
 
@@ -1017,6 +1274,40 @@ mod tests {
         assert!(matches!(out, Outcome::Discarded { .. }), "{out:?}");
         assert_eq!(contents(&s), s.written);
         assert!(!s.journal.exists());
+    }
+
+    #[test]
+    fn a_journal_its_test_still_holds_is_left_alone_in_every_state() {
+        for state in [State::Filling, State::Armed, State::Done] {
+            let s = setup(40);
+            let j = Journal::open(&s.journal).unwrap();
+            journal::set_state(&j.file, state).unwrap();
+            // The test is alive: it holds the journal's lock.
+            let held = File::open(&s.journal).unwrap();
+            assert_eq!(lock::try_exclusive(&held).unwrap(), Lock::Taken);
+            let out = recover(&s.journal).unwrap();
+            assert!(matches!(out, Outcome::InUse { .. }), "{state:?}: {out:?}");
+            assert_eq!(contents(&s), s.written, "{state:?}: nothing written");
+            assert!(s.journal.exists(), "{state:?}: journal kept");
+            drop(held);
+            let out = recover(&s.journal).unwrap();
+            assert!(!matches!(out, Outcome::InUse { .. }), "{state:?}: {out:?}");
+        }
+    }
+
+    #[test]
+    fn a_journal_being_made_is_locked_before_it_has_its_name() {
+        let s = setup(41);
+        let path = s.journals.join("new.iocj");
+        let writer = JournalWriter::create(&path, 4096).unwrap();
+        assert!(!path.with_extension(journal::MAKING_EXTENSION).exists());
+        let out = recover(&path).unwrap();
+        assert!(matches!(out, Outcome::InUse { .. }), "{out:?}");
+        assert!(path.exists());
+        drop(writer);
+        let out = recover(&path).unwrap();
+        assert_eq!(out, Outcome::Discarded { target: None });
+        assert!(!path.exists());
     }
 
     #[test]

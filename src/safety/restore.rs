@@ -41,12 +41,19 @@ pub fn restore_after_error(target: &mut OpenTarget, err: anyhow::Error) -> anyho
 pub fn restore(target: &mut OpenTarget, result: &mut RunResult) {
     match target.restore() {
         None => {}
-        Some(Ok(done)) => result.target.notes.push(crate::result::Caveat::preserved(format!(
+        Some(Ok(done)) => {
+            for left in &done.journal_left {
+                result.target.notes.push(crate::result::Caveat::note(
+                    crate::safety::preserve::journal_left_note(left),
+                ));
+            }
+            result.target.notes.push(crate::result::Caveat::preserved(format!(
             "the original {} of the test region were restored, read back and verified ({:.1} s saving, {:.1} s restoring, not counted in any figure)",
             crate::units::format_size(done.bytes),
             done.save_time.as_secs_f64(),
             done.restore_time.as_secs_f64()
-        ))),
+            )));
+        }
         Some(Err(e)) => {
             let message = crate::error::render(&e);
             result.error = Some(match result.error.take() {

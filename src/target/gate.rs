@@ -159,16 +159,21 @@ impl WriteGuard {
             bytes: 0,
             save_time: journals.iter().map(|j| j.save_time).sum(),
             restore_time: Duration::ZERO,
+            journal_left: Vec::new(),
         };
         for journal in journals.iter().rev() {
             match preserve::restore_after_test(journal, block_fd) {
                 Ok(part) => {
                     done.bytes += part.bytes;
                     done.restore_time += part.time;
+                    done.journal_left.extend(
+                        part.journal_left
+                            .map(|why| format!("{}: {why}", journal.journal.display())),
+                    );
                 }
                 Err(e) => {
                     interrupt::set_restoring(false);
-                    return Some(Err(preserve::restore_failure(&journal.journal, e)));
+                    return Some(Err(preserve::failed_after_test(journal, e)));
                 }
             }
         }
@@ -184,11 +189,16 @@ impl Drop for WriteGuard {
     fn drop(&mut self) {
         if let Some(outcome) = self.restore() {
             match outcome {
-                Ok(r) => eprintln!(
-                    "the original {} of {} were restored and verified",
-                    crate::units::format_size(r.bytes),
-                    self.path.display()
-                ),
+                Ok(r) => {
+                    eprintln!(
+                        "the original {} of {} were restored and verified",
+                        crate::units::format_size(r.bytes),
+                        self.path.display()
+                    );
+                    for left in &r.journal_left {
+                        eprintln!("{}", preserve::journal_left_note(left));
+                    }
+                }
                 Err(e) => eprintln!("Error: {}", crate::error::render(&e)),
             }
         }
@@ -196,11 +206,14 @@ impl Drop for WriteGuard {
 }
 
 /// What a finished restore did.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Restoration {
     pub bytes: u64,
     pub save_time: Duration,
     pub restore_time: Duration,
+    /// Journals still there after the verified restore, and why (their
+    /// file system turned read-only, say).
+    pub journal_left: Vec<String>,
 }
 
 /// The state of a target's writes.

@@ -416,8 +416,9 @@ fn write_gate(req: &TargetRequest, block: bool) -> Result<WriteGate> {
     }
     if req.preserve {
         let journal_dir = preserve::journal_dir(req.journal_dir.as_deref())?;
-        preserve::refuse_if_unfinished(&journal_dir, &req.path)?;
         let file = open_writer(&req.path, req, block)?;
+        lock_medium(&file, &req.path)?;
+        preserve::refuse_if_unfinished(&journal_dir, &req.path)?;
         return Ok(WriteGate::new(
             file,
             Permit::Sealed { journal_dir },
@@ -425,13 +426,43 @@ fn write_gate(req: &TargetRequest, block: bool) -> Result<WriteGate> {
             block,
         ));
     }
+    let file = open_writer(&req.path, req, block)?;
+    lock_medium(&file, &req.path)?;
     if let Ok(dir) = preserve::journal_dir(req.journal_dir.as_deref()) {
         // An unfinished restore of this target must come first: writing
         // now would make its journal restore stale data over new.
         preserve::refuse_if_unfinished(&dir, &req.path)?;
     }
-    let file = open_writer(&req.path, req, block)?;
     Ok(WriteGate::new(file, Permit::Destructive, &req.path, block))
+}
+
+/// Takes the medium's own lock for the whole test (see
+/// [`crate::safety::lock`]): on the target's inode, so a second write test
+/// on the same file or device is refused whatever path or journal
+/// directory it was given, and a `recover` leaves the medium alone until
+/// this test has ended. The lock goes with the descriptor, at the end of
+/// the test or at a kill.
+fn lock_medium(file: &File, path: &Path) -> Result<()> {
+    use crate::safety::lock::{Lock, try_exclusive};
+    match try_exclusive(file) {
+        Ok(Lock::Taken) => Ok(()),
+        Ok(Lock::Held(pid)) => Err(usage(format!(
+            "refusing to write to {}: {} is writing to it now (a test with --preserve or --destructive); wait for it to end",
+            path.display(),
+            pid.map_or_else(
+                || "another iocurve test".to_string(),
+                |p| format!("iocurve process {p}")
+            )
+        ))),
+        // A file system without flock support cannot be excluded this way;
+        // the journal directory's own checks still apply.
+        Err(e) if e.raw_os_error() == Some(libc::ENOLCK) => Ok(()),
+        Err(e) => Err(IoFailure::new(
+            format!("cannot lock {} for the test: {e}", path.display()),
+            Some(e),
+        )
+        .into()),
+    }
 }
 
 /// A loop device without direct I/O reads its backing file through the

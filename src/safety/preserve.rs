@@ -708,8 +708,33 @@ pub fn list(dir: &Path) -> io::Result<Vec<PathBuf>> {
 /// named works through.
 pub fn unfinished(asked: Option<&Path>) -> Result<(PathBuf, Vec<PathBuf>)> {
     let dir = journal_dir(asked)?;
+    sweep_unnamed(&dir);
     let found = list(&dir)?;
     Ok((dir, found))
+}
+
+/// Removes journals that never got their name (`*.iocj-new`: a kill
+/// between creating and naming one) once the process that made them is
+/// gone. Such a file never held data for a test that wrote: a journal is
+/// armed only after it is named.
+fn sweep_unnamed(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for path in entries.filter_map(|e| e.ok()).map(|e| e.path()) {
+        let making = path
+            .extension()
+            .is_some_and(|x| x == journal::MAKING_EXTENSION);
+        let maker_gone = pid_in_name(&path).is_some_and(|pid| !process_exists(pid));
+        if making && maker_gone {
+            let _ = std::fs::remove_file(&path);
+        }
+    }
+}
+
+/// Whether a process with this pid exists (any program).
+fn process_exists(pid: u32) -> bool {
+    std::path::Path::new(&format!("/proc/{pid}")).exists()
 }
 
 /// Refuses a write test on `path` while `dir` holds an unfinished journal

@@ -307,6 +307,14 @@ impl Journal {
         Self::from_file(path, File::open(path)?)
     }
 
+    /// Reads the journal from `file`, already opened (and checked, see
+    /// [`super::trust`]) as `path`: what is read is what was checked, with
+    /// no second open by path in between. Changing its state needs `file`
+    /// to be open for writing.
+    pub fn from_open_file(path: &Path, file: File) -> Result<Journal, JournalError> {
+        Self::from_file(path, file)
+    }
+
     fn from_file(path: &Path, file: File) -> Result<Journal, JournalError> {
         let len = file.metadata()?.len();
         let mut p = [0u8; PREFIX_LEN as usize];

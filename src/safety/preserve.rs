@@ -23,6 +23,7 @@ use super::journal::{
     self, CHUNK, Chunk, EXTENSION, Journal, JournalError, JournalWriter, Meta, Region, State,
     sync_dir,
 };
+use super::trust;
 use crate::engine::buffer::AlignedBuf;
 use crate::error::{Interrupted, IoFailure, usage};
 use crate::probe::sysfs::BlockDevice;
@@ -30,7 +31,7 @@ use crate::units::format_size;
 use anyhow::Result;
 use std::fs::{File, OpenOptions};
 use std::io;
-use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::os::unix::fs::{DirBuilderExt, FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -84,9 +85,15 @@ pub fn regions_for(offset: u64, span: u64, size: u64) -> Vec<Region> {
 }
 
 /// Refuses a journal directory on the target itself, on a file system that
-/// does not survive power loss, or without room for `bytes`.
+/// does not survive power loss, without room for `bytes`, or one `recover`
+/// would not trust (see [`trust`]). One it creates is private (0700).
 pub fn check_journal_dir(dir: &Path, target: &Identity, bytes: u64) -> Result<()> {
-    std::fs::create_dir_all(dir).map_err(|e| unusable_journal_dir(dir, "create", &e))?;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(|e| unusable_journal_dir(dir, "create", &e))?;
+    trust::check_dir(dir).map_err(|why| why.refuse_journal_dir(dir))?;
     probe_writable(dir).map_err(|e| unusable_journal_dir(dir, "write in", &e))?;
     let st = rustix::fs::stat(dir).map_err(|e| unusable_journal_dir(dir, "examine", &e.into()))?;
     let here = (rustix::fs::major(st.st_dev), rustix::fs::minor(st.st_dev));
@@ -583,19 +590,11 @@ fn open_writer(path: &Path, block: bool) -> io::Result<File> {
     }
 }
 
-/// The journals in `dir`, oldest name first.
+/// The journals in `dir` that are regular files, oldest name first; links
+/// and other kinds are not followed (`recover` reports them as refused,
+/// see [`trust::list_journals`]).
 pub fn list(dir: &Path) -> io::Result<Vec<PathBuf>> {
-    let mut found: Vec<PathBuf> = match std::fs::read_dir(dir) {
-        Ok(entries) => entries
-            .filter_map(|e| e.ok())
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|x| x == EXTENSION))
-            .collect(),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => return Err(e),
-    };
-    found.sort();
-    Ok(found)
+    Ok(trust::list_journals(dir)?.files)
 }
 
 /// The journal directory (`--journal-dir`, or the default) and the
@@ -661,13 +660,17 @@ pub enum Outcome {
 /// journals of its test, latest first (see [`restore_test`]), so that the
 /// one path any message names finishes the whole test.
 pub fn recover(path: &Path) -> Result<Outcome> {
-    if !path.exists() {
+    if path.symlink_metadata().is_err() {
         return Err(usage(format!(
             "there is no journal at {}: it was already recovered, or the path is wrong (`iocurve recover` without a path finishes every journal in the journal directory)",
             path.display()
         )));
     }
-    let journal = match Journal::open(path) {
+    // Only a journal iocurve could have made, read from the descriptor
+    // checked; from here on its real path (no links to swap).
+    let trusted = trust::open_journal(path).map_err(|why| why.refuse_journal(path))?;
+    let path = trusted.path.as_path();
+    let journal = match Journal::from_open_file(path, trusted.file) {
         Ok(j) => j,
         Err(e) if raw_state(path) == Some(State::Filling) => {
             let _ = e;
@@ -708,7 +711,7 @@ fn restore_test(journal: &Journal) -> Result<Outcome> {
     let parts = parts_of_test(journal)?;
     let (mut target, mut bytes) = (String::new(), 0);
     for path in &parts {
-        let mut part = Journal::open(path).map_err(|e| refusal(path, &e))?;
+        let mut part = open_trusted(path)?;
         if part.state != State::Armed {
             continue;
         }
@@ -814,6 +817,12 @@ pub fn restore_failure(journal: &Path, e: RestoreError) -> anyhow::Error {
         )
         .into(),
     }
+}
+
+/// Opens a journal through [`trust`] and reads it from that descriptor.
+fn open_trusted(path: &Path) -> Result<Journal> {
+    let trusted = trust::open_journal(path).map_err(|why| why.refuse_journal(path))?;
+    Journal::from_open_file(&trusted.path, trusted.file).map_err(|e| refusal(path, &e))
 }
 
 fn refusal(path: &Path, e: &JournalError) -> anyhow::Error {
@@ -1147,6 +1156,40 @@ mod tests {
                 .unwrap_err();
             assert!(e.to_string().contains("in memory"), "{e}");
             let _ = std::fs::remove_dir("/dev/shm/iocurve-test-journals");
+        }
+    }
+
+    /// A journal directory `recover` would not trust is refused before
+    /// anything is written in it; one created is private.
+    #[test]
+    fn a_journal_directory_others_control_is_refused() {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("t");
+        std::fs::write(&f, b"data").unwrap();
+        let mut elsewhere = Identity::of_path(&f).unwrap();
+        elsewhere.major = 4095;
+        let made = dir.path().join("made/journals");
+        check_journal_dir(&made, &elsewhere, 10).unwrap();
+        for d in [&made, &dir.path().join("made")] {
+            assert_eq!(std::fs::metadata(d).unwrap().mode() & 0o777, 0o700);
+        }
+        let open = dir.path().join("open");
+        std::fs::create_dir(&open).unwrap();
+        std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let e = check_journal_dir(&open, &elsewhere, 10).unwrap_err();
+        assert!(e.to_string().contains("is not sticky"), "{e}");
+        assert!(e.to_string().contains("--journal-dir DIR"), "{e}");
+        assert_eq!(crate::error::exit_code(&e), 2);
+        assert_eq!(
+            std::fs::read_dir(&open).unwrap().count(),
+            0,
+            "nothing written"
+        );
+        if rustix::process::geteuid().is_root() {
+            std::os::unix::fs::chown(&made, Some(65534), None).unwrap();
+            let e = check_journal_dir(&made, &elsewhere, 10).unwrap_err();
+            assert!(e.to_string().contains("owned by uid 65534"), "{e}");
         }
     }
 }

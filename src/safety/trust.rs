@@ -458,6 +458,49 @@ mod tests {
         assert!(check_dir(dir.path()).is_ok());
     }
 
+    /// Runs `mount` with `args`; whether it worked.
+    fn mount(args: &[&str]) -> bool {
+        std::process::Command::new("mount")
+            .args(args)
+            .status()
+            .is_ok_and(|s| s.success())
+    }
+
+    #[test]
+    fn a_journal_on_a_read_only_file_system_is_opened_read_only() {
+        if !is_root() {
+            return eprintln!("skipped: not root, cannot mount");
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let at = dir.path().to_str().unwrap();
+        if !mount(&[
+            "-t",
+            "tmpfs",
+            "-o",
+            "size=1m,mode=0700",
+            "iocurve-trust",
+            at,
+        ]) {
+            return eprintln!("skipped: cannot mount a tmpfs");
+        }
+        let journal = dir.path().join("a.iocj");
+        std::fs::write(&journal, b"IOCJRNL1").unwrap();
+        chmod(&journal, 0o600);
+        let read_only = mount(&["-o", "remount,ro", at]);
+        // Read and closed before unmounting (an open file keeps it busy).
+        let seen = read_only.then(|| {
+            open_journal(&journal).map(|t| {
+                let mut head = [0u8; 8];
+                let read = std::os::unix::fs::FileExt::read_exact_at(&t.file, &mut head, 0);
+                (t.access, read.map(|_| head).ok())
+            })
+        });
+        let _ = std::process::Command::new("umount").arg(at).status();
+        let (access, head) = seen.expect("remounted read-only").unwrap();
+        assert_eq!(access, Access::ReadOnly);
+        assert_eq!(head, Some(*b"IOCJRNL1"));
+    }
+
     #[test]
     fn a_journal_others_may_write_is_refused() {
         let (_dir, journal) = setup();

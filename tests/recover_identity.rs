@@ -3,7 +3,9 @@
 //! that came back under another node name (a loop device detached and
 //! attached again, as a card reader replugged becomes another /dev/sdX) is
 //! found by its identity, while a different medium of the same size is not
-//! written.
+//! written. And a journal iocurve could not have made (another user's, one
+//! others may write, a link, a hard link, a FIFO, in a directory others
+//! control) is refused and left alone, on a file and on a device.
 
 mod common;
 
@@ -153,4 +155,237 @@ fn recover_finds_a_device_that_came_back_under_another_name() {
         "the other device was not written"
     );
     assert!(journal_in(journals.path()).is_none(), "journal removed");
+}
+
+/// A way to make a journal look like one iocurve did not make: planted in
+/// the journal directory of a real, armed journal, then undone.
+#[derive(Debug, Clone, Copy)]
+enum Hostile {
+    ForeignOwner,
+    WorldWritable,
+    GroupWritable,
+    SymlinkToARealJournal,
+    HardLink,
+    ReplacedByAFifo,
+    DirWorldWritable,
+    DirOwnedByNobody,
+    StickyDirOwnedByNobody,
+    AncestorWorldWritable,
+}
+
+const NOBODY: u32 = 65534;
+
+impl Hostile {
+    const ALL: [Hostile; 10] = [
+        Hostile::ForeignOwner,
+        Hostile::WorldWritable,
+        Hostile::GroupWritable,
+        Hostile::SymlinkToARealJournal,
+        Hostile::HardLink,
+        Hostile::ReplacedByAFifo,
+        Hostile::DirWorldWritable,
+        Hostile::DirOwnedByNobody,
+        Hostile::StickyDirOwnedByNobody,
+        Hostile::AncestorWorldWritable,
+    ];
+
+    /// What the refusal must say.
+    fn reason(self) -> &'static str {
+        match self {
+            Hostile::ForeignOwner => "owned by uid 65534, not by you (uid 0) or root",
+            Hostile::WorldWritable | Hostile::GroupWritable => "lets group or others write it",
+            Hostile::SymlinkToARealJournal => "it is a symbolic link",
+            Hostile::HardLink => "it has 2 names (hard links)",
+            Hostile::ReplacedByAFifo => "it is a FIFO, not a regular file",
+            Hostile::DirWorldWritable | Hostile::AncestorWorldWritable => {
+                "may be written by group or others and is not sticky"
+            }
+            Hostile::DirOwnedByNobody | Hostile::StickyDirOwnedByNobody => {
+                "is owned by uid 65534, not by you (uid 0) or root"
+            }
+        }
+    }
+}
+
+/// The journal directory `top/journals`, its one armed journal, and a
+/// directory beside it on the same file system.
+struct Scene {
+    top: PathBuf,
+    dir: PathBuf,
+    journal: PathBuf,
+    aside: PathBuf,
+}
+
+fn chmod(path: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+fn chown(path: &Path, uid: u32) {
+    std::os::unix::fs::chown(path, Some(uid), None).unwrap();
+}
+
+impl Scene {
+    fn moved_aside(&self) -> PathBuf {
+        self.aside.join(self.journal.file_name().unwrap())
+    }
+
+    /// Plants `h`; the path of the hostile entry, which must survive.
+    fn plant(&self, h: Hostile) -> PathBuf {
+        match h {
+            Hostile::ForeignOwner => chown(&self.journal, NOBODY),
+            Hostile::WorldWritable => chmod(&self.journal, 0o666),
+            Hostile::GroupWritable => chmod(&self.journal, 0o660),
+            Hostile::SymlinkToARealJournal => {
+                std::fs::rename(&self.journal, self.moved_aside()).unwrap();
+                std::os::unix::fs::symlink(self.moved_aside(), &self.journal).unwrap();
+            }
+            Hostile::HardLink => {
+                std::fs::hard_link(&self.journal, self.aside.join("other.iocj")).unwrap()
+            }
+            Hostile::ReplacedByAFifo => {
+                std::fs::rename(&self.journal, self.moved_aside()).unwrap();
+                sh("mkfifo", &["-m", "600", self.journal.to_str().unwrap()]).unwrap();
+            }
+            Hostile::DirWorldWritable => chmod(&self.dir, 0o777),
+            Hostile::DirOwnedByNobody => chown(&self.dir, NOBODY),
+            Hostile::StickyDirOwnedByNobody => {
+                chown(&self.dir, NOBODY);
+                chmod(&self.dir, 0o1777);
+            }
+            Hostile::AncestorWorldWritable => chmod(&self.top, 0o777),
+        }
+        self.journal.clone()
+    }
+
+    fn undo(&self, h: Hostile) {
+        match h {
+            Hostile::ForeignOwner => chown(&self.journal, 0),
+            Hostile::WorldWritable | Hostile::GroupWritable => chmod(&self.journal, 0o600),
+            Hostile::SymlinkToARealJournal | Hostile::ReplacedByAFifo => {
+                std::fs::remove_file(&self.journal).unwrap();
+                std::fs::rename(self.moved_aside(), &self.journal).unwrap();
+            }
+            Hostile::HardLink => std::fs::remove_file(self.aside.join("other.iocj")).unwrap(),
+            Hostile::DirWorldWritable => chmod(&self.dir, 0o700),
+            Hostile::DirOwnedByNobody | Hostile::StickyDirOwnedByNobody => {
+                chown(&self.dir, 0);
+                chmod(&self.dir, 0o700);
+            }
+            Hostile::AncestorWorldWritable => chmod(&self.top, 0o700),
+        }
+    }
+}
+
+/// What a hostile entry is, to see that it was left as it was: its kind,
+/// owner and mode, and a regular file's bytes.
+fn fingerprint(path: &Path) -> (u32, u32, Option<Vec<u8>>) {
+    use std::os::unix::fs::MetadataExt;
+    let st = std::fs::symlink_metadata(path).expect("the hostile entry is still there");
+    let bytes = st.is_file().then(|| std::fs::read(path).unwrap());
+    (st.mode(), st.uid(), bytes)
+}
+
+/// Kills a `--preserve` run on `target` while it writes, then plants every
+/// [`Hostile`] variant in turn and runs `recover` on the directory and on
+/// the journal's path: each is refused (exit 2) with its reason, the target
+/// keeps the test's bytes and the hostile entry is left as it was. Undone,
+/// the journal restores every byte, even with a hostile link left beside it.
+fn hostile_journals_are_refused(cwd: &Path, target: &str, read: &dyn Fn() -> Vec<u8>) {
+    let top = tempfile::tempdir().unwrap();
+    let scene = Scene {
+        top: top.path().to_path_buf(),
+        dir: top.path().join("journals"),
+        journal: PathBuf::new(),
+        aside: top.path().join("aside"),
+    };
+    for d in [&scene.dir, &scene.aside] {
+        std::fs::create_dir(d).unwrap();
+        chmod(d, 0o700);
+    }
+    let original = read();
+    kill_while_writing(cwd, target, &scene.dir);
+    let written = read();
+    assert_ne!(written, original, "the killed run wrote");
+    let journal = journal_in(&scene.dir).expect("an armed journal");
+    let scene = Scene { journal, ..scene };
+
+    let mut tried = 0;
+    let mut refused = 0;
+    for h in Hostile::ALL {
+        let hostile = scene.plant(h);
+        let planted = fingerprint(&hostile);
+        let by_dir = ["recover", "--journal-dir", scene.dir.to_str().unwrap()];
+        let by_path = ["recover", hostile.to_str().unwrap()];
+        for args in [&by_dir[..], &by_path[..]] {
+            tried += 1;
+            let out = iocurve()
+                .current_dir(cwd)
+                .args(args)
+                .timeout(Duration::from_secs(60))
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{h:?} {args:?}: {err}");
+            assert!(err.contains(h.reason()), "{h:?} {args:?}: {err}");
+            assert!(err.contains("left as it is"), "{h:?}: {err}");
+            assert!(read() == written, "{h:?} {args:?}: the target was written");
+            assert_eq!(fingerprint(&hostile), planted, "{h:?} {args:?}");
+            refused += 1;
+        }
+        scene.undo(h);
+    }
+    eprintln!(
+        "hostile journals on {target}: {} variants, each by directory and by path: {tried} tried, {refused} refused, the target unchanged every time",
+        Hostile::ALL.len()
+    );
+    assert_eq!(refused, 2 * Hostile::ALL.len());
+
+    // Fixed, beside a dangling link under a journal's name: the journal is
+    // restored, the link refused (exit 2) and left.
+    let link = scene.dir.join("zz-planted.iocj");
+    std::os::unix::fs::symlink("/nonexistent/x.iocj", &link).unwrap();
+    let out = recover_from(cwd, &scene.dir);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("zz-planted.iocj: it is a symbolic link"),
+        "{err}"
+    );
+    assert!(read() == original, "every byte restored");
+    assert!(!scene.journal.exists(), "the restored journal was removed");
+    assert!(link.symlink_metadata().is_ok(), "the link is left");
+    std::fs::remove_file(&link).unwrap();
+    let out = recover_from(cwd, &scene.dir);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("nothing to recover"));
+}
+
+#[test]
+fn hostile_journals_for_a_file_are_refused_and_left_alone() {
+    if !is_root() {
+        return skipped("not root: the hostile variants chown to another user");
+    }
+    let work = match Tmpfs::mount("size=64m") {
+        Ok(t) => t,
+        Err(why) => return skipped(&why),
+    };
+    let mut data = vec![0u8; (8 * MIB) as usize];
+    fastrand::Rng::with_seed(24).fill(&mut data);
+    let file = work.path().join("disk.img");
+    std::fs::write(&file, &data).unwrap();
+    hostile_journals_are_refused(work.path(), "disk.img", &|| std::fs::read(&file).unwrap());
+}
+
+#[test]
+fn hostile_journals_for_a_device_are_refused_and_left_alone() {
+    let dev = match LoopDevice::new(16 * MIB) {
+        Ok(d) => d,
+        Err(why) => return skipped(&why),
+    };
+    hostile_journals_are_refused(Path::new("/"), dev.path(), &|| dev.contents());
 }

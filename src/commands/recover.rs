@@ -4,20 +4,26 @@
 //! back and verified, then deleted; never-armed and finished ones are
 //! removed. A test that journalled more as it ran left several journals:
 //! naming any one restores them all, latest first. Running it again finds
-//! nothing left to do.
+//! nothing left to do. A journal iocurve could not have made (a link, a
+//! file someone else owns or may write, in a directory others control) is
+//! refused with the reason and left alone, and the others are still done.
 
 use crate::cli::RecoverArgs;
 use crate::error::exit_code;
 use crate::report::recover::{describe, nothing_to_recover};
-use crate::safety::preserve;
+use crate::safety::{preserve, trust};
 use anyhow::Result;
 
 pub fn recover(args: &RecoverArgs) -> Result<i32> {
+    // Entries under a journal's name that are not regular files: refused
+    // unopened, after the journals that can be done are done.
+    let mut refused = Vec::new();
     let journals = match &args.journal {
         Some(j) => vec![j.clone()],
         None => {
             let (dir, found) = preserve::unfinished(args.journal_dir.as_deref())?;
-            if found.is_empty() {
+            refused = trust::list_journals(&dir)?.refused;
+            if found.is_empty() && refused.is_empty() {
                 println!("{}", nothing_to_recover(&dir));
             }
             found
@@ -31,13 +37,19 @@ pub fn recover(args: &RecoverArgs) -> Result<i32> {
         }
         match preserve::recover(j) {
             Ok(outcome) => println!("{}", describe(j, &outcome)),
-            Err(e) => {
-                eprintln!("Error: {}", crate::error::render(&e));
-                if code == 0 {
-                    code = exit_code(&e);
-                }
-            }
+            Err(e) => report(&e, &mut code),
         }
     }
+    for (path, why) in &refused {
+        report(&why.refuse_journal(path), &mut code);
+    }
     Ok(code)
+}
+
+/// Prints a journal's error and keeps the first one's exit code.
+fn report(e: &anyhow::Error, code: &mut i32) {
+    eprintln!("Error: {}", crate::error::render(e));
+    if *code == 0 {
+        *code = exit_code(e);
+    }
 }

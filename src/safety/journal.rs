@@ -352,10 +352,12 @@ impl Journal {
         Self::from_file(path, File::open(path)?)
     }
 
-    /// Reads the journal through a descriptor already open on `path` (the
-    /// test's own locked one, which still reads the journal if its name
-    /// was removed or replaced meanwhile).
-    pub fn from_descriptor(path: &Path, file: File) -> Result<Journal, JournalError> {
+    /// Reads the journal from `file`, already opened as `path` (and
+    /// checked, see [`super::trust`], or the test's own locked descriptor,
+    /// which still reads the journal if its name was removed or replaced
+    /// meanwhile): what is read is what was checked, with no second open by
+    /// path in between.
+    pub fn from_open_file(path: &Path, file: File) -> Result<Journal, JournalError> {
         Self::from_file(path, file)
     }
 

@@ -2,10 +2,12 @@
 //! what a test overwrites into a crash-proof journal ([`journal`]) on another
 //! file system and puts it back afterwards ([`preserve`]); `iocurve recover`
 //! finishes the job after a crash. [`identity`] makes sure a journal is only
-//! ever written back to the medium it came from.
+//! ever written back to the medium it came from, and [`trust`] that it is
+//! one iocurve could have made, not one planted for root to apply.
 
 pub mod identity;
 pub mod journal;
 pub mod lock;
 pub mod preserve;
 pub mod restore;
+pub mod trust;

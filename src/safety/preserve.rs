@@ -24,6 +24,7 @@ use super::journal::{
     sync_dir,
 };
 use super::lock::{self, Lock};
+use super::trust;
 use crate::engine::buffer::AlignedBuf;
 use crate::error::{Interrupted, IoFailure, usage};
 use crate::probe::sysfs::BlockDevice;
@@ -31,7 +32,7 @@ use crate::units::format_size;
 use anyhow::Result;
 use std::fs::{File, OpenOptions};
 use std::io;
-use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::os::unix::fs::{DirBuilderExt, FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -85,9 +86,15 @@ pub fn regions_for(offset: u64, span: u64, size: u64) -> Vec<Region> {
 }
 
 /// Refuses a journal directory on the target itself, on a file system that
-/// does not survive power loss, or without room for `bytes`.
+/// does not survive power loss, without room for `bytes`, or one `recover`
+/// would not trust (see [`trust`]). One it creates is private (0700).
 pub fn check_journal_dir(dir: &Path, target: &Identity, bytes: u64) -> Result<()> {
-    std::fs::create_dir_all(dir).map_err(|e| unusable_journal_dir(dir, "create", &e))?;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(|e| unusable_journal_dir(dir, "create", &e))?;
+    trust::check_dir(dir).map_err(|why| why.refuse_journal_dir(dir))?;
     probe_writable(dir).map_err(|e| unusable_journal_dir(dir, "write in", &e))?;
     let st = rustix::fs::stat(dir).map_err(|e| unusable_journal_dir(dir, "examine", &e.into()))?;
     let here = (rustix::fs::major(st.st_dev), rustix::fs::minor(st.st_dev));
@@ -485,7 +492,7 @@ pub fn restore_after_test(
     // Read through the test's own locked descriptor: the bytes it copied,
     // whatever has become of the journal's name or its file system since.
     let mut journal =
-        Journal::from_descriptor(&p.journal, p.lock.try_clone().map_err(JournalError::Io)?)?;
+        Journal::from_open_file(&p.journal, p.lock.try_clone().map_err(JournalError::Io)?)?;
     let own;
     let writer = match block_fd {
         Some(f) => f,
@@ -688,19 +695,11 @@ fn open_writer(path: &Path, block: bool) -> io::Result<File> {
     }
 }
 
-/// The journals in `dir`, oldest name first.
+/// The journals in `dir` that are regular files, oldest name first; links
+/// and other kinds are not followed (`recover` reports them as refused,
+/// see [`trust::list_journals`]).
 pub fn list(dir: &Path) -> io::Result<Vec<PathBuf>> {
-    let mut found: Vec<PathBuf> = match std::fs::read_dir(dir) {
-        Ok(entries) => entries
-            .filter_map(|e| e.ok())
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|x| x == EXTENSION))
-            .collect(),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => return Err(e),
-    };
-    found.sort();
-    Ok(found)
+    Ok(trust::list_journals(dir)?.files)
 }
 
 /// The journal directory (`--journal-dir`, or the default) and the
@@ -825,13 +824,17 @@ pub fn recover(path: &Path) -> Result<Outcome> {
             path.display()
         )));
     }
-    let file = journal::open_file(path).map_err(|e| refusal(path, &JournalError::Io(e)))?;
-    if let Lock::Held(pid) = lock::try_exclusive(&file)? {
+    // Only a journal iocurve could have made, read from the descriptor
+    // checked; from here on its real path (no links to swap). Its lock is
+    // taken before anything is read: a live test keeps its journals.
+    let trusted = trust::open_journal(path).map_err(|why| why.refuse_journal(path))?;
+    let path = trusted.path.as_path();
+    if let Lock::Held(pid) = lock::try_exclusive(&trusted.file)? {
         return Ok(Outcome::InUse {
             pid: pid.or_else(|| pid_in_name(path)),
         });
     }
-    let journal = match Journal::from_descriptor(path, file) {
+    let journal = match Journal::from_open_file(path, trusted.file) {
         Ok(j) => j,
         Err(e) if raw_state(path) == Some(State::Filling) => {
             let _ = e;
@@ -866,11 +869,11 @@ fn pid_in_name(path: &Path) -> Option<u32> {
     stem.rsplit('-').next()?.parse().ok()
 }
 
-/// Opens another journal of a test and takes its lock; refused while a
-/// live process holds it.
+/// Opens another journal of a test through [`trust`] and takes its lock;
+/// refused while a live process holds it.
 fn open_part(path: &Path) -> Result<Journal> {
-    let file = journal::open_file(path).map_err(|e| refusal(path, &JournalError::Io(e)))?;
-    if let Lock::Held(pid) = lock::try_exclusive(&file)? {
+    let trusted = trust::open_journal(path).map_err(|why| why.refuse_journal(path))?;
+    if let Lock::Held(pid) = lock::try_exclusive(&trusted.file)? {
         let who = pid.map_or_else(|| "another process".to_string(), |p| format!("process {p}"));
         return Err(usage(format!(
             "{} is held by {who}, which is still running: let it finish, then run `{}` again",
@@ -878,7 +881,7 @@ fn open_part(path: &Path) -> Result<Journal> {
             recover_command(path)
         )));
     }
-    Journal::from_descriptor(path, file).map_err(|e| refusal(path, &e))
+    Journal::from_open_file(&trusted.path, trusted.file).map_err(|e| refusal(path, &e))
 }
 
 /// Restores every armed journal of the test `journal` belongs to (same
@@ -1055,7 +1058,7 @@ fn target_state(p: &Preserved) -> String {
         .lock
         .try_clone()
         .map_err(JournalError::Io)
-        .and_then(|f| Journal::from_descriptor(&p.journal, f))
+        .and_then(|f| Journal::from_open_file(&p.journal, f))
         .map_err(|e| e.to_string())
         .and_then(|j| changed_bytes(&j, &p.target_path).map_err(|e| e.to_string()));
     match measured {
@@ -1463,6 +1466,40 @@ mod tests {
                 .unwrap_err();
             assert!(e.to_string().contains("in memory"), "{e}");
             let _ = std::fs::remove_dir("/dev/shm/iocurve-test-journals");
+        }
+    }
+
+    /// A journal directory `recover` would not trust is refused before
+    /// anything is written in it; one created is private.
+    #[test]
+    fn a_journal_directory_others_control_is_refused() {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("t");
+        std::fs::write(&f, b"data").unwrap();
+        let mut elsewhere = Identity::of_path(&f).unwrap();
+        elsewhere.major = 4095;
+        let made = dir.path().join("made/journals");
+        check_journal_dir(&made, &elsewhere, 10).unwrap();
+        for d in [&made, &dir.path().join("made")] {
+            assert_eq!(std::fs::metadata(d).unwrap().mode() & 0o777, 0o700);
+        }
+        let open = dir.path().join("open");
+        std::fs::create_dir(&open).unwrap();
+        std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let e = check_journal_dir(&open, &elsewhere, 10).unwrap_err();
+        assert!(e.to_string().contains("is not sticky"), "{e}");
+        assert!(e.to_string().contains("--journal-dir DIR"), "{e}");
+        assert_eq!(crate::error::exit_code(&e), 2);
+        assert_eq!(
+            std::fs::read_dir(&open).unwrap().count(),
+            0,
+            "nothing written"
+        );
+        if rustix::process::geteuid().is_root() {
+            std::os::unix::fs::chown(&made, Some(65534), None).unwrap();
+            let e = check_journal_dir(&made, &elsewhere, 10).unwrap_err();
+            assert!(e.to_string().contains("owned by uid 65534"), "{e}");
         }
     }
 }

@@ -379,6 +379,11 @@ fn not_storage_targets(undo: &mut Undo) -> Vec<(String, &'static str)> {
         Ok(_) => kinds.push((fifo.display().to_string(), "a FIFO")),
         Err(why) => skipped(&format!("the FIFO case: {why}")),
     }
+    // A symlink is followed (users pass /dev/disk/by-id names), and what it
+    // leads to is judged.
+    let link = dir.join("link to a kernel file");
+    std::os::unix::fs::symlink("/proc/version", &link).unwrap();
+    kinds.push((link.display().to_string(), "a file on proc"));
     let socket = dir.join("socket");
     let listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
     undo.keep.push(Box::new(listener));
@@ -473,4 +478,19 @@ fn only_storage_is_a_target() {
         assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
     }
     eprintln!("refused {} kinds of target", kinds.len());
+
+    // Storage behind a symlink stays a target.
+    let dir = undo.dir();
+    let file = dir.join("data");
+    std::fs::write(&file, vec![5u8; 1 << 20]).unwrap();
+    let link = dir.join("link");
+    std::os::unix::fs::symlink(&file, &link).unwrap();
+    common::ok(
+        iocurve()
+            .arg("run")
+            .arg(&link)
+            .args(["--rw", "read", "--size", "1M", "--ramp", "0", "--no-save"])
+            .args(["--buffered"])
+            .timeout(Duration::from_secs(60)),
+    );
 }

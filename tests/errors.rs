@@ -286,3 +286,211 @@ fn values_out_of_range_are_refused_on_one_line_naming_option_value_and_range() {
         assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
     }
 }
+
+/// What a not-storage case set up, undone when dropped: mounts are
+/// unmounted, files made in shared places removed, the rest (temporary
+/// directories, a listening socket, a loop device) dropped.
+#[derive(Default)]
+struct Undo {
+    unmount: Vec<String>,
+    remove: Vec<std::path::PathBuf>,
+    keep: Vec<Box<dyn std::any::Any>>,
+}
+
+impl Drop for Undo {
+    fn drop(&mut self) {
+        for file in self.remove.drain(..) {
+            let _ = std::fs::remove_file(file);
+        }
+        while let Some(at) = self.unmount.pop() {
+            if let Err(e) = sh("umount", &[&at]) {
+                eprintln!("cleanup: {e}");
+            }
+        }
+    }
+}
+
+impl Undo {
+    /// A fresh temporary directory that lives as long as this.
+    fn dir(&mut self) -> std::path::PathBuf {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().to_path_buf();
+        self.keep.push(Box::new(dir));
+        path
+    }
+
+    /// A fresh mount of file system `fstype` on a temporary directory.
+    fn mount(&mut self, fstype: &str) -> Result<std::path::PathBuf, String> {
+        let at = self.dir();
+        let at_str = at.to_str().unwrap().to_string();
+        sh("mount", &["-t", fstype, "none", &at_str])?;
+        self.unmount.push(at_str);
+        Ok(at)
+    }
+}
+
+/// Where a file system of type `fstype` is mounted in this namespace.
+fn mounted_at(fstype: &str) -> Option<String> {
+    let text = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
+    text.lines().find_map(|line| {
+        let fields: Vec<&str> = line.split(' ').collect();
+        let sep = fields.iter().position(|f| *f == "-")?;
+        (fields.get(sep + 1) == Some(&fstype)).then(|| fields[4].replace("\\040", " "))
+    })
+}
+
+/// A regular file nobody may write somewhere under `dir` (breadth first, a
+/// few levels): should the refusal fail, writing it changes nothing.
+fn some_file_under(dir: &std::path::Path) -> Option<std::path::PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut level = vec![dir.to_path_buf()];
+    for _ in 0..3 {
+        let mut next = Vec::new();
+        for d in level {
+            for entry in std::fs::read_dir(&d).ok()?.flatten() {
+                let Ok(meta) = entry.metadata() else { continue };
+                if meta.is_file() && meta.permissions().mode() & 0o222 == 0 {
+                    return Some(entry.path());
+                }
+                let ft = meta.file_type();
+                if ft.is_dir() {
+                    next.push(entry.path());
+                }
+            }
+        }
+        level = next;
+    }
+    None
+}
+
+/// Every kind of not-storage target this machine can offer: (path, what
+/// the refusal must call it). Kinds that cannot be set up here are named
+/// as skipped.
+fn not_storage_targets(undo: &mut Undo) -> Vec<(String, &'static str)> {
+    let mut kinds = vec![
+        ("/proc/version".to_string(), "a file on proc"),
+        ("/proc/sys".to_string(), "a directory on proc"),
+        ("/dev/null".to_string(), "a character device"),
+        ("/dev/zero".to_string(), "a character device"),
+    ];
+    let dir = undo.dir();
+    let fifo = dir.join("fifo");
+    match sh("mkfifo", &[fifo.to_str().unwrap()]) {
+        Ok(_) => kinds.push((fifo.display().to_string(), "a FIFO")),
+        Err(why) => skipped(&format!("the FIFO case: {why}")),
+    }
+    // A symlink is followed (users pass /dev/disk/by-id names), and what it
+    // leads to is judged.
+    let link = dir.join("link to a kernel file");
+    std::os::unix::fs::symlink("/proc/version", &link).unwrap();
+    kinds.push((link.display().to_string(), "a file on proc"));
+    let socket = dir.join("socket");
+    let listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    undo.keep.push(Box::new(listener));
+    kinds.push((socket.display().to_string(), "a socket"));
+    if !is_root() {
+        skipped("the sysfs, debugfs, cgroup2 and devtmpfs cases: not root");
+        return kinds;
+    }
+    match undo.mount("debugfs").map(|at| some_file_under(&at)) {
+        Ok(Some(file)) => kinds.push((file.display().to_string(), "a file on debugfs")),
+        Ok(None) => skipped("the debugfs case: no file in a fresh debugfs"),
+        Err(why) => skipped(&format!("the debugfs case: {why}")),
+    }
+    let cgroup2 = match mounted_at("cgroup2") {
+        Some(at) => Ok(std::path::PathBuf::from(at)),
+        None => undo.mount("cgroup2"),
+    };
+    match cgroup2 {
+        // Read-only in every cgroup: the refusal is tested, not a write.
+        Ok(at) => kinds.push((
+            at.join("cgroup.controllers").display().to_string(),
+            "a file on cgroup2",
+        )),
+        Err(why) => skipped(&format!("the cgroup2 case: {why}")),
+    }
+    match mounted_at("devtmpfs") {
+        Some(at) => {
+            let file =
+                std::path::Path::new(&at).join(format!("iocurve-test-{}", std::process::id()));
+            std::fs::write(&file, vec![7u8; 1 << 20]).unwrap();
+            undo.remove.push(file.clone());
+            kinds.push((file.display().to_string(), "a file on devtmpfs"));
+            kinds.push((at, "a directory on devtmpfs"));
+        }
+        None => skipped("the devtmpfs case: no devtmpfs mounted"),
+    }
+    kinds
+}
+
+#[test]
+fn only_storage_is_a_target() {
+    let mut undo = Undo::default();
+    let mut kinds = not_storage_targets(&mut undo);
+    // A kernel setting of a loop device's queue: the case that changed one.
+    let lo = LoopDevice::new(4 << 20);
+    let read_ahead = match &lo {
+        Ok(dev) => {
+            let file = format!("/sys/block/{}/queue/read_ahead_kb", dev.name());
+            kinds.push((file.clone(), "a file on sysfs"));
+            Some((file.clone(), std::fs::read_to_string(&file).unwrap()))
+        }
+        Err(why) => {
+            skipped(&format!("the sysfs case: {why}"));
+            None
+        }
+    };
+    for (path, what) in &kinds {
+        let read: &[&str] = &["--rw", "read"];
+        let write: &[&str] = &["--rw", "write", "--destructive"];
+        for flags in [read, write] {
+            let out = iocurve()
+                .args(["run", path, "--size", "1M", "--ramp", "0", "--no-save"])
+                .args(flags)
+                .timeout(Duration::from_secs(60))
+                .output()
+                .unwrap();
+            let refusal = format!("{path} is not storage: it is {what}");
+            assert_one_line_error(&out, 2, &[&refusal, "give a file or directory"]);
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(err.trim().lines().count(), 1, "{path} {flags:?}: {err}");
+        }
+    }
+    // The very command of the report: refused, and the setting stays.
+    if let Some((file, before)) = read_ahead {
+        let out = iocurve()
+            .args(["run", &file, "--rw", "write", "--destructive", "--buffered"])
+            .args([
+                "--pattern",
+                "0x31",
+                "--bs",
+                "3",
+                "--span",
+                "3",
+                "--size",
+                "3",
+            ])
+            .args(["--no-save"])
+            .timeout(Duration::from_secs(60))
+            .output()
+            .unwrap();
+        assert_one_line_error(&out, 2, &["is not storage: it is a file on sysfs"]);
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
+    }
+    eprintln!("refused {} kinds of target", kinds.len());
+
+    // Storage behind a symlink stays a target.
+    let dir = undo.dir();
+    let file = dir.join("data");
+    std::fs::write(&file, vec![5u8; 1 << 20]).unwrap();
+    let link = dir.join("link");
+    std::os::unix::fs::symlink(&file, &link).unwrap();
+    common::ok(
+        iocurve()
+            .arg("run")
+            .arg(&link)
+            .args(["--rw", "read", "--size", "1M", "--ramp", "0", "--no-save"])
+            .args(["--buffered"])
+            .timeout(Duration::from_secs(60)),
+    );
+}

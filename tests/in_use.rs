@@ -676,3 +676,173 @@ fn a_device_held_open_exclusively_by_another_process_is_refused() {
     }
     assert_eq!(settled_hash(&dev.backing), before, "the device was written");
 }
+
+// ---- (i) regular files used otherwise --------------------------------------
+
+#[test]
+fn an_active_swap_file_is_refused_by_any_of_its_names() {
+    let _serial = serial();
+    if !(have("mkswap") && have("swapon") && have("swapoff")) {
+        return skipped("mkswap, swapon or swapoff is missing");
+    }
+    // A real ext4 file system: swap files need one that maps their blocks.
+    let mut dev = match LoopDevice::new(64 * MIB) {
+        Ok(d) => d,
+        Err(why) => return skipped(&why),
+    };
+    let mnt = match dev.mkfs_and_mount() {
+        Ok(m) => m,
+        Err(why) => return skipped(&why),
+    };
+    // Declared after the device: dropped, and so swapped off, before its
+    // file system is unmounted.
+    let mut cleanup = Cleanup::default();
+    let swap = mnt.join("swapfile");
+    std::fs::write(&swap, vec![0u8; (16 * MIB) as usize]).unwrap();
+    std::fs::set_permissions(&swap, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    let swap_str = swap.display().to_string();
+    if let Err(why) = sh("mkswap", &[&swap_str]) {
+        return skipped(&format!("mkswap: {why}"));
+    }
+    if let Err(why) = sh("swapon", &[&swap_str]) {
+        return skipped(&format!("swapon on a file: {why}"));
+    }
+    cleanup.later(&["swapoff", &swap_str]);
+    let before = settled_hash(&swap);
+    let needles = [
+        format!("it is an active swap file (listed in /proc/swaps as {swap_str})"),
+        format!("turn it off with `swapoff {swap_str}`"),
+    ];
+    let needles: Vec<&str> = needles.iter().map(String::as_str).collect();
+    both_refused(&mut cleanup, &swap_str, &needles);
+    // /proc/swaps lists one name; another name of the file is the file.
+    let link = mnt.join("another name");
+    std::fs::hard_link(&swap, &link).unwrap();
+    both_refused(&mut cleanup, link.to_str().unwrap(), &needles);
+    // (Pages swapped out meanwhile would change the bytes too: this test
+    // expects a machine with memory to spare.)
+    assert_eq!(settled_hash(&swap), before, "the swap file was written");
+}
+
+/// Starts `sh` holding `file` open on descriptor 3 with `redirect` (`>>`
+/// to write, `<` to read) and then sleeping as `sleep`; returns it with
+/// its pid once the file is open.
+fn hold_file(file: &Path, redirect: &str) -> Result<(Child, u32), String> {
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "exec 3{redirect}\"$0\" && echo ready && exec sleep 300"
+        ))
+        .arg(file)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("sh: {e}"))?;
+    let mut line = String::new();
+    if let Some(out) = child.stdout.take() {
+        let _ = BufReader::new(out).read_line(&mut line);
+    }
+    if line.trim() != "ready" {
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err(format!(
+            "sh could not open {} with {redirect}",
+            file.display()
+        ));
+    }
+    let pid = child.id();
+    Ok((child, pid))
+}
+
+#[test]
+fn a_file_open_for_writing_in_another_process_is_refused() {
+    let _serial = serial();
+    let mut cleanup = Cleanup::default();
+    let img = match image(&mut cleanup, 8 * MIB) {
+        Ok(i) => i,
+        Err(why) => return skipped(&why),
+    };
+    let img_str = img.display().to_string();
+    let before = settled_hash(&img);
+    let (child, pid) = match hold_file(&img, ">>") {
+        Ok(held) => held,
+        Err(why) => return skipped(&why),
+    };
+    cleanup.children.push(child);
+    both_refused(
+        &mut cleanup,
+        &img_str,
+        &[
+            &format!("it is open for writing in pid {pid} (sleep)"),
+            "a --preserve restore would undo its writes",
+            "stop that process",
+        ],
+    );
+    assert_eq!(settled_hash(&img), before, "the file was written");
+    for mut child in cleanup.children.drain(..) {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+
+    // Held for reading only, it is not in use: a preserving write test
+    // runs, and puts every byte back.
+    let journal = match journal_dir_apart(&mut cleanup, &img_str) {
+        Ok(dir) => dir,
+        Err(why) => return skipped(&why),
+    };
+    let (child, _) = match hold_file(&img, "<") {
+        Ok(held) => held,
+        Err(why) => return skipped(&why),
+    };
+    cleanup.children.push(child);
+    ok(iocurve()
+        .args([
+            "run", &img_str, "--rw", "write", "--size", "1M", "--ramp", "0",
+        ])
+        .args(["--buffered", "--no-save", "--preserve", "--journal-dir"])
+        .arg(&journal)
+        .timeout(Duration::from_secs(120)));
+    assert_eq!(settled_hash(&img), before, "the file was not restored");
+}
+
+#[test]
+fn a_bind_mounted_file_is_refused_by_either_name() {
+    let _serial = serial();
+    if !is_root() {
+        return skipped("not root: bind mounts need root (CI runs as root)");
+    }
+    let mut cleanup = Cleanup::default();
+    let source = match image(&mut cleanup, 8 * MIB) {
+        Ok(i) => i,
+        Err(why) => return skipped(&why),
+    };
+    let over = source.with_file_name("mount point.img");
+    std::fs::write(&over, b"the file the bind mount hides").unwrap();
+    let (source_str, over_str) = (source.display().to_string(), over.display().to_string());
+    if let Err(why) = sh("mount", &["--bind", &source_str, &over_str]) {
+        return skipped(&format!("mount --bind: {why}"));
+    }
+    cleanup.later(&["umount", &over_str]);
+    let before = settled_hash(&source);
+    let umount = format!("unmount it with `umount '{over_str}'`");
+    both_refused(
+        &mut cleanup,
+        &source_str,
+        &[&format!("it is bind-mounted on {over_str}"), &umount],
+    );
+    both_refused(
+        &mut cleanup,
+        &over_str,
+        &[
+            &format!("it is a bind mount of another file over {over_str}"),
+            &umount,
+        ],
+    );
+    assert_eq!(settled_hash(&source), before, "the bound file was written");
+    sh("umount", &[&over_str]).unwrap();
+    cleanup.done(&["umount", &over_str]);
+    assert_eq!(
+        std::fs::read(&over).unwrap(),
+        b"the file the bind mount hides"
+    );
+}

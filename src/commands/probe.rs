@@ -12,6 +12,7 @@ pub fn probe(args: &ProbeArgs) -> Result<i32> {
             args.target.display()
         )));
     }
+    crate::target::storage::refuse_unless_storage(&args.target)?;
     let id = crate::probe::identify(&args.target);
     if args.json {
         println!("{}", serde_json::to_string_pretty(&id)?);

@@ -1,5 +1,7 @@
 //! What is measured: a directory (through a scratch file), a regular file, or
-//! a block device; opened only after the safety rules allow it.
+//! a block device; opened only after the safety rules allow it. Nothing else
+//! is storage (see [`storage`]): a kernel file, a character device, a FIFO
+//! or a socket is refused before anything opens it.
 //!
 //! The rules: reads are always allowed. A scratch file iocurve creates may be
 //! written, and is removed at the end whatever happens. An existing file is
@@ -12,6 +14,7 @@ pub mod copy_ends;
 pub mod gate;
 pub mod open;
 pub mod scratch;
+pub mod storage;
 pub mod write_rules;
 
 use crate::engine::sim::{SimDevice, SimParams};
@@ -28,7 +31,7 @@ use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};
 use std::io;
 use std::os::fd::AsFd;
-use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 /// The two ways to allow a write test on a medium that may hold data.
@@ -215,18 +218,15 @@ pub fn open(req: &TargetRequest) -> Result<OpenTarget> {
     if let Some(spec) = req.path.to_str().and_then(|p| p.strip_prefix("sim:")) {
         return open_sim(req, spec);
     }
-    let meta = std::fs::metadata(&req.path).map_err(|e| explain_stat(&req.path, e))?;
-    let kind = if meta.is_dir() {
-        TargetKind::Directory
-    } else if meta.file_type().is_block_device() {
-        TargetKind::BlockDevice
-    } else if meta.is_file() {
-        TargetKind::File
-    } else {
-        return Err(usage(format!(
-            "{} is neither a directory, a regular file nor a block device",
-            req.path.display()
-        )));
+    // Decided on a descriptor of the path (see `storage`): what is not
+    // storage is refused before anything opens it for reading or writing.
+    let examined = storage::examine(&req.path)
+        .map_err(|e| explain_stat(&req.path, e))?
+        .map_err(|why| why.refusal(&req.path))?;
+    let kind = match examined.kind {
+        storage::Storage::Directory => TargetKind::Directory,
+        storage::Storage::File => TargetKind::File,
+        storage::Storage::BlockDevice => TargetKind::BlockDevice,
     };
     let device = BlockDevice::from_path(&req.path).ok().flatten();
     let filesystem = match kind {
@@ -237,9 +237,11 @@ pub fn open(req: &TargetRequest) -> Result<OpenTarget> {
         .as_ref()
         .is_some_and(|m| matches!(m.fstype.as_str(), "tmpfs" | "ramfs"));
     let mut target = match kind {
-        TargetKind::Directory => open_directory(req, device, filesystem),
-        TargetKind::File => open_file(req, meta.len(), device, filesystem),
-        TargetKind::BlockDevice | TargetKind::Simulated => open_block_device(req, device),
+        TargetKind::Directory => open_directory(req, &examined, device, filesystem),
+        TargetKind::File => open_file(req, &examined, device, filesystem),
+        TargetKind::BlockDevice | TargetKind::Simulated => {
+            open_block_device(req, &examined, device)
+        }
     }?;
     if memory_fs {
         target.info.notes.push(Caveat::memory(
@@ -251,10 +253,12 @@ pub fn open(req: &TargetRequest) -> Result<OpenTarget> {
 
 fn open_directory(
     req: &TargetRequest,
+    examined: &storage::Examined,
     device: Option<BlockDevice>,
     filesystem: Option<Mount>,
 ) -> Result<OpenTarget> {
     let scratch = ScratchFile::create(&req.path, req.scratch_size, req.buffered)?;
+    scratch_in_examined(&scratch, examined, &req.path)?;
     let mut notes = Vec::new();
     if let Some(note) = scratch.size_note() {
         notes.push(Caveat::note(note));
@@ -293,13 +297,15 @@ fn open_directory(
 
 fn open_file(
     req: &TargetRequest,
-    len: u64,
+    examined: &storage::Examined,
     device: Option<BlockDevice>,
     filesystem: Option<Mount>,
 ) -> Result<OpenTarget> {
-    // A file behind a loop device is that device's medium: in use, whatever the flags.
+    // A file behind a loop device is that device's medium, a swap file the
+    // kernel's, a file another program writes that program's, a file
+    // mounted elsewhere visible there: in use, whatever the flags.
     if req.want_write
-        && let Some(why) = write_rules::why_file_busy(&req.path)?
+        && let Some(why) = write_rules::why_file_in_use(&req.path, examined.id)?
     {
         return Err(usage(format!(
             "refusing to write to {}: {why}",
@@ -317,12 +323,13 @@ fn open_file(
     }
     let reader = open_reader(&req.path, req)?;
     let gate = write_gate(req, false)?;
+    opened_as_examined(&reader, &gate, examined, &req.path)?;
     let align = dio_alignment(&reader, device.as_ref());
     let info = TargetInfo {
         path: display(&req.path),
         kind: TargetKind::File,
         scratch_file: None,
-        size_bytes: len,
+        size_bytes: examined.len,
         device,
         filesystem,
         mode: mode(req),
@@ -340,7 +347,11 @@ fn open_file(
     })
 }
 
-fn open_block_device(req: &TargetRequest, device: Option<BlockDevice>) -> Result<OpenTarget> {
+fn open_block_device(
+    req: &TargetRequest,
+    examined: &storage::Examined,
+    device: Option<BlockDevice>,
+) -> Result<OpenTarget> {
     let name = req.path.display();
     if req.want_write && device.is_none() {
         return Err(usage(format!(
@@ -373,6 +384,7 @@ fn open_block_device(req: &TargetRequest, device: Option<BlockDevice>) -> Result
     }
     let reader = open_reader(&req.path, req)?;
     let gate = write_gate(req, true)?;
+    opened_as_examined(&reader, &gate, examined, &req.path)?;
     let size = device_size(&reader)?;
     let lbs = rustix::fs::ioctl_blksszget(&reader)
         .map(|v| v as usize)
@@ -405,6 +417,39 @@ fn open_block_device(req: &TargetRequest, device: Option<BlockDevice>) -> Result
         scratch: None,
         sim: None,
     })
+}
+
+/// Checks that the descriptors a file or device target was opened with
+/// (the reader and, when held, the writer) are the file that was examined
+/// and found to be storage.
+fn opened_as_examined(
+    reader: &File,
+    gate: &WriteGate,
+    examined: &storage::Examined,
+    path: &Path,
+) -> Result<()> {
+    examined.same_file(reader, path)?;
+    if let WriteGate::Held(guard) = gate {
+        examined.same_file(guard.file(), path)?;
+    }
+    Ok(())
+}
+
+/// Checks that the scratch file was made on storage, on the file system of
+/// the directory that was examined (not in one swapped in meanwhile).
+fn scratch_in_examined(
+    scratch: &ScratchFile,
+    examined: &storage::Examined,
+    dir: &Path,
+) -> Result<()> {
+    let made = storage::classify(scratch.file())?.map_err(|why| why.refusal(dir))?;
+    if (made.id.0, made.id.1) != (examined.id.0, examined.id.1) {
+        return Err(usage(format!(
+            "{} was replaced while iocurve made its scratch file there (it is on another file system now), so nothing was measured: make sure nothing renames or remounts it, then run the command again",
+            dir.display()
+        )));
+    }
+    Ok(())
 }
 
 /// The write gate of a file or device the safety rules let the command

@@ -14,8 +14,12 @@
 //! device set up over it corrupts it in ways that surface much later. The
 //! same holds for a regular file that backs a loop device: the file *is* that
 //! device's medium, so writing to it is writing under whatever uses the loop
-//! device. So a write test is refused while anything uses its target, and
-//! [`why_busy`] (block devices) and [`why_file_busy`] (regular files) say, one
+//! device. Likewise a swap file is the kernel's, a file another program
+//! holds open for writing is that program's (a write test overwrites its
+//! data, and a `--preserve` restore would undo its writes), and a file
+//! bind-mounted elsewhere is seen, and used, there too. So a write test is
+//! refused while anything uses its target, and [`why_busy`] (block
+//! devices) and [`why_file_in_use`] (regular files) say, one
 //! sentence per use, what uses it and how to end that use: the person reading
 //! the refusal should not need a second tool to find out what to do.
 //!
@@ -24,6 +28,7 @@
 //! the caller can warn (or demand confirmation) before a destructive run.
 
 use crate::probe::sysfs::{BlockDevice, Mount, parse_mountinfo, unescape_octal};
+use crate::target::storage::FileId;
 use std::fs;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
@@ -75,16 +80,7 @@ pub fn why_busy(dev: &BlockDevice) -> io::Result<Option<String>> {
 /// `O_EXCL` to find users this process cannot see.
 pub fn why_file_busy(path: &Path) -> io::Result<Option<String>> {
     use std::os::unix::fs::MetadataExt;
-    let context = |e: io::Error| {
-        io::Error::new(
-            e.kind(),
-            format!(
-                "cannot check whether {} backs a loop device: {e}",
-                path.display()
-            ),
-        )
-    };
-    let meta = fs::metadata(path).map_err(context)?;
+    let meta = fs::metadata(path).map_err(|e| backing_context(path, e))?;
     if !meta.is_file() {
         return Ok(None);
     }
@@ -93,6 +89,46 @@ pub fn why_file_busy(path: &Path) -> io::Result<Option<String>> {
         rustix::fs::minor(meta.dev()),
         meta.ino(),
     );
+    let found = loop_sentences(path, file)?;
+    Ok((!found.is_empty()).then(|| found.join("; ")))
+}
+
+/// Everything that uses the regular file `path`, known as `file` (device
+/// and inode of the descriptor it was examined through), one sentence per
+/// use joined by `"; "`, each with its fix; `Ok(None)` when nothing does.
+/// To the loop devices of [`why_file_busy`] this adds:
+/// - active swap on it (`/proc/swaps`: `swapoff`);
+/// - a bind mount of it elsewhere, or it being a bind mount over another
+///   file (`/proc/self/mountinfo`: `umount`);
+/// - other processes holding it open for writing (`/proc/*/fd`: stop
+///   them), whose data a write test would overwrite and whose writes a
+///   `--preserve` restore would undo.
+///
+/// Files are compared by device and inode, never by the path a table
+/// shows, so another name of the file is the same file.
+pub fn why_file_in_use(path: &Path, file: FileId) -> io::Result<Option<String>> {
+    let mut found = loop_sentences(path, file)?;
+    let uses = swap_files(file)
+        .into_iter()
+        .chain(bind_mounts_of(path, file))
+        .chain(writers_of(file));
+    found.extend(uses.map(|u| u.sentence()));
+    Ok((!found.is_empty()).then(|| found.join("; ")))
+}
+
+fn backing_context(path: &Path, e: io::Error) -> io::Error {
+    io::Error::new(
+        e.kind(),
+        format!(
+            "cannot check whether {} backs a loop device: {e}",
+            path.display()
+        ),
+    )
+}
+
+/// One sentence per loop device backed by `file` (see [`why_file_busy`]).
+fn loop_sentences(path: &Path, file: FileId) -> io::Result<Vec<String>> {
+    let context = |e| backing_context(path, e);
     let mut found = Vec::new();
     for backing in loop_backings().map_err(context)? {
         if backing.file != Some(file) {
@@ -110,7 +146,63 @@ pub fn why_file_busy(path: &Path) -> io::Result<Option<String>> {
             &uses,
         ));
     }
-    Ok((!found.is_empty()).then(|| found.join("; ")))
+    Ok(found)
+}
+
+/// One way a regular file is used besides backing a loop device;
+/// [`FileUse::sentence`] says it, speaking of the file as "it".
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum FileUse {
+    /// Active swap, listed in `/proc/swaps` under this path.
+    Swap { listed_as: String },
+    /// Bind-mounted on another path, where it shows too.
+    BoundOn { mount_point: String },
+    /// The path given is itself a bind mount (of this file, over what the
+    /// path held before).
+    BindMount { mount_point: String },
+    /// Open for writing in these processes.
+    Writers { openers: Vec<Opener> },
+}
+
+impl FileUse {
+    fn sentence(&self) -> String {
+        match self {
+            FileUse::Swap { listed_as } => format!(
+                "it is an active swap file (listed in /proc/swaps as {listed_as}): turn it off with `swapoff {}`",
+                shell_word(listed_as)
+            ),
+            FileUse::BoundOn { mount_point } => format!(
+                "it is bind-mounted on {mount_point}, where whatever uses that path would see the test's data: unmount it with `umount {}`",
+                shell_word(mount_point)
+            ),
+            FileUse::BindMount { mount_point } => format!(
+                "it is a bind mount of another file over {mount_point}, so the test would write that other file: unmount it with `umount {}` (then give the file itself)",
+                shell_word(mount_point)
+            ),
+            FileUse::Writers { openers } => {
+                let one = openers.len() == 1;
+                let mut named: Vec<String> = openers
+                    .iter()
+                    .take(OPENERS_NAMED)
+                    .map(|o| format!("pid {} ({})", o.pid, o.command))
+                    .collect();
+                if openers.len() > OPENERS_NAMED {
+                    named.push(format!("{} more", openers.len() - OPENERS_NAMED));
+                }
+                format!(
+                    "it is open for writing in {}, whose data a write test would overwrite (and a --preserve restore would undo {} writes): stop {} (or let {} finish)",
+                    named.join(", "),
+                    if one { "its" } else { "their" },
+                    if one {
+                        "that process"
+                    } else {
+                        "those processes"
+                    },
+                    if one { "it" } else { "them" }
+                )
+            }
+        }
+    }
 }
 
 /// One way a block device is used, as found; [`Use::sentence`] says it.
@@ -555,8 +647,9 @@ fn reasons_for(
 }
 
 /// The block devices in active swap: each `/proc/swaps` path that is a block
-/// device node, with its major:minor. Swap files are left out (their
-/// filesystem's mount already marks their device busy).
+/// device node, with its major:minor. Swap files are left out here (their
+/// filesystem's mount already marks their device busy); [`swap_files`]
+/// finds one given as a target.
 fn swap_devices() -> io::Result<Vec<(String, (u32, u32))>> {
     let text = match fs::read_to_string("/proc/swaps") {
         Ok(t) => t,
@@ -585,6 +678,161 @@ fn parse_swaps(text: &str) -> Vec<String> {
         .filter_map(|l| l.split_whitespace().next())
         .map(unescape_octal)
         .collect()
+}
+
+/// The active swap files that are `file`: each `/proc/swaps` path is
+/// looked up and compared by device and inode (the path may be another
+/// name of the file than the one the user gave).
+fn swap_files(file: FileId) -> Vec<FileUse> {
+    let Ok(text) = fs::read_to_string("/proc/swaps") else {
+        return Vec::new();
+    };
+    parse_swaps(&text)
+        .into_iter()
+        .filter(|path| {
+            stat_identity(path).is_some_and(|(id, rdev)| rdev.is_none() && id == Some(file))
+        })
+        .map(|listed_as| FileUse::Swap { listed_as })
+        .collect()
+}
+
+/// (root, mount point) of each line of a mountinfo text (proc(5)), octal
+/// escapes undone: `root` is the path of the mounted thing inside its file
+/// system, a file's own path when a file is bind-mounted.
+fn mount_roots(text: &str) -> Vec<(String, String)> {
+    text.lines()
+        .filter_map(|line| {
+            let mut fields = line.split(' ').skip(3);
+            let root = fields.next()?;
+            let mount_point = fields.next()?;
+            Some((unescape_octal(root), unescape_octal(mount_point)))
+        })
+        .collect()
+}
+
+/// The bind mounts that show `file`: mounts whose mount point, looked up,
+/// is that file. Only mounts of something below a file system's root are
+/// looked up (a file system's root is a directory, never a file), which
+/// leaves out every ordinary mount, so a hung network file system is not
+/// touched. When the path given is such a mount point, it is itself the
+/// bind mount.
+fn bind_mounts_of(path: &Path, file: FileId) -> Vec<FileUse> {
+    let Ok(text) = fs::read_to_string("/proc/self/mountinfo") else {
+        return Vec::new();
+    };
+    let given = fs::canonicalize(path).ok();
+    let mut found = Vec::new();
+    for (root, mount_point) in mount_roots(&text) {
+        if root == "/" {
+            continue;
+        }
+        let shows_it = stat_identity(&mount_point)
+            .is_some_and(|(id, rdev)| rdev.is_none() && id == Some(file));
+        if !shows_it {
+            continue;
+        }
+        let use_ = match given.as_deref() == Some(Path::new(&mount_point)) {
+            true => FileUse::BindMount { mount_point },
+            false => FileUse::BoundOn { mount_point },
+        };
+        if !found.contains(&use_) {
+            found.push(use_);
+        }
+    }
+    found
+}
+
+/// What `/proc/<pid>/fdinfo/<fd>` says about an open file: its open flags
+/// (octal in the file) and, on kernels that show it, its inode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FdInfo {
+    flags: u32,
+    ino: Option<u64>,
+}
+
+impl FdInfo {
+    fn parse(text: &str) -> Option<FdInfo> {
+        let field = |name: &str| {
+            text.lines()
+                .find_map(|l| l.strip_prefix(name)?.strip_prefix(':'))
+                .map(str::trim)
+        };
+        Some(FdInfo {
+            flags: u32::from_str_radix(field("flags")?, 8).ok()?,
+            ino: field("ino").and_then(|v| v.parse().ok()),
+        })
+    }
+
+    /// Opened for writing: access mode 1 (write only) or 2 (read and
+    /// write); 0 is read only and 3 neither (ioctl-only opens). Said by
+    /// number so that reading flags is not mistaken for opening.
+    fn writes(&self) -> bool {
+        matches!(self.flags & libc::O_ACCMODE as u32, 1 | 2)
+    }
+}
+
+/// The processes other than this one that hold `file` open for writing,
+/// by pid, from `/proc/<pid>/fd` and `fdinfo`. Processes that exit meanwhile
+/// or whose `/proc` entries cannot be read are passed over: this names what
+/// it can see.
+fn writers_of(file: FileId) -> Vec<FileUse> {
+    let Ok(procs) = fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let me = std::process::id();
+    let mut openers = Vec::new();
+    for p in procs.filter_map(|e| e.ok()) {
+        let Some(pid) = p.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+            continue;
+        };
+        if pid == me {
+            continue;
+        }
+        let Ok(fds) = fs::read_dir(p.path().join("fd")) else {
+            continue;
+        };
+        let writes = fds
+            .filter_map(|e| e.ok())
+            .any(|fd| fd_writes(&p.path(), &fd.file_name(), file));
+        if writes {
+            let command = fs::read_to_string(p.path().join("comm"))
+                .map(|c| c.trim_end().to_owned())
+                .unwrap_or_else(|_| "?".into());
+            openers.push(Opener {
+                pid,
+                command,
+                node: String::new(),
+            });
+        }
+    }
+    openers.sort_by_key(|o| o.pid);
+    match openers.is_empty() {
+        true => Vec::new(),
+        false => vec![FileUse::Writers { openers }],
+    }
+}
+
+/// Whether descriptor `fd` of the process at `proc_dir` is `file` opened
+/// for writing. Cheap tests first: a pipe, socket or anonymous inode has no
+/// path; then the open flags and the inode from `fdinfo`; the file itself
+/// is looked up (through the descriptor's link) only when those match.
+fn fd_writes(proc_dir: &Path, fd: &std::ffi::OsStr, file: FileId) -> bool {
+    let link = proc_dir.join("fd").join(fd);
+    if !fs::read_link(&link).is_ok_and(|target| target.is_absolute()) {
+        return false;
+    }
+    let Some(info) = fs::read_to_string(proc_dir.join("fdinfo").join(fd))
+        .ok()
+        .and_then(|t| FdInfo::parse(&t))
+    else {
+        return false;
+    };
+    if !info.writes() || info.ino.is_some_and(|ino| ino != file.2) {
+        return false;
+    }
+    link.to_str()
+        .and_then(stat_identity)
+        .is_some_and(|(id, _)| id == Some(file))
 }
 
 /// Whether the kernel refuses an `O_EXCL` open of the device node with
@@ -810,6 +1058,126 @@ mod tests {
             // NTFS, exFAT and hybrid ISO images carry an MBR too.
             put(&mut b, 446, &mbr_two_partitions()[446..]);
             assert_eq!(has_data_signature(&b), Some(name), "{name} with an MBR");
+        }
+    }
+
+    #[test]
+    fn fdinfo_tells_writers_from_readers() {
+        let rdwr = FdInfo::parse("pos:\t0\nflags:\t02100002\nmnt_id:\t27\nino:\t1234\n");
+        assert_eq!(
+            rdwr,
+            Some(FdInfo {
+                flags: 0o2100002,
+                ino: Some(1234)
+            })
+        );
+        assert!(rdwr.unwrap().writes());
+        let wronly = FdInfo::parse("pos:\t0\nflags:\t0102001\nmnt_id:\t27\n").unwrap();
+        assert!(wronly.writes());
+        assert_eq!(wronly.ino, None, "older kernels show no inode");
+        let rdonly = FdInfo::parse("pos:\t0\nflags:\t0100000\nino:\t9\n").unwrap();
+        assert!(!rdonly.writes());
+        // O_PATH has access mode 0: it cannot write.
+        assert!(!FdInfo::parse("flags:\t012100000\n").unwrap().writes());
+        assert_eq!(FdInfo::parse("pos:\t0\n"), None);
+    }
+
+    #[test]
+    fn mountinfo_roots_show_bound_files() {
+        let text = "27 1 254:0 / / rw - ext4 /dev/vda rw\n\
+                    90 27 0:27 /tmp/a\\040file /tmp/b rw,relatime shared:1 - tmpfs tmpfs rw\n\
+                    short line\n";
+        assert_eq!(
+            mount_roots(text),
+            [
+                ("/".to_string(), "/".to_string()),
+                ("/tmp/a file".to_string(), "/tmp/b".to_string())
+            ]
+        );
+    }
+
+    #[test]
+    fn file_uses_name_their_fixes() {
+        let said = |u: FileUse| u.sentence();
+        assert_eq!(
+            said(FileUse::Swap {
+                listed_as: "/swap file".into()
+            }),
+            "it is an active swap file (listed in /proc/swaps as /swap file): turn it off with `swapoff '/swap file'`"
+        );
+        assert!(
+            said(FileUse::BoundOn {
+                mount_point: "/srv/b".into()
+            })
+            .ends_with("unmount it with `umount /srv/b`")
+        );
+        assert!(
+            said(FileUse::BindMount {
+                mount_point: "/srv/b".into()
+            })
+            .contains("bind mount of another file over /srv/b")
+        );
+        let opener = |pid| Opener {
+            pid,
+            command: "sleep".into(),
+            node: String::new(),
+        };
+        let one = said(FileUse::Writers {
+            openers: vec![opener(7)],
+        });
+        assert!(
+            one.starts_with("it is open for writing in pid 7 (sleep),")
+                && one.contains("stop that process"),
+            "{one}"
+        );
+        let many = said(FileUse::Writers {
+            openers: (1..=6).map(opener).collect(),
+        });
+        assert!(many.contains("pid 4 (sleep), 2 more"), "{many}");
+        assert!(many.contains("stop those processes"), "{many}");
+    }
+
+    #[test]
+    fn a_file_written_by_another_process_is_in_use_a_file_read_is_not() {
+        use std::io::{BufRead, BufReader};
+        use std::os::unix::fs::MetadataExt;
+        use std::process::{Command, Stdio};
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("data");
+        fs::write(&file, b"data").unwrap();
+        let meta = fs::metadata(&file).unwrap();
+        let id = (
+            rustix::fs::major(meta.dev()),
+            rustix::fs::minor(meta.dev()),
+            meta.ino(),
+        );
+        assert_eq!(why_file_in_use(&file, id).unwrap(), None);
+        // This process's own descriptors are not another program's.
+        let _mine = fs::OpenOptions::new().append(true).open(&file).unwrap();
+        assert_eq!(why_file_in_use(&file, id).unwrap(), None);
+        for (redirect, writes) in [("3<", false), ("3>>", true), ("3<>", true)] {
+            let mut child = Command::new("sh")
+                .arg("-c")
+                .arg(format!("exec {redirect}\"$0\"; echo ready; exec sleep 30"))
+                .arg(&file)
+                .stdout(Stdio::piped())
+                .spawn()
+                .unwrap();
+            let mut line = String::new();
+            BufReader::new(child.stdout.take().unwrap())
+                .read_line(&mut line)
+                .unwrap();
+            let why = why_file_in_use(&file, id).unwrap();
+            let _ = child.kill();
+            let _ = child.wait();
+            match writes {
+                true => assert!(
+                    why.as_deref()
+                        .is_some_and(|w| w.contains(&format!("pid {} (", child.id()))),
+                    "{redirect}: {why:?}"
+                ),
+                false => assert_eq!(why, None, "{redirect}"),
+            }
         }
     }
 

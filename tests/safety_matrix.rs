@@ -19,7 +19,7 @@ mod common;
 use clap::CommandFactory;
 use common::{LoopDevice, MIB, Tmpfs, iocurve, is_root, skipped};
 use std::collections::BTreeSet;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 const DEVICE: u64 = 64 * MIB;
@@ -391,7 +391,7 @@ fn sigkill_at_any_moment_then_recover_restores_every_byte() {
         for _ in 0..3 {
             let before = bench.contents();
             let at = Duration::from_micros(rng.u64(0..=whole.as_micros() as u64));
-            let mut child = Command::new(env!("CARGO_BIN_EXE_iocurve"))
+            let mut child = common::iocurve_std()
                 .args(&argv)
                 .env("XDG_DATA_HOME", bench.journals.path().join("data"))
                 .stdout(Stdio::null())

@@ -94,7 +94,8 @@ fn main() {
     let mut tallies = Vec::new();
     if wanted(&o, "curve") || wanted(&o, "sustain") {
         let binary = iocurve_binary();
-        tallies = calibration::calibrate_all(&binary, o.seed, o.cards, o.threads);
+        let iocurve = move || std::process::Command::new(&binary);
+        tallies = calibration::calibrate_all(&iocurve, o.seed, o.cards, o.threads);
         print!("{}", calibration::table(&tallies));
     }
     let flash: Vec<FlashCalibration> = FLASH

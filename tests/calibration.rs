@@ -6,6 +6,7 @@
 
 #[path = "../bench/calibration/mod.rs"]
 mod calibration;
+mod common;
 
 use calibration::{Tally, calibrate_sustain};
 
@@ -38,11 +39,10 @@ fn sustain_places_the_drop_within_one_request_of_the_cache_on_every_card() {
 
 #[test]
 fn curve_recovers_the_fixed_cost_and_bandwidth_or_declines_on_every_card() {
-    let binary = std::path::Path::new(env!("CARGO_BIN_EXE_iocurve"));
     // Two threads: each card is a process of its own.
     let seeds: Vec<u64> = vec![0xc0, 0xc1];
     let tallies = calibration::in_parallel(&seeds, 2, |&seed| {
-        calibration::calibrate_curve(binary, seed, CARDS / 2)
+        calibration::calibrate_curve(&common::iocurve_std, seed, CARDS / 2)
     });
     for t in &tallies {
         report(t);

@@ -29,7 +29,7 @@ fn sim_run(db: &Path) -> assert_cmd::Command {
 
 /// The same, as a plain process (to start many at once).
 fn sim_run_process(db: &Path) -> Std {
-    let mut cmd = Std::new(assert_cmd::cargo::cargo_bin("iocurve"));
+    let mut cmd = common::iocurve_std();
     cmd.args([
         "run",
         "sim:size=64M",
@@ -42,11 +42,7 @@ fn sim_run_process(db: &Path) -> Std {
         "--json",
         "--db",
     ])
-    .arg(db)
-    .env(
-        "XDG_DATA_HOME",
-        std::env::temp_dir().join("iocurve-tests-data"),
-    );
+    .arg(db);
     cmd
 }
 

@@ -84,12 +84,15 @@ fn permission_denied_names_the_fix() {
         Ok(d) => d,
         Err(why) => return skipped(&why),
     };
-    let bin = assert_cmd::cargo::cargo_bin("iocurve");
-    let out = std::process::Command::new("setpriv")
-        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-        .arg(&bin)
-        .args(["run", dev.path(), "--size", "1M"])
-        .output();
+    let out = common::iocurve_wrapped(|bin| {
+        let mut setpriv = std::process::Command::new("setpriv");
+        setpriv
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(bin);
+        setpriv
+    })
+    .args(["run", dev.path(), "--size", "1M"])
+    .output();
     let Ok(out) = out else {
         return skipped("setpriv is not installed");
     };

@@ -88,25 +88,28 @@ fn a_journal_directory_the_user_may_not_write_is_refused_with_the_owner() {
         std::os::unix::fs::PermissionsExt::from_mode(0o755),
     )
     .unwrap();
-    let out = std::process::Command::new(setpriv)
-        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-        .arg(env!("CARGO_BIN_EXE_iocurve"))
-        .args(["run"])
-        .arg(&target)
-        .args([
-            "--rw",
-            "write",
-            "--size",
-            "64k",
-            "--buffered",
-            "--no-save",
-            "--preserve",
-        ])
-        .arg("--journal-dir")
-        .arg(journals.path())
-        .env("HOME", area.path())
-        .output()
-        .unwrap();
+    let out = common::iocurve_wrapped(|bin| {
+        let mut cmd = std::process::Command::new(setpriv);
+        cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(bin);
+        cmd
+    })
+    .args(["run"])
+    .arg(&target)
+    .args([
+        "--rw",
+        "write",
+        "--size",
+        "64k",
+        "--buffered",
+        "--no-save",
+        "--preserve",
+    ])
+    .arg("--journal-dir")
+    .arg(journals.path())
+    .env("HOME", area.path())
+    .output()
+    .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("permission denied (owned by uid 0"), "{err}");

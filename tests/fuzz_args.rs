@@ -26,7 +26,7 @@ use clap::CommandFactory;
 use iocurve::cli::Cli;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -356,7 +356,7 @@ struct Outcome {
 
 fn run(args: &[String], dir: &Path) -> Outcome {
     let start = Instant::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_iocurve"))
+    let mut child = common::iocurve_std()
         .args(args)
         .current_dir(dir)
         .env("HOME", dir)

@@ -182,7 +182,7 @@ fn both_refused(cleanup: &mut Cleanup, target: &str, needles: &[&str]) -> String
             "--journal-dir".into(),
             dir.display().to_string(),
         ]),
-        Err(why) => eprintln!("skipped the --preserve run: {why}"),
+        Err(why) => skipped(&format!("(in part) the --preserve run: {why}")),
     }
     let mut first = None;
     for flags in runs {
@@ -656,7 +656,7 @@ fn a_device_held_open_exclusively_by_another_process_is_refused() {
             let _ = child.kill();
             let _ = child.wait();
         }
-        Err(why) => eprintln!("skipped the Python holder: {why}"),
+        Err(why) => skipped(&format!("(in part) the Python holder: {why}")),
     }
 
     // Held by this test process: iocurve names it just the same.

@@ -3,6 +3,7 @@
 
 mod common;
 
+use iocurve::units::TimeUnit;
 use std::time::{Duration, Instant};
 
 fn scratch_present(dir: &std::path::Path) -> bool {
@@ -20,8 +21,7 @@ fn scratch_present(dir: &std::path::Path) -> bool {
 /// arguments), sent SIGINT 0.7 s after its scratch file appeared; its
 /// output, and when the signal was sent.
 fn interrupted_run(dir: &std::path::Path, extra: &[&str]) -> (std::process::Output, Instant) {
-    let bin = assert_cmd::cargo::cargo_bin("iocurve");
-    let child = std::process::Command::new(bin)
+    let child = common::iocurve_std()
         .args([
             "run",
             dir.to_str().unwrap(),
@@ -129,25 +129,28 @@ fn sigint_on_a_terminal_clears_the_bar_then_prints_the_partial_result_once() {
         .output()
         .is_err()
     {
-        eprintln!("skipped: `script` (util-linux) is needed for a terminal");
-        return;
+        return common::skipped("`script` (util-linux) is needed for a terminal");
     }
     let dir = tempfile::tempdir().unwrap();
     let typescript = dir.path().join("typescript");
     let work = dir.path().join("work");
     std::fs::create_dir(&work).unwrap();
-    let bin = assert_cmd::cargo::cargo_bin("iocurve");
-    let inner = format!(
-        "stty cols 80; {} run {} --span 16M --rw randread --time 60s --ramp 0 --no-save",
-        bin.display(),
-        work.display()
-    );
-    let mut script = std::process::Command::new("script")
-        .args(["-q", "-e", "-c", &inner, typescript.to_str().unwrap()])
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut bin = std::path::PathBuf::new();
+    let mut script = common::iocurve_wrapped(|iocurve| {
+        bin = iocurve.to_path_buf();
+        let inner = format!(
+            "stty cols 80; {} run {} --span 16M --rw randread --time 60s --ramp 0 --no-save",
+            iocurve.display(),
+            work.display()
+        );
+        let mut script = std::process::Command::new("script");
+        script.args(["-q", "-e", "-c", &inner, typescript.to_str().unwrap()]);
+        script
+    })
+    .stdin(std::process::Stdio::null())
+    .stdout(std::process::Stdio::null())
+    .spawn()
+    .unwrap();
     let start = Instant::now();
     let pid = loop {
         if let (Some(pid), true) = (pid_running(&bin, &work), scratch_present(&work)) {
@@ -168,8 +171,22 @@ fn sigint_on_a_terminal_clears_the_bar_then_prints_the_partial_result_once() {
     let shown = common::text(&std::fs::read(&typescript).unwrap());
     assert_eq!(shown.matches("INTERRUPTED").count(), 1, "{shown}");
     // Every state of the bar fits the 80 columns, so none wraps.
-    let table = shown.find("p99 ms").expect("the partial table is shown");
+    // The partial table, in whichever time unit the printer chose for its
+    // latencies (µs while all are below 10 ms, as on an idle machine).
+    let table = [TimeUnit::Micros, TimeUnit::Millis]
+        .map(|unit| unit.header("p99"))
+        .iter()
+        .filter_map(|header| shown.find(header.as_str()))
+        .min()
+        .unwrap_or_else(|| panic!("the partial table is shown: {shown}"));
     let (live, report) = shown.split_at(table);
+    // Its row holds what was measured before the signal: reads at a rate.
+    let row = report
+        .lines()
+        .find(|l| l.starts_with("read "))
+        .unwrap_or_else(|| panic!("no read row in the partial table: {report}"));
+    let rate: f64 = row.split_whitespace().nth(1).unwrap().parse().unwrap();
+    assert!(rate > 0.0, "{row}");
     let draws: Vec<&str> = live
         .split(['\r', '\n'])
         .map(|d| d.trim_start_matches("\x1b[2K"))

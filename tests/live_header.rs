@@ -18,7 +18,7 @@ use iocurve::report::{Export, Text};
 use iocurve::result::RunResult;
 use std::io::BufRead;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
@@ -35,14 +35,9 @@ struct Live {
 
 impl Live {
     fn spawn(args: &[String]) -> Live {
-        let bin = assert_cmd::cargo::cargo_bin("iocurve");
-        let mut child = Command::new(bin)
+        let mut child = common::iocurve_std()
             .args(args)
             .arg("--no-save")
-            .env(
-                "XDG_DATA_HOME",
-                std::env::temp_dir().join("iocurve-tests-data"),
-            )
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()

@@ -140,7 +140,7 @@ fn every_live_command_streams_intervals_that_add_up_to_its_result() {
 #[test]
 fn intervals_follow_a_real_run_second_by_second_without_its_warm_up() {
     let dir = tempfile::tempdir().unwrap();
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("iocurve"))
+    let mut child = common::iocurve_std()
         .args(["run", dir.path().to_str().unwrap(), "--span", "16M"])
         .args([
             "--rw", "randread", "--bs", "4k", "--time", "3s", "--ramp", "1s",

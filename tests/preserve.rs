@@ -9,7 +9,7 @@ mod common;
 use common::{LoopDevice, MIB, fails, iocurve, json, run_fail, skipped};
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 fn hash(bytes: &[u8]) -> u64 {
@@ -34,7 +34,7 @@ fn state_of(journal: &Path) -> String {
 }
 
 fn spawn_preserve_run(dev: &str, journal_dir: &Path, extra: &[&str], delay_ms: u32) -> Child {
-    Command::new(assert_cmd::cargo::cargo_bin("iocurve"))
+    common::iocurve_std()
         .args(["run", dev, "--preserve", "--journal-dir"])
         .arg(journal_dir)
         .args(["--ramp", "0", "--json"])
@@ -578,7 +578,7 @@ fn capacity_args(dev: &str, mode: &[&str]) -> Vec<String> {
 /// per chunk saved or restored (so that restoring takes a while too).
 fn spawn_capacity(dev: &str, journal_dir: &Path, later_ms: u32) -> Child {
     let jdir = journal_dir.to_str().unwrap();
-    Command::new(assert_cmd::cargo::cargo_bin("iocurve"))
+    common::iocurve_std()
         .args(capacity_args(dev, &["--preserve", "--journal-dir", jdir]))
         .env("IOCURVE_TEST_LATER_JOURNAL_DELAY_MS", later_ms.to_string())
         .env("IOCURVE_TEST_JOURNAL_DELAY_MS", "5")

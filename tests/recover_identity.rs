@@ -11,7 +11,7 @@ mod common;
 
 use common::{LoopDevice, MIB, Tmpfs, iocurve, is_root, sh, skipped};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 fn journal_in(dir: &Path) -> Option<PathBuf> {
@@ -32,7 +32,7 @@ fn state_of(journal: &Path) -> String {
 /// A long `--preserve` write run in `cwd` on `target`, killed with SIGKILL
 /// once its journal is armed and it has written for a moment.
 fn kill_while_writing(cwd: &Path, target: &str, journal_dir: &Path) {
-    let mut child: Child = Command::new(env!("CARGO_BIN_EXE_iocurve"))
+    let mut child: Child = common::iocurve_std()
         .current_dir(cwd)
         .args([
             "run",

@@ -313,15 +313,21 @@ fn application_workloads_get_their_sections() {
         ])
         .assert()
         .success();
+    // The sustain chart is drawn from a card on its virtual clock: 32 MiB
+    // at 40 then 10 MB/s take about two seconds of the card's time, twenty
+    // intervals on any machine (on a real directory a fast machine wrote
+    // them within one interval, leaving a chart of one point).
     let sustain = dir.path().join("sustain.html");
     iocurve()
         .args([
             "sustain",
-            d,
+            "sim:size=256M,cache=16M,write=10MB/s,burst=40MB/s,cmd=50us",
             "--bytes",
             "32M",
+            "--bs",
+            "256k",
             "--interval",
-            "20ms",
+            "100ms",
             "--db",
             db_s,
             "--report",

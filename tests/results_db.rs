@@ -202,10 +202,9 @@ fn a_save_failure_keeps_the_result_and_the_exit_code() {
 fn two_processes_saving_at_once_both_succeed() {
     let dir = tempfile::tempdir().unwrap();
     let db = db_in(dir.path());
-    let bin = assert_cmd::cargo::cargo_bin("iocurve");
     let children: Vec<_> = (0..4)
         .map(|_| {
-            Std::new(&bin)
+            common::iocurve_std()
                 .args(["import", FIO_FIXTURE, "--db"])
                 .arg(&db)
                 .output()
@@ -215,7 +214,7 @@ fn two_processes_saving_at_once_both_succeed() {
     // The above ran one after another; now truly at once.
     let spawned: Vec<_> = (0..6)
         .map(|_| {
-            Std::new(&bin)
+            common::iocurve_std()
                 .args(["import", FIO_FIXTURE, "--db"])
                 .arg(&db)
                 .stdout(std::process::Stdio::null())

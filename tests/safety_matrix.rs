@@ -19,7 +19,7 @@ mod common;
 use clap::CommandFactory;
 use common::{LoopDevice, MIB, Tmpfs, iocurve, is_root, skipped};
 use std::collections::BTreeSet;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 const DEVICE: u64 = 64 * MIB;
@@ -391,7 +391,7 @@ fn sigkill_at_any_moment_then_recover_restores_every_byte() {
         for _ in 0..3 {
             let before = bench.contents();
             let at = Duration::from_micros(rng.u64(0..=whole.as_micros() as u64));
-            let mut child = Command::new(env!("CARGO_BIN_EXE_iocurve"))
+            let mut child = common::iocurve_std()
                 .args(&argv)
                 .env("XDG_DATA_HOME", bench.journals.path().join("data"))
                 .stdout(Stdio::null())
@@ -538,10 +538,9 @@ fn journal_phase(dir: &std::path::Path) -> String {
 
 /// Spawns iocurve with `argv`, each journal chunk slowed by `delay_ms` so
 /// that saving and restoring last long enough to be met.
-fn spawn_slowed(argv: &[String], data: &std::path::Path, delay_ms: u32) -> std::process::Child {
-    Command::new(env!("CARGO_BIN_EXE_iocurve"))
+fn spawn_slowed(argv: &[String], delay_ms: u32) -> std::process::Child {
+    common::iocurve_std()
         .args(argv)
-        .env("XDG_DATA_HOME", data)
         .env("IOCURVE_TEST_JOURNAL_DELAY_MS", delay_ms.to_string())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -571,7 +570,7 @@ fn recover_beside_every_preserve_case_leaves_it_alone_and_loses_nothing() {
         let shown = format!("iocurve {} {}", case.leaf, case.args);
         let before = bench.contents();
         let argv = bench.with_preserve(case);
-        let mut child = spawn_slowed(&argv, &bench.journals.path().join("data"), 6);
+        let mut child = spawn_slowed(&argv, 6);
         loop {
             std::thread::sleep(Duration::from_millis(rng.u64(1..25)));
             let phase = journal_phase(bench.journals.path());
@@ -716,7 +715,7 @@ fn a_journal_file_system_turning_read_only_mid_run_loses_nothing() {
         ]
         .map(String::from)
         .to_vec();
-        let mut child = spawn_slowed(&argv, &bench.journal_fs.join("data"), 0);
+        let mut child = spawn_slowed(&argv, 0);
         assert!(bench.wait_armed(&mut child), "the test never armed");
         std::thread::sleep(Duration::from_millis(200));
         bench.remount("ro");
@@ -780,7 +779,7 @@ fn a_second_write_test_on_one_medium_is_refused_whatever_its_journal_directory()
             argv
         };
         for second_mode in ["--preserve", "--destructive"] {
-            let first = spawn_slowed(&base(&first_dir, ""), &first_dir.join("data"), 40);
+            let first = spawn_slowed(&base(&first_dir, ""), 40);
             let started = Instant::now();
             while journal_phase(&first_dir) == "none" && started.elapsed() < Duration::from_secs(20)
             {

@@ -27,8 +27,12 @@ use iocurve::engine::population::{Mix, Population, spec_of};
 use iocurve::engine::sim::{SimDevice, SimParams};
 use iocurve::workload::sustain::drop_on_sim;
 use std::fmt::Write as _;
-use std::path::Path;
 use std::process::Command;
+
+/// How to start iocurve: in the tests, their helper (which points the
+/// binary's data directories away from the user's); in
+/// `bench/calibrate.rs`, the release binary beside it.
+pub type Launcher = dyn Fn() -> Command + Sync;
 
 /// What one analysis said about one card, scored.
 #[derive(Debug, Clone, PartialEq)]
@@ -253,12 +257,13 @@ pub fn calibrate_sustain(seed: u64, cards: usize) -> Tally {
 
 // ------------------------------------------------------------------ curve
 
-/// Runs `binary` with `args` and parses its JSON output.
-fn json_of(binary: &Path, args: &[&str]) -> Result<serde_json::Value, String> {
-    let out = Command::new(binary)
+/// Runs iocurve with `args` and parses its JSON output.
+fn json_of(iocurve: &Launcher, args: &[&str]) -> Result<serde_json::Value, String> {
+    let mut cmd = iocurve();
+    let out = cmd
         .args(args)
         .output()
-        .map_err(|e| format!("{}: {e}", binary.display()))?;
+        .map_err(|e| format!("{}: {e}", cmd.get_program().to_string_lossy()))?;
     if !out.status.success() {
         return Err(format!(
             "exit {:?}: {}",
@@ -406,7 +411,12 @@ pub fn curve_series_outcome(p: &SimParams, series: &serde_json::Value) -> Outcom
 }
 
 /// Runs `curve` on one card and scores each of its series.
-pub fn curve_outcomes(binary: &Path, p: &SimParams, patterns: &str, seed: u64) -> Vec<Outcome> {
+pub fn curve_outcomes(
+    iocurve: &Launcher,
+    p: &SimParams,
+    patterns: &str,
+    seed: u64,
+) -> Vec<Outcome> {
     let sizes: Vec<String> = CURVE_SIZES.iter().map(u64::to_string).collect();
     let spec = spec_of(p);
     // The offsets of random patterns come from the seed: given, the same
@@ -429,7 +439,7 @@ pub fn curve_outcomes(binary: &Path, p: &SimParams, patterns: &str, seed: u64) -
         "--no-save",
         "--json",
     ];
-    match json_of(binary, &args) {
+    match json_of(iocurve, &args) {
         Err(e) => vec![Outcome::Wrong(format!("curve failed: {e}"))],
         Ok(doc) => doc["curve"]["series"]
             .as_array()
@@ -446,7 +456,7 @@ pub const CURVE_BENT: &str = "curve on cards with a cache or a link: t0 and B wi
 
 /// `curve` over `cards` cards drawn from `seed`: one case per pattern,
 /// tallied by kind of card.
-pub fn calibrate_curve(binary: &Path, seed: u64, cards: usize) -> Vec<Tally> {
+pub fn calibrate_curve(iocurve: &Launcher, seed: u64, cards: usize) -> Vec<Tally> {
     let mut population = Population::new(seed);
     let mut plain = Tally::new(CURVE_PLAIN);
     let mut bent = Tally::new(CURVE_BENT);
@@ -458,7 +468,7 @@ pub fn calibrate_curve(binary: &Path, seed: u64, cards: usize) -> Vec<Tally> {
             &mut bent
         };
         let run_seed = seed ^ (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        for outcome in curve_outcomes(binary, &card, curve_patterns(i), run_seed) {
+        for outcome in curve_outcomes(iocurve, &card, curve_patterns(i), run_seed) {
             tally.add(&spec_of(&card), outcome);
         }
     }
@@ -468,12 +478,12 @@ pub fn calibrate_curve(binary: &Path, seed: u64, cards: usize) -> Vec<Tally> {
 // -------------------------------------------------------------------- all
 
 /// Every analysis over `cards` cards from `seed`, on `threads` threads.
-pub fn calibrate_all(binary: &Path, seed: u64, cards: usize, threads: usize) -> Vec<Tally> {
+pub fn calibrate_all(iocurve: &Launcher, seed: u64, cards: usize, threads: usize) -> Vec<Tally> {
     let seeds: Vec<u64> = (0..threads.max(1) as u64).collect();
     let per_thread = cards.div_ceil(seeds.len());
     let mut tallies = in_parallel(&seeds, seeds.len(), |&k| {
         let seed = seed.wrapping_add(k << 32);
-        let mut all = calibrate_curve(binary, seed, per_thread);
+        let mut all = calibrate_curve(iocurve, seed, per_thread);
         all.push(calibrate_sustain(seed, per_thread));
         all
     });

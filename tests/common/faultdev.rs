@@ -256,15 +256,21 @@ impl FaultDevice {
         Self::build_with(size, &[], &[], delay_ms, mb_per_s, &extras)
     }
 
-    /// A device with no errors where requests touching a `(start, len,
-    /// ms)` range wait `ms` milliseconds more: a slow stretch hidden in an
-    /// otherwise even medium.
-    pub fn with_slow_ranges(size: u64, slow: &[(u64, u64, u32)]) -> Result<FaultDevice, String> {
+    /// A device with no errors where every request waits `delay_ms`, and
+    /// requests touching a `(start, len, ms)` range wait `ms` milliseconds
+    /// more: a slow stretch hidden in an otherwise even medium. The common
+    /// delay gives every request a floor far above the machine's own jitter,
+    /// so that how much slower the stretch is does not depend on the load.
+    pub fn with_slow_ranges(
+        size: u64,
+        delay_ms: u32,
+        slow: &[(u64, u64, u32)],
+    ) -> Result<FaultDevice, String> {
         let extras = Extras {
             slow: slow.to_vec(),
             ..Extras::default()
         };
-        Self::build_with(size, &[], &[], 0, 0.0, &extras)
+        Self::build_with(size, &[], &[], delay_ms, 0.0, &extras)
     }
 
     /// A device that stalls once at each `(offset, ms)`: the first request

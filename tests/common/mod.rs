@@ -15,14 +15,93 @@ pub const KIB: u64 = 1 << 10;
 pub const MIB: u64 = 1 << 20;
 pub const GIB: u64 = 1 << 30;
 
-/// The binary under test. Results are saved under a data directory of the
-/// tests' own, never in the user's.
+/// The directory that stands in for the user's home in every iocurve the
+/// tests start: HOME and the four XDG base directories point into it, so a
+/// run saved without `--db` lands in the tests' own database, and nothing
+/// the binary creates by default (database, journals, configuration,
+/// cache) reaches the user's. One per test process, under Cargo's scratch
+/// directory for integration tests (`target/tmp`), not in a /tmp shared
+/// with the user; directories of test processes that have ended are
+/// removed when the next one starts.
+pub fn test_home() -> &'static Path {
+    static HOME: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    HOME.get_or_init(|| {
+        let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("iocurve-home");
+        remove_homes_of_ended_processes(&root);
+        let exe = std::env::current_exe().expect("the test binary's path");
+        let name = exe
+            .file_stem()
+            .map_or("tests".into(), |n| n.to_string_lossy());
+        let home = root.join(format!("{name}.{}", std::process::id()));
+        for sub in XDG_DIRS.iter().map(|(_, sub)| sub) {
+            std::fs::create_dir_all(home.join(sub)).expect("create the tests' home");
+        }
+        home
+    })
+}
+
+/// The XDG base directories iocurve (or a library it uses) may read, and
+/// where each points inside [`test_home`].
+const XDG_DIRS: &[(&str, &str)] = &[
+    ("XDG_DATA_HOME", ".local/share"),
+    ("XDG_CONFIG_HOME", ".config"),
+    ("XDG_CACHE_HOME", ".cache"),
+    ("XDG_STATE_HOME", ".local/state"),
+];
+
+/// Removes `root/<binary>.<pid>` for every pid that no longer runs (a
+/// reused pid keeps its directory: harmless, and removed later).
+fn remove_homes_of_ended_processes(root: &Path) {
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let pid = name.to_str().and_then(|n| n.rsplit('.').next());
+        let Some(pid) = pid.and_then(|p| p.parse::<u32>().ok()) else {
+            continue;
+        };
+        if !Path::new("/proc").join(pid.to_string()).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// Points HOME and the XDG base directories of `cmd` (and so of whatever
+/// it starts) at [`test_home`]. A test may still override one of them
+/// afterwards with a temporary directory of its own.
+fn isolate(cmd: &mut Std) -> &mut Std {
+    let home = test_home();
+    cmd.env("HOME", home);
+    for (var, sub) in XDG_DIRS {
+        cmd.env(var, home.join(sub));
+    }
+    cmd
+}
+
+/// The one place that builds a command starting the binary under test, as
+/// a `std::process::Command` (to spawn, signal or read it live). Every
+/// other way to start it ([`iocurve`], [`iocurve_wrapped`]) goes through
+/// here or [`isolate`]; `write_gate_structure.rs` fails on any test that
+/// starts the binary another way.
+pub fn iocurve_std() -> Std {
+    let mut cmd = Std::new(env!("CARGO_BIN_EXE_iocurve"));
+    isolate(&mut cmd);
+    cmd
+}
+
+/// The binary under test, as an assert_cmd command (to run to completion
+/// and assert on).
 pub fn iocurve() -> Command {
-    let mut cmd = Command::cargo_bin("iocurve").expect("the iocurve binary is built");
-    cmd.env(
-        "XDG_DATA_HOME",
-        std::env::temp_dir().join("iocurve-tests-data"),
-    );
+    Command::from_std(iocurve_std())
+}
+
+/// The binary started by another program (`setpriv`, `script`): `wrap`
+/// gets the binary's path and builds the wrapper's command line; the
+/// wrapper gets the isolated environment, which it passes on.
+pub fn iocurve_wrapped(wrap: impl FnOnce(&Path) -> Std) -> Std {
+    let mut cmd = wrap(Path::new(env!("CARGO_BIN_EXE_iocurve")));
+    isolate(&mut cmd);
     cmd
 }
 
@@ -77,9 +156,41 @@ pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-/// Prints why a test could not run; the caller returns right after.
+/// Says why a test could not run; the caller returns right after. The line
+/// goes to the process's stderr directly, not through `eprintln!`, which
+/// libtest captures and hides for a test that passes: a skip must show
+/// where `cargo test` is read. When `IOCURVE_SKIP_LOG` names a file (as
+/// `.ci/run` does), the skip is also appended there, one line per skip
+/// (test binary, test, reason, tab-separated), for the count at the end.
 pub fn skipped(why: &str) {
-    eprintln!("skipped: {why}");
+    use std::io::Write as _;
+    let binary = test_binary_name();
+    let thread = std::thread::current();
+    let test = thread.name().unwrap_or("?");
+    let why = why.replace(['\n', '\t'], " ");
+    let _ = std::io::stderr().write_all(format!("skipped: {binary}::{test}: {why}\n").as_bytes());
+    if let Some(log) = std::env::var_os("IOCURVE_SKIP_LOG") {
+        let line = format!("{binary}\t{test}\t{why}\n");
+        let appended = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&log)
+            .and_then(|mut f| f.write_all(line.as_bytes()));
+        if let Err(e) = appended {
+            panic!("IOCURVE_SKIP_LOG={}: {e}", Path::new(&log).display());
+        }
+    }
+}
+
+/// The test binary's name as Cargo names the test (`interrupt`, without
+/// the hash Cargo appends to the file).
+fn test_binary_name() -> String {
+    let exe = std::env::current_exe().unwrap_or_default();
+    let stem = exe.file_stem().unwrap_or_default().to_string_lossy();
+    match stem.rsplit_once('-') {
+        Some((name, hash)) if hash.chars().all(|c| c.is_ascii_hexdigit()) => name.to_string(),
+        _ => stem.into_owned(),
+    }
 }
 
 /// The JSON document a run printed.

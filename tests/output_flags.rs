@@ -680,3 +680,49 @@ fn nothing_created_is_writable_by_group_or_others_even_under_umask_000() {
         .collect();
     assert!(open.is_empty(), "writable by group or others: {open:?}");
 }
+
+#[test]
+fn an_svg_chart_keeps_a_hostile_target_name_as_text() {
+    let tmp = tempfile::tempdir().unwrap();
+    // A file name cannot hold a `/`, so no closing tag.
+    let target = tmp.path().join("<script src=x> & \"'|=x");
+    std::fs::create_dir(&target).unwrap();
+    let svg = tmp.path().join("chart.svg");
+    let out = iocurve()
+        .arg("curve")
+        .arg(&target)
+        .arg(tmp.path())
+        .args([
+            "--sizes",
+            "4k",
+            "--span",
+            "1M",
+            "--time",
+            "50ms",
+            "--repeat",
+            "1",
+            "-q",
+            "--no-save",
+            "--svg",
+        ])
+        .arg(&svg)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let chart = std::fs::read_to_string(&svg)
+        .unwrap_or_else(|e| panic!("{e}: {} {}", text(&out.stdout), text(&out.stderr)));
+    assert!(!chart.contains("<script"), "raw markup in the chart");
+    let doc = roxmltree::Document::parse(&chart).expect("the chart is well-formed XML");
+    let name = target.to_str().unwrap();
+    let labels: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .filter_map(|n| n.text())
+        .collect();
+    assert!(
+        labels
+            .iter()
+            .any(|l| l.trim().starts_with(&format!("{name} · "))),
+        "{labels:?}"
+    );
+}

@@ -220,6 +220,27 @@ mod tests {
         assert_eq!(field("plain"), "plain");
     }
 
+    proptest::proptest! {
+        #[test]
+        fn any_text_is_one_cell_that_runs_nothing(
+            lead in "[=+\\-@\t\r0-9a ]?", rest in "[=+\\-@\t\r\n,\"'.eE0-9a |<>]{0,10}"
+        ) {
+            let text = format!("{lead}{rest}");
+            let cell = field(&text);
+            let read = cells(&cell);
+            proptest::prop_assert_eq!(read.len(), 1, "{:?} split into {:?}", text, read);
+            let read = &read[0];
+            match is_number(&text) {
+                true => proptest::prop_assert_eq!(read, &text),
+                false => {
+                    proptest::prop_assert!(!read.starts_with(['=', '+', '-', '@', '\t', '\r']), "{:?}", read);
+                    // The text itself, or behind the neutralising quote.
+                    proptest::prop_assert!(*read == text || *read == format!("'{text}"), "{:?}", read);
+                }
+            }
+        }
+    }
+
     #[test]
     fn json_export_reads_back() {
         let id = testdata::sd_identity("SD08G", 3, "SD", "0x6051fd1c", "2008-12");

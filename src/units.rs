@@ -22,7 +22,7 @@ const DURATION_FORM: &str = "a duration such as 500ms, 5s, 2m or 1h (a bare numb
 /// when it comes to a whole number of bytes, and anything beyond 2^64 - 1
 /// bytes is refused rather than rounded or saturated.
 pub fn parse_size(text: &str) -> Result<u64, ParseError> {
-    let text = text.trim();
+    let text = one_word(text, "size")?;
     let form = || ParseError(format!("'{text}' is not {SIZE_FORM}"));
     let split = text
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
@@ -57,6 +57,21 @@ pub fn parse_size(text: &str) -> Result<u64, ParseError> {
     u64::try_from(bytes).map_err(|_| too_large())
 }
 
+/// The value without the blanks around it; blanks inside are refused, so
+/// that `4 k` is not read as `4k` when the user may have meant two values
+/// (or a shell split one), and every value reads one way.
+fn one_word<'a>(text: &'a str, what: &str) -> Result<&'a str, ParseError> {
+    let text = text.trim();
+    match text.contains(char::is_whitespace) {
+        true => Err(ParseError(format!(
+            "'{}' has a space inside: write a {what} as one word, such as {}",
+            text.escape_debug(),
+            text.split_whitespace().collect::<String>().escape_debug()
+        ))),
+        false => Ok(text),
+    }
+}
+
 fn size_multiplier(suffix: &str) -> Option<u64> {
     const KI: u64 = 1024;
     Some(match suffix {
@@ -75,7 +90,7 @@ fn size_multiplier(suffix: &str) -> Option<u64> {
 
 /// Parses a duration such as `500ms`, `5s`, `2m`, `1h` or `1.5` (seconds).
 pub fn parse_duration(text: &str) -> Result<Duration, ParseError> {
-    let text = text.trim();
+    let text = one_word(text, "duration")?;
     let split = text
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(text.len());
@@ -103,7 +118,7 @@ const RATE_FORM: &str = "a rate such as 500kB/s, 5MB/s or 20MiB/s (a size per se
 /// Parses a transfer rate such as `5MB/s`, `20MiB/s` or `500kB/s` into bytes
 /// per second. The unit before `/s` is read as [`parse_size`] reads sizes.
 pub fn parse_rate(text: &str) -> Result<u64, ParseError> {
-    let text = text.trim();
+    let text = one_word(text, "rate")?;
     let err = || ParseError(format!("'{text}' is not {RATE_FORM}"));
     let size = text
         .strip_suffix("/s")
@@ -566,9 +581,45 @@ mod tests {
         }
 
         #[test]
+        fn a_blank_inside_any_value_is_refused(
+            number in "[0-9]{1,4}", unit in "(k|M|GiB|s|ms|MB/s)", blank in "[ \t\u{a0}\u{3000}]{1,2}"
+        ) {
+            let text = format!("{number}{blank}{unit}");
+            for refused in [parse_size(&text).err(), parse_duration(&text).err(), parse_rate(&text).err()] {
+                let e = refused.expect("a value with a blank inside is refused");
+                prop_assert!(e.0.contains("space inside"), "{text:?}: {e}");
+            }
+        }
+
+        #[test]
         fn formatting_takes_any_number(n in any::<u64>(), x in any::<f64>()) {
             let _ = (format_size(n), format_mbps(x), format_time_ns(x), mb_per_s(n, n / 3));
         }
+    }
+
+    #[test]
+    fn blanks_inside_a_value_are_refused_and_around_it_dropped() {
+        for bad in ["4 k", "4\tk", "1 MiB", "1. 5M", "4k 4k"] {
+            let e = parse_size(bad).unwrap_err();
+            assert!(e.0.contains("space inside"), "{bad:?}: {e}");
+        }
+        let e = parse_size(" 4 k ").unwrap_err();
+        assert!(e.0.contains("such as 4k"), "{e}");
+        for bad in ["5 s", "500 ms", "1 h"] {
+            assert!(
+                parse_duration(bad).unwrap_err().0.contains("space inside"),
+                "{bad:?}"
+            );
+        }
+        for bad in ["5 MB/s", "5MB /s", "5MB/ s"] {
+            assert!(
+                parse_rate(bad).unwrap_err().0.contains("space inside"),
+                "{bad:?}"
+            );
+        }
+        assert_eq!(parse_size(" 4k\n"), Ok(4096));
+        assert_eq!(parse_duration(" 5s "), Ok(Duration::from_secs(5)));
+        assert_eq!(parse_rate(" 5MB/s "), Ok(5_000_000));
     }
 
     #[test]

@@ -267,15 +267,233 @@ fn check_and_repair_of_a_missing_database_are_usage_errors() {
 #[test]
 fn an_unopenable_database_is_named_with_the_os_reason_once() {
     let dir = tempfile::tempdir().unwrap();
-    let out = ok_json_and_stderr(&mut sim_run(dir.path()));
-    let shown = dir.path().display();
+    // A file where the database's directory would have to be.
+    let file = dir.path().join("plain");
+    std::fs::write(&file, b"x").unwrap();
+    let out = ok_json_and_stderr(&mut sim_run(&file.join("results.db")));
+    let shown = file.display();
     assert!(
         out.contains(&format!(
-            "warning: the result was not saved: cannot open the results database {shown}: Is a directory (os error 21)"
+            "warning: the result was not saved: cannot create the directory {shown} for the results database: File exists (os error 17)"
         )),
         "{out}"
     );
-    assert_eq!(out.matches("Is a directory").count(), 1, "{out}");
+    assert_eq!(out.matches("File exists").count(), 1, "{out}");
+}
+
+/// Paths that exist but can never be a database, each with the kind the
+/// refusal must name.
+fn not_files(dir: &Path) -> Vec<(PathBuf, String)> {
+    let fifo = dir.join("fifo");
+    sh("mkfifo", &[fifo.to_str().unwrap()]).unwrap();
+    let socket = dir.join("socket");
+    let _keep = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    let to_null = dir.join("to-null");
+    std::os::unix::fs::symlink("/dev/null", &to_null).unwrap();
+    let to_dir = dir.join("to-dir");
+    std::os::unix::fs::symlink(dir, &to_dir).unwrap();
+    let to_dir_kind = format!("(a symlink to {}) is a directory", dir.display());
+    [
+        (dir.to_path_buf(), "is a directory"),
+        (PathBuf::from("/dev/null"), "is a character device"),
+        (PathBuf::from("/dev/zero"), "is a character device"),
+        (fifo, "is a FIFO"),
+        (socket, "is a socket"),
+        (to_null, "(a symlink to /dev/null) is a character device"),
+        (to_dir, &to_dir_kind),
+    ]
+    .into_iter()
+    .map(|(p, k)| (p, k.to_string()))
+    .collect()
+}
+
+#[test]
+fn a_database_path_that_is_not_a_file_is_refused_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal_before = Path::new("/dev/null-journal").exists();
+    let cases = not_files(dir.path());
+    // A block device too, where loop devices can be made (as root).
+    let block = common::LoopDevice::new(1 << 20).ok();
+    let block_case = block
+        .as_ref()
+        .map(|d| (d.dev.clone(), "is a block device".to_string()));
+    for (path, kind) in cases.into_iter().chain(block_case) {
+        let runs: [&[&str]; 5] = [
+            &["list"],
+            &["history"],
+            &["db", "check"],
+            &["import", "tests/fixtures/fio-3.33-seqread-randwrite.json"],
+            &["run", "sim:size=64M", "--time", "50ms", "--ramp", "0"],
+        ];
+        for args in runs {
+            let out = fails(iocurve().args(args).arg("--db").arg(&path), 2);
+            let err = text(&out.stderr);
+            let said = format!(
+                "the results database {} {kind}, not a file: pass --db with the path of a regular file",
+                path.display()
+            );
+            assert!(
+                err.contains(&said),
+                "{args:?} --db {}: {err}",
+                path.display()
+            );
+            assert_eq!(err.trim().lines().count(), 1, "{err}");
+            // Refused before measuring: nothing was printed.
+            assert!(out.stdout.is_empty(), "{}", text(&out.stdout));
+        }
+    }
+    if !journal_before {
+        assert!(!Path::new("/dev/null-journal").exists());
+    }
+    // Nothing was made beside the paths tried.
+    assert_eq!(names(dir.path()), ["fifo", "socket", "to-dir", "to-null"]);
+}
+
+/// A run saved into `db` on the mounted file system.
+fn save_one(db: &Path) {
+    ok(&mut sim_run(db));
+}
+
+#[test]
+fn a_database_on_a_read_only_file_system_is_still_read() {
+    let mut dev = match common::LoopDevice::new(32 << 20) {
+        Ok(d) => d,
+        Err(why) => return skipped(&why),
+    };
+    let mnt = match dev.mkfs_and_mount() {
+        Ok(m) => m,
+        Err(why) => return skipped(&why),
+    };
+    let db = mnt.join("results.db");
+    save_one(&db);
+    save_one(&db);
+    sh("mount", &["-o", "remount,ro", mnt.to_str().unwrap()]).unwrap();
+    let before = (names(&mnt), std::fs::read(&db).unwrap());
+    let listed = text(&ok(iocurve().arg("list").arg("--db").arg(&db)).stdout);
+    assert!(listed.contains("2 run(s)"), "{listed}");
+    let history = text(&ok(iocurve().arg("history").arg("--db").arg(&db)).stdout);
+    let runs = history.lines().filter(|l| l.starts_with("  run ")).count();
+    assert_eq!(runs, 2, "{history}");
+    let checked = text(&ok(iocurve().args(["db", "check", "--db"]).arg(&db)).stdout);
+    assert!(
+        checked
+            .contains("ok: the results database passed quick_check (2 run(s), schema version 2)"),
+        "{checked}"
+    );
+    let out = tempfile::tempdir().unwrap();
+    let page = out.path().join("report.html");
+    ok(iocurve()
+        .args(["report", "1", "2", "-o"])
+        .arg(&page)
+        .arg("--db")
+        .arg(&db));
+    assert!(std::fs::read_to_string(&page).unwrap().contains("<html"));
+    let exported = ok_json(iocurve().args(["export", "2", "--json", "--db"]).arg(&db));
+    assert_eq!(exported["tests"][0]["workload"]["rw"], "read");
+    let compared = text(&ok(iocurve().args(["compare", "1", "2", "--db"]).arg(&db)).stdout);
+    assert!(compared.contains("run 2"), "{compared}");
+    // Saving names the real cause and the fix, and the result is printed.
+    let said = ok_json_and_stderr(&mut sim_run(&db));
+    assert!(
+        said.contains(&format!("warning: the result was not saved: cannot save in the results database {}: it cannot be written here (Read-only file system (os error 30)): pass --db FILE on a writable file system", db.display())),
+        "{said}"
+    );
+    assert!(!said.contains("No such file"), "{said}");
+    let deleted = fails(iocurve().args(["delete", "1", "--db"]).arg(&db), 3);
+    assert!(
+        text(&deleted.stderr).contains("Read-only file system"),
+        "{}",
+        text(&deleted.stderr)
+    );
+    assert_eq!((names(&mnt), std::fs::read(&db).unwrap()), before);
+}
+
+/// Sets `user_version` of `db`, as a tool that lost it would.
+fn stamp(db: &Path, version: u32) {
+    rusqlite::Connection::open(db)
+        .unwrap()
+        .pragma_update(None, "user_version", version)
+        .unwrap();
+}
+
+fn user_version(db: &Path) -> u32 {
+    rusqlite::Connection::open(db)
+        .unwrap()
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap()
+}
+
+#[test]
+fn a_database_that_lost_its_version_stamp_is_recognised_from_its_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("results.db");
+    save_one(&db);
+    stamp(&db, 0);
+    let listed = text(&ok(iocurve().arg("list").arg("--db").arg(&db)).stdout);
+    assert!(listed.contains("1 run(s)"), "{listed}");
+    assert_eq!(user_version(&db), 2, "the stamp is written back");
+    stamp(&db, 0);
+    save_one(&db);
+    assert_eq!((count_runs(&db), user_version(&db)), (2, 2));
+    // db check recognises it too, and leaves the file alone.
+    stamp(&db, 0);
+    let checked = text(&ok(iocurve().args(["db", "check", "--db"]).arg(&db)).stdout);
+    assert!(
+        checked.contains("(2 run(s), schema version 2)"),
+        "{checked}"
+    );
+    assert_eq!(user_version(&db), 0);
+}
+
+#[test]
+fn a_database_of_another_make_is_refused_untouched_and_repair_moves_it_aside() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("other.db");
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE devices (x); CREATE TABLE runs (id INTEGER PRIMARY KEY, result_json TEXT);",
+        )
+        .unwrap();
+    }
+    let before = (names(dir.path()), std::fs::read(&db).unwrap());
+    let fix = format!(
+        "run `iocurve db repair --db {}` to move it aside",
+        db.display()
+    );
+    for args in [
+        &["list"][..],
+        &["history"],
+        &[
+            "run",
+            "sim:size=64M",
+            "--time",
+            "50ms",
+            "--ramp",
+            "0",
+            "--json",
+        ],
+    ] {
+        let out = iocurve().args(args).arg("--db").arg(&db).output().unwrap();
+        let err = text(&out.stderr);
+        assert!(
+            err.contains("has no schema version, and tables iocurve does not make: devices, runs")
+                && err.contains(&fix),
+            "{args:?}: {err}"
+        );
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
+    assert_eq!((names(dir.path()), std::fs::read(&db).unwrap()), before);
+    let checked = fails(iocurve().args(["db", "check", "--db"]).arg(&db), 3);
+    assert!(
+        text(&checked.stderr).contains(&fix),
+        "{}",
+        text(&checked.stderr)
+    );
+    let repaired = text(&ok(iocurve().args(["db", "repair", "--db"]).arg(&db)).stdout);
+    assert!(repaired.contains("moved it aside to "), "{repaired}");
+    save_one(&db);
+    assert_eq!((count_runs(&db), user_version(&db)), (1, 2));
 }
 
 /// Runs a command that must succeed and print JSON; returns its stderr.

@@ -497,3 +497,91 @@ fn only_storage_is_a_target() {
             .timeout(Duration::from_secs(60)),
     );
 }
+
+/// Every option of every command whose value is a size, a duration or a
+/// rate (by its value name in the definition), with a value like the one
+/// the user meant but with a blank inside.
+fn options_taking_units() -> Vec<(Vec<String>, String, &'static str)> {
+    use clap::CommandFactory;
+    fn walk(
+        cmd: &clap::Command,
+        words: &[String],
+        out: &mut Vec<(Vec<String>, String, &'static str)>,
+    ) {
+        for arg in cmd.get_arguments() {
+            let (Some(long), Some(names)) = (arg.get_long(), arg.get_value_names()) else {
+                continue;
+            };
+            let spaced = match names[0].as_str() {
+                "SIZE" | "SIZES" => "4 k",
+                "DURATION" => "5 s",
+                "RATE" => "5 MB/s",
+                _ => continue,
+            };
+            out.push((words.to_vec(), format!("--{long}"), spaced));
+        }
+        for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+            let mut w = words.to_vec();
+            w.push(sub.get_name().to_string());
+            walk(sub, &w, out);
+        }
+    }
+    let mut root = iocurve::cli::Cli::command();
+    root.build();
+    let mut out = Vec::new();
+    walk(&root, &[], &mut out);
+    out
+}
+
+#[test]
+fn a_blank_inside_any_size_duration_or_rate_is_refused_naming_the_option() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let options = options_taking_units();
+    // The enumeration found the options it is about.
+    for (words, option) in [("run", "--bs"), ("run", "--time"), ("stream", "--rate")] {
+        assert!(
+            options
+                .iter()
+                .any(|(w, o, _)| w.join(" ") == words && o == option),
+            "{words} {option} not enumerated"
+        );
+    }
+    assert!(options.len() >= 30, "{} options", options.len());
+    for (words, option, spaced) in &options {
+        let out = iocurve()
+            .args(words)
+            .arg(d)
+            .arg(option)
+            .arg(spaced)
+            .output()
+            .unwrap();
+        let shown = format!("{option} {spaced:?}: ");
+        assert_one_line_error(&out, 2, &[&shown, "space inside"]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.trim().lines().count(), 1, "{words:?} {option}: {err}");
+    }
+}
+
+#[test]
+fn odd_simulated_cards_are_refused_naming_the_key() {
+    let cases: [(&str, &[&str]); 4] = [
+        ("sim:size=1G,size=2G", &["sim option size is given twice"]),
+        (
+            "sim:size=4G,au=64G",
+            &["sim option au=64 GiB", "larger than the card"],
+        ),
+        ("sim:size=4 G", &["sim option size=4 G", "space inside"]),
+        (
+            "sim:size=64M,write=5 MB/s",
+            &["sim option write=5 MB/s", "space inside"],
+        ),
+    ];
+    for (card, needles) in cases {
+        let out = iocurve()
+            .args(["run", card, "--time", "50ms", "--no-save"])
+            .output()
+            .unwrap();
+        assert_one_line_error(&out, 2, needles);
+    }
+}

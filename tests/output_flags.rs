@@ -548,3 +548,181 @@ fn json_lines_and_a_file_or_another_format_are_refused_together() {
     common::run_fail(["run", CARD, "--json", "--markdown"], 2);
     common::run_fail(["export", "--format", "csv", "--json"], 2);
 }
+
+/// Runs the binary under `umask 000` (as a service unit or a careless
+/// shell may start it), with its default data directory in `data`.
+fn under_umask_000(data: &Path, args: &[&str]) {
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("umask 000; exec \"$0\" \"$@\"")
+        .arg(assert_cmd::cargo::cargo_bin("iocurve"))
+        .args(args)
+        .env("XDG_DATA_HOME", data)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: exit {:?}: {}",
+        out.status.code(),
+        text(&out.stderr)
+    );
+}
+
+/// Every file and directory under `dir` with its permission bits.
+fn modes_under(dir: &Path) -> Vec<(std::path::PathBuf, u32)> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let meta = std::fs::symlink_metadata(&path).unwrap();
+        out.push((path.clone(), meta.permissions().mode() & 0o7777));
+        if meta.is_dir() {
+            out.extend(modes_under(&path));
+        }
+    }
+    out
+}
+
+#[test]
+fn nothing_created_is_writable_by_group_or_others_even_under_umask_000() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let p = |rel: &str| t.join(rel).to_str().unwrap().to_string();
+    // The shell really hands on umask 000: a file it makes is 0666.
+    std::process::Command::new("sh")
+        .arg("-c")
+        .arg("umask 000; exec touch \"$0\"")
+        .arg(p("control"))
+        .status()
+        .unwrap();
+    let control = modes_under(t);
+    assert_eq!(control, [(t.join("control"), 0o666)]);
+    std::fs::remove_file(t.join("control")).unwrap();
+    std::fs::create_dir(t.join("target")).unwrap();
+    let data = t.join("data");
+    let db = p("db/nested/results.db");
+    let runs: Vec<Vec<String>> = vec![
+        vec![
+            "run",
+            "sim:size=64M",
+            "--time",
+            "50ms",
+            "--ramp",
+            "0",
+            "--json",
+            "-o",
+        ]
+        .into_iter()
+        .map(String::from)
+        .chain([
+            p("run.json"),
+            "--report".into(),
+            p("run.html"),
+            "--db".into(),
+            db.clone(),
+        ])
+        .collect(),
+        vec![
+            "curve".into(),
+            p("target"),
+            "--sizes".into(),
+            "4k,64k".into(),
+            "--span".into(),
+            "1M".into(),
+            "--time".into(),
+            "50ms".into(),
+            "--repeat".into(),
+            "1".into(),
+            "--svg".into(),
+            p("curve.svg"),
+            "-q".into(),
+        ],
+        vec![
+            "import".into(),
+            "tests/fixtures/fio-3.33-seqread-randwrite.json".into(),
+        ],
+        vec!["report".into(), "-o".into(), p("report.html")],
+        vec![
+            "export".into(),
+            "1".into(),
+            "--csv".into(),
+            "-o".into(),
+            p("export.csv"),
+            "--db".into(),
+            db.clone(),
+        ],
+        vec!["man".into(), p("man")],
+    ];
+    for args in &runs {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        under_umask_000(&data, &args);
+    }
+    let made = modes_under(t);
+    for expected in [
+        "run.json",
+        "run.html",
+        "curve.svg",
+        "report.html",
+        "export.csv",
+        "db/nested/results.db",
+        "data/iocurve/results.db",
+        "man/iocurve.1",
+    ] {
+        assert!(
+            made.iter().any(|(f, _)| *f == t.join(expected)),
+            "{expected} in {made:?}"
+        );
+    }
+    // The test's own directory for the curve's target is not iocurve's.
+    let open: Vec<_> = made
+        .iter()
+        .filter(|(f, mode)| mode & 0o022 != 0 && *f != t.join("target"))
+        .collect();
+    assert!(open.is_empty(), "writable by group or others: {open:?}");
+}
+
+#[test]
+fn an_svg_chart_keeps_a_hostile_target_name_as_text() {
+    let tmp = tempfile::tempdir().unwrap();
+    // A file name cannot hold a `/`, so no closing tag.
+    let target = tmp.path().join("<script src=x> & \"'|=x");
+    std::fs::create_dir(&target).unwrap();
+    let svg = tmp.path().join("chart.svg");
+    let out = iocurve()
+        .arg("curve")
+        .arg(&target)
+        .arg(tmp.path())
+        .args([
+            "--sizes",
+            "4k",
+            "--span",
+            "1M",
+            "--time",
+            "50ms",
+            "--repeat",
+            "1",
+            "-q",
+            "--no-save",
+            "--svg",
+        ])
+        .arg(&svg)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let chart = std::fs::read_to_string(&svg)
+        .unwrap_or_else(|e| panic!("{e}: {} {}", text(&out.stdout), text(&out.stderr)));
+    assert!(!chart.contains("<script"), "raw markup in the chart");
+    let doc = roxmltree::Document::parse(&chart).expect("the chart is well-formed XML");
+    let name = target.to_str().unwrap();
+    let labels: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .filter_map(|n| n.text())
+        .collect();
+    assert!(
+        labels
+            .iter()
+            .any(|l| l.trim().starts_with(&format!("{name} · "))),
+        "{labels:?}"
+    );
+}

@@ -446,3 +446,164 @@ fn compare_fail_above_exits_6_on_a_slowdown_beyond_the_allowed_share() {
         assert_eq!(out.status.code(), Some(2), "--fail-above {bad}");
     }
 }
+
+/// Text that a spreadsheet would run as a formula, HTML that a Markdown
+/// viewer would run, and what splits a table cell or a line.
+const HOSTILE: [&str; 9] = [
+    "=cmd|' /C calc'!A0",
+    "+1+cmd",
+    "-2+3",
+    "@SUM(A1)",
+    "\tx",
+    "\rx",
+    "<script>alert(1)</script>",
+    "a|b",
+    "line\nbreak",
+];
+
+/// The fixture with one read job per hostile name, a hostile fio version
+/// and a hostile file name: what a hostile fio file can carry.
+fn hostile_fio_file(dir: &Path) -> PathBuf {
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(FIO_FIXTURE).unwrap()).unwrap();
+    doc["fio version"] = "fio-<script>alert(2)</script>|\nx".into();
+    let template = doc["jobs"][0].clone();
+    let jobs: Vec<serde_json::Value> = HOSTILE
+        .iter()
+        .map(|name| {
+            let mut job = template.clone();
+            job["jobname"] = (*name).into();
+            job["job options"]["filename"] = "/tmp/<img src=x>|=1".into();
+            job
+        })
+        .collect();
+    doc["jobs"] = jobs.into();
+    let file = dir.join("hostile-fio.json");
+    std::fs::write(&file, doc.to_string()).unwrap();
+    file
+}
+
+/// The cells of each CSV record, unquoted as a spreadsheet reads them
+/// (RFC 4180: quotes double inside quoted cells, which may span lines).
+fn csv_records(csv: &str) -> Vec<Vec<String>> {
+    let (mut records, mut cells, mut cell) = (Vec::new(), Vec::new(), String::new());
+    let (mut quoted, mut chars) = (false, csv.chars().peekable());
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                chars.next();
+                cell.push('"');
+            }
+            ('"', _) => quoted = !quoted,
+            (',', false) => cells.push(std::mem::take(&mut cell)),
+            ('\n', false) => {
+                cells.push(std::mem::take(&mut cell));
+                records.push(std::mem::take(&mut cells));
+            }
+            (c, _) => cell.push(c),
+        }
+    }
+    records
+}
+
+/// The cells of each Markdown table row, split where a renderer splits
+/// them: at a `|` that no backslash escapes.
+fn markdown_rows(md: &str) -> Vec<Vec<String>> {
+    md.lines()
+        .filter(|l| l.starts_with('|'))
+        .map(|l| {
+            let inner = l.trim().trim_start_matches('|').trim_end_matches('|');
+            let (mut cells, mut escaped) = (vec![String::new()], false);
+            for c in inner.chars() {
+                match (c, escaped) {
+                    ('|', false) => cells.push(String::new()),
+                    (c, _) => cells.last_mut().unwrap().push(c),
+                }
+                escaped = c == '\\' && !escaped;
+            }
+            cells
+        })
+        .collect()
+}
+
+fn stdout_of(db: &Path, args: &[&str]) -> String {
+    text(&ok(iocurve().args(args).arg("--db").arg(db)).stdout)
+}
+
+/// Every CSV cell of a hostile import is inert (neutralised with a quote
+/// when it starts like a formula) and keeps its text.
+fn assert_csv_inert(csv: &str, rows: usize) {
+    let records = csv_records(csv);
+    assert_eq!(records.len(), rows + 1, "{csv:?}");
+    for record in &records {
+        assert_eq!(record.len(), records[0].len(), "{csv:?}");
+        for cell in record {
+            assert!(
+                !cell.starts_with(['=', '+', '-', '@', '\t', '\r']),
+                "the cell {cell:?} starts a formula: {csv:?}"
+            );
+        }
+    }
+    let test = records[0].iter().position(|h| h == "test").unwrap();
+    let names: Vec<&str> = records[1..]
+        .iter()
+        .map(|r| r[test].strip_prefix('\'').unwrap_or(&r[test]))
+        .collect();
+    for name in HOSTILE {
+        assert!(names.contains(&name), "{name:?} in {names:?}");
+    }
+}
+
+/// No raw HTML, and every table row has as many cells as its header.
+fn assert_markdown_inert(md: &str, columns: usize) {
+    assert!(!md.contains('<'), "raw HTML: {md}");
+    assert!(!md.contains('\r'), "{md:?}");
+    let rows = markdown_rows(md);
+    assert!(rows.len() >= 3, "{md}");
+    for row in &rows {
+        assert_eq!(row.len(), columns, "{row:?} in {md}");
+    }
+}
+
+#[test]
+fn hostile_names_from_an_import_come_out_inert_in_every_export() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = db_in(dir.path());
+    let fio = hostile_fio_file(dir.path());
+    for _ in 0..2 {
+        ok(iocurve().arg("import").arg(&fio).arg("--db").arg(&db));
+    }
+    assert_csv_inert(&stdout_of(&db, &["export", "1", "--csv"]), HOSTILE.len());
+    assert_csv_inert(
+        &stdout_of(&db, &["compare", "1", "2", "--csv"]),
+        2 * HOSTILE.len(),
+    );
+    let md = stdout_of(&db, &["export", "1", "--markdown"]);
+    assert_markdown_inert(&md, 5);
+    // The heading and a blank line, the table (header, rule, one row per
+    // job), a blank line and the three lines of notes: no name adds one.
+    assert_eq!(md.lines().count(), 8 + HOSTILE.len(), "{md}");
+    assert!(md.contains("&lt;img src=x&gt;\\|=1"), "{md}");
+    let md = stdout_of(&db, &["compare", "1", "2", "--markdown"]);
+    assert_markdown_inert(&md, 6);
+    // JSON keeps every name exactly.
+    let doc = json(stdout_of(&db, &["export", "1", "--json"]).as_bytes());
+    let names: Vec<&str> = doc["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, HOSTILE);
+    // The HTML report escapes them too.
+    let html = dir.path().join("report.html");
+    ok(iocurve()
+        .args(["report", "1", "2", "-o"])
+        .arg(&html)
+        .arg("--db")
+        .arg(&db));
+    let html = std::fs::read_to_string(&html).unwrap();
+    for raw in ["<script>alert", "<img src=x>"] {
+        assert!(!html.contains(raw), "{raw} in the HTML report");
+    }
+}

@@ -34,6 +34,11 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         db: asked.db,
         no_save: asked.no_save,
     };
+    // A --db that can never be a database is refused before anything is
+    // measured, not after.
+    if let Some(db) = &store.db {
+        crate::store::check_path(db)?;
+    }
     if cli.command.output_args().is_some_and(|o| o.quiet) {
         crate::report::progress::silence();
     }

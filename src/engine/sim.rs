@@ -182,12 +182,21 @@ impl SimParams {
     pub fn parse(spec: &str) -> Result<SimParams, String> {
         let mut p = SimParams::default();
         let (mut real, mut burst) = (None, None);
+        let mut given: Vec<&str> = Vec::new();
         for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             let (key, value) = item
                 .split_once('=')
                 .ok_or_else(|| format!("sim option '{item}' is not key=value; {SIM_HELP}"))?;
-            let size = || parse_size(value).map_err(|e| e.0);
-            let rate = || parse_rate(value).map_err(|e| e.0);
+            // Which of two values was meant is a guess: refuse, not pick.
+            if given.contains(&key) {
+                return Err(format!(
+                    "sim option {key} is given twice: give each option once; {SIM_HELP}"
+                ));
+            }
+            given.push(key);
+            let named = |e: crate::units::ParseError| format!("sim option {key}={value}: {e}");
+            let size = || parse_size(value).map_err(named);
+            let rate = || parse_rate(value).map_err(named);
             match key {
                 "size" => p.size = size()?,
                 "au" => p.au = size()?,
@@ -196,14 +205,14 @@ impl SimParams {
                 "read" => p.read = rate()?,
                 "write" => p.write = rate()?,
                 "burst" => burst = Some(rate()?),
-                "cmd" => p.cmd_ns = duration(value)?,
+                "cmd" => p.cmd_ns = duration(key, value)?,
                 "cache" => p.cache = size()?,
                 "real" => real = Some(size()?),
                 "link" => p.link = Some(rate()?),
                 "fake" => p.fake = FakeKind::parse(value)?,
                 "move" => p.move_speed = Some(rate()?),
-                "fat" => p.fat_ns = Some(duration(value)?),
-                "fat_max" => p.fat_max_ns = duration(value)?,
+                "fat" => p.fat_ns = Some(duration(key, value)?),
+                "fat_max" => p.fat_max_ns = duration(key, value)?,
                 "fat_every" => p.fat_every = value.parse().map_err(|_| bad(key, value))?,
                 _ => return Err(format!("unknown sim option '{key}'; {SIM_HELP}")),
             }
@@ -224,6 +233,14 @@ impl SimParams {
         if !units_ok || !self.au.is_multiple_of(self.page) || self.real > self.size {
             return Err(format!(
                 "sim: size, real, au and page must be multiples of 512 bytes, au a multiple of page, real at most size; {SIM_HELP}"
+            ));
+        }
+        // An AU is a piece of the card: one larger than the card cannot be.
+        if self.au > self.size {
+            return Err(format!(
+                "sim option au={} is larger than the card (size={}): give an au at most the size; {SIM_HELP}",
+                format_size(self.au),
+                format_size(self.size)
             ));
         }
         let zero = self.open_au == 0 || self.read == 0 || self.write == 0 || self.burst == 0;
@@ -257,10 +274,10 @@ impl SimParams {
     }
 }
 
-fn duration(value: &str) -> Result<u64, String> {
+fn duration(key: &str, value: &str) -> Result<u64, String> {
     parse_duration(value)
         .map(|d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
-        .map_err(|e| e.0)
+        .map_err(|e| format!("sim option {key}={value}: {e}"))
 }
 
 fn bad(key: &str, value: &str) -> String {
@@ -1193,7 +1210,52 @@ mod tests {
         assert_eq!(read4k(&d, 0).unwrap(), vec![0u8; 4096]);
     }
 
+    #[test]
+    fn odd_options_are_refused_naming_the_key() {
+        let e = SimParams::parse("size=1G,size=2G").unwrap_err();
+        assert!(e.starts_with("sim option size is given twice"), "{e}");
+        let e = SimParams::parse("size=4G,au=64G").unwrap_err();
+        assert!(
+            e.starts_with("sim option au=64 GiB is larger than the card (size=4 GiB)"),
+            "{e}"
+        );
+        assert!(SimParams::parse("size=64M,au=64M,page=16k").is_ok());
+        for (spec, key) in [
+            ("size=4 G", "size=4 G"),
+            ("read=5 MB/s", "read=5 MB/s"),
+            ("cmd=200 us", "cmd=200 us"),
+        ] {
+            let e = SimParams::parse(spec).unwrap_err();
+            assert!(e.starts_with(&format!("sim option {key}: ")), "{e}");
+            assert!(e.contains("space inside"), "{e}");
+        }
+    }
+
     proptest::proptest! {
+        #[test]
+        fn a_key_given_twice_is_refused_by_name(
+            key in proptest::sample::select(vec!["size", "au", "page", "open_au", "read", "write", "burst", "cmd", "cache", "real", "link", "fake", "move", "fat", "fat_max", "fat_every"]),
+            a in "[0-9a-z]{0,4}",
+            b in "[0-9a-z]{0,4}",
+        ) {
+            let e = SimParams::parse(&format!("{key}={a},size=64M,{key}={b}"));
+            let twice = format!("sim option {key} is given twice");
+            // The first value may be refused on its own; else the repeat is.
+            match e {
+                Ok(_) => proptest::prop_assert!(false, "{key} twice was accepted"),
+                Err(e) => proptest::prop_assert!(e.contains(&twice) || e.contains(&format!("{key}={a}")), "{e}"),
+            }
+        }
+
+        #[test]
+        fn an_au_beyond_the_card_is_refused(size_mib in 1u64..64, au_mib in 1u64..128) {
+            let spec = format!("size={size_mib}M,au={au_mib}M,page=4k");
+            match SimParams::parse(&spec) {
+                Ok(p) => proptest::prop_assert!(p.au <= p.size),
+                Err(e) => proptest::prop_assert!(au_mib <= size_mib || e.contains("au="), "{spec}: {e}"),
+            }
+        }
+
         #[test]
         fn the_option_parser_never_panics(spec in ".{0,80}") {
             let _ = SimParams::parse(&spec);

@@ -350,13 +350,14 @@ fn aligned(rows: &[Vec<String>]) -> String {
     out
 }
 
-/// A Markdown table.
+/// A Markdown table; every cell is escaped (see
+/// [`escape`](super::markdown::escape)).
 pub fn markdown_table(rows: &[Vec<String>]) -> String {
     let line = |r: &[String]| {
         format!(
             "| {} |\n",
             r.iter()
-                .map(|c| c.replace('|', "\\|"))
+                .map(|c| super::markdown::escape(c))
                 .collect::<Vec<_>>()
                 .join(" | ")
         )
@@ -581,10 +582,13 @@ pub fn render(entries: &[Entry], opts: &Options) -> Result<String, String> {
     let comparison = compare(entries, opts.threshold)?;
     let mut rows = vec![HEADER.iter().map(|h| h.to_string()).collect::<Vec<_>>()];
     rows.extend(entries.iter().map(|e| row(e, &key)));
-    let mut out = table_heading(&key);
-    if opts.markdown {
-        out.push('\n');
-    }
+    let mut out = match opts.markdown {
+        true => format!(
+            "{}\n\n",
+            super::markdown::escape(table_heading(&key).trim_end())
+        ),
+        false => table_heading(&key),
+    };
     out.push_str(&if opts.markdown {
         markdown_table(&rows)
     } else {
@@ -618,7 +622,7 @@ pub fn render_json(entries: &[Entry], opts: &Options) -> Result<String, String> 
 /// A list item: indented text, or a Markdown bullet.
 fn item(markdown: bool, text: &str) -> String {
     match markdown {
-        true => format!("- {text}\n"),
+        true => format!("- {}\n", super::markdown::escape(text)),
         false => format!("  {text}\n"),
     }
 }
@@ -630,7 +634,10 @@ fn verdict_lines(c: &Comparison, markdown: bool) -> String {
     };
     let mut out = format!(
         "{whose}: each run against {}, test by test ({:.0}% bootstrap interval of the ratio of mean MB/s, after/before; changes within ±{:.0}% are noise)\n",
-        c.baseline,
+        match markdown {
+            true => super::markdown::escape(&c.baseline),
+            false => c.baseline.clone(),
+        },
         c.level * 100.0,
         c.threshold * 100.0
     );

@@ -1,6 +1,11 @@
 //! Markdown: a table ready to paste into a forum post or a README, with
 //! the device named above it and the range rule of
 //! [`compare`](super::compare) applied to every figure.
+//!
+//! Names in a result come from the device, the file system, the host or an
+//! imported fio file, and a Markdown page is rendered as HTML wherever it
+//! is pasted: every such text goes through [`escape`], so that it reads as
+//! the text it is, not as markup or as another table cell.
 
 use super::Export;
 use super::compare::{figure_text, identity_text, markdown_table, spread_text};
@@ -80,6 +85,32 @@ fn cell(r: &RunResult, name: &str, write: bool, quantity: Quantity) -> String {
     }
 }
 
+/// Text from data, made inert for Markdown and the HTML it becomes: HTML's
+/// `&`, `<` and `>` as entities; `|` escaped so that it stays inside its
+/// table cell; backslashes, backticks and brackets as entities, so that
+/// they can neither undo an escape nor open a code span or a link; line
+/// breaks as spaces, so that a cell or a heading stays on its line.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '|' => out.push_str("\\|"),
+            '\\' => out.push_str("&#92;"),
+            '`' => out.push_str("&#96;"),
+            '[' => out.push_str("&#91;"),
+            ']' => out.push_str("&#93;"),
+            '\r' if chars.peek() == Some(&'\n') => {}
+            '\r' | '\n' | '\u{0b}' | '\u{0c}' | '\u{85}' | '\u{2028}' | '\u{2029}' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 impl Export for Markdown {
     fn render(&self, r: &RunResult) -> String {
         let label = r
@@ -87,14 +118,15 @@ impl Export for Markdown {
             .as_ref()
             .map_or_else(|| r.target.path.clone(), |i| i.label.clone());
         let mut out = format!(
-            "**{label}** · iocurve {} {} · {}\n\n",
-            r.iocurve_version,
-            r.command(),
-            r.started_at
+            "**{}** · iocurve {} {} · {}\n\n",
+            escape(&label),
+            escape(&r.iocurve_version),
+            escape(&r.command()),
+            escape(&r.started_at)
         );
         let identity = identity_text(r.device_identity.as_ref());
         if !identity.is_empty() {
-            out.push_str(&format!("{identity}\n\n"));
+            out.push_str(&format!("{}\n\n", escape(&identity)));
         }
         let mut rows = vec![vec![
             "Test".to_string(),
@@ -136,5 +168,75 @@ mod tests {
         r.tests
             .push(testdata::test("RND 4KiB Q1", "randread", &[4.1, 4.0, 4.2]));
         insta::assert_snapshot!(Markdown.render(&r));
+    }
+
+    #[test]
+    fn escaped_text_is_inert() {
+        assert_eq!(escape("<script>"), "&lt;script&gt;");
+        assert_eq!(escape("a|b"), "a\\|b");
+        assert_eq!(escape("a\\|b"), "a&#92;\\|b");
+        assert_eq!(escape("R&D"), "R&amp;D");
+        assert_eq!(escape("two\r\nlines\nthree"), "two lines three");
+        assert_eq!(
+            escape("[x](javascript:y) `z`"),
+            "&#91;x&#93;(javascript:y) &#96;z&#96;"
+        );
+        assert_eq!(escape("SD SanDisk SD08G (8 GB)"), "SD SanDisk SD08G (8 GB)");
+    }
+
+    /// Lines of a Markdown export that are table rows, split into cells
+    /// the way GitHub's renderer splits them (at a `|` not escaped).
+    fn table_cells(md: &str) -> Vec<Vec<String>> {
+        md.lines()
+            .filter(|l| l.starts_with('|'))
+            .map(|l| {
+                let mut cells = vec![String::new()];
+                let mut escaped = false;
+                for c in l
+                    .trim()
+                    .trim_start_matches('|')
+                    .trim_end_matches('|')
+                    .chars()
+                {
+                    match (c, escaped) {
+                        ('|', false) => cells.push(String::new()),
+                        (c, _) => cells.last_mut().unwrap().push(c),
+                    }
+                    escaped = c == '\\' && !escaped;
+                }
+                cells
+            })
+            .collect()
+    }
+
+    #[test]
+    fn hostile_names_stay_text_in_their_cell() {
+        for hostile in [
+            "<script>alert(1)</script>",
+            "a|b",
+            "x\ny",
+            "x\r\ny",
+            "=1+2",
+            "@x",
+            "\t-1",
+            "a\\|b",
+            "&lt;",
+        ] {
+            let mut id = testdata::sd_identity("SD08G", 3, "SD", "0x6051fd1c", "2008-12");
+            id.label = hostile.to_string();
+            let mut r = testdata::run(Some(id), hostile, &[20.1], &[12.2]);
+            r.iocurve_version = hostile.to_string();
+            r.tests[0].name = hostile.to_string();
+            r.tests[1].name = hostile.to_string();
+            let md = Markdown.render(&r);
+            assert!(!md.contains('<'), "{hostile:?}: {md}");
+            assert!(!md.contains("\r"), "{hostile:?}: {md}");
+            let rows = table_cells(&md);
+            assert_eq!(rows.len(), 3, "{hostile:?}: {md}");
+            assert!(rows.iter().all(|r| r.len() == 5), "{hostile:?}: {md}");
+            // The heading, the identity, the table, the two notes: a name
+            // with a line break adds no line.
+            assert_eq!(md.lines().count(), 11, "{hostile:?}: {md}");
+        }
     }
 }

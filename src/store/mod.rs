@@ -160,9 +160,120 @@ pub struct Store {
     access: Access,
 }
 
+/// What a path that is not a regular file is, in words.
+fn kind_of(meta: &std::fs::Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    let t = meta.file_type();
+    match () {
+        _ if t.is_dir() => "a directory",
+        _ if t.is_char_device() => "a character device",
+        _ if t.is_block_device() => "a block device",
+        _ if t.is_fifo() => "a FIFO",
+        _ if t.is_socket() => "a socket",
+        _ => "not a regular file",
+    }
+}
+
+/// Refuses a database path that is not a regular file (or a symlink to
+/// one) and where none could be created: SQLite would open a device or a
+/// FIFO as given and put its journal beside it (`/dev/null-journal`, with
+/// the device's mode). A path that does not exist yet is left to
+/// [`connect`], which creates it.
+pub fn check_path(path: &Path) -> Result<()> {
+    let Ok(meta) = std::fs::metadata(path) else {
+        return Ok(());
+    };
+    if meta.is_file() {
+        return Ok(());
+    }
+    let link = std::fs::read_link(path)
+        .map(|to| format!(" (a symlink to {})", to.display()))
+        .unwrap_or_default();
+    Err(crate::error::usage(format!(
+        "the results database {}{link} is {}, not a file: pass --db with the path of a regular file, one that exists or can be created (such as ./results.db)",
+        path.display(),
+        kind_of(&meta)
+    )))
+}
+
+/// Whether `path` (an existing file) can only be read here: the file, or
+/// the directory where SQLite puts its journal and WAL files, refuses
+/// writing (a read-only file system, or permissions).
+fn read_only_here(path: &Path) -> Option<std::io::Error> {
+    use rustix::fs::{Access as Can, access};
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    [path, dir]
+        .into_iter()
+        .find_map(|p| access(p, Can::WRITE_OK).err())
+        .map(std::io::Error::from)
+}
+
+/// Opens an existing database that cannot be written here, read-only:
+/// SQLite then reads a WAL-mode file without creating its `-shm`. When no
+/// `-wal` file is left, the file is all there is, and `immutable` reads it
+/// even where SQLite could not take a lock.
+fn connect_read_only(path: &Path, why: &std::io::Error) -> Result<Connection> {
+    use rusqlite::OpenFlags;
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        | OpenFlags::SQLITE_OPEN_URI;
+    let plain = Connection::open_with_flags(path, flags);
+    let usable = |c: &Connection| c.query_row("PRAGMA schema_version", [], |_| Ok(())).is_ok();
+    match plain {
+        Ok(conn) if usable(&conn) => return Ok(conn),
+        _ => {}
+    }
+    let wal = repair::with_suffix(path, "-wal");
+    let wal_empty = std::fs::metadata(&wal).map_or(true, |m| m.len() == 0);
+    let failed = |e: Option<rusqlite::Error>| -> anyhow::Error {
+        IoFailure::new(
+            format!(
+                "cannot read the results database {}: it cannot be written here ({why}), and SQLite could not read it read-only{}: copy it to a writable place and pass --db with the copy",
+                path.display(),
+                e.map(|e| format!(" ({})", fail::detail(&e, None)))
+                    .unwrap_or_default()
+            ),
+            None,
+        )
+        .into()
+    };
+    if !wal_empty {
+        return Err(failed(None));
+    }
+    let mut uri = String::from("file:");
+    for b in path.as_os_str().as_encoded_bytes() {
+        match b {
+            b'?' | b'#' | b'%' => uri.push_str(&format!("%{b:02X}")),
+            b => uri.push(char::from(*b)),
+        }
+    }
+    uri.push_str("?immutable=1");
+    let conn = Connection::open_with_flags(&uri, flags).map_err(|e| failed(Some(e)))?;
+    Ok(conn)
+}
+
 /// Opens the file (creating it and its directory if needed). SQLite says
 /// only "unable to open database file"; the OS is asked why.
 fn connect(path: &Path, access: Access) -> Result<Connection> {
+    check_path(path)?;
+    if path.exists() {
+        if let Some(why) = read_only_here(path) {
+            return match access {
+                Access::Read => connect_read_only(path, &why),
+                Access::Write => Err(IoFailure::new(
+                    format!(
+                        "cannot save in the results database {}: it cannot be written here ({why}): pass --db FILE on a writable file system (or --no-save)",
+                        path.display()
+                    ),
+                    None,
+                )
+                .into()),
+            };
+        }
+    }
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| {
             IoFailure::new(
@@ -247,6 +358,16 @@ impl Store {
                 return Err(explain(e, &conn, "open"));
             }
         }
+        if conn.is_readonly(rusqlite::MAIN_DB).unwrap_or(false) {
+            return Self::read_only(conn, path, access, version);
+        }
+        // Tables of another make are refused before anything is written,
+        // not even the journal mode.
+        if let schema::Found::Foreign(tables) =
+            retry_busy(|| schema::recognise(&conn)).map_err(|e| explain(e, &conn, "open"))?
+        {
+            return Err(schema::foreign(path, &tables));
+        }
         retry_busy(|| {
             // The mode SQLite settles on is its answer; a file system that
             // cannot do WAL keeps the rollback journal.
@@ -267,6 +388,32 @@ impl Store {
             path: path.to_path_buf(),
             access,
         })
+    }
+
+    /// A connection that cannot write (see [`connect_read_only`]): usable
+    /// for reading when its schema is the one wanted, stamped or
+    /// recognised; nothing is set up or migrated, since nothing may be
+    /// written.
+    fn read_only(conn: Connection, path: &Path, access: Access, version: u32) -> Result<Store> {
+        let found = schema::recognise(&conn)
+            .map_err(|e| fail::explain(e, Some(&conn), path, "read", access))?;
+        match found {
+            schema::Found::Stamped(v) | schema::Found::Unstamped(v) if v == version => Ok(Store {
+                conn,
+                path: path.to_path_buf(),
+                access,
+            }),
+            schema::Found::Foreign(tables) => Err(schema::foreign(path, &tables)),
+            other => Err(IoFailure::new(
+                format!(
+                    "cannot read the results database {}: it has schema version {} and cannot be written here to update it to {version}: copy it to a writable place and pass --db with the copy",
+                    path.display(),
+                    other.version()
+                ),
+                None,
+            )
+            .into()),
+        }
     }
 
     /// The underlying connection (for tests and migrations).

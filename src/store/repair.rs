@@ -75,6 +75,13 @@ pub struct Sound {
 /// Opens an existing database without creating it, and never writes to it
 /// (no migration, no journal-mode change).
 fn open_existing(path: &Path) -> Result<Connection> {
+    super::check_path(path)?;
+    if let Some(why) = super::read_only_here(path) {
+        let conn = super::connect_read_only(path, &why)?;
+        conn.busy_timeout(BUSY_TIMEOUT)
+            .map_err(|e| fail::explain(e.into(), Some(&conn), path, "open", Access::Read))?;
+        return Ok(conn);
+    }
     let conn = Connection::open_with_flags(
         path,
         OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
@@ -98,8 +105,12 @@ pub fn check(path: &Path) -> Result<std::result::Result<Sound, String>> {
     }
     let read =
         |e: rusqlite::Error| fail::explain(e.into(), Some(&conn), path, "read", Access::Read);
-    let version = schema::version(&conn)
+    let found = schema::recognise(&conn)
         .map_err(|e| fail::explain(e, Some(&conn), path, "read", Access::Read))?;
+    let version = match found {
+        schema::Found::Foreign(tables) => return Ok(Err(schema::foreign_problem(&tables))),
+        found => found.version(),
+    };
     let runs = if version == 0 {
         0
     } else {
@@ -140,7 +151,7 @@ pub struct Replaced {
 /// The companion files SQLite keeps beside a database.
 const COMPANIONS: [&str; 3] = ["-wal", "-shm", "-journal"];
 
-fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+pub(super) fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
     let mut s = path.as_os_str().to_owned();
     s.push(suffix);
     PathBuf::from(s)
@@ -278,7 +289,12 @@ fn salvage(aside: &Path) -> std::result::Result<Salvage, String> {
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )
     .map_err(|e| fail::detail(&e, None))?;
-    let version = schema::version(&conn).map_err(|e| format!("{e:#}"))?;
+    let version = match schema::recognise(&conn).map_err(|e| format!("{e:#}"))? {
+        // Tables of unknown make: the runs are read if they have the
+        // columns of version 1's, and looked at no further.
+        schema::Found::Foreign(_) => u32::from(schema::has_runs(&conn)),
+        found => found.version(),
+    };
     if version == 0 {
         return Ok(Salvage {
             runs: Vec::new(),

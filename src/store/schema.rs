@@ -5,6 +5,12 @@
 //! any earlier version (or an empty file) reaches the current one, also when
 //! several processes open a fresh file at once (see [`migrate_to`]). A new
 //! migration is appended here, never edited in place once released.
+//!
+//! A database whose `user_version` was lost (reset to 0 by a tool, or
+//! copied table by table) is recognised from its tables ([`recognise`]):
+//! when they are exactly those of some version, the stamp is written back
+//! and the migrations go on from there; tables of any other make are never
+//! built upon, and the open is refused with the fix.
 
 use super::fail::retry_busy;
 use super::figures;
@@ -58,6 +64,133 @@ pub const MIGRATIONS: &[Migration] = &[
     },
 ];
 
+/// What a database holds, judged from its stamp and its tables.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Found {
+    /// No tables at all: a new file.
+    Empty,
+    /// `user_version` says this version.
+    Stamped(u32),
+    /// No stamp, but exactly the tables of this version.
+    Unstamped(u32),
+    /// No stamp, and tables no version of iocurve makes (their names).
+    Foreign(Vec<String>),
+}
+
+impl Found {
+    /// The schema version its tables are at (0: none, or not ours).
+    pub fn version(&self) -> u32 {
+        match self {
+            Found::Stamped(v) | Found::Unstamped(v) => *v,
+            Found::Empty | Found::Foreign(_) => 0,
+        }
+    }
+}
+
+/// The tables, their columns in order, and the indexes of a database:
+/// what must match for two databases to have one schema.
+fn layout(conn: &Connection) -> rusqlite::Result<Vec<String>> {
+    let mut stmt = conn.prepare(
+        "SELECT type, name, tbl_name FROM sqlite_master
+         WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name",
+    )?;
+    let items: Vec<(String, String, String)> = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut columns = conn.prepare("SELECT name FROM pragma_table_info(?1)")?;
+    items
+        .into_iter()
+        .map(|(kind, name, table)| {
+            Ok(match kind.as_str() {
+                "table" => {
+                    let cols: Vec<String> = columns
+                        .query_map([&name], |r| r.get(0))?
+                        .collect::<rusqlite::Result<_>>()?;
+                    format!("table {name}({})", cols.join(", "))
+                }
+                _ => format!("{kind} {name} on {table}"),
+            })
+        })
+        .collect()
+}
+
+/// The layout the migrations up to `version` make, built in memory.
+fn layout_of(version: u32) -> Result<Vec<String>> {
+    let mut conn = Connection::open_in_memory()?;
+    migrate_to(&mut conn, version)?;
+    Ok(layout(&conn)?)
+}
+
+/// What the database behind `conn` holds; reads only.
+pub fn recognise(conn: &Connection) -> Result<Found> {
+    let stamped = version(conn)?;
+    if stamped > 0 {
+        return Ok(Found::Stamped(stamped));
+    }
+    let found = layout(conn)?;
+    if found.is_empty() {
+        return Ok(Found::Empty);
+    }
+    for v in (1..=latest()).rev() {
+        if layout_of(v)? == found {
+            return Ok(Found::Unstamped(v));
+        }
+    }
+    let tables = found
+        .iter()
+        .filter_map(|l| l.strip_prefix("table "))
+        .map(|t| t.split('(').next().unwrap_or(t).to_string())
+        .collect();
+    Ok(Found::Foreign(tables))
+}
+
+/// Whether a database has a `runs` table with the columns a salvage
+/// reads (`id`, `result_json`).
+pub fn has_runs(conn: &Connection) -> bool {
+    let cols: rusqlite::Result<Vec<String>> = conn
+        .prepare("SELECT name FROM pragma_table_info('runs')")
+        .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect());
+    cols.is_ok_and(|c| c.iter().any(|n| n == "id") && c.iter().any(|n| n == "result_json"))
+}
+
+/// What `db check` says of a database with tables of another make.
+pub fn foreign_problem(tables: &[String]) -> String {
+    format!(
+        "no schema version, and tables iocurve does not make: {}",
+        tables.join(", ")
+    )
+}
+
+/// The refusal to use a database with tables of another make.
+pub fn foreign(path: &std::path::Path, tables: &[String]) -> anyhow::Error {
+    crate::error::IoFailure::new(
+        format!(
+            "the results database {} has {}: pass --db with another file, or run `{}` to move it aside and start a new one",
+            path.display(),
+            foreign_problem(tables),
+            super::fail::repair_command(path)
+        ),
+        None,
+    )
+    .into()
+}
+
+/// Writes back the stamp of a database recognised from its tables, under
+/// the write lock (another process may have done it first). Refuses tables
+/// of another make.
+fn restamp(conn: &mut Connection, path: &std::path::Path) -> Result<()> {
+    retry_busy(|| {
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        match recognise(&tx)? {
+            Found::Unstamped(v) => tx.pragma_update(None, "user_version", v)?,
+            Found::Foreign(tables) => return Err(foreign(path, &tables)),
+            Found::Empty | Found::Stamped(_) => {}
+        }
+        tx.commit()?;
+        Ok(())
+    })
+}
+
 /// The version a fully migrated database has.
 pub fn latest() -> u32 {
     MIGRATIONS.len() as u32
@@ -75,6 +208,10 @@ pub fn version(conn: &Connection) -> Result<u32> {
 /// the version again under that lock: of processes racing on a fresh file,
 /// one migrates and the others find it done, none fails.
 pub fn migrate_to(conn: &mut Connection, target: u32) -> Result<()> {
+    if version(conn)? == 0 && !layout(conn)?.is_empty() {
+        let path = std::path::PathBuf::from(conn.path().unwrap_or_default());
+        restamp(conn, &path)?;
+    }
     let current = version(conn)?;
     if current > latest() {
         return Err(crate::error::usage(format!(

@@ -281,3 +281,36 @@ fn repair_moves_a_damaged_file_aside_and_salvages_what_it_can() {
         r.salvaged.len()
     );
 }
+
+/// Every version's tables, stamp lost, are recognised as that version and
+/// migrated on from there; an extra table makes them another make's.
+#[test]
+fn a_lost_stamp_is_recognised_from_the_tables_of_each_version() {
+    for v in 1..=schema::latest() {
+        let s = memory(v);
+        let mut conn = s.conn;
+        conn.pragma_update(None, "user_version", 0).unwrap();
+        assert_eq!(
+            schema::recognise(&conn).unwrap(),
+            schema::Found::Unstamped(v)
+        );
+        schema::migrate_to(&mut conn, schema::latest()).unwrap();
+        assert_eq!(schema::version(&conn).unwrap(), schema::latest());
+    }
+    let conn = Connection::open_in_memory().unwrap();
+    assert_eq!(schema::recognise(&conn).unwrap(), schema::Found::Empty);
+    let mut conn = memory(schema::latest()).conn;
+    conn.execute_batch("CREATE TABLE notes (x); PRAGMA user_version = 0;")
+        .unwrap();
+    let found = schema::recognise(&conn).unwrap();
+    assert!(
+        matches!(&found, schema::Found::Foreign(t) if t.contains(&"notes".to_string())),
+        "{found:?}"
+    );
+    let err = format!(
+        "{:#}",
+        schema::migrate_to(&mut conn, schema::latest()).unwrap_err()
+    );
+    assert!(err.contains("tables iocurve does not make"), "{err}");
+    assert_eq!(schema::version(&conn).unwrap(), 0, "nothing was stamped");
+}

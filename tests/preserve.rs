@@ -465,6 +465,12 @@ fn a_device_that_stays_broken_keeps_the_journal_and_names_the_command() {
         err.contains(&format!("iocurve recover {}", left[0].display())),
         "{err}"
     );
+    // What the test left on the device is measured, not assumed.
+    assert!(
+        err.contains("The test wrote to") && err.contains("differ from the original now"),
+        "{err}"
+    );
+    assert!(!err.contains("othing was written"), "{err}");
 }
 
 #[test]

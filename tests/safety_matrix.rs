@@ -566,6 +566,7 @@ fn recover_beside_every_preserve_case_leaves_it_alone_and_loses_nothing() {
     let mut rng = fastrand::Rng::with_seed(seed);
     let mut phases = std::collections::BTreeMap::<String, u32>::new();
     let (mut recovers, mut cases_run) = (0, 0);
+    let mut per_command = std::collections::BTreeMap::<&str, u32>::new();
     for case in cases().iter().filter(|c| c.writes && !c.refuses_preserve) {
         let shown = format!("iocurve {} {}", case.leaf, case.args);
         let before = bench.contents();
@@ -585,6 +586,7 @@ fn recover_beside_every_preserve_case_leaves_it_alone_and_loses_nothing() {
                 String::from_utf8_lossy(&out.stderr)
             );
             *phases.entry(phase).or_default() += 1;
+            *per_command.entry(case.leaf).or_default() += 1;
             recovers += 1;
             if child.try_wait().expect("poll iocurve").is_some() {
                 break;
@@ -602,7 +604,7 @@ fn recover_beside_every_preserve_case_leaves_it_alone_and_loses_nothing() {
         cases_run += 1;
     }
     eprintln!(
-        "recover beside {cases_run} preserve cases: {recovers} recovers, by the journals' state then: {phases:?}; 0 bytes lost"
+        "recover beside {cases_run} preserve cases: {recovers} recovers, by the journals' state then: {phases:?}; by command: {per_command:?}; 0 bytes lost"
     );
     for phase in ["FILLING", "ARMED"] {
         assert!(

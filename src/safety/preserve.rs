@@ -578,10 +578,19 @@ fn remove_own(journal: &Journal) -> io::Result<()> {
     Ok(())
 }
 
-/// What a write test left on its medium, measured: how many bytes of the
-/// chunks `journal` holds no longer match their original checksums, of
-/// how many journalled. Read past the page cache, as the restore's check.
-pub fn changed_bytes(journal: &Journal, path: &Path) -> io::Result<(u64, u64)> {
+/// What a write test left on its medium, measured against the chunks
+/// `journal` holds (read past the page cache, as the restore's check).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Changes {
+    /// Bytes in chunks that no longer match their original checksums.
+    pub changed: u64,
+    /// Bytes in chunks the medium would not give back.
+    pub unreadable: u64,
+    /// Bytes journalled in all.
+    pub total: u64,
+}
+
+pub fn changed_bytes(journal: &Journal, path: &Path) -> io::Result<Changes> {
     let meta = journal
         .meta
         .as_ref()
@@ -589,16 +598,21 @@ pub fn changed_bytes(journal: &Journal, path: &Path) -> io::Result<(u64, u64)> {
     let reader = open_reader(path)?;
     let mut scratch = read_scratch(meta.chunk_size);
     let mut buf = vec![0u8; meta.chunk_size as usize];
-    let (mut changed, mut total) = (0, 0);
+    let mut seen = Changes {
+        changed: 0,
+        unreadable: 0,
+        total: 0,
+    };
     for c in journal.chunks() {
         let data = &mut buf[..c.len as usize];
-        read_medium(&reader, &mut scratch, c.target_offset, data)?;
-        if journal::chunk_checksum(c.target_offset, data) != meta.checksums[c.index] {
-            changed += c.len;
+        seen.total += c.len;
+        if read_medium(&reader, &mut scratch, c.target_offset, data).is_err() {
+            seen.unreadable += c.len;
+        } else if journal::chunk_checksum(c.target_offset, data) != meta.checksums[c.index] {
+            seen.changed += c.len;
         }
-        total += c.len;
     }
-    Ok((changed, total))
+    Ok(seen)
 }
 
 fn medium_error(op: &str, c: &Chunk, path: &Path, e: io::Error) -> RestoreError {
@@ -1062,15 +1076,29 @@ fn target_state(p: &Preserved) -> String {
         .map_err(|e| e.to_string())
         .and_then(|j| changed_bytes(&j, &p.target_path).map_err(|e| e.to_string()));
     match measured {
-        Ok((0, total)) => format!(
+        Ok(Changes {
+            changed: 0,
+            unreadable: 0,
+            total,
+        }) => format!(
             "{target} reads back as the original in all {} journalled.",
             format_size(total)
         ),
-        Ok((changed, total)) => format!(
-            "The test wrote to {target}: {} of the {} journalled differ from the original now (compared in 1 MiB pieces with the journal's checksums).",
-            format_size(changed),
-            format_size(total)
-        ),
+        Ok(seen) => {
+            let unreadable = if seen.unreadable > 0 {
+                format!(
+                    ", and {} could not be read back",
+                    format_size(seen.unreadable)
+                )
+            } else {
+                String::new()
+            };
+            format!(
+                "The test wrote to {target}: {} of the {} journalled differ from the original now{unreadable} (compared in 1 MiB pieces with the journal's checksums).",
+                format_size(seen.changed),
+                format_size(seen.total)
+            )
+        }
         Err(why) => format!(
             "The test may have written to {target}: comparing it with the journal failed ({why})."
         ),

@@ -405,11 +405,7 @@ fn sigkill_at_any_moment_then_recover_restores_every_byte() {
                 Some(_) => "finished before the kill",
                 None => "killed",
             };
-            let out = iocurve()
-                .args(["recover", "--journal-dir"])
-                .arg(bench.journals.path())
-                .output()
-                .expect("recover runs");
+            let out = recover_in(bench.journals.path());
             assert!(
                 out.status.success(),
                 "{shown} killed after {at:?}: recover failed: {}",
@@ -511,6 +507,15 @@ fn every_flash_command_with_preserve_leaves_a_fake_card_as_it_was() {
     }
 }
 
+/// `iocurve recover --journal-dir dir`, run to its end.
+fn recover_in(dir: &std::path::Path) -> std::process::Output {
+    iocurve()
+        .args(["recover", "--journal-dir"])
+        .arg(dir)
+        .output()
+        .expect("recover runs")
+}
+
 /// The state words of the journals in `dir` ("FILLING", "ARMED", "DONE"),
 /// or "none" when there are none: which phase a `recover` ran beside.
 fn journal_phase(dir: &std::path::Path) -> String {
@@ -575,11 +580,7 @@ fn recover_beside_every_preserve_case_leaves_it_alone_and_loses_nothing() {
         loop {
             std::thread::sleep(Duration::from_millis(rng.u64(1..25)));
             let phase = journal_phase(bench.journals.path());
-            let out = iocurve()
-                .args(["recover", "--journal-dir"])
-                .arg(bench.journals.path())
-                .output()
-                .expect("recover runs");
+            let out = recover_in(bench.journals.path());
             assert!(
                 out.status.success(),
                 "{shown}: recover beside it ({phase}) failed: {}",
@@ -656,11 +657,7 @@ impl RoBench {
     }
 
     fn recover(&self) -> (Option<i32>, String) {
-        let out = iocurve()
-            .args(["recover", "--journal-dir"])
-            .arg(&self.journals)
-            .output()
-            .expect("recover runs");
+        let out = recover_in(&self.journals);
         let said = format!(
             "{}{}",
             String::from_utf8_lossy(&out.stdout),

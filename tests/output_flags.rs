@@ -552,14 +552,15 @@ fn json_lines_and_a_file_or_another_format_are_refused_together() {
 /// Runs the binary under `umask 000` (as a service unit or a careless
 /// shell may start it), with its default data directory in `data`.
 fn under_umask_000(data: &Path, args: &[&str]) {
-    let out = std::process::Command::new("sh")
-        .arg("-c")
-        .arg("umask 000; exec \"$0\" \"$@\"")
-        .arg(assert_cmd::cargo::cargo_bin("iocurve"))
-        .args(args)
-        .env("XDG_DATA_HOME", data)
-        .output()
-        .unwrap();
+    let out = common::iocurve_wrapped(|bin| {
+        let mut sh = std::process::Command::new("sh");
+        sh.arg("-c").arg("umask 000; exec \"$0\" \"$@\"").arg(bin);
+        sh
+    })
+    .args(args)
+    .env("XDG_DATA_HOME", data)
+    .output()
+    .unwrap();
     assert!(
         out.status.success(),
         "{args:?}: exit {:?}: {}",

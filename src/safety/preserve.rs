@@ -1003,9 +1003,36 @@ fn restore_armed(journal: &mut Journal) -> Result<(String, u64, Option<String>)>
             Some(e),
         )
     })?;
+    opened_is(&writer, &now, &target)?;
     medium_free(&writer, &target, &journal.path)?;
     let done = apply(journal, &writer, &target).map_err(|e| restore_failure(&journal.path, e))?;
     Ok((target.display().to_string(), done.bytes, done.journal_left))
+}
+
+/// Checks that the descriptor the restore will write through is the medium
+/// whose identity was just checked: the name could have been pointed
+/// elsewhere between the check and the open.
+fn opened_is(writer: &File, checked: &Identity, target: &Path) -> Result<()> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let meta = writer.metadata()?;
+    let same = if meta.file_type().is_block_device() {
+        (
+            rustix::fs::major(meta.rdev()),
+            rustix::fs::minor(meta.rdev()),
+        ) == (checked.major, checked.minor)
+    } else {
+        meta.is_file()
+            && (rustix::fs::major(meta.dev()), rustix::fs::minor(meta.dev()))
+                == (checked.major, checked.minor)
+            && Some(meta.ino()) == checked.inode
+    };
+    if same {
+        return Ok(());
+    }
+    Err(usage(format!(
+        "refusing to restore onto {}: it changed while it was being opened (another file or device now has that name); nothing was written. Run recover again",
+        target.display()
+    )))
 }
 
 /// Takes the medium's lock (see [`super::lock`]) for a restore by

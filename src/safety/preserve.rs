@@ -739,7 +739,8 @@ fn sweep_unnamed(dir: &Path) {
             .extension()
             .is_some_and(|x| x == journal::MAKING_EXTENSION);
         let maker_gone = pid_in_name(&path).is_some_and(|pid| !process_exists(pid));
-        if making && maker_gone {
+        let own_kind = std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file());
+        if making && maker_gone && own_kind {
             let _ = std::fs::remove_file(&path);
         }
     }

@@ -1395,6 +1395,21 @@ mod tests {
     }
 
     #[test]
+    fn unnamed_journals_are_swept_only_once_their_maker_is_gone() {
+        let s = setup(42);
+        let gone = s.journals.join("disk.img-1_2-3-999999999.iocj-new");
+        let alive = s
+            .journals
+            .join(format!("disk.img-1_2-3-{}.iocj-new", std::process::id()));
+        std::fs::write(&gone, b"").unwrap();
+        std::fs::write(&alive, b"").unwrap();
+        let (_, found) = unfinished(Some(&s.journals)).unwrap();
+        assert_eq!(found, vec![s.journal.clone()], "never listed as journals");
+        assert!(!gone.exists(), "a dead maker's file is swept");
+        assert!(alive.exists(), "a live maker's file is left");
+    }
+
+    #[test]
     fn another_medium_is_refused() {
         let s = setup(5);
         let other = s.target.with_extension("new");

@@ -1224,6 +1224,7 @@ mod tests {
         ];
         let meta = new_meta(Identity::of_path(&target).unwrap(), regions.clone(), 4096);
         let p = write_journal(&target, meta, &journals, &AtomicBool::new(false)).unwrap();
+        let journal = ended(p);
         let mut written = original.clone();
         for r in &regions {
             written[r.offset as usize..(r.offset + r.length) as usize].fill(0xEE);
@@ -1235,7 +1236,30 @@ mod tests {
             journals,
             original,
             written,
-            journal: p.journal,
+            journal,
+        }
+    }
+
+    /// Ends the test that made `p`, as a kill would: its lock is dropped.
+    /// Another test thread that forks meanwhile holds a copy of the
+    /// descriptor (and so the lock) until its child execs, so wait for
+    /// that too: the tests must not depend on the machine's pace.
+    fn ended(p: Preserved) -> PathBuf {
+        let journal = p.journal.clone();
+        drop(p);
+        unlocked(&journal);
+        journal
+    }
+
+    /// Waits until no copy of a dropped descriptor holds `path`'s lock.
+    fn unlocked(path: &Path) {
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(10) {
+            let file = File::open(path).unwrap();
+            if lock::try_exclusive(&file).unwrap() == Lock::Taken {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(1));
         }
     }
 
@@ -1278,9 +1302,9 @@ mod tests {
             let mut meta = new_meta(Identity::of_path(&s.target).unwrap(), vec![later], 4096);
             meta.part = 1;
             // Dropped at once: its test is over (its lock gone), as after a kill.
-            let p1 = write_journal(&s.target, meta, &s.journals, &AtomicBool::new(false))
-                .unwrap()
-                .journal;
+            let p1 = ended(
+                write_journal(&s.target, meta, &s.journals, &AtomicBool::new(false)).unwrap(),
+            );
             let mut now = s.written.clone();
             now[4096..12288].fill(0xDD);
             std::fs::write(&s.target, &now).unwrap();
@@ -1307,9 +1331,9 @@ mod tests {
             let mut meta = new_meta(Identity::of_path(&s.target).unwrap(), vec![later], 4096);
             meta.part = 1;
             // Dropped at once: its test is over (its lock gone), as after a kill.
-            let p1 = write_journal(&s.target, meta, &s.journals, &AtomicBool::new(false))
-                .unwrap()
-                .journal;
+            let p1 = ended(
+                write_journal(&s.target, meta, &s.journals, &AtomicBool::new(false)).unwrap(),
+            );
             let mut bytes = std::fs::read(&p1).unwrap();
             let at = if header { 16 } else { bytes.len() - 1 };
             bytes[at] ^= 0x10;
@@ -1374,6 +1398,7 @@ mod tests {
             assert_eq!(contents(&s), s.written, "{state:?}: nothing written");
             assert!(s.journal.exists(), "{state:?}: journal kept");
             drop(held);
+            unlocked(&s.journal);
             let out = recover(&s.journal).unwrap();
             assert!(!matches!(out, Outcome::InUse { .. }), "{state:?}: {out:?}");
         }
@@ -1389,6 +1414,7 @@ mod tests {
         assert!(matches!(out, Outcome::InUse { .. }), "{out:?}");
         assert!(path.exists());
         drop(writer);
+        unlocked(&path);
         let out = recover(&path).unwrap();
         assert_eq!(out, Outcome::Discarded { target: None });
         assert!(!path.exists());
@@ -1491,7 +1517,8 @@ mod tests {
             let at = covered[((covered.len() - 1) as f64 * pos) as usize];
             bytes[at] ^= xor;
             std::fs::write(&s.journal, &bytes).unwrap();
-            prop_assert!(recover(&s.journal).is_err(), "damage at {} accepted", at);
+            let out = recover(&s.journal);
+            prop_assert!(out.is_err(), "damage at {} accepted: {:?}", at, out);
             prop_assert_eq!(contents(&s), s.written.clone());
         }
     }

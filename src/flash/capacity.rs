@@ -405,12 +405,17 @@ fn flush(
         if fell_at.is_none() && capacity::flush_fell(&speeds) {
             fell_at = Some(written);
         }
-        if fell_at.is_some_and(|f| written >= flush_needed(f)) {
-            return Ok(Flushed {
-                written,
-                beaten: true,
-                fell_at,
-            });
+        if let Some(f) = fell_at.filter(|f| written >= flush_needed(*f)) {
+            let fell_piece = (f / MIB) as usize;
+            if capacity::fall_lasted(&speeds, fell_piece.saturating_sub(capacity::FLUSH_FALL_RUN)) {
+                return Ok(Flushed {
+                    written,
+                    beaten: true,
+                    fell_at,
+                });
+            }
+            // A stall, not a full cache: look for the fall again.
+            fell_at = None;
         }
     }
     Ok(Flushed {

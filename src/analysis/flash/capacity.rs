@@ -166,6 +166,18 @@ pub fn flush_fell(ns: &[u64]) -> bool {
             .all(|t| *t * num > burst * den)
 }
 
+/// Whether the pieces written since the fall was seen (`ns[from..]`) stayed
+/// slow, by their median: a cache that filled keeps the card at its
+/// sustained speed, while a stall of the host (a loaded machine, a
+/// descheduled FUSE daemon) passes and the speed comes back. A fall that
+/// did not last is no proof the cache is full.
+pub fn fall_lasted(ns: &[u64], from: usize) -> bool {
+    let burst = median_ns(&ns[..ns.len().min(FLUSH_BURST_PIECES)]);
+    let (num, den) = FLUSH_FALL;
+    let since = &ns[from.min(ns.len())..];
+    !since.is_empty() && median_ns(since) * num > burst * den
+}
+
 fn median_ns(v: &[u64]) -> u64 {
     let mut s = v.to_vec();
     s.sort_unstable();
@@ -260,6 +272,21 @@ pub fn decide(plan: &Layout, ev: Evidence) -> CapacityResult {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_fall_that_passes_is_not_a_full_cache() {
+        // Burst 1 ms a MiB, then four slow pieces (a stall), then fast again.
+        let mut ns = vec![1_000_000u64; 12];
+        ns.extend([5_000_000; 4]);
+        assert!(flush_fell(&ns));
+        ns.extend([1_000_000; 16]);
+        assert!(!fall_lasted(&ns, 12), "the speed came back");
+        // A real fill: slow from the fall on.
+        let mut full = vec![1_000_000u64; 12];
+        full.extend([5_000_000; 20]);
+        assert!(fall_lasted(&full, 12));
+    }
+
     use super::*;
 
     fn layout() -> Layout {

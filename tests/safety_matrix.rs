@@ -793,7 +793,7 @@ fn a_second_write_test_on_one_medium_is_refused_whatever_its_journal_directory()
             assert_eq!(code, Some(2), "{target} {second_mode}: {said}");
             let pid = first.id().to_string();
             assert!(
-                said.contains(&pid) || said.contains("busy") || said.contains("in use"),
+                said.contains(&format!("process {pid}")) || said.contains(&format!("pid {pid}")),
                 "the refusal names the running test ({pid}): {said}"
             );
             let out = first.wait_with_output().unwrap();

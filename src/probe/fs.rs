@@ -84,6 +84,7 @@ mod tests {
         Mount {
             major: 0,
             minor: 40,
+            root: "/".into(),
             mount_point: "/mnt".into(),
             fstype: fstype.into(),
             source: "/dev/sdb1".into(),

@@ -374,6 +374,11 @@ impl DiskStat {
 pub struct Mount {
     pub major: u32,
     pub minor: u32,
+    /// What is mounted, as a path inside its file system (`/` for a whole
+    /// file system; a file's own path where a file is bind-mounted).
+    /// Unescaped; not stored with results.
+    #[serde(skip)]
+    pub root: String,
     /// Unescaped (`\040` in the file is a space here).
     pub mount_point: String,
     pub fstype: String,
@@ -446,6 +451,7 @@ fn parse_mountinfo_line(line: &str) -> Option<MountEntry> {
         mount: Mount {
             major,
             minor,
+            root: unescape_octal(fields[3]),
             mount_point: unescape_octal(fields[4]),
             fstype: unescape_octal(fstype),
             source: after.get(1).map(|s| unescape_octal(s)).unwrap_or_default(),
@@ -656,6 +662,7 @@ not a mountinfo line
             Mount {
                 major: 254,
                 minor: 0,
+                root: "/".into(),
                 mount_point: "/".into(),
                 fstype: "ext4".into(),
                 source: "/dev/vda".into(),
@@ -667,6 +674,7 @@ not a mountinfo line
             Mount {
                 major: 7,
                 minor: 3,
+                root: "/".into(),
                 mount_point: "/mnt/my disk".into(),
                 fstype: "ext4".into(),
                 source: "/dev/loop3".into(),

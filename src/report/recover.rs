@@ -41,7 +41,7 @@ pub fn describe(journal: &Path, outcome: &Outcome) -> String {
         ),
         Outcome::InUse { pid } => format!(
             "{j}: left alone, in use by {} (a test still saving, writing or restoring, or another recover); that process finishes it",
-            pid.map_or_else(|| "another process".to_string(), |p| format!("process {p}"))
+            crate::safety::lock::holder_name(*pid)
         ),
         Outcome::Discarded { target } => format!(
             "{}: {j} was never armed, so the test never wrote; journal removed",

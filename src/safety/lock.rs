@@ -42,6 +42,12 @@ pub fn try_exclusive(file: &File) -> io::Result<Lock> {
     }
 }
 
+/// Who holds a lock, for a message: `process N`, or `another process`
+/// where `/proc/locks` did not show the pid.
+pub fn holder_name(pid: Option<u32>) -> String {
+    pid.map_or_else(|| "another process".to_string(), |p| format!("process {p}"))
+}
+
 /// The pid holding a `flock` on the inode `file` refers to, from
 /// `/proc/locks`.
 pub fn holder(file: &File) -> Option<u32> {

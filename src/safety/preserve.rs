@@ -284,7 +284,7 @@ fn write_journal(path: &Path, mut meta: Meta, dir: &Path, stop: &AtomicBool) -> 
 fn still_named(journal: &Path, lock: &File) -> Result<()> {
     let named = std::fs::symlink_metadata(journal);
     let ours = lock.metadata()?;
-    if named.is_ok_and(|m| super::lock::same_file(&m, &ours)) {
+    if named.is_ok_and(|m| lock::same_file(&m, &ours)) {
         return Ok(());
     }
     Err(IoFailure::new(
@@ -568,7 +568,7 @@ fn remove_own(journal: &Journal) -> io::Result<()> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
         other => other?,
     };
-    if !super::lock::same_file(&named, &journal.file.metadata()?) {
+    if !lock::same_file(&named, &journal.file.metadata()?) {
         return Ok(());
     }
     std::fs::remove_file(&journal.path)?;
@@ -792,14 +792,26 @@ pub fn refuse_if_unfinished(dir: &Path, path: &Path) -> Result<()> {
 
 /// Who holds the lock of the journal at `path`, when someone does.
 fn held_by(path: &Path) -> Option<String> {
-    let file = File::open(path).ok()?;
-    match lock::try_exclusive(&file).ok()? {
-        Lock::Taken => None,
-        Lock::Held(pid) => Some(
-            pid.or_else(|| pid_in_name(path))
-                .map_or_else(|| "another process".to_string(), |p| format!("process {p}")),
-        ),
+    match open_held(path).ok()? {
+        Opened::Ours(_) => None,
+        Opened::Held(pid) => Some(lock::holder_name(pid)),
     }
+}
+
+/// A journal opened through [`trust`], with its lock taken, or the pid
+/// of whoever holds that lock (from `/proc/locks`, else the journal's
+/// name).
+enum Opened {
+    Ours(trust::Trusted),
+    Held(Option<u32>),
+}
+
+fn open_held(path: &Path) -> Result<Opened> {
+    let trusted = trust::open_journal(path).map_err(|why| why.refuse_journal(path))?;
+    Ok(match lock::try_exclusive(&trusted.file)? {
+        Lock::Taken => Opened::Ours(trusted),
+        Lock::Held(pid) => Opened::Held(pid.or_else(|| pid_in_name(path))),
+    })
 }
 
 /// What `recover` did with one journal.
@@ -842,13 +854,11 @@ pub fn recover(path: &Path) -> Result<Outcome> {
     // Only a journal iocurve could have made, read from the descriptor
     // checked; from here on its real path (no links to swap). Its lock is
     // taken before anything is read: a live test keeps its journals.
-    let trusted = trust::open_journal(path).map_err(|why| why.refuse_journal(path))?;
+    let trusted = match open_held(path)? {
+        Opened::Ours(trusted) => trusted,
+        Opened::Held(pid) => return Ok(Outcome::InUse { pid }),
+    };
     let path = trusted.path.as_path();
-    if let Lock::Held(pid) = lock::try_exclusive(&trusted.file)? {
-        return Ok(Outcome::InUse {
-            pid: pid.or_else(|| pid_in_name(path)),
-        });
-    }
     let journal = match Journal::from_open_file(path, trusted.file) {
         Ok(j) => j,
         Err(e) if raw_state(path) == Some(State::Filling) => {
@@ -887,16 +897,17 @@ fn pid_in_name(path: &Path) -> Option<u32> {
 /// Opens another journal of a test through [`trust`] and takes its lock;
 /// refused while a live process holds it.
 fn open_part(path: &Path) -> Result<Journal> {
-    let trusted = trust::open_journal(path).map_err(|why| why.refuse_journal(path))?;
-    if let Lock::Held(pid) = lock::try_exclusive(&trusted.file)? {
-        let who = pid.map_or_else(|| "another process".to_string(), |p| format!("process {p}"));
-        return Err(usage(format!(
-            "{} is held by {who}, which is still running: let it finish, then run `{}` again",
+    match open_held(path)? {
+        Opened::Ours(trusted) => {
+            Journal::from_open_file(&trusted.path, trusted.file).map_err(|e| refusal(path, &e))
+        }
+        Opened::Held(pid) => Err(usage(format!(
+            "{} is held by {}, which is still running: let it finish, then run `{}` again",
             path.display(),
+            lock::holder_name(pid),
             recover_command(path)
-        )));
+        ))),
     }
-    Journal::from_open_file(&trusted.path, trusted.file).map_err(|e| refusal(path, &e))
 }
 
 /// Restores every armed journal of the test `journal` belongs to (same
@@ -1045,10 +1056,7 @@ fn medium_free(writer: &File, target: &Path, journal: &Path) -> Result<()> {
         Lock::Held(pid) => Err(usage(format!(
             "{} is being written by {} now: the journal {} is kept; run `{}` once that test has ended",
             target.display(),
-            pid.map_or_else(
-                || "another iocurve test".to_string(),
-                |p| format!("iocurve process {p}")
-            ),
+            lock::holder_name(pid),
             journal.display(),
             recover_command(journal)
         ))),

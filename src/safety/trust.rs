@@ -375,8 +375,12 @@ pub fn list_journals(dir: &Path) -> io::Result<Listing> {
         if path.extension().is_none_or(|x| x != EXTENSION) {
             continue;
         }
-        // DirEntry::file_type never follows a link.
-        let flaw = entry.file_type().ok().map(std_kind).and_then(kind_flaw);
+        // DirEntry::metadata never follows a link.
+        let flaw = entry
+            .metadata()
+            .ok()
+            .map(|m| FileType::from_raw_mode(std::os::unix::fs::MetadataExt::mode(&m)))
+            .and_then(kind_flaw);
         match flaw {
             None => listing.files.push(path),
             Some(flaw) => listing.refused.push((path, flaw)),
@@ -385,28 +389,6 @@ pub fn list_journals(dir: &Path) -> io::Result<Listing> {
     listing.files.sort();
     listing.refused.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(listing)
-}
-
-/// The kind of a directory entry, as fstat names it.
-fn std_kind(t: std::fs::FileType) -> FileType {
-    use std::os::unix::fs::FileTypeExt;
-    if t.is_symlink() {
-        FileType::Symlink
-    } else if t.is_file() {
-        FileType::RegularFile
-    } else if t.is_dir() {
-        FileType::Directory
-    } else if t.is_fifo() {
-        FileType::Fifo
-    } else if t.is_socket() {
-        FileType::Socket
-    } else if t.is_char_device() {
-        FileType::CharacterDevice
-    } else if t.is_block_device() {
-        FileType::BlockDevice
-    } else {
-        FileType::Unknown
-    }
 }
 
 #[cfg(test)]

@@ -494,10 +494,7 @@ fn lock_medium(file: &File, path: &Path) -> Result<()> {
         Ok(Lock::Held(pid)) => Err(usage(format!(
             "refusing to write to {}: {} is writing to it now (a test with --preserve or --destructive); wait for it to end",
             path.display(),
-            pid.map_or_else(
-                || "another iocurve test".to_string(),
-                |p| format!("iocurve process {p}")
-            )
+            crate::safety::lock::holder_name(pid)
         ))),
         // A file system without flock support cannot be excluded this way;
         // the journal directory's own checks still apply.

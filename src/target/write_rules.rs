@@ -696,17 +696,13 @@ fn swap_files(file: FileId) -> Vec<FileUse> {
         .collect()
 }
 
-/// (root, mount point) of each line of a mountinfo text (proc(5)), octal
-/// escapes undone: `root` is the path of the mounted thing inside its file
-/// system, a file's own path when a file is bind-mounted.
+/// (root, mount point) of each mount in a mountinfo text (proc(5)):
+/// `root` is the path of the mounted thing inside its file system, a
+/// file's own path when a file is bind-mounted.
 fn mount_roots(text: &str) -> Vec<(String, String)> {
-    text.lines()
-        .filter_map(|line| {
-            let mut fields = line.split(' ').skip(3);
-            let root = fields.next()?;
-            let mount_point = fields.next()?;
-            Some((unescape_octal(root), unescape_octal(mount_point)))
-        })
+    parse_mountinfo(text)
+        .into_iter()
+        .map(|m| (m.root, m.mount_point))
         .collect()
 }
 

@@ -1444,6 +1444,41 @@ mod tests {
     }
 
     #[test]
+    fn two_recovers_at_once_restore_once_and_the_other_stands_aside() {
+        for seed in 50..58 {
+            let s = setup(seed);
+            let outcomes: Vec<Result<Outcome>> = std::thread::scope(|scope| {
+                let a = scope.spawn(|| recover(&s.journal));
+                let b = scope.spawn(|| recover(&s.journal));
+                vec![a.join().unwrap(), b.join().unwrap()]
+            });
+            let restored = outcomes
+                .iter()
+                .filter(|o| matches!(o, Ok(Outcome::Restored { .. })))
+                .count();
+            assert_eq!(restored, 1, "seed {seed}: {outcomes:?}");
+            for o in &outcomes {
+                match o {
+                    // Met it held, or met it done after the first let go.
+                    Ok(Outcome::Restored { .. } | Outcome::InUse { .. } | Outcome::AlreadyDone) => {
+                    }
+                    // The first had finished and removed it already.
+                    Err(e) => {
+                        let e = format!("{e:#}");
+                        assert!(
+                            e.contains("there is no journal") || e.contains("No such file"),
+                            "seed {seed}: {e}"
+                        );
+                    }
+                    Ok(other) => panic!("seed {seed}: {other:?}"),
+                }
+            }
+            assert_eq!(contents(&s), s.original, "seed {seed}");
+            assert!(!s.journal.exists());
+        }
+    }
+
+    #[test]
     fn another_medium_is_refused() {
         let s = setup(5);
         let other = s.target.with_extension("new");

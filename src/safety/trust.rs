@@ -186,8 +186,8 @@ impl Distrust {
     }
 }
 
-/// A short name for a kind of file.
-fn kind_name(kind: FileType) -> &'static str {
+/// A short name for a kind of file ("a directory", "a FIFO", ...).
+pub fn kind_name(kind: FileType) -> &'static str {
     match kind {
         FileType::RegularFile => "a regular file",
         FileType::Directory => "a directory",

@@ -160,20 +160,6 @@ pub struct Store {
     access: Access,
 }
 
-/// What a path that is not a regular file is, in words.
-fn kind_of(meta: &std::fs::Metadata) -> &'static str {
-    use std::os::unix::fs::FileTypeExt;
-    let t = meta.file_type();
-    match () {
-        _ if t.is_dir() => "a directory",
-        _ if t.is_char_device() => "a character device",
-        _ if t.is_block_device() => "a block device",
-        _ if t.is_fifo() => "a FIFO",
-        _ if t.is_socket() => "a socket",
-        _ => "not a regular file",
-    }
-}
-
 /// Refuses a database path that is not a regular file (or a symlink to
 /// one) and where none could be created: SQLite would open a device or a
 /// FIFO as given and put its journal beside it (`/dev/null-journal`, with
@@ -192,7 +178,9 @@ pub fn check_path(path: &Path) -> Result<()> {
     Err(crate::error::usage(format!(
         "the results database {}{link} is {}, not a file: pass --db with the path of a regular file, one that exists or can be created (such as ./results.db)",
         path.display(),
-        kind_of(&meta)
+        crate::safety::trust::kind_name(rustix::fs::FileType::from_raw_mode(
+            std::os::unix::fs::MetadataExt::mode(&meta)
+        ))
     )))
 }
 

@@ -97,25 +97,6 @@ pub fn exit_code(err: &anyhow::Error) -> i32 {
     }
 }
 
-/// The message of an I/O failure in the middle of a run, with the fix.
-pub fn io_failure_message(e: &crate::engine::IoError) -> String {
-    let hint = match e.error.raw_os_error() {
-        Some(libc::EIO) => {
-            "the device reported an error: check `dmesg`; the medium or its connection may be failing"
-        }
-        Some(libc::ENOSPC) => "out of space: free some space or measure a smaller --span",
-        Some(libc::EINVAL) => {
-            "the kernel refused the transfer (alignment or size): try --buffered or a multiple of the logical block size"
-        }
-        Some(libc::ENODEV) | Some(libc::ENXIO) => "the device disappeared (unplugged or reset)",
-        Some(libc::EROFS) => {
-            "the device became read-only (write-protect, or the kernel remounted it after errors)"
-        }
-        _ => "the device or the system refused the transfer",
-    };
-    format!("{}: {hint}", e)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

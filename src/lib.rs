@@ -39,6 +39,7 @@ pub mod engine;
 pub mod error;
 pub mod flash;
 pub mod import;
+pub mod interrupt;
 pub mod output;
 pub mod probe;
 pub mod report;
@@ -46,6 +47,10 @@ pub mod result;
 pub mod safety;
 pub mod stats;
 pub mod store;
+// The only home of `unsafe` besides the engine (Cargo.toml denies it
+// everywhere else).
+#[allow(unsafe_code)]
+pub mod sys;
 pub mod target;
 pub mod units;
 pub mod workload;

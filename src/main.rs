@@ -54,5 +54,5 @@ fn report_panic(info: &PanicHookInfo) {
     if trace.status() == BacktraceStatus::Captured {
         eprintln!("{trace}");
     }
-    iocurve::workload::interrupt::on_panic();
+    iocurve::interrupt::on_panic();
 }

@@ -5,13 +5,13 @@
 
 use crate::cli::CopyArgs;
 use crate::cli::copy::CopyConfig;
+use crate::interrupt;
 use crate::output::Output;
 use crate::result::Payload;
 use crate::safety::restore::{restore, restore_after_error};
 use crate::store::Settings;
 use crate::target::copy_ends;
 use crate::workload::copy as copier;
-use crate::workload::interrupt;
 use anyhow::Result;
 use std::sync::atomic::Ordering;
 

@@ -7,12 +7,12 @@
 
 use crate::cli::EndureArgs;
 use crate::cli::endure::EndureConfig;
+use crate::interrupt;
 use crate::output::Output;
 use crate::report::cycle_line;
 use crate::result::Payload;
 use crate::store::Settings;
 use crate::workload::endure::{self, EndurePlan};
-use crate::workload::interrupt;
 use anyhow::Result;
 use std::sync::atomic::Ordering;
 

@@ -3,12 +3,13 @@
 use crate::cli::RunArgs;
 use crate::cli::config::RunConfig;
 use crate::cli::run::{area, check_parallel};
+use crate::interrupt;
 use crate::output::Output;
 use crate::result::Payload;
 use crate::store::Settings;
+use crate::workload::cpuload;
 use crate::workload::parallel;
 use crate::workload::run_spec::{measure_by_method, prepare_region, spec_of};
-use crate::workload::{cpuload, interrupt};
 use anyhow::Result;
 use std::sync::atomic::Ordering;
 

@@ -4,12 +4,13 @@
 use crate::cli::apps::StreamArgs;
 use crate::cli::options::StreamDirection;
 use crate::cli::stream::StreamConfig;
+use crate::interrupt;
 use crate::output::Output;
 use crate::result::apps::StreamReport;
 use crate::store::Settings;
+use crate::workload::cpuload;
 use crate::workload::region::open_region;
 use crate::workload::stream::{self, OpKindName, Schedule, StreamPlan};
-use crate::workload::{cpuload, interrupt};
 use anyhow::Result;
 use std::sync::atomic::Ordering;
 

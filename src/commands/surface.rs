@@ -5,10 +5,10 @@
 use crate::analysis::surface as analysis;
 use crate::cli::SurfaceArgs;
 use crate::cli::surface::SurfaceConfig;
+use crate::interrupt;
 use crate::output::Output;
 use crate::result::{Caveat, Payload};
 use crate::store::Settings;
-use crate::workload::interrupt;
 use crate::workload::surface::{self as scan, ScanPlan};
 use anyhow::Result;
 use std::sync::atomic::Ordering;

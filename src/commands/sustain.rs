@@ -5,12 +5,13 @@
 use crate::analysis::sustain::{self as analysis, Ending};
 use crate::cli::apps::SustainArgs;
 use crate::cli::sustain::SustainConfig;
+use crate::interrupt;
 use crate::output::Output;
 use crate::report::json_lines;
 use crate::store::Settings;
+use crate::workload::cpuload;
 use crate::workload::region::open_region;
 use crate::workload::sustain::{self, SustainTarget};
-use crate::workload::{cpuload, interrupt};
 use anyhow::Result;
 use std::sync::atomic::Ordering;
 
@@ -41,7 +42,7 @@ pub fn sustain(args: &SustainArgs, store: &Settings) -> Result<i32> {
     let cpu_load = load.map(cpuload::CpuLoad::stop);
     json_lines::wait_for(printer);
     let ending = Ending::of(&settings, &plan, &run, stop.load(Ordering::Relaxed));
-    let error = run.error.as_ref().map(crate::error::io_failure_message);
+    let error = run.error.as_ref().map(crate::engine::io_failure_message);
     let sustain = analysis::report(&plan, run, ending.reason());
     result.payload = SustainConfig::payload(settings, sustain);
     result.target = target.info.clone();

@@ -11,8 +11,8 @@
 //! moment the data reaches the device to the kernel's writeback, which no
 //! per-I/O latency could describe.
 
-use super::buffer::AlignedBuf;
 use super::{Clock, Engine, EngineSetup, IoError, OpKind, OpSource};
+use crate::sys::buffer::AlignedBuf;
 use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd};
 

@@ -11,12 +11,10 @@
 //! in iocurve with `unsafe` code; each block states what keeps it sound.
 
 pub mod access;
-pub mod buffer;
 mod clock;
 pub mod population;
 pub mod sim;
 pub mod sync;
-pub mod sys;
 pub mod uring;
 
 pub use clock::MonotonicClock;
@@ -97,6 +95,25 @@ impl fmt::Display for IoError {
 
 impl std::error::Error for IoError {}
 
+/// The message of an I/O failure in the middle of a run, with the fix.
+pub fn io_failure_message(e: &IoError) -> String {
+    let hint = match e.error.raw_os_error() {
+        Some(libc::EIO) => {
+            "the device reported an error: check `dmesg`; the medium or its connection may be failing"
+        }
+        Some(libc::ENOSPC) => "out of space: free some space or measure a smaller --span",
+        Some(libc::EINVAL) => {
+            "the kernel refused the transfer (alignment or size): try --buffered or a multiple of the logical block size"
+        }
+        Some(libc::ENODEV) | Some(libc::ENXIO) => "the device disappeared (unplugged or reset)",
+        Some(libc::EROFS) => {
+            "the device became read-only (write-protect, or the kernel remounted it after errors)"
+        }
+        _ => "the device or the system refused the transfer",
+    };
+    format!("{}: {hint}", e)
+}
+
 /// Which backend to use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -160,7 +177,7 @@ pub struct EngineSetup<'a, C: Clock> {
     /// Buffer alignment (the device's logical block size, at least a page).
     pub align: usize,
     /// Write data: a whole number of blocks, filled before timing starts.
-    pub pool: buffer::AlignedBuf,
+    pub pool: crate::sys::buffer::AlignedBuf,
     /// Shared by every job of a measurement so their times compare.
     pub clock: C,
 }
@@ -249,7 +266,11 @@ impl Engine for AnyEngine<'_> {
 
 /// The pool block used by a write with sequence number `seq`.
 #[inline]
-pub(crate) fn pool_slice(pool: &buffer::AlignedBuf, block_size: usize, seq: u64) -> &[u8] {
+pub(crate) fn pool_slice(
+    pool: &crate::sys::buffer::AlignedBuf,
+    block_size: usize,
+    seq: u64,
+) -> &[u8] {
     let blocks = pool.len() / block_size;
     let start = (seq % blocks as u64) as usize * block_size;
     &pool.as_slice()[start..start + block_size]

@@ -54,8 +54,8 @@
 //! milliseconds the host needs to simulate it, and allocations on the host
 //! cannot disturb the figures.
 
-use super::buffer::AlignedBuf;
 use super::{Clock, Engine, IoError, OpKind, OpSource, pool_slice};
+use crate::sys::buffer::AlignedBuf;
 use crate::units::{format_size, parse_duration, parse_rate, parse_size};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Mutex;
@@ -818,7 +818,7 @@ impl<'a> SimEngine<'a> {
         SimEngine {
             device,
             block_size,
-            buf: AlignedBuf::new(block_size, super::buffer::MIN_ALIGN),
+            buf: AlignedBuf::new(block_size, crate::sys::buffer::MIN_ALIGN),
             pool,
         }
     }

@@ -3,8 +3,8 @@
 //! This is the same work as the simplest loop a user could write, plus two
 //! clock reads and a histogram increment per I/O.
 
-use super::buffer::AlignedBuf;
 use super::{Clock, Engine, EngineSetup, IoError, OpKind, OpSource, pool_slice};
+use crate::sys::buffer::AlignedBuf;
 use std::io;
 use std::os::fd::BorrowedFd;
 

@@ -8,8 +8,8 @@
 //! is stamped when its batch is reaped; at high queue depth that adds up to
 //! one batch's processing time to its latency.)
 
-use super::buffer::AlignedBuf;
 use super::{Clock, Engine, EngineSetup, IoError, Op, OpKind, OpSource};
+use crate::sys::buffer::AlignedBuf;
 use io_uring::{IoUring, opcode, squeue, types};
 use std::io;
 use std::mem::ManuallyDrop;

@@ -37,7 +37,7 @@ impl FlashIo for Claiming<'_> {
         self.io.size()
     }
 
-    fn buffer(&self, len: usize) -> crate::engine::buffer::AlignedBuf {
+    fn buffer(&self, len: usize) -> crate::sys::buffer::AlignedBuf {
         self.io.buffer(len)
     }
 

@@ -28,10 +28,10 @@ pub mod device;
 pub mod open_au;
 pub mod session;
 
-use crate::engine::buffer::AlignedBuf;
 use crate::engine::sim::SimDevice;
 use crate::engine::{Clock, MonotonicClock};
 pub use crate::result::flash::{Finding, FlashReport};
+use crate::sys::buffer::AlignedBuf;
 use crate::target::OpenTarget;
 use std::io;
 
@@ -86,7 +86,7 @@ impl FlashIo for SimIo<'_> {
     }
 
     fn buffer(&self, len: usize) -> AlignedBuf {
-        AlignedBuf::new(len, crate::engine::buffer::MIN_ALIGN)
+        AlignedBuf::new(len, crate::sys::buffer::MIN_ALIGN)
     }
 
     fn read(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<u64> {

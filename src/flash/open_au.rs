@@ -126,7 +126,7 @@ pub fn detect(io: &mut dyn FlashIo, plan: OpenAuPlan) -> io::Result<OpenAuResult
 /// The writes of the test: one buffer, and where each AU's next write goes.
 struct Sweep {
     plan: OpenAuPlan,
-    buf: crate::engine::buffer::AlignedBuf,
+    buf: crate::sys::buffer::AlignedBuf,
     cursor: Vec<u64>,
 }
 

@@ -25,9 +25,9 @@ use super::journal::{
 };
 use super::lock::{self, Lock};
 use super::trust;
-use crate::engine::buffer::AlignedBuf;
 use crate::error::{Interrupted, IoFailure, usage};
 use crate::probe::sysfs::BlockDevice;
+use crate::sys::buffer::AlignedBuf;
 use crate::units::format_size;
 use anyhow::Result;
 use std::fs::{File, OpenOptions};

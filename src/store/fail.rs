@@ -63,7 +63,7 @@ pub fn retry_busy<T>(mut f: impl FnMut() -> anyhow::Result<T>) -> anyhow::Result
 
 /// The OS error number behind SQLite's last I/O or open error on `conn`.
 fn system_errno(conn: &Connection) -> i32 {
-    crate::engine::sys::sqlite_system_errno(conn)
+    crate::sys::sqlite_system_errno(conn)
 }
 
 /// SQLite's words for an error, with the OS's reason when SQLite had one

@@ -30,9 +30,9 @@
 //! promise. The journals are written back latest first.
 
 use crate::error::{IoFailure, usage};
+use crate::interrupt;
 use crate::safety::journal::Region;
 use crate::safety::preserve::{self, Preserved};
-use crate::workload::interrupt;
 use anyhow::Result;
 use std::fs::File;
 use std::os::fd::{AsFd, BorrowedFd};

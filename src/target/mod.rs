@@ -289,7 +289,7 @@ fn open_directory(
         reader,
         gate,
         info,
-        align: align.max(crate::engine::buffer::MIN_ALIGN),
+        align: align.max(crate::sys::buffer::MIN_ALIGN),
         scratch: Some(scratch),
         sim: None,
     })
@@ -341,7 +341,7 @@ fn open_file(
         reader,
         gate,
         info,
-        align: align.max(crate::engine::buffer::MIN_ALIGN),
+        align: align.max(crate::sys::buffer::MIN_ALIGN),
         scratch: None,
         sim: None,
     })
@@ -413,7 +413,7 @@ fn open_block_device(
         reader,
         gate,
         info,
-        align: lbs.max(crate::engine::buffer::MIN_ALIGN),
+        align: lbs.max(crate::sys::buffer::MIN_ALIGN),
         scratch: None,
         sim: None,
     })
@@ -668,7 +668,7 @@ fn open_sim(req: &TargetRequest, spec: &str) -> Result<OpenTarget> {
         reader,
         gate,
         info,
-        align: crate::engine::buffer::MIN_ALIGN,
+        align: crate::sys::buffer::MIN_ALIGN,
         scratch: None,
         sim: Some(Box::new(SimDevice::new(params))),
     })

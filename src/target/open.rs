@@ -2,8 +2,8 @@
 //! for a measuring command, and the refusals that name their fix.
 
 use crate::cli::config::TargetConfig;
+use crate::interrupt;
 use crate::target::{self, OpenTarget, TargetRequest};
-use crate::workload::interrupt;
 use anyhow::Result;
 
 /// Opens the target of a command after its arguments were validated. The

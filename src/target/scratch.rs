@@ -6,10 +6,11 @@
 //! touches the medium. It is removed when dropped, after Ctrl-C (the
 //! interrupt module knows its path) and after errors.
 
-use crate::engine::buffer::AlignedBuf;
 use crate::error::IoFailure;
+use crate::interrupt;
+use crate::sys::buffer::AlignedBuf;
 use crate::units::format_size;
-use crate::workload::{Pattern, interrupt};
+use crate::workload::Pattern;
 use anyhow::Result;
 use std::fs::{File, OpenOptions};
 use std::io;

@@ -559,7 +559,7 @@ fn loop_status(name: &str, mm: (u32, u32)) -> Option<Identity> {
         Mode::empty(),
     )
     .ok()?;
-    let info = crate::engine::sys::loop_status64(&fd).ok()?;
+    let info = crate::sys::loop_status64(&fd).ok()?;
     let (major, minor) = decode_kernel_dev(info.lo_device);
     let rdev = decode_kernel_dev(info.lo_rdevice);
     Some((

@@ -11,15 +11,16 @@
 
 use crate::analysis::copy as analysis;
 use crate::cli::options::CopySync;
-use crate::engine::buffer::AlignedBuf;
 use crate::engine::{Clock, IoError, MonotonicClock, OpKind};
 use crate::error::IoFailure;
+use crate::interrupt;
 use crate::report::progress;
 use crate::result::device::{CopyReport, CopyVerify};
 use crate::result::{RunResult, TestResult};
+use crate::sys::buffer::AlignedBuf;
 use crate::target::{IoMode, OpenTarget};
 use crate::workload::job::PaddedCounter;
-use crate::workload::{MeasureSpec, Rw, interrupt};
+use crate::workload::{MeasureSpec, Rw};
 use anyhow::Result;
 use std::fs::File;
 use std::os::fd::{AsFd, BorrowedFd};
@@ -242,7 +243,7 @@ pub fn run(req: &CopyRequest, source: &OpenTarget, dst: &OpenTarget) -> Result<C
     let mut buf = AlignedBuf::new(bs as usize, source.align.max(dst.align));
     let out = copy_with_progress(&io, &mut buf);
     if let Some(e) = &out.error {
-        error = Some(crate::error::io_failure_message(e));
+        error = Some(crate::engine::io_failure_message(e));
     }
     let verify = match req.verify && out.error.is_none() && out.bytes == bytes {
         true => Some(verify(source, dst, bytes, &mut buf, lb)?),

@@ -11,8 +11,8 @@
 //! actually burned, so the result records the load that was delivered, not
 //! only the load that was asked for.
 
-use crate::engine::sys;
 pub use crate::result::apps::CpuLoadInfo;
+use crate::sys;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};

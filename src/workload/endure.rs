@@ -6,12 +6,13 @@
 
 use crate::cli::config::{DEFAULT_AREA, TargetConfig, resolve_region};
 use crate::error::usage;
+use crate::interrupt;
 use crate::report::progress;
 use crate::result::RunResult;
 use crate::result::device::{EndureCycle, EndureReport};
 use crate::target::{IoMode, OpenTarget};
 use crate::units::format_size;
-use crate::workload::{MeasureSpec, Rw, SpecError, SpecRequest, interrupt};
+use crate::workload::{MeasureSpec, Rw, SpecError, SpecRequest};
 use indicatif::ProgressBar;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -151,7 +152,7 @@ fn one_cycle(target: &OpenTarget, plan: &EndurePlan, n: u32, bar: &ProgressBar) 
     };
     let written = crate::workload::repeat::measure(target, &write_spec, "endure write", Some(bar));
     let write = written.unwrap_or_else(|f| {
-        cycle.error = Some(crate::error::io_failure_message(&f.error));
+        cycle.error = Some(crate::engine::io_failure_message(&f.error));
         f.partial
     });
     cycle.write_mb_s = write.mb_per_s;
@@ -166,7 +167,7 @@ fn one_cycle(target: &OpenTarget, plan: &EndurePlan, n: u32, bar: &ProgressBar) 
             cycle.read_latency = m.latency;
             cycle.complete = !m.interrupted;
         }
-        Err(f) => cycle.error = Some(crate::error::io_failure_message(&f.error)),
+        Err(f) => cycle.error = Some(crate::engine::io_failure_message(&f.error)),
     }
     cycle
 }

@@ -25,16 +25,18 @@
 
 use crate::cli::options::{CopySync, FileReadMethod};
 use crate::engine::access::{FileRead, read_whole_file};
-use crate::engine::buffer::{AlignedBuf, MIN_ALIGN};
-use crate::engine::{Clock, MonotonicClock, sys};
+use crate::engine::{Clock, MonotonicClock};
 use crate::error::{IoFailure, usage};
+use crate::interrupt;
 use crate::probe::sysfs::{self, BlockDevice, DiskStat};
 use crate::result::Caveat;
 pub use crate::result::apps::{EvictionProof, SaveCheck, SaveTimes};
 use crate::result::apps::{SaveDeviceIo, SavePoint, SkippedSave};
+use crate::sys;
+use crate::sys::buffer::{AlignedBuf, MIN_ALIGN};
 use crate::target::{IoMode, TargetInfo, TargetKind};
 use crate::units::{format_size, mb_per_s};
-use crate::workload::{Pattern, interrupt};
+use crate::workload::Pattern;
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};

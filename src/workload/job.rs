@@ -148,13 +148,13 @@ impl<'a> Job<'a> {
         self.record.last_complete_ns = start_ns;
         self.deadline_ns = start_ns.saturating_add(self.time_ns);
         self.gauge.start(start_ns);
-        self.cpu_at_start = crate::engine::sys::thread_cpu_seconds();
+        self.cpu_at_start = crate::sys::thread_cpu_seconds();
     }
 
     /// Closes the CPU account; call on the job's thread after the engine
     /// returns.
     pub fn finish(&mut self) {
-        let (u, s) = crate::engine::sys::thread_cpu_seconds();
+        let (u, s) = crate::sys::thread_cpu_seconds();
         self.record.cpu = (u - self.cpu_at_start.0, s - self.cpu_at_start.1);
     }
 

@@ -5,7 +5,7 @@
 //! [`spec`] describes one measurement (one validating constructor), [`job`]
 //! turns it into a stream of operations, [`runner`] executes it and gathers
 //! the figures, [`repeat`] does that `--repeat` times, [`prepare`] fills the
-//! test area first, and [`interrupt`] turns Ctrl-C into a clean stop. The
+//! test area first, and [`crate::interrupt`] turns Ctrl-C into a clean stop. The
 //! commands' own loops: [`run_spec`] and [`parallel`] (`run`), [`profile`]
 //! (the CrystalDiskMark-style rows), [`sweep`] (`curve`), [`surface`],
 //! [`endure`], [`copy`], [`files`], [`stream`] and [`region`], [`sustain`],
@@ -16,7 +16,6 @@ pub mod cpuload;
 pub mod endure;
 pub mod files;
 pub mod gauge;
-pub mod interrupt;
 pub mod job;
 pub mod live;
 pub mod parallel;

@@ -9,13 +9,14 @@
 //! preserved before anything is written to any of them.
 
 use crate::cli::config::{DEFAULT_AREA, ProfileConfig, RunConfig, TargetConfig, resolve_region};
+use crate::interrupt;
 use crate::result::device::{ParallelDevice, ParallelReport, ParallelTest};
 use crate::result::{Measurement, RunResult, TestResult};
 use crate::target::scratch::FillPlan;
 use crate::target::{IoMode, OpenTarget};
 use crate::workload::profile;
 use crate::workload::run_spec::{prepare_region, spec_of};
-use crate::workload::{MeasureSpec, Pattern, interrupt};
+use crate::workload::{MeasureSpec, Pattern};
 use anyhow::Result;
 use indicatif::ProgressBar;
 use std::sync::Barrier;
@@ -357,7 +358,7 @@ fn together_reps(
                 Ok(Ok(m)) => reps[i].push(m),
                 Ok(Err(f)) => {
                     reps[i].push(f.partial);
-                    let message = crate::error::io_failure_message(&f.error);
+                    let message = crate::engine::io_failure_message(&f.error);
                     result.error.get_or_insert(message);
                 }
                 Err(_) => {

@@ -1,10 +1,10 @@
 //! The preparation pass: the test area filled with incompressible data
 //! before anything is timed, so that no figure reads unwritten blocks.
 
+use crate::interrupt;
 use crate::report::progress;
 use crate::target::OpenTarget;
 use crate::target::scratch::{FillPlan, fill_region};
-use crate::workload::interrupt;
 use anyhow::Result;
 
 /// The preparation pass: fills the region with random data before anything

@@ -3,14 +3,15 @@
 //! progress, stopped by an I/O failure or a stop request, then condensed
 //! into a test with its median and range.
 
+use crate::interrupt;
 use crate::report::progress;
 use crate::result::{Measurement, TestResult, WorkloadInfo};
 use crate::stats::Spread;
 use crate::target::OpenTarget;
+use crate::workload::MeasureSpec;
 use crate::workload::gauge::{Gauge, total_bytes};
 use crate::workload::live;
 use crate::workload::runner::{self, MeasureFailure, MeasureTarget};
-use crate::workload::{MeasureSpec, interrupt};
 use indicatif::ProgressBar;
 
 /// Test hook: a deliberate panic right after a measurement (which may have
@@ -100,7 +101,7 @@ pub fn measure_repeated_on(
             Ok(m) => reps.push(m),
             Err(failure) => {
                 reps.push(failure.partial);
-                error = Some(crate::error::io_failure_message(&failure.error));
+                error = Some(crate::engine::io_failure_message(&failure.error));
                 break;
             }
         }

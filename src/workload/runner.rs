@@ -13,14 +13,15 @@ use super::gauge::Gauge;
 use super::job::{Job, JobPlan, JobRecord, Stops};
 use super::spec::MeasureSpec;
 use super::verify::{self, VerifyTally};
-use crate::engine::buffer::AlignedBuf;
 use crate::engine::sim::{SimDevice, SimEngine};
 use crate::engine::{
-    AnyClock, AnyEngine, Clock, Engine, EngineSetup, IoError, MonotonicClock, OpKind, sys,
+    AnyClock, AnyEngine, Clock, Engine, EngineSetup, IoError, MonotonicClock, OpKind,
 };
 use crate::probe::sysfs::{BlockDevice, DiskStat};
 use crate::result::{Caveat, CpuUsage, DeviceIo, DirectionResult, Measurement, RampInfo};
 use crate::stats::LatencyHistogram;
+use crate::sys;
+use crate::sys::buffer::AlignedBuf;
 use crate::units::{format_size, mb_per_s};
 use std::num::NonZeroU64;
 use std::os::fd::BorrowedFd;

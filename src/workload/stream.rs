@@ -20,16 +20,17 @@
 //! through a [`Pacer`] so that a fake clock can replace the wall clock in
 //! tests. Nothing in `next` or `completed` allocates, locks or formats.
 
-use crate::engine::buffer::{AlignedBuf, MIN_ALIGN};
 use crate::engine::sim::{SimDevice, SimEngine};
 use crate::engine::sync::SyncEngine;
 use crate::engine::{Clock, Engine, EngineSetup, IoError, MonotonicClock, Op, OpKind, OpSource};
+use crate::interrupt;
 use crate::result::apps::FindMaxReport;
 pub use crate::result::apps::StreamOutcome;
 use crate::stats::LatencyHistogram;
+use crate::sys::buffer::{AlignedBuf, MIN_ALIGN};
 use crate::target::{IoMode, OpenTarget};
 use crate::workload::gauge::Gauge;
-use crate::workload::{Pattern, interrupt, live};
+use crate::workload::{Pattern, live};
 use serde::{Deserialize, Serialize};
 use std::os::fd::BorrowedFd;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -473,7 +474,10 @@ pub fn run_at(
     let (outcome, error) = live::watch(&label, &gauges, || {
         run(on, plan, schedule.seed, interrupt::stop_flag(), &gauges[0])
     });
-    (outcome, error.map(|e| crate::error::io_failure_message(&e)))
+    (
+        outcome,
+        error.map(|e| crate::engine::io_failure_message(&e)),
+    )
 }
 
 type Trial<'a> = dyn Fn(f64) -> (StreamOutcome, Option<String>) + 'a;

@@ -6,11 +6,12 @@
 
 use crate::analysis::surface::{percent, positions};
 use crate::error::usage;
+use crate::interrupt;
 use crate::report::progress;
 use crate::result::device::SurfaceSample;
 use crate::target::OpenTarget;
 use crate::workload::spec::PLAIN_RANDOM_ALIGN;
-use crate::workload::{MeasureSpec, Rw, interrupt};
+use crate::workload::{MeasureSpec, Rw};
 use anyhow::Result;
 use indicatif::ProgressBar;
 use std::sync::atomic::Ordering;
@@ -149,7 +150,7 @@ fn scan_one(target: &OpenTarget, plan: &ScanPlan, offset: u64, bar: &ProgressBar
     };
     match crate::workload::repeat::measure(target, &read, "surface read", Some(bar)) {
         Ok(m) => s.read_mb_s = m.mb_per_s,
-        Err(f) => s.error = Some(crate::error::io_failure_message(&f.error)),
+        Err(f) => s.error = Some(crate::engine::io_failure_message(&f.error)),
     }
     let band = (offset, plan.band.min(size - offset));
     // A target smaller than one access read has no access time.
@@ -160,7 +161,7 @@ fn scan_one(target: &OpenTarget, plan: &ScanPlan, offset: u64, bar: &ProgressBar
             Ok(spec) => {
                 match crate::workload::repeat::measure(target, &spec, "surface access", Some(bar)) {
                     Ok(m) => s.access_ns = m.latency.map(|l| l.p50_ns),
-                    Err(f) => s.error = Some(crate::error::io_failure_message(&f.error)),
+                    Err(f) => s.error = Some(crate::engine::io_failure_message(&f.error)),
                 }
             }
             Err(e) => s.error = Some(e.to_string()),
@@ -171,7 +172,7 @@ fn scan_one(target: &OpenTarget, plan: &ScanPlan, offset: u64, bar: &ProgressBar
             Ok(write) => {
                 match crate::workload::repeat::measure(target, &write, "surface write", Some(bar)) {
                     Ok(m) => s.write_mb_s = Some(m.mb_per_s),
-                    Err(f) => s.error = Some(crate::error::io_failure_message(&f.error)),
+                    Err(f) => s.error = Some(crate::engine::io_failure_message(&f.error)),
                 }
             }
             Err(e) => s.error = Some(e.to_string()),

@@ -17,13 +17,13 @@
 //! host cache).
 
 use crate::analysis::sustain::SpeedDrop;
-use crate::engine::buffer::{AlignedBuf, MIN_ALIGN};
 use crate::engine::sim::{SimDevice, SimEngine};
 use crate::engine::sync::SyncEngine;
 use crate::engine::{Engine, EngineSetup, IoError, MonotonicClock, Op, OpKind, OpSource};
 pub use crate::result::apps::{IntervalSample, MarkSample};
 use crate::result::live::{LiveInterval, capped_quantiles};
 use crate::stats::live_histogram::{BUCKETS, bucket_of, quantile_of_counts};
+use crate::sys::buffer::{AlignedBuf, MIN_ALIGN};
 use crate::workload::Pattern;
 use serde::{Deserialize, Serialize};
 use std::os::fd::BorrowedFd;

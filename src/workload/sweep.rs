@@ -14,6 +14,7 @@
 use crate::analysis::curve as model;
 use crate::analysis::curve_reading::analyse;
 use crate::cli::config::{CurveConfig, DEFAULT_AREA, TargetConfig, default_sizes, resolve_region};
+use crate::interrupt;
 use crate::probe::interface_of;
 use crate::result::{CurvePoint, CurveReport, CurveSeries, RunResult, TestResult};
 use crate::target::scratch::FillPlan;
@@ -21,7 +22,7 @@ use crate::target::{IoMode, OpenTarget, TargetKind};
 use crate::units::format_size;
 use crate::workload::profile::{PREP_MIN_BYTES, PREP_TIME_LIMIT};
 use crate::workload::runner::MeasureTarget;
-use crate::workload::{MeasureSpec, Pattern, Rw, SpecError, SpecRequest, interrupt};
+use crate::workload::{MeasureSpec, Pattern, Rw, SpecError, SpecRequest};
 use anyhow::Result;
 use indicatif::ProgressBar;
 use std::fs::File;

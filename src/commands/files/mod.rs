@@ -37,6 +37,6 @@ fn files_result(
 ) -> RunResult {
     result.payload = payload;
     result.cpu_load = cpu_load;
-    result.interrupted = crate::workload::interrupt::stop_flag().load(Ordering::Relaxed);
+    result.interrupted = crate::interrupt::stop_flag().load(Ordering::Relaxed);
     result
 }

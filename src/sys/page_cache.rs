@@ -1,0 +1,55 @@
+//! Page-cache residency and eviction (mincore(2), posix_fadvise(2)): an
+//! honest cold read needs the cache emptied and the emptying proved.
+
+use std::io;
+use std::os::fd::{AsRawFd, BorrowedFd};
+
+/// How many pages of `[offset, offset + len)` of the file are in the page
+/// cache, and how many pages the range spans (mincore(2) over a read-only
+/// shared mapping). Proves that an eviction worked.
+pub fn resident_pages(fd: BorrowedFd<'_>, offset: u64, len: u64) -> io::Result<(u64, u64)> {
+    let page = rustix::param::page_size() as u64;
+    let start = offset / page * page;
+    let map_len = (offset + len - start) as usize;
+    if len == 0 {
+        return Ok((0, 0));
+    }
+    // SAFETY: we ask the kernel for a fresh read-only shared mapping of the
+    // file at a page-aligned offset; no existing memory is affected.
+    let addr = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            map_len,
+            libc::PROT_READ,
+            libc::MAP_SHARED,
+            fd.as_raw_fd(),
+            start as libc::off_t,
+        )
+    };
+    if addr == libc::MAP_FAILED {
+        return Err(io::Error::last_os_error());
+    }
+    let pages = map_len.div_ceil(page as usize);
+    let mut vec = vec![0u8; pages];
+    // SAFETY: addr..addr+map_len is the mapping created above and `vec` holds
+    // one byte per page of it, as mincore(2) requires.
+    let rc = unsafe { libc::mincore(addr, map_len, vec.as_mut_ptr()) };
+    let err = io::Error::last_os_error();
+    // SAFETY: unmapping exactly the mapping created above, which nothing else
+    // references.
+    unsafe { libc::munmap(addr, map_len) };
+    if rc != 0 {
+        return Err(err);
+    }
+    let resident = vec.iter().filter(|&&b| b & 1 == 1).count() as u64;
+    Ok((resident, pages as u64))
+}
+
+/// Writes back and drops a file's pages from the page cache: fdatasync,
+/// then posix_fadvise(DONTNEED) over the whole file. Whether it worked is
+/// for [`resident_pages`] to prove; the kernel treats DONTNEED as advice.
+pub fn evict_file(fd: BorrowedFd<'_>) -> io::Result<()> {
+    rustix::fs::fdatasync(fd)?;
+    rustix::fs::fadvise(fd, 0, None, rustix::fs::Advice::DontNeed)?;
+    Ok(())
+}

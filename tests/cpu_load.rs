@@ -1,7 +1,7 @@
 //! `--cpu-load`: the load is there while it runs and gone afterwards.
 //! Alone in its test binary so no other test's CPU time is counted.
 
-use iocurve::engine::sys::cpu_seconds;
+use iocurve::sys::cpu_seconds;
 use iocurve::workload::cpuload::CpuLoad;
 use std::time::{Duration, Instant};
 
@@ -26,7 +26,7 @@ fn load_threads() -> usize {
 #[test]
 fn load_is_present_while_running_and_gone_afterwards() {
     let load = CpuLoad::start(60);
-    let cpus = iocurve::engine::sys::allowed_cpus().len() as f64;
+    let cpus = iocurve::sys::allowed_cpus().len() as f64;
     // A thread names itself once it runs; give them a moment.
     let t = Instant::now();
     while load_threads() < cpus as usize && t.elapsed() < Duration::from_secs(2) {

@@ -37,11 +37,11 @@ fn make(
 
 /// A page-aligned buffer for O_DIRECT: the engine's, whose unsafe code
 /// stays in the engine.
-struct AlignedBuf(iocurve::engine::buffer::AlignedBuf);
+struct AlignedBuf(iocurve::sys::buffer::AlignedBuf);
 
 impl AlignedBuf {
     fn new(len: usize) -> Self {
-        AlignedBuf(iocurve::engine::buffer::AlignedBuf::new(len, 4096))
+        AlignedBuf(iocurve::sys::buffer::AlignedBuf::new(len, 4096))
     }
     fn as_slice(&self) -> &[u8] {
         self.0.as_slice()

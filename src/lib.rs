@@ -53,6 +53,7 @@ pub mod store;
 pub mod sys;
 pub mod target;
 pub mod units;
+pub mod vocab;
 pub mod workload;
 
 #[cfg(test)]

@@ -8,33 +8,10 @@ use crate::report::html::{self, ReportInput};
 use crate::report::{Csv, Export, Json, Markdown, Text};
 use crate::result::RunResult;
 use crate::store::{Settings, Store};
+use crate::vocab::output::{Format, OutputChoice};
 use anyhow::Result;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-
-/// The format a result is printed in (`--json`, `--json-lines`, `--csv`,
-/// `--markdown`, else the command's table).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Format {
-    #[default]
-    Text,
-    Json,
-    /// One JSON object per line; the whole result is the last line.
-    JsonLines,
-    Csv,
-    Markdown,
-}
-
-/// What the output flags asked for: the format, where it goes, and
-/// whether anything is shown at all.
-#[derive(Debug, Clone, Default)]
-pub struct OutputChoice {
-    pub format: Format,
-    /// `-o FILE`: the output goes there instead of stdout.
-    pub file: Option<PathBuf>,
-    /// `-q`: nothing on stdout, no progress, no notes on stderr.
-    pub quiet: bool,
-}
 
 /// Where a measuring command's result goes: the format it is printed in,
 /// the `--report` page, and the results database. Made once from the
@@ -64,7 +41,7 @@ impl Output {
 
     /// The output a command with the shared target options asked for
     /// (the output flags, `--report`).
-    pub fn for_target(store: &Settings, target: &crate::cli::config::TargetConfig) -> Output {
+    pub fn for_target(store: &Settings, target: &crate::vocab::config::TargetConfig) -> Output {
         Output::new(store, &target.output, target.report.as_ref())
     }
 

@@ -10,7 +10,8 @@ use crate::result::{
     CpuUsage, HostInfo, Measurement, Payload, RampInfo, RunResult, TestResult, WorkloadInfo,
 };
 use crate::stats::Spread;
-use crate::target::{IoMode, TargetInfo, TargetKind};
+use crate::target::{TargetInfo, TargetKind};
+use crate::vocab::options::IoMode;
 
 /// One repetition moving 64 MiB at `mb_per_s`.
 pub fn measurement(mb_per_s: f64, block_size: u64) -> Measurement {

@@ -10,10 +10,10 @@
 //! that of the fastest size. For `save`, every byte read back must match.
 
 use crate::analysis::curve::{SizePoint, fit_model};
-use crate::cli::options::CopySync;
 use crate::result::apps::{FilesLoadReport, FilesSaveReport, LoadPoint};
 use crate::stats::NsSummary;
 use crate::units::mb_per_s;
+use crate::vocab::options::CopySync;
 use crate::workload::files::{SaveRun, SizeTimes};
 
 /// The load report: one point per size that timed at least one file,

@@ -2,8 +2,9 @@
 //! `stream`, `sustain`, and the `--cpu-load` option they share with `run`
 //! and `curve`. Parsing only; the commands validate the combinations.
 
-use super::options::CopySync;
-use super::{JsonLinesArg, OutputArgs, StoreArgs, TargetArgs, limits, parse_path, parse_target};
+use super::{JsonLinesArg, OutputArgs, StoreArgs, TargetArgs, parse_path, parse_target};
+use crate::vocab::limits;
+use crate::vocab::options::CopySync;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -61,7 +62,7 @@ pub struct FilesLoadArgs {
     /// faults on a mapping) or stdio (the C library's fread in --stdio-bs
     /// calls).
     #[arg(long, value_enum, default_value = "read")]
-    pub method: super::options::FileReadMethod,
+    pub method: crate::vocab::options::FileReadMethod,
 
     /// Bytes per fread call of --method stdio (1: byte by byte).
     #[arg(long, value_name = "SIZE", default_value = "4k", value_parser = limits::STDIO_CALL.parser())]
@@ -154,7 +155,7 @@ pub struct StreamArgs {
 
     /// Direction: read (a player) or write (a recorder).
     #[arg(long, value_enum, default_value = "read")]
-    pub rw: super::options::StreamDirection,
+    pub rw: crate::vocab::options::StreamDirection,
 
     /// Data rate of the schedule, e.g. 5MB/s or 20MiB/s [default: 5MB/s
     /// unless --fps is given].

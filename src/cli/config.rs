@@ -1,158 +1,19 @@
-//! Arguments checked and turned into plain configurations, before anything
-//! is opened. Checks that need the target (its size, its block size) are in
-//! [`resolve_region`], called right after the target is opened; the one
-//! value only the device knows, `--bs max`, is turned into sizes by
-//! [`RunConfig::resolve_blocks`], which returns them and leaves the
-//! configuration as it was.
+//! Arguments checked and turned into the plain configurations of
+//! [`crate::vocab::config`], before anything is opened. Checks that need the
+//! target (its size, its block size) are in that module, called right after
+//! the target is opened.
 
-use super::options::{BlockSize, ProfilePreset, ReadMethod};
 use super::{CurveArgs, ProfileArgs, RunArgs, TargetArgs};
 use crate::engine::EngineKind;
 use crate::error::usage;
-use crate::target::IoMode;
 use crate::units::format_size;
-use crate::workload::profile::{ProfileRow, preset_rows};
-use crate::workload::{Pattern, Rw};
+use crate::vocab::config::*;
+use crate::vocab::options::{BlockSize, IoMode, ProfilePreset, ReadMethod};
+use crate::vocab::presets::{ProfileRow, preset_rows};
+use crate::vocab::{Pattern, Rw};
 use anyhow::Result;
-use serde::Serialize;
 use std::path::PathBuf;
 use std::time::Duration;
-
-/// The default scratch file and test area: 1 GiB.
-pub const DEFAULT_AREA: u64 = 1 << 30;
-/// `run` without --size or --time stops after this long.
-pub const DEFAULT_RUN_TIME_CAP: Duration = Duration::from_secs(10);
-/// Largest transfer: the engines describe lengths with 32 bits.
-pub const MAX_BLOCK_SIZE: u64 = 1 << 30;
-/// Largest buffer memory one io_uring job may pin.
-pub const MAX_QUEUE_BYTES: u64 = 1 << 30;
-
-/// Target settings every measuring command shares.
-#[derive(Debug, Clone, Serialize)]
-pub struct TargetConfig {
-    pub path: PathBuf,
-    /// O_DIRECT, or the page cache (`--buffered`). Recorded as `buffered`.
-    #[serde(rename = "buffered", serialize_with = "is_buffered")]
-    pub io_mode: IoMode,
-    pub destructive: bool,
-    /// Journal what a write test overwrites and restore it afterwards.
-    pub preserve: bool,
-    /// Where journals live (`None`: iocurve's data directory).
-    pub journal_dir: Option<PathBuf>,
-    pub offset: Option<u64>,
-    pub span: Option<u64>,
-    pub threads: u32,
-    pub seed: u64,
-    /// True when `--seed` was given (a verify read can then trust it).
-    pub seed_given: bool,
-    /// `--json` was given (recorded; what is printed is `output`).
-    pub json: bool,
-    /// Write an HTML report of the run here when it ends.
-    pub report: Option<PathBuf>,
-    /// The engine asked for; `None` means auto.
-    pub engine: Option<EngineKind>,
-    /// How and where the result is printed (not recorded with it).
-    #[serde(skip)]
-    pub output: crate::output::OutputChoice,
-}
-
-/// A validated `iocurve run`.
-#[derive(Debug, Clone, Serialize)]
-pub struct RunConfig {
-    pub target: TargetConfig,
-    pub rw: Rw,
-    pub mix_read_percent: u8,
-    /// `--bs` as given; `max` becomes a size only once the device is open
-    /// ([`RunConfig::resolve_blocks`]). Recorded as `bs_max`.
-    #[serde(rename = "bs_max", serialize_with = "is_device_max")]
-    pub bs: BlockSize,
-    /// Block size, alignment and byte count as checked before opening
-    /// (1 MiB stands in for `--bs max`).
-    #[serde(flatten)]
-    pub blocks: RunBlocks,
-    pub queue_depth: u32,
-    pub engine: EngineKind,
-    #[serde(serialize_with = "opt_secs")]
-    pub time: Option<Duration>,
-    #[serde(serialize_with = "secs")]
-    pub ramp: Duration,
-    pub pattern: Pattern,
-    pub verify: bool,
-    pub repeat: u32,
-    /// Neither --size nor --time was given: move the span once, for at most
-    /// [`DEFAULT_RUN_TIME_CAP`].
-    pub default_limits: bool,
-    /// How reads reach the data (see [`crate::engine::access`]).
-    pub method: ReadMethod,
-    /// Bytes per fread call of the stdio method.
-    pub stdio_bs: u64,
-    /// `--align` as given (else it follows the block size). Recorded as
-    /// `align_given`.
-    #[serde(rename = "align_given", serialize_with = "is_given")]
-    pub align_asked: Option<u64>,
-    /// Every target of a `--parallel` run, the first included.
-    pub targets: Vec<PathBuf>,
-    pub parallel: bool,
-}
-
-/// The sizes of a run's requests: fixed by the arguments, except after
-/// `--bs max`, where the device decides.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct RunBlocks {
-    pub block_size: u64,
-    /// Offset granularity of random I/O.
-    pub align: u64,
-    /// Bytes to move in the counted phase, a whole number of blocks.
-    pub size: Option<u64>,
-}
-
-fn is_device_max<S: serde::Serializer>(bs: &BlockSize, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_bool(*bs == BlockSize::DeviceMax)
-}
-
-fn is_given<S: serde::Serializer>(v: &Option<u64>, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_bool(v.is_some())
-}
-
-/// A validated `iocurve profile`.
-#[derive(Debug, Clone, Serialize)]
-pub struct ProfileConfig {
-    pub target: TargetConfig,
-    #[serde(serialize_with = "opt_secs")]
-    pub time: Option<Duration>,
-    pub size: Option<u64>,
-    pub repeat: u32,
-    pub read_only: bool,
-    /// Every target of a `--parallel` profile, the first included.
-    pub targets: Vec<PathBuf>,
-    pub parallel: bool,
-    /// The preset the rows come from, or none when `--tests` named them.
-    pub preset: Option<ProfilePreset>,
-    /// The rows measured, in order (`SEQ1M Q8T1`, ...).
-    pub rows: Vec<ProfileRow>,
-}
-
-fn is_buffered<S: serde::Serializer>(mode: &IoMode, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_bool(*mode == IoMode::Buffered)
-}
-
-impl TargetConfig {
-    /// Through the page cache instead of O_DIRECT.
-    pub fn buffered(&self) -> bool {
-        self.io_mode == IoMode::Buffered
-    }
-}
-
-fn secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_f64(d.as_secs_f64())
-}
-
-fn opt_secs<S: serde::Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
-    match d {
-        Some(d) => s.serialize_f64(d.as_secs_f64()),
-        None => s.serialize_none(),
-    }
-}
 
 /// The shared target settings of a command with no configuration of its
 /// own beyond them.
@@ -183,26 +44,6 @@ pub(crate) fn target_config(args: &TargetArgs) -> Result<TargetConfig> {
         engine: args.engine.asked(),
         output: args.output.choice(),
     })
-}
-
-/// The seed of a run given no `--seed`: from the clock, as every option's
-/// help says (recorded with the result, so the run can be repeated).
-pub fn default_seed() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(1, |d| d.as_nanos() as u64)
-}
-
-/// Picks the engine: io_uring is needed for more than one I/O in flight.
-pub fn choose_engine(asked: Option<EngineKind>, queue_depth: u32) -> Result<EngineKind> {
-    match (asked, queue_depth) {
-        (Some(EngineKind::Sync), qd) if qd > 1 => Err(usage(format!(
-            "--engine sync does one I/O at a time, so --qd {qd} needs --engine uring (or leave --engine at auto)"
-        ))),
-        (Some(kind), _) => Ok(kind),
-        (None, 1) => Ok(EngineKind::Sync),
-        (None, _) => Ok(EngineKind::Uring),
-    }
 }
 
 impl RunConfig {
@@ -245,34 +86,6 @@ impl RunConfig {
             targets,
             parallel: args.parallel,
         })
-    }
-
-    /// The request sizes once the target is open: `--bs max` takes the
-    /// device's largest request (`device_max`, from max_sectors_kb), and the
-    /// alignment and byte count follow it; a fixed `--bs` keeps what was
-    /// checked before opening.
-    pub fn resolve_blocks(&self, device_max: Option<u64>, target_name: &str) -> Result<RunBlocks> {
-        if self.bs != BlockSize::DeviceMax {
-            return Ok(self.blocks);
-        }
-        let bs = device_max.filter(|&b| b > 0).ok_or_else(|| {
-            usage(format!(
-                "--bs max needs the largest request size (queue/max_sectors_kb) of the device beneath {target_name}, and none was found: give a size such as 1M"
-            ))
-        })?;
-        Ok(RunBlocks {
-            block_size: bs,
-            align: self.align_asked.unwrap_or(bs),
-            size: self.blocks.size.map(|size| (size / bs).max(1) * bs),
-        })
-    }
-
-    /// This configuration as it ran, with the request sizes resolved.
-    pub fn with_blocks(&self, blocks: RunBlocks) -> RunConfig {
-        RunConfig {
-            blocks,
-            ..self.clone()
-        }
     }
 }
 
@@ -469,26 +282,6 @@ fn profile_rows(
     (preset, rows)
 }
 
-/// A validated `iocurve curve`.
-#[derive(Debug, Clone, Serialize)]
-pub struct CurveConfig {
-    pub target: TargetConfig,
-    /// Every target, the first included.
-    pub targets: Vec<PathBuf>,
-    pub patterns: Vec<Rw>,
-    pub sizes: Option<Vec<u64>>,
-    pub queue_depth: u32,
-    pub engine: EngineKind,
-    pub repeat: u32,
-    #[serde(serialize_with = "secs")]
-    pub time: Duration,
-    #[serde(serialize_with = "secs")]
-    pub ramp: Duration,
-    pub point_bytes: u64,
-    pub csv: bool,
-    pub svg: Option<PathBuf>,
-}
-
 impl CurveConfig {
     pub fn from_args(args: &CurveArgs) -> Result<CurveConfig> {
         let mut target = target_config(&args.target)?;
@@ -546,94 +339,6 @@ impl CurveConfig {
             svg: args.svg.clone(),
         })
     }
-}
-
-/// The default sweep: the logical block size up to 16 MiB, doubling.
-pub fn default_sizes(logical_block: u64) -> Vec<u64> {
-    let mut sizes = Vec::new();
-    let mut size = logical_block.max(1);
-    while size <= 16 << 20 {
-        sizes.push(size);
-        size *= 2;
-    }
-    sizes
-}
-
-/// The measured region of an opened target, checked against its size and
-/// block size: `(offset, span)`.
-pub fn resolve_region(
-    offset: Option<u64>,
-    span: Option<u64>,
-    target_size: u64,
-    target_name: &str,
-    block_size: u64,
-    logical_block: u64,
-    direct: bool,
-) -> Result<(u64, u64)> {
-    if target_size == 0 {
-        return Err(usage(format!(
-            "{target_name} is empty (0 bytes): there is nothing to measure"
-        )));
-    }
-    let offset = offset.unwrap_or(0);
-    if offset >= target_size {
-        return Err(usage(format!(
-            "--offset {} is beyond the end of {target_name} ({}); give an offset below its size",
-            format_size(offset),
-            format_size(target_size)
-        )));
-    }
-    let span = span.unwrap_or(target_size - offset);
-    if offset.checked_add(span).is_none_or(|end| end > target_size) {
-        return Err(usage(format!(
-            "--offset + --span ({}) exceeds the size of {target_name} ({}): the target is smaller than the region asked for",
-            format_size(offset.saturating_add(span)),
-            format_size(target_size)
-        )));
-    }
-    if block_size > span {
-        return Err(usage(format!(
-            "--bs {} is larger than the region measured ({}): choose a smaller --bs or a larger --span",
-            format_size(block_size),
-            format_size(span)
-        )));
-    }
-    if direct {
-        for (name, value) in [("--bs", block_size), ("--offset", offset)] {
-            if value % logical_block != 0 {
-                return Err(usage(format!(
-                    "{name} {value} is not a multiple of the logical block size {logical_block} of {target_name}, which O_DIRECT needs: use a multiple of {logical_block}, or pass --buffered to go through the page cache"
-                )));
-            }
-        }
-    }
-    Ok((offset, span))
-}
-
-/// Checks of a run's layout that need the opened target: random offsets
-/// must stay aligned for O_DIRECT, and parallel sequential jobs each need a
-/// block of the region.
-pub fn check_layout(
-    cfg: &RunConfig,
-    blocks: RunBlocks,
-    span: u64,
-    logical_block: u64,
-    direct: bool,
-) -> Result<()> {
-    if direct && !blocks.align.is_multiple_of(logical_block) {
-        return Err(usage(format!(
-            "--align {} is not a multiple of the logical block size {logical_block}, which O_DIRECT needs: use a multiple of {logical_block}, or pass --buffered",
-            blocks.align
-        )));
-    }
-    let blocks = span / blocks.block_size;
-    if !cfg.rw.is_random() && blocks < u64::from(cfg.target.threads) {
-        return Err(usage(format!(
-            "--threads {} sequential jobs need at least one --bs block each, but the region holds {blocks}: use fewer threads or a larger --span",
-            cfg.target.threads
-        )));
-    }
-    Ok(())
 }
 
 #[cfg(test)]

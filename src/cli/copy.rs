@@ -2,9 +2,10 @@
 //! opened (arguments validated before resources open).
 
 use crate::cli::CopyArgs;
-use crate::cli::config::{MAX_BLOCK_SIZE, TargetConfig, target_config_of};
+use crate::cli::config::target_config_of;
 use crate::error::usage;
 use crate::result::config::CopySettings;
+use crate::vocab::config::{MAX_BLOCK_SIZE, TargetConfig};
 use crate::workload::copy::CopyRequest;
 use anyhow::Result;
 

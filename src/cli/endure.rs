@@ -3,9 +3,10 @@
 //! `--preserve` is refused because restoring data cannot restore wear.
 
 use crate::cli::EndureArgs;
-use crate::cli::config::{TargetConfig, target_config_of};
+use crate::cli::config::target_config_of;
 use crate::error::usage;
 use crate::result::config::EndureSettings;
+use crate::vocab::config::TargetConfig;
 use anyhow::Result;
 
 /// What `endure` wears, once the user has agreed to it.

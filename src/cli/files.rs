@@ -3,9 +3,9 @@
 //! directory is touched.
 
 use crate::cli::apps::{FilesLoadArgs, FilesSaveArgs};
-use crate::cli::config::default_seed;
 use crate::error::usage;
 use crate::result::config::{FilesLoadSettings, FilesSaveSettings};
+use crate::vocab::config::default_seed;
 use crate::workload::files::{LOAD_SIZES, SavePlan, check_sizes};
 use anyhow::Result;
 

@@ -4,9 +4,10 @@
 //! validated [`TargetConfig`] of the card (always direct I/O, one thread,
 //! the whole medium).
 
-use super::{OutputArgs, StoreArgs, limits, parse_dir, parse_target};
-use crate::cli::config::TargetConfig;
+use super::{OutputArgs, StoreArgs, parse_dir, parse_target};
 use crate::flash::session::FlashTest;
+use crate::vocab::config::TargetConfig;
+use crate::vocab::limits;
 use anyhow::Result;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
@@ -229,16 +230,16 @@ pub fn target_config(args: &FlashArgs, name: &str) -> Result<TargetConfig> {
     let output = args.output.choice();
     Ok(TargetConfig {
         path: args.target.clone(),
-        io_mode: crate::target::IoMode::Direct,
+        io_mode: crate::vocab::options::IoMode::Direct,
         destructive: args.destructive,
         preserve: args.preserve,
         journal_dir: args.journal_dir.clone(),
         offset: None,
         span: None,
         threads: 1,
-        seed: args.seed.unwrap_or_else(crate::cli::config::default_seed),
+        seed: args.seed.unwrap_or_else(crate::vocab::config::default_seed),
         seed_given: args.seed.is_some(),
-        json: output.format == crate::output::Format::Json,
+        json: output.format == crate::vocab::output::Format::Json,
         report: None,
         engine: None,
         output,
@@ -276,7 +277,7 @@ mod tests {
     fn a_card_is_measured_direct_with_one_thread_and_a_directory_is_refused() {
         let cmd = command(&["class", "sim:size=1G", "--seed", "7"]);
         let cfg = target_config(&test_of(&cmd).1, "align").unwrap();
-        assert_eq!(cfg.io_mode, crate::target::IoMode::Direct);
+        assert_eq!(cfg.io_mode, crate::vocab::options::IoMode::Direct);
         assert_eq!((cfg.threads, cfg.seed, cfg.seed_given), (1, 7, true));
         let dir = command(&["align", "."]);
         let e = target_config(&test_of(&dir).1, "align").unwrap_err();

@@ -10,9 +10,7 @@ pub mod db;
 pub mod endure;
 pub mod files;
 pub mod flash;
-pub mod limits;
 pub mod more;
-pub mod options;
 pub mod output;
 pub mod profile;
 pub mod run;
@@ -25,6 +23,8 @@ pub use more::{CopyArgs, EndureArgs, SurfaceArgs};
 pub use output::{DbArg, JsonLinesArg, OutputArgs, StoreArgs};
 
 use crate::units;
+use crate::vocab::limits;
+use crate::vocab::options;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -456,7 +456,7 @@ pub struct RunArgs {
 
     /// Access pattern: read, write, randread, randwrite, rw, randrw.
     #[arg(long, value_enum, default_value = "read")]
-    pub rw: crate::workload::Rw,
+    pub rw: crate::vocab::Rw,
 
     /// Read share of a mixed (rw, randrw) workload, in percent.
     #[arg(long, default_value = "50", value_parser = parse_mix)]
@@ -791,7 +791,7 @@ mod tests {
         let Command::Run(run) = cli.command else {
             panic!("not run")
         };
-        assert_eq!(run.rw, crate::workload::Rw::RandRw);
+        assert_eq!(run.rw, crate::vocab::Rw::RandRw);
         assert_eq!(run.method, options::ReadMethod::Mmap);
         assert_eq!(run.bs, options::BlockSize::DeviceMax);
         assert_eq!(run.target.engine, options::EngineChoice::Auto);

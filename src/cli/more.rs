@@ -1,7 +1,8 @@
 //! Arguments of the commands that look across a device and over its life:
 //! `surface`, `copy` and `endure`.
 
-use super::{TargetArgs, limits, parse_path, parse_target};
+use super::{TargetArgs, parse_path, parse_target};
+use crate::vocab::limits;
 use clap::Args;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -58,7 +59,7 @@ pub struct CopyArgs {
     /// each (every write synchronous, `oflag=dsync`), direct (O_DIRECT,
     /// `oflag=direct`, then fsync).
     #[arg(long, value_enum, default_value = "end")]
-    pub sync: super::options::CopySync,
+    pub sync: crate::vocab::options::CopySync,
 
     /// Read the destination back and compare it with the source byte by byte.
     #[arg(long)]

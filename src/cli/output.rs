@@ -6,7 +6,7 @@
 //! what is printed is decided from them in [`crate::output`].
 
 use super::parse_path;
-use crate::output::{Format, OutputChoice};
+use crate::vocab::output::{Format, OutputChoice};
 use clap::Args;
 use std::path::PathBuf;
 

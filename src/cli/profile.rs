@@ -2,8 +2,8 @@
 //! names them (`SEQ1M:Q8T1,RND4K:Q32T16`), parsed and checked before
 //! anything is opened.
 
-use crate::cli::limits::{QUEUE_DEPTH, THREADS};
-use crate::workload::profile::ProfileRow;
+use crate::vocab::limits::{QUEUE_DEPTH, THREADS};
+use crate::vocab::presets::ProfileRow;
 
 /// The rows `--tests` asked for, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]

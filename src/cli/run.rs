@@ -2,8 +2,8 @@
 //! run may touch, and what `--parallel` cannot do. Usage errors, before any
 //! target is opened.
 
-use crate::cli::config::{DEFAULT_AREA, RunConfig};
-use crate::cli::options::ReadMethod;
+use crate::vocab::config::{DEFAULT_AREA, RunConfig};
+use crate::vocab::options::ReadMethod;
 use anyhow::Result;
 
 /// The end of the region the run may touch (`--offset` + `--span`), which

@@ -3,12 +3,13 @@
 //! target (arguments validated before resources open).
 
 use crate::cli::apps::StreamArgs;
-use crate::cli::config::{DEFAULT_AREA, TargetConfig, target_config};
+use crate::cli::config::target_config;
 use crate::engine::EngineKind;
 use crate::error::usage;
 use crate::result::Payload;
 use crate::result::apps::{FindMaxReport, StreamOutcome, StreamReport};
 use crate::result::config::StreamSettings;
+use crate::vocab::config::{DEFAULT_AREA, TargetConfig};
 use anyhow::Result;
 
 /// Default rate when neither --rate nor --fps is given: 5 MB/s.

@@ -2,8 +2,9 @@
 //! before the device is opened (arguments validated before resources open).
 
 use crate::cli::SurfaceArgs;
-use crate::cli::config::{TargetConfig, target_config_of};
+use crate::cli::config::target_config_of;
 use crate::result::config::SurfaceSettings;
+use crate::vocab::config::TargetConfig;
 use crate::workload::surface::{ScanAsk, ScanPlan};
 use anyhow::Result;
 

@@ -2,12 +2,13 @@
 //! before the target is opened (arguments validated before resources open).
 
 use crate::cli::apps::SustainArgs;
-use crate::cli::config::{TargetConfig, target_config};
+use crate::cli::config::target_config;
 use crate::engine::EngineKind;
 use crate::error::usage;
 use crate::result::Payload;
 use crate::result::apps::SustainReport;
 use crate::result::config::SustainSettings;
+use crate::vocab::config::TargetConfig;
 use crate::workload::sustain::SustainPlan;
 use anyhow::Result;
 

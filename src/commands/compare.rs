@@ -4,9 +4,10 @@
 
 use crate::cli::CompareArgs;
 use crate::error::{EXIT_REGRESSION, usage};
-use crate::output::{Format, Output};
+use crate::output::Output;
 use crate::report::compare::{self, Options};
 use crate::store::{Settings, select};
+use crate::vocab::output::Format;
 use anyhow::Result;
 
 pub fn compare(args: &CompareArgs, settings: &Settings) -> Result<i32> {

@@ -6,12 +6,12 @@
 
 use crate::analysis::curve_reading::find_crossovers;
 use crate::cli::CurveArgs;
-use crate::cli::config::CurveConfig;
 use crate::interrupt;
 use crate::output::Output;
 use crate::report::progress;
 use crate::result::Payload;
 use crate::store::Settings;
+use crate::vocab::config::CurveConfig;
 use crate::workload::{cpuload, sweep};
 use anyhow::Result;
 use std::sync::atomic::Ordering;

@@ -2,11 +2,12 @@
 //! Markdown.
 
 use crate::cli::ExportArgs;
-use crate::cli::options::ExportFormat;
 use crate::error::usage;
-use crate::output::{Format, Output};
+use crate::output::Output;
 use crate::report::{Csv, Export, Json, Markdown};
 use crate::store::{Settings, select};
+use crate::vocab::options::ExportFormat;
+use crate::vocab::output::Format;
 use anyhow::Result;
 
 pub fn export(args: &ExportArgs, settings: &Settings) -> Result<i32> {

@@ -4,9 +4,9 @@
 //! The plan and its measuring live in [`crate::workload::profile`].
 
 use crate::cli::ProfileArgs;
-use crate::cli::config::{DEFAULT_AREA, ProfileConfig};
 use crate::output::Output;
 use crate::store::Settings;
+use crate::vocab::config::{DEFAULT_AREA, ProfileConfig};
 use crate::workload::{parallel, profile};
 use anyhow::Result;
 

@@ -1,12 +1,12 @@
 //! `iocurve run`: one workload, exactly as asked.
 
 use crate::cli::RunArgs;
-use crate::cli::config::RunConfig;
 use crate::cli::run::{area, check_parallel};
 use crate::interrupt;
 use crate::output::Output;
 use crate::result::Payload;
 use crate::store::Settings;
+use crate::vocab::config::RunConfig;
 use crate::workload::cpuload;
 use crate::workload::parallel;
 use crate::workload::run_spec::{measure_by_method, prepare_region, spec_of};

@@ -2,12 +2,12 @@
 //! deadlines (see [`crate::workload::stream`]).
 
 use crate::cli::apps::StreamArgs;
-use crate::cli::options::StreamDirection;
 use crate::cli::stream::StreamConfig;
 use crate::interrupt;
 use crate::output::Output;
 use crate::result::apps::StreamReport;
 use crate::store::Settings;
+use crate::vocab::options::StreamDirection;
 use crate::workload::cpuload;
 use crate::workload::region::open_region;
 use crate::workload::stream::{self, OpKindName, Schedule, StreamPlan};

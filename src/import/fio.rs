@@ -12,7 +12,8 @@ use crate::result::{
     WorkloadInfo,
 };
 use crate::stats::{LatencySummary, Spread};
-use crate::target::{IoMode, TargetInfo, TargetKind};
+use crate::target::{TargetInfo, TargetKind};
+use crate::vocab::options::IoMode;
 use anyhow::{Context, Result, bail};
 use serde_json::Value;
 use std::time::{Duration, UNIX_EPOCH};

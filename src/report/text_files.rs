@@ -1,9 +1,9 @@
 //! The `files load` and `files save` parts of the text report.
 
 use super::table::{Table, WIDTH, fit};
-use crate::cli::options::CopySync;
 use crate::result::apps::{FilesLoadReport, FilesSaveReport, SavePoint};
 use crate::units::{TimeUnit, format_mbps, format_size_exact, format_size_figure, three_figures};
+use crate::vocab::options::CopySync;
 use std::fmt::Write;
 
 /// Device bytes per file byte from which whole-block rewriting is named:

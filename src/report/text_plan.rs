@@ -279,7 +279,7 @@ impl CurvePlan {
         let sizes = match &self.sizes {
             Some(sizes) => size_list(sizes, format_size_exact),
             None => size_list(
-                &crate::cli::config::default_sizes(logical_block),
+                &crate::vocab::config::default_sizes(logical_block),
                 format_size_exact,
             ),
         };

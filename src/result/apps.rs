@@ -4,8 +4,8 @@
 
 use crate::analysis::curve::ModelFit;
 use crate::analysis::sustain::SpeedDrop;
-use crate::cli::options::CopySync;
 use crate::stats::LatencySummary;
+use crate::vocab::options::CopySync;
 use serde::{Deserialize, Serialize};
 
 /// `iocurve files load`: time per whole file, by size, from a cold cache.

@@ -5,8 +5,8 @@
 //! it was stored as ([`Recorded::Stored`]): configurations change with the
 //! options, and a run measured with older options must still load.
 
-use crate::cli::config::{ProfileConfig, TargetConfig};
-use crate::cli::options::{CopySync, FileReadMethod, StreamDirection};
+use crate::vocab::config::{ProfileConfig, TargetConfig};
+use crate::vocab::options::{CopySync, FileReadMethod, StreamDirection};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::path::PathBuf;
 

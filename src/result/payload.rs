@@ -17,7 +17,7 @@ use super::config::{
 };
 use super::device::{AccessInfo, CopyReport, EndureReport, ParallelReport, SurfaceReport};
 use super::flash::FlashReport;
-use crate::cli::config::{CurveConfig, RunConfig};
+use crate::vocab::config::{CurveConfig, RunConfig};
 use serde::{Deserialize, Serialize};
 
 /// Which command ran, how it was configured, and its own findings.

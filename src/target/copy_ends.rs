@@ -2,9 +2,9 @@
 //! device written to. A destination file that does not exist yet is made
 //! as large as the image; one that exists must hold it.
 
-use crate::cli::config::TargetConfig;
 use crate::error::{IoFailure, usage};
 use crate::target::{self, OpenTarget, TargetKind, TargetRequest};
+use crate::vocab::config::TargetConfig;
 use anyhow::Result;
 use std::fs::File;
 use std::path::Path;

@@ -23,6 +23,7 @@ use crate::probe::sysfs::{self, BlockDevice, Mount};
 use crate::result::Caveat;
 use crate::safety::preserve;
 use crate::units::format_size;
+use crate::vocab::options::IoMode;
 use crate::workload::runner::MeasureTarget;
 use anyhow::Result;
 use gate::{Permit, Restoration, WriteGate, WriteGuard};
@@ -46,16 +47,6 @@ pub enum TargetKind {
     BlockDevice,
     /// A `sim:` target: a simulated flash card in memory.
     Simulated,
-}
-
-/// How data moves between iocurve and the device.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum IoMode {
-    /// O_DIRECT: no page cache in between.
-    Direct,
-    /// Through the page cache, evicted before reads, fdatasync after writes.
-    Buffered,
 }
 
 /// What the result records about the target.

@@ -1,9 +1,9 @@
 //! Opening a command's target: the one place the write-safety rules run
 //! for a measuring command, and the refusals that name their fix.
 
-use crate::cli::config::TargetConfig;
 use crate::interrupt;
 use crate::target::{self, OpenTarget, TargetRequest};
+use crate::vocab::config::TargetConfig;
 use anyhow::Result;
 
 /// Opens the target of a command after its arguments were validated. The

@@ -10,7 +10,7 @@ use crate::error::IoFailure;
 use crate::interrupt;
 use crate::sys::buffer::AlignedBuf;
 use crate::units::format_size;
-use crate::workload::Pattern;
+use crate::vocab::Pattern;
 use anyhow::Result;
 use std::fs::{File, OpenOptions};
 use std::io;

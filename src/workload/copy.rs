@@ -10,7 +10,6 @@
 //! workload does.
 
 use crate::analysis::copy as analysis;
-use crate::cli::options::CopySync;
 use crate::engine::{Clock, IoError, MonotonicClock, OpKind};
 use crate::error::IoFailure;
 use crate::interrupt;
@@ -18,9 +17,12 @@ use crate::report::progress;
 use crate::result::device::{CopyReport, CopyVerify};
 use crate::result::{RunResult, TestResult};
 use crate::sys::buffer::AlignedBuf;
-use crate::target::{IoMode, OpenTarget};
+use crate::target::OpenTarget;
+use crate::vocab::Rw;
+use crate::vocab::options::CopySync;
+use crate::vocab::options::IoMode;
+use crate::workload::MeasureSpec;
 use crate::workload::job::PaddedCounter;
-use crate::workload::{MeasureSpec, Rw};
 use anyhow::Result;
 use std::fs::File;
 use std::os::fd::{AsFd, BorrowedFd};

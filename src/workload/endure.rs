@@ -4,15 +4,17 @@
 //! to save it before the next one starts: a run killed half-way keeps every
 //! finished cycle.
 
-use crate::cli::config::{DEFAULT_AREA, TargetConfig, resolve_region};
 use crate::error::usage;
 use crate::interrupt;
 use crate::report::progress;
 use crate::result::RunResult;
 use crate::result::device::{EndureCycle, EndureReport};
-use crate::target::{IoMode, OpenTarget};
+use crate::target::OpenTarget;
 use crate::units::format_size;
-use crate::workload::{MeasureSpec, Rw, SpecError, SpecRequest};
+use crate::vocab::Rw;
+use crate::vocab::config::{DEFAULT_AREA, TargetConfig, resolve_region};
+use crate::vocab::options::IoMode;
+use crate::workload::{MeasureSpec, SpecError, SpecRequest};
 use indicatif::ProgressBar;
 use std::sync::atomic::Ordering;
 use std::time::Duration;

@@ -23,7 +23,6 @@
 //! size (`measure_loads`, `measure_saves`) on the monotonic clock; what the
 //! times mean is read in `crate::analysis::files`.
 
-use crate::cli::options::{CopySync, FileReadMethod};
 use crate::engine::access::{FileRead, read_whole_file};
 use crate::engine::{Clock, MonotonicClock};
 use crate::error::{IoFailure, usage};
@@ -34,9 +33,11 @@ pub use crate::result::apps::{EvictionProof, SaveCheck, SaveTimes};
 use crate::result::apps::{SaveDeviceIo, SavePoint, SkippedSave};
 use crate::sys;
 use crate::sys::buffer::{AlignedBuf, MIN_ALIGN};
-use crate::target::{IoMode, TargetInfo, TargetKind};
+use crate::target::{TargetInfo, TargetKind};
 use crate::units::{format_size, mb_per_s};
-use crate::workload::Pattern;
+use crate::vocab::Pattern;
+use crate::vocab::options::IoMode;
+use crate::vocab::options::{CopySync, FileReadMethod};
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};

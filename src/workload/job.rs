@@ -7,10 +7,11 @@
 //! pass of jobs whose figures are kept apart (see the runner).
 
 use super::gauge::Gauge;
-use super::spec::{MeasureSpec, Rw};
+use super::spec::MeasureSpec;
 use super::verify;
 use crate::engine::{Op, OpKind, OpSource};
 use crate::stats::LatencyHistogram;
+use crate::vocab::Rw;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// A counter on its own cache line, so jobs publishing progress do not

@@ -19,7 +19,6 @@ pub mod gauge;
 pub mod job;
 pub mod live;
 pub mod parallel;
-pub mod pattern;
 pub mod prepare;
 pub mod profile;
 pub mod region;
@@ -33,5 +32,4 @@ pub mod sustain;
 pub mod sweep;
 pub mod verify;
 
-pub use pattern::Pattern;
-pub use spec::{MeasureSpec, Rw, SpecError, SpecRequest};
+pub use spec::{MeasureSpec, SpecError, SpecRequest};

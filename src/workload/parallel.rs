@@ -8,15 +8,17 @@
 //! the aggregate is their sum. Every member is opened, checked and
 //! preserved before anything is written to any of them.
 
-use crate::cli::config::{DEFAULT_AREA, ProfileConfig, RunConfig, TargetConfig, resolve_region};
 use crate::interrupt;
 use crate::result::device::{ParallelDevice, ParallelReport, ParallelTest};
 use crate::result::{Measurement, RunResult, TestResult};
+use crate::target::OpenTarget;
 use crate::target::scratch::FillPlan;
-use crate::target::{IoMode, OpenTarget};
+use crate::vocab::Pattern;
+use crate::vocab::config::{DEFAULT_AREA, ProfileConfig, RunConfig, TargetConfig, resolve_region};
+use crate::vocab::options::IoMode;
+use crate::workload::MeasureSpec;
 use crate::workload::profile;
 use crate::workload::run_spec::{prepare_region, spec_of};
-use crate::workload::{MeasureSpec, Pattern};
 use anyhow::Result;
 use indicatif::ProgressBar;
 use std::sync::Barrier;

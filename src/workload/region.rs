@@ -3,10 +3,11 @@
 //! holds no data to read), and `--offset`/`--span` resolved against the
 //! target's size and block. One home for a step both commands take.
 
-use crate::cli::config::{TargetConfig, resolve_region};
+use crate::target::OpenTarget;
 use crate::target::scratch::FillPlan;
-use crate::target::{IoMode, OpenTarget};
-use crate::workload::Pattern;
+use crate::vocab::Pattern;
+use crate::vocab::config::{TargetConfig, resolve_region};
+use crate::vocab::options::IoMode;
 use anyhow::Result;
 
 /// Opens the target, fills a scratch file, and resolves the region; returns

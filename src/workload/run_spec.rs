@@ -5,14 +5,16 @@
 //! measures the same spec on every device, so it lives here rather than in
 //! either command.
 
-use crate::cli::config::{RunBlocks, RunConfig, check_layout, resolve_region};
-use crate::cli::options::{BlockSize, ReadMethod};
 use crate::result::device::AccessInfo;
 use crate::result::{RunResult, TestResult};
+use crate::target::OpenTarget;
 use crate::target::scratch::FillPlan;
-use crate::target::{IoMode, OpenTarget};
+use crate::vocab::Pattern;
+use crate::vocab::config::{RunBlocks, RunConfig, check_layout, resolve_region};
+use crate::vocab::options::IoMode;
+use crate::vocab::options::{BlockSize, ReadMethod};
 use crate::workload::runner::MeasureTarget;
-use crate::workload::{MeasureSpec, Pattern, SpecError, SpecRequest};
+use crate::workload::{MeasureSpec, SpecError, SpecRequest};
 use anyhow::Result;
 use std::os::fd::AsFd;
 

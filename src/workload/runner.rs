@@ -859,7 +859,7 @@ mod tests {
     #[test]
     fn budgets_and_regions_split_exactly() {
         let spec = MeasureSpec::new(super::super::SpecRequest {
-            rw: super::super::Rw::Read,
+            rw: crate::vocab::Rw::Read,
             mix_read_percent: 0,
             block_size: 4096,
             queue_depth: 1,
@@ -871,11 +871,11 @@ mod tests {
             size: Some(10 * 4096),
             time: None,
             ramp: None,
-            pattern: super::super::Pattern::Zeros,
+            pattern: crate::vocab::Pattern::Zeros,
             seed: 1,
             seed_given: true,
             verify: false,
-            io: crate::target::IoMode::Direct,
+            io: crate::vocab::options::IoMode::Direct,
         })
         .unwrap();
         let total: u64 = (0..3).map(|i| job_budget(&spec, 10 * 4096, i)).sum();

@@ -1,67 +1,11 @@
 //! What one measurement is asked to do: a plain, validated description.
 
-use super::pattern::Pattern;
 use crate::engine::EngineKind;
-use crate::target::IoMode;
-use serde::{Deserialize, Serialize};
+use crate::vocab::Rw;
+use crate::vocab::options::IoMode;
+use crate::vocab::pattern::Pattern;
+use serde::Serialize;
 use std::time::Duration;
-
-/// Access pattern and direction, named as in fio; `run --rw` takes it as it
-/// is. (Variant comments are `//`: clap would print doc comments in the help.)
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
-#[value(rename_all = "lowercase")]
-pub enum Rw {
-    Read,
-    Write,
-    RandRead,
-    RandWrite,
-    // Sequential, mixed reads and writes.
-    Rw,
-    // Random, mixed reads and writes.
-    RandRw,
-}
-
-impl Rw {
-    pub fn parse(text: &str) -> Option<Rw> {
-        Some(match text {
-            "read" => Rw::Read,
-            "write" => Rw::Write,
-            "randread" => Rw::RandRead,
-            "randwrite" => Rw::RandWrite,
-            "rw" | "readwrite" => Rw::Rw,
-            "randrw" => Rw::RandRw,
-            _ => return None,
-        })
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Rw::Read => "read",
-            Rw::Write => "write",
-            Rw::RandRead => "randread",
-            Rw::RandWrite => "randwrite",
-            Rw::Rw => "rw",
-            Rw::RandRw => "randrw",
-        }
-    }
-
-    pub fn is_random(self) -> bool {
-        matches!(self, Rw::RandRead | Rw::RandWrite | Rw::RandRw)
-    }
-
-    pub fn is_mixed(self) -> bool {
-        matches!(self, Rw::Rw | Rw::RandRw)
-    }
-
-    pub fn reads(self) -> bool {
-        !matches!(self, Rw::Write | Rw::RandWrite)
-    }
-
-    pub fn writes(self) -> bool {
-        !matches!(self, Rw::Read | Rw::RandRead)
-    }
-}
 
 /// What a caller asks one measurement to be; [`MeasureSpec::new`] checks
 /// it and is the only way to a [`MeasureSpec`].

@@ -24,7 +24,7 @@ pub use crate::result::apps::{IntervalSample, MarkSample};
 use crate::result::live::{LiveInterval, capped_quantiles};
 use crate::stats::live_histogram::{BUCKETS, bucket_of, quantile_of_counts};
 use crate::sys::buffer::{AlignedBuf, MIN_ALIGN};
-use crate::workload::Pattern;
+use crate::vocab::Pattern;
 use serde::{Deserialize, Serialize};
 use std::os::fd::BorrowedFd;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -13,16 +13,20 @@
 
 use crate::analysis::curve as model;
 use crate::analysis::curve_reading::analyse;
-use crate::cli::config::{CurveConfig, DEFAULT_AREA, TargetConfig, default_sizes, resolve_region};
 use crate::interrupt;
 use crate::probe::interface_of;
 use crate::result::{CurvePoint, CurveReport, CurveSeries, RunResult, TestResult};
 use crate::target::scratch::FillPlan;
-use crate::target::{IoMode, OpenTarget, TargetKind};
+use crate::target::{OpenTarget, TargetKind};
 use crate::units::format_size;
+use crate::vocab::config::{
+    CurveConfig, DEFAULT_AREA, TargetConfig, default_sizes, resolve_region,
+};
+use crate::vocab::options::IoMode;
+use crate::vocab::{Pattern, Rw};
 use crate::workload::profile::{PREP_MIN_BYTES, PREP_TIME_LIMIT};
 use crate::workload::runner::MeasureTarget;
-use crate::workload::{MeasureSpec, Pattern, Rw, SpecError, SpecRequest};
+use crate::workload::{MeasureSpec, SpecError, SpecRequest};
 use anyhow::Result;
 use indicatif::ProgressBar;
 use std::fs::File;

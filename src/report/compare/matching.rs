@@ -21,8 +21,8 @@
 //! are listed apart with their command.
 
 use crate::result::{Payload, RunResult, TestResult};
-use crate::target::IoMode;
 use crate::units::format_size;
+use crate::vocab::options::IoMode;
 use serde::Serialize;
 
 /// Sequential or random offsets.

@@ -1,7 +1,7 @@
 //! The accepted range of every numeric option, checked while the command
 //! line is parsed, so that a value no command can use is refused before
 //! anything is opened (exit 2, one line naming the option, the value and
-//! the range: see [`super::one_line_error`]).
+//! the range, as the argument parser reports it).
 //!
 //! Each range comes from the code that consumes the option: the engines
 //! describe a transfer with 32 bits and iocurve holds at most 1 GiB per

@@ -184,11 +184,21 @@ impl BlockSize {
 pub fn parse_block_size(text: &str) -> Result<BlockSize, String> {
     match text.trim() {
         "max" => Ok(BlockSize::DeviceMax),
-        other => super::limits::BLOCK
+        other => crate::vocab::limits::BLOCK
             .check(other)
             .map(BlockSize::Bytes)
             .map_err(|e| format!("{e}, or max (the device's largest request)")),
     }
+}
+
+/// How data moves between iocurve and the device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IoMode {
+    /// O_DIRECT: no page cache in between.
+    Direct,
+    /// Through the page cache, evicted before reads, fdatasync after writes.
+    Buffered,
 }
 
 #[cfg(test)]
@@ -286,9 +296,9 @@ mod tests {
             parses_or_refuses::<StreamDirection>(&text);
             parses_or_refuses::<CopySync>(&text);
             parses_or_refuses::<ExportFormat>(&text);
-            parses_or_refuses::<crate::workload::Rw>(&text);
+            parses_or_refuses::<crate::vocab::Rw>(&text);
             let _ = parse_block_size(&text);
-            let _ = crate::workload::Pattern::parse(&text);
+            let _ = crate::vocab::Pattern::parse(&text);
         }
 
         #[test]
@@ -299,7 +309,7 @@ mod tests {
             if let Ok(m) = ReadMethod::from_str(&text, false) {
                 prop_assert_eq!(m.as_str(), text.as_str());
             }
-            if let Ok(rw) = crate::workload::Rw::from_str(&text, false) {
+            if let Ok(rw) = crate::vocab::Rw::from_str(&text, false) {
                 prop_assert_eq!(rw.name(), text.as_str());
             }
         }

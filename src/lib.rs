@@ -40,6 +40,7 @@ pub mod error;
 pub mod flash;
 pub mod import;
 pub mod interrupt;
+pub mod live;
 pub mod output;
 pub mod probe;
 pub mod report;

@@ -67,8 +67,8 @@ impl Output {
                 let _ = self.announced.set(header);
             }
             Format::JsonLines => {
-                print_text(&(crate::report::json_lines::start_line(provisional) + "\n"));
-                crate::report::json_lines::begin_intervals();
+                print_text(&(crate::report::start_line(provisional) + "\n"));
+                crate::live::json_lines::begin_intervals();
             }
             _ => {}
         }

@@ -8,7 +8,7 @@ use crate::analysis::curve_reading::find_crossovers;
 use crate::cli::CurveArgs;
 use crate::interrupt;
 use crate::output::Output;
-use crate::report::progress;
+use crate::live::progress;
 use crate::result::Payload;
 use crate::store::Settings;
 use crate::vocab::config::CurveConfig;

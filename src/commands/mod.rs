@@ -40,7 +40,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         crate::store::check_path(db)?;
     }
     if cli.command.output_args().is_some_and(|o| o.quiet) {
-        crate::report::progress::silence();
+        crate::live::progress::silence();
     }
     match cli.command {
         Command::Run(args) => run::run(&args, &store),

@@ -7,7 +7,7 @@ use crate::cli::apps::SustainArgs;
 use crate::cli::sustain::SustainConfig;
 use crate::interrupt;
 use crate::output::Output;
-use crate::report::json_lines;
+use crate::live::json_lines;
 use crate::store::Settings;
 use crate::workload::cpuload;
 use crate::workload::region::open_region;

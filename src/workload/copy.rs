@@ -13,7 +13,7 @@ use crate::analysis::copy as analysis;
 use crate::engine::{Clock, IoError, MonotonicClock, OpKind};
 use crate::error::IoFailure;
 use crate::interrupt;
-use crate::report::progress;
+use crate::live::progress;
 use crate::result::device::{CopyReport, CopyVerify};
 use crate::result::{RunResult, TestResult};
 use crate::sys::buffer::AlignedBuf;

@@ -6,7 +6,7 @@
 
 use crate::error::usage;
 use crate::interrupt;
-use crate::report::progress;
+use crate::live::progress;
 use crate::result::RunResult;
 use crate::result::device::{EndureCycle, EndureReport};
 use crate::target::OpenTarget;

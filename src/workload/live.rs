@@ -11,7 +11,7 @@
 //! completed since the last cut, no line is printed: the next interval
 //! then spans the stall, with its low rate and its long maximum.
 
-use crate::report::json_lines;
+use crate::live::json_lines;
 use crate::result::live::{LiveInterval, capped_quantiles};
 use crate::stats::live_histogram::{BUCKETS, quantile_of_counts};
 use crate::workload::gauge::{Gauge, total_bytes};

@@ -174,7 +174,7 @@ pub fn run_all(
     };
     let mut result = crate::probe::record::new_result(payload, &members[0].target, started_at);
     announce(&result);
-    let bar = crate::report::progress::bar("parallel", crate::report::progress::Goal::Bytes(0));
+    let bar = crate::live::progress::bar("parallel", crate::live::progress::Goal::Bytes(0));
     let name = crate::units::format_size(specs[0].block_size);
     let mut report = new_report(&members);
     let test = alone_and_together(&members, &specs, &name, cfg.repeat, &bar, &mut result);
@@ -213,11 +213,11 @@ pub fn profile_all(
     announce(&result);
     let total =
         profile::planned(cfg.rows.len(), time, cfg.repeat, writes) * (members.len() as u32 + 1);
-    let bar = crate::report::progress::bar(
+    let bar = crate::live::progress::bar(
         "parallel profile",
-        crate::report::progress::Goal::Time(total),
+        crate::live::progress::Goal::Time(total),
     );
-    let ticker = crate::report::progress::ClockTicker::start(&bar);
+    let ticker = crate::live::progress::ClockTicker::start(&bar);
     let report = measure_profile_rows(cfg, &members, (time, writes), &bar, &mut result)?;
     drop(ticker);
     bar.finish_and_clear();

@@ -2,7 +2,7 @@
 //! before anything is timed, so that no figure reads unwritten blocks.
 
 use crate::interrupt;
-use crate::report::progress;
+use crate::live::progress;
 use crate::target::OpenTarget;
 use crate::target::scratch::{FillPlan, fill_region};
 use anyhow::Result;

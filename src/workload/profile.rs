@@ -14,7 +14,7 @@
 
 use crate::error::usage;
 use crate::interrupt;
-use crate::report::progress;
+use crate::live::progress;
 use crate::result::{Caveat, RunResult};
 use crate::target::scratch::FillPlan;
 use crate::target::{OpenTarget, TargetKind};

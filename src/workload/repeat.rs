@@ -4,7 +4,7 @@
 //! into a test with its median and range.
 
 use crate::interrupt;
-use crate::report::progress;
+use crate::live::progress;
 use crate::result::{Measurement, TestResult, WorkloadInfo};
 use crate::stats::Spread;
 use crate::target::OpenTarget;

@@ -7,7 +7,7 @@
 use crate::analysis::surface::{percent, positions};
 use crate::error::usage;
 use crate::interrupt;
-use crate::report::progress;
+use crate::live::progress;
 use crate::result::device::SurfaceSample;
 use crate::target::OpenTarget;
 use crate::vocab::Rw;

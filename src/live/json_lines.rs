@@ -89,44 +89,9 @@ pub fn wait_for(printer: Option<JoinHandle<()>>) {
     }
 }
 
-/// The first line of a measuring command's JSON lines, printed before it
-/// measures: the command, the target and the plan (see
-/// [`crate::report::text_plan`]), `type` first as a reader looks for it.
-pub fn start_line(result: &crate::result::RunResult) -> String {
-    #[derive(serde::Serialize)]
-    struct Start<'a> {
-        r#type: &'static str,
-        command: String,
-        target: &'a crate::target::TargetInfo,
-        plan: Option<String>,
-    }
-    let start = Start {
-        r#type: "start",
-        command: result.command(),
-        target: &result.target,
-        plan: crate::report::text_plan::plan(result),
-    };
-    serde_json::to_string(&start).unwrap_or_else(|e| format!("{{\"error\":{:?}}}", e.to_string()))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_start_line_is_one_object_naming_command_target_and_plan() {
-        let r = crate::testdata::run(None, "2024-03-01T10:00:00Z", &[20.0], &[10.0]);
-        let line = start_line(&r);
-        assert!(!line.contains('\n'));
-        let v: serde_json::Value = serde_json::from_str(&line).unwrap();
-        assert_eq!(v["type"], "start");
-        assert_eq!(v["command"], r.command());
-        assert_eq!(v["target"]["path"], r.target.path.as_str());
-        assert_eq!(
-            v["plan"],
-            serde_json::json!(crate::report::text_plan::plan(&r))
-        );
-    }
 
     #[test]
     fn an_interval_line_is_one_flat_tagged_json_object() {

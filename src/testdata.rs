@@ -9,8 +9,8 @@ use crate::result::config::Recorded;
 use crate::result::{
     CpuUsage, HostInfo, Measurement, Payload, RampInfo, RunResult, TestResult, WorkloadInfo,
 };
+use crate::result::{TargetInfo, TargetKind};
 use crate::stats::Spread;
-use crate::target::{TargetInfo, TargetKind};
 use crate::vocab::options::IoMode;
 
 /// One repetition moving 64 MiB at `mb_per_s`.

@@ -132,7 +132,7 @@ pub struct ClassArgs {
 
     /// The class to check (C10, U1, U3, V6..V90, A1, A2) [default: what the
     /// card's SSR claims, else every class].
-    #[arg(long, value_parser = limits::class)]
+    #[arg(long, value_parser = claimed_class)]
     pub claim: Option<String>,
 
     #[command(flatten)]
@@ -246,9 +246,33 @@ pub fn target_config(args: &FlashArgs, name: &str) -> Result<TargetConfig> {
     })
 }
 
+/// `--claim`: a class the flash class test knows.
+fn claimed_class(text: &str) -> Result<String, String> {
+    match crate::analysis::flash::class::requirements(text) {
+        Some(_) => Ok(text.trim().to_string()),
+        None => Err(format!(
+            "not a class iocurve checks: give one of {} or A2",
+            crate::analysis::flash::class::CLASSES.join(", ")
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_claim_names_a_class_iocurve_checks() {
+        assert_eq!(claimed_class("U3"), Ok("U3".into()));
+        assert!(claimed_class("nan").is_err() && claimed_class("").is_err());
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_claim_is_answered_without_panicking(s in "\\PC{0,16}") {
+            let _ = claimed_class(&s);
+        }
+    }
     use clap::Parser;
 
     fn command(args: &[&str]) -> FlashCommand {

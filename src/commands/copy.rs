@@ -8,16 +8,16 @@ use crate::cli::copy::CopyConfig;
 use crate::interrupt;
 use crate::output::Output;
 use crate::result::Payload;
-use crate::safety::restore::{restore, restore_after_error};
 use crate::store::Settings;
 use crate::target::copy_ends;
+use crate::target::restore::{restore, restore_after_error};
 use crate::workload::copy as copier;
 use anyhow::Result;
 use std::sync::atomic::Ordering;
 
 pub fn copy(args: &CopyArgs, store: &Settings) -> Result<i32> {
     let CopyConfig { target: mut cfg } = CopyConfig::from_args(args)?;
-    let started_at = crate::probe::record::now_rfc3339();
+    let started_at = crate::workload::record::now_rfc3339();
     interrupt::install();
     let source = copy_ends::open_source(&args.source, cfg.buffered())?;
     let bytes = source.info.size_bytes;
@@ -32,7 +32,7 @@ pub fn copy(args: &CopyArgs, store: &Settings) -> Result<i32> {
     .settings(args)
     .into();
     let payload = Payload::Copy { config, copy: None };
-    let mut result = crate::probe::record::new_result(payload, &destination, started_at);
+    let mut result = crate::workload::record::new_result(payload, &destination, started_at);
     let output = Output::for_target(store, &cfg);
     output.announce(&result);
     let run = copier::run(&CopyConfig::request(args), &source, &destination)

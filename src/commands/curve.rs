@@ -7,8 +7,8 @@
 use crate::analysis::curve_reading::find_crossovers;
 use crate::cli::CurveArgs;
 use crate::interrupt;
-use crate::output::Output;
 use crate::live::progress;
+use crate::output::Output;
 use crate::result::Payload;
 use crate::store::Settings;
 use crate::vocab::config::CurveConfig;
@@ -18,7 +18,7 @@ use std::sync::atomic::Ordering;
 
 pub fn curve(args: &CurveArgs, store: &Settings) -> Result<i32> {
     let cfg = CurveConfig::from_args(args)?;
-    let started_at = crate::probe::record::now_rfc3339();
+    let started_at = crate::workload::record::now_rfc3339();
     let planned = sweep::planned_time(&cfg);
     let bar = progress::bar("curve", progress::Goal::Time(planned));
     let ticker = progress::ClockTicker::start(&bar);
@@ -27,7 +27,7 @@ pub fn curve(args: &CurveArgs, store: &Settings) -> Result<i32> {
         config: cfg.clone().into(),
         curve: Default::default(),
     };
-    let mut result = crate::probe::record::new_result(payload, &opened[0].target, started_at);
+    let mut result = crate::workload::record::new_result(payload, &opened[0].target, started_at);
     let output = Output::for_target(store, &cfg.target);
     bar.suspend(|| output.announce(&result));
     let load = cpuload::start_if(args.load.cpu_load);

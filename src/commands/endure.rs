@@ -17,7 +17,7 @@ use anyhow::Result;
 use std::sync::atomic::Ordering;
 
 pub fn endure(args: &EndureArgs, store: &Settings) -> Result<i32> {
-    let started_at = crate::probe::record::now_rfc3339();
+    let started_at = crate::workload::record::now_rfc3339();
     let cfg = EndureConfig::from_args(args)?;
     let (target, offset, span) = endure::open_worn(&cfg.target, args.bs, args.cycles)?;
     let config = cfg.settings(args).into();
@@ -30,8 +30,11 @@ pub fn endure(args: &EndureArgs, store: &Settings) -> Result<i32> {
         stop_on_error: args.stop_on_error,
     };
     let endure = plan.empty_report();
-    let mut result =
-        crate::probe::record::new_result(Payload::Endure { config, endure }, &target, started_at);
+    let mut result = crate::workload::record::new_result(
+        Payload::Endure { config, endure },
+        &target,
+        started_at,
+    );
     let output = Output::for_target(store, &cfg.target);
     output.announce(&result);
     let mut saved = None;

@@ -25,7 +25,7 @@ pub fn flash(cmd: &FlashCommand, store: &Settings) -> Result<i32> {
     let name = test.name();
     let cfg = target_config(&args, name)?;
     let mut target = crate::target::open::open_target(&cfg, test.writes(), 0)?;
-    let started_at = crate::probe::record::now_rfc3339();
+    let started_at = crate::workload::record::now_rfc3339();
     let identity = crate::probe::identify(std::path::Path::new(&target.info.path));
     let options = FlashOptions {
         au: args.au,
@@ -35,7 +35,7 @@ pub fn flash(cmd: &FlashCommand, store: &Settings) -> Result<i32> {
     };
     let planned = session::plan(test, &options, &mut target, &identity)?;
     let measured = session::measure(planned, &mut target)
-        .map_err(|e| crate::safety::restore::restore_after_error(&mut target, e))?;
+        .map_err(|e| crate::target::restore::restore_after_error(&mut target, e))?;
     let flash = flash_verdicts::build(&measured);
     let config = FlashSettings {
         test: name.to_string(),
@@ -43,12 +43,12 @@ pub fn flash(cmd: &FlashCommand, store: &Settings) -> Result<i32> {
     }
     .into();
     let payload = Payload::Flash { config, flash };
-    let mut result = crate::probe::record::new_result_identified(
+    let mut result = crate::workload::record::new_result_identified(
         payload,
         target.info.clone(),
         started_at,
         identity,
     );
-    crate::safety::restore::restore(&mut target, &mut result);
+    crate::target::restore::restore(&mut target, &mut result);
     Output::for_target(store, &cfg).finish_flash(&result, args.verbose)
 }

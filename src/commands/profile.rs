@@ -15,7 +15,7 @@ pub fn profile(args: &ProfileArgs, store: &Settings) -> Result<i32> {
     if cfg.parallel {
         return profile_parallel(&cfg, store);
     }
-    let started_at = crate::probe::record::now_rfc3339();
+    let started_at = crate::workload::record::now_rfc3339();
     let area = cfg.size.unwrap_or(DEFAULT_AREA);
     // Writes are part of the profile where they are safe (see
     // `writes_may_be_asked`); elsewhere it measures reads and says why.
@@ -32,12 +32,12 @@ pub fn profile(args: &ProfileArgs, store: &Settings) -> Result<i32> {
     let region = (offset, span);
     match profile::measure_all(&cfg, &mut target, region, writes, started_at, &announce) {
         Ok(mut result) => {
-            crate::safety::restore::restore(&mut target, &mut result);
+            crate::target::restore::restore(&mut target, &mut result);
             let code = output.finish(&result);
             drop(target);
             code
         }
-        Err(e) => Err(crate::safety::restore::restore_after_error(&mut target, e)),
+        Err(e) => Err(crate::target::restore::restore_after_error(&mut target, e)),
     }
 }
 
@@ -45,7 +45,7 @@ pub fn profile(args: &ProfileArgs, store: &Settings) -> Result<i32> {
 /// alone and together, on the same-sized test area of every target.
 fn profile_parallel(cfg: &ProfileConfig, store: &Settings) -> Result<i32> {
     let output = Output::for_target(store, &cfg.target);
-    let started_at = crate::probe::record::now_rfc3339();
+    let started_at = crate::workload::record::now_rfc3339();
     let result = parallel::profile_all(cfg, started_at, &|r| output.announce(r))?;
     output.finish(&result)
 }

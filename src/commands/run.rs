@@ -18,7 +18,7 @@ pub fn run(args: &RunArgs, store: &Settings) -> Result<i32> {
     if cfg.parallel {
         return run_parallel(&cfg, store);
     }
-    let started_at = crate::probe::record::now_rfc3339();
+    let started_at = crate::workload::record::now_rfc3339();
     let wants_write = cfg.rw.writes();
     let mut target = crate::target::open::open_target(&cfg.target, wants_write, area(&cfg)?)?;
     let (blocks, offset, span) = prepare_region(&cfg, &mut target)?;
@@ -29,7 +29,7 @@ pub fn run(args: &RunArgs, store: &Settings) -> Result<i32> {
         access: None,
         parallel: None,
     };
-    let mut result = crate::probe::record::new_result(payload, &target, started_at);
+    let mut result = crate::workload::record::new_result(payload, &target, started_at);
     let name = crate::units::format_size(blocks.block_size);
     if wants_write {
         target.arm(&[(offset, span)])?;
@@ -41,13 +41,13 @@ pub fn run(args: &RunArgs, store: &Settings) -> Result<i32> {
     result.cpu_load = load.map(cpuload::CpuLoad::stop);
     let (test, error) = match measured {
         Ok(m) => m,
-        Err(e) => return Err(crate::safety::restore::restore_after_error(&mut target, e)),
+        Err(e) => return Err(crate::target::restore::restore_after_error(&mut target, e)),
     };
     result.tests.push(test);
     result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
     result.error = error;
     result.target = target.info.clone();
-    crate::safety::restore::restore(&mut target, &mut result);
+    crate::target::restore::restore(&mut target, &mut result);
     let code = output.finish(&result);
     drop(target);
     code
@@ -57,7 +57,7 @@ pub fn run(args: &RunArgs, store: &Settings) -> Result<i32> {
 /// alone, then all at once (see [`crate::workload::parallel`]).
 fn run_parallel(cfg: &RunConfig, store: &Settings) -> Result<i32> {
     check_parallel(cfg)?;
-    let started_at = crate::probe::record::now_rfc3339();
+    let started_at = crate::workload::record::now_rfc3339();
     let output = Output::for_target(store, &cfg.target);
     let result = parallel::run_all(cfg, started_at, &|r| output.announce(r))?;
     output.finish(&result)

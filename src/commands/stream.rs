@@ -20,7 +20,7 @@ pub fn stream(args: &StreamArgs, store: &Settings) -> Result<i32> {
         StreamDirection::Write => OpKindName::Write,
         StreamDirection::Read => OpKindName::Read,
     };
-    let started_at = crate::probe::record::now_rfc3339();
+    let started_at = crate::workload::record::now_rfc3339();
     let writes = kind == OpKindName::Write;
     let (mut target, offset, span) = open_region(&cfg.target, writes, cfg.area(args), cfg.chunk)?;
     if writes {
@@ -34,7 +34,7 @@ pub fn stream(args: &StreamArgs, store: &Settings) -> Result<i32> {
     };
     let settings = cfg.settings(args, offset, span);
     let planned = StreamConfig::payload(settings.clone(), StreamReport::default());
-    let mut result = crate::probe::record::new_result(planned, &target, started_at);
+    let mut result = crate::workload::record::new_result(planned, &target, started_at);
     let output = Output::for_target(store, &cfg.target);
     output.announce(&result);
     let load = cpuload::start_if(args.load.cpu_load);
@@ -51,7 +51,7 @@ pub fn stream(args: &StreamArgs, store: &Settings) -> Result<i32> {
     result.target = target.info.clone();
     result.error = error;
     result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
-    crate::safety::restore::restore(&mut target, &mut result);
+    crate::target::restore::restore(&mut target, &mut result);
     let code = output.finish(&result);
     drop(target);
     code

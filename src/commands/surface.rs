@@ -14,7 +14,7 @@ use anyhow::Result;
 use std::sync::atomic::Ordering;
 
 pub fn surface(args: &SurfaceArgs, store: &Settings) -> Result<i32> {
-    let started_at = crate::probe::record::now_rfc3339();
+    let started_at = crate::workload::record::now_rfc3339();
     let cfg = SurfaceConfig::from_args(args)?;
     let mut target = crate::target::open::open_target(&cfg.target, cfg.writes, 1 << 30)?;
     let plan = ScanPlan::for_target(cfg.ask(args), &target, &cfg.target.path)?;
@@ -27,7 +27,7 @@ pub fn surface(args: &SurfaceArgs, store: &Settings) -> Result<i32> {
         config: settings.clone().into(),
         surface: Default::default(),
     };
-    let mut result = crate::probe::record::new_result(planned, &target, started_at);
+    let mut result = crate::workload::record::new_result(planned, &target, started_at);
     let output = Output::for_target(store, &cfg.target);
     output.announce(&result);
     let (samples, error) = scan::scan_all(&target, &plan);
@@ -44,7 +44,7 @@ pub fn surface(args: &SurfaceArgs, store: &Settings) -> Result<i32> {
         result.target.notes.push(Caveat::note(why));
     }
     result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
-    crate::safety::restore::restore(&mut target, &mut result);
+    crate::target::restore::restore(&mut target, &mut result);
     if let Some(path) = &args.svg {
         crate::output::write_chart(path, &crate::report::SurfaceSvg, &result)?;
     }

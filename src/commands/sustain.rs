@@ -6,8 +6,8 @@ use crate::analysis::sustain::{self as analysis, Ending};
 use crate::cli::apps::SustainArgs;
 use crate::cli::sustain::SustainConfig;
 use crate::interrupt;
-use crate::output::Output;
 use crate::live::json_lines;
+use crate::output::Output;
 use crate::store::Settings;
 use crate::workload::cpuload;
 use crate::workload::region::open_region;
@@ -20,14 +20,14 @@ const LIVE_BACKLOG: usize = 4096;
 
 pub fn sustain(args: &SustainArgs, store: &Settings) -> Result<i32> {
     let cfg = SustainConfig::from_args(args)?;
-    let started_at = crate::probe::record::now_rfc3339();
+    let started_at = crate::workload::record::now_rfc3339();
     let (mut target, offset, span) = open_region(&cfg.target, true, args.bytes, args.bs)?;
     let settings = cfg.settings(args, offset, span);
     let plan = SustainConfig::plan(&settings);
     target.arm(&[(offset, plan.bytes)])?;
     let output = Output::for_target(store, &cfg.target);
     let planned = SustainConfig::payload(settings.clone(), Default::default());
-    let mut result = crate::probe::record::new_result(planned, &target, started_at);
+    let mut result = crate::workload::record::new_result(planned, &target, started_at);
     output.announce(&result);
     let (live, printer) = json_lines::start_printer(output.streams_json_lines(), LIVE_BACKLOG);
     let load = cpuload::start_if(args.load.cpu_load);
@@ -49,7 +49,7 @@ pub fn sustain(args: &SustainArgs, store: &Settings) -> Result<i32> {
     result.error = error;
     result.interrupted = ending.interrupted;
     result.cpu_load = cpu_load;
-    crate::safety::restore::restore(&mut target, &mut result);
+    crate::target::restore::restore(&mut target, &mut result);
     drop(target);
     output.finish(&result)
 }

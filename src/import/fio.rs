@@ -11,8 +11,8 @@ use crate::result::{
     CpuUsage, DirectionResult, HostInfo, Measurement, Payload, RampInfo, RunResult, TestResult,
     WorkloadInfo,
 };
+use crate::result::{TargetInfo, TargetKind};
 use crate::stats::{LatencySummary, Spread};
-use crate::target::{TargetInfo, TargetKind};
 use crate::vocab::options::IoMode;
 use anyhow::{Context, Result, bail};
 use serde_json::Value;

@@ -18,7 +18,6 @@ pub mod identity;
 pub mod link;
 pub mod mmc;
 pub mod nvme;
-pub mod record;
 pub mod sysfs;
 pub mod usb;
 

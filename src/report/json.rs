@@ -22,7 +22,7 @@ pub fn start_line(result: &crate::result::RunResult) -> String {
     struct Start<'a> {
         r#type: &'static str,
         command: String,
-        target: &'a crate::target::TargetInfo,
+        target: &'a crate::result::TargetInfo,
         plan: Option<String>,
     }
     let start = Start {

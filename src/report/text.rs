@@ -4,8 +4,8 @@
 use super::Export;
 use super::table::{self, Table};
 use crate::result::{Measurement, Payload, RunResult, TestResult};
+use crate::result::{TargetInfo, TargetKind};
 use crate::stats::{LatencySummary, Spread};
-use crate::target::{TargetInfo, TargetKind};
 use crate::units::{TEXT_LEGEND, TimeUnit, format_iops, format_mbps, format_size_figure};
 use crate::vocab::options::IoMode;
 use std::fmt::Write;

@@ -8,8 +8,8 @@
 //! as a fresh one; a configuration of older options that lacks a field
 //! gets no plan line rather than a wrong one.
 
+use crate::result::TargetKind;
 use crate::result::{Payload, RunResult};
-use crate::target::TargetKind;
 use crate::units::{format_size, format_size_exact, format_size_figure, three_figures};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;

@@ -16,7 +16,6 @@ use crate::analysis::curve::{
 };
 use crate::probe::Interface;
 use crate::stats::{LatencySummary, Spread};
-use crate::target::TargetInfo;
 use serde::{Deserialize, Serialize};
 
 pub mod apps;
@@ -26,10 +25,12 @@ pub mod device;
 pub mod flash;
 pub mod live;
 mod payload;
+pub mod target;
 pub mod verify;
 
 pub use caveat::{Caveat, CaveatKind};
 pub use payload::Payload;
+pub use target::{TargetInfo, TargetKind};
 use verify::VerifyTally;
 
 /// Version of the JSON layout. 2: the per-command part is one tagged

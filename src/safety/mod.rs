@@ -9,5 +9,4 @@ pub mod identity;
 pub mod journal;
 pub mod lock;
 pub mod preserve;
-pub mod restore;
 pub mod trust;

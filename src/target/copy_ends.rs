@@ -3,7 +3,9 @@
 //! as large as the image; one that exists must hold it.
 
 use crate::error::{IoFailure, usage};
-use crate::target::{self, OpenTarget, TargetKind, TargetRequest};
+use crate::result::TargetKind;
+use crate::target;
+use crate::target::{OpenTarget, TargetRequest};
 use crate::vocab::config::TargetConfig;
 use anyhow::Result;
 use std::fs::File;

@@ -50,7 +50,7 @@ pub fn writes_skipped_because(target: &OpenTarget) -> String {
         .info
         .device
         .as_ref()
-        .filter(|_| target.info.kind == crate::target::TargetKind::BlockDevice)
+        .filter(|_| target.info.kind == crate::result::TargetKind::BlockDevice)
         .and_then(|d| crate::target::write_rules::why_busy(d).ok().flatten());
     match busy {
         Some(why) => format!(

@@ -361,17 +361,6 @@ pub fn name(text: &str) -> Result<String, String> {
     }
 }
 
-/// `--claim`: a class the flash class test knows.
-pub fn class(text: &str) -> Result<String, String> {
-    match crate::flash::class::requirements(text) {
-        Some(_) => Ok(text.trim().to_string()),
-        None => Err(format!(
-            "not a class iocurve checks: give one of {} or A2",
-            crate::flash::class::CLASSES.join(", ")
-        )),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -439,8 +428,6 @@ mod tests {
         assert!(rate("0MB/s").is_err());
         assert!(name("").is_err() && name("  ").is_err());
         assert_eq!(name("sdb"), Ok("sdb".into()));
-        assert_eq!(class("U3"), Ok("U3".into()));
-        assert!(class("nan").is_err() && class("").is_err());
     }
 
     proptest! {
@@ -468,7 +455,7 @@ mod tests {
                     prop_assert!(v.is_finite() && v >= x.min && v <= x.max);
                 }
             }
-            let _ = (rate(&s), name(&s), class(&s));
+            let _ = (rate(&s), name(&s));
         }
 
         #[test]

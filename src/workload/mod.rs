@@ -21,6 +21,7 @@ pub mod live;
 pub mod parallel;
 pub mod prepare;
 pub mod profile;
+pub mod record;
 pub mod region;
 pub mod repeat;
 pub mod run_spec;

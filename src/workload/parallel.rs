@@ -154,7 +154,7 @@ fn preserve_all(members: &mut Vec<Member>, wants: impl Fn(&Member) -> bool) -> R
 /// Puts back every member's preserved data after `err` ended the command.
 fn restore_all(members: Vec<Member>, mut err: anyhow::Error) -> anyhow::Error {
     for mut m in members {
-        err = crate::safety::restore::restore_after_error(&mut m.target, err);
+        err = crate::target::restore::restore_after_error(&mut m.target, err);
     }
     err
 }
@@ -172,7 +172,7 @@ pub fn run_all(
         access: None,
         parallel: None,
     };
-    let mut result = crate::probe::record::new_result(payload, &members[0].target, started_at);
+    let mut result = crate::workload::record::new_result(payload, &members[0].target, started_at);
     announce(&result);
     let bar = crate::live::progress::bar("parallel", crate::live::progress::Goal::Bytes(0));
     let name = crate::units::format_size(specs[0].block_size);
@@ -196,7 +196,7 @@ pub fn profile_all(
     let writes = writes_asked
         || members
             .iter()
-            .all(|m| m.target.info.kind == crate::target::TargetKind::Directory);
+            .all(|m| m.target.info.kind == crate::result::TargetKind::Directory);
     let time = cfg.time.unwrap_or(profile::DEFAULT_TIME);
     let config = crate::result::config::ProfileSettings {
         options: cfg.clone(),
@@ -209,14 +209,12 @@ pub fn profile_all(
         config,
         parallel: None,
     };
-    let mut result = crate::probe::record::new_result(payload, &members[0].target, started_at);
+    let mut result = crate::workload::record::new_result(payload, &members[0].target, started_at);
     announce(&result);
     let total =
         profile::planned(cfg.rows.len(), time, cfg.repeat, writes) * (members.len() as u32 + 1);
-    let bar = crate::live::progress::bar(
-        "parallel profile",
-        crate::live::progress::Goal::Time(total),
-    );
+    let bar =
+        crate::live::progress::bar("parallel profile", crate::live::progress::Goal::Time(total));
     let ticker = crate::live::progress::ClockTicker::start(&bar);
     let report = measure_profile_rows(cfg, &members, (time, writes), &bar, &mut result)?;
     drop(ticker);
@@ -240,7 +238,7 @@ pub fn close(members: Vec<Member>, report: ParallelReport, result: &mut RunResul
             )));
     }
     for mut m in members {
-        crate::safety::restore::restore(&mut m.target, result);
+        crate::target::restore::restore(&mut m.target, result);
     }
 }
 

@@ -15,9 +15,10 @@
 use crate::error::usage;
 use crate::interrupt;
 use crate::live::progress;
+use crate::result::TargetKind;
 use crate::result::{Caveat, RunResult};
+use crate::target::OpenTarget;
 use crate::target::scratch::FillPlan;
-use crate::target::{OpenTarget, TargetKind};
 use crate::units::format_size;
 use crate::vocab::Pattern;
 use crate::vocab::Rw;
@@ -276,7 +277,8 @@ pub fn measure_all(
     announce: &dyn Fn(&RunResult),
 ) -> Result<RunResult> {
     let time = cfg.time.unwrap_or(DEFAULT_TIME);
-    let mut result = crate::probe::record::new_result(payload(cfg, time, span), target, started_at);
+    let mut result =
+        crate::workload::record::new_result(payload(cfg, time, span), target, started_at);
     announce(&result);
     let (span, notes) = prepare_area(cfg, target, (offset, span), writes)?;
     result.payload = payload(cfg, time, span);

@@ -7,11 +7,13 @@ use crate::interrupt;
 use crate::live::progress;
 use crate::result::{Measurement, TestResult, WorkloadInfo};
 use crate::stats::Spread;
+use crate::target::MeasureTarget;
 use crate::target::OpenTarget;
 use crate::workload::MeasureSpec;
 use crate::workload::gauge::{Gauge, total_bytes};
 use crate::workload::live;
-use crate::workload::runner::{self, MeasureFailure, MeasureTarget};
+use crate::workload::runner;
+use crate::workload::runner::MeasureFailure;
 use indicatif::ProgressBar;
 
 /// Test hook: a deliberate panic right after a measurement (which may have

@@ -7,13 +7,13 @@
 
 use crate::result::device::AccessInfo;
 use crate::result::{RunResult, TestResult};
+use crate::target::MeasureTarget;
 use crate::target::OpenTarget;
 use crate::target::scratch::FillPlan;
 use crate::vocab::Pattern;
 use crate::vocab::config::{RunBlocks, RunConfig, check_layout, resolve_region};
 use crate::vocab::options::IoMode;
 use crate::vocab::options::{BlockSize, ReadMethod};
-use crate::workload::runner::MeasureTarget;
 use crate::workload::{MeasureSpec, SpecError, SpecRequest};
 use anyhow::Result;
 use std::os::fd::AsFd;

@@ -13,7 +13,7 @@ use super::gauge::Gauge;
 use super::job::{Job, JobPlan, JobRecord, Stops};
 use super::spec::MeasureSpec;
 use super::verify::{self, VerifyTally};
-use crate::engine::sim::{SimDevice, SimEngine};
+use crate::engine::sim::SimEngine;
 use crate::engine::{
     AnyClock, AnyEngine, Clock, Engine, EngineSetup, IoError, MonotonicClock, OpKind,
 };
@@ -22,6 +22,7 @@ use crate::result::{Caveat, CpuUsage, DeviceIo, DirectionResult, Measurement, Ra
 use crate::stats::LatencyHistogram;
 use crate::sys;
 use crate::sys::buffer::AlignedBuf;
+use crate::target::MeasureTarget;
 use crate::units::{format_size, mb_per_s};
 use std::num::NonZeroU64;
 use std::os::fd::BorrowedFd;
@@ -34,17 +35,6 @@ const MIN_POOL_BYTES: u64 = 16 << 20;
 
 /// Below this the device counters are too coarse to judge a cache.
 const CACHE_CHECK_MIN_BYTES: u64 = 1 << 20;
-
-/// The opened target as a measurement needs it.
-pub struct MeasureTarget<'a> {
-    pub fd: BorrowedFd<'a>,
-    /// Buffer alignment for O_DIRECT.
-    pub align: usize,
-    /// The block device beneath, whose counters show what reached it.
-    pub device: Option<&'a BlockDevice>,
-    /// A simulated card: its engine and virtual clock replace `fd`'s.
-    pub sim: Option<&'a SimDevice>,
-}
 
 impl<'a> MeasureTarget<'a> {
     /// The clock a measurement on this target times with.

@@ -58,7 +58,7 @@ impl ScanPlan {
         asked: &std::path::Path,
     ) -> Result<ScanPlan> {
         let info = &target.info;
-        if info.kind == crate::target::TargetKind::Directory {
+        if info.kind == crate::result::TargetKind::Directory {
             return Err(crate::error::usage(format!(
                 "surface scans a whole device or file; {} is a directory: give a device such as /dev/sdb or a file",
                 asked.display()

@@ -15,9 +15,11 @@ use crate::analysis::curve as model;
 use crate::analysis::curve_reading::analyse;
 use crate::interrupt;
 use crate::probe::interface_of;
+use crate::result::TargetKind;
 use crate::result::{CurvePoint, CurveReport, CurveSeries, RunResult, TestResult};
+use crate::target::MeasureTarget;
+use crate::target::OpenTarget;
 use crate::target::scratch::FillPlan;
-use crate::target::{OpenTarget, TargetKind};
 use crate::units::format_size;
 use crate::vocab::config::{
     CurveConfig, DEFAULT_AREA, TargetConfig, default_sizes, resolve_region,
@@ -25,7 +27,6 @@ use crate::vocab::config::{
 use crate::vocab::options::IoMode;
 use crate::vocab::{Pattern, Rw};
 use crate::workload::profile::{PREP_MIN_BYTES, PREP_TIME_LIMIT};
-use crate::workload::runner::MeasureTarget;
 use crate::workload::{MeasureSpec, SpecError, SpecRequest};
 use anyhow::Result;
 use indicatif::ProgressBar;
@@ -125,13 +126,13 @@ pub fn sweep_all(
         let error = match swept {
             Ok(error) => error,
             Err(e) => {
-                return Err(crate::safety::restore::restore_after_error(
+                return Err(crate::target::restore::restore_after_error(
                     &mut one.target,
                     e,
                 ));
             }
         };
-        crate::safety::restore::restore(&mut one.target, result);
+        crate::target::restore::restore(&mut one.target, result);
         report.targets.push(one.target.info.clone());
         if let Some(e) = error {
             result.error = Some(e);

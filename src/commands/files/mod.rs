@@ -7,11 +7,11 @@ mod load;
 mod save;
 
 use crate::cli::apps::{FilesAction, FilesArgs};
-use crate::probe::record::new_result_for;
+use crate::result::TargetInfo;
 use crate::result::{Payload, RunResult};
 use crate::store::Settings;
-use crate::target::TargetInfo;
 use crate::workload::cpuload::CpuLoadInfo;
+use crate::workload::record::new_result_for;
 use anyhow::Result;
 use std::sync::atomic::Ordering;
 

@@ -1,5 +1,6 @@
-//! What every result records about where and when it was measured: the
-//! host, the device's identity, the start time.
+//! Starting a result: what every result records about where and when it
+//! was measured (the host, the device's identity, the start time), before a
+//! workload or flash test adds its tests.
 
 use crate::result::{HostInfo, Payload, RunResult, SCHEMA_VERSION};
 use crate::target::OpenTarget;
@@ -28,7 +29,7 @@ pub fn new_result(payload: Payload, target: &OpenTarget, started_at: String) -> 
 /// the command works in itself).
 pub fn new_result_for(
     payload: Payload,
-    target: crate::target::TargetInfo,
+    target: crate::result::TargetInfo,
     started_at: String,
 ) -> RunResult {
     let identity = crate::probe::identify(std::path::Path::new(&target.path));
@@ -39,7 +40,7 @@ pub fn new_result_for(
 /// command that needed it before measuring does not probe twice).
 pub fn new_result_identified(
     payload: Payload,
-    target: crate::target::TargetInfo,
+    target: crate::result::TargetInfo,
     started_at: String,
     identity: crate::probe::DeviceIdentity,
 ) -> RunResult {

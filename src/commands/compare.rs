@@ -1,7 +1,8 @@
 //! `iocurve compare A B ...`: runs side by side, and every later run
 //! against the first (or `--baseline`), test by test (like tests only; see
-//! `report::compare`); `--fail-above` turns a slowdown into exit code 6.
+//! `analysis::compare`); `--fail-above` turns a slowdown into exit code 6.
 
+use crate::analysis;
 use crate::cli::CompareArgs;
 use crate::error::{EXIT_REGRESSION, usage};
 use crate::output::Output;
@@ -39,8 +40,8 @@ pub fn compare(args: &CompareArgs, settings: &Settings) -> Result<i32> {
     let Some(fail_above) = args.fail_above.map(|p| p / 100.0) else {
         return Ok(0);
     };
-    let comparison = compare::compare(&entries, opts.threshold).map_err(usage)?;
-    let regressions = compare::regressions(&comparison, fail_above);
+    let comparison = analysis::compare::compare(&entries, opts.threshold).map_err(usage)?;
+    let regressions = analysis::compare::regressions(&comparison, fail_above);
     for r in &regressions {
         let line = compare::regression_line(&comparison, r, fail_above);
         eprintln!("REGRESSION: {line}");

@@ -1,7 +1,7 @@
 //! The messages of `iocurve db check` and `iocurve db repair`: what was found
 //! and what was done, as text. Pure builders; the command prints them.
 
-use crate::store::repair::{Replaced, Sound};
+use crate::result::stored::{Replaced, Sound};
 use std::path::Path;
 
 /// `db check` on a sound database.

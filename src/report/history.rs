@@ -2,9 +2,9 @@
 //! and runs, one per line. Pure builders so the commands only fetch rows and
 //! print what these return.
 
-use crate::report::compare::format_mb;
 use crate::report::table::{WIDTH, columns, fit};
-use crate::store::{DeviceRow, RunRow, RunStatus};
+use crate::result::stored::{DeviceRow, RunRow, RunStatus};
+use crate::units::format_mbps;
 
 /// The closing line of `history`: what the figures mean.
 pub const HISTORY_FOOTER: &str = "MB/s = 10^6 bytes/s; median (min-max) of the repetitions\n";
@@ -25,11 +25,11 @@ pub fn run_line(r: &RunRow) -> String {
         .iter()
         .map(|f| {
             let range = if f.repetitions > 1 {
-                format!(" ({}-{})", format_mb(f.min), format_mb(f.max))
+                format!(" ({}-{})", format_mbps(f.min), format_mbps(f.max))
             } else {
                 String::new()
             };
-            format!("{} {} {}{range}", f.test, f.rw, format_mb(f.median))
+            format!("{} {} {}{range}", f.test, f.rw, format_mbps(f.median))
         })
         .collect();
     let lead = format!(
@@ -123,7 +123,7 @@ pub fn history_json(with_runs: &[(Vec<RunRow>, DeviceRow)]) -> serde_json::Resul
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::figures::Figure;
+    use crate::result::stored::Figure;
 
     fn device() -> DeviceRow {
         DeviceRow {

@@ -1,6 +1,6 @@
 //! Markdown: a table ready to paste into a forum post or a README, with
 //! the device named above it and the range rule of
-//! [`compare`](super::compare) applied to every figure.
+//! [`cells`](super::cells) applied to every figure.
 //!
 //! Names in a result come from the device, the file system, the host or an
 //! imported fio file, and a Markdown page is rendered as HTML wherever it
@@ -8,7 +8,8 @@
 //! the text it is, not as markup or as another table cell.
 
 use super::Export;
-use super::compare::{figure_text, identity_text, markdown_table, spread_text};
+use super::cells::{figure_text, identity_text, spread_text};
+use super::table::Table;
 use crate::result::{RunResult, TestResult};
 use crate::units::format_iops;
 
@@ -128,15 +129,9 @@ impl Export for Markdown {
         if !identity.is_empty() {
             out.push_str(&format!("{}\n\n", escape(&identity)));
         }
-        let mut rows = vec![vec![
-            "Test".to_string(),
-            "Read MB/s".into(),
-            "Read IOPS".into(),
-            "Write MB/s".into(),
-            "Write IOPS".into(),
-        ]];
+        let mut table = Table::new(&["Test", "Read MB/s", "Read IOPS", "Write MB/s", "Write IOPS"]);
         for name in row_names(r) {
-            rows.push(vec![
+            table.add_row(vec![
                 name.clone(),
                 cell(r, &name, false, Quantity::MbPerS),
                 cell(r, &name, false, Quantity::Iops),
@@ -144,7 +139,7 @@ impl Export for Markdown {
                 cell(r, &name, true, Quantity::Iops),
             ]);
         }
-        out.push_str(&markdown_table(&rows));
+        out.push_str(&table.markdown());
         out.push_str("\nMB/s = 10^6 bytes/s; IOPS = I/Os per second (k = 10^3).\n");
         out.push_str("Each figure is the median of the repetitions, with their range (min–max)\nwhere they spread by more than 10%.\n");
         out

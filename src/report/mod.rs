@@ -3,6 +3,7 @@
 //! trait (JSON, CSV, Markdown, the text table), the side-by-side comparison
 //! of several runs, plus the progress bar shown while measuring.
 
+mod cells;
 pub mod compare;
 mod csv;
 pub mod cycle_line;

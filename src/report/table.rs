@@ -7,6 +7,9 @@
 //! no trailing spaces. Labels are left-aligned, figures right-aligned, and
 //! a unit lives in its column's header, never in the cells.
 //!
+//! The same [`Table`] also renders as Markdown ([`Table::markdown`]), so a
+//! table built once prints in either form with the same cells.
+//!
 //! Prose lines ("model  …", notes, warnings) are wrapped by [`fit`] so that
 //! no line of a report is wider than [`WIDTH`] (or [`NARROW`] for
 //! `profile`, which must read in an 80-column terminal).
@@ -133,6 +136,23 @@ impl Table {
             line.push_str(&pad(label, width, Align::Right));
         }
         line.trim_end().to_string()
+    }
+
+    /// The table as Markdown: the header, the `|---|` rule, one line per
+    /// row, every cell escaped (see [`escape`](super::markdown::escape)) so
+    /// that text from a device reads as text. Every column is kept, and
+    /// Markdown aligns them itself.
+    pub fn markdown(&self) -> String {
+        let line = |r: &[String]| {
+            let cells: Vec<String> = r.iter().map(|c| super::markdown::escape(c)).collect();
+            format!("| {} |\n", cells.join(" | "))
+        };
+        let mut out = line(&self.headers);
+        out.push_str(&format!("|{}\n", "---|".repeat(self.headers.len())));
+        for r in &self.rows {
+            out.push_str(&line(r));
+        }
+        out
     }
 }
 

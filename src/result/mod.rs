@@ -20,11 +20,13 @@ use serde::{Deserialize, Serialize};
 
 pub mod apps;
 pub mod caveat;
+pub mod compare;
 pub mod config;
 pub mod device;
 pub mod flash;
 pub mod live;
 mod payload;
+pub mod stored;
 pub mod target;
 pub mod verify;
 

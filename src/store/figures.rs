@@ -2,19 +2,9 @@
 //! kept in the `figures` table for history and list.
 
 use crate::result::RunResult;
+use crate::result::stored::Figure;
 use anyhow::Result;
 use rusqlite::Transaction;
-
-/// One test's figure.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct Figure {
-    pub test: String,
-    pub rw: String,
-    pub median: f64,
-    pub min: f64,
-    pub max: f64,
-    pub repetitions: usize,
-}
 
 /// The measured tests of a result (skipped ones have no figure).
 pub fn of(result: &RunResult) -> Vec<Figure> {

@@ -2,8 +2,8 @@
 //! draw beside the runs it shows.
 
 use super::Store;
-use crate::report::html::HistoryPoint;
 use crate::result::RunResult;
+use crate::result::stored::HistoryPoint;
 use anyhow::Result;
 
 /// Every stored figure of the devices the runs were made on, oldest first.

@@ -47,6 +47,7 @@ pub use update::save_progress;
 
 use crate::error::IoFailure;
 use crate::result::RunResult;
+use crate::result::stored::{DeviceRow, Figure, RunRow, RunStatus};
 use anyhow::{Context, Result};
 use fail::{Access, retry_busy};
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
@@ -93,63 +94,6 @@ impl Settings {
         let path = self.path()?;
         let id = Store::open(&path)?.save(result, source)?;
         Ok(Some((id, path)))
-    }
-}
-
-/// A device as stored.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct DeviceRow {
-    pub id: i64,
-    pub key: String,
-    pub label: String,
-    pub first_seen: String,
-    pub last_seen: String,
-    pub runs: i64,
-}
-
-/// A run as listed.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct RunRow {
-    pub id: i64,
-    pub device_id: i64,
-    pub device_label: String,
-    pub command: String,
-    pub source: String,
-    pub started_at: String,
-    /// Whether the run finished, was stopped, or ended by an error.
-    pub status: RunStatus,
-    pub figures: Vec<figures::Figure>,
-}
-
-/// How a stored run ended; its figures are partial unless complete.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RunStatus {
-    Complete,
-    /// Ctrl-C or SIGTERM stopped it.
-    Interrupted,
-    /// An I/O error ended it.
-    Failed,
-}
-
-impl RunStatus {
-    /// From the stored document's `error` and `interrupted`; an error
-    /// outranks an interruption (the error is why it stopped).
-    pub fn of(failed: bool, interrupted: bool) -> RunStatus {
-        match (failed, interrupted) {
-            (true, _) => RunStatus::Failed,
-            (false, true) => RunStatus::Interrupted,
-            (false, false) => RunStatus::Complete,
-        }
-    }
-
-    /// The mark a listing shows after the command (none when complete).
-    pub fn mark(self) -> &'static str {
-        match self {
-            RunStatus::Complete => "",
-            RunStatus::Interrupted => "INTERRUPTED",
-            RunStatus::Failed => "FAILED",
-        }
     }
 }
 
@@ -618,13 +562,13 @@ impl Store {
 }
 
 /// The figures of run `run_id`.
-fn figures_of(conn: &Connection, run_id: i64) -> rusqlite::Result<Vec<figures::Figure>> {
+fn figures_of(conn: &Connection, run_id: i64) -> rusqlite::Result<Vec<Figure>> {
     let mut stmt = conn.prepare_cached(
         "SELECT test, rw, median_mb_s, min_mb_s, max_mb_s, repetitions
          FROM figures WHERE run_id = ?1 ORDER BY rowid",
     )?;
     let rows = stmt.query_map([run_id], |r| {
-        Ok(figures::Figure {
+        Ok(Figure {
             test: r.get(0)?,
             rw: r.get(1)?,
             median: r.get(2)?,

@@ -19,6 +19,7 @@
 use super::fail::{self, Access, retry_busy};
 use super::{BUSY_TIMEOUT, Store, insert_run, leave_untouched, schema};
 use crate::result::RunResult;
+use crate::result::stored::{Replaced, Sound};
 use anyhow::{Context, Result};
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use std::collections::BTreeSet;
@@ -63,13 +64,6 @@ fn summary(rows: &[String]) -> String {
         n if n >= 20 => format!("quick_check: {first}; and 19 or more other problems"),
         n => format!("quick_check: {first}; and {} other problem(s)", n - 1),
     }
-}
-
-/// A database found sound, with what it holds.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Sound {
-    pub runs: i64,
-    pub version: u32,
 }
 
 /// Opens an existing database without creating it, and never writes to it
@@ -126,26 +120,6 @@ pub enum Repair {
     /// The database passed quick_check; nothing was changed.
     Healthy(Sound),
     Replaced(Replaced),
-}
-
-/// A damaged database moved aside and a new one started.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Replaced {
-    /// What quick_check said.
-    pub problem: String,
-    /// Where the damaged file is now.
-    pub aside: PathBuf,
-    /// Its companion files moved with it (`-wal`, `-shm`, `-journal`).
-    pub companions: Vec<PathBuf>,
-    /// Ids of the runs saved into the new database.
-    pub salvaged: Vec<i64>,
-    /// Ids of runs whose row or document could not be read.
-    pub unreadable: Vec<i64>,
-    /// The runs table could not be read through, so runs may be lost that
-    /// nothing names (beyond `unreadable`).
-    pub list_damaged: bool,
-    /// Why nothing could be read at all, when so.
-    pub unsalvageable: Option<String>,
 }
 
 /// The companion files SQLite keeps beside a database.

@@ -3,8 +3,8 @@
 
 use super::{Settings, Store};
 use crate::error::usage;
-use crate::report::compare::Entry;
 use crate::result::RunResult;
+use crate::result::compare::Entry;
 use anyhow::{Context, Result};
 use std::path::Path;
 

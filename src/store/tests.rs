@@ -221,7 +221,7 @@ fn repair_leaves_a_sound_database_alone() {
     let done = repair::repair(&path).unwrap();
     assert_eq!(
         done,
-        repair::Repair::Healthy(repair::Sound {
+        repair::Repair::Healthy(crate::result::stored::Sound {
             runs: 3,
             version: schema::latest()
         })

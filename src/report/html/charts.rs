@@ -6,11 +6,11 @@
 //! the legend above the plot (never over the data), every row or group
 //! labelled in full, and ticks written 10, 100, 1k.
 
-use super::HistoryPoint;
 use super::svg_kit::{
     Anchor, Canvas, FONT, Marker, TITLE_FONT, VIEW_WIDTH, colour, decade_ticks, linear_ticks,
     text_width, tick_label,
 };
+use crate::result::stored::HistoryPoint;
 use crate::stats::LatencySummary;
 use crate::units::format_mbps;
 

@@ -4,8 +4,8 @@
 //! verdicts, worked out here from the runs and the stored history so the
 //! sections only lay them out.
 
-use super::HistoryPoint;
 use crate::probe::DeviceIdentity;
+use crate::result::stored::HistoryPoint;
 use crate::result::{RunResult, TestResult};
 use crate::units::format_mbps;
 

@@ -18,20 +18,7 @@ mod sections;
 pub(crate) mod svg_kit;
 
 use crate::result::RunResult;
-
-/// A stored run's headline figure, for the history of a device.
-#[derive(Debug, Clone, PartialEq)]
-pub struct HistoryPoint {
-    /// The device's key (see [`crate::probe::identity::device_key`]).
-    pub device: String,
-    pub run_id: i64,
-    pub started_at: String,
-    pub test: String,
-    pub rw: String,
-    pub median: f64,
-    pub min: f64,
-    pub max: f64,
-}
+use crate::result::stored::HistoryPoint;
 
 /// What one report shows.
 #[derive(Debug, Clone, Default)]

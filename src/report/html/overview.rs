@@ -6,8 +6,9 @@
 
 use super::devices::{DeviceGroup, Headline, Headlines, headlines, verdicts};
 use super::svg_kit::tick_label;
-use super::{HistoryPoint, charts, esc, sections};
+use super::{charts, esc, sections};
 use crate::result::RunResult;
+use crate::result::stored::HistoryPoint;
 use crate::units::{format_mbps, format_size};
 use std::fmt::Write;
 

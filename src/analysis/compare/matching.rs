@@ -20,77 +20,10 @@
 //! surface, copy, endure) measure something else than a repeated test and
 //! are listed apart with their command.
 
+use crate::result::compare::{Access, Company, Direction, Method, Mode, NoTests, TestKey};
 use crate::result::{Payload, RunResult, TestResult};
 use crate::units::format_size;
 use crate::vocab::options::IoMode;
-use serde::Serialize;
-
-/// Sequential or random offsets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Access {
-    Sequential,
-    Random,
-}
-
-/// What the requests do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Direction {
-    Read,
-    Write,
-    /// Reads and writes, `read_percent` of them reads (`None`: unrecorded).
-    Mixed {
-        read_percent: Option<u8>,
-    },
-}
-
-/// Through the page cache or around it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Mode {
-    Direct,
-    Buffered,
-}
-
-/// How `run` reached the data.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Method {
-    Pread,
-    Mmap,
-    Stdio,
-    /// A method this version does not know (a newer result file).
-    Other(String),
-}
-
-/// Whether the device had the machine to itself.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Company {
-    Alone,
-    /// Measured while `devices` devices (itself included) ran at once.
-    Together {
-        devices: usize,
-    },
-}
-
-/// Everything that makes two tests alike.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct TestKey {
-    pub access: Access,
-    pub direction: Direction,
-    pub block_size: u64,
-    pub queue_depth: u32,
-    pub threads: u32,
-    pub mode: Mode,
-    pub engine: String,
-    pub method: Method,
-    pub company: Company,
-    /// The member's target in a parallel run (its figures are one of
-    /// several devices'); `None` in a run of one target.
-    pub member: Option<String>,
-}
 
 /// One comparable test of a run.
 #[derive(Debug, Clone)]
@@ -120,27 +53,6 @@ fn method(name: Option<&str>) -> Method {
         Some("mmap") => Method::Mmap,
         Some("stdio") => Method::Stdio,
         Some(other) => Method::Other(other.to_string()),
-    }
-}
-
-/// Why a run offers nothing to match.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case", tag = "reason")]
-pub enum NoTests {
-    /// A command whose result is not a set of repeated tests.
-    OtherCommand { command: String },
-    /// A measuring command that stored no measured test.
-    Empty,
-}
-
-impl NoTests {
-    pub fn text(&self) -> String {
-        match self {
-            NoTests::OtherCommand { command } => {
-                format!("a `{command}` run, which measures something other than repeated tests")
-            }
-            NoTests::Empty => "no measured test".into(),
-        }
     }
 }
 

@@ -1,0 +1,163 @@
+//! What changed between runs, test by test: every later run is set against
+//! the first, each pair of like tests (see [`matching`]) gets a verdict
+//! from a bootstrap interval on the ratio of mean MB/s (after / before;
+//! see [`crate::stats::bootstrap`]), so a percentage change is ratio − 1
+//! and cannot pass −100%, and the verdict names the repetitions it rests
+//! on. Tests without a like partner are set apart with the reason and the
+//! nearest test the other run has. When no later run shares a single kind
+//! of test with the first, there is nothing to compare, and the comparison
+//! is refused with that reason rather than judged on unlike figures.
+//!
+//! Pure: entries in, a [`Comparison`] out; `report::compare` prints it and
+//! `commands::compare` turns [`regressions`] into an exit code.
+
+pub mod matching;
+
+use crate::result::TestResult;
+use crate::result::compare::{Comparison, Entry, NotCompared, TestChange};
+use crate::stats::bootstrap::{self, Change, Verdict};
+use matching::Keyed;
+
+/// MB/s of the complete repetitions of a test: what a verdict rests on
+/// and what a compared figure shows.
+pub fn repetitions(t: &TestResult) -> Vec<f64> {
+    t.repetitions
+        .iter()
+        .filter(|m| !m.interrupted && m.ops > 0)
+        .map(|m| m.mb_per_s)
+        .collect()
+}
+
+/// The key shared by every entry, when there is one.
+fn same_device(entries: &[Entry]) -> Option<&str> {
+    let key = entries
+        .first()?
+        .result
+        .device_identity
+        .as_ref()?
+        .key
+        .as_str();
+    entries
+        .iter()
+        .all(|e| {
+            e.result
+                .device_identity
+                .as_ref()
+                .is_some_and(|i| i.key == key)
+        })
+        .then_some(key)
+}
+
+/// The verdict on one pair of like tests.
+fn change(run: &str, before: &Keyed<'_>, after: &Keyed<'_>, threshold: f64) -> TestChange {
+    let (b, a) = (repetitions(before.test), repetitions(after.test));
+    let verdict = bootstrap::judge(&b, &a, threshold);
+    TestChange {
+        run: run.to_string(),
+        test: matching::describe(&before.key),
+        key: before.key.clone(),
+        percent_change: verdict.as_ref().ok().map(Verdict::percent_change),
+        verdict,
+        before_mb_s: b,
+        after_mb_s: a,
+    }
+}
+
+/// "run 1 has no such test (nearest: 1 MiB read QD8, which differs in
+/// size 1 MiB vs 4 KiB)".
+fn unmatched_reason(t: &Keyed<'_>, base: &Entry, base_tests: &[Keyed<'_>]) -> String {
+    let mut reason = format!("{} has no such test", base.source);
+    if let Some((near, diff)) = matching::nearest(&t.key, base_tests) {
+        reason.push_str(&format!(
+            " (nearest: {}, which differs in {})",
+            matching::describe(&near.key),
+            diff.join(", ")
+        ));
+    }
+    reason
+}
+
+/// One later run set against the base's tests.
+fn against_base(
+    e: &Entry,
+    base: &Entry,
+    base_tests: &[Keyed<'_>],
+    threshold: f64,
+    out: &mut Comparison,
+) {
+    let tests = match matching::tests_of(&e.result) {
+        Ok(t) => t,
+        Err(why) => {
+            out.not_compared.push(NotCompared {
+                run: e.source.clone(),
+                test: None,
+                reason: why.text(),
+            });
+            return;
+        }
+    };
+    let pairing = matching::pair(base_tests, &tests);
+    for (b, a) in &pairing.pairs {
+        out.changes.push(change(&e.source, b, a, threshold));
+    }
+    for t in &pairing.other_only {
+        out.not_compared.push(NotCompared {
+            run: e.source.clone(),
+            test: Some(matching::describe(&t.key)),
+            reason: unmatched_reason(t, base, base_tests),
+        });
+    }
+    if !pairing.base_only.is_empty() {
+        let missing: Vec<String> = pairing
+            .base_only
+            .iter()
+            .map(|k| matching::describe(&k.key))
+            .collect();
+        out.not_compared.push(NotCompared {
+            run: base.source.clone(),
+            test: Some(missing.join("; ")),
+            reason: format!("{} has no such test", e.source),
+        });
+    }
+}
+
+/// Every later run against the first; `Err` with the reason when there
+/// are two runs or more and not one pair of like tests among them.
+pub fn compare(entries: &[Entry], threshold: f64) -> Result<Comparison, String> {
+    let base = entries.first().ok_or("no runs to compare")?;
+    let base_tests = matching::tests_of(&base.result)
+        .map_err(|why| format!("{} has nothing to compare: {}", base.source, why.text()))?;
+    let mut out = Comparison {
+        baseline: base.source.clone(),
+        same_device: same_device(entries).is_some(),
+        threshold,
+        level: bootstrap::LEVEL,
+        changes: Vec::new(),
+        not_compared: Vec::new(),
+    };
+    for e in &entries[1..] {
+        against_base(e, base, &base_tests, threshold, &mut out);
+    }
+    if entries.len() > 1 && out.changes.is_empty() {
+        let reasons: Vec<String> = out.not_compared.iter().map(NotCompared::text).collect();
+        return Err(format!(
+            "nothing to compare: no later run has a test like one of {}'s\n{}",
+            base.source,
+            reasons.join("\n")
+        ));
+    }
+    Ok(out)
+}
+
+/// The changes that break a `--fail-above` gate: judged slower (beyond the
+/// noise threshold, at the verdict's confidence) with an estimated change
+/// below −`fail_above` (a share: 0.05 for 5%).
+pub fn regressions(c: &Comparison, fail_above: f64) -> Vec<&TestChange> {
+    c.changes
+        .iter()
+        .filter(|ch| match &ch.verdict {
+            Ok(v) => v.change == Change::Slower && v.percent_change().estimate < -fail_above,
+            Err(_) => false,
+        })
+        .collect()
+}

@@ -1,0 +1,127 @@
+//! The verdicts of a comparison in words: one line per pair of like tests,
+//! the tests set apart, and the line `--fail-above` prints per regression.
+//! The figures behind them come from [`crate::analysis::compare`].
+
+use crate::report::markdown::escape;
+use crate::result::compare::{Comparison, TestChange};
+use crate::stats::bootstrap::{self, NoVerdict, Verdict};
+
+/// One line per regression: which run, which test, by how much.
+pub fn regression_line(c: &Comparison, ch: &TestChange, fail_above: f64) -> String {
+    let p = ch.percent_change.as_ref();
+    let pct = |x: f64| format!("{:.1}%", x * 100.0);
+    format!(
+        "{} is slower than {} by more than {}: {} {} ({} to {})",
+        ch.run,
+        c.baseline,
+        pct(fail_above),
+        ch.test,
+        p.map_or("?".into(), |p| pct(p.estimate)),
+        p.map_or("?".into(), |p| pct(p.low)),
+        p.map_or("?".into(), |p| pct(p.high)),
+    )
+}
+
+/// A list item: indented text, or a Markdown bullet.
+fn item(markdown: bool, text: &str) -> String {
+    match markdown {
+        true => format!("- {}\n", escape(text)),
+        false => format!("  {text}\n"),
+    }
+}
+
+/// The heading of the verdicts (whose runs, at what confidence, what is
+/// noise), then one item per pair of like tests.
+pub(super) fn verdict_lines(c: &Comparison, markdown: bool) -> String {
+    let whose = match c.same_device {
+        true => "same device",
+        false => "different devices, so a difference between devices, not a change of one",
+    };
+    let mut out = format!(
+        "{whose}: each run against {}, test by test ({:.0}% bootstrap interval of the ratio of mean MB/s, after/before; changes within ±{:.0}% are noise)\n",
+        match markdown {
+            true => escape(&c.baseline),
+            false => c.baseline.clone(),
+        },
+        c.level * 100.0,
+        c.threshold * 100.0
+    );
+    for ch in &c.changes {
+        out.push_str(&item(
+            markdown,
+            &format!("{}, {}: {}", ch.run, ch.test, verdict_text(&ch.verdict)),
+        ));
+    }
+    out
+}
+
+/// The tests and runs set apart, one item each with the reason.
+pub(super) fn not_compared_lines(c: &Comparison, markdown: bool) -> String {
+    let mut out = "not compared (no like test on the other side):\n".to_string();
+    for n in &c.not_compared {
+        out.push_str(&item(markdown, &n.text()));
+    }
+    out
+}
+
+/// `n` repetitions, spelt for a reader.
+fn repetitions_word(n: usize) -> &'static str {
+    if n == 1 { "repetition" } else { "repetitions" }
+}
+
+/// "no change" when the whole interval lies within the noise threshold;
+/// "no clear change" when it reaches past the threshold on one side but
+/// not wholly (the data neither show a change nor rule one out).
+fn no_change_words(v: &Verdict) -> &'static str {
+    let within = |r: f64| (r - 1.0).abs() <= v.threshold;
+    match within(v.ratio.low) && within(v.ratio.high) {
+        true => "no change",
+        false => "no clear change",
+    }
+}
+
+/// "slower by 20% (95% CI 15%–25%, 5 vs 5 repetitions)", or why there is
+/// no verdict.
+pub fn verdict_text(v: &Result<Verdict, NoVerdict>) -> String {
+    let v = match v {
+        Ok(v) => v,
+        Err(NoVerdict::TooFewRepetitions { before, after }) => {
+            return format!(
+                "no verdict: {before} vs {after} {}, and an interval needs at least {} on each side",
+                repetitions_word(*after),
+                bootstrap::MIN_REPETITIONS
+            );
+        }
+        Err(NoVerdict::NotPositive) => {
+            return "no verdict: a repetition moved no data".into();
+        }
+    };
+    let pc = v.percent_change();
+    let level = pc.level * 100.0;
+    let reps = format!(
+        "{} vs {} {}",
+        v.before_repetitions,
+        v.after_repetitions,
+        repetitions_word(v.after_repetitions)
+    );
+    let signed = |x: f64| format!("{:+.0}%", x * 100.0);
+    match v.change {
+        bootstrap::Change::NoChange => format!(
+            "{} ({}, {level:.0}% CI {} to {}, {reps})",
+            no_change_words(v),
+            signed(pc.estimate),
+            signed(pc.low),
+            signed(pc.high)
+        ),
+        c => {
+            let (a, b) = (pc.low.abs() * 100.0, pc.high.abs() * 100.0);
+            format!(
+                "{} by {:.0}% ({level:.0}% CI {:.0}%–{:.0}%, {reps})",
+                c.word(),
+                pc.estimate.abs() * 100.0,
+                a.min(b),
+                a.max(b)
+            )
+        }
+    }
+}

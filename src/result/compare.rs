@@ -1,0 +1,176 @@
+//! What `compare` works on and what it finds: the runs asked for, the key
+//! that makes two tests alike, and the verdict on each pair of like tests.
+//!
+//! These are data only, shared by the three floors that touch a
+//! comparison: `store` turns what the user typed into [`Entry`]s,
+//! `analysis::compare` fills a [`Comparison`], and `report::compare` prints
+//! it. The JSON of `compare --json` is [`Comparison`] serialized as it is.
+
+use super::RunResult;
+use crate::stats::bootstrap::{Interval, NoVerdict, Verdict};
+use serde::Serialize;
+
+/// One run to compare, with the name it was asked for by.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    /// `run 12`, or a file name.
+    pub source: String,
+    pub result: RunResult,
+}
+
+/// Sequential or random offsets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Access {
+    Sequential,
+    Random,
+}
+
+/// What the requests do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    Read,
+    Write,
+    /// Reads and writes, `read_percent` of them reads (`None`: unrecorded).
+    Mixed {
+        read_percent: Option<u8>,
+    },
+}
+
+/// Through the page cache or around it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    Direct,
+    Buffered,
+}
+
+/// How `run` reached the data.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Method {
+    Pread,
+    Mmap,
+    Stdio,
+    /// A method this version does not know (a newer result file).
+    Other(String),
+}
+
+/// Whether the device had the machine to itself.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Company {
+    Alone,
+    /// Measured while `devices` devices (itself included) ran at once.
+    Together {
+        devices: usize,
+    },
+}
+
+/// Everything that makes two tests alike (see
+/// [`crate::analysis::compare::matching`] for why each field counts).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TestKey {
+    pub access: Access,
+    pub direction: Direction,
+    pub block_size: u64,
+    pub queue_depth: u32,
+    pub threads: u32,
+    pub mode: Mode,
+    pub engine: String,
+    pub method: Method,
+    pub company: Company,
+    /// The member's target in a parallel run (its figures are one of
+    /// several devices'); `None` in a run of one target.
+    pub member: Option<String>,
+}
+
+/// Why a run offers nothing to match.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "reason")]
+pub enum NoTests {
+    /// A command whose result is not a set of repeated tests.
+    OtherCommand { command: String },
+    /// A measuring command that stored no measured test.
+    Empty,
+}
+
+impl NoTests {
+    /// The reason as a sentence, which both the refusal and the list of
+    /// runs set apart quote.
+    pub fn text(&self) -> String {
+        match self {
+            NoTests::OtherCommand { command } => {
+                format!("a `{command}` run, which measures something other than repeated tests")
+            }
+            NoTests::Empty => "no measured test".into(),
+        }
+    }
+}
+
+/// One pair of like tests and what changed.
+#[derive(Debug, Clone, Serialize)]
+pub struct TestChange {
+    /// The later run.
+    pub run: String,
+    /// What the tests are, e.g. `4 KiB randread QD32`.
+    pub test: String,
+    pub key: TestKey,
+    /// MB/s of the complete repetitions of each side.
+    pub before_mb_s: Vec<f64>,
+    pub after_mb_s: Vec<f64>,
+    /// The verdict, or why there is none.
+    #[serde(serialize_with = "verdict_json")]
+    pub verdict: Result<Verdict, NoVerdict>,
+    /// The verdict's ratio − 1 (−0.2: 20% slower), never at or below −1.
+    pub percent_change: Option<Interval>,
+}
+
+/// `{"verdict": ...}` or `{"no_verdict": ...}` rather than serde's
+/// `Ok`/`Err`.
+fn verdict_json<S: serde::Serializer>(
+    v: &Result<Verdict, NoVerdict>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut map = s.serialize_map(Some(1))?;
+    match v {
+        Ok(v) => map.serialize_entry("verdict", v)?,
+        Err(why) => map.serialize_entry("no_verdict", why)?,
+    }
+    map.end()
+}
+
+/// A test (or a run) set apart, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct NotCompared {
+    pub run: String,
+    /// The test, when one test is meant (`None`: the whole run).
+    pub test: Option<String>,
+    pub reason: String,
+}
+
+impl NotCompared {
+    /// "run 3's 4 KiB randread QD32: run 1 has no such test", or the run
+    /// alone when the whole run is set apart.
+    pub fn text(&self) -> String {
+        match &self.test {
+            Some(t) => format!("{}'s {t}: {}", self.run, self.reason),
+            None => format!("{}: {}", self.run, self.reason),
+        }
+    }
+}
+
+/// Every later run against the first, test by test.
+#[derive(Debug, Clone, Serialize)]
+pub struct Comparison {
+    pub baseline: String,
+    /// True when every run is of one device (its key).
+    pub same_device: bool,
+    /// Noise threshold, as a share.
+    pub threshold: f64,
+    pub level: f64,
+    pub changes: Vec<TestChange>,
+    pub not_compared: Vec<NotCompared>,
+}

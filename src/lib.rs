@@ -1,31 +1,26 @@
 //! iocurve: a storage benchmark that tells how fast a device really is, and why.
 //!
-//! The crate is laid out as the measuring pipeline it implements, one
-//! folder a stage:
+//! The modules are floors. Each names only modules on its own floor or
+//! below, modules on one floor never name each other in a circle, and the
+//! peers of floor 6 never name each other at all; `tests/floors.rs` declares
+//! the floors and holds every file to them. Read from the bottom up, the
+//! floors are the measuring pipeline: closed sets and system calls, then the
+//! engines that move bytes, the pure data of a result, the pure reading of it,
+//! opening a medium safely, the workloads that measure, and the peers that
+//! keep and render results; the command line and the commands sit on top and
+//! only sequence.
 //!
-//! - [`cli`] turns arguments into typed, validated configurations before
-//!   anything is opened (closed sets of values are enums);
-//! - [`target`] opens files, scratch files and block devices, and its write
-//!   rules decide what a test may write ([`target::write_rules`], the gate);
-//! - [`safety`] journals what `--preserve` overwrites and puts it back;
-//! - [`engine`] moves the bytes (sync, io_uring, mmap/stdio, the simulated
-//!   card on a virtual clock) and owns every clock read and every `unsafe`;
-//! - [`workload`] decides which bytes to move and runs the loops: runs,
-//!   profile rows, curve sweeps, surface scans, parallel runs, streams,
-//!   sustained writes, files, copies, endurance cycles;
-//! - [`flash`] measures SD cards and USB sticks through the same engines;
-//! - [`stats`] condenses what was timed and [`analysis`] reads it (curve
-//!   models, crossovers, surface and sustain verdicts, the flash detectors):
-//!   both pure, no I/O;
-//! - [`result`] is the one result type, [`result::RunResult`], whose
-//!   per-command part is the tagged [`result::Payload`];
-//! - [`store`] keeps results in SQLite, [`report`] renders them (text, JSON,
-//!   CSV, Markdown, SVG, HTML), and [`output`] is the one step that prints,
-//!   saves, writes `--report` and picks the exit code;
-//! - [`probe`] says who a device is and which host measured it; [`import`]
-//!   reads fio's JSON;
-//! - [`commands`] only sequences these: validate, open, measure, result,
-//!   output.
+//! | floor | modules | what they hold |
+//! |---|---|---|
+//! | 8 | [`output`], [`commands`] | the one output step (print, save, `--report`, exit code); each command as a short sequence of validate, open, measure, result, output |
+//! | 7 | [`cli`] | clap's arguments, turned into the vocabulary's types before anything is opened |
+//! | 6 | [`store`], [`report`] | peers reading results: the SQLite results database; text, JSON, CSV, Markdown, SVG and HTML |
+//! | 5 | [`live`], [`workload`], [`flash`], [`import`] | the progress bar and JSON lines; the loops that measure and assemble results; the flash tests; fio's JSON |
+//! | 4 | [`safety`], [`medium`] | the `--preserve` journal, its locks and `recover`; opening files, scratch files and block devices, and the write gate |
+//! | 3 | [`analysis`] | reading what was measured, pure: curve models, crossovers, sustain, surface, compare's verdicts, the flash detectors |
+//! | 2 | [`result`] | the one result type, [`result::RunResult`], as pure data, with the rows store and report share |
+//! | 1 | [`vocab`], [`engine`], [`stats`], [`probe`] | closed sets and typed configurations; the engines and clocks; histograms and the bootstrap; who a device and a host are |
+//! | 0 | [`units`], [`error`], [`sys`], [`interrupt`] | units and their formats; exit codes and one-line errors; every foreign call and `unsafe` block of the FFI; Ctrl-C |
 
 // Nested `if let` reads more plainly here than let-chains.
 #![allow(clippy::collapsible_if)]
@@ -33,7 +28,8 @@
 pub mod analysis;
 pub mod cli;
 pub mod commands;
-// The only home of `unsafe` (Cargo.toml denies it everywhere else).
+// With `sys`, the only home of `unsafe` (Cargo.toml denies it everywhere
+// else): io_uring submissions and mapped reads live beside their engines.
 #[allow(unsafe_code)]
 pub mod engine;
 pub mod error;
@@ -48,11 +44,10 @@ pub mod result;
 pub mod safety;
 pub mod stats;
 pub mod store;
-// The only home of `unsafe` besides the engine (Cargo.toml denies it
-// everywhere else).
+// Every foreign call; with `engine`, the only home of `unsafe`.
+pub mod medium;
 #[allow(unsafe_code)]
 pub mod sys;
-pub mod target;
 pub mod units;
 pub mod vocab;
 pub mod workload;

@@ -1,7 +1,7 @@
 //! The write gate holds by construction: outside a short list of modules,
 //! each with its reason, no source file opens anything for writing. A new
 //! `OpenOptions::write(true)` in a command makes this test fail, so every
-//! write to a user's target keeps going through `target::gate`.
+//! write to a user's target keeps going through `medium::gate`.
 //!
 //! (The engines write with pwrite and io_uring on descriptors they are
 //! given; the descriptors are what this test guards.)
@@ -12,12 +12,12 @@ use std::path::{Path, PathBuf};
 
 /// Files allowed to open files for writing, and why.
 const ALLOWED: &[(&str, &str)] = &[
-    ("src/target/gate.rs", "the write gate itself"),
+    ("src/medium/gate.rs", "the write gate itself"),
     (
-        "src/target/mod.rs",
+        "src/medium/mod.rs",
         "opens the gate's writable descriptor after the safety check; /dev/null for sim:",
     ),
-    ("src/target/scratch.rs", "iocurve's own scratch file"),
+    ("src/medium/scratch.rs", "iocurve's own scratch file"),
     ("src/safety/journal.rs", "the --preserve journals"),
     (
         "src/safety/trust.rs",
@@ -37,7 +37,7 @@ const ALLOWED: &[(&str, &str)] = &[
         "output files the user names (--svg, --report, -o); block devices refused",
     ),
     (
-        "src/target/copy_ends.rs",
+        "src/medium/copy_ends.rs",
         "copy creates a destination file that did not exist (create_new: nothing to lose)",
     ),
 ];

@@ -50,8 +50,8 @@ impl CopyConfig {
 
 /// A `sim:` card has no bytes to read an image from nor to keep one in.
 fn refuse_simulated(args: &CopyArgs) -> Result<()> {
-    crate::target::open::refuse_simulated(&args.source, "copy (SRC)")?;
-    crate::target::open::refuse_simulated(&args.target.target, "copy (DST)")
+    crate::medium::open::refuse_simulated(&args.source, "copy (SRC)")?;
+    crate::medium::open::refuse_simulated(&args.target.target, "copy (DST)")
 }
 
 #[cfg(test)]

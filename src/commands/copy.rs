@@ -6,11 +6,11 @@
 use crate::cli::CopyArgs;
 use crate::cli::copy::CopyConfig;
 use crate::interrupt;
+use crate::medium::copy_ends;
+use crate::medium::restore::{restore, restore_after_error};
 use crate::output::Output;
 use crate::result::Payload;
 use crate::store::Settings;
-use crate::target::copy_ends;
-use crate::target::restore::{restore, restore_after_error};
 use crate::workload::copy as copier;
 use anyhow::Result;
 use std::sync::atomic::Ordering;
@@ -22,7 +22,7 @@ pub fn copy(args: &CopyArgs, store: &Settings) -> Result<i32> {
     let source = copy_ends::open_source(&args.source, cfg.buffered())?;
     let bytes = source.info.size_bytes;
     copy_ends::create_destination(&mut cfg, bytes)?;
-    let mut destination = crate::target::open::open_target(&cfg, true, 0)?;
+    let mut destination = crate::medium::open::open_target(&cfg, true, 0)?;
     copy_ends::check_destination(&destination, bytes, &args.source)?;
     destination.arm(&[(0, bytes)])?;
     // Recorded as used: a destination iocurve created is written freely.

@@ -24,7 +24,7 @@ pub fn flash(cmd: &FlashCommand, store: &Settings) -> Result<i32> {
     let (test, args) = test_of(cmd);
     let name = test.name();
     let cfg = target_config(&args, name)?;
-    let mut target = crate::target::open::open_target(&cfg, test.writes(), 0)?;
+    let mut target = crate::medium::open::open_target(&cfg, test.writes(), 0)?;
     let started_at = crate::workload::record::now_rfc3339();
     let identity = crate::probe::identify(std::path::Path::new(&target.info.path));
     let options = FlashOptions {
@@ -35,7 +35,7 @@ pub fn flash(cmd: &FlashCommand, store: &Settings) -> Result<i32> {
     };
     let planned = session::plan(test, &options, &mut target, &identity)?;
     let measured = session::measure(planned, &mut target)
-        .map_err(|e| crate::target::restore::restore_after_error(&mut target, e))?;
+        .map_err(|e| crate::medium::restore::restore_after_error(&mut target, e))?;
     let flash = flash_verdicts::build(&measured);
     let config = FlashSettings {
         test: name.to_string(),
@@ -49,6 +49,6 @@ pub fn flash(cmd: &FlashCommand, store: &Settings) -> Result<i32> {
         started_at,
         identity,
     );
-    crate::target::restore::restore(&mut target, &mut result);
+    crate::medium::restore::restore(&mut target, &mut result);
     Output::for_target(store, &cfg).finish_flash(&result, args.verbose)
 }

@@ -5,14 +5,14 @@ use crate::error::usage;
 use anyhow::Result;
 
 pub fn probe(args: &ProbeArgs) -> Result<i32> {
-    crate::target::open::refuse_simulated(&args.target, "probe")?;
+    crate::medium::open::refuse_simulated(&args.target, "probe")?;
     if !args.target.exists() {
         return Err(usage(format!(
             "{}: no such file, directory or device",
             args.target.display()
         )));
     }
-    crate::target::storage::refuse_unless_storage(&args.target)?;
+    crate::medium::storage::refuse_unless_storage(&args.target)?;
     let id = crate::probe::identify(&args.target);
     if args.json {
         println!("{}", serde_json::to_string_pretty(&id)?);

@@ -19,10 +19,10 @@ pub fn profile(args: &ProfileArgs, store: &Settings) -> Result<i32> {
     let area = cfg.size.unwrap_or(DEFAULT_AREA);
     // Writes are part of the profile where they are safe (see
     // `writes_may_be_asked`); elsewhere it measures reads and says why.
-    let writes = !cfg.read_only && crate::target::open::writes_may_be_asked(&cfg.target);
+    let writes = !cfg.read_only && crate::medium::open::writes_may_be_asked(&cfg.target);
     let offset_asked = cfg.target.offset.unwrap_or(0);
     let mut target =
-        crate::target::open::open_target(&cfg.target, writes, offset_asked.saturating_add(area))?;
+        crate::medium::open::open_target(&cfg.target, writes, offset_asked.saturating_add(area))?;
     let (offset, span) = profile::test_area(&cfg, &target, area)?;
     if writes {
         target.arm(&[(offset, span)])?;
@@ -32,12 +32,12 @@ pub fn profile(args: &ProfileArgs, store: &Settings) -> Result<i32> {
     let region = (offset, span);
     match profile::measure_all(&cfg, &mut target, region, writes, started_at, &announce) {
         Ok(mut result) => {
-            crate::target::restore::restore(&mut target, &mut result);
+            crate::medium::restore::restore(&mut target, &mut result);
             let code = output.finish(&result);
             drop(target);
             code
         }
-        Err(e) => Err(crate::target::restore::restore_after_error(&mut target, e)),
+        Err(e) => Err(crate::medium::restore::restore_after_error(&mut target, e)),
     }
 }
 

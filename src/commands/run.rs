@@ -20,7 +20,7 @@ pub fn run(args: &RunArgs, store: &Settings) -> Result<i32> {
     }
     let started_at = crate::workload::record::now_rfc3339();
     let wants_write = cfg.rw.writes();
-    let mut target = crate::target::open::open_target(&cfg.target, wants_write, area(&cfg)?)?;
+    let mut target = crate::medium::open::open_target(&cfg.target, wants_write, area(&cfg)?)?;
     let (blocks, offset, span) = prepare_region(&cfg, &mut target)?;
     let spec = spec_of(&cfg, blocks, offset, span)?;
     let config = cfg.with_blocks(blocks).into();
@@ -41,13 +41,13 @@ pub fn run(args: &RunArgs, store: &Settings) -> Result<i32> {
     result.cpu_load = load.map(cpuload::CpuLoad::stop);
     let (test, error) = match measured {
         Ok(m) => m,
-        Err(e) => return Err(crate::target::restore::restore_after_error(&mut target, e)),
+        Err(e) => return Err(crate::medium::restore::restore_after_error(&mut target, e)),
     };
     result.tests.push(test);
     result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
     result.error = error;
     result.target = target.info.clone();
-    crate::target::restore::restore(&mut target, &mut result);
+    crate::medium::restore::restore(&mut target, &mut result);
     let code = output.finish(&result);
     drop(target);
     code

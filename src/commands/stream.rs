@@ -51,7 +51,7 @@ pub fn stream(args: &StreamArgs, store: &Settings) -> Result<i32> {
     result.target = target.info.clone();
     result.error = error;
     result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
-    crate::target::restore::restore(&mut target, &mut result);
+    crate::medium::restore::restore(&mut target, &mut result);
     let code = output.finish(&result);
     drop(target);
     code

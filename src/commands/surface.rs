@@ -16,7 +16,7 @@ use std::sync::atomic::Ordering;
 pub fn surface(args: &SurfaceArgs, store: &Settings) -> Result<i32> {
     let started_at = crate::workload::record::now_rfc3339();
     let cfg = SurfaceConfig::from_args(args)?;
-    let mut target = crate::target::open::open_target(&cfg.target, cfg.writes, 1 << 30)?;
+    let mut target = crate::medium::open::open_target(&cfg.target, cfg.writes, 1 << 30)?;
     let plan = ScanPlan::for_target(cfg.ask(args), &target, &cfg.target.path)?;
     if cfg.writes {
         // Exactly the samples the scan will write are journalled.
@@ -40,11 +40,11 @@ pub fn surface(args: &SurfaceArgs, store: &Settings) -> Result<i32> {
     result.target = target.info.clone();
     result.error = error;
     if !cfg.writes {
-        let why = crate::target::open::writes_skipped_because(&target);
+        let why = crate::medium::open::writes_skipped_because(&target);
         result.target.notes.push(Caveat::note(why));
     }
     result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
-    crate::target::restore::restore(&mut target, &mut result);
+    crate::medium::restore::restore(&mut target, &mut result);
     if let Some(path) = &args.svg {
         crate::output::write_chart(path, &crate::report::SurfaceSvg, &result)?;
     }

@@ -49,7 +49,7 @@ pub fn sustain(args: &SustainArgs, store: &Settings) -> Result<i32> {
     result.error = error;
     result.interrupted = ending.interrupted;
     result.cpu_load = cpu_load;
-    crate::target::restore::restore(&mut target, &mut result);
+    crate::medium::restore::restore(&mut target, &mut result);
     drop(target);
     output.finish(&result)
 }

@@ -7,8 +7,8 @@
 //! values, so the choice of source lives here and nowhere else.
 
 use super::class;
+use crate::medium::OpenTarget;
 use crate::probe::DeviceIdentity;
-use crate::target::OpenTarget;
 
 /// The erase-block size the kernel reports (`preferred_erase_size`).
 pub fn kernel_au(identity: &DeviceIdentity) -> Option<u64> {

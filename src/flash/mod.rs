@@ -30,9 +30,9 @@ pub mod session;
 
 use crate::engine::sim::SimDevice;
 use crate::engine::{Clock, MonotonicClock};
+use crate::medium::OpenTarget;
 pub use crate::result::flash::{Finding, FlashReport};
 use crate::sys::buffer::AlignedBuf;
-use crate::target::OpenTarget;
 use std::io;
 
 /// The FAT area cheap controllers treat specially: writing tests start

@@ -10,8 +10,8 @@
 
 use super::{Confidence, FdIo, FlashIo, SimIo, align, cache, capacity, class, device, open_au};
 use crate::engine::sim::SimDevice;
+use crate::medium::OpenTarget;
 use crate::probe::DeviceIdentity;
-use crate::target::OpenTarget;
 use crate::units::format_size;
 use anyhow::Result;
 

@@ -3,7 +3,7 @@
 //! A benchmark target is a path: a file, a directory to put a scratch file in,
 //! or a block device node. iocurve needs to know which block device lies
 //! beneath that path for two reasons. First, safety: before anything is written
-//! to a device, [`crate::target::write_rules`] must learn whether the device (or one of its
+//! to a device, [`crate::medium::write_rules`] must learn whether the device (or one of its
 //! partitions, or the disk it is part of) is mounted, stacked upon or used as
 //! swap. Second, honesty: the device keeps its own I/O counters
 //! (`/sys/class/block/<name>/stat`), and reading them before and after a run

@@ -7,9 +7,9 @@
 use crate::error::usage;
 use crate::interrupt;
 use crate::live::progress;
+use crate::medium::OpenTarget;
 use crate::result::RunResult;
 use crate::result::device::{EndureCycle, EndureReport};
-use crate::target::OpenTarget;
 use crate::units::format_size;
 use crate::vocab::Rw;
 use crate::vocab::config::{DEFAULT_AREA, TargetConfig, resolve_region};
@@ -75,7 +75,7 @@ pub fn open_worn(
     cycles: u32,
 ) -> anyhow::Result<(OpenTarget, u64, u64)> {
     let area = cfg.span.unwrap_or(DEFAULT_AREA);
-    let mut target = crate::target::open::open_target(cfg, true, area)?;
+    let mut target = crate::medium::open::open_target(cfg, true, area)?;
     let (offset, span) = resolve_region(
         cfg.offset,
         cfg.span,

@@ -296,7 +296,7 @@ pub fn open_dir(dir: &Path) -> anyhow::Result<(WorkDir, Option<BlockDevice>, Tar
     }
     // A directory in /proc, /sys or cgroup is no place for files (in
     // cgroup, making one makes a control group).
-    crate::target::storage::refuse_unless_storage(dir)?;
+    crate::medium::storage::refuse_unless_storage(dir)?;
     let meta =
         std::fs::metadata(dir).map_err(|e| io_failure(dir, "cannot use the directory", e))?;
     if !meta.is_dir() {

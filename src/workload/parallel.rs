@@ -9,10 +9,10 @@
 //! preserved before anything is written to any of them.
 
 use crate::interrupt;
+use crate::medium::OpenTarget;
+use crate::medium::scratch::FillPlan;
 use crate::result::device::{ParallelDevice, ParallelReport, ParallelTest};
 use crate::result::{Measurement, RunResult, TestResult};
-use crate::target::OpenTarget;
-use crate::target::scratch::FillPlan;
 use crate::vocab::Pattern;
 use crate::vocab::config::{DEFAULT_AREA, ProfileConfig, RunConfig, TargetConfig, resolve_region};
 use crate::vocab::options::IoMode;
@@ -65,7 +65,7 @@ pub fn open_run_members(cfg: &RunConfig) -> Result<(Vec<Member>, Vec<MeasureSpec
 fn open_for_run(cfg: &RunConfig) -> Result<(Member, MeasureSpec)> {
     let writes = cfg.rw.writes();
     let area = cfg.target.offset.unwrap_or(0) + cfg.target.span.unwrap_or(DEFAULT_AREA);
-    let mut target = crate::target::open::open_target(&cfg.target, writes, area)?;
+    let mut target = crate::medium::open::open_target(&cfg.target, writes, area)?;
     let (blocks, offset, span) = prepare_region(cfg, &mut target)?;
     let member = Member {
         cfg: cfg.target.clone(),
@@ -97,7 +97,7 @@ fn open_for_profile(cfg: &ProfileConfig, target_cfg: TargetConfig, writes: bool)
     let is_dir = target_cfg.path.is_dir();
     let area = cfg.size.unwrap_or(DEFAULT_AREA);
     let offset = target_cfg.offset.unwrap_or(0);
-    let target = crate::target::open::open_target(&target_cfg, writes || is_dir, offset + area)?;
+    let target = crate::medium::open::open_target(&target_cfg, writes || is_dir, offset + area)?;
     let span = target_cfg
         .span
         .or(cfg.size)
@@ -154,7 +154,7 @@ fn preserve_all(members: &mut Vec<Member>, wants: impl Fn(&Member) -> bool) -> R
 /// Puts back every member's preserved data after `err` ended the command.
 fn restore_all(members: Vec<Member>, mut err: anyhow::Error) -> anyhow::Error {
     for mut m in members {
-        err = crate::target::restore::restore_after_error(&mut m.target, err);
+        err = crate::medium::restore::restore_after_error(&mut m.target, err);
     }
     err
 }
@@ -238,7 +238,7 @@ pub fn close(members: Vec<Member>, report: ParallelReport, result: &mut RunResul
             )));
     }
     for mut m in members {
-        crate::target::restore::restore(&mut m.target, result);
+        crate::medium::restore::restore(&mut m.target, result);
     }
 }
 

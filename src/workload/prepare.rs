@@ -3,8 +3,8 @@
 
 use crate::interrupt;
 use crate::live::progress;
-use crate::target::OpenTarget;
-use crate::target::scratch::{FillPlan, fill_region};
+use crate::medium::OpenTarget;
+use crate::medium::scratch::{FillPlan, fill_region};
 use anyhow::Result;
 
 /// The preparation pass: fills the region with random data before anything

@@ -15,10 +15,10 @@
 use crate::error::usage;
 use crate::interrupt;
 use crate::live::progress;
+use crate::medium::OpenTarget;
+use crate::medium::scratch::FillPlan;
 use crate::result::TargetKind;
 use crate::result::{Caveat, RunResult};
-use crate::target::OpenTarget;
-use crate::target::scratch::FillPlan;
 use crate::units::format_size;
 use crate::vocab::Pattern;
 use crate::vocab::Rw;
@@ -228,7 +228,7 @@ pub fn measure_rows(
     let ticker = progress::ClockTicker::start(&overall);
     let skip_reason = (!writes).then(|| match cfg.read_only {
         true => "write tests skipped (--read-only)".to_string(),
-        false => crate::target::open::writes_skipped_because(target),
+        false => crate::medium::open::writes_skipped_because(target),
     });
     'rows: for row in &cfg.rows {
         let name = row.to_string();

@@ -2,8 +2,8 @@
 //! was measured (the host, the device's identity, the start time), before a
 //! workload or flash test adds its tests.
 
+use crate::medium::OpenTarget;
 use crate::result::{HostInfo, Payload, RunResult, SCHEMA_VERSION};
-use crate::target::OpenTarget;
 
 /// Host name and kernel release.
 pub fn host_info() -> HostInfo {

@@ -3,8 +3,8 @@
 //! holds no data to read), and `--offset`/`--span` resolved against the
 //! target's size and block. One home for a step both commands take.
 
-use crate::target::OpenTarget;
-use crate::target::scratch::FillPlan;
+use crate::medium::OpenTarget;
+use crate::medium::scratch::FillPlan;
 use crate::vocab::Pattern;
 use crate::vocab::config::{TargetConfig, resolve_region};
 use crate::vocab::options::IoMode;
@@ -19,7 +19,7 @@ pub fn open_region(
     block: u64,
 ) -> Result<(OpenTarget, u64, u64)> {
     let scratch_size = scratch_size(tcfg.offset, tcfg.span, area);
-    let mut target = crate::target::open::open_target(tcfg, want_write, scratch_size)?;
+    let mut target = crate::medium::open::open_target(tcfg, want_write, scratch_size)?;
     let direct = target.info.mode == IoMode::Direct;
     if target.scratch().is_some() && !want_write {
         let fill = FillPlan {

@@ -5,10 +5,10 @@
 
 use crate::interrupt;
 use crate::live::progress;
+use crate::medium::MeasureTarget;
+use crate::medium::OpenTarget;
 use crate::result::{Measurement, TestResult, WorkloadInfo};
 use crate::stats::Spread;
-use crate::target::MeasureTarget;
-use crate::target::OpenTarget;
 use crate::workload::MeasureSpec;
 use crate::workload::gauge::{Gauge, total_bytes};
 use crate::workload::live;

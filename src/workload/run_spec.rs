@@ -5,11 +5,11 @@
 //! measures the same spec on every device, so it lives here rather than in
 //! either command.
 
+use crate::medium::MeasureTarget;
+use crate::medium::OpenTarget;
+use crate::medium::scratch::FillPlan;
 use crate::result::device::AccessInfo;
 use crate::result::{RunResult, TestResult};
-use crate::target::MeasureTarget;
-use crate::target::OpenTarget;
-use crate::target::scratch::FillPlan;
 use crate::vocab::Pattern;
 use crate::vocab::config::{RunBlocks, RunConfig, check_layout, resolve_region};
 use crate::vocab::options::IoMode;
@@ -117,7 +117,7 @@ pub fn measure_by_method(
     let mut access = access_info(cfg, spec);
     let method = cfg.method.as_str();
     if cfg.method != ReadMethod::Pread {
-        crate::target::open::refuse_simulated(&cfg.target.path, &format!("--method {method}"))?;
+        crate::medium::open::refuse_simulated(&cfg.target.path, &format!("--method {method}"))?;
     }
     if cfg.method == ReadMethod::Pread {
         result.payload.set_access(access);

@@ -17,12 +17,12 @@ use crate::engine::sim::SimEngine;
 use crate::engine::{
     AnyClock, AnyEngine, Clock, Engine, EngineSetup, IoError, MonotonicClock, OpKind,
 };
+use crate::medium::MeasureTarget;
 use crate::probe::sysfs::{BlockDevice, DiskStat};
 use crate::result::{Caveat, CpuUsage, DeviceIo, DirectionResult, Measurement, RampInfo};
 use crate::stats::LatencyHistogram;
 use crate::sys;
 use crate::sys::buffer::AlignedBuf;
-use crate::target::MeasureTarget;
 use crate::units::{format_size, mb_per_s};
 use std::num::NonZeroU64;
 use std::os::fd::BorrowedFd;

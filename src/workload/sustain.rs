@@ -316,7 +316,7 @@ pub enum SustainTarget<'a> {
 impl<'a> SustainTarget<'a> {
     /// What an open target writes through: its simulated card, or its
     /// descriptor.
-    pub fn of(target: &'a crate::target::OpenTarget) -> SustainTarget<'a> {
+    pub fn of(target: &'a crate::medium::OpenTarget) -> SustainTarget<'a> {
         match target.sim() {
             Some(device) => SustainTarget::Sim(device),
             None => SustainTarget::Fd {

@@ -14,12 +14,12 @@
 use crate::analysis::curve as model;
 use crate::analysis::curve_reading::analyse;
 use crate::interrupt;
+use crate::medium::MeasureTarget;
+use crate::medium::OpenTarget;
+use crate::medium::scratch::FillPlan;
 use crate::probe::interface_of;
 use crate::result::TargetKind;
 use crate::result::{CurvePoint, CurveReport, CurveSeries, RunResult, TestResult};
-use crate::target::MeasureTarget;
-use crate::target::OpenTarget;
-use crate::target::scratch::FillPlan;
 use crate::units::format_size;
 use crate::vocab::config::{
     CurveConfig, DEFAULT_AREA, TargetConfig, default_sizes, resolve_region,
@@ -54,7 +54,7 @@ pub fn planned_time(cfg: &CurveConfig) -> Duration {
 }
 
 fn writes_allowed(cfg: &CurveConfig, target_cfg: &TargetConfig) -> bool {
-    cfg.patterns.iter().any(|p| p.writes()) && crate::target::open::writes_may_be_asked(target_cfg)
+    cfg.patterns.iter().any(|p| p.writes()) && crate::medium::open::writes_may_be_asked(target_cfg)
 }
 
 /// Opens every target and checks its region before anything is measured,
@@ -80,7 +80,7 @@ fn open(cfg: &CurveConfig, target_cfg: &TargetConfig) -> Result<OpenTarget> {
         .offset
         .unwrap_or(0)
         .saturating_add(target_cfg.span.unwrap_or(DEFAULT_AREA));
-    crate::target::open::open_target(target_cfg, writes_allowed(cfg, target_cfg), area)
+    crate::medium::open::open_target(target_cfg, writes_allowed(cfg, target_cfg), area)
 }
 
 /// The region measured on a target: `--offset`/`--span`, checked against
@@ -126,13 +126,13 @@ pub fn sweep_all(
         let error = match swept {
             Ok(error) => error,
             Err(e) => {
-                return Err(crate::target::restore::restore_after_error(
+                return Err(crate::medium::restore::restore_after_error(
                     &mut one.target,
                     e,
                 ));
             }
         };
-        crate::target::restore::restore(&mut one.target, result);
+        crate::medium::restore::restore(&mut one.target, result);
         report.targets.push(one.target.info.clone());
         if let Some(e) = error {
             result.error = Some(e);
@@ -243,7 +243,7 @@ fn sweep_target(
     for &pattern in &cfg.patterns {
         let mut series = empty_series(target, pattern, cfg.queue_depth, interface.clone());
         if pattern.writes() && !writes {
-            series.skipped = Some(crate::target::open::writes_skipped_because(target));
+            series.skipped = Some(crate::medium::open::writes_skipped_because(target));
             report.series.push(series);
             continue;
         }

@@ -13,7 +13,7 @@ use anyhow::Result;
 pub fn save(args: &FilesSaveArgs, store: &Settings) -> Result<i32> {
     let settings = save_settings(args)?;
     let started_at = crate::workload::record::now_rfc3339();
-    crate::target::open::refuse_simulated(&args.dir, "files")?;
+    crate::medium::open::refuse_simulated(&args.dir, "files")?;
     let (work, device, info) = files::open_dir(&args.dir)?;
     let output = Output::new(store, &args.output.choice(), args.report.as_ref());
     let planned = Payload::FilesSave {

@@ -2,16 +2,17 @@
 //! for a measuring command, and the refusals that name their fix.
 
 use crate::interrupt;
-use crate::target::{self, OpenTarget, TargetRequest};
+use crate::medium;
+use crate::medium::{OpenTarget, TargetRequest};
 use crate::vocab::config::TargetConfig;
 use anyhow::Result;
 
 /// Opens the target of a command after its arguments were validated. The
 /// safety rules run here, once, and decide what the target's write gate
-/// allows (see [`crate::target::gate`]).
+/// allows (see [`crate::medium::gate`]).
 pub fn open_target(cfg: &TargetConfig, want_write: bool, scratch_size: u64) -> Result<OpenTarget> {
     interrupt::install();
-    target::open(&TargetRequest {
+    medium::open(&TargetRequest {
         path: cfg.path.clone(),
         want_write,
         buffered: cfg.buffered(),
@@ -25,7 +26,7 @@ pub fn open_target(cfg: &TargetConfig, want_write: bool, scratch_size: u64) -> R
 /// Refuses a `sim:` target where `what` needs a real file or device (the
 /// simulator answers only on its own virtual clock, through the engines).
 pub fn refuse_simulated(path: &std::path::Path, what: &str) -> Result<()> {
-    match target::is_simulated(path) {
+    match medium::is_simulated(path) {
         true => Err(crate::error::usage(format!(
             "{what} needs a real file, directory or device, and {} is a simulated card (its whole identity is the text after sim:): measure it with profile, run, curve, stream, sustain, surface, endure or the flash commands",
             path.display()
@@ -38,7 +39,7 @@ pub fn refuse_simulated(path: &std::path::Path, what: &str) -> Result<()> {
 /// a directory (a scratch file), on a simulated card (nobody's data), or
 /// with `--destructive` or `--preserve` (the safety check has the last word).
 pub fn writes_may_be_asked(cfg: &TargetConfig) -> bool {
-    cfg.path.is_dir() || target::is_simulated(&cfg.path) || cfg.destructive || cfg.preserve
+    cfg.path.is_dir() || medium::is_simulated(&cfg.path) || cfg.destructive || cfg.preserve
 }
 
 /// Why a command that was not allowed to write skipped its write tests, and
@@ -51,7 +52,7 @@ pub fn writes_skipped_because(target: &OpenTarget) -> String {
         .device
         .as_ref()
         .filter(|_| target.info.kind == crate::result::TargetKind::BlockDevice)
-        .and_then(|d| crate::target::write_rules::why_busy(d).ok().flatten());
+        .and_then(|d| crate::medium::write_rules::why_busy(d).ok().flatten());
     match busy {
         Some(why) => format!(
             "write tests skipped: {why}, so no write test may run on {path}; give a directory on its file system to test writes through a scratch file"

@@ -3,9 +3,9 @@
 //! as large as the image; one that exists must hold it.
 
 use crate::error::{IoFailure, usage};
+use crate::medium;
+use crate::medium::{OpenTarget, TargetRequest};
 use crate::result::TargetKind;
-use crate::target;
-use crate::target::{OpenTarget, TargetRequest};
 use crate::vocab::config::TargetConfig;
 use anyhow::Result;
 use std::fs::File;
@@ -13,7 +13,7 @@ use std::path::Path;
 
 /// Opens the image read-only; a directory holds no image.
 pub fn open_source(source: &Path, buffered: bool) -> Result<OpenTarget> {
-    let opened = target::open(&TargetRequest {
+    let opened = medium::open(&TargetRequest {
         path: source.to_path_buf(),
         want_write: false,
         buffered,

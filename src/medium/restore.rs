@@ -1,8 +1,8 @@
 //! Putting preserved data back after a command, whatever ended it, and
 //! saying so: in the result's notes, or in the error that ended the run.
 
+use crate::medium::OpenTarget;
 use crate::result::RunResult;
-use crate::target::OpenTarget;
 
 /// A command's error after which the preserved data was put back: said in
 /// that order, the error's kind (usage, I/O) kept for the exit code.

@@ -27,8 +27,8 @@
 //! now; [`has_data_signature`] recognises the common on-disk formats so that
 //! the caller can warn (or demand confirmation) before a destructive run.
 
+use crate::medium::storage::FileId;
 use crate::probe::sysfs::{BlockDevice, Mount, parse_mountinfo, unescape_octal};
-use crate::target::storage::FileId;
 use std::fs;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};

@@ -35,6 +35,25 @@ pub enum FilesAction {
     Save(FilesSaveArgs),
 }
 
+/// What both `files` tests do with their result: the report page, the CPU
+/// load gauge, the output flags and the results database.
+#[derive(Debug, Args, Clone)]
+pub struct FilesOutputArgs {
+    /// Also write a self-contained HTML report of this run to FILE
+    /// [default: no report].
+    #[arg(long, value_name = "FILE", value_parser = parse_path)]
+    pub report: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub load: CpuLoadArg,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
+
+    #[command(flatten)]
+    pub store: StoreArgs,
+}
+
 #[derive(Debug, Args, Clone)]
 pub struct FilesLoadArgs {
     /// Directory to create the files in (they are removed at the end).
@@ -68,19 +87,8 @@ pub struct FilesLoadArgs {
     #[arg(long, value_name = "SIZE", default_value = "4k", value_parser = limits::STDIO_CALL.parser())]
     pub stdio_bs: u64,
 
-    /// Also write a self-contained HTML report of this run to FILE
-    /// [default: no report].
-    #[arg(long, value_name = "FILE", value_parser = parse_path)]
-    pub report: Option<PathBuf>,
-
     #[command(flatten)]
-    pub load: CpuLoadArg,
-
-    #[command(flatten)]
-    pub output: OutputArgs,
-
-    #[command(flatten)]
-    pub store: StoreArgs,
+    pub out: FilesOutputArgs,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -115,35 +123,25 @@ pub struct FilesSaveArgs {
     #[arg(long)]
     pub seed: Option<u64>,
 
-    /// Also write a self-contained HTML report of this run to FILE
-    /// [default: no report].
-    #[arg(long, value_name = "FILE", value_parser = parse_path)]
-    pub report: Option<PathBuf>,
-
     #[command(flatten)]
-    pub load: CpuLoadArg,
-
-    #[command(flatten)]
-    pub output: OutputArgs,
-
-    #[command(flatten)]
-    pub store: StoreArgs,
+    pub out: FilesOutputArgs,
 }
 
 impl FilesAction {
     /// Where the run is saved.
     pub fn store(&self) -> &StoreArgs {
-        match self {
-            FilesAction::Load(a) => &a.store,
-            FilesAction::Save(a) => &a.store,
-        }
+        &self.out().store
     }
 
     /// How the result is printed.
     pub fn output(&self) -> &OutputArgs {
+        &self.out().output
+    }
+
+    fn out(&self) -> &FilesOutputArgs {
         match self {
-            FilesAction::Load(a) => &a.output,
-            FilesAction::Save(a) => &a.output,
+            FilesAction::Load(a) => &a.out,
+            FilesAction::Save(a) => &a.out,
         }
     }
 }

@@ -17,7 +17,7 @@ pub fn load_settings(args: &FilesLoadArgs) -> Result<FilesLoadSettings> {
         count: args.count,
         fps: args.fps,
         seed: args.seed.unwrap_or_else(default_seed),
-        cpu_load: args.load.cpu_load,
+        cpu_load: args.out.load.cpu_load,
         method: args.method,
         stdio_bs: args.stdio_bs,
     })
@@ -32,7 +32,7 @@ pub fn save_settings(args: &FilesSaveArgs) -> Result<FilesSaveSettings> {
         sizes: args.sizes.clone(),
         sync: args.sync,
         seed: args.seed.unwrap_or_else(default_seed),
-        cpu_load: args.load.cpu_load,
+        cpu_load: args.out.load.cpu_load,
     })
 }
 

@@ -4,7 +4,7 @@
 //! validated [`TargetConfig`] of the card (always direct I/O, one thread,
 //! the whole medium).
 
-use super::{OutputArgs, StoreArgs, parse_dir, parse_target};
+use super::{OutputArgs, StoreArgs, WriteArgs, parse_target};
 use crate::flash::session::FlashTest;
 use crate::vocab::config::TargetConfig;
 use crate::vocab::limits;
@@ -44,23 +44,6 @@ pub struct CardArgs {
 
     #[command(flatten)]
     pub store: StoreArgs,
-}
-
-/// The permissions of the tests that write.
-#[derive(Debug, Args, Clone)]
-pub struct WriteArgs {
-    /// Allow writes that destroy data on the target.
-    #[arg(long)]
-    pub destructive: bool,
-
-    /// Journal what the test overwrites and restore it afterwards.
-    #[arg(long)]
-    pub preserve: bool,
-
-    /// Where --preserve keeps its journals [default:
-    /// $XDG_DATA_HOME/iocurve/journals].
-    #[arg(long, value_name = "DIR", value_parser = parse_dir)]
-    pub journal_dir: Option<PathBuf>,
 }
 
 /// `--au`, for the tests that work in whole AUs.
@@ -144,9 +127,7 @@ pub struct ClassArgs {
 #[derive(Debug, Clone)]
 pub struct FlashArgs {
     pub target: PathBuf,
-    pub destructive: bool,
-    pub preserve: bool,
-    pub journal_dir: Option<PathBuf>,
+    pub writes: WriteArgs,
     pub au: Option<u64>,
     pub claim: Option<String>,
     pub flush: Option<u64>,
@@ -185,9 +166,7 @@ pub fn test_of(cmd: &FlashCommand) -> (FlashTest, FlashArgs) {
     let writes = cmd.writes();
     let mut args = FlashArgs {
         target: card.target.clone(),
-        destructive: writes.is_some_and(|w| w.destructive),
-        preserve: writes.is_some_and(|w| w.preserve),
-        journal_dir: writes.and_then(|w| w.journal_dir.clone()),
+        writes: writes.cloned().unwrap_or_default(),
         au: None,
         claim: None,
         flush: None,
@@ -231,9 +210,9 @@ pub fn target_config(args: &FlashArgs, name: &str) -> Result<TargetConfig> {
     Ok(TargetConfig {
         path: args.target.clone(),
         io_mode: crate::vocab::options::IoMode::Direct,
-        destructive: args.destructive,
-        preserve: args.preserve,
-        journal_dir: args.journal_dir.clone(),
+        destructive: args.writes.destructive,
+        preserve: args.writes.preserve,
+        journal_dir: args.writes.journal_dir.clone(),
         offset: None,
         span: None,
         threads: 1,

@@ -382,20 +382,10 @@ pub struct ImportArgs {
     pub db: DbArg,
 }
 
-/// Where to measure and how to open it; shared by every measuring command.
-#[derive(Debug, Args, Clone)]
-pub struct TargetArgs {
-    /// A directory (measured through a scratch file iocurve creates and
-    /// removes), a regular file, or a block device such as /dev/sdb.
-    #[arg(default_value = ".", value_parser = parse_target)]
-    pub target: PathBuf,
-
-    /// Go through the page cache instead of O_DIRECT (for file systems that
-    /// refuse O_DIRECT); the cache is evicted before reads and writes end
-    /// with fdatasync.
-    #[arg(long)]
-    pub buffered: bool,
-
+/// The permissions of a test that writes: destroy, or journal and restore.
+/// Shared by every measuring command and the flash tests that write.
+#[derive(Debug, Args, Clone, Default)]
+pub struct WriteArgs {
     /// Allow writes that destroy data: to an existing file, or to an
     /// unmounted block device.
     #[arg(long)]
@@ -413,6 +403,24 @@ pub struct TargetArgs {
     /// the target.
     #[arg(long, value_name = "DIR", value_parser = parse_dir)]
     pub journal_dir: Option<PathBuf>,
+}
+
+/// Where to measure and how to open it; shared by every measuring command.
+#[derive(Debug, Args, Clone)]
+pub struct TargetArgs {
+    /// A directory (measured through a scratch file iocurve creates and
+    /// removes), a regular file, or a block device such as /dev/sdb.
+    #[arg(default_value = ".", value_parser = parse_target)]
+    pub target: PathBuf,
+
+    /// Go through the page cache instead of O_DIRECT (for file systems that
+    /// refuse O_DIRECT); the cache is evicted before reads and writes end
+    /// with fdatasync.
+    #[arg(long)]
+    pub buffered: bool,
+
+    #[command(flatten)]
+    pub writes: WriteArgs,
 
     /// Start of the measured region [default: 0].
     #[arg(long, value_name = "SIZE", value_parser = limits::OFFSET.parser())]

@@ -15,7 +15,7 @@ pub fn load(args: &FilesLoadArgs, store: &Settings) -> Result<i32> {
     let started_at = crate::workload::record::now_rfc3339();
     crate::medium::open::refuse_simulated(&args.dir, "files")?;
     let (work, device, info) = files::open_dir(&args.dir)?;
-    let output = Output::new(store, &args.output.choice(), args.report.as_ref());
+    let output = Output::new(store, &args.out.output.choice(), args.out.report.as_ref());
     let planned = Payload::FilesLoad {
         config: settings.clone().into(),
         files_load: Default::default(),
@@ -24,7 +24,7 @@ pub fn load(args: &FilesLoadArgs, store: &Settings) -> Result<i32> {
     output.announce(&result);
     let sets = files::create_sets(&work.path, &settings.sizes, args.count, settings.seed)?;
     let how = files::read_method(args.method, args.stdio_bs)?;
-    let load = cpuload::start_if(args.load.cpu_load);
+    let load = cpuload::start_if(args.out.load.cpu_load);
     let measured = files::measure_loads(&work.path, &sets, how, device.as_ref())?;
     let cpu_load = load.map(cpuload::CpuLoad::stop);
     drop(work);

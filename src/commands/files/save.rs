@@ -15,14 +15,14 @@ pub fn save(args: &FilesSaveArgs, store: &Settings) -> Result<i32> {
     let started_at = crate::workload::record::now_rfc3339();
     crate::medium::open::refuse_simulated(&args.dir, "files")?;
     let (work, device, info) = files::open_dir(&args.dir)?;
-    let output = Output::new(store, &args.output.choice(), args.report.as_ref());
+    let output = Output::new(store, &args.out.output.choice(), args.out.report.as_ref());
     let planned = Payload::FilesSave {
         config: settings.clone().into(),
         files_save: save_report(args.size, args.sync, Default::default()),
     };
     let result = super::planned_result(planned, info, started_at);
     output.announce(&result);
-    let load = cpuload::start_if(args.load.cpu_load);
+    let load = cpuload::start_if(args.out.load.cpu_load);
     let plan = save_plan(&settings);
     let mut run = files::measure_saves(&work.path, &plan, device.as_ref());
     let cpu_load = load.map(cpuload::CpuLoad::stop);

@@ -6,14 +6,12 @@
 //! anywhere is computed outside it. The per-command part is one tagged
 //! [`Payload`]; [`config`] records each command's typed configuration,
 //! [`apps`], [`device`], [`flash`] and [`verify`] the commands' own
-//! sections. Types computed by a pure analysis (the curve model, a flash
-//! finding's confidence) are defined beside that analysis and used here.
+//! sections. Types a pure analysis fills (the curve model in [`curve`], a
+//! flash finding's confidence, a sustained write's drop) are defined here,
+//! below the analyses, which import them; result imports no layer above it.
 //! `schema_version` changes whenever a field changes meaning; older
 //! documents still read ([`RunResult::from_json`]).
 
-use crate::analysis::curve::{
-    Advice, AlignmentPenalty, CeilingVerdict, Crossover, Deviation, FitQuality, ModelFit,
-};
 use crate::probe::Interface;
 use crate::stats::{LatencySummary, Spread};
 use crate::target::TargetInfo;
@@ -22,13 +20,16 @@ use serde::{Deserialize, Serialize};
 pub mod apps;
 pub mod caveat;
 pub mod config;
+pub mod curve;
 pub mod device;
 pub mod flash;
 pub mod live;
+pub mod measured;
 mod payload;
 pub mod verify;
 
 pub use caveat::{Caveat, CaveatKind};
+use curve::{Advice, AlignmentPenalty, CeilingVerdict, Crossover, Deviation, FitQuality, ModelFit};
 pub use payload::Payload;
 use verify::VerifyTally;
 

@@ -13,8 +13,9 @@
 //! documents still read ([`RunResult::from_json`]).
 
 use crate::probe::Interface;
+use crate::probe::sysfs::{BlockDevice, Mount};
 use crate::stats::{LatencySummary, Spread};
-use crate::target::TargetInfo;
+use crate::target::IoMode;
 use serde::{Deserialize, Serialize};
 
 pub mod apps;
@@ -101,6 +102,36 @@ impl RunResult {
 pub struct HostInfo {
     pub hostname: String,
     pub kernel: String,
+}
+
+/// The kind of thing a target path names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TargetKind {
+    Directory,
+    File,
+    BlockDevice,
+    /// A `sim:` target: a simulated flash card in memory.
+    Simulated,
+}
+
+/// What the result records about the target.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TargetInfo {
+    pub path: String,
+    pub kind: TargetKind,
+    /// The scratch file created in a directory target (removed at the end).
+    pub scratch_file: Option<String>,
+    /// Usable size: the device, the file, or the scratch file.
+    pub size_bytes: u64,
+    pub device: Option<BlockDevice>,
+    pub filesystem: Option<Mount>,
+    pub mode: IoMode,
+    /// Alignment O_DIRECT needs for offsets and lengths.
+    pub logical_block_size: u32,
+    pub writable: bool,
+    /// Remarks for the reader: choices made, limits met.
+    pub notes: Vec<Caveat>,
 }
 
 /// One named workload, measured one or more times.

@@ -21,6 +21,7 @@ use crate::engine::sim::{SimDevice, SimParams};
 use crate::error::{IoFailure, usage};
 use crate::probe::sysfs::{self, BlockDevice, Mount};
 use crate::result::Caveat;
+pub use crate::result::{TargetInfo, TargetKind};
 use crate::safety::preserve;
 use crate::units::format_size;
 use crate::workload::runner::MeasureTarget;
@@ -37,17 +38,6 @@ use std::path::{Path, PathBuf};
 /// The two ways to allow a write test on a medium that may hold data.
 const PRESERVE_OR_DESTRUCTIVE: &str = "Pass --preserve to have iocurve copy the region the test writes to a journal on another file system and put it back afterwards (crash-safe: `iocurve recover` finishes an interrupted restore), or --destructive if its contents may be lost";
 
-/// The kind of thing a target path names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TargetKind {
-    Directory,
-    File,
-    BlockDevice,
-    /// A `sim:` target: a simulated flash card in memory.
-    Simulated,
-}
-
 /// How data moves between iocurve and the device.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -56,25 +46,6 @@ pub enum IoMode {
     Direct,
     /// Through the page cache, evicted before reads, fdatasync after writes.
     Buffered,
-}
-
-/// What the result records about the target.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct TargetInfo {
-    pub path: String,
-    pub kind: TargetKind,
-    /// The scratch file created in a directory target (removed at the end).
-    pub scratch_file: Option<String>,
-    /// Usable size: the device, the file, or the scratch file.
-    pub size_bytes: u64,
-    pub device: Option<BlockDevice>,
-    pub filesystem: Option<Mount>,
-    pub mode: IoMode,
-    /// Alignment O_DIRECT needs for offsets and lengths.
-    pub logical_block_size: u32,
-    pub writable: bool,
-    /// Remarks for the reader: choices made, limits met.
-    pub notes: Vec<Caveat>,
 }
 
 /// What the command wants from the target.

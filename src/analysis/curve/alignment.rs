@@ -1,8 +1,8 @@
 //! Unaligned request sizes against their aligned neighbours: a size that
 //! is not a multiple of the logical block is compared with the
 //! interpolation between the nearest aligned sizes, range against range
-//! (see the module documentation of `analysis::curve` for why ranges and
-//! not medians), and a penalty is told only when the ranges are apart.
+//! (see [the curve module](super) for why ranges and not medians), and a
+//! penalty is told only when the ranges are apart.
 
 use crate::result::curve::{AlignmentPenalty, MbRange, Penalty};
 use serde::{Deserialize, Serialize};

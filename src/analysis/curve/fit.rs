@@ -1,9 +1,9 @@
 //! Fitting t(n) = t0 + max(n, U)/B to a curve: every split of the points
 //! into a flat head and a rising tail is tried, the line is fitted to the
 //! tail (weighted by 1/t²), and a unit U is kept only when it earns its
-//! extra parameter (see the module documentation of `analysis::curve` for
-//! the method and why). Also the line's standard errors and its
-//! sensitivity to one left-out size, which the quality checks read.
+//! extra parameter (see [the curve module](super) for the method and
+//! why). Also the line's standard errors and its sensitivity to one
+//! left-out size, which the quality checks read.
 
 use crate::result::curve::ModelFit;
 use crate::stats::fit::{LineFit, weighted_line};
@@ -46,8 +46,8 @@ pub fn fit_model(points: &[SizePoint]) -> Option<ModelFit> {
     Some(fit)
 }
 
-/// The fitted model with U found from the points (see the module
-/// documentation). `None` when no candidate gives a line with a positive
+/// The fitted model with U found from the points (see [the curve
+/// module](super) for the method). `None` when no candidate gives a line with a positive
 /// slope through at least two points.
 pub fn fit_unit_model(points: &[SizePoint]) -> Option<ModelFit> {
     let direct = direct_points(points);

@@ -1,8 +1,8 @@
 //! Whether a fitted model can be trusted ([`FitQuality`]), and which
 //! measured points lie far from it ([`Deviation`]). The checks and their
-//! limits are listed, with how they were set, in the module documentation
-//! of `analysis::curve`; a failed check is told with its figures, most
-//! basic first.
+//! limits are listed, with how they were set, in [the curve
+//! module](super); a failed check is told with its figures, most basic
+//! first.
 
 use super::fit::{SizePoint, direct_points, standard_errors, weighted};
 use crate::result::curve::{Deviation, FitQuality, ModelFit};
@@ -29,7 +29,7 @@ pub const MIN_R_SQUARED: f64 = 0.98;
 /// Largest |measured − model| / model of any point in a good fit.
 pub const MAX_POINT_ERROR: f64 = DEVIATION_THRESHOLD;
 
-/// Judges a fit (see the module documentation for the checks). Failed
+/// Judges a fit (see [the curve module](super) for the checks). Failed
 /// checks are listed most basic first: too few points, a shape the model
 /// does not follow, a plateau never reached, then figures not determined.
 pub fn judge(fit: &ModelFit, points: &[SizePoint]) -> FitQuality {

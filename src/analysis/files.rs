@@ -1,7 +1,7 @@
 //! What `files load` and `files save` measured, as the result reports it.
 //!
-//! Why a module of its own: the loops in `crate::workload::files` only time
-//! files; reading the times is pure and testable. For `load`, each size's
+//! Why a module of its own: the loops of the `files` workload only time
+//! files (and hand over [`SizeTimes`] and [`SaveRun`]); reading the times is pure and testable. For `load`, each size's
 //! per-file times are condensed into their median, mean and range
 //! ([`crate::stats::NsSummary`]), the model t = t0 + n/B is fitted over the
 //! medians (the same fit as a transfer-size curve,
@@ -11,10 +11,10 @@
 
 use crate::analysis::curve::{SizePoint, fit_model};
 use crate::result::apps::{FilesLoadReport, FilesSaveReport, LoadPoint};
+use crate::result::measured::{SaveRun, SizeTimes};
 use crate::stats::NsSummary;
 use crate::units::mb_per_s;
 use crate::vocab::options::CopySync;
-use crate::workload::files::{SaveRun, SizeTimes};
 
 /// The load report: one point per size that timed at least one file,
 /// the model over their medians, and each point's efficiency and distance

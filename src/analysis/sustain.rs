@@ -38,11 +38,11 @@
 //! counts as a drop only when the speed after is below [`DROP_RATIO`] of the
 //! speed before, so noise around a flat curve is not reported as a cache.
 
+pub use crate::result::apps::SpeedDrop;
 use crate::result::apps::SustainReport;
-use crate::result::config::SustainSettings;
+use crate::result::config::{SustainPlan, SustainSettings};
+use crate::result::measured::SustainRun;
 use crate::units::mb_per_s;
-use crate::workload::sustain::{SustainPlan, SustainRun};
-use serde::{Deserialize, Serialize};
 
 /// A drop is reported when the later speed is below this share of the
 /// earlier one.
@@ -53,52 +53,6 @@ pub const MIN_SEGMENT: usize = 2;
 /// many residual variances are kept as plausible: `2·ln 32`, Royall's 1/32
 /// likelihood support set.
 pub const SUPPORT_RSS: f64 = 6.931_471_805_599_453;
-
-/// The drop found in a sustained write.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct SpeedDrop {
-    /// Index of the interval the first slow request completed in (the
-    /// chart's resolution); filled by the caller that has the intervals.
-    #[serde(default)]
-    pub at_interval: usize,
-    /// Bytes written before the first slow request.
-    pub bytes_before_drop: u64,
-    /// Seconds from the start to the end of the last fast request.
-    pub seconds_before_drop: f64,
-    /// MB/s of the requests before and after the split (their bytes over
-    /// their time).
-    pub mb_per_s_before: f64,
-    pub mb_per_s_after: f64,
-    /// After over before.
-    pub ratio: f64,
-    /// Index of the first slow request (0-based) and the number of requests
-    /// searched; 0 and 0 in runs stored before the per-request search.
-    #[serde(default)]
-    pub at_request: u64,
-    #[serde(default)]
-    pub requests: u64,
-    /// The plausible range of `bytes_before_drop`: the support set widened
-    /// by one request each side (see the module doc).
-    #[serde(default)]
-    pub bytes_low: u64,
-    #[serde(default)]
-    pub bytes_high: u64,
-}
-
-impl SpeedDrop {
-    /// Whether the drop was located per request (runs stored before were
-    /// located per interval and carry no uncertainty).
-    pub fn per_request(&self) -> bool {
-        self.requests > 0
-    }
-
-    /// The larger distance from the estimate to either end of its range.
-    pub fn uncertainty_bytes(&self) -> u64 {
-        let below = self.bytes_before_drop.saturating_sub(self.bytes_low);
-        let above = self.bytes_high.saturating_sub(self.bytes_before_drop);
-        below.max(above)
-    }
-}
 
 /// The best single split of the per-request durations, if it is a drop.
 /// `completions_ns[i]` is when request `i` completed, ns since the start;
@@ -281,6 +235,18 @@ impl Ending {
     }
 }
 
+/// The drop in a run's requests, with the interval it fell in (the
+/// chart's resolution).
+pub fn drop_in(run: &SustainRun, block_size: u32) -> Option<SpeedDrop> {
+    let mut drop = find_drop(&run.completions_ns, u64::from(block_size))?;
+    drop.at_interval = run
+        .intervals
+        .iter()
+        .position(|i| i.bytes_before + i.bytes > drop.bytes_before_drop)
+        .unwrap_or(run.intervals.len().saturating_sub(1));
+    Some(drop)
+}
+
 /// The report of a sustained write: its figures, overall speed and drop.
 pub fn report(plan: &SustainPlan, run: SustainRun, ended_by: &str) -> SustainReport {
     SustainReport {
@@ -291,7 +257,7 @@ pub fn report(plan: &SustainPlan, run: SustainRun, ended_by: &str) -> SustainRep
         elapsed_ns: run.elapsed_ns,
         mb_per_s: mb_per_s(run.bytes, run.elapsed_ns),
         ended_by: ended_by.to_string(),
-        drop: run.drop(plan.block_size),
+        drop: drop_in(&run, plan.block_size),
         requests_recorded: run.completions_ns.len() as u64,
         intervals: run.intervals,
         marks: run.marks,

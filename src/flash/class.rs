@@ -40,11 +40,12 @@
 
 use super::{FAT_AREA, FlashIo, mb_s};
 pub use crate::analysis::flash::class::{
-    CLASSES, Check, ClassFigures, Exhaustion, FatLatency, Need, PnuPoint, PwFigures, Status,
-    fat_figures, judge, margin_confidence, requirements,
+    CLASSES, Check, ClassFigures, Exhaustion, FatLatency, Need, PnuPoint, PwFigures, fat_figures,
+    judge, margin_confidence, requirements,
 };
-use crate::analysis::flash::class::{fell_from, move_speed, steady};
+use crate::analysis::flash::class::{PW_CAP, fell_from, move_speed, steady};
 use crate::error::usage_io;
+pub use crate::result::flash::Status;
 use crate::units::format_size;
 use serde::Serialize;
 use std::io;
@@ -53,9 +54,6 @@ use std::io;
 const SMALL: u64 = 4096;
 /// The largest recording unit (Class 10, UHS, Video).
 const RU_MAX: u64 = 512 << 10;
-/// The most the cache-exhausting writes cover: a 4 GiB cache filled at 1.5
-/// times its drain speed takes 12 GiB.
-pub const PW_CAP: u64 = 16 << 30;
 /// Writes beyond the regions listed up front are announced in steps this
 /// large.
 const CLAIM_STEP: u64 = 256 << 20;

@@ -49,7 +49,7 @@ pub fn usable_au(au: u64) -> bool {
     au >= MIN_AU && au.is_multiple_of(512)
 }
 
-pub use crate::analysis::flash::Confidence;
+pub use crate::result::flash::Confidence;
 
 /// One timed transfer at a time. Buffers come from [`FlashIo::buffer`] so
 /// that O_DIRECT accepts them.

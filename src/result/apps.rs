@@ -2,8 +2,7 @@
 //! save`, `stream`, `sustain`) and of `--cpu-load`, each an optional part of
 //! [`RunResult`](crate::result::RunResult) like the curve report.
 
-use crate::analysis::curve::ModelFit;
-use crate::analysis::sustain::SpeedDrop;
+use crate::result::curve::ModelFit;
 use crate::stats::LatencySummary;
 use crate::vocab::options::CopySync;
 use serde::{Deserialize, Serialize};
@@ -131,6 +130,52 @@ pub struct SustainReport {
     /// them up to a cap; 0 in runs stored before the per-request search).
     #[serde(default)]
     pub requests_recorded: u64,
+}
+
+/// The drop found in a sustained write.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct SpeedDrop {
+    /// Index of the interval the first slow request completed in (the
+    /// chart's resolution); filled by the caller that has the intervals.
+    #[serde(default)]
+    pub at_interval: usize,
+    /// Bytes written before the first slow request.
+    pub bytes_before_drop: u64,
+    /// Seconds from the start to the end of the last fast request.
+    pub seconds_before_drop: f64,
+    /// MB/s of the requests before and after the split (their bytes over
+    /// their time).
+    pub mb_per_s_before: f64,
+    pub mb_per_s_after: f64,
+    /// After over before.
+    pub ratio: f64,
+    /// Index of the first slow request (0-based) and the number of requests
+    /// searched; 0 and 0 in runs stored before the per-request search.
+    #[serde(default)]
+    pub at_request: u64,
+    #[serde(default)]
+    pub requests: u64,
+    /// The plausible range of `bytes_before_drop`: the support set widened
+    /// by one request each side (see the sustain analysis for the method).
+    #[serde(default)]
+    pub bytes_low: u64,
+    #[serde(default)]
+    pub bytes_high: u64,
+}
+
+impl SpeedDrop {
+    /// Whether the drop was located per request (runs stored before were
+    /// located per interval and carry no uncertainty).
+    pub fn per_request(&self) -> bool {
+        self.requests > 0
+    }
+
+    /// The larger distance from the estimate to either end of its range.
+    pub fn uncertainty_bytes(&self) -> u64 {
+        let below = self.bytes_before_drop.saturating_sub(self.bytes_low);
+        let above = self.bytes_high.saturating_sub(self.bytes_before_drop);
+        below.max(above)
+    }
 }
 
 /// What mincore said after the eviction of a set of files.

@@ -115,6 +115,22 @@ pub struct SustainSettings {
     pub cpu_load: Option<u8>,
 }
 
+/// The write `sustain` runs, as the settings plan it: what the workload
+/// writes and the analysis reports against.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub struct SustainPlan {
+    pub block_size: u32,
+    pub offset: u64,
+    /// Bytes to write at most (also bounded by the target's end).
+    pub bytes: u64,
+    /// Time to write at most, ns.
+    pub time_ns: Option<u64>,
+    /// Length of one throughput interval, ns.
+    pub interval_ns: u64,
+    /// A throughput figure is also kept every this many bytes.
+    pub mark_bytes: u64,
+}
+
 /// `iocurve surface`.
 #[derive(Debug, Clone, Serialize)]
 pub struct SurfaceSettings {

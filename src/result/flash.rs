@@ -1,8 +1,10 @@
 //! What a `flash` command found: the one-line verdict, its findings with
 //! their confidence, and the detector's own figures.
+//!
+//! [`Confidence`] and [`Status`] are graded by the flash analysis
+//! (`analysis::flash`) and defined here, below it, because a finding
+//! records them.
 
-use crate::analysis::flash::Confidence;
-pub use crate::analysis::flash::class::Status;
 use serde::{Deserialize, Serialize};
 
 /// What a `flash` command found, as the result records it.
@@ -46,5 +48,44 @@ impl Finding {
     pub fn with_note(mut self, note: impl Into<String>) -> Finding {
         self.note = Some(note.into());
         self
+    }
+}
+
+/// How sure a decision is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Confidence {
+    Low,
+    Medium,
+    High,
+}
+
+impl Confidence {
+    pub fn name(self) -> &'static str {
+        match self {
+            Confidence::Low => "low",
+            Confidence::Medium => "medium",
+            Confidence::High => "high",
+        }
+    }
+}
+
+/// A requirement's verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Status {
+    Pass,
+    Fail,
+    /// The link, not the card, keeps the requirement out of reach.
+    Link,
+}
+
+impl Status {
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Pass => "PASS",
+            Status::Fail => "FAIL",
+            Status::Link => "LINK",
+        }
     }
 }

@@ -6,14 +6,12 @@
 //! anywhere is computed outside it. The per-command part is one tagged
 //! [`Payload`]; [`config`] records each command's typed configuration,
 //! [`apps`], [`device`], [`flash`] and [`verify`] the commands' own
-//! sections. Types computed by a pure analysis (the curve model, a flash
-//! finding's confidence) are defined beside that analysis and used here.
+//! sections. Types a pure analysis fills (the curve model in [`curve`], a
+//! flash finding's confidence, a sustained write's drop) are defined here,
+//! below the analyses, which import them; result imports no layer above it.
 //! `schema_version` changes whenever a field changes meaning; older
 //! documents still read ([`RunResult::from_json`]).
 
-use crate::analysis::curve::{
-    Advice, AlignmentPenalty, CeilingVerdict, Crossover, Deviation, FitQuality, ModelFit,
-};
 use crate::probe::Interface;
 use crate::stats::{LatencySummary, Spread};
 use serde::{Deserialize, Serialize};
@@ -22,15 +20,18 @@ pub mod apps;
 pub mod caveat;
 pub mod compare;
 pub mod config;
+pub mod curve;
 pub mod device;
 pub mod flash;
 pub mod live;
+pub mod measured;
 mod payload;
 pub mod stored;
 pub mod target;
 pub mod verify;
 
 pub use caveat::{Caveat, CaveatKind};
+use curve::{Advice, AlignmentPenalty, CeilingVerdict, Crossover, Deviation, FitQuality, ModelFit};
 pub use payload::Payload;
 pub use target::{TargetInfo, TargetKind};
 use verify::VerifyTally;

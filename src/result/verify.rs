@@ -1,13 +1,14 @@
 //! What a verify read found, block by block, as the result records it.
-//! The checking itself lives in [`crate::workload::verify`]; these are only
-//! the figures it hands over.
+//! The checking itself lives in the `verify` workload; these are only the
+//! figures it hands over.
 
 use serde::{Deserialize, Serialize};
 
 /// How many bad blocks a [`VerifyTally`] keeps in [`VerifyTally::first_bad`].
 pub const FIRST_BAD_MAX: usize = 10;
 
-/// What [`check`] found in a block read back from the target.
+/// What the verify workload's check found in a block read back from the
+/// target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Verdict {

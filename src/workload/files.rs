@@ -31,6 +31,7 @@ use crate::probe::sysfs::{self, BlockDevice, DiskStat};
 use crate::result::Caveat;
 pub use crate::result::apps::{EvictionProof, SaveCheck, SaveTimes};
 use crate::result::apps::{SaveDeviceIo, SavePoint, SkippedSave};
+pub use crate::result::measured::{SaveRun, SizeTimes};
 use crate::result::{TargetInfo, TargetKind};
 use crate::sys;
 use crate::sys::buffer::{AlignedBuf, MIN_ALIGN};
@@ -352,14 +353,6 @@ pub fn create_sets(
     Ok(sets)
 }
 
-/// What one size's timing pass found, before the model is fitted.
-pub struct SizeTimes {
-    pub size: u64,
-    pub times: Vec<u64>,
-    pub eviction: EvictionProof,
-    pub device_read_bytes: Option<u64>,
-}
-
 /// Loads every set of files in turn from a cold cache (until interrupted).
 pub fn measure_loads(
     work: &Path,
@@ -422,15 +415,6 @@ pub struct SavePlan {
     pub calls: Vec<u64>,
     pub seed: u64,
     pub sync: CopySync,
-}
-
-/// The saves made: the points measured, the sizes `--sync direct` could not
-/// write, and the failure that cut the run short.
-#[derive(Debug, Default)]
-pub struct SaveRun {
-    pub points: Vec<SavePoint>,
-    pub skipped: Vec<SkippedSave>,
-    pub failure: Option<String>,
 }
 
 /// Saves the file once per write-call size and reads each back.

@@ -16,16 +16,17 @@
 //! engine on the card's virtual clock, with no final sync (the card has no
 //! host cache).
 
-use crate::analysis::sustain::SpeedDrop;
+use crate::analysis::sustain::drop_in;
 use crate::engine::sim::{SimDevice, SimEngine};
 use crate::engine::sync::SyncEngine;
 use crate::engine::{Engine, EngineSetup, IoError, MonotonicClock, Op, OpKind, OpSource};
-pub use crate::result::apps::{IntervalSample, MarkSample};
+pub use crate::result::apps::{IntervalSample, MarkSample, SpeedDrop};
+pub use crate::result::config::SustainPlan;
 use crate::result::live::{LiveInterval, capped_quantiles};
+pub use crate::result::measured::SustainRun;
 use crate::stats::live_histogram::{BUCKETS, bucket_of, quantile_of_counts};
 use crate::sys::buffer::{AlignedBuf, MIN_ALIGN};
 use crate::vocab::Pattern;
-use serde::{Deserialize, Serialize};
 use std::os::fd::BorrowedFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::SyncSender;
@@ -38,21 +39,6 @@ const RESERVED_MARKS: usize = 65_536;
 /// (16 GiB written in 1 KiB requests, 16 TiB in 1 MiB ones). Later requests
 /// are written and counted but not searched for the drop.
 pub const MAX_RECORDED_REQUESTS: usize = 1 << 24;
-
-/// The write to run.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
-pub struct SustainPlan {
-    pub block_size: u32,
-    pub offset: u64,
-    /// Bytes to write at most (also bounded by the target's end).
-    pub bytes: u64,
-    /// Time to write at most, ns.
-    pub time_ns: Option<u64>,
-    /// Length of one throughput interval, ns.
-    pub interval_ns: u64,
-    /// A throughput figure is also kept every this many bytes.
-    pub mark_bytes: u64,
-}
 
 /// The sequential writer and its running figures.
 pub struct SustainSource<'a> {
@@ -266,45 +252,6 @@ impl OpSource for SustainSource<'_> {
     }
 }
 
-/// The whole write's figures.
-pub struct SustainRun {
-    pub intervals: Vec<IntervalSample>,
-    pub marks: Vec<MarkSample>,
-    /// Completion time of each request, ns since the start (the first
-    /// [`MAX_RECORDED_REQUESTS`] of them).
-    pub completions_ns: Vec<u64>,
-    pub bytes: u64,
-    /// Wall time of the write, ns (the final sync included).
-    pub elapsed_ns: u64,
-    pub error: Option<IoError>,
-}
-
-impl SustainRun {
-    fn failed(error: IoError) -> SustainRun {
-        SustainRun {
-            intervals: Vec::new(),
-            marks: Vec::new(),
-            completions_ns: Vec::new(),
-            bytes: 0,
-            elapsed_ns: 0,
-            error: Some(error),
-        }
-    }
-
-    /// The drop in this run's requests (see [`crate::analysis::sustain`]),
-    /// with the interval it fell in.
-    pub fn drop(&self, block_size: u32) -> Option<SpeedDrop> {
-        let mut drop =
-            crate::analysis::sustain::find_drop(&self.completions_ns, u64::from(block_size))?;
-        drop.at_interval = self
-            .intervals
-            .iter()
-            .position(|i| i.bytes_before + i.bytes > drop.bytes_before_drop)
-            .unwrap_or(self.intervals.len().saturating_sub(1));
-        Some(drop)
-    }
-}
-
 /// What the write goes to: a descriptor through the `sync` engine, or a
 /// simulated card through its own engine and virtual clock.
 #[derive(Clone, Copy)]
@@ -437,7 +384,7 @@ pub fn drop_on_sim(
     let mut run = run(SustainTarget::Sim(device), plan, 0x5u64, &stop, None);
     match run.error.take() {
         Some(e) => Err(e),
-        None => Ok(run.drop(block_size)),
+        None => Ok(drop_in(&run, block_size)),
     }
 }
 

@@ -5,11 +5,11 @@
 //! to identify fake drives"), generalised: blocks carry their own address,
 //! so a block read back at an alias names the real size exactly (the
 //! common divisor of the distances); otherwise the last probe that held
-//! and the first that did not bracket it. `crate::flash::capacity` writes
-//! and reads the blocks; this module only judges what came back. No I/O.
+//! and the first that did not bracket it. The `flash capacity` measuring
+//! layer writes and reads the blocks; this module only judges what came back. No I/O.
 
 use super::Confidence;
-use crate::workload::verify::Verdict;
+use crate::result::verify::Verdict;
 use serde::Serialize;
 
 /// The unit a probe writes (f3probe's bisection narrows to one such

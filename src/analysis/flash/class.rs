@@ -4,12 +4,13 @@
 //! The limits are those of the SD Association's Physical Layer Simplified
 //! Specification, Part 1 ("Speed Class", "UHS Speed Class", "Video Speed
 //! Class" and "Application Performance Class"); how the figures are
-//! measured (Pw after the cache, Pr, T_FW, P(Nu), random IOPS) is
-//! `crate::flash::class`. Each requirement is PASS, FAIL or LINK with a
+//! measured (Pw after the cache, Pr, T_FW, P(Nu), random IOPS) is the
+//! `flash class` measuring layer's. Each requirement is PASS, FAIL or LINK with a
 //! [`Confidence`] from the margin between the value and its limit relative
 //! to the measurement's spread. No I/O here.
 
 use super::{Confidence, HIGH_RATIO, MEDIUM_RATIO};
+pub use crate::result::flash::Status;
 use crate::units::format_size;
 use serde::Serialize;
 
@@ -80,9 +81,14 @@ pub const STEADY_TREND_PARTS: f64 = 3.0;
 
 /// No fall in speed within this much rules out the caches seen in the
 /// field (a 4 GiB cache filled at 1.5 times its drain speed falls after
-/// 12 GiB); the cap in whole AUs can end a little short of
-/// `crate::flash::class::PW_CAP`.
+/// 12 GiB); the cap in whole AUs can end a little short of [`PW_CAP`].
 pub const NO_FALL_ENOUGH: u64 = 15 << 30;
+
+/// The most the cache-exhausting writes cover: a 4 GiB cache filled at 1.5
+/// times its drain speed takes 12 GiB. Defined here beside
+/// [`NO_FALL_ENOUGH`], which must stay below it; the measuring layer
+/// plans its writes with it.
+pub const PW_CAP: u64 = 16 << 30;
 
 /// A P(Nu) point this share of Pw or slower shows a move cost (SDHC's move
 /// performance Pm); above it the curve is flat, as on SDXC-like cards.
@@ -351,26 +357,6 @@ pub fn move_speed(points: &[PnuPoint], pw: f64, au: u64, ru: u64) -> Option<f64>
         })
         .collect();
     (!estimates.is_empty()).then(|| estimates.iter().sum::<f64>() / estimates.len() as f64)
-}
-
-/// A requirement's verdict.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(rename_all = "UPPERCASE")]
-pub enum Status {
-    Pass,
-    Fail,
-    /// The link, not the card, keeps the requirement out of reach.
-    Link,
-}
-
-impl Status {
-    pub fn name(self) -> &'static str {
-        match self {
-            Status::Pass => "PASS",
-            Status::Fail => "FAIL",
-            Status::Link => "LINK",
-        }
-    }
 }
 
 /// One requirement's verdict.

@@ -7,8 +7,8 @@
 //! all pass, the one with the least room (the smallest factor between the
 //! measured value and its limit). The verdict is only as sure as the least
 //! sure requirement of the classes met, so a class met at burst speed (no
-//! cache ruled out) is not read as certain. Pure: the words are built in
-//! `crate::report`.
+//! cache ruled out) is not read as certain. Pure: the words are built by
+//! the report layer.
 
 use super::class::{Check, Status};
 

@@ -1,7 +1,7 @@
 //! Reading flash measurements: the pure half of `iocurve flash`.
 //!
-//! Why a module of its own: `crate::flash` decides what to write and read
-//! and times it through a `FlashIo`; the functions here only look at the
+//! Why a module of its own: the `flash` measuring layer decides what to
+//! write and read and times it through a `FlashIo`; the functions here only look at the
 //! numbers that came back and say what they mean (an erase-block size, an
 //! open-AU count, a cache size, a fake capacity, a class verdict), each
 //! with a [`Confidence`]. Keeping them apart lets every threshold be a
@@ -16,16 +16,7 @@ pub mod class;
 pub mod class_verdict;
 pub mod open_au;
 
-use serde::{Deserialize, Serialize};
-
-/// How sure a decision is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Confidence {
-    Low,
-    Medium,
-    High,
-}
+pub use crate::result::flash::Confidence;
 
 /// A signal this many times what stands nearest to it is a high-confidence
 /// one: three times is the separation flashbench's readers look for before
@@ -36,15 +27,10 @@ pub const HIGH_RATIO: f64 = 3.0;
 /// one: half of [`HIGH_RATIO`], still well clear of run-to-run noise.
 pub const MEDIUM_RATIO: f64 = 1.5;
 
+// `Confidence` is defined in `result` (a finding records it); grading a
+// ratio by the thresholds above is this analysis's, so that part of its
+// implementation stays here.
 impl Confidence {
-    pub fn name(self) -> &'static str {
-        match self {
-            Confidence::Low => "low",
-            Confidence::Medium => "medium",
-            Confidence::High => "high",
-        }
-    }
-
     /// From the ratio between the signal and what stands nearest to it.
     pub fn of_ratio(ratio: f64) -> Confidence {
         if ratio >= HIGH_RATIO {

@@ -1,0 +1,350 @@
+//! Whether a fitted model can be trusted ([`FitQuality`]), and which
+//! measured points lie far from it ([`Deviation`]). The checks and their
+//! limits are listed, with how they were set, in [the curve
+//! module](super); a failed check is told with its figures, most basic
+//! first.
+
+use super::fit::{SizePoint, direct_points, standard_errors, weighted};
+use crate::result::curve::{Deviation, FitQuality, ModelFit};
+use crate::stats::fit::weighted_line;
+use crate::units::{format_mbps, format_size};
+
+/// A point beyond this share away from the model is reported.
+pub const DEVIATION_THRESHOLD: f64 = 0.25;
+/// Sizes at or above the unit a line needs to be judged (two fix it).
+pub const MIN_POINTS_FROM_UNIT: usize = 3;
+/// Largest standard error of t0, relative to t0, of a good fit.
+pub const MAX_T0_RELATIVE_SE: f64 = 0.025;
+/// Largest standard error of B, relative to B, of a good fit.
+pub const MAX_B_RELATIVE_SE: f64 = 0.025;
+/// Largest relative change of t0 when one point of the line is left out,
+/// in a good fit.
+pub const MAX_T0_SENSITIVITY: f64 = 0.10;
+/// The same for B.
+pub const MAX_B_SENSITIVITY: f64 = 0.05;
+/// B may exceed the best measured MB/s by this share in a good fit.
+pub const MAX_B_ABOVE_BEST: f64 = 0.05;
+/// Smallest weighted R² of a good fit.
+pub const MIN_R_SQUARED: f64 = 0.98;
+/// Largest |measured − model| / model of any point in a good fit.
+pub const MAX_POINT_ERROR: f64 = DEVIATION_THRESHOLD;
+
+/// Judges a fit (see [the curve module](super) for the checks). Failed
+/// checks are listed most basic first: too few points, a shape the model
+/// does not follow, a plateau never reached, then figures not determined.
+pub fn judge(fit: &ModelFit, points: &[SizePoint]) -> FitQuality {
+    let mut why = [
+        too_few_points(fit),
+        point_off_the_model(fit),
+        r_squared_too_low(fit),
+        plateau_not_reached(fit),
+        fixed_cost_capped(fit, points),
+        fixed_cost_undetermined(fit),
+        bandwidth_undetermined(fit),
+    ]
+    .into_iter()
+    .flatten();
+    match why.next() {
+        None => FitQuality::Good,
+        Some(reason) => FitQuality::Poor {
+            reason,
+            also: why.collect(),
+        },
+    }
+}
+
+/// Fewer sizes than a line needs at or above the point where the fit starts.
+fn too_few_points(fit: &ModelFit) -> Option<String> {
+    if fit.points_used >= MIN_POINTS_FROM_UNIT {
+        return None;
+    }
+    let from = fit.unit_bytes.map_or("the smallest size".to_string(), |u| {
+        format!("the {} unit", format_size(u))
+    });
+    Some(format!(
+        "only {} measured sizes at or above {from}; a line needs {MIN_POINTS_FROM_UNIT} to be judged",
+        fit.points_used
+    ))
+}
+
+/// One point lies too far from the fitted line.
+fn point_off_the_model(fit: &ModelFit) -> Option<String> {
+    (fit.max_relative_error > MAX_POINT_ERROR).then(|| {
+        format!(
+            "the curve does not follow the model: a point is {:.0}% off it (at most {:.0}% allowed)",
+            fit.max_relative_error * 100.0,
+            MAX_POINT_ERROR * 100.0
+        )
+    })
+}
+
+/// The line explains too little of the curve as a whole.
+fn r_squared_too_low(fit: &ModelFit) -> Option<String> {
+    (fit.r_squared < MIN_R_SQUARED).then(|| {
+        format!(
+            "the curve does not follow the model: weighted R² is {:.3}, below {MIN_R_SQUARED}",
+            fit.r_squared
+        )
+    })
+}
+
+/// The fitted bandwidth is well above anything measured: the sweep stopped
+/// before the plateau.
+fn plateau_not_reached(fit: &ModelFit) -> Option<String> {
+    let best = fit
+        .best_measured_mb_s
+        .filter(|b| fit.bandwidth_mb_s > b * (1.0 + MAX_B_ABOVE_BEST))?;
+    Some(format!(
+        "B = {} MB/s is {:.0}% above the best measured {} MB/s: the sweep did not reach the plateau the model assumes",
+        format_mbps(fit.bandwidth_mb_s),
+        (fit.bandwidth_mb_s / best - 1.0) * 100.0,
+        format_mbps(best)
+    ))
+}
+
+/// The larger sizes follow a line with a clearly smaller fixed cost.
+fn fixed_cost_capped(fit: &ModelFit, points: &[SizePoint]) -> Option<String> {
+    let c = capped_above(points, fit)?;
+    Some(format!(
+        "the fixed cost is not the same along the curve: from {} up t0 = {:.1} ± {:.1} µs, against {:.1} µs over all sizes (a ceiling such as a slow link capping large transfers, or extra costs at middle sizes)",
+        format_size(c.from),
+        c.t0_us,
+        c.t0_se_us,
+        fit.t0_us
+    ))
+}
+
+/// The fixed cost is not above zero, or its error or its sensitivity to
+/// one left-out size is too large; only the most basic of these is told.
+fn fixed_cost_undetermined(fit: &ModelFit) -> Option<String> {
+    if fit.t0_us <= 0.0 {
+        return Some(format!(
+            "the fixed cost came out at {:.1} µs, not above zero: the time per request does not grow as t0 + n/B",
+            fit.t0_us
+        ));
+    }
+    if let Some(se) = fit
+        .t0_se_us
+        .filter(|se| *se > MAX_T0_RELATIVE_SE * fit.t0_us)
+    {
+        return Some(format!(
+            "the fixed cost is not determined: t0 = {:.1} ± {:.1} µs",
+            fit.t0_us, se
+        ));
+    }
+    let shift = fit.t0_sensitivity.filter(|s| *s > MAX_T0_SENSITIVITY)?;
+    Some(format!(
+        "the fixed cost is not determined: leaving out one size moves t0 = {:.1} µs by {:.0}%",
+        fit.t0_us,
+        shift * 100.0
+    ))
+}
+
+/// The bandwidth's error or its sensitivity to one left-out size is too
+/// large; only the first is told when both are.
+fn bandwidth_undetermined(fit: &ModelFit) -> Option<String> {
+    if let Some(se) = fit
+        .bandwidth_se_mb_s
+        .filter(|se| *se > MAX_B_RELATIVE_SE * fit.bandwidth_mb_s)
+    {
+        return Some(format!(
+            "the bandwidth is not determined: B = {} ± {} MB/s",
+            format_mbps(fit.bandwidth_mb_s),
+            format_mbps(se)
+        ));
+    }
+    let shift = fit
+        .bandwidth_sensitivity
+        .filter(|s| *s > MAX_B_SENSITIVITY)?;
+    Some(format!(
+        "the bandwidth is not determined: leaving out one size moves B = {} MB/s by {:.0}%",
+        format_mbps(fit.bandwidth_mb_s),
+        shift * 100.0
+    ))
+}
+
+/// The line through the larger half of the fitted points, when its fixed
+/// cost is clearly below half the whole line's.
+struct Capped {
+    from: u64,
+    t0_us: f64,
+    t0_se_us: f64,
+}
+
+/// A transfer capped by a ceiling (a link slower than the medium) takes
+/// max(t0 + n/B, n/L): above the hinge the time is n/L with no fixed cost
+/// at all, and the line through all points, bent to pass near both parts,
+/// makes up a B that is the link's. Extra costs at middle sizes (garbage
+/// collections that small requests pay more often) bend the line the same
+/// way. The larger half of the sizes (at least three, from at least six
+/// fitted) is fitted alone; when its t0 plus two standard errors is below
+/// half the overall t0, the fixed cost is not one figure and the curve is
+/// not Hockney's. On a noisy device the large sizes cannot pin t0 down (it
+/// is a sliver of their time), the standard error is wide, and this does
+/// not fire by chance. The other way (t0 higher at large sizes) is not
+/// judged: a read crossing an erase block pays a second command, which
+/// moves t0 little where it matters.
+fn capped_above(points: &[SizePoint], fit: &ModelFit) -> Option<Capped> {
+    let direct = direct_points(points);
+    let fitted = &direct[direct.len().saturating_sub(fit.points_used)..];
+    if fitted.len() < 6 || fit.t0_us <= 0.0 {
+        return None;
+    }
+    let upper = weighted(&fitted[fitted.len() / 2..]);
+    let line = weighted_line(&upper)?;
+    let (se, _) = standard_errors(&upper, &line)?;
+    let (t0_us, t0_se_us) = (line.intercept / 1e3, se / 1e3);
+    (line.slope > 0.0 && t0_us + 2.0 * t0_se_us < 0.5 * fit.t0_us).then(|| Capped {
+        from: upper[0].0 as u64,
+        t0_us,
+        t0_se_us,
+    })
+}
+
+/// Direct points whose throughput is more than [`DEVIATION_THRESHOLD`] away
+/// from the model, with the likeliest reason. `max_transfer` is the
+/// kernel's largest request (max_sectors_kb) when known. Sizes where a
+/// (poor) model with a negative t0 takes no time at all are left out.
+pub fn deviations(
+    points: &[SizePoint],
+    fit: &ModelFit,
+    max_transfer: Option<u64>,
+) -> Vec<Deviation> {
+    points
+        .iter()
+        .filter(|p| !p.buffered && fit.time_ns_at(p.size as f64) > 0.0)
+        .filter_map(|p| {
+            let ratio = p.mb_per_s / fit.mb_per_s_at(p.size as f64);
+            ((ratio - 1.0).abs() > DEVIATION_THRESHOLD).then(|| Deviation {
+                size: p.size,
+                ratio,
+                note: deviation_note(p.size, ratio, max_transfer),
+            })
+        })
+        .collect()
+}
+
+fn deviation_note(size: u64, ratio: f64, max_transfer: Option<u64>) -> String {
+    let direction = if ratio < 1.0 { "slower" } else { "faster" };
+    let pct = ((ratio - 1.0).abs() * 100.0).round();
+    match max_transfer {
+        Some(max) if size > max && ratio < 1.0 => format!(
+            "{pct}% {direction} than the model: above the largest transfer the kernel sends ({}), requests are split",
+            format_size(max)
+        ),
+        _ if ratio < 1.0 => format!(
+            "{pct}% {direction} than the model: a knee (page size, erase-block size or a controller limit)"
+        ),
+        _ => format!("{pct}% {direction} than the model: a cache or read-ahead helps at this size"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::curve::test_points::{model_points, unit_points};
+    use crate::analysis::curve::{fit_model, read_curve, recommendation};
+
+    #[test]
+    fn a_sweep_that_stops_before_the_plateau_gets_no_advice() {
+        // n½ = 1 ms · 1 GB/s = 1 MB, the sweep stops at 256 KiB.
+        let pts: Vec<SizePoint> = model_points(1_000_000.0, 1.0, &[0.0])
+            .into_iter()
+            .filter(|p| p.size <= 256 << 10)
+            .collect();
+        let r = read_curve(&pts);
+        assert!(r.fit.is_some());
+        let FitQuality::Poor { reason, .. } = &r.quality else {
+            panic!("{:?}", r.quality)
+        };
+        assert!(reason.contains("did not reach the plateau"), "{reason}");
+        assert!(r.advice.is_none());
+        let line = recommendation(&r, "random read");
+        assert!(line.starts_with("no advice: B = "), "{line}");
+    }
+
+    #[test]
+    fn the_judgement_names_each_failed_check() {
+        let good = read_curve(&unit_points(50_000.0, 0.004, 64 << 10, &[0.0]))
+            .fit
+            .unwrap();
+        assert_eq!(judge(&good, &[]), FitQuality::Good);
+        let poor = |f: ModelFit| match judge(&f, &[]) {
+            FitQuality::Poor { reason, .. } => reason,
+            FitQuality::Good => panic!("{f:?} judged good"),
+        };
+        let few = ModelFit {
+            points_used: 2,
+            t0_se_us: None,
+            bandwidth_se_mb_s: None,
+            ..good
+        };
+        assert!(poor(few).contains("only 2 measured sizes at or above the 64 KiB unit"));
+        assert!(
+            poor(ModelFit {
+                t0_us: -3.0,
+                ..good
+            })
+            .contains("not above zero")
+        );
+        assert!(
+            poor(ModelFit {
+                t0_se_us: Some(5.0),
+                ..good
+            })
+            .contains("t0 = 50.0 ± 5.0 µs")
+        );
+        assert!(
+            poor(ModelFit {
+                bandwidth_se_mb_s: Some(0.2),
+                ..good
+            })
+            .contains("B = 4.00 ± 0.200 MB/s")
+        );
+        assert!(
+            poor(ModelFit {
+                r_squared: 0.9,
+                ..good
+            })
+            .contains("R² is 0.900")
+        );
+        assert!(
+            poor(ModelFit {
+                max_relative_error: 0.4,
+                ..good
+            })
+            .contains("a point is 40% off")
+        );
+        let above = ModelFit {
+            best_measured_mb_s: Some(3.0),
+            ..good
+        };
+        assert!(poor(above).contains("33% above the best measured 3.00 MB/s"));
+        // The most basic failure first, the others after it.
+        let both = ModelFit {
+            points_used: 2,
+            t0_us: -1.0,
+            ..good
+        };
+        let FitQuality::Poor { reason, also } = judge(&both, &[]) else {
+            panic!()
+        };
+        assert!(reason.starts_with("only 2"), "{reason}");
+        assert_eq!(also.len(), 1, "{also:?}");
+    }
+
+    #[test]
+    fn a_knee_is_reported_as_a_deviation() {
+        let mut pts = model_points(100_000.0, 0.05, &[0.0]);
+        let i = pts.iter().position(|p| p.size == 1 << 20).unwrap();
+        pts[i].time_per_op_ns *= 3.0;
+        pts[i].mb_per_s /= 3.0;
+        let fit = fit_model(&pts).unwrap();
+        let devs = deviations(&pts, &fit, Some(512 << 10));
+        assert!(
+            devs.iter()
+                .any(|d| d.size == 1 << 20 && d.ratio < 0.5 && d.note.contains("largest transfer")),
+            "{devs:?}"
+        );
+    }
+}

@@ -1,0 +1,225 @@
+//! The reading of a transfer-size curve as the result records it: the
+//! fitted model, whether it can be trusted, the advice, the points off the
+//! model, the unaligned sizes' penalties, the crossovers and the link's
+//! ceiling.
+//!
+//! Why these types live in `result` and not beside the curve analysis
+//! (`analysis::curve`) that fills them: they are fields of
+//! [`CurveSeries`](super::CurveSeries), which store and report read, and
+//! `result` sits below `analysis`. The analysis computes them; the few
+//! methods here only evaluate what the figures already say (the model's
+//! time at a size) or name a verdict.
+
+use serde::{Deserialize, Serialize};
+
+/// The fitted model t(n) = t0 + max(n, U)/B (U absent: t0 + n/B).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ModelFit {
+    /// Fixed cost per request, µs. Below zero only in a poor fit.
+    pub t0_us: f64,
+    /// Asymptotic bandwidth, MB/s (10^6 B/s).
+    pub bandwidth_mb_s: f64,
+    /// Size reaching half the bandwidth in the model, bytes.
+    pub n_half_bytes: f64,
+    /// Size reaching 90% of the bandwidth in the model, bytes.
+    pub n90_bytes: f64,
+    /// Weighted R² (weights 1/t²) of the line over the points it was
+    /// fitted to (those at or above U).
+    pub r_squared: f64,
+    /// Largest |measured − model| / model over the direct points.
+    pub max_relative_error: f64,
+    /// Points the line t0 + n/B was fitted to (those at or above U).
+    pub points_used: usize,
+    /// U: every request smaller than this costs as much as one of this
+    /// size (a page program, or an erase block for random writes). Absent
+    /// when no such unit was found: the plain line.
+    #[serde(default)]
+    pub unit_bytes: Option<u64>,
+    /// Standard error of t0, µs (absent with only two points).
+    #[serde(default)]
+    pub t0_se_us: Option<f64>,
+    /// Standard error of B, MB/s (absent with only two points).
+    #[serde(default)]
+    pub bandwidth_se_mb_s: Option<f64>,
+    /// Largest relative change of t0 when any one point of the line is
+    /// left out (absent with only two points).
+    #[serde(default)]
+    pub t0_sensitivity: Option<f64>,
+    /// The same for B.
+    #[serde(default)]
+    pub bandwidth_sensitivity: Option<f64>,
+    /// The best MB/s measured among the direct points.
+    #[serde(default)]
+    pub best_measured_mb_s: Option<f64>,
+}
+
+impl ModelFit {
+    /// Model time per request of `size` bytes, ns.
+    pub fn time_ns_at(&self, size: f64) -> f64 {
+        let charged = self.unit_bytes.map_or(size, |u| size.max(u as f64));
+        self.t0_us * 1e3 + charged / (self.bandwidth_mb_s * 1e-3)
+    }
+
+    /// Model throughput at `size`, MB/s.
+    pub fn mb_per_s_at(&self, size: f64) -> f64 {
+        size / self.time_ns_at(size) * 1e3
+    }
+
+    /// The size at which the model reaches `share` of B, bytes: on the
+    /// line t0 + n/B above U, or on the flat part below it.
+    pub fn size_reaching(&self, share: f64) -> f64 {
+        let t0_b = self.t0_us.max(0.0) * self.bandwidth_mb_s;
+        let on_line = share * t0_b / (1.0 - share);
+        match self.unit_bytes.map(|u| u as f64) {
+            Some(u) if on_line < u => share * (t0_b + u),
+            _ => on_line,
+        }
+    }
+}
+
+/// Whether a fit can be trusted, and why not.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "verdict", rename_all = "snake_case")]
+pub enum FitQuality {
+    /// Every check passed: t0 and B describe the device.
+    Good,
+    /// At least one check failed. `reason` is the most basic failure, with
+    /// its figures; `also` the other checks that failed, if any.
+    Poor {
+        reason: String,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        also: Vec<String>,
+    },
+}
+
+impl FitQuality {
+    pub fn is_good(&self) -> bool {
+        matches!(self, FitQuality::Good)
+    }
+
+    /// A poor fit for one reason and no other.
+    pub fn poor(reason: impl Into<String>) -> FitQuality {
+        FitQuality::Poor {
+            reason: reason.into(),
+            also: Vec::new(),
+        }
+    }
+}
+
+/// A request size worth using, among those measured.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Advice {
+    /// The smallest measured size from which every measured size reaches
+    /// a set share (`ADVICE_SHARE`, 90%) of the peak.
+    pub size: u64,
+    /// Measured MB/s at `size`.
+    pub mb_per_s: f64,
+    /// The peak: the best measured MB/s among the direct points.
+    pub peak_mb_s: f64,
+    /// `mb_per_s / peak_mb_s`.
+    pub share_of_peak: f64,
+}
+
+/// A point far from the model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Deviation {
+    pub size: u64,
+    /// Measured MB/s over model MB/s.
+    pub ratio: f64,
+    pub note: String,
+}
+
+/// How much slower an unaligned size is than its aligned neighbours imply.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AlignmentPenalty {
+    pub size: u64,
+    /// Median MB/s over the repetitions.
+    pub measured_mb_s: f64,
+    /// MB/s interpolated between the aligned neighbours' medians.
+    pub expected_mb_s: f64,
+    /// expected / measured (medians): 15 means fifteen times slower than
+    /// expected. Only a finding when `verdict` says so.
+    pub slowdown: f64,
+    pub lower_neighbour: u64,
+    pub upper_neighbour: u64,
+    /// MB/s over the repetitions of the unaligned size. Absent in runs
+    /// stored before ranges were compared.
+    #[serde(default)]
+    pub measured_range: Option<MbRange>,
+    /// MB/s the neighbours imply, interpolated from their slowest and their
+    /// fastest repetitions alike.
+    #[serde(default)]
+    pub expected_range: Option<MbRange>,
+    /// Whether the ranges say there is a penalty.
+    #[serde(default)]
+    pub verdict: Option<Penalty>,
+}
+
+/// The lowest, median and highest MB/s of a size over its repetitions.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct MbRange {
+    pub min: f64,
+    pub median: f64,
+    pub max: f64,
+}
+
+/// What an unaligned size's repetitions say against its neighbours'.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Penalty {
+    /// Every repetition was slower than anything the neighbours imply.
+    /// `factor` compares medians, `at_least` the nearest ends of the ranges.
+    Slower { factor: f64, at_least: f64 },
+    /// The ranges overlap: the difference is within the noise.
+    NoPenaltySeen,
+    /// Every repetition was faster than anything the neighbours imply.
+    Faster { factor: f64, at_least: f64 },
+    /// A point measured once has no range to judge by.
+    SingleRepetition,
+}
+
+/// Where one curve overtakes another.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Crossover {
+    pub pattern: String,
+    /// Faster below the crossing.
+    pub faster_below: String,
+    /// Faster above the crossing.
+    pub faster_above: String,
+    pub between: (u64, u64),
+    /// Estimated size of the crossing (log-size interpolation), bytes.
+    pub at_bytes: f64,
+}
+
+/// What the link says about the curve.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CeilingVerdict {
+    pub interface: String,
+    pub limit_mb_s: f64,
+    /// The plateau sits at the link's ceiling: the link, not the medium,
+    /// limits this curve.
+    pub plateau_is_interface: bool,
+    /// Sizes whose MB/s exceed the ceiling: a cache answered.
+    pub impossible: Vec<(u64, f64)>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn old_fits_and_qualities_load() {
+        let old: ModelFit = serde_json::from_str(
+            r#"{"t0_us":200.0,"bandwidth_mb_s":20.0,"n_half_bytes":4000.0,"n90_bytes":36000.0,"r_squared":0.99,"max_relative_error":0.01,"points_used":16}"#,
+        )
+        .unwrap();
+        assert_eq!(old.unit_bytes, None);
+        assert!((old.mb_per_s_at(4000.0) - 10.0).abs() < 1e-9);
+        let q = serde_json::to_value(FitQuality::poor("why")).unwrap();
+        assert_eq!(q, serde_json::json!({"verdict": "poor", "reason": "why"}));
+        assert_eq!(
+            serde_json::to_value(FitQuality::Good).unwrap(),
+            serde_json::json!({"verdict": "good"})
+        );
+    }
+}

@@ -18,9 +18,9 @@ pub use crate::cli::options::ProfilePreset;
 use crate::error::usage;
 use crate::report::progress;
 use crate::result::{Caveat, RunResult};
-use crate::target::scratch::FillPlan;
 use crate::target::{IoMode, OpenTarget, TargetKind};
 use crate::units::format_size;
+use crate::workload::prepare::{PREP_TIME_LIMIT, capped_fill};
 use crate::workload::{MeasureSpec, Pattern, SpecError, SpecRequest, interrupt};
 use anyhow::Result;
 use std::sync::atomic::Ordering;
@@ -113,10 +113,6 @@ pub const DEFAULT_TIME: Duration = Duration::from_millis(1500);
 pub fn ramp_for(time: Duration) -> Duration {
     (time / 6).min(Duration::from_millis(250))
 }
-/// The preparation pass stops after this long...
-pub const PREP_TIME_LIMIT: Duration = Duration::from_secs(15);
-/// ...but always writes at least this much (or the whole area if smaller).
-pub const PREP_MIN_BYTES: u64 = 64 << 20;
 
 /// Wall time the measurements of `rows` will take, for the ETA.
 pub fn planned(rows: usize, time: Duration, repeat: u32, with_writes: bool) -> Duration {
@@ -181,14 +177,7 @@ pub fn prepare_area(
     (offset, span): (u64, u64),
     writes: bool,
 ) -> Result<(u64, Vec<Caveat>)> {
-    let fill = FillPlan {
-        offset,
-        bytes: span,
-        min_bytes: PREP_MIN_BYTES.min(span),
-        time_limit: Some(PREP_TIME_LIMIT),
-        pattern: Pattern::Random,
-        seed: cfg.target.seed ^ 0x5eed,
-    };
+    let fill = capped_fill(offset, span, cfg.target.seed);
     // A simulated card has no medium to fill: its timing does not depend
     // on what its blocks hold, and it has no read pass to wake up from.
     let simulated = target.info.kind == TargetKind::Simulated;

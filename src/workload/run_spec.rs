@@ -9,10 +9,9 @@ use crate::cli::config::{RunBlocks, RunConfig, check_layout, resolve_region};
 use crate::cli::options::{BlockSize, ReadMethod};
 use crate::result::device::AccessInfo;
 use crate::result::{RunResult, TestResult};
-use crate::target::scratch::FillPlan;
 use crate::target::{IoMode, OpenTarget};
 use crate::workload::runner::MeasureTarget;
-use crate::workload::{MeasureSpec, Pattern, SpecError, SpecRequest};
+use crate::workload::{MeasureSpec, SpecError, SpecRequest};
 use anyhow::Result;
 use std::os::fd::AsFd;
 
@@ -44,14 +43,7 @@ pub fn prepare_region(cfg: &RunConfig, target: &mut OpenTarget) -> Result<(RunBl
         direct,
     )?;
     check_layout(cfg, blocks, span, lb, direct)?;
-    let fill = FillPlan {
-        offset: 0,
-        bytes: offset + span,
-        min_bytes: offset + span,
-        time_limit: None,
-        pattern: Pattern::Random,
-        seed: cfg.target.seed ^ 0x5eed,
-    };
+    let fill = crate::workload::prepare::whole_fill(0, offset + span, cfg.target.seed);
     crate::workload::prepare::prepare(target, fill, false)?;
     Ok((blocks, offset, span))
 }

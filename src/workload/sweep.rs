@@ -16,10 +16,9 @@ use crate::analysis::curve_reading::analyse;
 use crate::cli::config::{CurveConfig, DEFAULT_AREA, TargetConfig, default_sizes, resolve_region};
 use crate::probe::interface_of;
 use crate::result::{CurvePoint, CurveReport, CurveSeries, RunResult, TestResult};
-use crate::target::scratch::FillPlan;
 use crate::target::{IoMode, OpenTarget, TargetKind};
 use crate::units::format_size;
-use crate::workload::profile::{PREP_MIN_BYTES, PREP_TIME_LIMIT};
+use crate::workload::prepare::{PREP_TIME_LIMIT, capped_fill};
 use crate::workload::runner::MeasureTarget;
 use crate::workload::{MeasureSpec, Pattern, Rw, SpecError, SpecRequest, interrupt};
 use anyhow::Result;
@@ -164,14 +163,7 @@ fn prepare_target(
     smallest: u64,
 ) -> Result<u64> {
     let (offset, mut span) = one.region;
-    let fill = FillPlan {
-        offset,
-        bytes: span,
-        min_bytes: PREP_MIN_BYTES.min(span),
-        time_limit: Some(PREP_TIME_LIMIT),
-        pattern: Pattern::Random,
-        seed: one.cfg.seed ^ 0x5eed,
-    };
+    let fill = capped_fill(offset, span, one.cfg.seed);
     // A simulated card has no medium to fill; its timing does not depend
     // on what its blocks hold.
     let simulated = one.target.info.kind == TargetKind::Simulated;

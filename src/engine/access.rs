@@ -37,6 +37,34 @@ fn refuse_write(offset: u64, len: u32, method: &str) -> IoError {
     )
 }
 
+/// The loop both engines run: writes are refused, and each read `read`
+/// makes into the buffer is timed and handed back to the source. What
+/// differs between mmap and stdio is only how one read is made.
+fn read_loop<S: OpSource>(
+    source: &mut S,
+    clock: &impl Clock,
+    buf: &mut AlignedBuf,
+    method: &str,
+    mut read: impl FnMut(u64, &mut [u8]) -> io::Result<()>,
+) -> Result<(), IoError> {
+    let mut now = clock.now_ns();
+    while let Some(op) = source.next(now) {
+        let len = op.len as usize;
+        if op.kind == OpKind::Write {
+            return Err(refuse_write(op.offset, op.len, method));
+        }
+        let start = clock.now_ns();
+        let result = read(op.offset, &mut buf.as_mut_slice()[..len]);
+        let end = clock.now_ns();
+        if let Err(e) = result {
+            return Err(io_error(op.kind, op.offset, op.len, e));
+        }
+        source.completed(&op, start, end, &buf.as_slice()[..len]);
+        now = end;
+    }
+    Ok(())
+}
+
 /// Size of what the descriptor names (file length or device size).
 fn size_of(fd: BorrowedFd<'_>) -> io::Result<u64> {
     Ok(rustix::fs::seek(fd, rustix::fs::SeekFrom::End(0))?)
@@ -88,6 +116,20 @@ impl Mapping {
             std::ptr::copy_nonoverlapping(src, dst.as_mut_ptr(), dst.len());
         }
     }
+
+    /// Fills `dst` from `offset` of the mapping; a range past its end is an
+    /// error, not a page fault beyond it.
+    fn read_at(&self, offset: u64, dst: &mut [u8]) -> io::Result<()> {
+        if offset as usize + dst.len() > self.len {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "read past the end",
+            ));
+        }
+        // SAFETY: the range was checked against the mapping just above.
+        unsafe { self.copy_out(offset as usize, dst) };
+        Ok(())
+    }
 }
 
 impl Drop for Mapping {
@@ -126,25 +168,10 @@ impl<C: Clock> Engine for MmapEngine<C> {
     }
 
     fn run<S: OpSource>(&mut self, source: &mut S) -> Result<(), IoError> {
-        let mut now = self.clock.now_ns();
-        while let Some(op) = source.next(now) {
-            let len = op.len as usize;
-            if op.kind == OpKind::Write {
-                return Err(refuse_write(op.offset, op.len, "mmap"));
-            }
-            if op.offset as usize + len > self.map.len {
-                let e = io::Error::new(io::ErrorKind::UnexpectedEof, "read past the end");
-                return Err(io_error(op.kind, op.offset, op.len, e));
-            }
-            let dst = &mut self.buf.as_mut_slice()[..len];
-            let start = self.clock.now_ns();
-            // SAFETY: the range was checked against the mapping just above.
-            unsafe { self.map.copy_out(op.offset as usize, dst) };
-            let end = self.clock.now_ns();
-            source.completed(&op, start, end, &self.buf.as_slice()[..len]);
-            now = end;
-        }
-        Ok(())
+        let map = &self.map;
+        read_loop(source, &self.clock, &mut self.buf, "mmap", |offset, dst| {
+            map.read_at(offset, dst)
+        })
     }
 }
 
@@ -300,31 +327,28 @@ impl<C: Clock> Engine for StdioEngine<C> {
     }
 
     fn run<S: OpSource>(&mut self, source: &mut S) -> Result<(), IoError> {
-        let mut now = self.clock.now_ns();
-        while let Some(op) = source.next(now) {
-            let len = op.len as usize;
-            if op.kind == OpKind::Write {
-                return Err(refuse_write(op.offset, op.len, "stdio"));
-            }
-            let start = self.clock.now_ns();
-            let mut result = Ok(());
-            if op.offset != self.position {
-                result = self.stream.seek(op.offset);
-            }
-            let dst = &mut self.buf.as_mut_slice()[..len];
-            if result.is_ok() {
-                result = self.stream.read_in_calls(dst, self.call);
-            }
-            let end = self.clock.now_ns();
-            if let Err(e) = result {
-                self.position = u64::MAX;
-                return Err(io_error(op.kind, op.offset, op.len, e));
-            }
-            self.position = op.offset + op.len as u64;
-            source.completed(&op, start, end, &self.buf.as_slice()[..len]);
-            now = end;
-        }
-        Ok(())
+        let (stream, position, call) = (&mut self.stream, &mut self.position, self.call);
+        read_loop(
+            source,
+            &self.clock,
+            &mut self.buf,
+            "stdio",
+            |offset, dst| {
+                let mut result = Ok(());
+                if offset != *position {
+                    result = stream.seek(offset);
+                }
+                if result.is_ok() {
+                    result = stream.read_in_calls(dst, call);
+                }
+                // After a failure the stream's place is unknown: seek next time.
+                *position = match result {
+                    Ok(()) => offset + dst.len() as u64,
+                    Err(_) => u64::MAX,
+                };
+                result
+            },
+        )
     }
 }
 

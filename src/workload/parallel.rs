@@ -10,10 +10,8 @@
 
 use crate::interrupt;
 use crate::medium::OpenTarget;
-use crate::medium::scratch::FillPlan;
 use crate::result::device::{ParallelDevice, ParallelReport, ParallelTest};
 use crate::result::{Measurement, RunResult, TestResult};
-use crate::vocab::Pattern;
 use crate::vocab::config::{DEFAULT_AREA, ProfileConfig, RunConfig, TargetConfig, resolve_region};
 use crate::vocab::options::IoMode;
 use crate::workload::MeasureSpec;
@@ -124,14 +122,7 @@ fn open_for_profile(cfg: &ProfileConfig, target_cfg: TargetConfig, writes: bool)
 /// The preparation pass of a profile member (scratch files always; other
 /// targets when writes are allowed).
 fn fill(m: &mut Member, writes: bool) -> Result<()> {
-    let plan = FillPlan {
-        offset: m.region.0,
-        bytes: m.region.1,
-        min_bytes: m.region.1,
-        time_limit: None,
-        pattern: Pattern::Random,
-        seed: m.cfg.seed ^ 0x5eed,
-    };
+    let plan = crate::workload::prepare::whole_fill(m.region.0, m.region.1, m.cfg.seed);
     crate::workload::prepare::prepare(&mut m.target, plan, writes)?;
     Ok(())
 }

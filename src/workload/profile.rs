@@ -16,7 +16,6 @@ use crate::error::usage;
 use crate::interrupt;
 use crate::live::progress;
 use crate::medium::OpenTarget;
-use crate::medium::scratch::FillPlan;
 use crate::result::TargetKind;
 use crate::result::{Caveat, RunResult};
 use crate::units::format_size;
@@ -26,6 +25,7 @@ use crate::vocab::config::{ProfileConfig, choose_engine, resolve_region};
 use crate::vocab::options::IoMode;
 pub use crate::vocab::options::ProfilePreset;
 use crate::vocab::presets::ProfileRow;
+use crate::workload::prepare::{PREP_TIME_LIMIT, capped_fill};
 use crate::workload::{MeasureSpec, SpecError, SpecRequest};
 use anyhow::Result;
 use std::sync::atomic::Ordering;
@@ -37,10 +37,6 @@ pub const DEFAULT_TIME: Duration = Duration::from_millis(1500);
 pub fn ramp_for(time: Duration) -> Duration {
     (time / 6).min(Duration::from_millis(250))
 }
-/// The preparation pass stops after this long...
-pub const PREP_TIME_LIMIT: Duration = Duration::from_secs(15);
-/// ...but always writes at least this much (or the whole area if smaller).
-pub const PREP_MIN_BYTES: u64 = 64 << 20;
 
 /// Wall time the measurements of `rows` will take, for the ETA.
 pub fn planned(rows: usize, time: Duration, repeat: u32, with_writes: bool) -> Duration {
@@ -105,14 +101,7 @@ pub fn prepare_area(
     (offset, span): (u64, u64),
     writes: bool,
 ) -> Result<(u64, Vec<Caveat>)> {
-    let fill = FillPlan {
-        offset,
-        bytes: span,
-        min_bytes: PREP_MIN_BYTES.min(span),
-        time_limit: Some(PREP_TIME_LIMIT),
-        pattern: Pattern::Random,
-        seed: cfg.target.seed ^ 0x5eed,
-    };
+    let fill = capped_fill(offset, span, cfg.target.seed);
     // A simulated card has no medium to fill: its timing does not depend
     // on what its blocks hold, and it has no read pass to wake up from.
     let simulated = target.info.kind == TargetKind::Simulated;

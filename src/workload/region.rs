@@ -4,8 +4,6 @@
 //! target's size and block. One home for a step both commands take.
 
 use crate::medium::OpenTarget;
-use crate::medium::scratch::FillPlan;
-use crate::vocab::Pattern;
 use crate::vocab::config::{TargetConfig, resolve_region};
 use crate::vocab::options::IoMode;
 use anyhow::Result;
@@ -22,14 +20,7 @@ pub fn open_region(
     let mut target = crate::medium::open::open_target(tcfg, want_write, scratch_size)?;
     let direct = target.info.mode == IoMode::Direct;
     if target.scratch().is_some() && !want_write {
-        let fill = FillPlan {
-            offset: 0,
-            bytes: scratch_size,
-            min_bytes: scratch_size,
-            time_limit: None,
-            pattern: Pattern::Random,
-            seed: tcfg.seed ^ 0x5eed,
-        };
+        let fill = crate::workload::prepare::whole_fill(0, scratch_size, tcfg.seed);
         crate::workload::prepare::prepare(&mut target, fill, false)?;
     }
     let (offset, span) = resolve_region(

@@ -7,10 +7,8 @@
 
 use crate::medium::MeasureTarget;
 use crate::medium::OpenTarget;
-use crate::medium::scratch::FillPlan;
 use crate::result::device::AccessInfo;
 use crate::result::{RunResult, TestResult};
-use crate::vocab::Pattern;
 use crate::vocab::config::{RunBlocks, RunConfig, check_layout, resolve_region};
 use crate::vocab::options::IoMode;
 use crate::vocab::options::{BlockSize, ReadMethod};
@@ -46,14 +44,7 @@ pub fn prepare_region(cfg: &RunConfig, target: &mut OpenTarget) -> Result<(RunBl
         direct,
     )?;
     check_layout(cfg, blocks, span, lb, direct)?;
-    let fill = FillPlan {
-        offset: 0,
-        bytes: offset + span,
-        min_bytes: offset + span,
-        time_limit: None,
-        pattern: Pattern::Random,
-        seed: cfg.target.seed ^ 0x5eed,
-    };
+    let fill = crate::workload::prepare::whole_fill(0, offset + span, cfg.target.seed);
     crate::workload::prepare::prepare(target, fill, false)?;
     Ok((blocks, offset, span))
 }

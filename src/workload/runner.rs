@@ -170,25 +170,10 @@ fn warm_up(
     outcome: &mut PassesOutcome,
     warnings: &mut Vec<Caveat>,
 ) {
-    let SharedByPasses {
-        target,
-        spec,
-        stop,
-        written,
-        clock,
-    } = *shared;
+    let SharedByPasses { target, spec, .. } = *shared;
     let idle = Gauge::many(jobs, false);
-    let pass = run_pass(
-        target,
-        spec,
-        false,
-        Some(ramp_time.as_nanos() as u64),
-        None,
-        stop,
-        &idle,
-        written,
-        clock,
-    );
+    let time = Some(ramp_time.as_nanos() as u64);
+    let pass = run_pass(shared, false, time, None, &idle);
     outcome.ramp = RampInfo {
         ops: pass.record.ops(),
         bytes: pass.record.bytes(),
@@ -217,14 +202,11 @@ fn counted_pass(
     let SharedByPasses {
         target,
         spec,
-        stop,
-        written,
         clock,
+        ..
     } = *shared;
     let time = spec.time.map(|d| d.as_nanos() as u64);
-    let pass = run_pass(
-        target, spec, true, time, spec.size, stop, progress, written, clock,
-    );
+    let pass = run_pass(shared, true, time, spec.size, progress);
     outcome.record = pass.record;
     outcome.error = pass.error;
     outcome.notes.extend(pass.notes);
@@ -385,18 +367,22 @@ fn job_budget(spec: &MeasureSpec, size: u64, index: u32) -> u64 {
     share * spec.block_size
 }
 
-#[allow(clippy::too_many_arguments)]
-fn run_pass<'a>(
-    target: &MeasureTarget<'a>,
-    spec: &MeasureSpec,
+/// One pass of every job over the target: counted or not, bounded by
+/// `time_ns`, `size` or both, reporting to `progress`.
+fn run_pass(
+    shared: &SharedByPasses<'_, '_>,
     counted: bool,
     time_ns: Option<u64>,
     size: Option<u64>,
-    stop: &AtomicBool,
     progress: &[Gauge],
-    written: &[AtomicU64],
-    clock: AnyClock<'a>,
 ) -> PassOutcome {
+    let SharedByPasses {
+        target,
+        spec,
+        stop,
+        written,
+        clock,
+    } = *shared;
     let abort = AtomicBool::new(false);
     let stops = Stops {
         user: stop,

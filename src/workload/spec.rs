@@ -8,44 +8,9 @@ use serde::Serialize;
 use std::time::Duration;
 
 /// What a caller asks one measurement to be; [`MeasureSpec::new`] checks
-/// it and is the only way to a [`MeasureSpec`].
-#[derive(Debug, Clone)]
-pub struct SpecRequest {
-    pub rw: Rw,
-    /// Read share of a mixed workload, in percent.
-    pub mix_read_percent: u8,
-    pub block_size: u64,
-    pub queue_depth: u32,
-    pub threads: u32,
-    pub engine: EngineKind,
-    /// Start of the region, bytes from the start of the target.
-    pub offset: u64,
-    /// Length of the region.
-    pub span: u64,
-    /// Offset granularity of random I/O.
-    pub align: u64,
-    /// Bytes to move in the counted phase (all jobs together).
-    pub size: Option<u64>,
-    /// Duration of the counted phase.
-    pub time: Option<Duration>,
-    /// Warm-up before counting.
-    pub ramp: Option<Duration>,
-    pub pattern: Pattern,
-    pub seed: u64,
-    /// False when the seed was made up; a verify read then takes the seed
-    /// from the blocks it reads.
-    pub seed_given: bool,
-    pub verify: bool,
-    /// O_DIRECT, or through the page cache.
-    pub io: IoMode,
-}
-
-/// One measurement: a workload over a region of an open target, checked by
-/// [`MeasureSpec::new`]. The fields are public to read; the private marker
-/// keeps struct literals out, so every spec has passed the checks. To vary
-/// one, change its [`MeasureSpec::request`] and check that again.
+/// it and is the only way to a [`MeasureSpec`], which carries it as it is.
 #[derive(Debug, Clone, Serialize)]
-pub struct MeasureSpec {
+pub struct SpecRequest {
     pub rw: Rw,
     /// Read share of a mixed workload, in percent.
     pub mix_read_percent: u8,
@@ -76,14 +41,26 @@ pub struct MeasureSpec {
     /// O_DIRECT, or through the page cache; recorded as `buffered`.
     #[serde(rename = "buffered", serialize_with = "is_buffered")]
     pub io: IoMode,
-    #[serde(skip)]
-    _checked: Checked,
 }
 
-/// Proof that a spec went through [`MeasureSpec::new`]; private, so no
-/// other module can write a `MeasureSpec { .. }` literal.
-#[derive(Debug, Clone, Copy)]
-struct Checked;
+/// One measurement: a workload over a region of an open target, checked by
+/// [`MeasureSpec::new`]. Its request's fields read through it (it
+/// dereferences to the [`SpecRequest`]); the private field keeps struct
+/// literals out, so every spec has passed the checks. To vary one, change
+/// its [`MeasureSpec::request`] and check that again.
+#[derive(Debug, Clone, Serialize)]
+#[serde(transparent)]
+pub struct MeasureSpec {
+    checked: SpecRequest,
+}
+
+impl std::ops::Deref for MeasureSpec {
+    type Target = SpecRequest;
+
+    fn deref(&self) -> &SpecRequest {
+        &self.checked
+    }
+}
 
 /// Why a [`SpecRequest`] is not a measurement the runner can carry out.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -115,49 +92,12 @@ impl MeasureSpec {
     /// The one way to a spec: checks that the runner can carry `req` out.
     pub fn new(req: SpecRequest) -> Result<MeasureSpec, SpecError> {
         check_request(&req)?;
-        Ok(MeasureSpec {
-            rw: req.rw,
-            mix_read_percent: req.mix_read_percent,
-            block_size: req.block_size,
-            queue_depth: req.queue_depth,
-            threads: req.threads,
-            engine: req.engine,
-            offset: req.offset,
-            span: req.span,
-            align: req.align,
-            size: req.size,
-            time: req.time,
-            ramp: req.ramp,
-            pattern: req.pattern,
-            seed: req.seed,
-            seed_given: req.seed_given,
-            verify: req.verify,
-            io: req.io,
-            _checked: Checked,
-        })
+        Ok(MeasureSpec { checked: req })
     }
 
     /// The request this spec was made from, to derive a variant of it.
     pub fn request(&self) -> SpecRequest {
-        SpecRequest {
-            rw: self.rw,
-            mix_read_percent: self.mix_read_percent,
-            block_size: self.block_size,
-            queue_depth: self.queue_depth,
-            threads: self.threads,
-            engine: self.engine,
-            offset: self.offset,
-            span: self.span,
-            align: self.align,
-            size: self.size,
-            time: self.time,
-            ramp: self.ramp,
-            pattern: self.pattern,
-            seed: self.seed,
-            seed_given: self.seed_given,
-            verify: self.verify,
-            io: self.io,
-        }
+        self.checked.clone()
     }
 
     /// Through the page cache instead of O_DIRECT.

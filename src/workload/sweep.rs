@@ -16,7 +16,6 @@ use crate::analysis::curve_reading::analyse;
 use crate::interrupt;
 use crate::medium::MeasureTarget;
 use crate::medium::OpenTarget;
-use crate::medium::scratch::FillPlan;
 use crate::probe::interface_of;
 use crate::result::TargetKind;
 use crate::result::{CurvePoint, CurveReport, CurveSeries, RunResult, TestResult};
@@ -26,7 +25,7 @@ use crate::vocab::config::{
 };
 use crate::vocab::options::IoMode;
 use crate::vocab::{Pattern, Rw};
-use crate::workload::profile::{PREP_MIN_BYTES, PREP_TIME_LIMIT};
+use crate::workload::prepare::{PREP_TIME_LIMIT, capped_fill};
 use crate::workload::{MeasureSpec, SpecError, SpecRequest};
 use anyhow::Result;
 use indicatif::ProgressBar;
@@ -170,14 +169,7 @@ fn prepare_target(
     smallest: u64,
 ) -> Result<u64> {
     let (offset, mut span) = one.region;
-    let fill = FillPlan {
-        offset,
-        bytes: span,
-        min_bytes: PREP_MIN_BYTES.min(span),
-        time_limit: Some(PREP_TIME_LIMIT),
-        pattern: Pattern::Random,
-        seed: one.cfg.seed ^ 0x5eed,
-    };
+    let fill = capped_fill(offset, span, one.cfg.seed);
     // A simulated card has no medium to fill; its timing does not depend
     // on what its blocks hold.
     let simulated = one.target.info.kind == TargetKind::Simulated;

@@ -2,9 +2,10 @@
 //! save`, `stream`, `sustain`) and of `--cpu-load`, each an optional part of
 //! [`RunResult`](crate::result::RunResult) like the curve report.
 
+use super::EndedBy;
 use crate::analysis::curve::ModelFit;
 use crate::analysis::sustain::SpeedDrop;
-use crate::cli::options::CopySync;
+use crate::cli::options::{CopySync, StreamDirection};
 use crate::stats::LatencySummary;
 use serde::{Deserialize, Serialize};
 
@@ -96,12 +97,24 @@ pub struct SaveDeviceIo {
 }
 
 /// `iocurve stream`: a fixed schedule and the deadlines it met.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct StreamReport {
-    pub direction: String,
+    pub direction: StreamDirection,
     pub fps: Option<f64>,
     pub outcome: StreamOutcome,
     pub find_max: Option<FindMaxReport>,
+}
+
+impl StreamReport {
+    /// The section before anything ran (for the header printed first).
+    pub fn planned(direction: StreamDirection, fps: Option<f64>) -> StreamReport {
+        StreamReport {
+            direction,
+            fps,
+            outcome: StreamOutcome::default(),
+            find_max: None,
+        }
+    }
 }
 
 /// `--find-max`: the highest rate that had no miss.
@@ -122,7 +135,7 @@ pub struct SustainReport {
     pub elapsed_ns: u64,
     pub mb_per_s: f64,
     /// What ended the write: bytes, time, end of target, interrupt, error.
-    pub ended_by: String,
+    pub ended_by: EndedBy,
     pub intervals: Vec<IntervalSample>,
     pub marks: Vec<MarkSample>,
     /// Where the speed dropped, if it did.

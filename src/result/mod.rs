@@ -17,6 +17,7 @@ use crate::analysis::curve::{
 use crate::probe::Interface;
 use crate::stats::{LatencySummary, Spread};
 use crate::target::TargetInfo;
+use crate::workload::Rw;
 use serde::{Deserialize, Serialize};
 
 pub mod apps;
@@ -25,10 +26,12 @@ pub mod config;
 pub mod device;
 pub mod flash;
 pub mod live;
+pub mod named;
 mod payload;
 pub mod verify;
 
 pub use caveat::{Caveat, CaveatKind};
+pub use named::{Bottleneck, EndedBy, TestEngine, TestRw};
 pub use payload::Payload;
 use verify::VerifyTally;
 
@@ -120,11 +123,11 @@ pub struct TestResult {
 /// The workload of a test, as executed.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct WorkloadInfo {
-    pub rw: String,
+    pub rw: TestRw,
     pub block_size: u64,
     pub queue_depth: u32,
     pub threads: u32,
-    pub engine: String,
+    pub engine: TestEngine,
     pub offset: u64,
     pub span: u64,
     pub mix_read_percent: Option<u8>,
@@ -225,7 +228,7 @@ pub struct CurveReport {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CurveSeries {
     pub target: String,
-    pub pattern: String,
+    pub pattern: Rw,
     pub queue_depth: u32,
     pub logical_block_size: u32,
     pub points: Vec<CurvePoint>,

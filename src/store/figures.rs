@@ -1,7 +1,7 @@
 //! The headline figures of a run: each test's median MB/s and range, as
 //! kept in the `figures` table for history and list.
 
-use crate::result::RunResult;
+use crate::result::{RunResult, TestRw};
 use anyhow::Result;
 use rusqlite::Transaction;
 
@@ -9,7 +9,7 @@ use rusqlite::Transaction;
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Figure {
     pub test: String,
-    pub rw: String,
+    pub rw: TestRw,
     pub median: f64,
     pub min: f64,
     pub max: f64,
@@ -45,7 +45,7 @@ pub fn insert(tx: &Transaction, run_id: i64, result: &RunResult) -> rusqlite::Re
         stmt.execute(rusqlite::params![
             run_id,
             f.test,
-            f.rw,
+            f.rw.as_str(),
             f.median,
             f.min,
             f.max,

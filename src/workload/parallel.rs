@@ -13,6 +13,7 @@ use crate::result::device::{ParallelDevice, ParallelReport, ParallelTest};
 use crate::result::{Measurement, RunResult, TestResult};
 use crate::target::scratch::FillPlan;
 use crate::target::{IoMode, OpenTarget};
+use crate::workload::Rw;
 use crate::workload::profile;
 use crate::workload::run_spec::{prepare_region, spec_of};
 use crate::workload::{MeasureSpec, Pattern, interrupt};
@@ -320,7 +321,7 @@ pub fn alone_and_together(
     compare(
         &paths,
         name,
-        specs[0].rw.name(),
+        specs[0].rw,
         &indexed(&result.tests, &alone),
         &indexed(&result.tests, &together),
     )
@@ -389,7 +390,7 @@ fn indexed(tests: &[TestResult], indices: &[usize]) -> Vec<Indexed> {
 fn compare(
     paths: &[&str],
     name: &str,
-    rw: &str,
+    rw: Rw,
     alone: &[Indexed],
     together: &[Indexed],
 ) -> ParallelTest {
@@ -413,7 +414,7 @@ fn compare(
         .all(|d| d.alone_mb_s.is_some() && d.together_mb_s.is_some());
     ParallelTest {
         name: name.to_string(),
-        rw: rw.to_string(),
+        rw,
         devices,
         aggregate_mb_s: aggregate,
         sum_alone_mb_s: sum_alone,
@@ -430,7 +431,7 @@ mod tests {
         let t = compare(
             &["a", "b"],
             "1M",
-            "read",
+            Rw::Read,
             &[(0, Some(40.0)), (1, Some(60.0))],
             &[(2, Some(30.0)), (3, Some(50.0))],
         );
@@ -446,7 +447,7 @@ mod tests {
         let t = compare(
             &["a", "b"],
             "1M",
-            "read",
+            Rw::Read,
             &[(0, Some(40.0)), (1, Some(60.0))],
             &[],
         );

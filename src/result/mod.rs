@@ -38,7 +38,11 @@ use verify::VerifyTally;
 /// Version of the JSON layout. 2: the per-command part is one tagged
 /// [`Payload`] (`command` names it) instead of a command string and a set
 /// of optional sections; version-1 documents still read (see [`payload`]).
-pub const SCHEMA_VERSION: u32 = 2;
+/// 3: a flash finding carries its figures (`figure`) beside its words and
+/// the flash table is typed cells; closed sets are enums, serialized as the
+/// same text. Version-2 documents read with their findings' words and
+/// their table as text.
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// Everything one invocation of a measuring command found.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -79,8 +83,8 @@ impl RunResult {
     }
 
     /// Reads a result document of any schema version this release knows:
-    /// a version-1 document reads as the matching payload and is then a
-    /// version-2 result (its figures unchanged).
+    /// an older document reads as the matching payload and is then a
+    /// current result (its figures unchanged).
     pub fn from_json(text: &str) -> serde_json::Result<RunResult> {
         let mut r: RunResult = serde_json::from_str(text)?;
         r.schema_version = r.schema_version.max(SCHEMA_VERSION);

@@ -46,7 +46,7 @@ pub fn test(name: &str, rw: &str, reps: &[f64]) -> TestResult {
     TestResult {
         name: name.to_string(),
         workload: WorkloadInfo {
-            rw: rw.to_string(),
+            rw: rw.into(),
             block_size: bs,
             queue_depth: 1,
             threads: 1,

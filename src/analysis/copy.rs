@@ -2,11 +2,17 @@
 //! side held it back, and how fast a copy that reads a block then writes it,
 //! never both at once, could go at most. Pure functions; no I/O.
 
+use crate::result::Bottleneck;
+
 /// The slower side, when both were measured alone: `source` when reading
 /// the image was slower than writing the destination, else `destination`.
-pub fn bottleneck(read_alone: Option<f64>, write_alone: Option<f64>) -> Option<String> {
+pub fn bottleneck(read_alone: Option<f64>, write_alone: Option<f64>) -> Option<Bottleneck> {
     let (r, w) = read_alone.zip(write_alone)?;
-    Some(if r < w { "source" } else { "destination" }.to_string())
+    Some(if r < w {
+        Bottleneck::Source
+    } else {
+        Bottleneck::Destination
+    })
 }
 
 /// The speed of a strictly serial copy at the speeds measured alone: each
@@ -30,18 +36,15 @@ mod tests {
 
     #[test]
     fn the_slower_side_is_the_bottleneck() {
+        assert_eq!(bottleneck(Some(20.0), Some(90.0)), Some(Bottleneck::Source));
         assert_eq!(
-            bottleneck(Some(20.0), Some(90.0)).as_deref(),
-            Some("source")
-        );
-        assert_eq!(
-            bottleneck(Some(90.0), Some(20.0)).as_deref(),
-            Some("destination")
+            bottleneck(Some(90.0), Some(20.0)),
+            Some(Bottleneck::Destination)
         );
         // A tie goes to the destination.
         assert_eq!(
-            bottleneck(Some(50.0), Some(50.0)).as_deref(),
-            Some("destination")
+            bottleneck(Some(50.0), Some(50.0)),
+            Some(Bottleneck::Destination)
         );
         assert_eq!(bottleneck(None, Some(20.0)), None);
     }

@@ -23,7 +23,7 @@ pub fn analyse(series: &mut CurveSeries, max_transfer: Option<u64>) {
         }
         series.deviations = model::deviations(&points, fit, max_transfer);
     }
-    let pattern = describe_pattern(&series.pattern);
+    let pattern = describe_pattern(series.pattern.name());
     series.recommendation = Some(model::recommendation(&reading, &pattern));
     series.fit_quality = Some(reading.quality);
     series.advice = reading.advice;
@@ -91,7 +91,7 @@ pub fn find_crossovers(series: &[CurveSeries]) -> Vec<model::Crossover> {
         {
             let (pa, pb) = (size_points(a), size_points(b));
             out.extend(model::crossovers(
-                &a.pattern,
+                a.pattern.name(),
                 (&a.target, &pa),
                 (&b.target, &pb),
             ));
@@ -133,7 +133,7 @@ mod tests {
     fn series(target: &str, pattern: &str, points: Vec<CurvePoint>) -> CurveSeries {
         CurveSeries {
             target: target.into(),
-            pattern: pattern.into(),
+            pattern: crate::vocab::Rw::parse(pattern).expect("a direction"),
             queue_depth: 1,
             logical_block_size: 512,
             points,

@@ -38,6 +38,7 @@
 //! counts as a drop only when the speed after is below [`DROP_RATIO`] of the
 //! speed before, so noise around a flat curve is not reported as a cache.
 
+use crate::result::EndedBy;
 pub use crate::result::apps::SpeedDrop;
 use crate::result::apps::SustainReport;
 use crate::result::config::{SustainPlan, SustainSettings};
@@ -216,21 +217,21 @@ impl Ending {
     /// Why the write stopped, as the result names it: an error, Ctrl-C, the
     /// planned bytes (`bytes`, or `end of target` when more was asked than
     /// the target holds), or else the time limit.
-    pub fn reason(&self) -> &'static str {
+    pub fn reason(&self) -> EndedBy {
         if self.failed {
-            "error"
+            EndedBy::Error
         } else if self.interrupted {
-            "interrupted"
+            EndedBy::Interrupted
         } else if self.written >= self.planned
             && self.planned < self.asked.min(self.span) + self.block
         {
             if self.asked > self.span {
-                "end of target"
+                EndedBy::EndOfTarget
             } else {
-                "bytes"
+                EndedBy::Bytes
             }
         } else {
-            "time"
+            EndedBy::Time
         }
     }
 }
@@ -248,7 +249,7 @@ pub fn drop_in(run: &SustainRun, block_size: u32) -> Option<SpeedDrop> {
 }
 
 /// The report of a sustained write: its figures, overall speed and drop.
-pub fn report(plan: &SustainPlan, run: SustainRun, ended_by: &str) -> SustainReport {
+pub fn report(plan: &SustainPlan, run: SustainRun, ended_by: EndedBy) -> SustainReport {
     SustainReport {
         block_size: plan.block_size,
         interval_ns: plan.interval_ns,
@@ -256,7 +257,7 @@ pub fn report(plan: &SustainPlan, run: SustainRun, ended_by: &str) -> SustainRep
         bytes: run.bytes,
         elapsed_ns: run.elapsed_ns,
         mb_per_s: mb_per_s(run.bytes, run.elapsed_ns),
-        ended_by: ended_by.to_string(),
+        ended_by,
         drop: drop_in(&run, plan.block_size),
         requests_recorded: run.completions_ns.len() as u64,
         intervals: run.intervals,
@@ -411,33 +412,33 @@ mod tests {
 
     #[test]
     fn a_write_says_why_it_stopped() {
-        assert_eq!(ending().reason(), "bytes");
+        assert_eq!(ending().reason(), EndedBy::Bytes);
         let cut = Ending {
             written: 1 << 29,
             ..ending()
         };
-        assert_eq!(cut.reason(), "time");
+        assert_eq!(cut.reason(), EndedBy::Time);
         let past_the_end = Ending {
             asked: 16 << 30,
             planned: 8 << 30,
             written: 8 << 30,
             ..ending()
         };
-        assert_eq!(past_the_end.reason(), "end of target");
+        assert_eq!(past_the_end.reason(), EndedBy::EndOfTarget);
         assert_eq!(
             Ending {
                 interrupted: true,
                 ..ending()
             }
             .reason(),
-            "interrupted"
+            EndedBy::Interrupted
         );
         let both = Ending {
             failed: true,
             interrupted: true,
             ..ending()
         };
-        assert_eq!(both.reason(), "error");
+        assert_eq!(both.reason(), EndedBy::Error);
     }
 
     #[test]
@@ -458,13 +459,13 @@ mod tests {
             elapsed_ns: 1_000_000_000,
             error: None,
         };
-        let r = report(&plan, run, "bytes");
+        let r = report(&plan, run, EndedBy::Bytes);
         assert_eq!(
             (r.bytes, r.block_size, r.requests_recorded),
             (4 << 20, 1 << 20, 4)
         );
         assert_eq!((r.mark_bytes, r.interval_ns), (1 << 30, 1_000_000_000));
-        assert_eq!(r.ended_by, "bytes");
+        assert_eq!(r.ended_by, EndedBy::Bytes);
         assert!((r.mb_per_s - 4.194_304).abs() < 1e-9);
         assert!(r.drop.is_none());
     }

@@ -69,7 +69,7 @@ impl StreamConfig {
         find_max: Option<FindMaxReport>,
     ) -> StreamReport {
         StreamReport {
-            direction: args.rw.as_str().to_string(),
+            direction: args.rw,
             fps: args.fps,
             outcome,
             find_max,

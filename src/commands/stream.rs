@@ -33,7 +33,7 @@ pub fn stream(args: &StreamArgs, store: &Settings) -> Result<i32> {
         seed: cfg.target.seed,
     };
     let settings = cfg.settings(args, offset, span);
-    let planned = StreamConfig::payload(settings.clone(), StreamReport::default());
+    let planned = StreamConfig::payload(settings.clone(), StreamReport::planned(args.rw, args.fps));
     let mut result = crate::workload::record::new_result(planned, &target, started_at);
     let output = Output::for_target(store, &cfg.target);
     output.announce(&result);

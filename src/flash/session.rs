@@ -19,37 +19,11 @@ use anyhow::Result;
 pub const DEFAULT_AU: u64 = 4 << 20;
 const ASSUMED_AU_NOTE: &str = "no AU found by boundary timing: assumed 4 MiB (give --au)";
 
-/// The five flash tests.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FlashTest {
-    Align,
-    OpenAu,
-    Cache,
-    Capacity,
-    Class,
-}
+pub use crate::result::flash::FlashTest;
 
-impl FlashTest {
-    /// The subcommand's name.
-    pub fn name(self) -> &'static str {
-        match self {
-            FlashTest::Align => "align",
-            FlashTest::OpenAu => "open-au",
-            FlashTest::Cache => "cache",
-            FlashTest::Capacity => "capacity",
-            FlashTest::Class => "class",
-        }
-    }
-
-    /// Whether the test writes (all but `align`, which only reads).
-    pub fn writes(self) -> bool {
-        self != FlashTest::Align
-    }
-
-    /// Whether the test works in allocation units, so the AU is chosen first.
-    fn needs_au(self) -> bool {
-        matches!(self, FlashTest::OpenAu | FlashTest::Class)
-    }
+/// Whether the test works in allocation units, so the AU is chosen first.
+fn needs_au(test: FlashTest) -> bool {
+    matches!(test, FlashTest::OpenAu | FlashTest::Class)
 }
 
 /// What the user asked beyond the test itself.
@@ -109,7 +83,7 @@ pub fn plan(
     identity: &DeviceIdentity,
 ) -> Result<Planned> {
     let kernel_au = device::kernel_au(identity);
-    let au = match test.needs_au() {
+    let au = match needs_au(test) {
         true => Some(with_io(target, |io| choose_au(opts.au, kernel_au, io))?),
         false => None,
     };
@@ -292,7 +266,7 @@ mod tests {
         assert_eq!(writing, ["open-au", "cache", "capacity", "class"]);
         let au: Vec<_> = all
             .iter()
-            .filter(|t| t.needs_au())
+            .filter(|t| needs_au(**t))
             .map(|t| t.name())
             .collect();
         assert_eq!(au, ["open-au", "class"]);

@@ -8,8 +8,8 @@
 //! probes it when it is known.
 
 use crate::result::{
-    CpuUsage, DirectionResult, HostInfo, Measurement, Payload, RampInfo, RunResult, TestResult,
-    WorkloadInfo,
+    CpuUsage, DirectionResult, HostInfo, Measurement, Payload, RampInfo, RunResult, TestEngine,
+    TestResult, TestRw, WorkloadInfo,
 };
 use crate::result::{TargetInfo, TargetKind};
 use crate::stats::{LatencySummary, Spread};
@@ -123,22 +123,15 @@ fn measurement(job: &Value) -> Measurement {
     }
 }
 
-/// fio's pattern names in iocurve's words (`readwrite` is `rw`).
-fn rw_name(rw: &str) -> &str {
-    match rw {
-        "readwrite" => "rw",
-        other => other,
-    }
-}
-
 fn test(doc: &Value, job: &Value, name: String) -> TestResult {
     let opts = options(doc, job);
-    let rw = rw_name(
+    // fio's pattern names in iocurve's words (`readwrite` is `rw`); a
+    // pattern iocurve has none for (`trim`) keeps fio's name.
+    let rw = TestRw::parse(
         opt(&opts, "rw")
             .or(opt(&opts, "readwrite"))
             .unwrap_or("read"),
-    )
-    .to_string();
+    );
     let m = measurement(job);
     let workload = WorkloadInfo {
         block_size: size_opt(&opts, "bs").unwrap_or(4096),
@@ -148,7 +141,7 @@ fn test(doc: &Value, job: &Value, name: String) -> TestResult {
         threads: opt(&opts, "numjobs")
             .and_then(|v| v.parse().ok())
             .unwrap_or(1),
-        engine: format!("fio:{}", opt(&opts, "ioengine").unwrap_or("psync")),
+        engine: TestEngine::Imported(format!("fio:{}", opt(&opts, "ioengine").unwrap_or("psync"))),
         offset: size_opt(&opts, "offset").unwrap_or(0),
         span: size_opt(&opts, "size").unwrap_or(0),
         mix_read_percent: opt(&opts, "rwmixread").and_then(|v| v.parse().ok()),

@@ -1,6 +1,8 @@
 //! The text of a flash verdict: the answer first, then each finding with
-//! its confidence, the raw table with `--verbose`, then the notes.
+//! its confidence, the raw table with `--verbose`, then the notes. The
+//! words come from each finding's figures ([`words`]).
 
+use super::flash_verdicts::words;
 use crate::result::RunResult;
 use std::fmt::Write;
 
@@ -21,16 +23,21 @@ pub fn render(result: &RunResult, verbose: bool) -> String {
             .confidence
             .map(|c| format!(" (confidence {})", c.name()))
             .unwrap_or_default();
-        let note = x
+        let words = words::of_finding(x);
+        let note = words
             .note
             .as_deref()
             .map(|n| format!("; {n}"))
             .unwrap_or_default();
-        let _ = writeln!(out, "  {status}{:<22} {}{conf}{note}", x.name, x.value);
+        let _ = writeln!(
+            out,
+            "  {status}{:<22} {}{conf}{note}",
+            words.name, words.value
+        );
     }
     if verbose && !f.table.is_empty() {
         out.push('\n');
-        for row in &f.table {
+        for row in &words::table_text(&f.table) {
             let cells: Vec<String> = row.iter().map(|c| format!("{c:>12}")).collect();
             let _ = writeln!(out, "{}", cells.join(""));
         }

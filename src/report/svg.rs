@@ -60,8 +60,8 @@ impl SvgSize {
     /// target only when the chart has several.
     fn series_name(self, s: &CurveSeries, several_targets: bool) -> String {
         match self == SvgSize::Page && !several_targets {
-            true => format!("{} · QD {}", s.pattern, s.queue_depth),
-            false => format!("{} · {} · QD {}", s.target, s.pattern, s.queue_depth),
+            true => format!("{} · QD {}", s.pattern.name(), s.queue_depth),
+            false => format!("{} · {} · QD {}", s.target, s.pattern.name(), s.queue_depth),
         }
     }
 
@@ -248,8 +248,8 @@ fn draw_unaligned(
             )
             .map_err(|e| e.to_string())?
             .label(match size {
-                SvgSize::File => format!("{} · {} · unaligned sizes", s.target, s.pattern),
-                SvgSize::Page => format!("{} · unaligned sizes", s.pattern),
+                SvgSize::File => format!("{} · {} · unaligned sizes", s.target, s.pattern.name()),
+                SvgSize::Page => format!("{} · unaligned sizes", s.pattern.name()),
             })
             .legend(move |(x, y)| Cross::new((x + 10, y), 5, colour.stroke_width(2)));
     }

@@ -272,11 +272,11 @@ fn run_direction(r: &RunResult) -> super::text_life::Direction {
     let reads = r
         .tests
         .iter()
-        .any(|t| t.workload.rw.contains("read") || t.workload.rw.contains("rw"));
+        .any(|t| t.workload.rw.as_str().contains("read") || t.workload.rw.as_str().contains("rw"));
     let writes = r
         .tests
         .iter()
-        .any(|t| t.workload.rw.contains("write") || t.workload.rw.contains("rw"));
+        .any(|t| t.workload.rw.as_str().contains("write") || t.workload.rw.as_str().contains("rw"));
     match (reads, writes) {
         (false, true) => Direction::Writes,
         (true, true) => Direction::Both,
@@ -438,7 +438,7 @@ fn profile_rows(r: &RunResult) -> Vec<ProfileRow<'_>> {
             let find = |rw: &str| {
                 r.tests
                     .iter()
-                    .find(|t| t.name == name && t.workload.rw.ends_with(rw))
+                    .find(|t| t.name == name && t.workload.rw.as_str().ends_with(rw))
             };
             let (read, write) = (find("read"), find("write"));
             let label = read.or(write).map_or(name.to_string(), row_label);

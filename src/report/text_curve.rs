@@ -61,7 +61,9 @@ fn series_block(out: &mut String, s: &CurveSeries) {
     let _ = writeln!(
         out,
         "\n== {} · {} · QD {} ==",
-        s.target, s.pattern, s.queue_depth
+        s.target,
+        s.pattern.name(),
+        s.queue_depth
     );
     if let Some(why) = &s.skipped {
         let _ = writeln!(out, "skipped     {why}");

@@ -5,6 +5,7 @@ use super::table::Table;
 use crate::result::Payload;
 use crate::result::device::{AccessInfo, CopyReport, EndureReport, ParallelReport, SurfaceReport};
 use crate::units::{TimeUnit, format_mbps, format_size_figure};
+use crate::vocab::options::ReadMethod;
 use std::fmt::Write;
 
 /// What a run does to its target, which names the call its access method
@@ -47,11 +48,11 @@ pub fn sections_of_run(out: &mut String, p: &Payload, direction: Direction) {
 
 /// The call an access method makes in this direction: the engines' `pread`
 /// writes with `pwrite`; mmap and stdio keep their names.
-fn method_name(method: &str, direction: Direction) -> String {
+fn method_name(method: ReadMethod, direction: Direction) -> String {
     match (method, direction) {
-        ("pread", Direction::Writes) => "pwrite".into(),
-        ("pread", Direction::Both) => "pread and pwrite".into(),
-        (other, _) => other.to_string(),
+        (ReadMethod::Pread, Direction::Writes) => "pwrite".into(),
+        (ReadMethod::Pread, Direction::Both) => "pread and pwrite".into(),
+        (other, _) => other.as_str().to_string(),
     }
 }
 
@@ -67,7 +68,7 @@ fn access_line(out: &mut String, a: &AccessInfo, direction: Direction) {
     let _ = writeln!(
         out,
         "method      {} · {} per request (from {}){buffer}",
-        method_name(&a.method, direction),
+        method_name(a.method, direction),
         format_size_figure(a.block_size),
         a.block_size_from
     );
@@ -142,7 +143,7 @@ fn parallel(out: &mut String, p: &ParallelReport) {
     for t in &p.tests {
         for d in &t.devices {
             table.add_row(vec![
-                format!("{} {}", t.name, t.rw),
+                format!("{} {}", t.name, t.rw.name()),
                 d.target.clone(),
                 d.alone_mb_s.map_or("-".into(), format_mbps),
                 d.together_mb_s.map_or("-".into(), format_mbps),
@@ -152,7 +153,7 @@ fn parallel(out: &mut String, p: &ParallelReport) {
             .efficiency
             .map_or("-".into(), |e| format!("{:.0}% of the sum", e * 100.0));
         table.add_row(vec![
-            format!("{} {}", t.name, t.rw),
+            format!("{} {}", t.name, t.rw.name()),
             "aggregate".into(),
             format_mbps(t.sum_alone_mb_s),
             format!("{} ({efficiency})", format_mbps(t.aggregate_mb_s)),
@@ -171,7 +172,7 @@ fn copy(out: &mut String, c: &CopyReport) {
         c.elapsed_ns as f64 / 1e9,
         format_mbps(c.mb_per_s),
         format_size_figure(c.block_size),
-        c.sync,
+        c.sync.as_str(),
         c.sync_ns as f64 / 1e9
     );
     let alone = |v: Option<f64>| {
@@ -308,6 +309,7 @@ mod tests {
     use super::*;
     use crate::result::config::Recorded;
     use crate::result::device::{CopyVerify, SlowRegion, SurfaceSample};
+    use crate::vocab::options::CopySync;
 
     #[test]
     fn a_surface_names_its_slow_region_and_ratio() {
@@ -355,14 +357,14 @@ mod tests {
                 destination: "/dev/sdz".into(),
                 bytes: 4 << 20,
                 block_size: 4 << 20,
-                sync: "end".into(),
+                sync: CopySync::End,
                 elapsed_ns: 2_000_000_000,
                 mb_per_s: 2.1,
                 sync_ns: 500_000_000,
                 source_read_mb_s: Some(100.0),
                 destination_write_mb_s: Some(2.5),
                 serial_estimate_mb_s: Some(2.44),
-                bottleneck: Some("destination".into()),
+                bottleneck: Some(crate::result::Bottleneck::Destination),
                 verify: Some(CopyVerify {
                     compared_bytes: 4 << 20,
                     mismatched_bytes: 0,

@@ -26,7 +26,7 @@ pub fn stream_block(out: &mut String, r: &StreamReport) {
     let _ = writeln!(
         out,
         "schedule    {} {schedule}, one every {}, deadline {} after the scheduled start",
-        r.direction,
+        r.direction.as_str(),
         with_unit(o.period_ns as f64),
         with_unit(o.deadline_ns as f64)
     );

@@ -2,9 +2,10 @@
 //! save`, `stream`, `sustain`) and of `--cpu-load`, each an optional part of
 //! [`RunResult`](crate::result::RunResult) like the curve report.
 
+use super::EndedBy;
 use crate::result::curve::ModelFit;
 use crate::stats::LatencySummary;
-use crate::vocab::options::CopySync;
+use crate::vocab::options::{CopySync, StreamDirection};
 use serde::{Deserialize, Serialize};
 
 /// `iocurve files load`: time per whole file, by size, from a cold cache.
@@ -95,12 +96,24 @@ pub struct SaveDeviceIo {
 }
 
 /// `iocurve stream`: a fixed schedule and the deadlines it met.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct StreamReport {
-    pub direction: String,
+    pub direction: StreamDirection,
     pub fps: Option<f64>,
     pub outcome: StreamOutcome,
     pub find_max: Option<FindMaxReport>,
+}
+
+impl StreamReport {
+    /// The section before anything ran (for the header printed first).
+    pub fn planned(direction: StreamDirection, fps: Option<f64>) -> StreamReport {
+        StreamReport {
+            direction,
+            fps,
+            outcome: StreamOutcome::default(),
+            find_max: None,
+        }
+    }
 }
 
 /// `--find-max`: the highest rate that had no miss.
@@ -121,7 +134,7 @@ pub struct SustainReport {
     pub elapsed_ns: u64,
     pub mb_per_s: f64,
     /// What ended the write: bytes, time, end of target, interrupt, error.
-    pub ended_by: String,
+    pub ended_by: EndedBy,
     pub intervals: Vec<IntervalSample>,
     pub marks: Vec<MarkSample>,
     /// Where the speed dropped, if it did.

@@ -3,8 +3,11 @@
 //! Each is absent from results that did not measure it, so older results
 //! read back unchanged.
 
+use super::Bottleneck;
 use super::verify::VerifyTally;
 use crate::stats::LatencySummary;
+use crate::vocab::Rw;
+use crate::vocab::options::{CopySync, ReadMethod};
 use serde::{Deserialize, Serialize};
 
 /// Sections beyond the tests; flattened into the result's JSON.
@@ -25,8 +28,7 @@ pub struct Sections {
 /// How `run` read the target: the method and its buffers.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct AccessInfo {
-    /// `pread`, `mmap` or `stdio`.
-    pub method: String,
+    pub method: ReadMethod,
     /// Bytes per library call of `stdio` (`--stdio-bs`).
     pub call_bytes: Option<u64>,
     /// The C library's own buffer of `stdio`.
@@ -93,7 +95,7 @@ pub struct ParallelReport {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ParallelTest {
     pub name: String,
-    pub rw: String,
+    pub rw: Rw,
     pub devices: Vec<ParallelDevice>,
     /// Sum of the devices' MB/s while all ran together.
     pub aggregate_mb_s: f64,
@@ -120,8 +122,7 @@ pub struct CopyReport {
     pub destination: String,
     pub bytes: u64,
     pub block_size: u64,
-    /// `none`, `end`, `each` or `direct`.
-    pub sync: String,
+    pub sync: CopySync,
     /// The whole copy, final sync included.
     pub elapsed_ns: u64,
     pub mb_per_s: f64,
@@ -131,8 +132,8 @@ pub struct CopyReport {
     pub destination_write_mb_s: Option<f64>,
     /// What a copy that reads then writes each block would reach.
     pub serial_estimate_mb_s: Option<f64>,
-    /// `source` or `destination`: the slower side alone.
-    pub bottleneck: Option<String>,
+    /// The slower side alone.
+    pub bottleneck: Option<Bottleneck>,
     pub verify: Option<CopyVerify>,
 }
 

@@ -1,22 +1,59 @@
 //! What a `flash` command found: the one-line verdict, its findings with
-//! their confidence, and the detector's own figures.
+//! their figures and confidence, the raw table as typed cells, and the
+//! detector's own figures.
 //!
-//! [`Confidence`] and [`Status`] are graded by the flash analysis
-//! (`analysis::flash`) and defined here, below it, because a finding
-//! records them.
+//! Why typed: a finding records what was measured (sizes, speeds, counts,
+//! times), so every format words it itself (`crate::report::flash`). The
+//! words written when the result was made stay beside the figures for JSON
+//! readers, and are all that results stored before schema 3 have.
 
+use crate::analysis::flash::class::{Exhaustion, Need};
 use serde::{Deserialize, Serialize};
+
+/// The five flash tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FlashTest {
+    Align,
+    OpenAu,
+    Cache,
+    Capacity,
+    Class,
+}
+
+impl FlashTest {
+    /// The subcommand's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            FlashTest::Align => "align",
+            FlashTest::OpenAu => "open-au",
+            FlashTest::Cache => "cache",
+            FlashTest::Capacity => "capacity",
+            FlashTest::Class => "class",
+        }
+    }
+
+    /// Whether the test writes (all but `align`, which only reads).
+    pub fn writes(self) -> bool {
+        self != FlashTest::Align
+    }
+}
+
+impl std::fmt::Display for FlashTest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
 
 /// What a `flash` command found, as the result records it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FlashReport {
-    /// `align`, `open-au`, `cache`, `capacity` or `class`.
-    pub test: String,
+    pub test: FlashTest,
     /// The one-line answer.
     pub verdict: String,
     pub findings: Vec<Finding>,
-    /// The raw table (`--verbose`): header, then rows.
-    pub table: Vec<Vec<String>>,
+    /// The raw table (`--verbose`).
+    pub table: FlashTable,
     /// True when the verdict is a failure (fake card, failed class).
     pub failed: bool,
     /// The detector's own figures, for JSON readers.
@@ -26,29 +63,168 @@ pub struct FlashReport {
 /// One line of a flash verdict: what was found, and how sure.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Finding {
+    /// The finding's name and value in words, as written when the result
+    /// was made.
     pub name: String,
     pub value: String,
     pub confidence: Option<Confidence>,
     /// PASS, FAIL or LINK for class requirements.
     pub status: Option<Status>,
     pub note: Option<String>,
+    /// What was measured (absent in results stored before schema 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub figure: Option<Figure>,
 }
 
-impl Finding {
-    pub fn new(name: &str, value: String, confidence: Option<Confidence>) -> Finding {
-        Finding {
-            name: name.into(),
-            value,
-            confidence,
-            status: None,
-            note: None,
+/// The measured figures of one finding, one variant per kind of line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Figure {
+    /// `align`: the erase block found by boundary timing (`None`: not
+    /// seen), and the kernel's `preferred_erase_size` when it has one.
+    Au {
+        bytes: Option<u64>,
+        kernel: Option<u64>,
+    },
+    /// `align`: the page found by boundary timing.
+    Page { bytes: Option<u64> },
+    /// `open-au`: how many AUs the card keeps open.
+    OpenAus { count: Option<u32> },
+    /// `cache`: the speed of the first writes.
+    Burst { mb_s: f64 },
+    /// `cache`: the cache's size, net of what drained while it filled.
+    Cache { bytes: Option<u64> },
+    /// `cache`: what the card took at the burst speed.
+    Absorbed { bytes: u64 },
+    /// `cache`: the speed once the cache was full.
+    Sustained { mb_s: f64 },
+    /// `capacity`: what the card really holds (the claimed size if genuine).
+    UsableCapacity { bytes: u64 },
+    /// `capacity`: blocks read back naming other addresses.
+    WrapAround,
+    /// `capacity`: the write cache filled after `filled_after` bytes of
+    /// flush, which stopped at `flushed`, short of the `needed`.
+    FlushTooShort {
+        filled_after: u64,
+        flushed: u64,
+        needed: u64,
+    },
+    /// `capacity`: a genuine card whose flush filled no cache.
+    NoCacheFilled { flushed: u64 },
+    /// `capacity`: what data beyond the real size does; `errors` when it
+    /// fails with I/O errors rather than reading back as something else.
+    Beyond { errors: bool },
+    /// `capacity`: the write cache hid the fraud from an immediate read-back.
+    CacheHid,
+    /// `class`: whether the writes got past the cache before Pw was taken.
+    WriteCache {
+        exhaustion: Exhaustion,
+        burst_mb_s: f64,
+        fell_after: Option<u64>,
+        written: u64,
+    },
+    /// `class`: Pw over whole free AUs of `ru`-byte RUs.
+    Pw {
+        mean_mb_s: f64,
+        min_mb_s: f64,
+        aus: u64,
+        ru: u64,
+    },
+    /// `class`: Pr over 256 random RUs, beside the Pw it must reach.
+    Pr { mb_s: f64, pw_mean_mb_s: f64 },
+    /// `class`: FAT write times.
+    FatWrites {
+        worst_mean8_ms: f64,
+        max_ms: f64,
+        median_ms: f64,
+        writes: u64,
+    },
+    /// `class`: P(Nu), the speed by the share of the AU already used
+    /// (empty: not measured), and the move speed it implies.
+    Pnu {
+        curve: Vec<PnuPoint>,
+        pm_mb_s: Option<f64>,
+    },
+    /// `class`: one requirement of one class, checked.
+    Requirement {
+        class: String,
+        need: Need,
+        measured: f64,
+        limit: f64,
+    },
+    /// The AU the test worked in, and where it came from.
+    AuUsed { bytes: u64, source: String },
+}
+
+/// One point of P(Nu).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PnuPoint {
+    /// Nu / Nt.
+    pub used_share: f64,
+    pub mb_s: f64,
+}
+
+/// The raw table of a test: typed columns and cells, or the text of a
+/// result stored before schema 3.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum FlashTable {
+    Typed(TypedTable),
+    Words(Vec<Vec<String>>),
+}
+
+impl FlashTable {
+    pub fn is_empty(&self) -> bool {
+        match self {
+            FlashTable::Typed(t) => t.columns.is_empty(),
+            FlashTable::Words(rows) => rows.is_empty(),
         }
     }
+}
 
-    pub fn with_note(mut self, note: impl Into<String>) -> Finding {
-        self.note = Some(note.into());
-        self
-    }
+/// Columns, then rows of cells in the same order.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct TypedTable {
+    pub columns: Vec<Column>,
+    pub rows: Vec<Vec<Cell>>,
+}
+
+/// What a column holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Column {
+    /// A candidate boundary (`align`).
+    Boundary,
+    /// Read time before, on and after a boundary, and on minus around it.
+    BeforeUs,
+    OnUs,
+    AfterUs,
+    DiffUs,
+    /// Bytes written so far.
+    Written,
+    /// MB/s of that step.
+    MbS,
+    /// MB/s of one AU (`class`).
+    AuMbS,
+    /// How many AUs were written in turn (`open-au`).
+    Aus,
+    /// A probe's offset and what became of it (`capacity`).
+    Offset,
+    Verdict,
+}
+
+/// One typed cell.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Cell {
+    Bytes(u64),
+    Nanoseconds(i64),
+    MbS(f64),
+    Count(u64),
+    /// The first count measured again at the end (`open-au`).
+    CountAgain(u64),
+    /// A name from another closed set, as it prints.
+    Name(String),
 }
 
 /// How sure a decision is.

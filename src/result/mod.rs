@@ -14,6 +14,7 @@
 
 use crate::probe::Interface;
 use crate::stats::{LatencySummary, Spread};
+use crate::vocab::Rw;
 use serde::{Deserialize, Serialize};
 
 pub mod apps;
@@ -25,6 +26,7 @@ pub mod device;
 pub mod flash;
 pub mod live;
 pub mod measured;
+pub mod named;
 mod payload;
 pub mod stored;
 pub mod target;
@@ -32,6 +34,7 @@ pub mod verify;
 
 pub use caveat::{Caveat, CaveatKind};
 use curve::{Advice, AlignmentPenalty, CeilingVerdict, Crossover, Deviation, FitQuality, ModelFit};
+pub use named::{Bottleneck, EndedBy, TestEngine, TestRw};
 pub use payload::Payload;
 pub use target::{TargetInfo, TargetKind};
 use verify::VerifyTally;
@@ -39,7 +42,11 @@ use verify::VerifyTally;
 /// Version of the JSON layout. 2: the per-command part is one tagged
 /// [`Payload`] (`command` names it) instead of a command string and a set
 /// of optional sections; version-1 documents still read (see [`payload`]).
-pub const SCHEMA_VERSION: u32 = 2;
+/// 3: a flash finding carries its figures (`figure`) beside its words and
+/// the flash table is typed cells; closed sets are enums, serialized as the
+/// same text. Version-2 documents read with their findings' words and
+/// their table as text.
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// Everything one invocation of a measuring command found.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -80,8 +87,8 @@ impl RunResult {
     }
 
     /// Reads a result document of any schema version this release knows:
-    /// a version-1 document reads as the matching payload and is then a
-    /// version-2 result (its figures unchanged).
+    /// an older document reads as the matching payload and is then a
+    /// current result (its figures unchanged).
     pub fn from_json(text: &str) -> serde_json::Result<RunResult> {
         let mut r: RunResult = serde_json::from_str(text)?;
         r.schema_version = r.schema_version.max(SCHEMA_VERSION);
@@ -124,11 +131,11 @@ pub struct TestResult {
 /// The workload of a test, as executed.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct WorkloadInfo {
-    pub rw: String,
+    pub rw: TestRw,
     pub block_size: u64,
     pub queue_depth: u32,
     pub threads: u32,
-    pub engine: String,
+    pub engine: TestEngine,
     pub offset: u64,
     pub span: u64,
     pub mix_read_percent: Option<u8>,
@@ -229,7 +236,7 @@ pub struct CurveReport {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CurveSeries {
     pub target: String,
-    pub pattern: String,
+    pub pattern: Rw,
     pub queue_depth: u32,
     pub logical_block_size: u32,
     pub points: Vec<CurvePoint>,

@@ -68,7 +68,7 @@ impl RunStatus {
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Figure {
     pub test: String,
-    pub rw: String,
+    pub rw: crate::result::TestRw,
     pub median: f64,
     pub min: f64,
     pub max: f64,
@@ -83,7 +83,7 @@ pub struct HistoryPoint {
     pub run_id: i64,
     pub started_at: String,
     pub test: String,
-    pub rw: String,
+    pub rw: crate::result::TestRw,
     pub median: f64,
     pub min: f64,
     pub max: f64,

@@ -35,7 +35,7 @@ pub fn insert(tx: &Transaction, run_id: i64, result: &RunResult) -> rusqlite::Re
         stmt.execute(rusqlite::params![
             run_id,
             f.test,
-            f.rw,
+            f.rw.as_str(),
             f.median,
             f.min,
             f.max,

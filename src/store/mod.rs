@@ -570,7 +570,7 @@ fn figures_of(conn: &Connection, run_id: i64) -> rusqlite::Result<Vec<Figure>> {
     let rows = stmt.query_map([run_id], |r| {
         Ok(Figure {
             test: r.get(0)?,
-            rw: r.get(1)?,
+            rw: crate::result::TestRw::parse(&r.get::<_, String>(1)?),
             median: r.get(2)?,
             min: r.get(3)?,
             max: r.get(4)?,

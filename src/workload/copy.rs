@@ -256,7 +256,7 @@ pub fn run(req: &CopyRequest, source: &OpenTarget, dst: &OpenTarget) -> Result<C
         destination: dst.info.path.clone(),
         bytes: out.bytes,
         block_size: bs,
-        sync: req.sync.as_str().to_string(),
+        sync: req.sync,
         elapsed_ns: out.elapsed_ns,
         mb_per_s: crate::units::mb_per_s(out.bytes, out.elapsed_ns),
         sync_ns: out.sync_ns,

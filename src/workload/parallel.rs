@@ -12,6 +12,7 @@ use crate::interrupt;
 use crate::medium::OpenTarget;
 use crate::result::device::{ParallelDevice, ParallelReport, ParallelTest};
 use crate::result::{Measurement, RunResult, TestResult};
+use crate::vocab::Rw;
 use crate::vocab::config::{DEFAULT_AREA, ProfileConfig, RunConfig, TargetConfig, resolve_region};
 use crate::vocab::options::IoMode;
 use crate::workload::MeasureSpec;
@@ -312,7 +313,7 @@ pub fn alone_and_together(
     compare(
         &paths,
         name,
-        specs[0].rw.name(),
+        specs[0].rw,
         &indexed(&result.tests, &alone),
         &indexed(&result.tests, &together),
     )
@@ -381,7 +382,7 @@ fn indexed(tests: &[TestResult], indices: &[usize]) -> Vec<Indexed> {
 fn compare(
     paths: &[&str],
     name: &str,
-    rw: &str,
+    rw: Rw,
     alone: &[Indexed],
     together: &[Indexed],
 ) -> ParallelTest {
@@ -405,7 +406,7 @@ fn compare(
         .all(|d| d.alone_mb_s.is_some() && d.together_mb_s.is_some());
     ParallelTest {
         name: name.to_string(),
-        rw: rw.to_string(),
+        rw,
         devices,
         aggregate_mb_s: aggregate,
         sum_alone_mb_s: sum_alone,
@@ -422,7 +423,7 @@ mod tests {
         let t = compare(
             &["a", "b"],
             "1M",
-            "read",
+            Rw::Read,
             &[(0, Some(40.0)), (1, Some(60.0))],
             &[(2, Some(30.0)), (3, Some(50.0))],
         );
@@ -438,7 +439,7 @@ mod tests {
         let t = compare(
             &["a", "b"],
             "1M",
-            "read",
+            Rw::Read,
             &[(0, Some(40.0)), (1, Some(60.0))],
             &[],
         );

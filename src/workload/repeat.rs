@@ -117,11 +117,11 @@ pub fn measure_repeated_on(
 /// Describes a spec for the result.
 pub fn workload_info(spec: &MeasureSpec) -> WorkloadInfo {
     WorkloadInfo {
-        rw: spec.rw.name().to_string(),
+        rw: spec.rw.into(),
         block_size: spec.block_size,
         queue_depth: spec.queue_depth,
         threads: spec.threads,
-        engine: spec.engine.name().to_string(),
+        engine: spec.engine.into(),
         offset: spec.offset,
         span: spec.span,
         mix_read_percent: spec.rw.is_mixed().then_some(spec.mix_read_percent),

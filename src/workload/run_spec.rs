@@ -84,7 +84,7 @@ pub fn spec_of(
 /// What the result records about the read method before anything is read.
 fn access_info(cfg: &RunConfig, spec: &MeasureSpec) -> AccessInfo {
     AccessInfo {
-        method: cfg.method.as_str().to_string(),
+        method: cfg.method,
         call_bytes: None,
         library_buffer_bytes: None,
         block_size: spec.block_size,

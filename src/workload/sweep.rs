@@ -268,7 +268,7 @@ fn empty_series(
 ) -> CurveSeries {
     CurveSeries {
         target: target.info.path.clone(),
-        pattern: pattern.name().to_string(),
+        pattern,
         queue_depth: qd,
         logical_block_size: target.info.logical_block_size,
         points: Vec::new(),

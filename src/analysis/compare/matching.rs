@@ -92,7 +92,7 @@ pub fn tests_of(r: &RunResult) -> Result<Vec<Keyed<'_>>, NoTests> {
 /// The key of test `index` of `r`.
 fn key_of(r: &RunResult, index: usize, t: &TestResult) -> Option<TestKey> {
     let w = &t.workload;
-    let (access, direction) = pattern(&w.rw, w.mix_read_percent)?;
+    let (access, direction) = pattern(w.rw.as_str(), w.mix_read_percent)?;
     let access_method = r.payload.access().map(|a| a.method.as_str());
     let method = method(access_method);
     let (company, member) = company_of(r, index);
@@ -103,7 +103,7 @@ fn key_of(r: &RunResult, index: usize, t: &TestResult) -> Option<TestKey> {
         queue_depth: w.queue_depth,
         threads: w.threads,
         mode: mode_of(r, index, &method),
-        engine: w.engine.clone(),
+        engine: w.engine.to_string(),
         method,
         company,
         member,

@@ -119,7 +119,7 @@ pub const LINK_HIGH: f64 = 0.995;
 pub const LINK_MEDIUM: f64 = 0.98;
 
 /// What a class asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
 pub enum Need {
     /// Pw, MB/s.
     SeqWrite(f64),
@@ -222,7 +222,7 @@ pub const CLASSES: [&str; 12] = [
 ];
 
 /// How the cache-exhausting writes ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Exhaustion {
     /// The speed fell and then held steady: Pw is after the cache.

@@ -1,25 +1,21 @@
 //! The words of `flash cache`: the write cache's size between its net and
 //! gross estimate, with the burst and sustained speeds.
 
-use super::assemble;
-use crate::flash::{Confidence, Finding, FlashReport, cache};
+use super::{assemble, finding};
+use crate::flash::{Confidence, FlashReport, cache};
+use crate::result::flash::{Cell, Column, Figure, FlashTest, TypedTable};
 use crate::units::{format_mbps, format_size};
 
 pub(super) fn report(r: &cache::CacheResult) -> FlashReport {
-    let mut findings = vec![Finding::new(
-        "burst",
-        format!("{} MB/s", format_mbps(r.burst_mb_s)),
-        None,
-    )];
+    let mut findings = vec![finding(Figure::Burst { mb_s: r.burst_mb_s }, None)];
     let verdict = match (r.cache_bytes, r.absorbed, r.sustained_mb_s) {
         (Some(c), Some(a), Some(s)) => {
-            findings.push(Finding::new("cache", format_size(c), Some(r.confidence)));
-            findings.push(Finding::new("absorbed", format_size(a), None));
-            findings.push(Finding::new(
-                "sustained",
-                format!("{} MB/s", format_mbps(s)),
-                None,
+            findings.push(finding(
+                Figure::Cache { bytes: Some(c) },
+                Some(r.confidence),
             ));
+            findings.push(finding(Figure::Absorbed { bytes: a }, None));
+            findings.push(finding(Figure::Sustained { mb_s: s }, None));
             // The net size assumes the cache drained at the sustained speed
             // while it filled; a cache that does not drain then holds all
             // that was absorbed. Both are named.
@@ -33,9 +29,8 @@ pub(super) fn report(r: &cache::CacheResult) -> FlashReport {
             )
         }
         _ => {
-            findings.push(Finding::new(
-                "cache",
-                "not seen".into(),
+            findings.push(finding(
+                Figure::Cache { bytes: None },
                 Some(Confidence::Low),
             ));
             format!(
@@ -44,17 +39,18 @@ pub(super) fn report(r: &cache::CacheResult) -> FlashReport {
             )
         }
     };
-    assemble("cache", verdict, findings, table(r), false, r)
+    assemble(FlashTest::Cache, verdict, findings, table(r), false, r)
 }
 
 /// Speed of each chunk by the total written so far.
-fn table(r: &cache::CacheResult) -> Vec<Vec<String>> {
-    let mut table = vec![vec!["written".into(), "MB/s".into()]];
-    for (i, s) in r.speeds.iter().enumerate() {
-        table.push(vec![
-            format_size((i as u64 + 1) * r.plan.chunk),
-            format_mbps(*s),
-        ]);
+fn table(r: &cache::CacheResult) -> TypedTable {
+    TypedTable {
+        columns: vec![Column::Written, Column::MbS],
+        rows: r
+            .speeds
+            .iter()
+            .enumerate()
+            .map(|(i, s)| vec![Cell::Bytes((i as u64 + 1) * r.plan.chunk), Cell::MbS(*s)])
+            .collect(),
     }
-    table
 }

@@ -2,10 +2,10 @@
 //! the cache, Pr, T_FW, P(Nu)), one line per requirement checked, and the
 //! verdict naming the classes met, how sure it is and what binds.
 
-use super::assemble;
+use super::{assemble, checked, finding};
 use crate::analysis::flash::class_verdict::{binding, met_classes, weakest};
 use crate::flash::{Confidence, Finding, FlashReport, class};
-use crate::units::{format_mbps, format_size};
+use crate::result::flash::{Cell, Column, Figure, FlashTest, PnuPoint, TypedTable};
 
 pub(super) fn report(
     classes: &[String],
@@ -18,113 +18,65 @@ pub(super) fn report(
     let failed = checks.iter().any(|c| c.status == class::Status::Fail);
     let verdict = verdict(classes, &checks);
     let details = serde_json::json!({ "figures": f, "checks": checks });
-    assemble("class", verdict, findings, pw_table(f), failed, &details)
+    assemble(
+        FlashTest::Class,
+        verdict,
+        findings,
+        pw_table(f),
+        failed,
+        &details,
+    )
 }
 
 /// The figures behind every verdict: Pw after the cache, Pr, T_FW, P(Nu).
 fn figures(f: &class::ClassFigures) -> Vec<Finding> {
     let pw = &f.pw;
-    vec![
-        Finding::new("write cache", cache_text(&f.pw), None),
-        Finding::new(
-            "Pw (whole free AUs)",
-            format!(
-                "{} MB/s mean, {} min over {} AUs of {} RUs",
-                format_mbps(pw.mean_mb_s),
-                format_mbps(pw.min_mb_s),
-                pw.aus,
-                format_size(f.ru)
-            ),
-            None,
-        ),
-        Finding::new(
-            "Pr (256 random RUs)",
-            format!(
-                "{} MB/s{}",
-                format_mbps(f.pr_mb_s),
-                match f.pr_mb_s >= pw.mean_mb_s {
-                    true => ", at least Pw as the specification asks",
-                    false => ", BELOW Pw: the specification asks Pr >= Pw",
-                }
-            ),
-            None,
-        ),
-        Finding::new(
-            "T_FW (FAT writes)",
-            format!(
-                "worst mean of 8 {:.1} ms, max {:.1} ms, median {:.1} ms over {} writes",
-                f.fat.worst_mean8_ms, f.fat.max_ms, f.fat.median_ms, f.fat.writes
-            ),
-            None,
-        ),
-        Finding::new("P(Nu)", pnu_text(f), None),
-    ]
-}
-
-/// Whether the writes got past the cache before Pw was taken.
-fn cache_text(pw: &class::PwFigures) -> String {
-    match (pw.exhaustion, pw.fell_after) {
-        (class::Exhaustion::Exhausted, Some(at)) => format!(
-            "burst {} MB/s, fell after {}, steady after {}",
-            format_mbps(pw.burst_mb_s),
-            format_size(at),
-            format_size(pw.written)
-        ),
-        (class::Exhaustion::NoFall, _) => format!(
-            "no fall within {}: no cache seen (or a larger one)",
-            format_size(pw.written)
-        ),
-        _ => format!(
-            "speed after {}, cache not exhausted (burst {} MB/s)",
-            format_size(pw.written),
-            format_mbps(pw.burst_mb_s)
-        ),
-    }
-}
-
-fn pnu_text(f: &class::ClassFigures) -> String {
-    if f.pnu.is_empty() {
-        return "not measured (an AU of one RU, or no room for it on this device)".into();
-    }
-    let curve: Vec<String> = f
-        .pnu
-        .iter()
-        .map(|p| {
-            format!(
-                "{:.0}% used {} MB/s",
-                100.0 * p.used_share,
-                format_mbps(p.mb_s)
-            )
-        })
-        .collect();
-    let moves = match f.pm_mb_s {
-        Some(pm) => format!("move speed about {} MB/s", format_mbps(pm)),
-        None => "no move cost (SDXC-like)".into(),
-    };
-    format!("{}; {moves}", curve.join(", "))
+    let figures = [
+        Figure::WriteCache {
+            exhaustion: pw.exhaustion,
+            burst_mb_s: pw.burst_mb_s,
+            fell_after: pw.fell_after,
+            written: pw.written,
+        },
+        Figure::Pw {
+            mean_mb_s: pw.mean_mb_s,
+            min_mb_s: pw.min_mb_s,
+            aus: pw.aus,
+            ru: f.ru,
+        },
+        Figure::Pr {
+            mb_s: f.pr_mb_s,
+            pw_mean_mb_s: pw.mean_mb_s,
+        },
+        Figure::FatWrites {
+            worst_mean8_ms: f.fat.worst_mean8_ms,
+            max_ms: f.fat.max_ms,
+            median_ms: f.fat.median_ms,
+            writes: f.fat.writes as u64,
+        },
+        Figure::Pnu {
+            curve: f
+                .pnu
+                .iter()
+                .map(|p| PnuPoint {
+                    used_share: p.used_share,
+                    mb_s: p.mb_s,
+                })
+                .collect(),
+            pm_mb_s: f.pm_mb_s,
+        },
+    ];
+    figures.into_iter().map(|x| finding(x, None)).collect()
 }
 
 fn check_finding(c: &class::Check) -> Finding {
-    let mut x = Finding::new(
-        &format!("{} {}", c.class, c.need.what()),
-        format!(
-            "{:.1} ({} {})",
-            c.measured,
-            if c.need.limit().1 {
-                "needs >="
-            } else {
-                "limit <="
-            },
-            c.limit
-        ),
-        Some(c.confidence),
-    );
-    x.status = Some(c.status);
-    x.note = match c.status {
-        class::Status::Link => Some("the link, not the card, sets this limit".into()),
-        _ => c.note.clone(),
+    let figure = Figure::Requirement {
+        class: c.class.clone(),
+        need: c.need,
+        measured: c.measured,
+        limit: c.limit,
     };
-    x
+    checked(figure, Some(c.confidence), Some(c.status), c.note.clone())
 }
 
 /// "meets: ...", the confidence of the least sure requirement met (and
@@ -166,12 +118,14 @@ fn verdict(classes: &[String], checks: &[class::Check]) -> String {
 }
 
 /// The per-AU speeds of the cache-exhausting writes (`--verbose`).
-fn pw_table(f: &class::ClassFigures) -> Vec<Vec<String>> {
-    let mut table = vec![vec!["written".into(), "AU MB/s".into()]];
-    table.extend(
-        f.pw.samples
+fn pw_table(f: &class::ClassFigures) -> TypedTable {
+    TypedTable {
+        columns: vec![Column::Written, Column::AuMbS],
+        rows: f
+            .pw
+            .samples
             .iter()
-            .map(|(at, mb)| vec![format_size(*at), format_mbps(*mb)]),
-    );
-    table
+            .map(|(at, mb)| vec![Cell::Bytes(*at), Cell::MbS(*mb)])
+            .collect(),
+    }
 }

@@ -1,22 +1,26 @@
 //! Turning a flash detector's figures into a [`FlashReport`]: the verdict
-//! sentence, the findings with their confidence, and the raw table shown
-//! with `--verbose`.
+//! sentence, the findings with their figures and confidence, and the raw
+//! table shown with `--verbose`.
 //!
 //! Why a module of its own: the detectors (`crate::flash`) measure and the
-//! analysis (`crate::analysis::flash`) decides; the words a person reads
-//! are written here, one file per test, so that a wording can change
-//! without touching a measurement or a threshold. `crate::report::flash`
-//! then lays the finished report out as text.
+//! analysis (`crate::analysis::flash`) decides; which figures a test
+//! reports, and the words a person reads, are chosen here, one file per
+//! test and [`words`] for each figure, so that a wording can change without
+//! touching a measurement or a threshold. `crate::report::flash` then lays
+//! the finished report out as text.
 
 mod align;
 mod cache;
 mod capacity;
 mod class;
 mod open_au;
+pub mod words;
 
+use crate::analysis::flash::Confidence;
 use crate::flash::session::{Figures, Measured};
-use crate::flash::{Finding, FlashReport};
-use crate::units::format_size;
+use crate::result::flash::{
+    Figure, Finding, FlashReport, FlashTable, FlashTest, Status, TypedTable,
+};
 
 /// The report of one measured test, with the AU it used as a last finding.
 pub fn build(measured: &Measured) -> FlashReport {
@@ -32,31 +36,59 @@ pub fn build(measured: &Measured) -> FlashReport {
         } => class::report(classes, figures, *link_mb_s),
     };
     if let Some(au) = &measured.au {
-        r.findings
-            .push(Finding::new("AU used", format_size(au.au), None).with_note(au.source.clone()));
+        r.findings.push(finding(
+            Figure::AuUsed {
+                bytes: au.au,
+                source: au.source.clone(),
+            },
+            None,
+        ));
     }
     r
 }
 
+/// A finding of `figure`, with its words as written now.
+fn finding(figure: Figure, confidence: Option<Confidence>) -> Finding {
+    checked(figure, confidence, None, None)
+}
+
+/// A finding with the status of a class requirement and its own note.
+fn checked(
+    figure: Figure,
+    confidence: Option<Confidence>,
+    status: Option<Status>,
+    note: Option<String>,
+) -> Finding {
+    let w = words::words(&figure, status);
+    Finding {
+        name: w.name,
+        value: w.value,
+        confidence,
+        status,
+        note: w.note.or(note),
+        figure: Some(figure),
+    }
+}
+
 /// Nanoseconds as microseconds with one decimal.
-fn ns_us(ns: u64) -> String {
+fn ns_us(ns: i64) -> String {
     format!("{:.1}", ns as f64 / 1000.0)
 }
 
 /// The report, with the detector's own figures as its JSON details.
 fn assemble<T: serde::Serialize>(
-    test: &str,
+    test: FlashTest,
     verdict: String,
     findings: Vec<Finding>,
-    table: Vec<Vec<String>>,
+    table: TypedTable,
     failed: bool,
     details: &T,
 ) -> FlashReport {
     FlashReport {
-        test: test.into(),
+        test,
         verdict,
         findings,
-        table,
+        table: FlashTable::Typed(table),
         failed,
         details: serde_json::to_value(details).unwrap_or_default(),
     }
@@ -75,9 +107,16 @@ mod tests {
 
     #[test]
     fn the_details_are_the_serialised_figures() {
-        let r = assemble("cache", "v".into(), Vec::new(), Vec::new(), true, &[1, 2]);
+        let r = assemble(
+            FlashTest::Cache,
+            "v".into(),
+            Vec::new(),
+            TypedTable::default(),
+            true,
+            &[1, 2],
+        );
         assert_eq!(r.details, serde_json::json!([1, 2]));
         assert!(r.failed);
-        assert_eq!(r.test, "cache");
+        assert_eq!(r.test, FlashTest::Cache);
     }
 }

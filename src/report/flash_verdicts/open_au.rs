@@ -1,14 +1,16 @@
 //! The words of `flash open-au`: how many AUs the card keeps open, or why
 //! no count is given.
 
-use super::assemble;
-use crate::flash::{Finding, FlashReport, open_au};
-use crate::units::format_mbps;
+use super::{assemble, finding};
+use crate::flash::{FlashReport, open_au};
+use crate::result::flash::{Cell, Column, Figure, FlashTest, TypedTable};
 
 pub(super) fn report(r: &open_au::OpenAuResult) -> FlashReport {
-    let value = r.open_aus.map_or("not seen".into(), |n| n.to_string());
-    let findings = vec![Finding::new("open AUs", value, Some(r.confidence))];
-    assemble("open-au", verdict(r), findings, table(r), false, r)
+    let findings = vec![finding(
+        Figure::OpenAus { count: r.open_aus },
+        Some(r.confidence),
+    )];
+    assemble(FlashTest::OpenAu, verdict(r), findings, table(r), false, r)
 }
 
 fn verdict(r: &open_au::OpenAuResult) -> String {
@@ -33,15 +35,17 @@ fn verdict(r: &open_au::OpenAuResult) -> String {
 }
 
 /// Throughput by the number of AUs written in turn, and the check again.
-fn table(r: &open_au::OpenAuResult) -> Vec<Vec<String>> {
-    let mut table = vec![vec!["AUs".into(), "MB/s".into()]];
-    table.extend(
-        r.points
-            .iter()
-            .map(|p| vec![p.aus.to_string(), format_mbps(p.mb_per_s)]),
-    );
+fn table(r: &open_au::OpenAuResult) -> TypedTable {
+    let mut rows: Vec<Vec<Cell>> = r
+        .points
+        .iter()
+        .map(|p| vec![Cell::Count(p.aus.into()), Cell::MbS(p.mb_per_s)])
+        .collect();
     if let Some(c) = r.check {
-        table.push(vec![format!("{} again", c.aus), format_mbps(c.mb_per_s)]);
+        rows.push(vec![Cell::CountAgain(c.aus.into()), Cell::MbS(c.mb_per_s)]);
     }
-    table
+    TypedTable {
+        columns: vec![Column::Aus, Column::MbS],
+        rows,
+    }
 }

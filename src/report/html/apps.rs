@@ -112,7 +112,7 @@ pub fn stream(out: &mut String, r: &StreamReport) {
     let _ = writeln!(
         out,
         "<h4>Streaming on a fixed schedule ({})</h4>",
-        esc(&r.direction)
+        esc(r.direction.as_str())
     );
     let rows = [
         (
@@ -201,7 +201,7 @@ pub fn sustain(out: &mut String, r: &SustainReport) {
                 "<p>No drop: {} MB/s over {} ({}).</p>",
                 format_mbps(r.mb_per_s),
                 esc(&format_size(r.bytes)),
-                esc(&r.ended_by)
+                esc(r.ended_by.as_str())
             );
         }
     }

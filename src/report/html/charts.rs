@@ -306,8 +306,9 @@ fn run_labels(c: &mut Canvas, runs: &[i64], slot: f64, x_of: &dyn Fn(i64) -> f64
 fn directions(points: &[HistoryPoint]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for p in points {
-        if !out.contains(&p.rw) {
-            out.push(p.rw.clone());
+        let rw = p.rw.to_string();
+        if !out.contains(&rw) {
+            out.push(rw);
         }
     }
     out.sort_by_key(|rw| (!rw.contains("read"), rw.clone()));

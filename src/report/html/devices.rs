@@ -96,7 +96,9 @@ pub fn headlines(runs: &[&RunResult]) -> Headlines {
         })
     };
     let seq = |rw: &'static str| {
-        move |t: &TestResult| t.workload.rw == rw && t.workload.block_size >= SEQUENTIAL_MIN
+        move |t: &TestResult| {
+            t.workload.rw.as_str() == rw && t.workload.block_size >= SEQUENTIAL_MIN
+        }
     };
     let rnd4k = |rw: &'static str| {
         move |t: &TestResult| t.workload.rw == rw && t.workload.block_size == 4096
@@ -141,7 +143,7 @@ pub fn verdicts(group: &DeviceGroup<'_>, history: &[HistoryPoint]) -> Vec<String
             out.extend(curve.series.iter().filter_map(|s| {
                 s.recommendation
                     .as_ref()
-                    .map(|advice| format!("curve ({}): {advice}", s.pattern))
+                    .map(|advice| format!("curve ({}): {advice}", s.pattern.name()))
             }));
             break;
         }

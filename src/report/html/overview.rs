@@ -285,7 +285,7 @@ fn history_table(out: &mut String, points: &[HistoryPoint]) {
             p.run_id,
             esc(&p.started_at),
             esc(&p.test),
-            esc(&p.rw),
+            esc(p.rw.as_str()),
             sections::mbps_with_range(p.median, p.min, p.max, if p.max > p.min { 2 } else { 1 })
         );
     }

@@ -104,7 +104,7 @@ fn profile_table(out: &mut String, run: &RunResult) {
             let test = run
                 .tests
                 .iter()
-                .find(|t| t.name == name && t.workload.rw.ends_with(dir));
+                .find(|t| t.name == name && t.workload.rw.as_str().ends_with(dir));
             figure_cells(out, test, &format!("{name} {dir}"), dir);
         }
         let _ = writeln!(out, "</tr>");
@@ -169,7 +169,7 @@ fn tests_table(out: &mut String, run: &RunResult) {
             out,
             "<tr><td data-label=\"test\">{}</td><td data-label=\"pattern\">{}</td><td data-label=\"block\">{}</td><td data-label=\"QD\">{}</td>",
             esc(&t.name),
-            esc(&w.rw),
+            esc(w.rw.as_str()),
             esc(&format_size(w.block_size)),
             w.queue_depth
         );
@@ -224,7 +224,7 @@ fn curve_section(out: &mut String, run: &RunResult, series: &[CurveSeries]) {
             out,
             "<h4>{} · {} · QD {}</h4>",
             esc(&s.target),
-            esc(&s.pattern),
+            esc(s.pattern.name()),
             s.queue_depth
         );
         if let Some(m) = &s.model {

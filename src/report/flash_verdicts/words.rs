@@ -1,0 +1,294 @@
+//! A flash finding's figures in words, and the raw table's cells as text:
+//! what every format prints for a [`Figure`] or a [`Cell`].
+//!
+//! Why apart from the per-test files: those choose which figures a test
+//! reports; this words each one, the same whether the result was just
+//! measured or read back from the database.
+
+use crate::analysis::flash::class::Exhaustion;
+use crate::result::flash::{Cell, Column, Figure, Finding, PnuPoint, Status};
+use crate::units::{format_mbps, format_size};
+
+/// A finding's name, value and, when the figures say it, its note.
+pub struct Words {
+    pub name: String,
+    pub value: String,
+    pub note: Option<String>,
+}
+
+/// The words of `x`: from its figures when it has them, else (a result
+/// stored before schema 3) the words stored with it.
+pub fn of_finding(x: &Finding) -> Words {
+    match &x.figure {
+        Some(f) => {
+            let w = words(f, x.status);
+            Words {
+                note: w.note.or_else(|| x.note.clone()),
+                ..w
+            }
+        }
+        None => Words {
+            name: x.name.clone(),
+            value: x.value.clone(),
+            note: x.note.clone(),
+        },
+    }
+}
+
+/// The words of one figure (`status` for class requirements).
+pub fn words(f: &Figure, status: Option<Status>) -> Words {
+    let (name, value) = match f {
+        Figure::Requirement {
+            class,
+            need,
+            measured,
+            limit,
+        } => {
+            let bound = if need.limit().1 {
+                "needs >="
+            } else {
+                "limit <="
+            };
+            let note = (status == Some(Status::Link))
+                .then(|| "the link, not the card, sets this limit".to_string());
+            return Words {
+                name: format!("{class} {}", need.what()),
+                value: format!("{measured:.1} ({bound} {limit})"),
+                note,
+            };
+        }
+        Figure::Au { bytes, kernel } => {
+            let note = kernel.map(|k| {
+                let agrees = if *bytes == Some(k) {
+                    "agrees"
+                } else {
+                    "differs"
+                };
+                format!("kernel preferred_erase_size {} {agrees}", format_size(k))
+            });
+            return Words {
+                name: "AU (erase block)".into(),
+                value: size_or_not_seen(*bytes),
+                note,
+            };
+        }
+        Figure::AuUsed { bytes, source } => {
+            return Words {
+                name: "AU used".into(),
+                value: format_size(*bytes),
+                note: Some(source.clone()),
+            };
+        }
+        other => plain(other),
+    };
+    Words {
+        name: name.into(),
+        value,
+        note: None,
+    }
+}
+
+/// Name and value of the figures that carry no note of their own.
+fn plain(f: &Figure) -> (&'static str, String) {
+    match f {
+        Figure::Page { bytes } => ("page", size_or_not_seen(*bytes)),
+        Figure::OpenAus { count } => (
+            "open AUs",
+            count.map_or("not seen".into(), |n| n.to_string()),
+        ),
+        Figure::Burst { mb_s } => ("burst", mb_s_text(*mb_s)),
+        Figure::Cache { bytes } => ("cache", size_or_not_seen(*bytes)),
+        Figure::Absorbed { bytes } => ("absorbed", format_size(*bytes)),
+        Figure::Sustained { mb_s } => ("sustained", mb_s_text(*mb_s)),
+        Figure::UsableCapacity { bytes } => ("usable capacity", format_size(*bytes)),
+        Figure::WrapAround => (
+            "wrap-around",
+            "blocks read back naming other addresses".into(),
+        ),
+        Figure::FlushTooShort {
+            filled_after,
+            flushed,
+            needed,
+        } => (
+            "cache",
+            format!(
+                "the write cache filled after {} of flush, which stopped at {}: below the {} the measured cache needs, it may still hold probes (give --flush {})",
+                format_size(*filled_after),
+                format_size(*flushed),
+                format_size(*needed),
+                format_size(*needed)
+            ),
+        ),
+        Figure::NoCacheFilled { flushed } => (
+            "cache",
+            format!(
+                "no write cache filled within the {} flush: a larger one could hide a fake (give a larger --flush)",
+                format_size(*flushed)
+            ),
+        ),
+        Figure::Beyond { errors } => ("beyond", beyond_text(*errors).into()),
+        Figure::CacheHid => ("cache", "hid the fraud from an immediate read-back".into()),
+        Figure::WriteCache {
+            exhaustion,
+            burst_mb_s,
+            fell_after,
+            written,
+        } => (
+            "write cache",
+            write_cache_text(*exhaustion, *burst_mb_s, *fell_after, *written),
+        ),
+        Figure::Pw {
+            mean_mb_s,
+            min_mb_s,
+            aus,
+            ru,
+        } => (
+            "Pw (whole free AUs)",
+            format!(
+                "{} MB/s mean, {} min over {aus} AUs of {} RUs",
+                format_mbps(*mean_mb_s),
+                format_mbps(*min_mb_s),
+                format_size(*ru)
+            ),
+        ),
+        Figure::Pr { mb_s, pw_mean_mb_s } => (
+            "Pr (256 random RUs)",
+            format!(
+                "{} MB/s{}",
+                format_mbps(*mb_s),
+                match mb_s >= pw_mean_mb_s {
+                    true => ", at least Pw as the specification asks",
+                    false => ", BELOW Pw: the specification asks Pr >= Pw",
+                }
+            ),
+        ),
+        Figure::FatWrites {
+            worst_mean8_ms,
+            max_ms,
+            median_ms,
+            writes,
+        } => (
+            "T_FW (FAT writes)",
+            format!(
+                "worst mean of 8 {worst_mean8_ms:.1} ms, max {max_ms:.1} ms, median {median_ms:.1} ms over {writes} writes"
+            ),
+        ),
+        Figure::Pnu { curve, pm_mb_s } => ("P(Nu)", pnu_text(curve, *pm_mb_s)),
+        Figure::Requirement { .. } | Figure::Au { .. } | Figure::AuUsed { .. } => {
+            unreachable!("worded with their notes in `words`")
+        }
+    }
+}
+
+fn size_or_not_seen(bytes: Option<u64>) -> String {
+    bytes.map_or("not seen".to_string(), format_size)
+}
+
+fn mb_s_text(mb_s: f64) -> String {
+    format!("{} MB/s", format_mbps(mb_s))
+}
+
+fn beyond_text(errors: bool) -> &'static str {
+    match errors {
+        true => "I/O errors beyond the real size",
+        false => {
+            "data written beyond the real size reads back as something else (zeros or old data)"
+        }
+    }
+}
+
+/// Whether the writes got past the cache before Pw was taken.
+fn write_cache_text(
+    exhaustion: Exhaustion,
+    burst_mb_s: f64,
+    fell_after: Option<u64>,
+    written: u64,
+) -> String {
+    match (exhaustion, fell_after) {
+        (Exhaustion::Exhausted, Some(at)) => format!(
+            "burst {} MB/s, fell after {}, steady after {}",
+            format_mbps(burst_mb_s),
+            format_size(at),
+            format_size(written)
+        ),
+        (Exhaustion::NoFall, _) => format!(
+            "no fall within {}: no cache seen (or a larger one)",
+            format_size(written)
+        ),
+        _ => format!(
+            "speed after {}, cache not exhausted (burst {} MB/s)",
+            format_size(written),
+            format_mbps(burst_mb_s)
+        ),
+    }
+}
+
+fn pnu_text(curve: &[PnuPoint], pm_mb_s: Option<f64>) -> String {
+    if curve.is_empty() {
+        return "not measured (an AU of one RU, or no room for it on this device)".into();
+    }
+    let points: Vec<String> = curve
+        .iter()
+        .map(|p| {
+            format!(
+                "{:.0}% used {} MB/s",
+                100.0 * p.used_share,
+                format_mbps(p.mb_s)
+            )
+        })
+        .collect();
+    let moves = match pm_mb_s {
+        Some(pm) => format!("move speed about {} MB/s", format_mbps(pm)),
+        None => "no move cost (SDXC-like)".into(),
+    };
+    format!("{}; {moves}", points.join(", "))
+}
+
+/// A column's heading.
+pub fn heading(c: Column) -> &'static str {
+    match c {
+        Column::Boundary => "align",
+        Column::BeforeUs => "pre µs",
+        Column::OnUs => "on µs",
+        Column::AfterUs => "post µs",
+        Column::DiffUs => "diff µs",
+        Column::Written => "written",
+        Column::MbS => "MB/s",
+        Column::AuMbS => "AU MB/s",
+        Column::Aus => "AUs",
+        Column::Offset => "offset",
+        Column::Verdict => "verdict",
+    }
+}
+
+/// A cell as text: sizes in binary units, times in µs with one decimal.
+pub fn cell(c: &Cell, column: Column) -> String {
+    match c {
+        // An offset is printed in bytes, to be found again exactly.
+        Cell::Bytes(b) if column == Column::Offset => b.to_string(),
+        Cell::Bytes(b) => format_size(*b),
+        Cell::Nanoseconds(ns) => super::ns_us(*ns),
+        Cell::MbS(v) => format_mbps(*v),
+        Cell::Count(n) => n.to_string(),
+        Cell::CountAgain(n) => format!("{n} again"),
+        Cell::Name(name) => name.clone(),
+    }
+}
+
+/// The raw table as rows of text, the headings first.
+pub fn table_text(t: &crate::result::flash::FlashTable) -> Vec<Vec<String>> {
+    use crate::result::flash::FlashTable;
+    match t {
+        FlashTable::Words(rows) => rows.clone(),
+        FlashTable::Typed(t) => {
+            let mut out = vec![t.columns.iter().map(|c| heading(*c).to_string()).collect()];
+            out.extend(t.rows.iter().map(|row| {
+                row.iter()
+                    .zip(&t.columns)
+                    .map(|(c, col)| cell(c, *col))
+                    .collect()
+            }));
+            out
+        }
+    }
+}

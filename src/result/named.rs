@@ -1,0 +1,260 @@
+//! The closed sets a result records that no configuration names: why a
+//! sustained write stopped, which side held a copy back, and a test's
+//! direction and engine as recorded (iocurve's own, or an imported tool's
+//! word for one iocurve has not).
+//!
+//! Why a module of its own: these were strings, so a renderer could meet a
+//! value no code produces and a typo went unnoticed. Each serializes to the
+//! exact text it was stored as, so documents of every schema read the same.
+
+use crate::engine::EngineKind;
+use crate::vocab::Rw;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+
+/// What ended a sustained write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum EndedBy {
+    /// The planned bytes were written.
+    #[default]
+    #[serde(rename = "bytes")]
+    Bytes,
+    /// The time limit came first.
+    #[serde(rename = "time")]
+    Time,
+    /// More was asked than the target holds: the plan stopped at its end.
+    #[serde(rename = "end of target")]
+    EndOfTarget,
+    /// Ctrl-C or SIGTERM.
+    #[serde(rename = "interrupted")]
+    Interrupted,
+    /// A write failed.
+    #[serde(rename = "error")]
+    Error,
+}
+
+impl EndedBy {
+    /// The words results and reports use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EndedBy::Bytes => "bytes",
+            EndedBy::Time => "time",
+            EndedBy::EndOfTarget => "end of target",
+            EndedBy::Interrupted => "interrupted",
+            EndedBy::Error => "error",
+        }
+    }
+}
+
+impl fmt::Display for EndedBy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The slower side of a copy, each measured alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Bottleneck {
+    /// Reading the image.
+    Source,
+    /// Writing the device.
+    Destination,
+}
+
+impl Bottleneck {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Bottleneck::Source => "source",
+            Bottleneck::Destination => "destination",
+        }
+    }
+}
+
+impl fmt::Display for Bottleneck {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A test's direction as recorded: one of iocurve's, or an imported job's
+/// that iocurve has no word for (fio's `trim`), spelled as that tool did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TestRw {
+    Ours(Rw),
+    Imported(String),
+}
+
+impl TestRw {
+    /// Reads a recorded spelling; fio's `readwrite` is iocurve's `rw`.
+    pub fn parse(text: &str) -> TestRw {
+        Rw::parse(text).map_or_else(|| TestRw::Imported(text.to_string()), TestRw::Ours)
+    }
+
+    pub fn as_str(&self) -> &str {
+        match self {
+            TestRw::Ours(rw) => rw.name(),
+            TestRw::Imported(text) => text,
+        }
+    }
+
+    /// iocurve's direction, when the test had one.
+    pub fn ours(&self) -> Option<Rw> {
+        match self {
+            TestRw::Ours(rw) => Some(*rw),
+            TestRw::Imported(_) => None,
+        }
+    }
+}
+
+impl From<Rw> for TestRw {
+    fn from(rw: Rw) -> TestRw {
+        TestRw::Ours(rw)
+    }
+}
+
+impl From<&str> for TestRw {
+    fn from(text: &str) -> TestRw {
+        TestRw::parse(text)
+    }
+}
+
+/// Compares the spelling, as filters by a direction's name do.
+impl PartialEq<&str> for TestRw {
+    fn eq(&self, text: &&str) -> bool {
+        self.as_str() == *text
+    }
+}
+
+impl PartialEq<Rw> for TestRw {
+    fn eq(&self, rw: &Rw) -> bool {
+        self.ours() == Some(*rw)
+    }
+}
+
+impl fmt::Display for TestRw {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for TestRw {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for TestRw {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<TestRw, D::Error> {
+        Ok(TestRw::parse(&String::deserialize(d)?))
+    }
+}
+
+/// The engine a test ran on, as recorded: iocurve's engines by name (the
+/// stdio call size is in the run's access section), or an imported tool's
+/// (`fio:libaio`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TestEngine {
+    Sync,
+    Uring,
+    Mmap,
+    Stdio,
+    Imported(String),
+}
+
+impl TestEngine {
+    pub fn parse(text: &str) -> TestEngine {
+        match text {
+            "sync" => TestEngine::Sync,
+            "uring" => TestEngine::Uring,
+            "mmap" => TestEngine::Mmap,
+            "stdio" => TestEngine::Stdio,
+            other => TestEngine::Imported(other.to_string()),
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        match self {
+            TestEngine::Sync => "sync",
+            TestEngine::Uring => "uring",
+            TestEngine::Mmap => "mmap",
+            TestEngine::Stdio => "stdio",
+            TestEngine::Imported(text) => text,
+        }
+    }
+}
+
+impl From<EngineKind> for TestEngine {
+    fn from(kind: EngineKind) -> TestEngine {
+        match kind {
+            EngineKind::Sync => TestEngine::Sync,
+            EngineKind::Uring => TestEngine::Uring,
+            EngineKind::Mmap => TestEngine::Mmap,
+            EngineKind::Stdio(_) => TestEngine::Stdio,
+        }
+    }
+}
+
+impl From<&str> for TestEngine {
+    fn from(text: &str) -> TestEngine {
+        TestEngine::parse(text)
+    }
+}
+
+impl fmt::Display for TestEngine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for TestEngine {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for TestEngine {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<TestEngine, D::Error> {
+        Ok(TestEngine::parse(&String::deserialize(d)?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_value_serializes_as_the_text_it_was_stored_as() {
+        for e in [
+            EndedBy::Bytes,
+            EndedBy::Time,
+            EndedBy::EndOfTarget,
+            EndedBy::Interrupted,
+            EndedBy::Error,
+        ] {
+            let text = serde_json::to_string(&e).unwrap();
+            assert_eq!(text, format!("\"{}\"", e.as_str()));
+            assert_eq!(serde_json::from_str::<EndedBy>(&text).unwrap(), e);
+        }
+        for b in [Bottleneck::Source, Bottleneck::Destination] {
+            assert_eq!(
+                serde_json::to_string(&b).unwrap(),
+                format!("\"{}\"", b.as_str())
+            );
+        }
+    }
+
+    #[test]
+    fn an_imported_direction_or_engine_keeps_its_spelling() {
+        let rw: TestRw = serde_json::from_str("\"randtrim\"").unwrap();
+        assert_eq!(rw, TestRw::Imported("randtrim".into()));
+        assert_eq!(serde_json::to_string(&rw).unwrap(), "\"randtrim\"");
+        let rw: TestRw = serde_json::from_str("\"randrw\"").unwrap();
+        assert_eq!(rw, Rw::RandRw);
+        let e: TestEngine = serde_json::from_str("\"fio:libaio\"").unwrap();
+        assert_eq!(e.as_str(), "fio:libaio");
+        let e: TestEngine = serde_json::from_str("\"uring\"").unwrap();
+        assert_eq!(e, TestEngine::Uring);
+        assert_eq!(TestEngine::from(EngineKind::Stdio(4096)).as_str(), "stdio");
+    }
+}

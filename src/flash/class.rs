@@ -40,12 +40,13 @@
 
 use super::{FAT_AREA, FlashIo, mb_s};
 pub use crate::analysis::flash::class::{
-    CLASSES, Check, ClassFigures, Exhaustion, FatLatency, Need, PnuPoint, PwFigures, fat_figures,
-    judge, margin_confidence, requirements,
+    CLASSES, Check, ClassFigures, FatLatency, PnuPoint, PwFigures, fat_figures, judge,
+    margin_confidence, requirements,
 };
 use crate::analysis::flash::class::{PW_CAP, fell_from, move_speed, steady};
 use crate::error::usage_io;
 pub use crate::result::flash::Status;
+pub use crate::result::flash::{Exhaustion, Need};
 use crate::units::format_size;
 use serde::Serialize;
 use std::io;

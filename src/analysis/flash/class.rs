@@ -11,6 +11,7 @@
 
 use super::{Confidence, HIGH_RATIO, MEDIUM_RATIO};
 pub use crate::result::flash::Status;
+pub use crate::result::flash::{Exhaustion, Need};
 use crate::units::format_size;
 use serde::Serialize;
 
@@ -118,67 +119,6 @@ pub const AT_LINK: f64 = 0.9;
 pub const LINK_HIGH: f64 = 0.995;
 pub const LINK_MEDIUM: f64 = 0.98;
 
-/// What a class asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
-pub enum Need {
-    /// Pw, MB/s.
-    SeqWrite(f64),
-    /// Pr, MB/s (Pr ≥ Pw ≥ the class speed).
-    RuRead(f64),
-    /// T_FW, worst mean of 8 FAT writes, ms (at most).
-    FatMean(f64),
-    /// T_FW, largest single FAT write, ms (at most).
-    FatMax(f64),
-    RandomReadIops(f64),
-    RandomWriteIops(f64),
-    /// Sustained sequential write, MB/s.
-    Sustained(f64),
-}
-
-impl Need {
-    /// The limit, and whether the measured value must be at least (true)
-    /// or at most (false) it.
-    pub fn limit(self) -> (f64, bool) {
-        match self {
-            Need::SeqWrite(v)
-            | Need::RuRead(v)
-            | Need::RandomReadIops(v)
-            | Need::RandomWriteIops(v)
-            | Need::Sustained(v) => (v, true),
-            Need::FatMean(v) | Need::FatMax(v) => (v, false),
-        }
-    }
-
-    /// What is measured, with its unit.
-    pub fn what(self) -> &'static str {
-        match self {
-            Need::SeqWrite(_) => "Pw MB/s",
-            Need::RuRead(_) => "Pr MB/s",
-            Need::FatMean(_) => "T_FW mean of 8, ms",
-            Need::FatMax(_) => "T_FW max, ms",
-            Need::RandomReadIops(_) => "4 KiB read IOPS",
-            Need::RandomWriteIops(_) => "4 KiB write IOPS",
-            Need::Sustained(_) => "sustained write MB/s",
-        }
-    }
-
-    /// Whether the figure is a transfer rate, which a slow link can cap.
-    pub fn is_rate(self) -> bool {
-        matches!(
-            self,
-            Need::SeqWrite(_) | Need::RuRead(_) | Need::Sustained(_)
-        )
-    }
-
-    /// Whether a write cache can inflate the figure.
-    pub fn after_cache(self) -> bool {
-        matches!(
-            self,
-            Need::SeqWrite(_) | Need::Sustained(_) | Need::RandomWriteIops(_)
-        )
-    }
-}
-
 /// The requirements of a class label (`C10`, `U3`, `V30`, `A1`, ...).
 pub fn requirements(class: &str) -> Option<Vec<Need>> {
     let c = class
@@ -220,18 +160,6 @@ fn app(read: f64, write: f64) -> Vec<Need> {
 pub const CLASSES: [&str; 12] = [
     "C2", "C4", "C6", "C10", "U1", "U3", "V6", "V10", "V30", "V60", "V90", "A1",
 ];
-
-/// How the cache-exhausting writes ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Exhaustion {
-    /// The speed fell and then held steady: Pw is after the cache.
-    Exhausted,
-    /// No fall within the cap: no cache, or a larger one.
-    NoFall,
-    /// The speed fell but was not yet steady at the cap.
-    StillFalling,
-}
 
 /// The cache-exhausting writes and Pw.
 #[derive(Debug, Clone, Serialize)]

@@ -54,7 +54,7 @@ fn checks_of<'a>(checks: &'a [Check], class: &'a str) -> impl Iterator<Item = &'
 mod tests {
     use super::*;
     use crate::analysis::flash::Confidence;
-    use crate::analysis::flash::class::Need;
+    use crate::result::flash::Need;
 
     fn check(class: &str, need: Need, measured: f64, status: Status, conf: Confidence) -> Check {
         Check {

@@ -5,7 +5,7 @@
 //! reports; this words each one, the same whether the result was just
 //! measured or read back from the database.
 
-use crate::analysis::flash::class::Exhaustion;
+use crate::result::flash::Exhaustion;
 use crate::result::flash::{Cell, Column, Figure, Finding, PnuPoint, Status};
 use crate::units::{format_mbps, format_size};
 

@@ -91,7 +91,7 @@ pub fn find_crossovers(series: &[CurveSeries]) -> Vec<model::Crossover> {
         {
             let (pa, pb) = (size_points(a), size_points(b));
             out.extend(model::crossovers(
-                a.pattern.name(),
+                a.pattern,
                 (&a.target, &pa),
                 (&b.target, &pb),
             ));
@@ -183,10 +183,10 @@ mod tests {
         ];
         let found = find_crossovers(&all);
         assert_eq!(found.len(), 2);
-        assert_eq!(found[0].pattern, "read");
+        assert_eq!(found[0].pattern, crate::vocab::Rw::Read);
         assert_eq!(found[0].faster_below, "a");
         assert_eq!(found[0].faster_above, "b");
-        assert_eq!(found[1].pattern, "write");
+        assert_eq!(found[1].pattern, crate::vocab::Rw::Write);
         assert_eq!(found[1].faster_below, "a");
         assert_eq!(found[1].faster_above, "c");
     }

@@ -38,7 +38,7 @@ pub fn flash(cmd: &FlashCommand, store: &Settings) -> Result<i32> {
         .map_err(|e| crate::medium::restore::restore_after_error(&mut target, e))?;
     let flash = flash_verdicts::build(&measured);
     let config = FlashSettings {
-        test: name.to_string(),
+        test,
         target: args.target.clone(),
     }
     .into();

@@ -32,7 +32,7 @@ pub fn curve_tables(out: &mut String, curve: &CurveReport) {
         let _ = writeln!(
             out,
             "crossover   {}: {} is faster below ~{}, {} above (between {} and {})",
-            x.pattern,
+            x.pattern.name(),
             x.faster_below,
             format_size_figure(x.at_bytes.round() as u64),
             x.faster_above,

@@ -78,7 +78,7 @@ pub struct TestKey {
     pub queue_depth: u32,
     pub threads: u32,
     pub mode: Mode,
-    pub engine: String,
+    pub engine: crate::result::TestEngine,
     pub method: Method,
     pub company: Company,
     /// The member's target in a parallel run (its figures are one of

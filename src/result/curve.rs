@@ -181,7 +181,7 @@ pub enum Penalty {
 /// Where one curve overtakes another.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Crossover {
-    pub pattern: String,
+    pub pattern: crate::vocab::Rw,
     /// Faster below the crossing.
     pub faster_below: String,
     /// Faster above the crossing.

@@ -37,7 +37,7 @@ pub struct AccessInfo {
     pub block_size: u64,
     /// Where the transfer size came from: `--bs`, or the device's
     /// `max_sectors_kb` for `--bs max`.
-    pub block_size_from: String,
+    pub block_size_from: BlockSizeFrom,
 }
 
 /// Speed against position over the whole device.
@@ -170,4 +170,24 @@ pub struct EndureCycle {
     pub error: Option<String>,
     /// False when the cycle was cut short (interrupt, error).
     pub complete: bool,
+}
+
+/// Where a run's transfer size came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BlockSizeFrom {
+    /// `--bs` as given.
+    #[serde(rename = "--bs")]
+    Bs,
+    /// `--bs max`: the device's largest request, `queue/max_sectors_kb`.
+    #[serde(rename = "max_sectors_kb")]
+    MaxSectorsKb,
+}
+
+impl std::fmt::Display for BlockSizeFrom {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            BlockSizeFrom::Bs => "--bs",
+            BlockSizeFrom::MaxSectorsKb => "max_sectors_kb",
+        })
+    }
 }

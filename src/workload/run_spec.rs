@@ -89,8 +89,8 @@ fn access_info(cfg: &RunConfig, spec: &MeasureSpec) -> AccessInfo {
         library_buffer_bytes: None,
         block_size: spec.block_size,
         block_size_from: match cfg.bs {
-            BlockSize::DeviceMax => "max_sectors_kb".into(),
-            BlockSize::Bytes(_) => "--bs".into(),
+            BlockSize::DeviceMax => crate::result::device::BlockSizeFrom::MaxSectorsKb,
+            BlockSize::Bytes(_) => crate::result::device::BlockSizeFrom::Bs,
         },
     }
 }

@@ -103,7 +103,7 @@ fn key_of(r: &RunResult, index: usize, t: &TestResult) -> Option<TestKey> {
         queue_depth: w.queue_depth,
         threads: w.threads,
         mode: mode_of(r, index, &method),
-        engine: w.engine.to_string(),
+        engine: w.engine.clone(),
         method,
         company,
         member,
@@ -219,7 +219,7 @@ pub fn differences(a: &TestKey, b: &TestKey) -> Vec<String> {
         Mode::Buffered => "buffered".to_string(),
     };
     differ("mode", mode(a), mode(b));
-    differ("engine", a.engine.clone(), b.engine.clone());
+    differ("engine", a.engine.to_string(), b.engine.to_string());
     differ(
         "method",
         format!("{:?}", a.method).to_lowercase(),
@@ -301,7 +301,7 @@ mod tests {
             queue_depth: qd,
             threads: 1,
             mode: Mode::Direct,
-            engine: "uring".into(),
+            engine: crate::result::TestEngine::Uring,
             method: Method::Pread,
             company: Company::Alone,
             member: None,

@@ -8,7 +8,7 @@ use crate::result::curve::Crossover;
 /// Crossovers between two curves of one pattern over the sizes both
 /// measured directly.
 pub fn crossovers(
-    pattern: &str,
+    pattern: crate::vocab::Rw,
     a: (&str, &[SizePoint]),
     b: (&str, &[SizePoint]),
 ) -> Vec<Crossover> {
@@ -35,7 +35,7 @@ pub fn crossovers(
                 ((s0 as f64).log2() + share * ((s1 as f64).log2() - (s0 as f64).log2())).exp2();
             let (below, above) = if d0 > 0.0 { (a.0, b.0) } else { (b.0, a.0) };
             Some(Crossover {
-                pattern: pattern.to_string(),
+                pattern,
                 faster_below: below.to_string(),
                 faster_above: above.to_string(),
                 between: (s0, s1),
@@ -59,7 +59,7 @@ mod tests {
         };
         let cf = [p(512, 2.0), p(4096, 10.0), p(65536, 20.0), p(1 << 20, 25.0)];
         let hd = [p(512, 0.1), p(4096, 0.8), p(65536, 12.0), p(1 << 20, 60.0)];
-        let x = crossovers("randread", ("cf", &cf), ("hd", &hd));
+        let x = crossovers(crate::vocab::Rw::RandRead, ("cf", &cf), ("hd", &hd));
         assert_eq!(x.len(), 1);
         assert_eq!(x[0].between, (65536, 1 << 20));
         assert_eq!(

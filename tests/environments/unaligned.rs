@@ -7,7 +7,7 @@
 //! the FUSE test device (every request delayed) where a write straddling
 //! two file system blocks must read both first.
 
-mod common;
+use crate::common;
 
 use common::faultdev::FaultDevice;
 use common::{LoopDevice, MIB, iocurve, marked_points, ok, ok_json, skipped};

@@ -2,7 +2,7 @@
 //!
 //! The modules are floors. Each names only modules on its own floor or
 //! below, modules on one floor never name each other in a circle, and the
-//! peers of floor 6 never name each other at all; `tests/floors.rs` declares
+//! peers of floor 6 never name each other at all; `tests/promises/floors.rs` declares
 //! the floors and holds every file to them. Read from the bottom up, the
 //! floors are the measuring pipeline: closed sets and system calls, then the
 //! engines that move bytes, the pure data of a result, the pure reading of it,

@@ -182,7 +182,7 @@ pub fn skipped(why: &str) {
     }
 }
 
-/// The test binary's name as Cargo names the test (`interrupt`, without
+/// The test binary's name as Cargo names the test (`promises`, without
 /// the hash Cargo appends to the file).
 fn test_binary_name() -> String {
     let exe = std::env::current_exe().unwrap_or_default();

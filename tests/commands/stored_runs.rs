@@ -1,0 +1,272 @@
+//! Runs stored by an earlier release still read: `tests/fixtures/results-v1.db`
+//! was written by iocurve 0.1.0 (schema 1: a command string and optional
+//! sections), one run of every command. Each is exported again by this
+//! build and must give the CSV that release gave, byte for byte, and read as
+//! the command it was. The Markdown files were 0.1.0's until its format
+//! changed on purpose (a median always, with its range when wide, and IOPS
+//! columns); they are now this format's export of the same stored runs.
+
+use crate::common;
+
+use common::iocurve;
+use std::path::{Path, PathBuf};
+
+const RUNS: u32 = 15;
+
+/// A private copy of the fixture (opening it may migrate it in place).
+fn fixture_db(dir: &Path) -> PathBuf {
+    let db = dir.join("results-v1.db");
+    std::fs::copy("tests/fixtures/results-v1.db", &db).expect("copy the fixture database");
+    db
+}
+
+fn export(db: &Path, run: u32, format: &str) -> String {
+    let out = iocurve()
+        .args(["--no-save", "--db"])
+        .arg(db)
+        .args(["export", &run.to_string(), "--format", format])
+        .output()
+        .expect("run iocurve");
+    assert!(
+        out.status.success(),
+        "export {run} --format {format}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf-8")
+}
+
+#[test]
+fn every_run_of_the_previous_release_exports_as_it_did() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = fixture_db(dir.path());
+    for run in 1..=RUNS {
+        for (format, ext) in [("markdown", "md"), ("csv", "csv")] {
+            let want =
+                std::fs::read_to_string(format!("tests/fixtures/results-v1/run-{run}.{ext}"))
+                    .expect("fixture export");
+            assert_eq!(export(&db, run, format), want, "run {run} as {format}");
+        }
+    }
+}
+
+#[test]
+fn every_run_of_the_previous_release_reads_as_its_command_in_the_current_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = fixture_db(dir.path());
+    // What each stored run was, and the section its command must carry.
+    let expected: [(u32, &str, Option<&str>); 15] = [
+        (1, "profile", None),
+        (2, "run", None),
+        (3, "curve", Some("curve")),
+        (4, "stream", Some("stream")),
+        (5, "sustain", Some("sustain")),
+        (6, "surface", Some("surface")),
+        (7, "flash", Some("flash")),
+        (8, "flash", Some("flash")),
+        (9, "files load", Some("files_load")),
+        (10, "files save", Some("files_save")),
+        (11, "copy", Some("copy")),
+        (12, "imported", None),
+        (13, "run", Some("parallel")),
+        (14, "endure", Some("endure")),
+        (15, "files load", Some("files_load")),
+    ];
+    for (run, command, section) in expected {
+        let doc: serde_json::Value = serde_json::from_str(&export(&db, run, "json")).unwrap();
+        assert_eq!(doc["schema_version"], 3, "run {run}");
+        assert_eq!(doc["command"], command, "run {run}");
+        if let Some(key) = section {
+            assert!(
+                doc[key].is_object(),
+                "run {run} lacks its {key} section: {doc}"
+            );
+        }
+        // A section of another command is not carried along as null.
+        for other in [
+            "curve",
+            "stream",
+            "sustain",
+            "files_load",
+            "files_save",
+            "flash",
+        ] {
+            if Some(other) != section {
+                assert!(doc.get(other).is_none(), "run {run} carries {other}");
+            }
+        }
+        assert!(doc["tests"].is_array(), "run {run}");
+    }
+    let flash: serde_json::Value = serde_json::from_str(&export(&db, 8, "json")).unwrap();
+    assert_eq!(flash["flash"]["test"], "class");
+    let fio: serde_json::Value = serde_json::from_str(&export(&db, 12, "json")).unwrap();
+    assert_eq!(fio["tool"], "fio");
+}
+
+#[test]
+fn the_list_still_names_each_stored_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = fixture_db(dir.path());
+    let out = iocurve().arg("--db").arg(&db).arg("list").output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    for command in [
+        "profile",
+        "curve",
+        "flash align",
+        "flash class",
+        "files load",
+        "fio",
+    ] {
+        assert!(text.contains(command), "{command} missing from:\n{text}");
+    }
+}
+
+/// `tests/fixtures/results-v2.db` was written by the release before the
+/// typed results (schema 2: closed sets as strings, flash findings and
+/// tables as words), one run of each kind on `sim:` cards, a copy and an
+/// mmap run on a file; host and paths were replaced afterwards.
+mod schema_2 {
+    use super::common::iocurve;
+    use std::path::{Path, PathBuf};
+
+    fn fixture_db(dir: &Path) -> PathBuf {
+        let db = dir.join("results-v2.db");
+        std::fs::copy("tests/fixtures/results-v2.db", &db).expect("copy the fixture database");
+        db
+    }
+
+    fn run(db: &Path, args: &[&str]) -> String {
+        let out = iocurve()
+            .args(["--no-save", "--db"])
+            .arg(db)
+            .args(args)
+            .output()
+            .expect("run iocurve");
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("utf-8")
+    }
+
+    fn export(db: &Path, id: u32) -> serde_json::Value {
+        let doc = run(db, &["export", &id.to_string(), "--format", "json"]);
+        serde_json::from_str(&doc).expect("a JSON document")
+    }
+
+    #[test]
+    fn every_run_exports_in_the_current_schema_with_its_figures() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = fixture_db(dir.path());
+        let commands = [
+            "run", "profile", "flash", "flash", "sustain", "stream", "flash", "flash", "flash",
+            "copy", "run", "run", "run", "curve", "run",
+        ];
+        for (i, command) in commands.iter().enumerate() {
+            let doc = export(&db, i as u32 + 1);
+            assert_eq!(doc["schema_version"], 3, "run {}", i + 1);
+            assert_eq!(doc["command"], *command, "run {}", i + 1);
+        }
+        let first = export(&db, 1);
+        let w = &first["tests"][0]["workload"];
+        assert_eq!(
+            (w["rw"].as_str(), w["engine"].as_str()),
+            (Some("read"), Some("sync"))
+        );
+        assert_eq!(first["tests"][0]["mb_per_s"]["median"], 38.530189899464986);
+        assert_eq!(first["access"]["method"], "pread");
+        assert_eq!(export(&db, 2)["tests"][0]["workload"]["engine"], "uring");
+        assert_eq!(export(&db, 5)["sustain"]["ended_by"], "bytes");
+        assert_eq!(export(&db, 5)["sustain"]["bytes"], 160u64 << 20);
+        assert_eq!(export(&db, 6)["stream"]["direction"], "read");
+        let copy = export(&db, 10);
+        assert_eq!(copy["copy"]["sync"], "end");
+        assert_eq!(copy["copy"]["bottleneck"], "destination");
+        assert_eq!(copy["copy"]["bytes"], 64u64 << 20);
+        assert_eq!(export(&db, 11)["access"]["method"], "mmap");
+        assert_eq!(export(&db, 11)["tests"][0]["workload"]["engine"], "mmap");
+        assert_eq!(export(&db, 13)["parallel"]["tests"][0]["rw"], "read");
+        let patterns: Vec<String> = export(&db, 14)["curve"]["series"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["pattern"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(patterns, ["read", "write", "randread", "randwrite"]);
+    }
+
+    #[test]
+    fn flash_runs_keep_their_words_and_their_table() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = fixture_db(dir.path());
+        let expected = [
+            (3, "capacity", "usable capacity", "1 GiB"),
+            (
+                4,
+                "class",
+                "write cache",
+                "burst 58.7 MB/s, fell after 100 MiB, steady after 176 MiB",
+            ),
+            (7, "align", "AU (erase block)", "2 MiB"),
+            (8, "open-au", "open AUs", "5"),
+            (9, "cache", "burst", "58.7 MB/s"),
+        ];
+        for (id, test, name, value) in expected {
+            let doc = export(&db, id);
+            let flash = &doc["flash"];
+            assert_eq!(flash["test"], test, "run {id}");
+            assert_eq!(flash["findings"][0]["name"], name, "run {id}");
+            assert_eq!(flash["findings"][0]["value"], value, "run {id}");
+            assert!(flash["table"][0].is_array(), "run {id}: {}", flash["table"]);
+        }
+        let capacity = export(&db, 3);
+        assert_eq!(capacity["flash"]["failed"], true);
+        assert_eq!(capacity["flash"]["details"]["usable"], 1u64 << 30);
+        assert_eq!(capacity["flash"]["table"][1][1], "Corrupted");
+        let class = export(&db, 4);
+        assert_eq!(class["flash"]["findings"][5]["status"], "PASS");
+        assert_eq!(class["flash"]["table"][0][1], "AU MB/s");
+    }
+
+    #[test]
+    fn history_report_and_compare_read_the_stored_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = fixture_db(dir.path());
+        let history: serde_json::Value =
+            serde_json::from_str(&run(&db, &["history", "--json"])).unwrap();
+        let runs: Vec<&serde_json::Value> = history["devices"]
+            .as_array()
+            .expect("devices")
+            .iter()
+            .flat_map(|d| d["runs"].as_array().expect("runs"))
+            .collect();
+        assert_eq!(runs.len(), 15);
+        let first = runs.iter().find(|r| r["id"] == 1).expect("run 1");
+        assert_eq!(first["figures"][0]["rw"], "read");
+        let median = first["figures"][0]["median"].as_f64().unwrap();
+        assert!((median - 38.530_19).abs() < 1e-4, "{median}");
+        let profile = runs.iter().find(|r| r["id"] == 2).expect("run 2");
+        assert_eq!(profile["figures"].as_array().unwrap().len(), 8);
+        assert_eq!(profile["figures"][5]["rw"], "randwrite");
+
+        let page = dir.path().join("report.html");
+        let ids: Vec<String> = (1..=15).map(|i| i.to_string()).collect();
+        let mut args: Vec<&str> = vec!["report"];
+        args.extend(ids.iter().map(String::as_str));
+        let page_arg = page.to_str().unwrap();
+        args.extend(["-o", page_arg]);
+        run(&db, &args);
+        let html = std::fs::read_to_string(&page).unwrap();
+        assert!(html.contains("FAKE: claims 8 GiB, really holds 1 GiB"));
+        assert!(html.contains("meets: C10"));
+        assert!(html.contains("Streaming on a fixed schedule (read)"));
+
+        let compared = run(&db, &["compare", "1", "15"]);
+        assert!(compared.contains("same device"), "{compared}");
+        assert!(
+            compared.contains("run 15, 128 KiB read QD1: no change"),
+            "{compared}"
+        );
+    }
+}

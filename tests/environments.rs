@@ -1,0 +1,19 @@
+//! iocurve in the environments it meets and the harness that fakes them:
+//! real block devices, ext4 images, the FUSE fault device (and its own self
+//! test), and the HTML report in a real browser. These tests skip, saying
+//! why, where the machine cannot provide the environment. See
+//! tests/README.md.
+
+#[path = "common/mod.rs"]
+mod common;
+
+#[path = "environments/block_device.rs"]
+mod block_device;
+#[path = "environments/faultdev_selftest.rs"]
+mod faultdev_selftest;
+#[path = "environments/flash_fuse.rs"]
+mod flash_fuse;
+#[path = "environments/report_browser.rs"]
+mod report_browser;
+#[path = "environments/unaligned.rs"]
+mod unaligned;

@@ -11,8 +11,6 @@ mod common;
 mod block_device;
 #[path = "environments/faultdev_selftest.rs"]
 mod faultdev_selftest;
-#[path = "environments/flash_fuse.rs"]
-mod flash_fuse;
 #[path = "environments/report_browser.rs"]
 mod report_browser;
 #[path = "environments/unaligned.rs"]

@@ -25,6 +25,7 @@ fn load_threads() -> usize {
 
 #[test]
 fn load_is_present_while_running_and_gone_afterwards() {
+    let _alone = crate::one_at_a_time();
     let load = CpuLoad::start(60);
     let cpus = iocurve::sys::allowed_cpus().len() as f64;
     // A thread names itself once it runs; give them a moment.

@@ -18,6 +18,7 @@ impl Drop for Restore {
 
 #[test]
 fn disabled_io_uring_gets_a_clear_message() {
+    let _alone = crate::one_at_a_time();
     if !is_root() {
         return skipped("not root: cannot switch io_uring off");
     }

@@ -7,23 +7,17 @@
 //! 512 MiB, an `eio` fake behind a hiding cache, a write cache at a known
 //! speed, and class verdicts at known speeds with a 3 MiB AU.
 //!
-//! The tests take one lock so that only one device is timed at a time: the
-//! timings are the subject, and the machine running them may have few
-//! cores. Each skips (prints `skipped: ...`) without root, FUSE, fusepy or
+//! The tests take the crate's one lock, so that only one device is timed
+//! at a time and no other test runs beside it: the timings are the
+//! subject, and the machine running them may have few cores. Each skips (prints `skipped: ...`) without root, FUSE, fusepy or
 //! loop devices.
 
 use crate::common;
 
+use crate::one_at_a_time;
 use common::faultdev::{Fake, FaultDevice, FaultSpec};
 use common::{KIB, MIB, iocurve, json, skipped};
-use std::sync::{Mutex, MutexGuard};
 use std::time::Instant;
-
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
-
-fn one_at_a_time() -> MutexGuard<'static, ()> {
-    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 /// The device, or `None` after printing why it cannot be made.
 fn device(spec: FaultSpec) -> Option<FaultDevice> {

@@ -2,7 +2,7 @@
 //!
 //! A benchmark that may touch the only copy of someone's photos must not
 //! depend on every command remembering to journal before it writes. So the
-//! safety check in [`super::open`] decides, once, what a target's writes
+//! safety check in [`super::open()`] decides, once, what a target's writes
 //! need, and the writable descriptor lives only inside a [`WriteGuard`]:
 //!
 //! - a scratch file iocurve created, or a simulated card: writable at once;

@@ -159,7 +159,7 @@ pub enum ExportFormat {
 
 /// `run --bs`: a size, or `max` (the device's largest request), which only
 /// the opened device can turn into a size; see
-/// [`super::config::RunConfig::resolved_block`].
+/// [`super::config::RunConfig::resolve_blocks`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum BlockSize {

@@ -9,7 +9,7 @@
 //! commands' own loops: [`run_spec`] and [`parallel`] (`run`), [`profile`]
 //! (the CrystalDiskMark-style rows), [`sweep`] (`curve`), [`surface`],
 //! [`endure`], [`copy`], [`files`], [`stream`] and [`region`], [`sustain`],
-//! [`cpuload`] (`--cpu-load`), with [`verify`] and [`pattern`] for the data.
+//! [`cpuload`] (`--cpu-load`), with [`verify`] and [`crate::vocab::pattern`] for the data.
 
 pub mod copy;
 pub mod cpuload;

@@ -4,10 +4,10 @@
 //! the target is opened.
 
 use super::{CurveArgs, ProfileArgs, RunArgs, TargetArgs};
-use crate::engine::EngineKind;
 use crate::error::usage;
 use crate::units::format_size;
 use crate::vocab::config::*;
+use crate::vocab::options::EngineKind;
 use crate::vocab::options::{BlockSize, IoMode, ProfilePreset, ReadMethod};
 use crate::vocab::presets::{ProfileRow, preset_rows};
 use crate::vocab::{Pattern, Rw};

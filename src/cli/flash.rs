@@ -5,9 +5,9 @@
 //! the whole medium).
 
 use super::{OutputArgs, StoreArgs, WriteArgs, parse_target};
-use crate::flash::session::FlashTest;
 use crate::vocab::config::TargetConfig;
 use crate::vocab::limits;
+use crate::vocab::options::FlashTest;
 use anyhow::Result;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;

@@ -4,12 +4,12 @@
 
 use crate::cli::apps::StreamArgs;
 use crate::cli::config::target_config;
-use crate::engine::EngineKind;
 use crate::error::usage;
 use crate::result::Payload;
 use crate::result::apps::{FindMaxReport, StreamOutcome, StreamReport};
 use crate::result::config::StreamSettings;
 use crate::vocab::config::{DEFAULT_AREA, TargetConfig};
+use crate::vocab::options::EngineKind;
 use anyhow::Result;
 
 /// Default rate when neither --rate nor --fps is given: 5 MB/s.

@@ -17,6 +17,8 @@ pub mod sim;
 pub mod sync;
 pub mod uring;
 
+pub use crate::vocab::options::EngineKind;
+
 pub use clock::MonotonicClock;
 
 use std::fmt;
@@ -112,32 +114,6 @@ pub fn io_failure_message(e: &IoError) -> String {
         _ => "the device or the system refused the transfer",
     };
     format!("{}: {hint}", e)
-}
-
-/// Which backend to use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum EngineKind {
-    /// pread/pwrite, one I/O at a time.
-    Sync,
-    /// io_uring with registered buffers and file, any queue depth.
-    Uring,
-    /// Reads copied out of a memory mapping (page faults); reads only.
-    Mmap,
-    /// Reads through the C library's buffered stream in calls of this many
-    /// bytes (`--stdio-bs`); reads only.
-    Stdio(u32),
-}
-
-impl EngineKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            EngineKind::Sync => "sync",
-            EngineKind::Uring => "uring",
-            EngineKind::Mmap => "mmap",
-            EngineKind::Stdio(_) => "stdio",
-        }
-    }
 }
 
 /// Where engines read the time: the wall clock ([`MonotonicClock`]), or the

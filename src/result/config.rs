@@ -164,7 +164,7 @@ pub struct EndureSettings {
 /// `iocurve flash <test>`.
 #[derive(Debug, Clone, Serialize)]
 pub struct FlashSettings {
-    pub test: crate::result::flash::FlashTest,
+    pub test: crate::vocab::options::FlashTest,
     pub target: PathBuf,
 }
 
@@ -175,7 +175,7 @@ mod tests {
     #[test]
     fn a_typed_configuration_is_stored_as_its_json_and_read_back_as_that_json() {
         let typed: Recorded<FlashSettings> = FlashSettings {
-            test: crate::result::flash::FlashTest::Align,
+            test: crate::vocab::options::FlashTest::Align,
             target: "/dev/mmcblk0".into(),
         }
         .into();

@@ -9,40 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
-/// The five flash tests.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum FlashTest {
-    Align,
-    OpenAu,
-    Cache,
-    Capacity,
-    Class,
-}
-
-impl FlashTest {
-    /// The subcommand's name.
-    pub fn name(self) -> &'static str {
-        match self {
-            FlashTest::Align => "align",
-            FlashTest::OpenAu => "open-au",
-            FlashTest::Cache => "cache",
-            FlashTest::Capacity => "capacity",
-            FlashTest::Class => "class",
-        }
-    }
-
-    /// Whether the test writes (all but `align`, which only reads).
-    pub fn writes(self) -> bool {
-        self != FlashTest::Align
-    }
-}
-
-impl std::fmt::Display for FlashTest {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
+pub use crate::vocab::options::FlashTest;
 
 /// What a `flash` command found, as the result records it.
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -7,8 +7,8 @@
 //! value no code produces and a typo went unnoticed. Each serializes to the
 //! exact text it was stored as, so documents of every schema read the same.
 
-use crate::engine::EngineKind;
 use crate::vocab::Rw;
+use crate::vocab::options::EngineKind;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 

@@ -5,9 +5,9 @@
 //! read them. Checks that need the opened target (its size, its block size)
 //! are [`resolve_region`] and [`check_layout`], called right after opening.
 
-use crate::engine::EngineKind;
 use crate::error::usage;
 use crate::units::format_size;
+use crate::vocab::options::EngineKind;
 use crate::vocab::options::{BlockSize, IoMode, ProfilePreset, ReadMethod};
 use crate::vocab::output::OutputChoice;
 use crate::vocab::presets::ProfileRow;

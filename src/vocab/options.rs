@@ -6,7 +6,6 @@
 //! The variants carry `//` comments, not `///`: clap would print doc comments
 //! beside each possible value and change the help text.
 
-use crate::engine::EngineKind;
 use clap::ValueEnum;
 use serde::{Deserialize, Serialize};
 
@@ -199,6 +198,67 @@ pub enum IoMode {
     Direct,
     /// Through the page cache, evicted before reads, fdatasync after writes.
     Buffered,
+}
+
+/// Which backend to use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EngineKind {
+    /// pread/pwrite, one I/O at a time.
+    Sync,
+    /// io_uring with registered buffers and file, any queue depth.
+    Uring,
+    /// Reads copied out of a memory mapping (page faults); reads only.
+    Mmap,
+    /// Reads through the C library's buffered stream in calls of this many
+    /// bytes (`--stdio-bs`); reads only.
+    Stdio(u32),
+}
+
+impl EngineKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::Sync => "sync",
+            EngineKind::Uring => "uring",
+            EngineKind::Mmap => "mmap",
+            EngineKind::Stdio(_) => "stdio",
+        }
+    }
+}
+
+/// The five flash tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FlashTest {
+    Align,
+    OpenAu,
+    Cache,
+    Capacity,
+    Class,
+}
+
+impl FlashTest {
+    /// The subcommand's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            FlashTest::Align => "align",
+            FlashTest::OpenAu => "open-au",
+            FlashTest::Cache => "cache",
+            FlashTest::Capacity => "capacity",
+            FlashTest::Class => "class",
+        }
+    }
+
+    /// Whether the test writes (all but `align`, which only reads).
+    pub fn writes(self) -> bool {
+        self != FlashTest::Align
+    }
+}
+
+impl std::fmt::Display for FlashTest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 #[cfg(test)]

@@ -155,7 +155,7 @@ fn warm_up_spec(cfg: &ProfileConfig, offset: u64, span: u64) -> Result<MeasureSp
         block_size: 1 << 20,
         queue_depth: 1,
         threads: 1,
-        engine: crate::engine::EngineKind::Sync,
+        engine: crate::vocab::options::EngineKind::Sync,
         offset,
         span,
         align: 1 << 20,

@@ -840,7 +840,7 @@ mod tests {
             block_size: 4096,
             queue_depth: 1,
             threads: 3,
-            engine: crate::engine::EngineKind::Sync,
+            engine: crate::vocab::options::EngineKind::Sync,
             offset: 8192,
             span: 100 * 4096,
             align: 4096,

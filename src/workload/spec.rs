@@ -1,7 +1,7 @@
 //! What one measurement is asked to do: a plain, validated description.
 
-use crate::engine::EngineKind;
 use crate::vocab::Rw;
+use crate::vocab::options::EngineKind;
 use crate::vocab::options::IoMode;
 use crate::vocab::pattern::Pattern;
 use serde::Serialize;

@@ -3,8 +3,9 @@
 
 use super::{assemble, finding};
 use crate::flash::{FlashReport, align};
-use crate::result::flash::{Cell, Column, Figure, FlashTest, TypedTable};
+use crate::result::flash::{Cell, Column, Figure, TypedTable};
 use crate::units::format_size;
+use crate::vocab::options::FlashTest;
 
 pub(super) fn report(r: &align::AlignResult, kernel: Option<u64>) -> FlashReport {
     let au = finding(

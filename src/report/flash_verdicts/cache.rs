@@ -3,8 +3,9 @@
 
 use super::{assemble, finding};
 use crate::flash::{Confidence, FlashReport, cache};
-use crate::result::flash::{Cell, Column, Figure, FlashTest, TypedTable};
+use crate::result::flash::{Cell, Column, Figure, TypedTable};
 use crate::units::{format_mbps, format_size};
+use crate::vocab::options::FlashTest;
 
 pub(super) fn report(r: &cache::CacheResult) -> FlashReport {
     let mut findings = vec![finding(Figure::Burst { mb_s: r.burst_mb_s }, None)];

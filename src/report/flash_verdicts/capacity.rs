@@ -3,8 +3,9 @@
 
 use super::{assemble, finding};
 use crate::flash::{Finding, FlashReport, capacity};
-use crate::result::flash::{Cell, Column, Figure, FlashTest, TypedTable};
+use crate::result::flash::{Cell, Column, Figure, TypedTable};
 use crate::units::format_size;
+use crate::vocab::options::FlashTest;
 
 pub(super) fn report(r: &capacity::CapacityResult) -> FlashReport {
     let mut findings = vec![finding(

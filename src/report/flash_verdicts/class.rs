@@ -5,7 +5,8 @@
 use super::{assemble, checked, finding};
 use crate::analysis::flash::class_verdict::{binding, met_classes, weakest};
 use crate::flash::{Confidence, Finding, FlashReport, class};
-use crate::result::flash::{Cell, Column, Figure, FlashTest, PnuPoint, TypedTable};
+use crate::result::flash::{Cell, Column, Figure, PnuPoint, TypedTable};
+use crate::vocab::options::FlashTest;
 
 pub(super) fn report(
     classes: &[String],

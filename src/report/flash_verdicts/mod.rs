@@ -18,9 +18,8 @@ pub mod words;
 
 use crate::analysis::flash::Confidence;
 use crate::flash::session::{Figures, Measured};
-use crate::result::flash::{
-    Figure, Finding, FlashReport, FlashTable, FlashTest, Status, TypedTable,
-};
+use crate::result::flash::{Figure, Finding, FlashReport, FlashTable, Status, TypedTable};
+use crate::vocab::options::FlashTest;
 
 /// The report of one measured test, with the AU it used as a last finding.
 pub fn build(measured: &Measured) -> FlashReport {

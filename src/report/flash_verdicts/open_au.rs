@@ -3,7 +3,8 @@
 
 use super::{assemble, finding};
 use crate::flash::{FlashReport, open_au};
-use crate::result::flash::{Cell, Column, Figure, FlashTest, TypedTable};
+use crate::result::flash::{Cell, Column, Figure, TypedTable};
+use crate::vocab::options::FlashTest;
 
 pub(super) fn report(r: &open_au::OpenAuResult) -> FlashReport {
     let findings = vec![finding(

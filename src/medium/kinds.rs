@@ -1,0 +1,300 @@
+//! The open path of each kind of target: a directory (through a scratch
+//! file iocurve makes), an existing file, a block device, a simulated card.
+//! Each applies the write rules its kind needs before the gate is made, and
+//! fills in what the target is for the results.
+
+use super::descriptors::{dev_null, dio_alignment, open_reader, scratch_file, write_gate};
+use super::gate::{Permit, WriteGate};
+use super::scratch::ScratchFile;
+use super::{OpenTarget, TargetRequest, storage, write_rules};
+use crate::engine::sim::{SimDevice, SimParams};
+use crate::error::usage;
+use crate::probe::sysfs::{BlockDevice, Mount};
+use crate::result::Caveat;
+use crate::result::{TargetInfo, TargetKind};
+use crate::vocab::options::IoMode;
+use anyhow::Result;
+use std::fs::File;
+use std::io;
+use std::path::Path;
+
+/// The two ways to allow a write test on a medium that may hold data.
+const PRESERVE_OR_DESTRUCTIVE: &str = "Pass --preserve to have iocurve copy the region the test writes to a journal on another file system and put it back afterwards (crash-safe: `iocurve recover` finishes an interrupted restore), or --destructive if its contents may be lost";
+
+pub(super) fn open_directory(
+    req: &TargetRequest,
+    examined: &storage::Examined,
+    device: Option<BlockDevice>,
+    filesystem: Option<Mount>,
+) -> Result<OpenTarget> {
+    let scratch = scratch_file(req)?;
+    scratch_in_examined(&scratch, examined, &req.path)?;
+    let mut notes = Vec::new();
+    if let Some(note) = scratch.size_note() {
+        notes.push(Caveat::note(note));
+    }
+    // iocurve's own file: writable whatever the command, since the
+    // preparation pass fills it even for a read test.
+    let reader = scratch.file().try_clone()?;
+    let gate = WriteGate::new(
+        scratch.file().try_clone()?,
+        Permit::Scratch,
+        scratch.path(),
+        false,
+    );
+    let align = dio_alignment(&reader, device.as_ref());
+    let info = TargetInfo {
+        path: display(&req.path),
+        kind: TargetKind::Directory,
+        scratch_file: Some(display(scratch.path())),
+        size_bytes: scratch.size(),
+        device,
+        filesystem,
+        mode: mode(req),
+        logical_block_size: align as u32,
+        writable: true,
+        notes,
+    };
+    Ok(OpenTarget {
+        reader,
+        gate,
+        info,
+        align: align.max(crate::sys::buffer::MIN_ALIGN),
+        scratch: Some(scratch),
+        sim: None,
+    })
+}
+
+pub(super) fn open_file(
+    req: &TargetRequest,
+    examined: &storage::Examined,
+    device: Option<BlockDevice>,
+    filesystem: Option<Mount>,
+) -> Result<OpenTarget> {
+    // A file behind a loop device is that device's medium, a swap file the
+    // kernel's, a file another program writes that program's, a file
+    // mounted elsewhere visible there: in use, whatever the flags.
+    if req.want_write
+        && let Some(why) = write_rules::why_file_in_use(&req.path, examined.id)?
+    {
+        return Err(usage(format!(
+            "refusing to write to {}: {why}",
+            req.path.display()
+        )));
+    }
+    if req.want_write && !req.destructive && !req.preserve {
+        let found = write_rules::probe_data_signature(&req.path).ok().flatten();
+        let holds = found.map(|sig| format!(" It holds data ({sig} signature found)."));
+        return Err(usage(format!(
+            "refusing to write to {}: it is an existing file, not a scratch file of iocurve's.{} {PRESERVE_OR_DESTRUCTIVE}, or give a directory so iocurve tests with a scratch file it removes afterwards",
+            req.path.display(),
+            holds.unwrap_or_default()
+        )));
+    }
+    let reader = open_reader(&req.path, req)?;
+    let gate = write_gate(req, false)?;
+    opened_as_examined(&reader, &gate, examined, &req.path)?;
+    let align = dio_alignment(&reader, device.as_ref());
+    let info = TargetInfo {
+        path: display(&req.path),
+        kind: TargetKind::File,
+        scratch_file: None,
+        size_bytes: examined.len,
+        device,
+        filesystem,
+        mode: mode(req),
+        logical_block_size: align as u32,
+        writable: req.want_write,
+        notes: Vec::new(),
+    };
+    Ok(OpenTarget {
+        reader,
+        gate,
+        info,
+        align: align.max(crate::sys::buffer::MIN_ALIGN),
+        scratch: None,
+        sim: None,
+    })
+}
+
+pub(super) fn open_block_device(
+    req: &TargetRequest,
+    examined: &storage::Examined,
+    device: Option<BlockDevice>,
+) -> Result<OpenTarget> {
+    let name = req.path.display();
+    if req.want_write && device.is_none() {
+        return Err(usage(format!(
+            "refusing to write to {name}: it cannot be identified in /sys/class/block, so iocurve cannot check that nothing uses it; measure reads only (--rw read or randread)"
+        )));
+    }
+    if req.want_write {
+        if let Some(dev) = &device {
+            if let Some(why) = write_rules::why_busy(dev)? {
+                return Err(usage(format!(
+                    "refusing to write to {name}: {why}. A write test overwrites the device, so nothing may use it: release it first, or measure reads only (--rw read or randread)"
+                )));
+            }
+            if dev.read_only {
+                return Err(usage(format!(
+                    "{name} is read-only (write-protect switch or kernel setting): measure reads only (--rw read or randread)"
+                )));
+            }
+        }
+        if !req.destructive && !req.preserve {
+            let found = first_bytes(&req.path)
+                .ok()
+                .and_then(|b| write_rules::has_data_signature(&b));
+            let holds = found.map(|sig| format!(" It holds data ({sig} signature found)."));
+            return Err(usage(format!(
+                "refusing to write to {name}: a write test overwrites the device and destroys its data.{} {PRESERVE_OR_DESTRUCTIVE}, or measure reads only (--rw read or randread)",
+                holds.unwrap_or_default()
+            )));
+        }
+    }
+    let reader = open_reader(&req.path, req)?;
+    let gate = write_gate(req, true)?;
+    opened_as_examined(&reader, &gate, examined, &req.path)?;
+    let size = device_size(&reader)?;
+    let lbs = rustix::fs::ioctl_blksszget(&reader)
+        .map(|v| v as usize)
+        .unwrap_or_else(|_| {
+            device
+                .as_ref()
+                .map_or(512, |d| d.logical_block_size as usize)
+        });
+    let mut notes = Vec::new();
+    if let Some(note) = device.as_ref().and_then(loop_cache_note) {
+        notes.push(note);
+    }
+    let info = TargetInfo {
+        path: display(&req.path),
+        kind: TargetKind::BlockDevice,
+        scratch_file: None,
+        size_bytes: size,
+        device,
+        filesystem: None,
+        mode: mode(req),
+        logical_block_size: lbs as u32,
+        writable: req.want_write,
+        notes,
+    };
+    Ok(OpenTarget {
+        reader,
+        gate,
+        info,
+        align: lbs.max(crate::sys::buffer::MIN_ALIGN),
+        scratch: None,
+        sim: None,
+    })
+}
+
+/// A simulated card: always writable (it holds nothing of the user's), and
+/// with no file behind it. `/dev/null` stands in for the descriptor, so the
+/// steps that take one (preparation fills) are harmless no-ops; measuring
+/// goes to the simulator's engine.
+pub(super) fn open_sim(req: &TargetRequest, spec: &str) -> Result<OpenTarget> {
+    let params = SimParams::parse(spec).map_err(usage)?;
+    let file = dev_null()?;
+    let reader = file.try_clone()?;
+    let gate = WriteGate::new(file, Permit::Simulated, &req.path, false);
+    let info = TargetInfo {
+        path: display(&req.path),
+        kind: TargetKind::Simulated,
+        scratch_file: None,
+        size_bytes: params.size,
+        device: None,
+        filesystem: None,
+        mode: IoMode::Direct,
+        logical_block_size: crate::engine::sim::SECTOR as u32,
+        writable: true,
+        notes: vec![Caveat::simulated(params.describe())],
+    };
+    Ok(OpenTarget {
+        reader,
+        gate,
+        info,
+        align: crate::sys::buffer::MIN_ALIGN,
+        scratch: None,
+        sim: Some(Box::new(SimDevice::new(params))),
+    })
+}
+
+/// Checks that the descriptors a file or device target was opened with
+/// (the reader and, when held, the writer) are the file that was examined
+/// and found to be storage.
+fn opened_as_examined(
+    reader: &File,
+    gate: &WriteGate,
+    examined: &storage::Examined,
+    path: &Path,
+) -> Result<()> {
+    examined.same_file(reader, path)?;
+    if let WriteGate::Held(guard) = gate {
+        examined.same_file(guard.file(), path)?;
+    }
+    Ok(())
+}
+
+/// Checks that the scratch file was made on storage, on the file system of
+/// the directory that was examined (not in one swapped in meanwhile).
+fn scratch_in_examined(
+    scratch: &ScratchFile,
+    examined: &storage::Examined,
+    dir: &Path,
+) -> Result<()> {
+    let made = storage::classify(scratch.file())?.map_err(|why| why.refusal(dir))?;
+    if (made.id.0, made.id.1) != (examined.id.0, examined.id.1) {
+        return Err(usage(format!(
+            "{} was replaced while iocurve made its scratch file there (it is on another file system now), so nothing was measured: make sure nothing renames or remounts it, then run the command again",
+            dir.display()
+        )));
+    }
+    Ok(())
+}
+
+/// A loop device without direct I/O reads its backing file through the
+/// host's page cache: its own counters see every request, yet the medium
+/// beneath may see none.
+fn loop_cache_note(dev: &BlockDevice) -> Option<Caveat> {
+    let backing = dev.loop_backing_file.as_ref()?;
+    let dio = std::fs::read_to_string(format!("/sys/class/block/{}/loop/dio", dev.disk)).ok()?;
+    (dio.trim() == "0").then(|| {
+        Caveat::cache(format!(
+            "{} reads {backing} through the page cache (loop direct I/O is off), so figures may be memory speed; attach it with `losetup --direct-io=on` to measure the medium",
+            dev.name
+        ))
+    })
+}
+
+fn mode(req: &TargetRequest) -> IoMode {
+    if req.buffered {
+        IoMode::Buffered
+    } else {
+        IoMode::Direct
+    }
+}
+
+fn display(path: &Path) -> String {
+    path.display().to_string()
+}
+
+fn device_size(file: &File) -> Result<u64> {
+    let end = rustix::fs::seek(file, rustix::fs::SeekFrom::End(0))?;
+    Ok(end)
+}
+
+fn first_bytes(path: &Path) -> io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut buf = vec![0u8; 72 * 1024];
+    let mut f = File::open(path)?;
+    let mut filled = 0;
+    while filled < buf.len() {
+        match f.read(&mut buf[filled..])? {
+            0 => break,
+            n => filled += n,
+        }
+    }
+    buf.truncate(filled);
+    Ok(buf)
+}

@@ -1,0 +1,24 @@
+//! Test hooks: pauses the integration tests ask for through the
+//! environment, so that they can kill or signal the process while a journal
+//! is being filled or written back. Unset, they cost one lookup.
+
+use std::time::Duration;
+
+/// Test hook: sleep this many milliseconds per chunk copied or restored, so
+/// that a test can kill the process in the middle of either.
+const DELAY_ENV: &str = "IOCURVE_TEST_JOURNAL_DELAY_MS";
+
+/// Test hook: sleep this many milliseconds once before copying into a
+/// test's later journal (part 1 on), which is often one chunk long, so
+/// that a test can signal the process while that journal is filling.
+pub(super) const LATER_PART_DELAY_ENV: &str = "IOCURVE_TEST_LATER_JOURNAL_DELAY_MS";
+
+pub(super) fn test_delay() {
+    test_sleep(DELAY_ENV);
+}
+
+pub(super) fn test_sleep(env: &str) {
+    if let Some(ms) = std::env::var(env).ok().and_then(|v| v.parse::<u64>().ok()) {
+        std::thread::sleep(Duration::from_millis(ms));
+    }
+}

@@ -1,0 +1,46 @@
+//! `--preserve`: copy what a write test will overwrite, put it back after,
+//! and finish the job after a crash (`iocurve recover`).
+//!
+//! The sequence, each step fsynced before the next (see [`super::journal`]):
+//! check the journal directory (another file system than the target, one
+//! that survives power loss, with room for the copy); copy the regions into
+//! a `FILLING` journal with per-chunk checksums; arm it; run the test; check
+//! the whole journal, write it back, fsync, read the medium back with
+//! O_DIRECT and compare with the checksums; mark the journal `DONE`; delete
+//! it. None of this is timed: the commands call it outside the measurements.
+//!
+//! A test that learns where it must write while running (the capacity
+//! search) journals each new set of regions the same way, in a journal of
+//! its own numbered after the first (`part` in the metadata). The parts are
+//! written back latest first, after the test or by `recover`, which
+//! finishes every armed part of a test whichever one it is given.
+//!
+//! f3probe keeps its backup in memory, which a crash loses; iocurve's lives
+//! in a file that `recover` can replay any number of times.
+//!
+//! One file per job: `directory` checks where the journal goes, `save`
+//! fills and arms it, `restore` writes it back after the test, `recover`
+//! finishes it after a crash, `unfinished` finds the journals left behind,
+//! `holder` tells who holds one, `medium` reads and writes the medium
+//! past the page cache, and `messages` words what failed and how to
+//! finish it.
+
+mod directory;
+mod holder;
+mod hooks;
+mod medium;
+mod messages;
+mod recover;
+mod restore;
+mod save;
+mod unfinished;
+
+#[cfg(test)]
+mod fixture;
+
+pub use directory::{check_journal_dir, journal_dir};
+pub use messages::{failed_after_test, journal_left_note, recover_command, restore_failure};
+pub use recover::{Outcome, recover};
+pub use restore::{Changes, RestoreError, Restored, apply, changed_bytes, restore_after_test};
+pub use save::{Preserved, Timing, backup, regions_for};
+pub use unfinished::{list, refuse_if_unfinished, unfinished};

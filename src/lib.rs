@@ -20,7 +20,7 @@
 //! | 3 | [`analysis`] | reading what was measured, pure: curve models, crossovers, sustain, surface, compare's verdicts, the flash detectors |
 //! | 2 | [`result`] | the one result type, [`result::RunResult`], as pure data, with the rows store and report share |
 //! | 1 | [`vocab`], [`engine`], [`stats`], [`probe`] | closed sets and typed configurations; the engines and clocks; histograms and the bootstrap; who a device and a host are |
-//! | 0 | [`units`], [`error`], [`sys`], [`interrupt`] | units and their formats; exit codes and one-line errors; every foreign call and `unsafe` block of the FFI; Ctrl-C |
+//! | 0 | [`units`], [`error`], [`sys`], [`interrupt`] | units and their formats; exit codes and one-line errors; every foreign call and every `unsafe` block; Ctrl-C |
 
 // Nested `if let` reads more plainly here than let-chains.
 #![allow(clippy::collapsible_if)]
@@ -28,15 +28,13 @@
 pub mod analysis;
 pub mod cli;
 pub mod commands;
-// With `sys`, the only home of `unsafe` (Cargo.toml denies it everywhere
-// else): io_uring submissions and mapped reads live beside their engines.
-#[allow(unsafe_code)]
 pub mod engine;
 pub mod error;
 pub mod flash;
 pub mod import;
 pub mod interrupt;
 pub mod live;
+pub mod medium;
 pub mod output;
 pub mod probe;
 pub mod report;
@@ -44,8 +42,8 @@ pub mod result;
 pub mod safety;
 pub mod stats;
 pub mod store;
-// Every foreign call; with `engine`, the only home of `unsafe`.
-pub mod medium;
+// Every foreign call, and the only home of `unsafe` (Cargo.toml denies it
+// everywhere else).
 #[allow(unsafe_code)]
 pub mod sys;
 pub mod units;

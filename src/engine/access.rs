@@ -13,8 +13,10 @@
 
 use super::{Clock, Engine, EngineSetup, IoError, OpKind, OpSource};
 use crate::sys::buffer::AlignedBuf;
+use crate::sys::mmap::Mapping;
+use crate::sys::stdio::Stream;
 use std::io;
-use std::os::fd::{AsRawFd, BorrowedFd};
+use std::os::fd::BorrowedFd;
 
 fn io_error(kind: OpKind, offset: u64, len: u32, error: io::Error) -> IoError {
     IoError {
@@ -65,81 +67,6 @@ fn read_loop<S: OpSource>(
     Ok(())
 }
 
-/// Size of what the descriptor names (file length or device size).
-fn size_of(fd: BorrowedFd<'_>) -> io::Result<u64> {
-    Ok(rustix::fs::seek(fd, rustix::fs::SeekFrom::End(0))?)
-}
-
-/// A read-only shared mapping of a whole file or device, unmapped on drop.
-struct Mapping {
-    addr: *mut libc::c_void,
-    len: usize,
-}
-
-impl Mapping {
-    fn new(fd: BorrowedFd<'_>) -> io::Result<Mapping> {
-        let len = size_of(fd)? as usize;
-        if len == 0 {
-            return Err(io::Error::new(io::ErrorKind::InvalidInput, "empty target"));
-        }
-        // SAFETY: a fresh read-only shared mapping of the descriptor; no
-        // existing memory is affected, and the kernel picks the address.
-        let addr = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ,
-                libc::MAP_SHARED,
-                fd.as_raw_fd(),
-                0,
-            )
-        };
-        if addr == libc::MAP_FAILED {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(Mapping { addr, len })
-    }
-
-    /// Copies `dst.len()` bytes from `offset` of the mapping, taking the
-    /// page faults that load them.
-    ///
-    /// # Safety
-    ///
-    /// `offset + dst.len()` must not exceed the mapping, and the file must
-    /// not shrink meanwhile: a page past its end, or one the device cannot
-    /// read, raises SIGBUS instead of returning an error.
-    unsafe fn copy_out(&self, offset: usize, dst: &mut [u8]) {
-        // SAFETY: the caller keeps the range inside the mapping; `dst` is a
-        // distinct, writable buffer of the given length.
-        unsafe {
-            let src = (self.addr as *const u8).add(offset);
-            std::ptr::copy_nonoverlapping(src, dst.as_mut_ptr(), dst.len());
-        }
-    }
-
-    /// Fills `dst` from `offset` of the mapping; a range past its end is an
-    /// error, not a page fault beyond it.
-    fn read_at(&self, offset: u64, dst: &mut [u8]) -> io::Result<()> {
-        if offset as usize + dst.len() > self.len {
-            return Err(io::Error::new(
-                io::ErrorKind::UnexpectedEof,
-                "read past the end",
-            ));
-        }
-        // SAFETY: the range was checked against the mapping just above.
-        unsafe { self.copy_out(offset as usize, dst) };
-        Ok(())
-    }
-}
-
-impl Drop for Mapping {
-    fn drop(&mut self) {
-        // SAFETY: unmapping exactly the mapping made in `new`, which nothing
-        // borrows past the engine's life.
-        unsafe { libc::munmap(self.addr, self.len) };
-    }
-}
-
 /// Reads by copying out of a mapping of the whole target: every first
 /// touch of a page is a page fault the kernel serves from the device.
 pub struct MmapEngine<C: Clock> {
@@ -151,7 +78,7 @@ pub struct MmapEngine<C: Clock> {
 impl<C: Clock> MmapEngine<C> {
     pub fn new(setup: EngineSetup<'_, C>) -> io::Result<Self> {
         Ok(MmapEngine {
-            map: Mapping::new(setup.fd)?,
+            map: Mapping::whole(setup.fd)?,
             buf: AlignedBuf::new(setup.block_size, setup.align),
             clock: setup.clock,
         })
@@ -175,65 +102,14 @@ impl<C: Clock> Engine for MmapEngine<C> {
     }
 }
 
-/// A C library stream on a duplicate of the target's descriptor, closed
-/// on drop.
-struct Stream {
-    fp: *mut libc::FILE,
-}
-
-impl Stream {
-    fn open(fd: BorrowedFd<'_>) -> io::Result<Stream> {
-        let dup = rustix::io::fcntl_dupfd_cloexec(fd, 0)?;
-        let raw = std::os::fd::IntoRawFd::into_raw_fd(dup);
-        // SAFETY: `raw` is a descriptor we own (just duplicated); fdopen
-        // takes it over and the string is NUL-terminated.
-        let fp = unsafe { libc::fdopen(raw, c"rb".as_ptr()) };
-        if fp.is_null() {
-            let e = io::Error::last_os_error();
-            // SAFETY: fdopen failed, so `raw` is still ours to close.
-            unsafe { libc::close(raw) };
-            return Err(e);
-        }
-        Ok(Stream { fp })
+/// Fills `dst` with `fread` calls of at most `call` bytes each.
+fn read_in_calls(stream: &mut Stream, dst: &mut [u8], call: usize) -> io::Result<()> {
+    let mut done = 0;
+    while done < dst.len() {
+        let want = call.min(dst.len() - done);
+        done += stream.read(&mut dst[done..done + want])?;
     }
-
-    /// Moves the stream to `offset` (fseeko drops the library's buffer).
-    fn seek(&mut self, offset: u64) -> io::Result<()> {
-        // SAFETY: `fp` is the open stream owned by self.
-        let rc = unsafe { libc::fseeko(self.fp, offset as libc::off_t, libc::SEEK_SET) };
-        if rc != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(())
-    }
-
-    /// Fills `dst` with `fread` calls of at most `call` bytes each.
-    fn read_in_calls(&mut self, dst: &mut [u8], call: usize) -> io::Result<()> {
-        let mut done = 0;
-        while done < dst.len() {
-            let want = call.min(dst.len() - done);
-            // SAFETY: `dst[done..done + want]` is writable memory we own and
-            // `fp` is the open stream owned by self.
-            let n = unsafe { libc::fread(dst[done..].as_mut_ptr().cast(), 1, want, self.fp) };
-            if n == 0 {
-                return Err(self.failure());
-            }
-            done += n;
-        }
-        Ok(())
-    }
-
-    fn failure(&mut self) -> io::Error {
-        // SAFETY: `fp` is the open stream owned by self.
-        let failed = unsafe { libc::ferror(self.fp) } != 0;
-        let e = io::Error::last_os_error();
-        // SAFETY: as above; clears the flags so a later seek can go on.
-        unsafe { libc::clearerr(self.fp) };
-        match failed {
-            true => e,
-            false => io::Error::new(io::ErrorKind::UnexpectedEof, "end of file"),
-        }
-    }
+    Ok(())
 }
 
 /// How a whole file is read by `files load`.
@@ -270,25 +146,16 @@ pub fn read_whole_file(
             Ok(got)
         }
         FileRead::Mmap => {
-            let map = Mapping::new(std::os::fd::AsFd::as_fd(file))?;
-            let n = len.min(map.len);
-            // SAFETY: the copy stays inside the mapping (n <= map.len), and
-            // the file is one `files load` created and nothing else writes.
-            unsafe { map.copy_out(0, &mut dst[..n]) };
+            let map = Mapping::whole(std::os::fd::AsFd::as_fd(file))?;
+            let n = len.min(map.len());
+            map.read_at(0, &mut dst[..n])?;
             Ok(n)
         }
         FileRead::Stdio(call) => {
             let mut stream = Stream::open(std::os::fd::AsFd::as_fd(file))?;
-            stream.read_in_calls(dst, call.max(1))?;
+            read_in_calls(&mut stream, dst, call.max(1))?;
             Ok(len)
         }
-    }
-}
-
-impl Drop for Stream {
-    fn drop(&mut self) {
-        // SAFETY: closing the stream opened in `open`, used by no one else.
-        unsafe { libc::fclose(self.fp) };
     }
 }
 
@@ -339,7 +206,7 @@ impl<C: Clock> Engine for StdioEngine<C> {
                     result = stream.seek(offset);
                 }
                 if result.is_ok() {
-                    result = stream.read_in_calls(dst, call);
+                    result = read_in_calls(stream, dst, call);
                 }
                 // After a failure the stream's place is unknown: seek next time.
                 *position = match result {

@@ -7,8 +7,9 @@
 //! never reads the time itself.
 //!
 //! The timed path (from `OpSource::next` to `OpSource::completed`) allocates
-//! nothing, takes no lock and formats nothing. This module is the only place
-//! in iocurve with `unsafe` code; each block states what keeps it sound.
+//! nothing, takes no lock and formats nothing. The engines hold no `unsafe`:
+//! the io_uring ring, the memory mapping and the C library stream they use
+//! are safe types in [`crate::sys`].
 
 pub mod access;
 mod clock;

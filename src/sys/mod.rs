@@ -8,9 +8,12 @@
 pub mod affinity;
 pub mod buffer;
 pub mod loop_device;
+pub mod mmap;
 pub mod page_cache;
 pub mod rusage;
 pub mod sqlite;
+pub mod stdio;
+pub mod uring;
 
 pub use affinity::{allowed_cpus, pin_current_thread};
 pub use loop_device::{LoopInfo64, loop_status64};

@@ -14,6 +14,7 @@ pub mod more;
 pub mod output;
 pub mod profile;
 pub mod run;
+pub mod stored;
 pub mod stream;
 pub mod surface;
 pub mod sustain;
@@ -21,6 +22,9 @@ pub mod sustain;
 pub use flash::FlashCommand;
 pub use more::{CopyArgs, EndureArgs, SurfaceArgs};
 pub use output::{DbArg, JsonLinesArg, OutputArgs, StoreArgs};
+pub use stored::{
+    CompareArgs, DeleteArgs, ExportArgs, HistoryArgs, ImportArgs, ListArgs, ReportArgs,
+};
 
 use crate::units;
 use crate::vocab::limits;
@@ -267,119 +271,6 @@ pub struct ProbeArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
-}
-
-#[derive(Debug, Args, Clone)]
-pub struct HistoryArgs {
-    /// A device: id or key from `iocurve list`, a kernel name (sdb), or part
-    /// of its name [default: every device].
-    #[arg(value_parser = limits::name)]
-    pub device: Option<String>,
-
-    /// Print the devices with their runs as one JSON document (each run's
-    /// id, date, command, status and headline figures).
-    #[arg(long)]
-    pub json: bool,
-
-    #[command(flatten)]
-    pub db: DbArg,
-}
-
-#[derive(Debug, Args, Clone)]
-pub struct DeleteArgs {
-    /// Run ids from `iocurve list`; all are deleted or, if one is not
-    /// stored, none.
-    #[arg(required = true, num_args = 1.., value_name = "RUN")]
-    pub runs: Vec<i64>,
-
-    #[command(flatten)]
-    pub db: DbArg,
-}
-
-#[derive(Debug, Args, Clone)]
-pub struct ListArgs {
-    /// Print the devices and runs as one JSON document.
-    #[arg(long)]
-    pub json: bool,
-
-    #[command(flatten)]
-    pub db: DbArg,
-}
-
-/// What `compare --json` prints.
-const COMPARE_JSON: &str = "Print the test-by-test comparison as JSON: each pair of like tests with its repetitions, ratio interval and verdict, and the tests set apart with their reasons";
-/// What `compare --csv` prints.
-const COMPARE_CSV: &str = "Print every compared run's tests as CSV, one row each, as `export --format csv` does (the verdicts are in --json)";
-
-#[derive(Debug, Args, Clone)]
-#[command(
-    mut_arg("json", |a| a.help(COMPARE_JSON)),
-    mut_arg("csv", |a| a.help(COMPARE_CSV)),
-    mut_arg("markdown", |a| a.help("Print the comparison as Markdown: the table, then the verdicts as a list"))
-)]
-pub struct CompareArgs {
-    /// Run ids, device names (their latest run), or JSON result files.
-    #[arg(required = true, num_args = 1.., value_parser = limits::name)]
-    pub runs: Vec<String>,
-
-    /// The first run's test whose kind the table shows [default: its first
-    /// test, e.g. SEQ 1MiB Q8]; other runs show their test of that kind.
-    #[arg(long)]
-    pub test: Option<String>,
-
-    /// Differences smaller than this share (percent) are noise.
-    #[arg(long, default_value = "5", value_parser = limits::COMPARE_THRESHOLD.parser())]
-    pub threshold: f64,
-
-    /// The run every other is judged against (a run id, device name or JSON
-    /// file) [default: the first of RUNS].
-    #[arg(long, value_name = "RUN", value_parser = limits::name)]
-    pub baseline: Option<String>,
-
-    /// Exit 6 when a test of a later run is slower than the baseline by
-    /// more than this share, with a verdict that says slower (for CI, e.g.
-    /// 5%) [default: never fail on a slowdown].
-    #[arg(long, value_name = "PERCENT", value_parser = limits::fail_above)]
-    pub fail_above: Option<f64>,
-
-    #[command(flatten)]
-    pub output: OutputArgs,
-
-    #[command(flatten)]
-    pub db: DbArg,
-}
-
-#[derive(Debug, Args, Clone)]
-pub struct ExportArgs {
-    /// A run id, a device name (its latest run) or a JSON result file
-    /// [default: the latest run].
-    #[arg(value_parser = limits::name)]
-    pub run: Option<String>,
-
-    /// Output format (--json, --csv and --markdown name one too).
-    #[arg(long, value_enum, default_value = "markdown", conflicts_with_all = ["json", "csv", "markdown"])]
-    pub format: options::ExportFormat,
-
-    #[command(flatten)]
-    pub output: OutputArgs,
-
-    #[command(flatten)]
-    pub db: DbArg,
-}
-
-#[derive(Debug, Args, Clone)]
-pub struct ImportArgs {
-    /// fio's JSON output.
-    #[arg(value_parser = parse_path)]
-    pub file: PathBuf,
-
-    /// The device the fio run measured, probed now for its identity
-    /// [default: the job's filename or directory, when it exists here].
-    #[arg(long, value_name = "PATH", value_parser = parse_path)]
-    pub device: Option<PathBuf>,
-
-    #[command(flatten)]
-    pub db: DbArg,
 }
 
 /// The permissions of a test that writes: destroy, or journal and restore.
@@ -634,35 +525,6 @@ pub struct CurveArgs {
 }
 
 #[derive(Debug, Args, Clone)]
-pub struct ReportArgs {
-    /// Run ids to include (see `iocurve list`) [default: the latest run].
-    #[arg(value_name = "RUN")]
-    pub runs: Vec<i64>,
-
-    /// The latest runs of this device (id, key, kernel name or label)
-    /// [default: every device].
-    #[arg(long, value_name = "NAME", value_parser = limits::name)]
-    pub device: Option<String>,
-
-    /// How many of the latest runs to include.
-    #[arg(long, value_name = "N", default_value = "1", value_parser = limits::LAST.parser())]
-    pub last: u32,
-
-    /// Where to write the page.
-    #[arg(
-        short,
-        long,
-        value_name = "FILE",
-        default_value = "iocurve-report.html",
-        value_parser = parse_path
-    )]
-    pub output: PathBuf,
-
-    #[command(flatten)]
-    pub db: DbArg,
-}
-
-#[derive(Debug, Args, Clone)]
 pub struct RecoverArgs {
     /// A journal file [default: every unfinished journal in the journal
     /// directory].
@@ -701,109 +563,4 @@ fn parse_mix(text: &str) -> Result<u8, String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use clap::CommandFactory;
-
-    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
-        Cli::try_parse_from(std::iter::once("iocurve").chain(args.iter().copied()))
-    }
-
-    fn line(args: &[&str]) -> Option<String> {
-        one_line_error(&parse(args).unwrap_err())
-    }
-
-    #[test]
-    fn the_definition_is_consistent() {
-        Cli::command().debug_assert();
-    }
-
-    #[test]
-    fn every_default_passes_its_own_check() {
-        for args in [
-            &["run"][..],
-            &["profile"],
-            &["curve"],
-            &["surface"],
-            &["stream"],
-            &["sustain"],
-            &["endure", "x", "--cycles", "1"],
-            &["copy", "a", "b"],
-            &["files", "load"],
-            &["files", "save"],
-            &["flash", "class", "x"],
-            &["compare", "1"],
-            &["report"],
-            &["history"],
-        ] {
-            assert!(parse(args).is_ok(), "{args:?}: {:?}", parse(args).err());
-        }
-    }
-
-    #[test]
-    fn a_rejected_value_is_one_line_with_option_value_and_range() {
-        assert_eq!(
-            line(&["flash", "class", "sim:size=64M", "--au", "511"]).as_deref(),
-            Some("--au 511: an AU is a multiple of 16 KiB from 16 KiB to 64 GiB (e.g. 4M)")
-        );
-        assert_eq!(
-            line(&["run", ".", "--engine", "foo"]).as_deref(),
-            Some("--engine foo: not one of auto, sync, uring")
-        );
-        let empty = line(&["run", ""]).unwrap();
-        assert!(empty.starts_with("TARGET \"\": an empty target"), "{empty}");
-        let padded = line(&["run", ".", "--time= 0 "]).unwrap();
-        assert!(
-            padded.starts_with("--time \" 0 \": a duration above 0"),
-            "{padded}"
-        );
-        assert!(line(&["run", "--no-such-option"]).is_none());
-        assert!(line(&["--help"]).is_none());
-    }
-
-    /// Every option that takes one of a closed set of values, with the
-    /// command line it belongs to.
-    const ENUM_OPTIONS: [(&[&str], &str); 8] = [
-        (&["run", "."], "--engine"),
-        (&["run", "."], "--rw"),
-        (&["run", "."], "--method"),
-        (&["run", "."], "--bs"),
-        (&["files", "load"], "--method"),
-        (&["stream", "."], "--rw"),
-        (&["copy", "a", "b"], "--sync"),
-        (&["export"], "--format"),
-    ];
-
-    proptest::proptest! {
-        #[test]
-        fn arbitrary_enum_values_parse_or_are_refused(text in proptest::prelude::any::<String>()) {
-            for (command, option) in ENUM_OPTIONS {
-                let value = format!("{option}={text}");
-                let args: Vec<&str> = command.iter().copied().chain([value.as_str()]).collect();
-                if let Err(e) = parse(&args) {
-                    // A refusal names the option when it is about the value.
-                    if let Some(line) = one_line_error(&e) {
-                        proptest::prop_assert!(line.starts_with(option), "{}", line);
-                    }
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn enum_options_take_their_spellings() {
-        let cli = parse(&[
-            "run", ".", "--rw", "randrw", "--method", "mmap", "--bs", "max",
-        ])
-        .unwrap();
-        let Command::Run(run) = cli.command else {
-            panic!("not run")
-        };
-        assert_eq!(run.rw, crate::vocab::Rw::RandRw);
-        assert_eq!(run.method, options::ReadMethod::Mmap);
-        assert_eq!(run.bs, options::BlockSize::DeviceMax);
-        assert_eq!(run.target.engine, options::EngineChoice::Auto);
-        assert!(parse(&["run", ".", "--rw", "readwrite"]).is_err());
-        assert!(parse(&["export", "--format", "md"]).is_ok());
-    }
-}
+mod tests;

@@ -1,0 +1,263 @@
+//! Unit tests of `capacity`, kept beside it so the module reads as the
+//! code it is.
+
+use super::*;
+use crate::engine::sim::{SimDevice, SimParams};
+use crate::flash::Confidence;
+use crate::flash::SimIo;
+
+fn probe_with(spec: &str, flush: u64, seed: u64) -> CapacityResult {
+    let dev = SimDevice::new(SimParams::parse(spec).unwrap());
+    let plan = CapacityPlan::new(dev.params().size, flush, seed);
+    let r = detect(&mut SimIo(&dev), &plan).unwrap();
+    if !spec.contains("real") {
+        // The first MiB was never written.
+        let mut buf = vec![0u8; 1 << 20];
+        dev.read(0, &mut buf).unwrap();
+        assert!(
+            buf.iter().all(|b| *b == 0),
+            "{spec}: the first MiB was written"
+        );
+    }
+    r
+}
+
+fn probe(spec: &str) -> CapacityResult {
+    probe_with(spec, 128 << 20, 42)
+}
+
+/// The real size lies where the result says.
+fn assert_found(spec: &str, r: &CapacityResult, real: u64) {
+    let usable = r.usable.unwrap_or_else(|| panic!("{spec}: called genuine"));
+    assert!(!r.genuine, "{spec}");
+    assert!(
+        usable <= real && real <= usable + r.precision,
+        "{spec}: {usable} +{} does not hold {real}",
+        r.precision
+    );
+    assert!(r.precision <= 2 * BLOCK, "{spec}: only to {}", r.precision);
+}
+
+#[test]
+fn genuine_cards_pass() {
+    for spec in ["size=8G", "size=1G", "size=4G,cache=64M"] {
+        let r = probe(spec);
+        assert!(
+            r.genuine && r.usable.is_none() && r.bad.is_empty(),
+            "{spec}"
+        );
+    }
+}
+
+#[test]
+fn a_genuine_card_whose_cache_was_seen_full_is_high_confidence() {
+    let r = probe("size=4G,cache=32M,write=10MB/s,burst=40MB/s");
+    assert!(r.genuine && r.cache_beaten);
+    assert_eq!(r.confidence, Confidence::High);
+    let r = probe("size=4G");
+    assert_eq!(
+        r.confidence,
+        Confidence::Low,
+        "no cache seen: it may be larger than the flush"
+    );
+}
+
+#[test]
+fn fakes_of_every_kind_at_any_real_size_are_found() {
+    let reals = [
+        1u64 << 30,
+        3000 << 20,
+        6 << 30,
+        100 << 20,
+        1000 << 20,
+        (5 << 30) + 512 * 7,
+    ];
+    for kind in ["wrap", "zeros", "stale", "eio"] {
+        for real in reals {
+            let spec = format!("size=8G,real={real},fake={kind}");
+            let r = probe(&spec);
+            assert_found(&spec, &r, real);
+            // Below the flush region a retry with a smaller flush, on a
+            // card whose cache the timing cannot show, is medium.
+            let want = match real >= 1 << 30 {
+                true => Confidence::High,
+                false => Confidence::Medium,
+            };
+            assert!(r.confidence >= want, "{spec}: {:?}", r.confidence);
+        }
+    }
+    let spec = "size=32G,real=31G";
+    assert_found(spec, &probe(spec), 31 << 30);
+    let spec = "size=32G,real=5G";
+    assert_found(spec, &probe(spec), 5 << 30);
+}
+
+#[test]
+fn a_cache_that_hides_the_fraud_is_seen_through() {
+    for kind in ["zeros", "stale", "eio"] {
+        let spec = format!("size=8G,real=1G,cache=64M,fake={kind}");
+        let r = probe(&spec);
+        assert_found(&spec, &r, 1 << 30);
+        assert!(r.cache_hid, "{spec}: the immediate read-back looked fine");
+        let bare = probe(&format!("size=8G,real=1G,fake={kind}"));
+        assert!(!bare.cache_hid, "{kind}: no cache, nothing hidden");
+    }
+    let spec = "size=8G,real=1G,cache=64M,fake=wrap";
+    assert_found(spec, &probe(spec), 1 << 30);
+}
+
+#[test]
+fn a_large_cache_is_flushed_by_measuring_it() {
+    // 512 MiB of cache, far beyond the old fixed 128 MiB flush.
+    let spec = "size=16G,real=3G,cache=512M,fake=zeros";
+    let r = probe_with(spec, 4 << 30, 1);
+    assert_found(spec, &r, 3 << 30);
+    assert!(
+        r.cache_beaten && r.flush_written < 2 << 30,
+        "{}",
+        r.flush_written
+    );
+}
+
+#[test]
+fn the_verdict_does_not_depend_on_the_seed() {
+    for spec in [
+        "size=8G,real=6G,fake=zeros",
+        "size=8G,real=3000M",
+        "size=8G",
+    ] {
+        let first = probe_with(spec, 128 << 20, 1);
+        for seed in [2u64, 99, u64::MAX] {
+            let r = probe_with(spec, 128 << 20, seed);
+            assert_eq!(
+                (r.genuine, r.usable, r.precision, r.confidence),
+                (
+                    first.genuine,
+                    first.usable,
+                    first.precision,
+                    first.confidence
+                ),
+                "{spec} seed {seed}"
+            );
+        }
+    }
+}
+
+#[test]
+fn cards_of_the_population_give_one_verdict_whatever_the_seed() {
+    // Fakes and genuine cards drawn as the calibration draws them, with
+    // caches large and small, each probed with three salts.
+    let mut population = crate::engine::population::Population::new(13);
+    let cards: Vec<SimParams> = (0..6).map(|_| population.draw_mixed()).collect();
+    assert!(cards.iter().any(|c| c.real < c.size) && cards.iter().any(|c| c.cache > 0));
+    for card in cards {
+        let spec = crate::engine::population::spec_of(&card);
+        let verdict = |seed: u64| {
+            let dev = SimDevice::new(card.clone());
+            let plan = CapacityPlan::new(card.size, AUTO_FLUSH, seed);
+            let r = detect(&mut SimIo(&dev), &plan).unwrap();
+            (r.genuine, r.usable, r.precision, r.confidence)
+        };
+        let first = verdict(1);
+        for seed in [7u64, u64::MAX] {
+            assert_eq!(verdict(seed), first, "{spec} seed {seed}");
+        }
+    }
+}
+
+#[test]
+fn a_flush_bound_below_the_measured_cache_is_reported() {
+    // The cache fills after about 100 MiB of flush; 64 MiB cannot
+    // write as much again.
+    let spec = "size=8G,cache=80M,write=10MB/s,burst=50MB/s";
+    let r = probe_with(spec, 160 << 20, 3);
+    assert!(r.flush_short && !r.cache_beaten, "{r:?}");
+    assert!(r.cache_filled_at.is_some_and(|at| at >= 80 << 20));
+    assert_eq!(r.confidence, Confidence::Low);
+    let r = probe_with(spec, AUTO_FLUSH, 3);
+    assert!(r.cache_beaten && !r.flush_short);
+    assert_eq!(r.confidence, Confidence::High);
+}
+
+#[test]
+fn a_fake_as_small_as_the_zone_is_bracketed_not_overstated() {
+    // The zone of a 256 GiB claim spans 1–9 MiB: 4 MiB real ends
+    // inside it, 16 MiB (the smallest the population draws) above it.
+    for real_mib in [4u64, 16] {
+        for kind in ["zeros", "stale", "eio", "wrap"] {
+            let spec = format!("size=256G,real={real_mib}M,fake={kind}");
+            let (r, real) = (probe(&spec), real_mib << 20);
+            let usable = r.usable.expect("fake");
+            assert!(
+                usable <= real && real <= usable + r.precision,
+                "{spec}: {r:?}"
+            );
+        }
+    }
+}
+
+fn claiming(dev: &SimDevice, plan: &CapacityPlan) -> (CapacityResult, usize) {
+    let mut io = crate::flash::claiming::Claiming::new(SimIo(dev), plan.regions());
+    let r = detect(&mut io, plan).unwrap();
+    (r, io.claims)
+}
+
+#[test]
+fn later_rounds_claim_their_blocks_before_writing_them() {
+    for spec in ["size=8G,real=6G,fake=zeros", "size=8G,real=100M,fake=eio"] {
+        let dev = SimDevice::new(SimParams::parse(spec).unwrap());
+        let plan = CapacityPlan::new(8 << 30, 64 << 20, 5);
+        let (r, claims) = claiming(&dev, &plan);
+        assert!(r.rounds > 1, "{spec}: one round only");
+        assert!(claims as u32 >= r.rounds - 1, "{spec}: {claims} claims");
+        assert!(r.precision <= 2 * BLOCK, "{spec}: only to {}", r.precision);
+    }
+}
+
+#[test]
+fn a_flush_beyond_the_listed_regions_claims_each_piece_first() {
+    // A 200 MiB cache: the flush runs far past the 128 MiB listed.
+    for spec in [
+        "size=16G,cache=200M,write=20MB/s,burst=80MB/s",
+        "size=16G,real=3G,cache=200M,write=20MB/s,burst=80MB/s,fake=zeros",
+    ] {
+        let dev = SimDevice::new(SimParams::parse(spec).unwrap());
+        let plan = CapacityPlan::new(16 << 30, AUTO_FLUSH, 5);
+        let (r, claims) = claiming(&dev, &plan);
+        assert!(
+            r.cache_beaten && r.flush_written > LISTED_FLUSH,
+            "{spec}: {r:?}"
+        );
+        assert!(claims > 0, "{spec}");
+    }
+}
+
+#[test]
+fn the_flush_never_lands_on_the_zone_the_probes_or_the_first_mib() {
+    for size in [MIN_SIZE, 64 << 20, 1 << 30, 512 << 30] {
+        let plan = CapacityPlan::new(size, 4 << 30, 3);
+        let flush = plan.flush_offset..plan.flush_offset + plan.flush_bytes;
+        assert!(plan.flush_offset >= plan.zone_end() && plan.zone_offset >= PROTECTED);
+        for p in &plan.probes {
+            assert!(!flush.contains(p) && *p >= plan.zone_end(), "{size}: {p}");
+        }
+    }
+}
+
+proptest::proptest! {
+    #[test]
+    fn plans_stay_inside_any_device(
+        size in proptest::prop_oneof![0u64..(64 << 20), proptest::prelude::any::<u64>()],
+        flush in proptest::prelude::any::<u64>(),
+        seed in proptest::prelude::any::<u64>(),
+    ) {
+        let p = CapacityPlan::new(size, flush, seed);
+        for &probe in &p.probes {
+            proptest::prop_assert!(probe >= p.flush_offset + p.flush_bytes && probe + BLOCK <= size);
+        }
+        for (offset, len) in p.regions() {
+            proptest::prop_assert!(offset >= PROTECTED);
+            proptest::prop_assert!(p.probes.is_empty() || offset + len <= size);
+        }
+    }
+}

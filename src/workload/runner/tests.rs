@@ -1,0 +1,101 @@
+//! Unit tests of `runner`, kept beside it so the module reads as the code
+//! it is.
+
+use super::*;
+use crate::result::CaveatKind;
+
+fn device() -> BlockDevice {
+    BlockDevice {
+        name: "sdz".into(),
+        major: 8,
+        minor: 0,
+        disk: "sdz".into(),
+        partition: false,
+        size_bytes: 1 << 30,
+        logical_block_size: 512,
+        physical_block_size: 512,
+        read_only: false,
+        rotational: Some(false),
+        model: None,
+        loop_backing_file: None,
+    }
+}
+
+#[test]
+fn a_device_that_saw_fewer_bytes_than_were_read_means_a_cache_answered() {
+    let before = DiskStat::default();
+    let after = DiskStat {
+        read_sectors: (8 << 20) / 512,
+        read_ios: 64,
+        ..DiskStat::default()
+    };
+    let mut warnings = Vec::new();
+    let io = device_io(
+        Some(&device()),
+        Some(before),
+        Some(after),
+        64 << 20,
+        0,
+        &mut warnings,
+    )
+    .unwrap();
+    assert!((io.cache_served_fraction - 0.875).abs() < 1e-9);
+    assert_eq!(io.avg_read_request_bytes, Some(131072.0));
+    assert_eq!(warnings.len(), 1);
+    assert!(
+        warnings[0].kind() == CaveatKind::Cache && warnings[0].text().contains("88%"),
+        "{}",
+        warnings[0]
+    );
+}
+
+#[test]
+fn a_device_that_saw_every_byte_raises_no_warning() {
+    let after = DiskStat {
+        read_sectors: (64 << 20) / 512,
+        read_ios: 512,
+        ..DiskStat::default()
+    };
+    let mut warnings = Vec::new();
+    let io = device_io(
+        Some(&device()),
+        Some(DiskStat::default()),
+        Some(after),
+        64 << 20,
+        0,
+        &mut warnings,
+    )
+    .unwrap();
+    assert_eq!(io.cache_served_fraction, 0.0);
+    assert!(warnings.is_empty());
+}
+
+#[test]
+fn budgets_and_regions_split_exactly() {
+    let spec = MeasureSpec::new(super::super::SpecRequest {
+        rw: crate::vocab::Rw::Read,
+        mix_read_percent: 0,
+        block_size: 4096,
+        queue_depth: 1,
+        threads: 3,
+        engine: crate::vocab::options::EngineKind::Sync,
+        offset: 8192,
+        span: 100 * 4096,
+        align: 4096,
+        size: Some(10 * 4096),
+        time: None,
+        ramp: None,
+        pattern: crate::vocab::Pattern::Zeros,
+        seed: 1,
+        seed_given: true,
+        verify: false,
+        io: crate::vocab::options::IoMode::Direct,
+    })
+    .unwrap();
+    let total: u64 = (0..3).map(|i| job_budget(&spec, 10 * 4096, i)).sum();
+    assert_eq!(total, 10 * 4096);
+    let regions: Vec<_> = (0..3).map(|i| job_region(&spec, i)).collect();
+    assert_eq!(regions[0], (8192, 33 * 4096));
+    assert_eq!(regions[1].0, 8192 + 33 * 4096);
+    assert!(regions[2].0 + regions[2].1 <= spec.offset + spec.span);
+}

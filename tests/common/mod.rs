@@ -247,15 +247,7 @@ impl LoopDevice {
     }
 
     pub fn with_options(size: u64, losetup_args: &[&str]) -> Result<LoopDevice, String> {
-        if !is_root() {
-            return Err("not root: loop devices need root (CI runs as root)".into());
-        }
-        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
-        let backing = dir.path().join("disk.img");
-        let mut data = vec![0u8; size as usize];
-        let mut rng = fastrand::Rng::with_seed(size);
-        rng.fill(&mut data);
-        std::fs::write(&backing, &data).map_err(|e| e.to_string())?;
+        let (dir, backing) = Self::backing_file(size)?;
         let mut args: Vec<&str> = losetup_args.to_vec();
         let backing_str = backing.display().to_string();
         args.extend(["-f", "--show", &backing_str]);
@@ -267,6 +259,47 @@ impl LoopDevice {
             mount: None,
             _dir: dir,
         })
+    }
+
+    /// A loop device at the given free node (`/dev/loop3`); Err when the
+    /// node is taken (another test may have attached it first).
+    pub fn at(dev: &str, size: u64) -> Result<LoopDevice, String> {
+        let (dir, backing) = Self::backing_file(size)?;
+        sh("losetup", &[dev, &backing.display().to_string()])
+            .map_err(|e| format!("losetup {dev} failed: {e}"))?;
+        Ok(LoopDevice {
+            dev: PathBuf::from(dev),
+            backing,
+            size,
+            mount: None,
+            _dir: dir,
+        })
+    }
+
+    /// A temporary file of `size` seeded random bytes to back a device.
+    fn backing_file(size: u64) -> Result<(tempfile::TempDir, PathBuf), String> {
+        if !is_root() {
+            return Err("not root: loop devices need root (CI runs as root)".into());
+        }
+        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let backing = dir.path().join("disk.img");
+        let mut data = vec![0u8; size as usize];
+        let mut rng = fastrand::Rng::with_seed(size);
+        rng.fill(&mut data);
+        std::fs::write(&backing, &data).map_err(|e| e.to_string())?;
+        Ok((dir, backing))
+    }
+
+    /// True while the node is still backed by this device's file: once it
+    /// is detached, its number may serve another test's device, which must
+    /// not be detached in its place.
+    fn still_ours(&self) -> bool {
+        let attr = format!("/sys/block/{}/loop/backing_file", self.name());
+        let Ok(backed_by) = std::fs::read_to_string(attr) else {
+            return false;
+        };
+        let ours = std::fs::canonicalize(&self.backing).unwrap_or_else(|_| self.backing.clone());
+        Path::new(backed_by.trim()) == ours || Path::new(backed_by.trim()) == self.backing
     }
 
     pub fn path(&self) -> &str {
@@ -300,7 +333,9 @@ impl Drop for LoopDevice {
         if let Some(mnt) = self.mount.take() {
             let _ = sh("umount", &[mnt.to_str().unwrap()]);
         }
-        let _ = sh("losetup", &["-d", self.path()]);
+        if self.still_ours() {
+            let _ = sh("losetup", &["-d", self.path()]);
+        }
     }
 }
 

@@ -123,7 +123,18 @@ fn recover_finds_a_device_that_came_back_under_another_name() {
     // Replugged: detached, and attached again while its old number is
     // taken by another device of the same size (which must stay untouched).
     sh("losetup", &["-d", dev.path()]).unwrap();
-    let impostor = LoopDevice::new(16 * MIB).unwrap();
+    // The impostor takes the old number by name: tests beside this one
+    // attach and detach loop devices too, so "the first free one" need not
+    // be it.
+    let impostor = match LoopDevice::at(dev.path(), 16 * MIB) {
+        Ok(d) => d,
+        Err(why) => {
+            return skipped(&format!(
+                "another test took {} between its detach and the impostor: {why}",
+                dev.path()
+            ));
+        }
+    };
     let impostor_bytes = impostor.contents();
     let again = sh("losetup", &["-f", "--show", &backing]).unwrap();
     struct Detach(String);

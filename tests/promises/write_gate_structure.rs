@@ -18,16 +18,31 @@ const ALLOWED: &[(&str, &str)] = &[
         "opens the gate's writable descriptor after the safety check; /dev/null for sim:",
     ),
     ("src/medium/scratch.rs", "iocurve's own scratch file"),
-    ("src/safety/journal.rs", "the --preserve journals"),
     (
-        "src/safety/trust.rs",
+        "src/safety/journal/writer.rs",
+        "makes the --preserve journals",
+    ),
+    (
+        "src/safety/journal/reader.rs",
+        "reopens a journal by path to record its state when the held descriptor is read-only",
+    ),
+    (
+        "src/safety/trust/check.rs",
         "opens a journal recover may use (read-write to mark it done), checked before any use",
     ),
     (
-        "src/safety/preserve.rs",
-        "writes back the original data from an armed journal; probes the journal directory",
+        "src/safety/preserve/medium.rs",
+        "writes back the original data from an armed journal",
     ),
-    ("src/store/mod.rs", "the results database"),
+    (
+        "src/safety/preserve/directory.rs",
+        "probes that the journal directory can be written",
+    ),
+    (
+        "src/safety/preserve/fixture.rs",
+        "the unit tests' journal fixture (compiled only for tests) writes its temporary target",
+    ),
+    ("src/store/open.rs", "the results database"),
     (
         "src/workload/files.rs",
         "files load/save in a working directory iocurve creates",

@@ -12,6 +12,7 @@ use super::cells::{figure_text, identity_text, spread_text};
 use super::table::Table;
 use crate::result::{RunResult, TestResult};
 use crate::units::format_iops;
+use crate::vocab::Rw;
 
 pub struct Markdown;
 
@@ -26,11 +27,13 @@ enum Quantity {
 /// figure of a pure read or write test, the direction's share of a mixed
 /// one.
 fn direction_reps(t: &TestResult, write: bool, quantity: Quantity) -> Vec<f64> {
-    let pure = match t.workload.rw.as_str() {
-        "read" | "randread" => Some(false),
-        "write" | "randwrite" => Some(true),
-        _ => None,
-    };
+    // Only iocurve's own directions: an imported word keeps a row of its own.
+    let pure = t
+        .workload
+        .rw
+        .ours()
+        .filter(|rw| !rw.is_mixed())
+        .map(Rw::writes);
     t.repetitions
         .iter()
         .filter(|m| !m.interrupted && m.ops > 0)
@@ -67,9 +70,9 @@ fn row_names(r: &RunResult) -> Vec<String> {
 }
 
 fn row_name(t: &TestResult) -> String {
-    match t.workload.rw.as_str() {
-        "read" | "randread" | "write" | "randwrite" => t.name.clone(),
-        rw => format!("{} ({rw})", t.name),
+    match t.workload.rw.ours() {
+        Some(rw) if !rw.is_mixed() => t.name.clone(),
+        _ => format!("{} ({})", t.name, t.workload.rw),
     }
 }
 

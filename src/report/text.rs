@@ -269,14 +269,8 @@ fn latency_row(
 /// (names the call an access method uses, `pread` or `pwrite`).
 fn run_direction(r: &RunResult) -> super::text_life::Direction {
     use super::text_life::Direction;
-    let reads = r
-        .tests
-        .iter()
-        .any(|t| t.workload.rw.as_str().contains("read") || t.workload.rw.as_str().contains("rw"));
-    let writes = r
-        .tests
-        .iter()
-        .any(|t| t.workload.rw.as_str().contains("write") || t.workload.rw.as_str().contains("rw"));
+    let reads = r.tests.iter().any(|t| t.workload.rw.reads());
+    let writes = r.tests.iter().any(|t| t.workload.rw.writes());
     match (reads, writes) {
         (false, true) => Direction::Writes,
         (true, true) => Direction::Both,
@@ -435,12 +429,12 @@ fn profile_rows(r: &RunResult) -> Vec<ProfileRow<'_>> {
     names
         .into_iter()
         .map(|name| {
-            let find = |rw: &str| {
+            let find = |write: bool| {
                 r.tests
                     .iter()
-                    .find(|t| t.name == name && t.workload.rw.as_str().ends_with(rw))
+                    .find(|t| t.name == name && t.workload.rw.column() == Some(write))
             };
-            let (read, write) = (find("read"), find("write"));
+            let (read, write) = (find(false), find(true));
             let label = read.or(write).map_or(name.to_string(), row_label);
             (label, read, write)
         })

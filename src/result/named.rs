@@ -105,6 +105,36 @@ impl TestRw {
             TestRw::Imported(_) => None,
         }
     }
+
+    /// Whether the test read: by iocurve's direction, or an imported word
+    /// that names reading (or fio's mixed `rw`).
+    pub fn reads(&self) -> bool {
+        match self {
+            TestRw::Ours(rw) => rw.reads(),
+            TestRw::Imported(word) => word.contains("read") || word.contains("rw"),
+        }
+    }
+
+    /// Whether the test wrote (fio's `trimwrite` did).
+    pub fn writes(&self) -> bool {
+        match self {
+            TestRw::Ours(rw) => rw.writes(),
+            TestRw::Imported(word) => word.contains("write") || word.contains("rw"),
+        }
+    }
+
+    /// The one direction of a test that only reads (`Some(false)`) or only
+    /// writes (`Some(true)`), for a table with a read and a write column;
+    /// an imported word by its ending (fio's `trimwrite` is a write).
+    pub fn column(&self) -> Option<bool> {
+        match self {
+            TestRw::Ours(rw) if rw.is_mixed() => None,
+            TestRw::Ours(rw) => Some(rw.writes()),
+            TestRw::Imported(word) if word.ends_with("write") => Some(true),
+            TestRw::Imported(word) if word.ends_with("read") => Some(false),
+            TestRw::Imported(_) => None,
+        }
+    }
 }
 
 impl From<Rw> for TestRw {
@@ -256,5 +286,25 @@ mod tests {
         let e: TestEngine = serde_json::from_str("\"uring\"").unwrap();
         assert_eq!(e, TestEngine::Uring);
         assert_eq!(TestEngine::from(EngineKind::Stdio(4096)).as_str(), "stdio");
+    }
+
+    #[test]
+    fn a_direction_reads_writes_and_fills_a_column_by_its_kind() {
+        let cases = [
+            ("read", true, false, Some(false)),
+            ("randwrite", false, true, Some(true)),
+            ("randrw", true, true, None),
+            ("readwrite", true, true, None),
+            ("trim", false, false, None),
+            ("trimwrite", false, true, Some(true)),
+        ];
+        for (word, reads, writes, column) in cases {
+            let rw = TestRw::parse(word);
+            assert_eq!(
+                (rw.reads(), rw.writes(), rw.column()),
+                (reads, writes, column),
+                "{word}"
+            );
+        }
     }
 }

@@ -21,7 +21,7 @@
 //! are listed apart with their command.
 
 use crate::result::compare::{Access, Company, Direction, Method, Mode, NoTests, TestKey};
-use crate::result::{Payload, RunResult, TestResult};
+use crate::result::{Payload, RunResult, TestResult, TestRw};
 use crate::units::format_size;
 use crate::vocab::options::IoMode;
 
@@ -34,17 +34,18 @@ pub struct Keyed<'a> {
 
 /// The access pattern and direction of a workload's `rw`; `None` for a
 /// name this version does not know.
-fn pattern(rw: &str, mix: Option<u8>) -> Option<(Access, Direction)> {
-    let mixed = Direction::Mixed { read_percent: mix };
-    Some(match rw {
-        "read" => (Access::Sequential, Direction::Read),
-        "write" => (Access::Sequential, Direction::Write),
-        "rw" | "readwrite" => (Access::Sequential, mixed),
-        "randread" => (Access::Random, Direction::Read),
-        "randwrite" => (Access::Random, Direction::Write),
-        "randrw" => (Access::Random, mixed),
-        _ => return None,
-    })
+fn pattern(rw: &TestRw, mix: Option<u8>) -> Option<(Access, Direction)> {
+    let rw = rw.ours()?;
+    let access = match rw.is_random() {
+        true => Access::Random,
+        false => Access::Sequential,
+    };
+    let direction = match (rw.is_mixed(), rw.writes()) {
+        (true, _) => Direction::Mixed { read_percent: mix },
+        (false, true) => Direction::Write,
+        (false, false) => Direction::Read,
+    };
+    Some((access, direction))
 }
 
 fn method(name: Option<&str>) -> Method {
@@ -92,7 +93,7 @@ pub fn tests_of(r: &RunResult) -> Result<Vec<Keyed<'_>>, NoTests> {
 /// The key of test `index` of `r`.
 fn key_of(r: &RunResult, index: usize, t: &TestResult) -> Option<TestKey> {
     let w = &t.workload;
-    let (access, direction) = pattern(w.rw.as_str(), w.mix_read_percent)?;
+    let (access, direction) = pattern(&w.rw, w.mix_read_percent)?;
     let access_method = r.payload.access().map(|a| a.method.as_str());
     let method = method(access_method);
     let (company, member) = company_of(r, index);
@@ -293,7 +294,7 @@ mod tests {
     use crate::testdata;
 
     fn key(rw: &str, bs: u64, qd: u32) -> TestKey {
-        let (access, direction) = pattern(rw, None).unwrap();
+        let (access, direction) = pattern(&TestRw::parse(rw), None).unwrap();
         TestKey {
             access,
             direction,

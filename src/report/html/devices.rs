@@ -95,17 +95,15 @@ pub fn headlines(runs: &[&RunResult]) -> Headlines {
                 })
         })
     };
-    let seq = |rw: &'static str| {
-        move |t: &TestResult| {
-            t.workload.rw.as_str() == rw && t.workload.block_size >= SEQUENTIAL_MIN
-        }
+    let seq = |rw: crate::vocab::Rw| {
+        move |t: &TestResult| t.workload.rw == rw && t.workload.block_size >= SEQUENTIAL_MIN
     };
     let rnd4k = |rw: &'static str| {
         move |t: &TestResult| t.workload.rw == rw && t.workload.block_size == 4096
     };
     Headlines {
-        seq_read_mb_s: pick(&seq("read"), false),
-        seq_write_mb_s: pick(&seq("write"), false),
+        seq_read_mb_s: pick(&seq(crate::vocab::Rw::Read), false),
+        seq_write_mb_s: pick(&seq(crate::vocab::Rw::Write), false),
         rnd4k_read_iops: pick(&rnd4k("randread"), true),
         rnd4k_write_iops: pick(&rnd4k("randwrite"), true),
     }

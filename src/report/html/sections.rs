@@ -104,7 +104,7 @@ fn profile_table(out: &mut String, run: &RunResult) {
             let test = run
                 .tests
                 .iter()
-                .find(|t| t.name == name && t.workload.rw.as_str().ends_with(dir));
+                .find(|t| t.name == name && t.workload.rw.column() == Some(dir == "write"));
             figure_cells(out, test, &format!("{name} {dir}"), dir);
         }
         let _ = writeln!(out, "</tr>");

@@ -37,7 +37,8 @@ use super::flash::FlashCalibration;
 use iocurve::engine::population::{Mix, Population, spec_of};
 use iocurve::engine::sim::{SimDevice, SimParams};
 use iocurve::flash::SimIo;
-use iocurve::flash::class::{self, Check, ClassPlan, Need, Status};
+use iocurve::flash::class::{self, Check, ClassPlan};
+use iocurve::result::flash::{Need, Status};
 
 const SMALL: u64 = 4096;
 

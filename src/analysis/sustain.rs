@@ -39,7 +39,7 @@
 //! speed before, so noise around a flat curve is not reported as a cache.
 
 use crate::result::EndedBy;
-pub use crate::result::apps::SpeedDrop;
+use crate::result::apps::SpeedDrop;
 use crate::result::apps::SustainReport;
 use crate::result::config::{SustainPlan, SustainSettings};
 use crate::result::measured::SustainRun;

@@ -6,10 +6,10 @@ use crate::cli::config::target_config;
 use crate::error::usage;
 use crate::result::Payload;
 use crate::result::apps::SustainReport;
+use crate::result::config::SustainPlan;
 use crate::result::config::SustainSettings;
 use crate::vocab::config::TargetConfig;
 use crate::vocab::options::EngineKind;
-use crate::workload::sustain::SustainPlan;
 use anyhow::Result;
 
 /// Largest write.

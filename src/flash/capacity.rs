@@ -47,8 +47,9 @@ use crate::analysis::flash::capacity::{
 };
 pub use crate::analysis::flash::capacity::{BadProbe, CapacityResult, Held, flush_needed};
 use crate::error::usage_io;
+use crate::result::verify::Verdict;
 use crate::units::format_size;
-use crate::workload::verify::{self, Verdict};
+use crate::workload::verify;
 use serde::Serialize;
 use std::io;
 

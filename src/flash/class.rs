@@ -45,8 +45,7 @@ pub use crate::analysis::flash::class::{
 };
 use crate::analysis::flash::class::{PW_CAP, fell_from, move_speed, steady};
 use crate::error::usage_io;
-pub use crate::result::flash::Status;
-pub use crate::result::flash::{Exhaustion, Need};
+use crate::result::flash::Exhaustion;
 use crate::units::format_size;
 use serde::Serialize;
 use std::io;

@@ -19,7 +19,7 @@ use anyhow::Result;
 pub const DEFAULT_AU: u64 = 4 << 20;
 const ASSUMED_AU_NOTE: &str = "no AU found by boundary timing: assumed 4 MiB (give --au)";
 
-pub use crate::vocab::options::FlashTest;
+use crate::vocab::options::FlashTest;
 
 /// Whether the test works in allocation units, so the AU is chosen first.
 fn needs_au(test: FlashTest) -> bool {

@@ -1,8 +1,8 @@
 //! The `stream` part of the text report.
 
+use crate::result::apps::StreamOutcome;
 use crate::result::apps::StreamReport;
 use crate::units::{TimeUnit, format_mbps, format_size_figure, format_time_ns};
-use crate::workload::stream::StreamOutcome;
 
 /// A time with its unit, three significant figures: `0 µs`, `13.1 ms`.
 fn with_unit(ns: f64) -> String {

@@ -1,7 +1,7 @@
 //! The `sustain` part of the text report: totals, the drop, and a compact
 //! bar per interval (at most [`MAX_ROWS`] rows, intervals merged to fit).
 
-use crate::analysis::sustain::SpeedDrop;
+use crate::result::apps::SpeedDrop;
 use crate::result::apps::SustainReport;
 use crate::units::{format_mbps, format_size_figure};
 use std::fmt::Write;

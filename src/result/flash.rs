@@ -9,7 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::vocab::options::FlashTest;
+use crate::vocab::options::FlashTest;
 
 /// What a `flash` command found, as the result records it.
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -11,7 +11,7 @@
 //! actually burned, so the result records the load that was delivered, not
 //! only the load that was asked for.
 
-pub use crate::result::apps::CpuLoadInfo;
+use crate::result::apps::CpuLoadInfo;
 use crate::sys;
 
 use std::sync::Arc;

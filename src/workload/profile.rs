@@ -23,7 +23,6 @@ use crate::vocab::Pattern;
 use crate::vocab::Rw;
 use crate::vocab::config::{ProfileConfig, choose_engine, resolve_region};
 use crate::vocab::options::IoMode;
-pub use crate::vocab::options::ProfilePreset;
 use crate::vocab::presets::ProfileRow;
 use crate::workload::prepare::{PREP_TIME_LIMIT, capped_fill};
 use crate::workload::{MeasureSpec, SpecError, SpecRequest};
@@ -300,6 +299,7 @@ fn payload(cfg: &ProfileConfig, time: Duration, span: u64) -> crate::result::Pay
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::vocab::options::ProfilePreset;
     use crate::vocab::presets::{preset_rows, size_label};
 
     #[test]

@@ -12,13 +12,14 @@
 use super::gauge::Gauge;
 use super::job::{Job, JobPlan, JobRecord, Stops};
 use super::spec::MeasureSpec;
-use super::verify::{self, VerifyTally};
+use super::verify;
 use crate::engine::sim::SimEngine;
 use crate::engine::{
     AnyClock, AnyEngine, Clock, Engine, EngineSetup, IoError, MonotonicClock, OpKind,
 };
 use crate::medium::MeasureTarget;
 use crate::probe::sysfs::{BlockDevice, DiskStat};
+use crate::result::verify::VerifyTally;
 use crate::result::{Caveat, CpuUsage, DeviceIo, DirectionResult, Measurement, RampInfo};
 use crate::stats::LatencyHistogram;
 use crate::sys;

@@ -26,7 +26,7 @@ use crate::engine::{Clock, Engine, EngineSetup, IoError, MonotonicClock, Op, OpK
 use crate::interrupt;
 use crate::medium::OpenTarget;
 use crate::result::apps::FindMaxReport;
-pub use crate::result::apps::StreamOutcome;
+use crate::result::apps::StreamOutcome;
 use crate::stats::LatencyHistogram;
 use crate::sys::buffer::{AlignedBuf, MIN_ALIGN};
 use crate::vocab::Pattern;

@@ -77,7 +77,7 @@
 //! the same offset earlier in the same run (same seed) is `Ok`: on its own it
 //! cannot catch a device that silently dropped a later overwrite.
 
-pub use crate::result::verify::{BadBlock, FIRST_BAD_MAX, Verdict, VerifyTally};
+use crate::result::verify::Verdict;
 
 /// Length of the block header in bytes; the payload starts here.
 pub const HEADER_LEN: usize = 64;

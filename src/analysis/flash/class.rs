@@ -10,8 +10,8 @@
 //! to the measurement's spread. No I/O here.
 
 use super::{Confidence, HIGH_RATIO, MEDIUM_RATIO};
-pub use crate::result::flash::Status;
-pub use crate::result::flash::{Exhaustion, Need};
+use crate::result::flash::Status;
+use crate::result::flash::{Exhaustion, Need};
 use crate::units::format_size;
 use serde::Serialize;
 

@@ -10,7 +10,8 @@
 //! cache ruled out) is not read as certain. Pure: the words are built by
 //! the report layer.
 
-use super::class::{Check, Status};
+use super::class::Check;
+use crate::result::flash::Status;
 
 /// The claimed classes whose every requirement passed, in claimed order.
 pub fn met_classes<'a>(classes: &'a [String], checks: &[Check]) -> Vec<&'a String> {

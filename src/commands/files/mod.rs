@@ -8,9 +8,9 @@ mod save;
 
 use crate::cli::apps::{FilesAction, FilesArgs};
 use crate::result::TargetInfo;
+use crate::result::apps::CpuLoadInfo;
 use crate::result::{Payload, RunResult};
 use crate::store::Settings;
-use crate::workload::cpuload::CpuLoadInfo;
 use crate::workload::record::new_result_for;
 use anyhow::Result;
 use std::sync::atomic::Ordering;

@@ -5,6 +5,7 @@ use super::*;
 use crate::engine::sim::{SimDevice, SimParams};
 use crate::flash::Confidence;
 use crate::flash::SimIo;
+use crate::result::flash::{Need, Status};
 
 fn figures(spec: &str) -> (ClassFigures, Option<f64>) {
     let p = SimParams::parse(spec).unwrap();

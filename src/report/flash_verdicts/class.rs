@@ -16,7 +16,9 @@ pub(super) fn report(
     let checks = class::judge(classes, f, link);
     let mut findings = figures(f);
     findings.extend(checks.iter().map(check_finding));
-    let failed = checks.iter().any(|c| c.status == class::Status::Fail);
+    let failed = checks
+        .iter()
+        .any(|c| c.status == crate::result::flash::Status::Fail);
     let verdict = verdict(classes, &checks);
     let details = serde_json::json!({ "figures": f, "checks": checks });
     assemble(

@@ -56,7 +56,7 @@ pub(super) fn read_back(
         let offset = spec.offset + block * bs;
         let n = target.read_at(buf.as_mut_slice(), offset)?;
         if n != bs as usize {
-            tally.record(offset, verify::Verdict::Corrupted);
+            tally.record(offset, crate::result::verify::Verdict::Corrupted);
             continue;
         }
         tally.record(offset, verify::check(buf.as_slice(), offset, seed));

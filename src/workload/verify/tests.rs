@@ -2,6 +2,7 @@
 //! code it is.
 
 use super::*;
+use crate::result::verify::{FIRST_BAD_MAX, VerifyTally};
 use proptest::prelude::*;
 
 const SIZES: [usize; 5] = [512, 1024, 4096, 65536, 1 << 20];

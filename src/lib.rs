@@ -15,7 +15,7 @@
 //! | 8 | [`output`], [`commands`] | the one output step (print, save, `--report`, exit code); each command as a short sequence of validate, open, measure, result, output |
 //! | 7 | [`cli`] | clap's arguments, turned into the vocabulary's types before anything is opened |
 //! | 6 | [`store`], [`report`] | peers reading results: the SQLite results database; text, JSON, CSV, Markdown, SVG and HTML |
-//! | 5 | [`live`], [`workload`], [`flash`], [`import`] | the progress bar and JSON lines; the loops that measure and assemble results; the flash tests; fio's JSON |
+//! | 5 | [`live`], [`workload`], [`flash`], [`import`], [`cluster`] | the progress bar and JSON lines; the loops that measure and assemble results; the flash tests; fio's JSON; many hosts at once under MPI |
 //! | 4 | [`safety`], [`medium`] | the `--preserve` journal, its locks and `recover`; opening files, scratch files and block devices, and the write gate |
 //! | 3 | [`analysis`] | reading what was measured, pure: curve models, crossovers, sustain, surface, compare's verdicts, the flash detectors |
 //! | 2 | [`result`] | the one result type, [`result::RunResult`], as pure data, with the rows store and report share |
@@ -27,6 +27,7 @@
 
 pub mod analysis;
 pub mod cli;
+pub mod cluster;
 pub mod commands;
 pub mod engine;
 pub mod error;

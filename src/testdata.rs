@@ -37,6 +37,7 @@ pub fn measurement(mb_per_s: f64, block_size: u64) -> Measurement {
         verify: None,
         warnings: Vec::new(),
         interrupted: false,
+        raw: None,
     }
 }
 
@@ -140,6 +141,7 @@ pub fn run(
         interrupted: false,
         error: None,
         device_identity: identity,
+        mpi: None,
     }
 }
 

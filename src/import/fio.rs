@@ -120,6 +120,7 @@ fn measurement(job: &Value) -> Measurement {
             Vec::new()
         },
         interrupted: false,
+        raw: None,
     }
 }
 
@@ -235,6 +236,7 @@ pub fn parse(text: &str) -> Result<RunResult> {
             .find(|j| u(&j["error"]) != 0)
             .map(|j| format!("fio job {} ended with error {}", j["jobname"], j["error"])),
         device_identity: None,
+        mpi: None,
     })
 }
 

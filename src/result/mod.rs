@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 
 pub mod apps;
 pub mod caveat;
+pub mod cluster;
 pub mod compare;
 pub mod config;
 pub mod curve;
@@ -73,6 +74,10 @@ pub struct RunResult {
     /// top level of the JSON.
     #[serde(flatten)]
     pub payload: Payload,
+    /// The ranks of a run on many hosts at once (`mpirun`/`srun`); absent
+    /// for a run on one host.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mpi: Option<cluster::MpiSection>,
 }
 
 impl RunResult {
@@ -172,6 +177,10 @@ pub struct Measurement {
     /// Things the reader must know about this figure (cache, bus limits).
     pub warnings: Vec<Caveat>,
     pub interrupted: bool,
+    /// Only while an MPI job's ranks hand their results to rank 0: what an
+    /// exact merge needs (see [`cluster::RawCounts`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw: Option<cluster::RawCounts>,
 }
 
 /// Figures for one direction of a (possibly mixed) run.

@@ -46,6 +46,26 @@ impl LatencyHistogram {
             .expect("histograms with identical bounds always merge");
     }
 
+    /// Every non-empty bucket as (a value inside it, count): what another
+    /// process needs to merge this histogram exactly (an MPI rank sends
+    /// these to rank 0). Off the timed path: it allocates.
+    pub fn buckets(&self) -> Vec<(u64, u64)> {
+        self.inner
+            .iter_recorded()
+            .map(|v| (v.value_iterated_to(), v.count_at_value()))
+            .collect()
+    }
+
+    /// Adds counts given as [`LatencyHistogram::buckets`] gave them: each
+    /// value falls in the bucket it came from, so merging another
+    /// process's buckets equals merging its histogram.
+    pub fn add_buckets(&mut self, buckets: &[(u64, u64)]) {
+        for &(value, count) in buckets {
+            // Cannot fail: the value is clamped into the trackable range.
+            let _ = self.inner.record_n(value.clamp(1, MAX_TRACKABLE_NS), count);
+        }
+    }
+
     pub fn count(&self) -> u64 {
         self.inner.len()
     }
@@ -122,6 +142,23 @@ mod tests {
             for &v in &b { hb.record(v); all.record(v); }
             ha.merge(&hb);
             prop_assert_eq!(ha.summary(), all.summary());
+        }
+
+        #[test]
+        fn buckets_sent_elsewhere_merge_exactly(parts in prop::collection::vec(
+            prop::collection::vec(1u64..MAX_TRACKABLE_NS, 0..60), 1..6)) {
+            // Each part is one rank's histogram, sent as buckets; the merge
+            // must equal one histogram of every request.
+            let mut all = LatencyHistogram::new();
+            let mut merged = LatencyHistogram::new();
+            for part in &parts {
+                let mut rank = LatencyHistogram::new();
+                for &v in part { rank.record(v); all.record(v); }
+                merged.add_buckets(&rank.buckets());
+            }
+            prop_assert_eq!(merged.count(), all.count());
+            prop_assert_eq!(merged.summary(), all.summary());
+            prop_assert_eq!(merged.buckets(), all.buckets());
         }
     }
 

@@ -56,5 +56,6 @@ pub fn new_result_identified(
         error: None,
         device_identity: Some(identity),
         payload,
+        mpi: None,
     }
 }

@@ -22,7 +22,7 @@ const FLOORS: &[(u8, &[&str])] = &[
     (2, &["result"]),
     (3, &["analysis"]),
     (4, &["safety", "medium"]),
-    (5, &["live", "workload", "flash", "import"]),
+    (5, &["live", "workload", "flash", "import", "cluster"]),
     (6, &["store", "report"]),
     (7, &["cli"]),
     (8, &["output", "commands"]),

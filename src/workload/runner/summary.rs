@@ -71,6 +71,7 @@ pub(super) fn summarise(
         verify: None,
         warnings: Vec::new(),
         interrupted,
+        raw: None,
     }
 }
 

@@ -16,8 +16,11 @@ use std::panic::PanicHookInfo;
 
 fn main() {
     keep_files_private();
-    let cli = Cli::from_args();
     std::panic::set_hook(Box::new(report_panic));
+    if let Some(code) = commands::ranks::main_if_launched() {
+        std::process::exit(code);
+    }
+    let cli = Cli::from_args();
     let code = match std::panic::catch_unwind(|| commands::dispatch(cli)) {
         Ok(Ok(code)) => code,
         Ok(Err(err)) => {
@@ -49,7 +52,8 @@ fn report_panic(info: &PanicHookInfo) {
     let location = info
         .location()
         .map_or("an unknown place".into(), |l| l.to_string());
-    eprintln!("Error: internal error (a bug in iocurve): {message} at {location}");
+    let rank = iocurve::cluster::job().map_or(String::new(), |j| format!("{}: ", j.who()));
+    eprintln!("Error: {rank}internal error (a bug in iocurve): {message} at {location}");
     let trace = Backtrace::capture();
     if trace.status() == BacktraceStatus::Captured {
         eprintln!("{trace}");

@@ -57,7 +57,7 @@ impl Output {
     /// Nothing for other formats, `-o` or `-q`. The final text then begins
     /// where the header left off (see [`Output::show_final`]).
     pub fn announce(&self, provisional: &RunResult) {
-        if self.choice.quiet || self.choice.file.is_some() {
+        if self.choice.quiet || self.choice.file.is_some() || crate::cluster::is_silent_rank() {
             return;
         }
         match self.choice.format {
@@ -82,6 +82,41 @@ impl Output {
 
     /// [`Output::finish`] with `table` as the command's own text form.
     fn finish_as(&self, result: &RunResult, table: &dyn Export) -> Result<i32> {
+        match crate::cluster::job() {
+            Some(job) => self.finish_rank(job, result, table),
+            None => self.finish_alone(result, table),
+        }
+    }
+
+    /// The end of a rank of an MPI job: every rank hands its result to
+    /// rank 0, which merges them and finishes the merged result as one run
+    /// (printed, saved, reported once); every rank ends with rank 0's code.
+    fn finish_rank(
+        &self,
+        job: &crate::cluster::job::Job,
+        result: &RunResult,
+        table: &dyn Export,
+    ) -> Result<i32> {
+        match job.hand_over(result) {
+            None => Ok(job.share_exit(None)),
+            Some(Ok(merged)) => {
+                let finished = self.finish_alone(&merged, table);
+                let code = match &finished {
+                    Ok(code) => *code,
+                    Err(e) => crate::error::exit_code(e),
+                };
+                job.share_exit(Some(code));
+                finished
+            }
+            Some(Err(why)) => {
+                eprintln!("Error: the ranks' results could not be merged: {why}");
+                Ok(job.share_exit(Some(crate::error::EXIT_INTERNAL)))
+            }
+        }
+    }
+
+    /// [`Output::finish_as`] for a result of this process alone.
+    fn finish_alone(&self, result: &RunResult, table: &dyn Export) -> Result<i32> {
         let shown = self.show_final(&self.render(result, table));
         let code = self.exit_code_of(result)?;
         shown?;

@@ -52,6 +52,9 @@ pub struct FilesOutputArgs {
 
     #[command(flatten)]
     pub store: StoreArgs,
+
+    #[command(flatten)]
+    pub cluster: super::cluster::ClusterArgs,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -198,6 +201,9 @@ pub struct StreamArgs {
 pub struct SustainArgs {
     #[command(flatten)]
     pub target: TargetArgs,
+
+    #[command(flatten)]
+    pub cluster: super::cluster::ClusterArgs,
 
     /// Bytes to write at most (the target's end also stops it).
     #[arg(long, value_name = "SIZE", default_value = "8G", value_parser = limits::BYTES.parser())]

@@ -4,6 +4,7 @@
 //! argument has been checked.
 
 pub mod apps;
+pub mod cluster;
 pub mod config;
 pub mod copy;
 pub mod db;
@@ -353,6 +354,9 @@ pub struct RunArgs {
     #[command(flatten)]
     pub target: TargetArgs,
 
+    #[command(flatten)]
+    pub cluster: cluster::ClusterArgs,
+
     /// Access pattern: read, write, randread, randwrite, rw, randrw.
     #[arg(long, value_enum, default_value = "read")]
     pub rw: crate::vocab::Rw,
@@ -432,6 +436,9 @@ pub struct ProfileArgs {
     #[command(flatten)]
     pub target: TargetArgs,
 
+    #[command(flatten)]
+    pub cluster: cluster::ClusterArgs,
+
     /// The rows, as CrystalDiskMark 8 and KDiskMark define them: default
     /// (SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1, RND4K Q1T1), nvme (SEQ1M Q8T1,
     /// SEQ128K Q32T1, RND4K Q32T16, RND4K Q1T1), peak (SEQ1M Q8T1, RND4K
@@ -481,6 +488,9 @@ pub struct ProfileArgs {
 pub struct CurveArgs {
     #[command(flatten)]
     pub target: TargetArgs,
+
+    #[command(flatten)]
+    pub cluster: cluster::ClusterArgs,
 
     /// More targets, measured in turn and overlaid (crossovers reported)
     /// [default: none].

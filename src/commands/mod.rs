@@ -16,6 +16,7 @@ pub mod import;
 pub mod man;
 pub mod probe;
 pub mod profile;
+pub mod ranks;
 pub mod recover;
 pub mod report;
 pub mod run;
@@ -38,6 +39,13 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
     // measured, not after.
     if let Some(db) = &store.db {
         crate::store::check_path(db)?;
+    }
+    if crate::cluster::job().is_none()
+        && let Some(flag) = cli.cluster_args().and_then(|c| c.first_given())
+    {
+        return Err(crate::error::usage(format!(
+            "{flag} is for a run on many hosts: start iocurve (built with --features mpi) under mpirun or srun"
+        )));
     }
     if cli.command.output_args().is_some_and(|o| o.quiet) {
         crate::live::progress::silence();

@@ -36,8 +36,17 @@ pub fn run(args: &RunArgs, store: &Settings) -> Result<i32> {
     }
     let output = Output::for_target(store, &cfg.target);
     output.announce(&result);
+    // Under MPI with --read-other-host: another host's rank wrote what
+    // this one reads.
+    let partner = crate::cluster::partner_target(&cfg, area(&cfg)?)?;
     let load = cpuload::start_if(args.load.cpu_load);
-    let measured = measure_by_method(&cfg, &target, &spec, &name, &mut result);
+    let measured = measure_by_method(
+        &cfg,
+        partner.as_ref().unwrap_or(&target),
+        &spec,
+        &name,
+        &mut result,
+    );
     result.cpu_load = load.map(cpuload::CpuLoad::stop);
     let (test, error) = match measured {
         Ok(m) => m,

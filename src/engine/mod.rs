@@ -20,7 +20,7 @@ pub mod uring;
 
 pub use crate::vocab::options::EngineKind;
 
-pub use clock::MonotonicClock;
+pub use clock::{MonotonicClock, monotonic_now_ns};
 
 use std::fmt;
 use std::io;

@@ -32,6 +32,61 @@ pub struct ScratchFile {
     file: File,
     size: u64,
     note: Option<String>,
+    /// Where this process's part of a file shared by the ranks of a job
+    /// starts (0 for a file of its own): the preparation fills only its
+    /// own segment.
+    own_from: u64,
+}
+
+/// How scratch files are named: one per process, one per rank of an MPI
+/// job (whose ranks may share a directory, and whose process ids repeat
+/// across hosts), or one that every rank of the job shares, each in its
+/// own segment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ScratchNaming {
+    Process,
+    Rank { job: String, rank: u32 },
+    Shared { job: String, own_from: u64 },
+}
+
+static NAMING: std::sync::OnceLock<ScratchNaming> = std::sync::OnceLock::new();
+
+/// Sets how this process names its scratch files, once, before any is
+/// made (the cluster floor does, for a rank of a job).
+pub fn name_scratch_files(naming: ScratchNaming) {
+    let _ = NAMING.set(naming);
+}
+
+fn naming() -> &'static ScratchNaming {
+    NAMING.get().unwrap_or(&ScratchNaming::Process)
+}
+
+impl ScratchNaming {
+    /// The file name in the target directory.
+    pub fn file_name(&self) -> String {
+        match self {
+            ScratchNaming::Process => format!(".iocurve-scratch-{}.tmp", std::process::id()),
+            ScratchNaming::Rank { job, rank } => format!(".iocurve-scratch-{job}-r{rank}.tmp"),
+            ScratchNaming::Shared { job, .. } => format!(".iocurve-shared-{job}.tmp"),
+        }
+    }
+}
+
+/// The scratch file `rank` of this job makes in `dir`: where another rank
+/// reads it under `--read-other-host`.
+pub fn rank_scratch_path(dir: &Path, rank: u32) -> Option<PathBuf> {
+    match naming() {
+        ScratchNaming::Rank { job, .. } => Some(
+            dir.join(
+                ScratchNaming::Rank {
+                    job: job.clone(),
+                    rank,
+                }
+                .file_name(),
+            ),
+        ),
+        _ => None,
+    }
 }
 
 /// How the preparation pass went.
@@ -82,22 +137,29 @@ impl ScratchFile {
                 format_size(free)
             )
         });
-        let path = dir.join(format!(".iocurve-scratch-{}.tmp", std::process::id()));
-        let file = create_exclusive(&path, buffered)?;
+        let naming = naming();
+        let path = dir.join(naming.file_name());
+        let (file, own_from) = match naming {
+            ScratchNaming::Shared { own_from, .. } => (open_shared(&path, buffered)?, *own_from),
+            _ => (create_exclusive(&path, buffered)?, 0),
+        };
         interrupt::register_scratch(path.clone());
         let scratch = ScratchFile {
             path,
             file,
             size,
             note,
+            own_from,
         };
+        // Never shrinks: a shared file's other ranks may already have
+        // reserved beyond this rank's end.
         let reserved = match rustix::fs::fallocate(
             &scratch.file,
             rustix::fs::FallocateFlags::empty(),
             0,
             size,
         ) {
-            Err(rustix::io::Errno::OPNOTSUPP) => scratch.file.set_len(size),
+            Err(rustix::io::Errno::OPNOTSUPP) => grow_to(&scratch.file, size),
             other => other.map_err(io::Error::from),
         };
         reserved.map_err(|e| {
@@ -140,7 +202,7 @@ impl ScratchFile {
     ) -> Result<FillStats> {
         // The file is whole 4 KiB blocks, and O_DIRECT writes nothing
         // less: the pass covers every block the region touches.
-        let start = plan.offset / 4096 * 4096;
+        let start = plan.offset.max(self.own_from) / 4096 * 4096;
         let end = plan
             .offset
             .saturating_add(plan.bytes)
@@ -224,6 +286,49 @@ impl Drop for ScratchFile {
         let _ = std::fs::remove_file(&self.path);
         interrupt::unregister_scratch(&self.path);
     }
+}
+
+/// Extends `file` to `size` when it is shorter; never cuts it.
+fn grow_to(file: &File, size: u64) -> io::Result<()> {
+    match file.metadata()?.len() < size {
+        true => file.set_len(size),
+        false => Ok(()),
+    }
+}
+
+/// Opens (or creates) the file every rank of a job shares. It may exist
+/// already, made by another rank of this job a moment ago; it is trusted
+/// only as a regular file with one link owned by this user, reached
+/// without following a symbolic link.
+fn open_shared(path: &Path, buffered: bool) -> Result<File> {
+    use std::os::unix::fs::MetadataExt;
+    let flags = libc::O_NOFOLLOW | if buffered { 0 } else { libc::O_DIRECT };
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .custom_flags(flags)
+        .open(path)
+        .map_err(|e| {
+            IoFailure::new(
+                format!(
+                    "cannot open the shared scratch file {}: {e}",
+                    path.display()
+                ),
+                Some(e),
+            )
+        })?;
+    let meta = file.metadata()?;
+    let ours =
+        meta.is_file() && meta.nlink() == 1 && meta.uid() == rustix::process::geteuid().as_raw();
+    if !ours {
+        return Err(crate::error::usage(format!(
+            "{} is not a scratch file this job made (not a regular file of yours with one link): remove it or choose another directory",
+            path.display()
+        )));
+    }
+    Ok(file)
 }
 
 fn create_exclusive(path: &Path, buffered: bool) -> Result<File> {

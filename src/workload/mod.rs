@@ -11,6 +11,7 @@
 //! [`endure`], [`copy`], [`files`], [`stream`] and [`region`], [`sustain`],
 //! [`cpuload`] (`--cpu-load`), with [`verify`] and [`crate::vocab::pattern`] for the data.
 
+pub mod coordinate;
 pub mod copy;
 pub mod cpuload;
 pub mod endure;

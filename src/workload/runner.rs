@@ -9,7 +9,8 @@
 //! rings set up), then all jobs start at one shared instant and share one
 //! deadline, so the window of the pass is the same for all of them.
 
-use super::gauge::Gauge;
+use super::coordinate::{self, Coordinator};
+use super::gauge::{Gauge, total_bytes};
 use super::job::{Job, JobPlan, JobRecord, Stops};
 use super::spec::MeasureSpec;
 use super::verify;
@@ -20,6 +21,8 @@ use crate::engine::{
 use crate::medium::MeasureTarget;
 use crate::probe::sysfs::{BlockDevice, DiskStat};
 use crate::result::verify::VerifyTally;
+
+use crate::result::cluster::RawCounts;
 use crate::result::{Caveat, CpuUsage, DeviceIo, DirectionResult, Measurement, RampInfo};
 use crate::stats::LatencyHistogram;
 use crate::sys;
@@ -151,6 +154,8 @@ struct PassesOutcome {
     /// the warm-up.
     error: Option<IoError>,
     notes: Vec<Caveat>,
+    /// Under MPI: what rank 0's merge needs.
+    raw: Option<RawCounts>,
 }
 
 /// The warm-up (when asked for), then the counted pass unless the warm-up
@@ -164,10 +169,64 @@ fn run_passes(
     if let Some(ramp_time) = shared.spec.ramp.filter(|d| !d.is_zero()) {
         warm_up(shared, ramp_time, progress.len(), &mut outcome, warnings);
     }
-    if outcome.error.is_none() && !shared.stop.load(Ordering::Relaxed) {
-        counted_pass(shared, progress, &mut outcome, warnings);
+    let runs = outcome.error.is_none() && !shared.stop.load(Ordering::Relaxed);
+    match coordinate::current() {
+        None if runs => counted_pass(shared, progress, &mut outcome, warnings),
+        None => {}
+        Some(c) => coordinated_pass(c, shared, progress, &mut outcome, warnings, runs),
     }
     outcome
+}
+
+/// The counted pass of one rank of an MPI job: held until every rank is
+/// at it, watched for the first rank to finish, and followed by what an
+/// exact merge on rank 0 needs (histogram buckets, start and end on this
+/// host's CLOCK_MONOTONIC). `runs` is false when this rank will not
+/// measure (a failed warm-up, a signal): it still meets the others.
+fn coordinated_pass(
+    coordinator: &dyn Coordinator,
+    shared: &SharedByPasses<'_, '_>,
+    progress: &[Gauge],
+    outcome: &mut PassesOutcome,
+    warnings: &mut Vec<Caveat>,
+    runs: bool,
+) {
+    let spec = shared.spec;
+    let label = format!(
+        "{} {} Q{}T{}",
+        spec.rw.name(),
+        format_size(spec.block_size),
+        spec.queue_depth,
+        spec.threads
+    );
+    coordinator.before_counted(&label);
+    let wall = AtomicBool::new(false);
+    let walled = SharedByPasses {
+        stop: &wall,
+        ..*shared
+    };
+    let (mono_at, clock_at) = (crate::engine::monotonic_now_ns(), shared.clock.now_ns());
+    let moved = || total_bytes(progress);
+    let first_done = coordinator.during_counted(&wall, &moved, &mut || {
+        if runs {
+            counted_pass(&walled, progress, outcome, warnings);
+        }
+    });
+    let record = &outcome.record;
+    let start = record.start_ns.map_or(mono_at, |s| {
+        mono_at.saturating_add(s.saturating_sub(clock_at))
+    });
+    let elapsed = record
+        .start_ns
+        .map_or(0, |s| record.last_complete_ns.saturating_sub(s))
+        + outcome.sync_ns;
+    outcome.raw = Some(RawCounts {
+        read_buckets: record.read_latency.buckets(),
+        write_buckets: record.write_latency.buckets(),
+        start_mono_ns: start,
+        end_mono_ns: start + elapsed,
+        bytes_at_first_done: first_done,
+    });
 }
 
 /// The warm-up pass: its figures are kept apart, its progress is not shown,
@@ -257,6 +316,7 @@ fn assemble(
         verify_written(shared, &mut m, &mut warnings);
     }
     m.warnings = warnings;
+    m.raw = passes.raw;
     match passes.error {
         None => Ok(m),
         Some(error) => Err(Box::new(MeasureFailure { partial: m, error })),

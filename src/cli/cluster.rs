@@ -1,0 +1,86 @@
+//! The options of a run on many hosts at once (`mpirun -n N iocurve …`),
+//! and which commands take part in one.
+
+use super::{Cli, Command, apps::FilesAction};
+use clap::Args;
+use std::path::Path;
+
+/// How the ranks of an MPI job work together; each is refused outside one.
+#[derive(Debug, Args, Clone, Default)]
+#[command(next_help_heading = "Many hosts (under mpirun or srun)")]
+pub struct ClusterArgs {
+    /// End every rank's measurement when the first rank finishes (IOR's
+    /// stonewalling): the figures then cover only time when all ranks ran.
+    #[arg(long)]
+    pub stonewall: bool,
+
+    /// All ranks use one scratch file in a shared directory, each in its
+    /// own segment (rank r at r × span, IOR's segmented layout).
+    #[arg(long)]
+    pub shared_file: bool,
+
+    /// Each rank reads what a rank on another host wrote (chosen from the
+    /// host names the ranks report), so no host reads from its own cache.
+    #[arg(long)]
+    pub read_other_host: bool,
+
+    /// Go on when the ranks' kernels or file systems differ (their iocurve
+    /// builds must still be one).
+    #[arg(long)]
+    pub mixed_hosts: bool,
+}
+
+impl ClusterArgs {
+    /// The first option given, for the one-line refusal outside a job.
+    pub fn first_given(&self) -> Option<&'static str> {
+        [
+            (self.stonewall, "--stonewall"),
+            (self.shared_file, "--shared-file"),
+            (self.read_other_host, "--read-other-host"),
+            (self.mixed_hosts, "--mixed-hosts"),
+        ]
+        .into_iter()
+        .find_map(|(given, name)| given.then_some(name))
+    }
+}
+
+impl Cli {
+    /// The many-hosts options of a command that runs on every rank of a
+    /// job (`run`, `profile`, `curve`, `sustain`, `files`); `None` for the
+    /// commands that run on one host only.
+    pub fn cluster_args(&self) -> Option<&ClusterArgs> {
+        match &self.command {
+            Command::Run(a) => Some(&a.cluster),
+            Command::Profile(a) => Some(&a.cluster),
+            Command::Curve(a) => Some(&a.cluster),
+            Command::Sustain(a) => Some(&a.cluster),
+            Command::Files(f) => Some(match &f.action {
+                FilesAction::Load(a) => &a.out.cluster,
+                FilesAction::Save(a) => &a.out.cluster,
+            }),
+            _ => None,
+        }
+    }
+
+    /// The target a rank measures (the first, for `curve`), whose file
+    /// system the ranks compare before anything is opened.
+    pub fn measured_target(&self) -> Option<&Path> {
+        match &self.command {
+            Command::Run(a) => Some(&a.target.target),
+            Command::Profile(a) => Some(&a.target.target),
+            Command::Curve(a) => Some(&a.target.target),
+            Command::Sustain(a) => Some(&a.target.target),
+            Command::Files(f) => Some(match &f.action {
+                FilesAction::Load(a) => &a.dir,
+                FilesAction::Save(a) => &a.dir,
+            }),
+            _ => None,
+        }
+    }
+
+    /// The command's name as typed (`files load`), for messages.
+    pub fn command_name(&self) -> String {
+        let name = format!("{:?}", self.command);
+        name.split(['(', ' ']).next().unwrap_or("").to_lowercase()
+    }
+}

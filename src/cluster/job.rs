@@ -1,0 +1,411 @@
+//! One rank's part in a job: who the ranks are, the checked steps every
+//! rank takes together, the clocks, and the hand-over of results to rank 0.
+//!
+//! Every exchange is point-to-point through rank 0, with a label: a rank
+//! that arrives at a different step than rank 0 (a test skipped on one
+//! host, say) is named and the job ends, instead of two collectives
+//! pairing up wrongly or waiting forever. Rank 0 never trusts the hosts'
+//! clocks to agree: it measures each rank's offset by ping-pong before and
+//! after the tests (see [`crate::analysis::cluster::clock`]).
+
+use super::placeholders::RankNames;
+use super::wire::{Tag, Wire, broadcast, gather};
+use crate::analysis::cluster::clock::{ClockMap, OffsetEstimate, PingSample, estimate_offset};
+use crate::analysis::cluster::merge::{MergeOptions, RankResult, merge};
+use crate::engine::monotonic_now_ns;
+use crate::interrupt;
+use crate::result::RunResult;
+use crate::result::cluster::{RankIdentity, ReadOtherHost};
+use crate::workload::coordinate::Coordinator;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+
+/// Round trips per rank and per clock measurement; the shortest is kept.
+const PINGS: usize = 24;
+
+/// How often the stonewall's watcher looks for a finished rank.
+const WATCH_EVERY: Duration = Duration::from_micros(200);
+
+/// The job's options that change how ranks work together.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct JobOptions {
+    pub stonewall: bool,
+    pub shared_file: bool,
+    pub read_other_host: bool,
+}
+
+/// This process's place in the job.
+pub struct Job {
+    wire: Box<dyn Wire>,
+    /// Host names by rank, as the ranks reported them.
+    hosts: Vec<String>,
+    options: Mutex<JobOptions>,
+    /// Rank 0: each rank's clock before the tests.
+    clocks_before: Mutex<Vec<OffsetEstimate>>,
+    /// Rank 0: each rank's filled-in target.
+    targets: Mutex<Vec<String>>,
+    /// Where each rank reads from under `--read-other-host`.
+    partners: Mutex<Option<ReadOtherHost>>,
+}
+
+/// What rank 0 hands every rank before anything runs: its command line
+/// (placeholders not yet filled in) and a name for the job's files.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct Agreed {
+    pub args: Vec<String>,
+    /// Rank 0's host and process id: unique to this job, the same on
+    /// every rank.
+    pub job_key: String,
+}
+
+/// Why a rank stops: the exit code and, on the rank that found it, the
+/// line to print (other ranks were told and print nothing).
+#[derive(Debug)]
+pub struct Stop {
+    pub code: i32,
+    pub line: Option<String>,
+}
+
+impl Job {
+    /// Joins the job: the ranks tell each other their host names.
+    pub fn join(wire: Box<dyn Wire>, host: String) -> Job {
+        let gathered = gather(&*wire, Tag::Hosts, host.into_bytes());
+        let list = gathered.map(|all| {
+            let names: Vec<String> = all
+                .into_iter()
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+                .collect();
+            serde_json::to_vec(&names).unwrap_or_default()
+        });
+        let shared = broadcast(&*wire, Tag::Hosts, list);
+        let hosts: Vec<String> = serde_json::from_slice(&shared).unwrap_or_default();
+        Job {
+            wire,
+            hosts,
+            options: Mutex::new(JobOptions::default()),
+            clocks_before: Mutex::new(Vec::new()),
+            targets: Mutex::new(Vec::new()),
+            partners: Mutex::new(None),
+        }
+    }
+
+    pub fn rank(&self) -> u32 {
+        self.wire.rank()
+    }
+
+    pub fn size(&self) -> u32 {
+        self.wire.size()
+    }
+
+    pub fn is_root(&self) -> bool {
+        self.rank() == 0
+    }
+
+    pub fn host(&self) -> &str {
+        self.hosts
+            .get(self.rank() as usize)
+            .map_or("", String::as_str)
+    }
+
+    /// Host names by rank.
+    pub fn hosts(&self) -> &[String] {
+        &self.hosts
+    }
+
+    /// This rank's place among the ranks on its host, by rank order.
+    pub fn local_rank(&self) -> u32 {
+        let me = self.rank() as usize;
+        self.hosts[..me.min(self.hosts.len())]
+            .iter()
+            .filter(|h| *h == self.host())
+            .count() as u32
+    }
+
+    /// The names this rank's arguments may use.
+    pub fn names(&self) -> RankNames<'_> {
+        RankNames {
+            rank: self.rank(),
+            host: self.host(),
+            local_rank: self.local_rank(),
+        }
+    }
+
+    pub fn set_options(&self, options: JobOptions) {
+        *self.options.lock().unwrap() = options;
+    }
+
+    pub fn options(&self) -> JobOptions {
+        *self.options.lock().unwrap()
+    }
+
+    /// "rank R (HOST)" for messages.
+    pub fn who(&self) -> String {
+        format!("rank {} ({})", self.rank(), self.host())
+    }
+
+    /// Rank 0 decides (`verdict`: the arguments, or why they are refused)
+    /// and every rank learns it: the arguments to go on with, else the stop.
+    pub fn agree(&self, verdict: Option<Result<Agreed, Stop>>) -> Result<Agreed, Stop> {
+        let message = verdict.map(|v| match v {
+            Ok(agreed) => serde_json::to_vec(&Ok::<_, (i32, Option<String>)>(agreed)),
+            Err(stop) => serde_json::to_vec(&Err::<Agreed, _>((stop.code, stop.line))),
+        });
+        let bytes = broadcast(
+            &*self.wire,
+            Tag::Config,
+            message.map(|m| m.unwrap_or_default()),
+        );
+        match serde_json::from_slice::<Result<Agreed, (i32, Option<String>)>>(&bytes) {
+            Ok(Ok(agreed)) => Ok(agreed),
+            Ok(Err((code, line))) => Err(Stop {
+                code,
+                // Only rank 0 prints the reason.
+                line: line.filter(|_| self.is_root()),
+            }),
+            Err(_) => Err(Stop {
+                code: crate::error::EXIT_INTERNAL,
+                line: Some(format!(
+                    "{}: rank 0's arguments did not arrive whole",
+                    self.who()
+                )),
+            }),
+        }
+    }
+
+    /// Every rank's identity to rank 0, which compares them (`compare`
+    /// names the hosts that differ) and tells every rank to go on or stop.
+    pub fn check_identities(
+        &self,
+        mine: &RankIdentity,
+        compare: impl Fn(&[RankIdentity]) -> Option<String>,
+    ) -> Result<(), Stop> {
+        let bytes = serde_json::to_vec(mine).unwrap_or_default();
+        let verdict = gather(&*self.wire, Tag::Identity, bytes).map(|all| {
+            let ids: Vec<RankIdentity> = all
+                .iter()
+                .map(|b| serde_json::from_slice(b).unwrap_or_default())
+                .collect();
+            let targets: Vec<String> = ids.iter().map(|i| i.target.clone()).collect();
+            serde_json::to_vec(&(compare(&ids).unwrap_or_default(), targets)).unwrap_or_default()
+        });
+        let shared = broadcast(&*self.wire, Tag::Identity, verdict);
+        let (line, targets): (String, Vec<String>) =
+            serde_json::from_slice(&shared).unwrap_or_default();
+        *self.targets.lock().unwrap() = targets;
+        match line.is_empty() {
+            true => Ok(()),
+            false => Err(Stop {
+                code: crate::error::EXIT_USAGE,
+                line: self.is_root().then_some(line),
+            }),
+        }
+    }
+
+    /// Rank 0 measures every other rank's clock by ping-pong; returns the
+    /// estimates by rank (rank 0's own is zero). Other ranks answer.
+    fn measure_clocks(&self) -> Vec<OffsetEstimate> {
+        let zero = OffsetEstimate {
+            offset_ns: 0,
+            bound_ns: 0,
+            at_ns: monotonic_now_ns(),
+        };
+        if !self.is_root() {
+            for _ in 0..PINGS {
+                self.wire.receive(0, Tag::Ping);
+                self.wire
+                    .send(0, Tag::Pong, &monotonic_now_ns().to_le_bytes());
+            }
+            return Vec::new();
+        }
+        let mut all = vec![zero];
+        for rank in 1..self.size() {
+            let samples: Vec<PingSample> = (0..PINGS).map(|_| self.ping(rank)).collect();
+            all.push(estimate_offset(&samples).unwrap_or(zero));
+        }
+        all
+    }
+
+    fn ping(&self, rank: u32) -> PingSample {
+        let sent_ns = monotonic_now_ns();
+        self.wire.send(rank, Tag::Ping, &[]);
+        let answer = self.wire.receive(rank, Tag::Pong);
+        let received_ns = monotonic_now_ns();
+        let remote_ns = answer
+            .get(..8)
+            .and_then(|b| b.try_into().ok())
+            .map_or(0, u64::from_le_bytes);
+        PingSample {
+            sent_ns,
+            remote_ns,
+            received_ns,
+        }
+    }
+
+    /// The clocks before the tests (every rank takes part).
+    pub fn clocks_before_tests(&self) {
+        let measured = self.measure_clocks();
+        *self.clocks_before.lock().unwrap() = measured;
+    }
+
+    /// Every rank arrives at `label`; rank 0 checks they all name the same
+    /// step and lets them go. A rank at another step ends the job.
+    pub fn arrive(&self, label: &str) {
+        if !self.is_root() {
+            self.wire.send(0, Tag::Arrive, label.as_bytes());
+            self.wire.receive(0, Tag::Go);
+            return;
+        }
+        for rank in 1..self.size() {
+            let theirs = self.wire.receive(rank, Tag::Arrive);
+            if theirs != label.as_bytes() {
+                let line = format!(
+                    "Error: the ranks went different ways: rank 0 ({}) is at \"{label}\" while rank {rank} ({}) is at \"{}\"; run the same command on targets alike",
+                    self.host(),
+                    self.hosts.get(rank as usize).map_or("", String::as_str),
+                    String::from_utf8_lossy(&theirs)
+                );
+                eprintln!("{line}");
+                self.wire.abort(crate::error::EXIT_INTERNAL);
+            }
+        }
+        for rank in 1..self.size() {
+            self.wire.send(rank, Tag::Go, &[]);
+        }
+    }
+
+    /// The end of the command: every rank arrives, the clocks are measured
+    /// again, and every rank's result goes to rank 0, which returns the
+    /// merged result. Other ranks return `None`.
+    pub fn hand_over(&self, result: &RunResult) -> Option<Result<RunResult, String>> {
+        self.arrive("end");
+        let after = self.measure_clocks();
+        let bytes = serde_json::to_vec(result).unwrap_or_default();
+        let all = gather(&*self.wire, Tag::Result, bytes)?;
+        Some(self.merge_at_root(all, after))
+    }
+
+    fn merge_at_root(
+        &self,
+        all: Vec<Vec<u8>>,
+        after: Vec<OffsetEstimate>,
+    ) -> Result<RunResult, String> {
+        let before = self.clocks_before.lock().unwrap().clone();
+        let targets = self.targets.lock().unwrap().clone();
+        let mut ranks = Vec::new();
+        for (rank, bytes) in all.iter().enumerate() {
+            let result = RunResult::from_json(&String::from_utf8_lossy(bytes))
+                .map_err(|e| format!("rank {rank}'s result did not arrive whole: {e}"))?;
+            let host = self.hosts.get(rank).cloned().unwrap_or_default();
+            let local_rank = self.hosts[..rank].iter().filter(|h| **h == host).count() as u32;
+            let clock = match rank {
+                0 => ClockMap::identity(),
+                _ => ClockMap {
+                    before: before.get(rank).copied().unwrap_or(after[rank]),
+                    after: after.get(rank).copied(),
+                },
+            };
+            ranks.push(RankResult {
+                rank: rank as u32,
+                host,
+                local_rank,
+                target: targets.get(rank).cloned().unwrap_or_default(),
+                clock,
+                result,
+            });
+        }
+        let options = self.options();
+        let merge_options = MergeOptions {
+            stonewall: options.stonewall,
+            shared_file: options.shared_file,
+            read_other_host: self.partners.lock().unwrap().clone(),
+        };
+        merge(ranks, merge_options).map_err(|e| e.to_string())
+    }
+
+    /// Rank 0 sends every rank the job's exit code; every rank returns it.
+    pub fn share_exit(&self, code: Option<i32>) -> i32 {
+        let bytes = broadcast(
+            &*self.wire,
+            Tag::Exit,
+            code.map(|c| c.to_le_bytes().to_vec()),
+        );
+        bytes
+            .get(..4)
+            .and_then(|b| b.try_into().ok())
+            .map_or(crate::error::EXIT_INTERNAL, i32::from_le_bytes)
+    }
+
+    /// Records where each rank reads from (`--read-other-host`).
+    pub fn set_partners(&self, partners: ReadOtherHost) {
+        *self.partners.lock().unwrap() = Some(partners);
+    }
+
+    /// Each rank's target by rank, after its placeholders were filled in.
+    pub fn targets(&self) -> Vec<String> {
+        self.targets.lock().unwrap().clone()
+    }
+
+    pub fn partners(&self) -> Option<ReadOtherHost> {
+        self.partners.lock().unwrap().clone()
+    }
+
+    /// Ends the whole job at once (an error or a panic on this rank).
+    pub fn abort(&self, code: i32) -> ! {
+        self.wire.abort(code)
+    }
+
+    /// Tells every other rank this one finished its counted pass, and
+    /// waits until each has said the same.
+    fn exchange_done(&self) {
+        for rank in (0..self.size()).filter(|r| *r != self.rank()) {
+            self.wire.send(rank, Tag::Done, &[]);
+        }
+        for _ in 1..self.size() {
+            self.wire.receive_any(Tag::Done);
+        }
+    }
+}
+
+impl Coordinator for Job {
+    fn before_counted(&self, label: &str) {
+        self.arrive(label);
+    }
+
+    fn during_counted(
+        &self,
+        stop: &AtomicBool,
+        moved: &(dyn Fn() -> u64 + Sync),
+        pass: &mut dyn FnMut(),
+    ) -> u64 {
+        let over = AtomicBool::new(false);
+        let at_first_done = AtomicU64::new(u64::MAX);
+        let stonewall = self.options().stonewall;
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                while !over.load(Ordering::Acquire) {
+                    if interrupt::stop_flag().load(Ordering::Relaxed) {
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                    if at_first_done.load(Ordering::Relaxed) == u64::MAX
+                        && self.wire.probe(Tag::Done)
+                    {
+                        at_first_done.store(moved(), Ordering::Relaxed);
+                        if stonewall {
+                            stop.store(true, Ordering::Relaxed);
+                        }
+                    }
+                    std::thread::sleep(WATCH_EVERY);
+                }
+            });
+            pass();
+            over.store(true, Ordering::Release);
+        });
+        let first = match at_first_done.load(Ordering::Relaxed) {
+            u64::MAX => moved(),
+            seen => seen,
+        };
+        self.exchange_done();
+        first
+    }
+}

@@ -27,6 +27,16 @@ const PINGS: usize = 24;
 /// How often the stonewall's watcher looks for a finished rank.
 const WATCH_EVERY: Duration = Duration::from_micros(200);
 
+/// The longest pause between two looks for an awaited message.
+const POLL_AT_MOST: Duration = Duration::from_micros(100);
+
+/// How long a rank asked to stop (the launcher's SIGTERM, Ctrl-C) still
+/// waits for the others before it gives up on the job: long enough for
+/// ranks that all stopped together to finish their exchanges, short enough
+/// to restore preserved data before the launcher's SIGKILL (Open MPI waits
+/// one second by default).
+const GRACE_AFTER_STOP: Duration = Duration::from_millis(300);
+
 /// The job's options that change how ranks work together.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct JobOptions {
@@ -47,6 +57,9 @@ pub struct Job {
     targets: Mutex<Vec<String>>,
     /// Where each rank reads from under `--read-other-host`.
     partners: Mutex<Option<ReadOtherHost>>,
+    /// Set when this rank gave up waiting for the others (a rank died and
+    /// the launcher is ending the job): no more messages, no merge.
+    abandoned: AtomicBool,
 }
 
 /// What rank 0 hands every rank before anything runs: its command line
@@ -87,6 +100,53 @@ impl Job {
             clocks_before: Mutex::new(Vec::new()),
             targets: Mutex::new(Vec::new()),
             partners: Mutex::new(None),
+            abandoned: AtomicBool::new(false),
+        }
+    }
+
+    /// True once this rank gave up on the job (see [`Job::receive`]).
+    pub fn abandoned(&self) -> bool {
+        self.abandoned.load(Ordering::Relaxed)
+    }
+
+    /// Waits for the next message of `tag` from `from` (any rank when
+    /// `None`). MPI's receive cannot be interrupted, and a rank that died
+    /// never sends: so this polls, and once this process is asked to stop
+    /// it waits [`GRACE_AFTER_STOP`] more, then gives up on the job, so
+    /// that the command can restore what it overwrote and exit.
+    fn receive(&self, from: Option<u32>, tag: Tag) -> Option<(u32, Vec<u8>)> {
+        let mut pause = Duration::from_micros(1);
+        let mut stopped_at = None;
+        loop {
+            if self.abandoned() {
+                return None;
+            }
+            let ready = match from {
+                Some(rank) => self.wire.probe_from(rank, tag),
+                None => self.wire.probe(tag),
+            };
+            if ready {
+                return Some(match from {
+                    Some(rank) => (rank, self.wire.receive(rank, tag)),
+                    None => self.wire.receive_any(tag),
+                });
+            }
+            if interrupt::stop_flag().load(Ordering::Relaxed) {
+                let since = *stopped_at.get_or_insert_with(std::time::Instant::now);
+                if since.elapsed() >= GRACE_AFTER_STOP {
+                    self.abandoned.store(true, Ordering::Relaxed);
+                    return None;
+                }
+            }
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(POLL_AT_MOST);
+        }
+    }
+
+    /// Sends, unless this rank gave up on the job.
+    fn send(&self, to: u32, tag: Tag, bytes: &[u8]) {
+        if !self.abandoned() {
+            self.wire.send(to, tag, bytes);
         }
     }
 
@@ -212,34 +272,42 @@ impl Job {
         };
         if !self.is_root() {
             for _ in 0..PINGS {
-                self.wire.receive(0, Tag::Ping);
-                self.wire
-                    .send(0, Tag::Pong, &monotonic_now_ns().to_le_bytes());
+                if self.receive(Some(0), Tag::Ping).is_none() {
+                    break;
+                }
+                self.send(0, Tag::Pong, &monotonic_now_ns().to_le_bytes());
             }
             return Vec::new();
         }
         let mut all = vec![zero];
         for rank in 1..self.size() {
-            let samples: Vec<PingSample> = (0..PINGS).map(|_| self.ping(rank)).collect();
+            let samples: Vec<PingSample> = (0..PINGS).map_while(|_| self.ping(rank)).collect();
             all.push(estimate_offset(&samples).unwrap_or(zero));
         }
         all
     }
 
-    fn ping(&self, rank: u32) -> PingSample {
+    /// One round trip to `rank`. The answer is awaited by spinning on the
+    /// probe (no sleep), since the sleep would lengthen the round trip and
+    /// with it the bound.
+    fn ping(&self, rank: u32) -> Option<PingSample> {
         let sent_ns = monotonic_now_ns();
-        self.wire.send(rank, Tag::Ping, &[]);
-        let answer = self.wire.receive(rank, Tag::Pong);
+        self.send(rank, Tag::Ping, &[]);
+        let deadline = std::time::Instant::now() + Duration::from_millis(2);
+        while !self.wire.probe_from(rank, Tag::Pong) && std::time::Instant::now() < deadline {
+            std::hint::spin_loop();
+        }
+        let (_, answer) = self.receive(Some(rank), Tag::Pong)?;
         let received_ns = monotonic_now_ns();
         let remote_ns = answer
             .get(..8)
             .and_then(|b| b.try_into().ok())
             .map_or(0, u64::from_le_bytes);
-        PingSample {
+        Some(PingSample {
             sent_ns,
             remote_ns,
             received_ns,
-        }
+        })
     }
 
     /// The clocks before the tests (every rank takes part).
@@ -252,12 +320,14 @@ impl Job {
     /// step and lets them go. A rank at another step ends the job.
     pub fn arrive(&self, label: &str) {
         if !self.is_root() {
-            self.wire.send(0, Tag::Arrive, label.as_bytes());
-            self.wire.receive(0, Tag::Go);
+            self.send(0, Tag::Arrive, label.as_bytes());
+            self.receive(Some(0), Tag::Go);
             return;
         }
         for rank in 1..self.size() {
-            let theirs = self.wire.receive(rank, Tag::Arrive);
+            let Some((_, theirs)) = self.receive(Some(rank), Tag::Arrive) else {
+                return;
+            };
             if theirs != label.as_bytes() {
                 let line = format!(
                     "Error: the ranks went different ways: rank 0 ({}) is at \"{label}\" while rank {rank} ({}) is at \"{}\"; run the same command on targets alike",
@@ -270,7 +340,7 @@ impl Job {
             }
         }
         for rank in 1..self.size() {
-            self.wire.send(rank, Tag::Go, &[]);
+            self.send(rank, Tag::Go, &[]);
         }
     }
 
@@ -281,7 +351,14 @@ impl Job {
         self.arrive("end");
         let after = self.measure_clocks();
         let bytes = serde_json::to_vec(result).unwrap_or_default();
-        let all = gather(&*self.wire, Tag::Result, bytes)?;
+        if !self.is_root() {
+            self.send(0, Tag::Result, &bytes);
+            return None;
+        }
+        let mut all = vec![bytes];
+        for rank in 1..self.size() {
+            all.push(self.receive(Some(rank), Tag::Result)?.1);
+        }
         Some(self.merge_at_root(all, after))
     }
 
@@ -324,12 +401,20 @@ impl Job {
     }
 
     /// Rank 0 sends every rank the job's exit code; every rank returns it.
+    /// A rank that gave up on the job ends as interrupted.
     pub fn share_exit(&self, code: Option<i32>) -> i32 {
-        let bytes = broadcast(
-            &*self.wire,
-            Tag::Exit,
-            code.map(|c| c.to_le_bytes().to_vec()),
-        );
+        let bytes = match code {
+            Some(code) => {
+                for rank in 1..self.size() {
+                    self.send(rank, Tag::Exit, &code.to_le_bytes());
+                }
+                code.to_le_bytes().to_vec()
+            }
+            None => match self.receive(Some(0), Tag::Exit) {
+                Some((_, bytes)) => bytes,
+                None => return crate::error::EXIT_INTERRUPTED,
+            },
+        };
         bytes
             .get(..4)
             .and_then(|b| b.try_into().ok())
@@ -355,15 +440,27 @@ impl Job {
         self.wire.abort(code)
     }
 
-    /// Tells every other rank this one finished its counted pass, and
-    /// waits until each has said the same.
-    fn exchange_done(&self) {
+    /// Tells every other rank this one finished its counted pass (and
+    /// whether it failed), and waits until each has said the same; `heard`
+    /// were received already. True when any rank failed.
+    fn exchange_done(&self, failed: bool, heard: u32) -> bool {
         for rank in (0..self.size()).filter(|r| *r != self.rank()) {
-            self.wire.send(rank, Tag::Done, &[]);
+            self.send(rank, Tag::Done, &[u8::from(failed)]);
         }
-        for _ in 1..self.size() {
-            self.wire.receive_any(Tag::Done);
+        let mut any_failed = failed;
+        for _ in heard..self.size() - 1 {
+            match self.receive(None, Tag::Done) {
+                Some((_, bytes)) => any_failed |= bytes.first() == Some(&1),
+                None => break,
+            }
         }
+        any_failed
+    }
+
+    /// A rank failed: every rank ends its command as if stopped, so that
+    /// all of them reach the end together and rank 0 reports the failure.
+    fn stop_everywhere(&self) {
+        interrupt::stop_flag().store(true, Ordering::SeqCst);
     }
 }
 
@@ -376,36 +473,53 @@ impl Coordinator for Job {
         &self,
         stop: &AtomicBool,
         moved: &(dyn Fn() -> u64 + Sync),
-        pass: &mut dyn FnMut(),
+        pass: &mut dyn FnMut() -> bool,
     ) -> u64 {
+        if self.abandoned() {
+            pass();
+            return moved();
+        }
         let over = AtomicBool::new(false);
         let at_first_done = AtomicU64::new(u64::MAX);
+        let heard = std::sync::atomic::AtomicU32::new(0);
+        let peer_failed = AtomicBool::new(false);
         let stonewall = self.options().stonewall;
-        std::thread::scope(|scope| {
+        let failed = std::thread::scope(|scope| {
+            // The watcher alone calls MPI while the pass runs (the main
+            // thread is measuring): MPI_THREAD_SERIALIZED holds.
             scope.spawn(|| {
                 while !over.load(Ordering::Acquire) {
                     if interrupt::stop_flag().load(Ordering::Relaxed) {
                         stop.store(true, Ordering::Relaxed);
                     }
-                    if at_first_done.load(Ordering::Relaxed) == u64::MAX
-                        && self.wire.probe(Tag::Done)
+                    if heard.load(Ordering::Relaxed) < self.size() - 1 && self.wire.probe(Tag::Done)
                     {
-                        at_first_done.store(moved(), Ordering::Relaxed);
-                        if stonewall {
+                        let (_, bytes) = self.wire.receive_any(Tag::Done);
+                        heard.fetch_add(1, Ordering::Relaxed);
+                        if at_first_done.load(Ordering::Relaxed) == u64::MAX {
+                            at_first_done.store(moved(), Ordering::Relaxed);
+                        }
+                        let failed = bytes.first() == Some(&1);
+                        peer_failed.fetch_or(failed, Ordering::Relaxed);
+                        if stonewall || failed {
                             stop.store(true, Ordering::Relaxed);
                         }
                     }
                     std::thread::sleep(WATCH_EVERY);
                 }
             });
-            pass();
+            let failed = pass();
             over.store(true, Ordering::Release);
+            failed
         });
         let first = match at_first_done.load(Ordering::Relaxed) {
             u64::MAX => moved(),
             seen => seen,
         };
-        self.exchange_done();
+        let heard = heard.load(Ordering::Relaxed);
+        if self.exchange_done(failed, heard) || peer_failed.load(Ordering::Relaxed) {
+            self.stop_everywhere();
+        }
         first
     }
 }
@@ -477,7 +591,10 @@ mod tests {
             });
             (verdict.map_err(|s| (s.code, s.line)), job.targets())
         });
-        assert_eq!(got[0].0, Err((EXIT_USAGE_CODE, Some("builds differ".into()))));
+        assert_eq!(
+            got[0].0,
+            Err((EXIT_USAGE_CODE, Some("builds differ".into())))
+        );
         assert_eq!(got[1].0, Err((EXIT_USAGE_CODE, None)));
         assert_eq!(got[1].1, ["/t/0", "/t/1"]);
     }
@@ -522,6 +639,7 @@ mod tests {
                     std::thread::sleep(Duration::from_millis(1));
                 }
                 finished.fetch_add(1, Ordering::Relaxed);
+                false
             });
             (at_first, read_moved(), stop.load(Ordering::Relaxed))
         });

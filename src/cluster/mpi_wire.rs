@@ -86,6 +86,13 @@ impl Wire for MpiWire {
             .is_some()
     }
 
+    fn probe_from(&self, from: u32, tag: Tag) -> bool {
+        Self::world()
+            .process_at_rank(from as i32)
+            .immediate_probe_with_tag(tag as i32)
+            .is_some()
+    }
+
     fn abort(&self, code: i32) -> ! {
         Self::world().abort(code)
     }

@@ -77,6 +77,12 @@ impl Wire for ThreadWire {
         queue.iter().any(|(_, t, _)| *t == tag)
     }
 
+    fn probe_from(&self, from: u32, tag: Tag) -> bool {
+        let mailbox = &self.boxes[self.rank as usize];
+        let queue = mailbox.queue.lock().unwrap();
+        queue.iter().any(|(f, t, _)| *f == from && *t == tag)
+    }
+
     fn abort(&self, code: i32) -> ! {
         panic!("rank {} aborted the job with code {code}", self.rank)
     }

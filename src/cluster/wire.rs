@@ -41,6 +41,8 @@ pub trait Wire: Send + Sync {
     fn receive_any(&self, tag: Tag) -> (u32, Vec<u8>);
     /// True when a message of `tag` from any rank is waiting.
     fn probe(&self, tag: Tag) -> bool;
+    /// True when a message of `tag` from `from` is waiting.
+    fn probe_from(&self, from: u32, tag: Tag) -> bool;
     /// Ends every rank of the job with `code`.
     fn abort(&self, code: i32) -> !;
 }

@@ -49,7 +49,11 @@ fn launched_main() -> i32 {
                 None => crate::error::EXIT_INTERNAL,
             },
         };
-    crate::cluster::leave();
+    // A rank that gave up on the job (another rank died) skips
+    // MPI_Finalize, which would wait for the dead rank.
+    if crate::cluster::job().is_some_and(|j| !j.abandoned()) {
+        crate::cluster::leave();
+    }
     code
 }
 
@@ -279,7 +283,13 @@ fn run(job: &Job, cli: Cli) -> i32 {
 }
 
 /// Prints one line naming this rank and its host, then ends every rank.
+/// A rank other than 0 first gives rank 0 a moment: an error every rank
+/// meets (a refused target, say) is then printed once, by rank 0, whose
+/// abort ends the others before they print.
 fn fail(job: &Job, code: i32, line: &str) -> ! {
+    if !job.is_root() {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    }
     eprintln!("Error: {}: {line}", job.who());
     job.abort(code)
 }

@@ -17,7 +17,8 @@ pub trait Coordinator: Send + Sync {
     /// one that never comes); returns when every rank has arrived.
     fn before_counted(&self, label: &str);
 
-    /// Runs the counted pass (`pass`), watching the other ranks meanwhile:
+    /// Runs the counted pass (`pass`, which says whether this rank's
+    /// measurement failed), watching the other ranks meanwhile:
     /// sets `stop` when the pass must end early (a signal, or `--stonewall`
     /// once another rank finished). `moved` reads this rank's bytes so far.
     /// Returns the bytes this rank had moved when it learned that the first
@@ -26,7 +27,7 @@ pub trait Coordinator: Send + Sync {
         &self,
         stop: &AtomicBool,
         moved: &(dyn Fn() -> u64 + Sync),
-        pass: &mut dyn FnMut(),
+        pass: &mut dyn FnMut() -> bool,
     ) -> u64;
 }
 

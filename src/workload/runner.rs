@@ -211,6 +211,7 @@ fn coordinated_pass(
         if runs {
             counted_pass(&walled, progress, outcome, warnings);
         }
+        outcome.error.is_some()
     });
     let record = &outcome.record;
     let start = record.start_ns.map_or(mono_at, |s| {

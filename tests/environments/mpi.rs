@@ -158,9 +158,17 @@ impl Job {
         json(&out.stdout)
     }
 
-    /// The ids of this job's processes still running.
+    /// The ids of this job's processes still running a moment after
+    /// mpirun returned (a rank that is being reaped gets that moment).
     fn left_running(&self) -> Vec<u32> {
-        processes_marked(&self.marker)
+        let since = Instant::now();
+        loop {
+            let left = processes_marked(&self.marker);
+            if left.is_empty() || since.elapsed() > Duration::from_secs(3) {
+                return left;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
     }
 }
 
@@ -604,6 +612,54 @@ fn read_other_host_on_one_host_says_why_not() {
     assert_eq!(roh["done"], false, "{roh}");
     let why = roh["why_not"].as_str().expect("why_not");
     assert!(!why.is_empty());
+}
+
+#[test]
+fn stonewall_stops_every_rank_when_the_first_finishes() {
+    let job = job_or_skip!(Job::local(3));
+    let size = 64 * MIB;
+    let fast: Vec<LoopDevice> = match (0..2).map(|_| LoopDevice::new(size)).collect() {
+        Ok(devs) => devs,
+        Err(why) => return skipped(&why),
+    };
+    // Rank 1 reads at 4 MB/s: 16 MiB would take it four seconds.
+    let slow = match common::faultdev::FaultDevice::with_speed(size, 0, 4.0) {
+        Ok(dev) => dev,
+        Err(why) => return skipped(&why),
+    };
+    let dir = scratch_dir();
+    let link = |r: u32, to: &Path| std::os::unix::fs::symlink(to, dir.path().join(r.to_string()));
+    link(0, &fast[0].dev).unwrap();
+    link(1, &slow.dev).unwrap();
+    link(2, &fast[1].dev).unwrap();
+    let pattern = format!("{}/{{rank}}", dir.path().display());
+    let doc = job.json(&[
+        "run",
+        &pattern,
+        "--rw",
+        "read",
+        "--bs",
+        "64k",
+        "--size",
+        "16M",
+        "--ramp",
+        "0",
+        "--stonewall",
+        "--json",
+        "--no-save",
+    ]);
+    assert_merged_exactly(&doc, 3);
+    assert_eq!(doc["mpi"]["stonewall"], true);
+    let rows = doc["mpi"]["ranks"].as_array().unwrap();
+    let bytes: Vec<u64> = rows.iter().map(|r| r["bytes"].as_u64().unwrap()).collect();
+    assert!(
+        bytes.contains(&(16 * MIB)),
+        "the first finished its 16 MiB: {bytes:?}"
+    );
+    assert!(
+        bytes[1] < 16 * MIB,
+        "the slow rank was stopped early: {bytes:?}"
+    );
 }
 
 // ------------------------------------------------------------ failures

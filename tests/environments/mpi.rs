@@ -188,7 +188,13 @@ fn wait_or_kill(mut child: std::process::Child, deadline: Duration, marker: &str
             let _ = child.kill();
             kill_marked(marker);
             let _ = child.wait();
-            panic!("the job ran past {deadline:?} and was killed");
+            let stdout = out_reader.join().unwrap_or_default();
+            let stderr = err_reader.join().unwrap_or_default();
+            panic!(
+                "the job ran past {deadline:?} and was killed\nstdout: {}\nstderr: {}",
+                text(&stdout),
+                text(&stderr)
+            );
         }
         std::thread::sleep(Duration::from_millis(20));
     };
@@ -692,6 +698,12 @@ fn a_missing_target_on_one_rank_ends_the_job_naming_it() {
     let stderr = text(&out.stderr);
     let want = format!("rank 1 ({})", hostname());
     assert!(stderr.contains(&want), "{want} in: {stderr}");
+    for line in error_lines(&out.stderr) {
+        assert!(
+            line.starts_with("Error: rank "),
+            "every error names its rank: {line}"
+        );
+    }
     assert!(job.left_running().is_empty(), "iocurve left running");
     // Ranks 0 and 2 removed whatever they had created.
     for r in [0, 2] {
@@ -734,7 +746,12 @@ fn an_io_error_on_one_rank_ends_every_rank_within_seconds() {
         "0",
         "--no-save",
     ]);
-    assert!(!out.status.success());
+    assert!(
+        !out.status.success(),
+        "the job succeeded: {}\n{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
     assert!(took < FAILURE_DEADLINE, "the job took {took:?}");
     let stderr = text(&out.stderr);
     let want = format!("rank 1 ({})", hostname());
@@ -761,7 +778,12 @@ fn a_different_build_on_one_rank_stops_before_anything_is_opened() {
         "--no-save",
     ]);
     let seen = watch.seen();
-    assert!(!out.status.success());
+    assert!(
+        !out.status.success(),
+        "the job succeeded: {}\n{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
     assert!(took < FAILURE_DEADLINE, "the job took {took:?}");
     let errors = error_lines(&out.stderr);
     assert_eq!(errors.len(), 1, "one line: {}", text(&out.stderr));
@@ -825,7 +847,12 @@ fn preserve_restores_every_rank_and_recover_the_killed_one() {
     let victim = rank_process(&job.marker, 1).expect("rank 1's process");
     signal(victim, rustix::process::Signal::KILL);
     let out = wait_or_kill(child, FAILURE_DEADLINE, &job.marker);
-    assert!(!out.status.success());
+    assert!(
+        !out.status.success(),
+        "the job succeeded: {}\n{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
     assert!(job.left_running().is_empty(), "iocurve left running");
     for r in [0, 2] {
         assert!(
@@ -1082,7 +1109,12 @@ fn a_different_build_names_the_fake_host_it_runs_on() {
         "--no-save",
     ]);
     let seen = watch.seen();
-    assert!(!out.status.success());
+    assert!(
+        !out.status.success(),
+        "the job succeeded: {}\n{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
     assert!(took < FAILURE_DEADLINE, "the job took {took:?}");
     let errors = error_lines(&out.stderr);
     assert_eq!(errors.len(), 1, "one line: {}", text(&out.stderr));

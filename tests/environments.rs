@@ -1,6 +1,7 @@
 //! iocurve in the environments it meets and the harness that fakes them:
 //! real block devices, ext4 images, the FUSE fault device (and its own self
-//! test), and the HTML report in a real browser. These tests skip, saying
+//! test), the HTML report in a real browser, and MPI jobs on this host and
+//! on fake hosts made of namespaces. These tests skip, saying
 //! why, where the machine cannot provide the environment. See
 //! tests/README.md.
 
@@ -11,6 +12,9 @@ mod common;
 mod block_device;
 #[path = "environments/faultdev_selftest.rs"]
 mod faultdev_selftest;
+#[cfg(feature = "mpi")]
+#[path = "environments/mpi.rs"]
+mod mpi;
 #[path = "environments/report_browser.rs"]
 mod report_browser;
 #[path = "environments/unaligned.rs"]

@@ -3,6 +3,7 @@
 //! misbehaves, and whether a figure could have come through the link at all.
 //! Pure functions of results; no I/O.
 
+pub mod cluster;
 pub mod compare;
 pub mod copy;
 pub mod curve;

@@ -17,3 +17,5 @@
 //!   systems differ from rank 0's.
 
 pub mod clock;
+pub mod identity;
+pub mod placement;

@@ -18,4 +18,5 @@
 
 pub mod clock;
 pub mod identity;
+pub mod merge;
 pub mod placement;

@@ -7,12 +7,11 @@
 //! measures something else, and fio's client/server mode quitting silently
 //! on a version mismatch (fio #620) shows what a reader is left with
 //! otherwise. The line names rank 0's identity once, then each host that
-//! differs, once, with its ranks and only the fields that differ.
+//! differs, once, with its ranks and only the fields that differ, and
+//! ends with what to do: `--mixed-hosts` lets kernels and file systems
+//! differ (the spine blanks them before asking), never builds.
 
 use crate::result::cluster::RankIdentity;
-
-/// What the user can do about it.
-const REMEDY: &str = "run one build of iocurve on hosts alike, or pass --mixed-hosts";
 
 /// One line naming the hosts that differ from rank 0 in version, build,
 /// kernel or file system, or `None` when all agree.
@@ -41,15 +40,50 @@ pub fn differences(ids: &[RankIdentity]) -> Option<String> {
     }
     let listed: Vec<String> = hosts.iter().map(HostDifference::describe).collect();
     Some(format!(
-        "ranks differ from rank {} (host {}: iocurve {} build {}, Linux {}, {}): {} — {REMEDY}",
+        "ranks differ from rank {} (host {}: {}): {} — {}",
         base.rank,
         base.host,
-        base.version,
-        base.build,
-        base.kernel,
-        base.file_system,
-        listed.join("; ")
+        describe_base(base),
+        listed.join("; "),
+        remedy(&hosts)
     ))
+}
+
+/// `iocurve 0.1.0 build 1a2b3c4d, Linux 6.1.0, ext4`, leaving out what is
+/// blank (`--mixed-hosts` blanks the kernel and file system before the
+/// comparison).
+fn describe_base(base: &RankIdentity) -> String {
+    let parts = [
+        format!("iocurve {} build {}", base.version, base.build),
+        if base.kernel.is_empty() {
+            String::new()
+        } else {
+            format!("Linux {}", base.kernel)
+        },
+        base.file_system.clone(),
+    ];
+    let kept: Vec<String> = parts.into_iter().filter(|p| !p.is_empty()).collect();
+    kept.join(", ")
+}
+
+/// What the user can do: `--mixed-hosts` lets kernels and file systems
+/// differ, never builds.
+fn remedy(hosts: &[HostDifference]) -> &'static str {
+    let differ = |fields: &[Field]| {
+        hosts
+            .iter()
+            .flat_map(|h| &h.values)
+            .any(|(f, _)| fields.contains(f))
+    };
+    let builds = differ(&[Field::Version, Field::Build]);
+    let systems = differ(&[Field::Kernel, Field::FileSystem]);
+    match (builds, systems) {
+        (true, true) => {
+            "run one build of iocurve on every host, and hosts alike or pass --mixed-hosts"
+        }
+        (true, false) => "run one build of iocurve on every host",
+        _ => "run on hosts alike, or pass --mixed-hosts",
+    }
 }
 
 /// The fields compared, in the order they are named.
@@ -183,7 +217,30 @@ mod tests {
             differences(&ids).unwrap(),
             "ranks differ from rank 0 (host a: iocurve 0.1.0 build 1a2b3c4d, Linux 6.1.0, ext4): \
              host b (ranks 2, 3) build 9f8e7d6c; host c (rank 4) file system xfs \
-             — run one build of iocurve on hosts alike, or pass --mixed-hosts"
+             — run one build of iocurve on every host, and hosts alike or pass --mixed-hosts"
+        );
+    }
+
+    #[test]
+    fn the_remedy_fits_what_differs_and_blank_fields_are_left_out() {
+        let mut ids = vec![id(0, "a"), id(1, "b")];
+        ids[1].kernel = "6.5.0".into();
+        assert!(
+            differences(&ids).unwrap().ends_with(
+                "host b (rank 1) kernel 6.5.0 — run on hosts alike, or pass --mixed-hosts"
+            )
+        );
+        // `--mixed-hosts` blanks kernels and file systems; builds still count.
+        for i in &mut ids {
+            i.kernel.clear();
+            i.file_system.clear();
+        }
+        assert_eq!(differences(&ids), None);
+        ids[1].version = "0.2.0".into();
+        assert_eq!(
+            differences(&ids).unwrap(),
+            "ranks differ from rank 0 (host a: iocurve 0.1.0 build 1a2b3c4d): \
+             host b (rank 1) iocurve 0.2.0 — run one build of iocurve on every host"
         );
     }
 

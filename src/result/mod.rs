@@ -133,6 +133,20 @@ pub struct TestResult {
     pub skipped: Option<String>,
 }
 
+impl TestResult {
+    /// Recomputes the median and range of MB/s and IOPS from the
+    /// repetitions, over the complete ones only (see
+    /// [`Measurement::is_complete`]): the one rule every producer of a
+    /// test (a repeated measurement, a merge of many ranks) applies.
+    pub fn refresh_spreads(&mut self) {
+        let complete = || self.repetitions.iter().filter(|m| m.is_complete());
+        let mbps: Vec<f64> = complete().map(|m| m.mb_per_s).collect();
+        let iops: Vec<f64> = complete().map(|m| m.iops).collect();
+        self.mb_per_s = Spread::of(&mbps);
+        self.iops = Spread::of(&iops);
+    }
+}
+
 /// The workload of a test, as executed.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct WorkloadInfo {
@@ -181,6 +195,14 @@ pub struct Measurement {
     /// exact merge needs (see [`cluster::RawCounts`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raw: Option<cluster::RawCounts>,
+}
+
+impl Measurement {
+    /// Counts towards its test's median and range: not cut short by
+    /// Ctrl-C, and at least one operation done.
+    pub fn is_complete(&self) -> bool {
+        !self.interrupted && self.ops > 0
+    }
 }
 
 /// Figures for one direction of a (possibly mixed) run.
@@ -326,4 +348,21 @@ pub struct CurvePoint {
     pub model_ratio: Option<f64>,
     /// Index of the point's test in `RunResult::tests`.
     pub test: usize,
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn spreads_count_only_complete_repetitions() {
+        let mut t = crate::testdata::test("SEQ 1MiB", "read", &[10.0, 20.0, 30.0, 40.0]);
+        t.repetitions[0].interrupted = true;
+        t.repetitions[3].ops = 0;
+        t.refresh_spreads();
+        let s = t.mb_per_s.unwrap();
+        assert_eq!((s.median, s.min, s.max, s.count), (25.0, 20.0, 30.0, 2));
+        assert_eq!(t.iops.unwrap().count, 2);
+        t.repetitions.clear();
+        t.refresh_spreads();
+        assert!(t.mb_per_s.is_none() && t.iops.is_none());
+    }
 }

@@ -8,7 +8,6 @@ use crate::live::progress;
 use crate::medium::MeasureTarget;
 use crate::medium::OpenTarget;
 use crate::result::{Measurement, TestResult, WorkloadInfo};
-use crate::stats::Spread;
 use crate::workload::MeasureSpec;
 use crate::workload::gauge::{Gauge, total_bytes};
 use crate::workload::live;
@@ -131,18 +130,14 @@ pub fn workload_info(spec: &MeasureSpec) -> WorkloadInfo {
 
 /// A test from its repetitions, with median and range.
 pub fn test_result(name: String, spec: &MeasureSpec, repetitions: Vec<Measurement>) -> TestResult {
-    let complete: Vec<&Measurement> = repetitions
-        .iter()
-        .filter(|m| !m.interrupted && m.ops > 0)
-        .collect();
-    let mbps: Vec<f64> = complete.iter().map(|m| m.mb_per_s).collect();
-    let iops: Vec<f64> = complete.iter().map(|m| m.iops).collect();
-    TestResult {
+    let mut test = TestResult {
         name,
         workload: workload_info(spec),
-        mb_per_s: Spread::of(&mbps),
-        iops: Spread::of(&iops),
+        mb_per_s: None,
+        iops: None,
         repetitions,
         skipped: None,
-    }
+    };
+    test.refresh_spreads();
+    test
 }

@@ -1,42 +1,22 @@
-//! TEMPORARY STUB (lead): replaced by helper P's module before commit.
+//! The pure half of a run on many hosts at once (`mpirun`/`srun`): how the
+//! ranks' clocks relate, how their results merge into one, who reads whose
+//! data under `--read-other-host`, and whether the ranks ran alike.
+//!
+//! Why here, on the analysis floor: everything the MPI spine
+//! (`crate::cluster`) gathers from the ranks is turned into figures by
+//! functions of their inputs alone, so they are tested without MPI,
+//! without a clock and without a second host. The spine measures and
+//! sends; these compute:
+//!
+//! - [`clock`]: each rank's clock offset from ping-pong samples (Cristian's
+//!   method) and the map of its timestamps onto rank 0's clock;
+//! - [`merge`]: every rank's [`RunResult`](crate::result::RunResult) into
+//!   one, counts added as integers and latency histograms bucket by bucket;
+//! - [`placement`]: read partners on other hosts, from the host names;
+//! - [`identity`]: the one line naming hosts whose builds, kernels or file
+//!   systems differ from rank 0's.
+
 pub mod clock;
-pub mod merge {
-    use super::clock::ClockMap;
-    use crate::result::RunResult;
-    pub struct RankResult {
-        pub rank: u32,
-        pub host: String,
-        pub local_rank: u32,
-        pub target: String,
-        pub clock: ClockMap,
-        pub result: RunResult,
-    }
-    pub struct MergeOptions {
-        pub stonewall: bool,
-        pub shared_file: bool,
-        pub read_other_host: Option<crate::result::cluster::ReadOtherHost>,
-    }
-    #[derive(Debug, thiserror::Error)]
-    #[error("stub")]
-    pub struct MergeError;
-    pub fn merge(mut ranks: Vec<RankResult>, _o: MergeOptions) -> Result<RunResult, MergeError> {
-        Ok(ranks.remove(0).result)
-    }
-}
-pub mod placement {
-    pub fn read_partners(hosts: &[String]) -> crate::result::cluster::ReadOtherHost {
-        crate::result::cluster::ReadOtherHost {
-            done: false,
-            why_not: None,
-            read_from: (0..hosts.len() as u32).collect(),
-        }
-    }
-}
-pub mod identity {
-    pub fn differences(ids: &[crate::result::cluster::RankIdentity]) -> Option<String> {
-        let b = &ids[0].build;
-        ids.iter()
-            .find(|i| &i.build != b)
-            .map(|i| format!("host {} differs", i.host))
-    }
-}
+pub mod identity;
+pub mod merge;
+pub mod placement;

@@ -1,0 +1,167 @@
+//! The `mpi` section: each rank's totals, each repetition's spans on the
+//! common clock, and the three bandwidths a reader of IOR and elbencho
+//! expects (aggregate, stonewall, sum of rank rates).
+//!
+//! Every instant counts from the job's epoch, the first measured start of
+//! any rank on rank 0's clock, so the first start is 0 and a rank whose
+//! clock disagrees by thousands of seconds reads the same as an aligned
+//! one once mapped.
+
+use super::{MergeOptions, RankResult, common_span};
+use crate::result::TestResult;
+use crate::result::cluster::{MpiRepetition, MpiSection, MpiTest, RankRow, RankSpan};
+use crate::stats::LatencyHistogram;
+use crate::units::mb_per_s;
+
+/// The section for ranks sorted by rank and their merged tests.
+pub(super) fn build(
+    ranks: &[RankResult],
+    tests: &[TestResult],
+    options: MergeOptions,
+) -> MpiSection {
+    let epoch = epoch(ranks);
+    let mpi_tests: Vec<MpiTest> = tests
+        .iter()
+        .enumerate()
+        .map(|(i, test)| MpiTest {
+            name: test.name.clone(),
+            repetitions: (0..test.repetitions.len())
+                .map(|j| repetition(ranks, i, j, test.repetitions[j].bytes, epoch))
+                .collect(),
+        })
+        .collect();
+    MpiSection {
+        size: u32::try_from(ranks.len()).expect("an MPI job has fewer than 2^32 ranks"),
+        ranks: ranks
+            .iter()
+            .map(|r| rank_row(r, &mpi_tests, epoch))
+            .collect(),
+        tests: mpi_tests,
+        stonewall: options.stonewall,
+        shared_file: options.shared_file,
+        read_other_host: options.read_other_host,
+    }
+}
+
+/// The first measured start of any rank on the common clock (0 when no
+/// rank sent times).
+fn epoch(ranks: &[RankResult]) -> i64 {
+    ranks
+        .iter()
+        .flat_map(|r| {
+            r.result
+                .tests
+                .iter()
+                .flat_map(|t| &t.repetitions)
+                .filter_map(move |m| common_span(r, m))
+        })
+        .map(|(start, _)| start)
+        .min()
+        .unwrap_or(0)
+}
+
+/// `a − b` for instants on one clock, saturated.
+fn since(instant: i64, epoch: i64) -> i64 {
+    instant.saturating_sub(epoch)
+}
+
+/// How long from `from` to `to`, 0 when `to` is not later.
+fn duration(from: i64, to: i64) -> u64 {
+    u64::try_from(i128::from(to) - i128::from(from)).unwrap_or(0)
+}
+
+/// Repetition `j` of test `i` over every rank that sent its times;
+/// `bytes` is the merged repetition's (every rank's, timed or not).
+fn repetition(ranks: &[RankResult], i: usize, j: usize, bytes: u64, epoch: i64) -> MpiRepetition {
+    let spans: Vec<RankSpan> = ranks
+        .iter()
+        .filter_map(|r| {
+            let m = r.result.tests.get(i)?.repetitions.get(j)?;
+            let (start, end) = common_span(r, m)?;
+            Some(RankSpan {
+                rank: r.rank,
+                start_ns: since(start, epoch),
+                end_ns: since(end, epoch),
+                bytes: m.bytes,
+                ops: m.ops,
+                mb_per_s: m.mb_per_s,
+                bytes_at_first_done: m.raw.as_ref().map_or(0, |raw| raw.bytes_at_first_done),
+            })
+        })
+        .collect();
+    let Some(first_start) = spans.iter().map(|s| s.start_ns).min() else {
+        return MpiRepetition::default();
+    };
+    let starts = spans.iter().map(|s| s.start_ns);
+    let ends = spans.iter().map(|s| s.end_ns);
+    let (last_start, first_end, last_end) = (
+        starts.max().unwrap_or(first_start),
+        ends.clone().min().unwrap_or(first_start),
+        ends.max().unwrap_or(first_start),
+    );
+    let at_first_done = spans.iter().map(|s| s.bytes_at_first_done).sum();
+    MpiRepetition {
+        aggregate_mb_per_s: mb_per_s(bytes, duration(first_start, last_end)),
+        stonewall_mb_per_s: mb_per_s(at_first_done, duration(first_start, first_end)),
+        sum_of_rank_mb_per_s: spans.iter().map(|s| s.mb_per_s).sum(),
+        first_start_ns: first_start,
+        last_start_ns: last_start,
+        first_end_ns: first_end,
+        last_end_ns: last_end,
+        ranks: spans,
+    }
+}
+
+/// One rank's totals over the whole command, its clock, and how late it
+/// was at worst.
+fn rank_row(rank: &RankResult, tests: &[MpiTest], epoch: i64) -> RankRow {
+    let measurements = || rank.result.tests.iter().flat_map(|t| &t.repetitions);
+    let bytes = measurements().map(|m| m.bytes).sum();
+    let elapsed: u64 = measurements().map(|m| m.elapsed_ns).sum();
+    let mut requests = LatencyHistogram::new();
+    for raw in measurements().filter_map(|m| m.raw.as_ref()) {
+        requests.add_buckets(&raw.read_buckets);
+        requests.add_buckets(&raw.write_buckets);
+    }
+    let latency = requests.summary();
+    let spans = || {
+        measurements()
+            .filter_map(|m| common_span(rank, m))
+            .map(|(s, e)| (since(s, epoch), since(e, epoch)))
+    };
+    let (start_skew_ns, end_skew_ns) = lateness(rank.rank, tests);
+    RankRow {
+        rank: rank.rank,
+        host: rank.host.clone(),
+        local_rank: rank.local_rank,
+        target: rank.target.clone(),
+        clock_offset_ns: rank.clock.before.offset_ns,
+        clock_offset_bound_ns: rank.clock.bound_ns(),
+        clock_drift_ns_per_s: rank.clock.drift_ns_per_s(),
+        start_ns: spans().map(|s| s.0).min().unwrap_or(0),
+        end_ns: spans().map(|s| s.1).max().unwrap_or(0),
+        bytes,
+        ops: measurements().map(|m| m.ops).sum(),
+        mb_per_s: mb_per_s(bytes, elapsed),
+        p50_ns: latency.map(|l| l.p50_ns),
+        p99_ns: latency.map(|l| l.p99_ns),
+        start_skew_ns,
+        end_skew_ns,
+    }
+}
+
+/// The rank's largest lateness behind the first start and behind the
+/// first end, over every repetition it took part in.
+fn lateness(rank: u32, tests: &[MpiTest]) -> (u64, u64) {
+    tests
+        .iter()
+        .flat_map(|t| &t.repetitions)
+        .filter_map(|rep| {
+            let span = rep.ranks.iter().find(|s| s.rank == rank)?;
+            Some((
+                duration(rep.first_start_ns, span.start_ns),
+                duration(rep.first_end_ns, span.end_ns),
+            ))
+        })
+        .fold((0, 0), |(s, e), (ds, de)| (s.max(ds), e.max(de)))
+}

@@ -60,10 +60,20 @@ pub fn join() -> Option<Job> {
     Some(Job::join(Box::new(wire), this_host()))
 }
 
-/// Leaves MPI cleanly (`MPI_Finalize`) before the process exits.
+/// Leaves MPI before the process exits: cleanly (`MPI_Finalize`), or,
+/// for a rank that gave up on a job whose other rank died, without it.
 pub fn leave() {
     #[cfg(feature = "mpi")]
-    mpi_wire::MpiWire::finalize();
+    match job().is_some_and(Job::abandoned) {
+        false => mpi_wire::MpiWire::finalize(),
+        true => mpi_wire::MpiWire::forsake(),
+    }
+}
+
+/// Leaves without `MPI_Finalize` (the job is being ended by the launcher).
+pub fn leave_abandoned() {
+    #[cfg(feature = "mpi")]
+    mpi_wire::MpiWire::forsake();
 }
 
 /// This host's name, as `uname -n` gives it.

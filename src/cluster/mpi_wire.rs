@@ -45,6 +45,13 @@ impl MpiWire {
         UNIVERSE.with(|u| drop(u.borrow_mut().take()));
     }
 
+    /// Leaves without `MPI_Finalize`: after another rank died, finalize
+    /// would wait for it. (The universe is a thread-local whose drop
+    /// finalizes, and `exit` runs the main thread's destructors.)
+    pub fn forsake() {
+        UNIVERSE.with(|u| std::mem::forget(u.borrow_mut().take()));
+    }
+
     fn world() -> SimpleCommunicator {
         SimpleCommunicator::world()
     }

@@ -49,11 +49,7 @@ fn launched_main() -> i32 {
                 None => crate::error::EXIT_INTERNAL,
             },
         };
-    // A rank that gave up on the job (another rank died) skips
-    // MPI_Finalize, which would wait for the dead rank.
-    if crate::cluster::job().is_some_and(|j| !j.abandoned()) {
-        crate::cluster::leave();
-    }
+    crate::cluster::leave();
     code
 }
 
@@ -199,6 +195,17 @@ fn prepare(job: &Job, cli: &mut Cli, options: &ClusterArgs, job_key: &str) -> Re
         .measured_target()
         .map(|p| p.to_path_buf())
         .unwrap_or_default();
+    let simulated = target.as_os_str().to_string_lossy().starts_with("sim:");
+    if !simulated && !target.exists() {
+        fail(
+            job,
+            EXIT_USAGE,
+            &format!(
+                "{} does not exist on this host: give every rank an existing directory, file or block device ({{rank}}, {{host}} and {{local_rank}} may name them)",
+                target.display()
+            ),
+        );
+    }
     let mine = crate::cluster::identity(job, &target);
     let mixed = options.mixed_hosts;
     job.check_identities(&mine, |ids| {
@@ -288,7 +295,15 @@ fn run(job: &Job, cli: Cli) -> i32 {
 /// abort ends the others before they print.
 fn fail(job: &Job, code: i32, line: &str) -> ! {
     if !job.is_root() {
-        std::thread::sleep(std::time::Duration::from_millis(300));
+        for _ in 0..30 {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+            if crate::interrupt::stop_flag().load(std::sync::atomic::Ordering::Relaxed) {
+                // The launcher is ending the job (another rank's abort):
+                // its line is printed already.
+                crate::cluster::leave_abandoned();
+                std::process::exit(code);
+            }
+        }
     }
     eprintln!("Error: {}: {line}", job.who());
     job.abort(code)

@@ -67,7 +67,7 @@ impl ScratchNaming {
         match self {
             ScratchNaming::Process => format!(".iocurve-scratch-{}.tmp", std::process::id()),
             ScratchNaming::Rank { job, rank } => format!(".iocurve-scratch-{job}-r{rank}.tmp"),
-            ScratchNaming::Shared { job, .. } => format!(".iocurve-shared-{job}.tmp"),
+            ScratchNaming::Shared { job, .. } => format!(".iocurve-scratch-shared-{job}.tmp"),
         }
     }
 }

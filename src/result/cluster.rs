@@ -31,6 +31,10 @@ pub struct MpiSection {
     /// could not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read_other_host: Option<ReadOtherHost>,
+    /// What the reader must know about the merge (e.g. that `sustain`'s
+    /// intervals are rank 0's alone).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// One rank's totals over the whole command (warm-ups excluded), and its

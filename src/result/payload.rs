@@ -169,6 +169,29 @@ impl Payload {
         }
     }
 
+    /// What a command whose figures are not tests moved in all: bytes,
+    /// and the time spent moving them (`sustain`'s write; the files
+    /// `files` timed). A rank's row in a many-hosts run uses it.
+    pub fn moved(&self) -> Option<(u64, u64)> {
+        match self {
+            Payload::Sustain { sustain, .. } => Some((sustain.bytes, sustain.elapsed_ns)),
+            Payload::FilesLoad { files_load, .. } => {
+                Some(files_load.points.iter().fold((0, 0), |(b, t), p| {
+                    (
+                        b + p.size * p.files,
+                        t + (p.mean_ns * p.files as f64) as u64,
+                    )
+                }))
+            }
+            Payload::FilesSave { files_save, .. } => {
+                Some(files_save.points.iter().fold((0, 0), |(b, t), p| {
+                    (b + files_save.file_size, t + p.total_ns)
+                }))
+            }
+            _ => None,
+        }
+    }
+
     pub fn files_load(&self) -> Option<&FilesLoadReport> {
         match self {
             Payload::FilesLoad { files_load, .. } => Some(files_load),

@@ -353,6 +353,14 @@ pub fn create_sets(
     Ok(sets)
 }
 
+/// Under MPI, every rank starts timing its files together (once: a rank
+/// may stop between sizes where another goes on).
+fn hold_with_other_ranks(label: &str) {
+    if let Some(c) = super::coordinate::current() {
+        c.before_counted(label);
+    }
+}
+
 /// Loads every set of files in turn from a cold cache (until interrupted).
 pub fn measure_loads(
     work: &Path,
@@ -363,6 +371,7 @@ pub fn measure_loads(
     let largest = sets.iter().map(|(size, _)| *size).max().unwrap_or(1);
     let mut buf = vec![0u8; largest as usize];
     let mut measured = Vec::new();
+    hold_with_other_ranks("files load");
     for (size, paths) in sets {
         if interrupt::stop_flag().load(Ordering::Relaxed) {
             break;
@@ -422,6 +431,7 @@ pub fn measure_saves(work: &Path, plan: &SavePlan, device: Option<&BlockDevice>)
     let mut buf = AlignedBuf::new(plan.file_size as usize, MIN_ALIGN);
     let align = device.map_or(512, |d| u64::from(d.logical_block_size).max(512));
     let mut run = SaveRun::default();
+    hold_with_other_ranks("files save");
     for &w in &plan.calls {
         if interrupt::stop_flag().load(Ordering::Relaxed) {
             break;

@@ -303,10 +303,32 @@ pub fn run(
     let bs = plan.block_size as usize;
     let mut pool = AlignedBuf::new(bs * 8, align);
     Pattern::Random.fill(pool.as_mut_slice(), seed);
+    // Under MPI every rank starts its write together, and a failure on
+    // one stops the others (see workload::coordinate); alone, as asked.
+    let wall = AtomicBool::new(false);
+    let coordinator = super::coordinate::current();
+    let stop = match coordinator {
+        Some(_) => &wall,
+        None => stop,
+    };
     let mut source = SustainSource::new(plan, stop, live);
-    let (error, elapsed_ns) = match target {
-        SustainTarget::Fd { fd, align } => write_to_fd(fd, align, pool, &mut source),
-        SustainTarget::Sim(device) => write_to_sim(device, pool, &mut source),
+    let mut pool = Some(pool);
+    let mut write = || match (target, pool.take()) {
+        (SustainTarget::Fd { fd, align }, Some(pool)) => write_to_fd(fd, align, pool, &mut source),
+        (SustainTarget::Sim(device), Some(pool)) => write_to_sim(device, pool, &mut source),
+        (_, None) => (None, 0),
+    };
+    let (error, elapsed_ns) = match coordinator {
+        None => write(),
+        Some(c) => {
+            c.before_counted("sustain");
+            let mut outcome = (None, 0);
+            c.during_counted(stop, &|| 0, &mut || {
+                outcome = write();
+                outcome.0.is_some()
+            });
+            outcome
+        }
     };
     source.finish();
     SustainRun {

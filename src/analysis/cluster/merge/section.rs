@@ -40,7 +40,23 @@ pub(super) fn build(
         stonewall: options.stonewall,
         shared_file: options.shared_file,
         read_other_host: options.read_other_host,
+        note: detail_of_rank_zero(ranks),
     }
+}
+
+/// For commands whose detail is not tests (sustain's intervals, files'
+/// sizes), the detail shown is rank 0's; the rank rows hold every rank's
+/// totals. Said in the result so that no one reads it as the merge.
+fn detail_of_rank_zero(ranks: &[RankResult]) -> Option<String> {
+    let first = ranks.first()?;
+    (ranks.len() > 1 && first.result.tests.is_empty() && first.result.payload.moved().is_some())
+        .then(|| {
+            format!(
+                "the {} detail above is rank 0's ({}); each rank's totals are in the rank table",
+                first.result.command(),
+                first.host
+            )
+        })
 }
 
 /// The first measured start of any rank on the common clock (0 when no
@@ -116,8 +132,14 @@ fn repetition(ranks: &[RankResult], i: usize, j: usize, bytes: u64, epoch: i64) 
 /// was at worst.
 fn rank_row(rank: &RankResult, tests: &[MpiTest], epoch: i64) -> RankRow {
     let measurements = || rank.result.tests.iter().flat_map(|t| &t.repetitions);
-    let bytes = measurements().map(|m| m.bytes).sum();
-    let elapsed: u64 = measurements().map(|m| m.elapsed_ns).sum();
+    let mut bytes: u64 = measurements().map(|m| m.bytes).sum();
+    let mut elapsed: u64 = measurements().map(|m| m.elapsed_ns).sum();
+    if measurements().next().is_none()
+        && let Some((moved, took)) = rank.result.payload.moved()
+    {
+        // sustain and files keep their figures outside tests.
+        (bytes, elapsed) = (moved, took);
+    }
     let mut requests = LatencyHistogram::new();
     for raw in measurements().filter_map(|m| m.raw.as_ref()) {
         requests.add_buckets(&raw.read_buckets);

@@ -57,6 +57,27 @@ mod tests {
         assert!(v.get("mpi").is_none());
     }
 
+    /// `tests/fixtures/mpi-result.json` is [`crate::testdata::mpi_result`]
+    /// as `--json` prints it, for the integration tests, which cannot
+    /// reach the unit tests' fixtures; `IOCURVE_BLESS=1` writes it anew
+    /// after the fixture changed on purpose.
+    #[test]
+    fn the_fixture_file_is_the_mpi_fixture() {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mpi-result.json");
+        let doc = Json.render(&crate::testdata::mpi_result());
+        if std::env::var_os("IOCURVE_BLESS").is_some() {
+            std::fs::write(&path, &doc).unwrap();
+        }
+        let stored = std::fs::read_to_string(&path).unwrap();
+        let value = |text: &str| serde_json::from_str::<serde_json::Value>(text).unwrap();
+        assert!(
+            crate::testdata::same_json(&value(&stored), &value(&doc)),
+            "{} is not the fixture: run this test with IOCURVE_BLESS=1",
+            path.display()
+        );
+    }
+
     #[test]
     fn the_start_line_is_one_object_naming_command_target_and_plan() {
         let r = crate::testdata::run(None, "2024-03-01T10:00:00Z", &[20.0], &[10.0]);

@@ -406,9 +406,13 @@ pub fn surface_exit_code(code: i32, result: &RunResult) -> i32 {
 /// Several runs as one CSV (`compare --csv`): the export's rows of each
 /// run under one header line.
 pub fn runs_csv<'a>(results: impl IntoIterator<Item = &'a RunResult>) -> String {
+    let results: Vec<&RunResult> = results.into_iter().collect();
+    // One run on many hosts gives every run's rows its `rank` and `host`
+    // columns, so that the rows stay under one header.
+    let rank_columns = results.iter().any(|r| r.mpi.is_some());
     let mut out = String::new();
     for (i, result) in results.into_iter().enumerate() {
-        let csv = Csv.render(result);
+        let csv = Csv::rows(result, rank_columns);
         let rows = match i {
             0 => csv.as_str(),
             _ => csv.split_once('\n').map_or("", |(_, rows)| rows),
@@ -421,6 +425,35 @@ pub fn runs_csv<'a>(results: impl IntoIterator<Item = &'a RunResult>) -> String 
 #[cfg(test)]
 mod tests {
     use super::after_common_lines;
+
+    #[test]
+    fn the_json_lines_result_carries_the_ranks() {
+        let line = super::json_line(&crate::testdata::mpi_result());
+        assert_eq!(line.matches('\n').count(), 1, "one line");
+        let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(v["mpi"]["size"], 4);
+        assert_eq!(
+            v["mpi"]["ranks"][2]["clock_offset_ns"],
+            4_812_000_000_123_i64
+        );
+        assert_eq!(
+            v["mpi"]["tests"][0]["repetitions"][0]["ranks"]
+                .as_array()
+                .unwrap()
+                .len(),
+            4
+        );
+    }
+
+    #[test]
+    fn compare_csv_gives_every_run_the_rank_columns_when_one_has_them() {
+        let one = crate::testdata::run(None, "2024-03-01T10:00:00Z", &[20.0], &[10.0]);
+        let many = crate::testdata::mpi_result();
+        let csv = super::runs_csv([&one, &many]);
+        let widths: Vec<usize> = csv.lines().map(|l| l.split(',').count()).collect();
+        assert!(widths.iter().all(|w| *w == 17), "{csv}");
+        assert_eq!(csv.matches("started_at").count(), 1, "{csv}");
+    }
 
     #[test]
     fn the_final_text_resumes_after_the_lines_already_shown() {

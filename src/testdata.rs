@@ -102,6 +102,28 @@ pub fn sd_identity(name: &str, manfid: u32, oem: &str, serial: &str, date: &str)
     }
 }
 
+/// Whether two JSON documents say the same, numbers equal to 12
+/// significant digits (serde_json may read a float back one unit in the
+/// last place away from the one it wrote).
+pub fn same_json(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+    use serde_json::Value;
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => match (x.as_f64(), y.as_f64()) {
+            (Some(x), Some(y)) => (x - y).abs() <= 1e-12 * x.abs().max(y.abs()),
+            _ => x == y,
+        },
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_json(x, y))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| same_json(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
 /// A profile-like result of `identity` with SEQ read and write figures.
 pub fn run(
     identity: Option<DeviceIdentity>,
@@ -162,5 +184,156 @@ pub fn as_run(mut r: RunResult) -> RunResult {
         access: None,
         parallel: None,
     };
+    r
+}
+
+/// A `profile` run on 4 ranks, two on `node-a` and two on `node-b`, as
+/// rank 0 would merge it: one repetition of a read and a write test whose
+/// bytes, elapsed times and rates are the exact sums and spans of the
+/// ranks' (each rank's bytes add up to the tests'), the clocks of
+/// `node-b` thousands of seconds off and measured, and rank 3 a straggler
+/// (under 80% of the median rank's rate).
+pub fn mpi_result() -> RunResult {
+    use crate::result::cluster::{
+        MpiRepetition, MpiSection, MpiTest, RankRow, RankSpan, ReadOtherHost,
+    };
+    use crate::units::mb_per_s;
+    const MIB: u64 = 1 << 20;
+    const HOSTS: [&str; 4] = ["node-a", "node-a", "node-b", "node-b"];
+    // Per test: its start on the common clock, each rank's MiB, lateness
+    // of its start and its own elapsed time (ns).
+    type Plan = (i64, [u64; 4], [i64; 4], [i64; 4]);
+    let plans: [Plan; 2] = [
+        (
+            0,
+            [18, 18, 18, 10],
+            [0, 20_000, 310_000, 1_200_000],
+            [160_000_000; 4],
+        ),
+        (
+            500_000_000,
+            [17, 17, 17, 13],
+            [0, 15_000, 280_000, 950_000],
+            [320_000_000, 330_000_000, 325_000_000, 340_000_000],
+        ),
+    ];
+    let mut r = run(None, "2024-03-01T10:00:00Z", &[1.0], &[1.0]);
+    for t in &mut r.tests {
+        t.workload.queue_depth = 8;
+    }
+    let mut tests = Vec::new();
+    for ((t0, mib, late, took), test) in plans.iter().zip(r.tests.iter_mut()) {
+        let spans: Vec<RankSpan> = (0..4)
+            .map(|i| RankSpan {
+                rank: i as u32,
+                start_ns: t0 + late[i],
+                end_ns: t0 + late[i] + took[i],
+                bytes: mib[i] * MIB,
+                ops: mib[i],
+                mb_per_s: mb_per_s(mib[i] * MIB, took[i] as u64),
+                bytes_at_first_done: 0,
+            })
+            .collect();
+        let first_start = spans.iter().map(|s| s.start_ns).min().unwrap_or(0);
+        let last_start = spans.iter().map(|s| s.start_ns).max().unwrap_or(0);
+        let first_end = spans.iter().map(|s| s.end_ns).min().unwrap_or(0);
+        let last_end = spans.iter().map(|s| s.end_ns).max().unwrap_or(0);
+        // What each rank had moved when the first finished, at its own
+        // steady rate.
+        let spans: Vec<RankSpan> = spans
+            .into_iter()
+            .map(|mut s| {
+                let share = (first_end - s.start_ns) as f64 / (s.end_ns - s.start_ns) as f64;
+                s.bytes_at_first_done = (s.bytes as f64 * share.min(1.0)) as u64;
+                s
+            })
+            .collect();
+        let bytes: u64 = spans.iter().map(|s| s.bytes).sum();
+        let elapsed = (last_end - first_start) as u64;
+        let m = &mut test.repetitions[0];
+        m.bytes = bytes;
+        m.ops = bytes / MIB;
+        m.elapsed_ns = elapsed;
+        m.mb_per_s = mb_per_s(bytes, elapsed);
+        m.mib_per_s = m.mb_per_s * 1e6 / MIB as f64;
+        m.iops = m.ops as f64 * 1e9 / elapsed as f64;
+        test.mb_per_s = Spread::of(&[m.mb_per_s]);
+        test.iops = Spread::of(&[m.iops]);
+        let done: u64 = spans.iter().map(|s| s.bytes_at_first_done).sum();
+        tests.push(MpiTest {
+            name: test.name.clone(),
+            repetitions: vec![MpiRepetition {
+                aggregate_mb_per_s: m.mb_per_s,
+                stonewall_mb_per_s: mb_per_s(done, (first_end - first_start) as u64),
+                sum_of_rank_mb_per_s: spans.iter().map(|s| s.mb_per_s).sum(),
+                first_start_ns: first_start,
+                last_start_ns: last_start,
+                first_end_ns: first_end,
+                last_end_ns: last_end,
+                ranks: spans,
+            }],
+        });
+    }
+    let offsets: [(i64, u64, f64); 4] = [
+        (0, 0, 0.0),
+        (3_000, 2_000, 0.1),
+        (4_812_000_000_123, 18_500, 2.4),
+        (4_812_000_004_870, 21_000, 2.6),
+    ];
+    let latency: [(u64, u64); 4] = [
+        (2_400_000, 6_100_000),
+        (2_450_000, 6_300_000),
+        (2_500_000, 6_900_000),
+        (4_100_000, 13_200_000),
+    ];
+    let ranks = (0..4)
+        .map(|i| {
+            let spans: Vec<&RankSpan> = tests.iter().map(|t| &t.repetitions[0].ranks[i]).collect();
+            let bytes: u64 = spans.iter().map(|s| s.bytes).sum();
+            let took: i64 = spans.iter().map(|s| s.end_ns - s.start_ns).sum();
+            let lateness = |at: fn(&MpiRepetition) -> i64, of: fn(&RankSpan) -> i64| {
+                tests
+                    .iter()
+                    .map(|t| of(&t.repetitions[0].ranks[i]).abs_diff(at(&t.repetitions[0])))
+                    .max()
+                    .unwrap_or(0)
+            };
+            RankRow {
+                rank: i as u32,
+                host: HOSTS[i].into(),
+                local_rank: (i % 2) as u32,
+                target: format!("/scratch/{}", HOSTS[i]),
+                clock_offset_ns: offsets[i].0,
+                clock_offset_bound_ns: offsets[i].1,
+                clock_drift_ns_per_s: offsets[i].2,
+                start_ns: spans[0].start_ns,
+                end_ns: spans[spans.len() - 1].end_ns,
+                bytes,
+                ops: spans.iter().map(|s| s.ops).sum(),
+                mb_per_s: mb_per_s(bytes, took as u64),
+                p50_ns: Some(latency[i].0),
+                p99_ns: Some(latency[i].1),
+                start_skew_ns: lateness(|t| t.first_start_ns, |s| s.start_ns),
+                end_skew_ns: lateness(|t| t.first_end_ns, |s| s.end_ns),
+            }
+        })
+        .collect();
+    r.target.path = "/scratch/{host}".into();
+    r.target.kind = TargetKind::Directory;
+    r.target.scratch_file = Some("/scratch/node-a/iocurve-scratch-rank0".into());
+    r.host.hostname = "node-a".into();
+    r.mpi = Some(MpiSection {
+        size: 4,
+        ranks,
+        tests,
+        stonewall: false,
+        shared_file: false,
+        read_other_host: Some(ReadOtherHost {
+            done: true,
+            why_not: None,
+            read_from: vec![2, 3, 0, 1],
+        }),
+        note: None,
+    });
     r
 }

@@ -20,6 +20,8 @@ mod ecosystem;
 mod flash;
 #[path = "commands/life.rs"]
 mod life;
+#[path = "commands/mpi_results.rs"]
+mod mpi_results;
 #[path = "commands/results_db.rs"]
 mod results_db;
 #[path = "commands/run_directory.rs"]

@@ -10,5 +10,6 @@ pub mod curve;
 pub mod curve_reading;
 pub mod files;
 pub mod flash;
+pub mod ranks;
 pub mod surface;
 pub mod sustain;

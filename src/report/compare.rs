@@ -147,6 +147,9 @@ fn notes(r: &RunResult, read: Option<&TestResult>) -> String {
     if cached {
         notes.push("partly served by a cache".into());
     }
+    if let Some(m) = &r.mpi {
+        notes.push(format!("merged: {}", crate::analysis::ranks::shape_of(m)));
+    }
     notes.join("; ")
 }
 
@@ -262,6 +265,13 @@ pub fn render(entries: &[Entry], opts: &Options) -> Result<String, String> {
         "figures: median of the repetitions, with their range (min–max) where they spread by more than {:.0}%\n",
         RANGE_SPREAD * 100.0
     ));
+    for caveat in &comparison.caveats {
+        let caveat = match opts.markdown {
+            true => super::markdown::escape(caveat),
+            false => caveat.clone(),
+        };
+        out.push_str(&format!("caveat: {caveat}\n"));
+    }
     if !comparison.changes.is_empty() {
         out.push('\n');
         out.push_str(&verdicts::verdict_lines(&comparison, opts.markdown));
@@ -503,6 +513,40 @@ mod tests {
             ),
             "{text}"
         );
+    }
+
+    #[test]
+    fn runs_spread_over_hosts_differently_are_compared_with_a_caveat() {
+        let big = testdata::mpi_result();
+        let mut small = testdata::mpi_result();
+        let m = small.mpi.as_mut().unwrap();
+        m.ranks.truncate(2);
+        m.size = 2;
+        let mut single = testdata::run(None, "2024-03-02T10:00:00Z", &[400.0], &[190.0]);
+        for t in &mut single.tests {
+            t.workload.queue_depth = 8;
+        }
+        let runs = [
+            entry("run 12", big.clone()),
+            entry("run 15", small),
+            entry("run 16", single),
+        ];
+        let text = render(&runs, &opts()).unwrap();
+        assert!(
+            text.contains("caveat: the runs were spread over hosts differently (run 12: 4 ranks on 2 hosts, run 15: 2 ranks on 1 host, run 16: one host)"),
+            "{text}"
+        );
+        assert!(text.contains("merged: 4 ranks on 2 hosts"), "{text}");
+        assert!(text.contains("run 16, 1 MiB read QD8"), "{text}");
+        let json: serde_json::Value =
+            serde_json::from_str(&render_json(&runs, &opts()).unwrap()).unwrap();
+        assert_eq!(json["caveats"].as_array().unwrap().len(), 1);
+        // Two runs spread alike: no caveat, and no key in the JSON.
+        let alike = [entry("run 12", big.clone()), entry("run 13", big)];
+        assert!(!render(&alike, &opts()).unwrap().contains("caveat"));
+        let json: serde_json::Value =
+            serde_json::from_str(&render_json(&alike, &opts()).unwrap()).unwrap();
+        assert!(json.get("caveats").is_none());
     }
 
     #[test]

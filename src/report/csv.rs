@@ -6,9 +6,19 @@
 //! `=`, `+`, `-` or `@` as a formula. So every text cell is neutralised as
 //! OWASP's CSV-injection rule says (see [`field`]); figures are written by
 //! [`num`] and stay numbers.
+//!
+//! A run on many hosts (`mpi` in the result) adds two columns, `rank` and
+//! `host`, and after the merged rows one row per rank and test (or curve
+//! point) with that rank's own figures; the merged rows leave both empty.
+//! One block rather than a second table: a spreadsheet filters or pivots
+//! one range by test and host at once, where a second header in the middle
+//! of the file reads as a row of text. A run on one host keeps exactly the
+//! columns it always had.
 
 use super::Export;
 use crate::result::RunResult;
+use crate::result::cluster::MpiSection;
+use crate::stats::Spread;
 use std::fmt::Write;
 
 pub struct Csv;
@@ -44,18 +54,92 @@ fn num(v: Option<f64>) -> String {
 
 impl Export for Csv {
     fn render(&self, r: &RunResult) -> String {
-        if r.payload.curve().is_some() {
-            return curve_rows(r);
+        Csv::rows(r, r.mpi.is_some())
+    }
+}
+
+/// The columns a run on many hosts adds.
+const RANK_COLUMNS: &str = ",rank,host";
+
+impl Csv {
+    /// The CSV of `r`, with the `rank` and `host` columns when
+    /// `rank_columns` (always for a run on many hosts; `compare --csv`
+    /// asks for them on every run when one of its runs has them, so that
+    /// every row has the same columns).
+    pub fn rows(r: &RunResult, rank_columns: bool) -> String {
+        let rank_columns = rank_columns || r.mpi.is_some();
+        let mut out = match r.payload.curve().is_some() {
+            true => curve_rows(r, rank_columns),
+            false => test_rows(r, rank_columns),
+        };
+        if let Some(m) = &r.mpi {
+            rank_rows(&mut out, r, m);
         }
-        let (label, key) = r
-            .device_identity
-            .as_ref()
-            .map_or((String::new(), String::new()), |i| {
-                (i.label.clone(), i.key.clone())
-            });
-        let mut out = format!("{HEADER}\n");
-        for t in &r.tests {
-            let w = &t.workload;
+        out
+    }
+}
+
+/// The merged rows' empty `rank` and `host` cells, when asked for.
+fn blank_ranks(rank_columns: bool) -> &'static str {
+    if rank_columns { ",," } else { "" }
+}
+
+/// The MB/s of each repetition of test `test` on rank `rank`, and its
+/// IOPS, from the ranks' spans.
+fn rank_reps(m: &MpiSection, test: usize, rank: u32) -> (Vec<f64>, Vec<f64>) {
+    m.tests
+        .get(test)
+        .into_iter()
+        .flat_map(|t| &t.repetitions)
+        .filter_map(|rep| rep.ranks.iter().find(|s| s.rank == rank))
+        .map(|s| {
+            let ns = s.end_ns.saturating_sub(s.start_ns).max(1) as f64;
+            (s.mb_per_s, s.ops as f64 * 1e9 / ns)
+        })
+        .unzip()
+}
+
+/// Per rank and test (or curve point): the rank's own figures, under the
+/// merged rows.
+fn rank_rows(out: &mut String, r: &RunResult, m: &MpiSection) {
+    let (label, key) = device_cells(r);
+    let mut ranks: Vec<_> = m.ranks.iter().collect();
+    ranks.sort_by_key(|k| k.rank);
+    let median = |v: &[f64]| Spread::of(v).map(|s| s.median);
+    if let Some(curve) = r.payload.curve() {
+        for s in &curve.series {
+            for p in s.points.iter().chain(&s.unaligned) {
+                for k in &ranks {
+                    let (mbps, iops) = rank_reps(m, p.test, k.rank);
+                    let spread = Spread::of(&mbps);
+                    let _ = writeln!(
+                        out,
+                        "{},{},{},{},{},{},{},{},{},,,,{},{}",
+                        field(&s.target),
+                        s.pattern.name(),
+                        p.size,
+                        p.buffered,
+                        p.reference,
+                        num(spread.map(|s| s.median)),
+                        num(spread.map(|s| s.min)),
+                        num(spread.map(|s| s.max)),
+                        num(median(&iops)),
+                        k.rank,
+                        field(&k.host)
+                    );
+                }
+            }
+        }
+        return;
+    }
+    for (i, t) in r.tests.iter().enumerate() {
+        if t.skipped.is_some() {
+            continue;
+        }
+        let w = &t.workload;
+        for k in &ranks {
+            let (mbps, iops) = rank_reps(m, i, k.rank);
+            let spread = Spread::of(&mbps);
             let cells = [
                 field(&r.started_at),
                 field(&label),
@@ -66,23 +150,69 @@ impl Export for Csv {
                 w.block_size.to_string(),
                 w.queue_depth.to_string(),
                 w.threads.to_string(),
-                t.mb_per_s.map_or(0, |s| s.count).to_string(),
-                num(t.mb_per_s.map(|s| s.median)),
-                num(t.mb_per_s.map(|s| s.min)),
-                num(t.mb_per_s.map(|s| s.max)),
-                num(t.iops.map(|s| s.median)),
-                field(t.skipped.as_deref().unwrap_or("")),
+                mbps.len().to_string(),
+                num(spread.map(|s| s.median)),
+                num(spread.map(|s| s.min)),
+                num(spread.map(|s| s.max)),
+                num(median(&iops)),
+                String::new(),
+                k.rank.to_string(),
+                field(&k.host),
             ];
             out.push_str(&cells.join(","));
             out.push('\n');
         }
-        out
     }
 }
 
-fn curve_rows(r: &RunResult) -> String {
-    let mut out = String::from(
-        "target,pattern,size_bytes,buffered,reference,mb_per_s_median,mb_per_s_min,mb_per_s_max,iops_median,p50_us,p99_us,model_ratio\n",
+/// The device's label and key cells (empty when it is unknown).
+fn device_cells(r: &RunResult) -> (String, String) {
+    r.device_identity
+        .as_ref()
+        .map_or((String::new(), String::new()), |i| {
+            (i.label.clone(), i.key.clone())
+        })
+}
+
+/// One row per test.
+fn test_rows(r: &RunResult, rank_columns: bool) -> String {
+    let (label, key) = device_cells(r);
+    let mut out = format!("{HEADER}{}\n", rank_header(rank_columns));
+    for t in &r.tests {
+        let w = &t.workload;
+        let cells = [
+            field(&r.started_at),
+            field(&label),
+            field(&key),
+            field(&r.command()),
+            field(&t.name),
+            field(w.rw.as_str()),
+            w.block_size.to_string(),
+            w.queue_depth.to_string(),
+            w.threads.to_string(),
+            t.mb_per_s.map_or(0, |s| s.count).to_string(),
+            num(t.mb_per_s.map(|s| s.median)),
+            num(t.mb_per_s.map(|s| s.min)),
+            num(t.mb_per_s.map(|s| s.max)),
+            num(t.iops.map(|s| s.median)),
+            field(t.skipped.as_deref().unwrap_or("")),
+        ];
+        out.push_str(&cells.join(","));
+        out.push_str(blank_ranks(rank_columns));
+        out.push('\n');
+    }
+    out
+}
+
+/// The header's `rank` and `host`, when asked for.
+fn rank_header(rank_columns: bool) -> &'static str {
+    if rank_columns { RANK_COLUMNS } else { "" }
+}
+
+fn curve_rows(r: &RunResult, rank_columns: bool) -> String {
+    let mut out = format!(
+        "target,pattern,size_bytes,buffered,reference,mb_per_s_median,mb_per_s_min,mb_per_s_max,iops_median,p50_us,p99_us,model_ratio{}\n",
+        rank_header(rank_columns)
     );
     let Some(curve) = r.payload.curve() else {
         return out;
@@ -96,7 +226,7 @@ fn curve_rows(r: &RunResult) -> String {
             });
             let _ = writeln!(
                 out,
-                "{},{},{},{},{},{},{},{},{},{},{},{}",
+                "{},{},{},{},{},{},{},{},{},{},{},{}{}",
                 field(&s.target),
                 s.pattern.name(),
                 p.size,
@@ -108,7 +238,8 @@ fn curve_rows(r: &RunResult) -> String {
                 num(p.iops.map(|i| i.median)),
                 num(p.p50_ns.map(|n| n as f64 / 1e3)),
                 num(p.p99_ns.map(|n| n as f64 / 1e3)),
-                num(p.model_ratio)
+                num(p.model_ratio),
+                blank_ranks(rank_columns)
             );
         }
     }
@@ -132,6 +263,29 @@ mod tests {
         );
         r.tests[1].name = "SEQ \"1MiB\", Q8".into();
         insta::assert_snapshot!(Csv.render(&r));
+    }
+
+    #[test]
+    fn snapshot_csv_of_four_ranks() {
+        let csv = Csv.render(&testdata::mpi_result());
+        let rows = records(&csv);
+        assert_eq!(&rows[0][15..], ["rank", "host"], "{csv}");
+        assert!(rows.iter().all(|r| r.len() == rows[0].len()), "{csv}");
+        // The header, 2 merged rows, then 2 tests × 4 ranks.
+        assert_eq!(rows.len(), 1 + 2 + 8, "{csv}");
+        assert_eq!(&rows[1][15..], ["", ""]);
+        assert_eq!(&rows[3][15..], ["0", "node-a"]);
+        assert_eq!(&rows[10][15..], ["3", "node-b"]);
+        insta::assert_snapshot!(csv);
+    }
+
+    #[test]
+    fn a_run_on_one_host_beside_many_gets_the_rank_columns_empty() {
+        let one = testdata::run(None, "2024-03-01T10:00:00Z", &[20.1], &[12.2]);
+        assert!(!Csv.render(&one).contains("rank"));
+        let rows = records(&Csv::rows(&one, true));
+        assert_eq!(&rows[0][15..], ["rank", "host"]);
+        assert!(rows.iter().all(|r| r.len() == 17));
     }
 
     /// Every way a text cell can start a formula, in every text column.

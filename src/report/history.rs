@@ -3,7 +3,7 @@
 //! print what these return.
 
 use crate::report::table::{WIDTH, columns, fit};
-use crate::result::stored::{DeviceRow, RunRow, RunStatus};
+use crate::result::stored::{DeviceRow, RankCount, RunRow, RunStatus};
 use crate::units::format_mbps;
 
 /// The closing line of `history`: what the figures mean.
@@ -33,11 +33,12 @@ pub fn run_line(r: &RunRow) -> String {
         })
         .collect();
     let lead = format!(
-        "  run {:>4}  {}  {:<8} {}",
+        "  run {:>4}  {}  {:<8} {}{}",
         r.id,
         r.started_at,
         r.command,
-        status_prefix(r.status)
+        status_prefix(r.status),
+        spread_prefix(r.ranks)
     );
     if figures.is_empty() {
         return format!("{lead}no figures\n");
@@ -69,6 +70,24 @@ fn figure_lines(lead: &str, figures: &[String]) -> String {
     out
 }
 
+/// `4 ranks / 2 hosts` for a run on many hosts.
+fn spread(count: RankCount) -> String {
+    let plural = |n: u32| if n == 1 { "" } else { "s" };
+    format!(
+        "{} rank{} / {} host{}",
+        count.ranks,
+        plural(count.ranks),
+        count.hosts,
+        plural(count.hosts)
+    )
+}
+
+/// [`spread`] and a separator before a run's figures (nothing for a run
+/// on one host).
+fn spread_prefix(count: Option<RankCount>) -> String {
+    count.map_or(String::new(), |c| format!("{} · ", spread(c)))
+}
+
 /// `INTERRUPTED ` or `FAILED ` before a partial run's figures.
 fn status_prefix(status: RunStatus) -> String {
     match status {
@@ -91,8 +110,12 @@ pub fn list(devices: &[DeviceRow], runs: &[RunRow]) -> String {
     }
     out.push_str("runs:\n");
     for r in runs {
+        // A run on many hosts names its spread where a run names its device.
+        let spread = r
+            .ranks
+            .map_or(String::new(), |c| format!("{}, ", spread(c)));
         out.push_str(&format!(
-            "  run {:>4}  {}  {:<8} {:<8} {}device {} ({})\n",
+            "  run {:>4}  {}  {:<8} {:<8} {}{spread}device {} ({})\n",
             r.id,
             r.started_at,
             r.command,
@@ -146,6 +169,7 @@ mod tests {
             started_at: "2026-01-01T00:00:00Z".into(),
             status: RunStatus::Complete,
             figures,
+            ranks: None,
         }
     }
 
@@ -203,6 +227,27 @@ mod tests {
         assert!(!one.contains('('), "{one}");
         let many = run_line(&run(vec![fig(3), fig(1)]));
         assert!(many.contains(" (") && many.contains(" · "), "{many}");
+    }
+
+    #[test]
+    fn a_run_on_many_hosts_says_its_ranks_and_hosts() {
+        let mut r = run(vec![]);
+        r.ranks = Some(RankCount { ranks: 8, hosts: 4 });
+        assert_eq!(
+            run_line(&r),
+            "  run    7  2026-01-01T00:00:00Z  run      8 ranks / 4 hosts · no figures\n"
+        );
+        let listed = list(&[], &[r.clone()]);
+        assert!(
+            listed.contains("local    8 ranks / 4 hosts, device 3 (Card)"),
+            "{listed}"
+        );
+        let doc: serde_json::Value = serde_json::from_str(&list_json(&[], &[r]).unwrap()).unwrap();
+        assert_eq!(doc["runs"][0]["ranks"]["hosts"], 4);
+        // A run on one host: no key at all.
+        let doc: serde_json::Value =
+            serde_json::from_str(&list_json(&[], &[run(vec![])]).unwrap()).unwrap();
+        assert!(doc["runs"][0].get("ranks").is_none());
     }
 
     #[test]

@@ -10,8 +10,10 @@
 use super::Export;
 use super::cells::{figure_text, identity_text, spread_text};
 use super::table::Table;
+use crate::analysis::ranks;
+use crate::result::cluster::MpiSection;
 use crate::result::{RunResult, TestResult};
-use crate::units::format_iops;
+use crate::units::{TimeUnit, format_iops, format_mbps};
 use crate::vocab::Rw;
 
 pub struct Markdown;
@@ -145,7 +147,88 @@ impl Export for Markdown {
         out.push_str(&table.markdown());
         out.push_str("\nMB/s = 10^6 bytes/s; IOPS = I/Os per second (k = 10^3).\n");
         out.push_str("Each figure is the median of the repetitions, with their range (min–max)\nwhere they spread by more than 10%.\n");
+        if let Some(m) = &r.mpi {
+            rank_tables(&mut out, r, m);
+        }
         out
+    }
+}
+
+/// A run on many hosts: each test's figures across the ranks, then one
+/// row per rank, then the stragglers by name.
+fn rank_tables(out: &mut String, r: &RunResult, m: &MpiSection) {
+    out.push_str(&format!(
+        "\n**{}**: each test's median repetition across the ranks. Aggregate: total bytes over first start to last end; first done: when the first rank finished; sum of ranks: each rank's own rate, added.\n\n",
+        escape(&ranks::shape_of(m))
+    ));
+    let tests = ranks::test_figures(r, m);
+    let skew = TimeUnit::for_ns(
+        tests
+            .iter()
+            .flat_map(|(_, _, rep)| [rep.start_skew_ns(), rep.end_skew_ns()])
+            .chain(
+                m.ranks
+                    .iter()
+                    .flat_map(|k| [k.start_skew_ns, k.end_skew_ns]),
+            )
+            .map(|ns| ns as f64),
+    );
+    let mut table = Table::new(&[
+        "Test".to_string(),
+        "Aggregate MB/s".into(),
+        "First done MB/s".into(),
+        "Sum of ranks MB/s".into(),
+        skew.header("Start skew"),
+        skew.header("End skew"),
+    ]);
+    for (t, _, rep) in &tests {
+        table.add_row(vec![
+            format!("{} {}", t.name, t.workload.rw),
+            format_mbps(rep.aggregate_mb_per_s),
+            format_mbps(rep.stonewall_mb_per_s),
+            format_mbps(rep.sum_of_rank_mb_per_s),
+            skew.figure(rep.start_skew_ns() as f64),
+            skew.figure(rep.end_skew_ns() as f64),
+        ]);
+    }
+    out.push_str(&table.markdown());
+    let latency = TimeUnit::for_ns(m.ranks.iter().filter_map(|k| k.p99_ns).map(|ns| ns as f64));
+    let mut table = Table::new(&[
+        "Rank".to_string(),
+        "Host".into(),
+        "MB/s".into(),
+        latency.header("p50"),
+        latency.header("p99"),
+        skew.header("Start skew"),
+        skew.header("End skew"),
+    ]);
+    let time = |unit: TimeUnit, ns: Option<u64>| ns.map_or("-".into(), |ns| unit.figure(ns as f64));
+    let mut rows: Vec<_> = m.ranks.iter().collect();
+    rows.sort_by_key(|k| k.rank);
+    for k in rows {
+        table.add_row(vec![
+            k.rank.to_string(),
+            k.host.clone(),
+            format_mbps(k.mb_per_s),
+            time(latency, k.p50_ns),
+            time(latency, k.p99_ns),
+            time(skew, Some(k.start_skew_ns)),
+            time(skew, Some(k.end_skew_ns)),
+        ]);
+    }
+    out.push('\n');
+    out.push_str(&table.markdown());
+    let slow: Vec<String> = ranks::stragglers(m)
+        .iter()
+        .map(|k| format!("rank {} on {}", k.rank, escape(&k.host)))
+        .collect();
+    if let (false, Some(median)) = (slow.is_empty(), ranks::median_rate(m)) {
+        out.push_str(&format!(
+            "\nStragglers (below {:.0}% of the median rank's {} MB/s): {}.\n",
+            ranks::STRAGGLER_SHARE * 100.0,
+            format_mbps(median),
+            slow.join(", ")
+        ));
     }
 }
 
@@ -166,6 +249,22 @@ mod tests {
         r.tests
             .push(testdata::test("RND 4KiB Q1", "randread", &[4.1, 4.0, 4.2]));
         insta::assert_snapshot!(Markdown.render(&r));
+    }
+
+    #[test]
+    fn snapshot_markdown_of_four_ranks() {
+        let md = Markdown.render(&testdata::mpi_result());
+        let rows = table_cells(&md);
+        // The merged table (2 tests), the tests across ranks (2), the
+        // ranks (4), each with its header and rule.
+        assert_eq!(rows.len(), 3 + (2 + 2) + (2 + 4), "{md}");
+        assert!(md.contains("| 3 | node-b |"), "{md}");
+        assert!(
+            md.contains("Stragglers (below 80% of the median rank's"),
+            "{md}"
+        );
+        assert!(md.contains("rank 3 on node-b."), "{md}");
+        insta::assert_snapshot!(md);
     }
 
     #[test]

@@ -24,6 +24,7 @@ pub(crate) mod text_curve;
 mod text_files;
 pub(crate) mod text_life;
 pub mod text_plan;
+mod text_ranks;
 mod text_stream;
 pub(crate) mod text_sustain;
 

@@ -35,6 +35,7 @@ impl Export for Text {
                 }
             }
         }
+        super::text_ranks::ranks_block(&mut out, r);
         super::text_life::sections_of_run(&mut out, &r.payload, run_direction(r));
         footer(&mut out, r);
         table::fit(&out, width_of(r))

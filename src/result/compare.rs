@@ -173,4 +173,8 @@ pub struct Comparison {
     pub level: f64,
     pub changes: Vec<TestChange>,
     pub not_compared: Vec<NotCompared>,
+    /// What a reader must know before trusting the verdicts (runs spread
+    /// over hosts differently); absent when there is nothing to say.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub caveats: Vec<String>,
 }

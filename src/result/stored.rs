@@ -29,6 +29,16 @@ pub struct RunRow {
     /// Whether the run finished, was stopped, or ended by an error.
     pub status: RunStatus,
     pub figures: Vec<Figure>,
+    /// A run on many hosts: how many ranks on how many hosts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ranks: Option<RankCount>,
+}
+
+/// How a run on many hosts was spread, as `history` and `list` show it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct RankCount {
+    pub ranks: u32,
+    pub hosts: u32,
 }
 
 /// How a stored run ended; its figures are partial unless complete.

@@ -39,6 +39,7 @@ pub mod fail;
 pub mod figures;
 pub mod history;
 mod open;
+pub mod ranks;
 pub mod repair;
 pub mod schema;
 pub mod select;
@@ -349,12 +350,14 @@ impl Store {
                         started_at: r.get(5)?,
                         status: RunStatus::of(r.get(6)?, r.get(7)?),
                         figures: Vec::new(),
+                        ranks: None,
                     })
                 })?
                 .collect::<Result<_, _>>()?;
             rows.into_iter()
                 .map(|mut row| {
                     row.figures = figures_of(conn, row.id)?;
+                    row.ranks = ranks::count(conn, row.id)?;
                     Ok(row)
                 })
                 .collect()
@@ -380,7 +383,7 @@ impl Store {
         .transpose()
     }
 
-    /// Deletes the runs `ids` (and their figures) in one transaction, then
+    /// Deletes the runs `ids` (and their figures and ranks) in one transaction, then
     /// any device left without a run; all or nothing: an id that is not
     /// stored deletes nothing and is named in the error.
     pub fn delete(&mut self, ids: &[i64]) -> Result<()> {
@@ -400,6 +403,7 @@ impl Store {
         self.write("delete runs from", |tx| {
             for &id in ids {
                 tx.execute("DELETE FROM figures WHERE run_id = ?1", [id])?;
+                tx.execute("DELETE FROM mpi_ranks WHERE run_id = ?1", [id])?;
                 tx.execute("DELETE FROM runs WHERE id = ?1", [id])?;
             }
             tx.execute(
@@ -442,7 +446,8 @@ fn figures_of(conn: &Connection, run_id: i64) -> rusqlite::Result<Vec<Figure>> {
     rows.collect()
 }
 
-/// Inserts a run (as run `id` when given) and its device and figures.
+/// Inserts a run (as run `id` when given) and its device, figures and
+/// ranks.
 fn insert_run(
     tx: &Transaction,
     result: &RunResult,
@@ -478,6 +483,7 @@ fn insert_run(
     )?;
     let run_id = tx.last_insert_rowid();
     figures::insert(tx, run_id, result)?;
+    ranks::insert(tx, run_id, result)?;
     Ok(run_id)
 }
 

@@ -13,7 +13,7 @@
 //! built upon, and the open is refused with the fix.
 
 use super::fail::retry_busy;
-use super::figures;
+use super::{figures, ranks};
 use anyhow::{Context, Result};
 use rusqlite::{Connection, Transaction, TransactionBehavior};
 
@@ -61,6 +61,12 @@ pub const MIGRATIONS: &[Migration] = &[
               );
               CREATE INDEX figures_run ON figures(run_id);",
         backfill: Some(figures::backfill),
+    },
+    // 3: the ranks of a run on many hosts (`mpirun`), one row each, for
+    // questions across runs and hosts without parsing documents.
+    Migration {
+        sql: ranks::MIGRATION,
+        backfill: Some(ranks::backfill),
     },
 ];
 

@@ -41,7 +41,7 @@ fn migrates_from_version_1_with_backfill() {
         assert_eq!(schema::version(s.connection()).unwrap(), 1);
     }
     let s = Store::open(&path).unwrap();
-    assert_eq!(schema::version(s.connection()).unwrap(), 2);
+    assert_eq!(schema::version(s.connection()).unwrap(), schema::latest());
     let runs = s.runs(None).unwrap();
     assert_eq!(runs.len(), 1);
     assert_eq!(runs[0].source, "iocurve");
@@ -313,4 +313,74 @@ fn a_lost_stamp_is_recognised_from_the_tables_of_each_version() {
     );
     assert!(err.contains("tables iocurve does not make"), "{err}");
     assert_eq!(schema::version(&conn).unwrap(), 0, "nothing was stamped");
+}
+
+/// The fixture's ranks, saved with its run, read back row for row; the
+/// stored document keeps its `mpi` section; `runs` counts ranks and hosts.
+#[test]
+fn a_run_on_many_hosts_keeps_its_rank_rows() {
+    let mut s = memory(schema::latest());
+    let result = testdata::mpi_result();
+    let id = s.save(&result, "iocurve").unwrap();
+    let want = result.mpi.as_ref().unwrap().ranks.clone();
+    assert_eq!(s.rank_rows(id).unwrap(), want);
+    let back = s.load(id).unwrap().unwrap();
+    let json = |r: &RunResult| serde_json::to_value(&r.mpi).unwrap();
+    assert!(testdata::same_json(&json(&back), &json(&result)));
+    let runs = s.runs(None).unwrap();
+    assert_eq!(
+        runs[0].ranks,
+        Some(crate::result::stored::RankCount { ranks: 4, hosts: 2 })
+    );
+    // A run on one host has none.
+    let one = testdata::run(Some(card("0x9")), "2024-01-02T00:00:00Z", &[20.0], &[9.0]);
+    let other = s.save(&one, "iocurve").unwrap();
+    assert_eq!(s.rank_rows(other).unwrap(), vec![]);
+    let runs = s.runs(None).unwrap();
+    assert_eq!(runs.iter().find(|r| r.id == other).unwrap().ranks, None);
+}
+
+#[test]
+fn rank_rows_follow_their_run_through_update_and_delete() {
+    let mut s = memory(schema::latest());
+    let mut result = testdata::mpi_result();
+    let id = s.save(&result, "iocurve").unwrap();
+    let m = result.mpi.as_mut().unwrap();
+    m.ranks.truncate(3);
+    m.size = 3;
+    s.update(id, &result).unwrap();
+    assert_eq!(s.rank_rows(id).unwrap().len(), 3);
+    s.delete(&[id]).unwrap();
+    let left: i64 = s
+        .connection()
+        .query_row("SELECT count(*) FROM mpi_ranks", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(left, 0);
+}
+
+/// A run on many hosts stored before the table existed gains its rows
+/// when the database is migrated.
+#[test]
+fn migrating_from_version_2_fills_the_rank_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v2.db");
+    let result = testdata::mpi_result();
+    {
+        let mut s = Store::from_connection(Connection::open(&path).unwrap(), 2).unwrap();
+        let json = serde_json::to_string(&result).unwrap();
+        s.write("save", |tx| {
+            tx.execute(
+                "INSERT INTO devices (key, label, first_seen, last_seen) VALUES ('k', 'x', 'a', 'a')",
+                [],
+            )?;
+            tx.execute(
+                "INSERT INTO runs (device_id, command, started_at, result_json) VALUES (1, 'profile', 'a', ?1)",
+                [&json],
+            )?;
+            Ok(())
+        })
+        .unwrap();
+    }
+    let s = Store::open(&path).unwrap();
+    assert_eq!(s.rank_rows(1).unwrap(), result.mpi.unwrap().ranks);
 }

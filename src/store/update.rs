@@ -2,14 +2,14 @@
 //! after every step, so that a crash, a kill or a power cut keeps what it
 //! had measured.
 
-use super::{Settings, Store, figures};
+use super::{Settings, Store, figures, ranks};
 use crate::result::RunResult;
 use anyhow::Result;
 use rusqlite::params;
 use std::path::PathBuf;
 
 impl Store {
-    /// Replaces the document and figures of run `id`.
+    /// Replaces the document, figures and ranks of run `id`.
     pub fn update(&mut self, id: i64, result: &RunResult) -> Result<()> {
         let json = serde_json::to_string(result)?;
         self.write("update the run in", |tx| {
@@ -19,6 +19,8 @@ impl Store {
             )?;
             tx.execute("DELETE FROM figures WHERE run_id = ?1", [id])?;
             figures::insert(tx, id, result)?;
+            tx.execute("DELETE FROM mpi_ranks WHERE run_id = ?1", [id])?;
+            ranks::insert(tx, id, result)?;
             Ok(())
         })
     }

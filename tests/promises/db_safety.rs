@@ -377,7 +377,7 @@ fn a_database_on_a_read_only_file_system_is_still_read() {
     let checked = text(&ok(iocurve().args(["db", "check", "--db"]).arg(&db)).stdout);
     assert!(
         checked
-            .contains("ok: the results database passed quick_check (2 run(s), schema version 2)"),
+            .contains("ok: the results database passed quick_check (2 run(s), schema version 3)"),
         "{checked}"
     );
     let out = tempfile::tempdir().unwrap();
@@ -431,15 +431,15 @@ fn a_database_that_lost_its_version_stamp_is_recognised_from_its_tables() {
     stamp(&db, 0);
     let listed = text(&ok(iocurve().arg("list").arg("--db").arg(&db)).stdout);
     assert!(listed.contains("1 run(s)"), "{listed}");
-    assert_eq!(user_version(&db), 2, "the stamp is written back");
+    assert_eq!(user_version(&db), 3, "the stamp is written back");
     stamp(&db, 0);
     save_one(&db);
-    assert_eq!((count_runs(&db), user_version(&db)), (2, 2));
+    assert_eq!((count_runs(&db), user_version(&db)), (2, 3));
     // db check recognises it too, and leaves the file alone.
     stamp(&db, 0);
     let checked = text(&ok(iocurve().args(["db", "check", "--db"]).arg(&db)).stdout);
     assert!(
-        checked.contains("(2 run(s), schema version 2)"),
+        checked.contains("(2 run(s), schema version 3)"),
         "{checked}"
     );
     assert_eq!(user_version(&db), 0);
@@ -493,7 +493,7 @@ fn a_database_of_another_make_is_refused_untouched_and_repair_moves_it_aside() {
     let repaired = text(&ok(iocurve().args(["db", "repair", "--db"]).arg(&db)).stdout);
     assert!(repaired.contains("moved it aside to "), "{repaired}");
     save_one(&db);
-    assert_eq!((count_runs(&db), user_version(&db)), (1, 2));
+    assert_eq!((count_runs(&db), user_version(&db)), (1, 3));
 }
 
 /// Runs a command that must succeed and print JSON; returns its stderr.

@@ -134,6 +134,7 @@ pub fn compare(entries: &[Entry], threshold: f64) -> Result<Comparison, String> 
         level: bootstrap::LEVEL,
         changes: Vec::new(),
         not_compared: Vec::new(),
+        caveats: caveats(entries),
     };
     for e in &entries[1..] {
         against_base(e, base, &base_tests, threshold, &mut out);
@@ -147,6 +148,17 @@ pub fn compare(entries: &[Entry], threshold: f64) -> Result<Comparison, String> 
         ));
     }
     Ok(out)
+}
+
+/// What the verdicts rest on that the figures do not show: runs on many
+/// hosts compared with runs spread otherwise (their merged figures are
+/// compared, but 8 ranks on 4 hosts against 4 on 2 is a different job).
+fn caveats(entries: &[Entry]) -> Vec<String> {
+    let runs: Vec<(&str, &crate::result::RunResult)> = entries
+        .iter()
+        .map(|e| (e.source.as_str(), &e.result))
+        .collect();
+    super::ranks::spread_caveat(&runs).into_iter().collect()
 }
 
 /// The changes that break a `--fail-above` gate: judged slower (beyond the

@@ -368,6 +368,52 @@ pub fn bars(points: &[(String, f64)], value_desc: &str, series: &str, log: bool)
     c.finish(series)
 }
 
+/// One bar of [`rank_bars`]: its label (host and rank), MB/s, and whether
+/// it is a straggler.
+pub struct RankBar {
+    pub label: String,
+    pub mb_per_s: f64,
+    pub straggler: bool,
+}
+
+/// MB/s per rank: one labelled horizontal bar per rank (by rank, so the
+/// ranks of one host sit together as the launcher placed them), a line at
+/// the median rank's MB/s, stragglers in the second colour and named in
+/// their bar's label, so that the chart reads in grey print too.
+pub fn rank_bars(bars: &[RankBar], median: f64) -> String {
+    let mut c = Canvas::new();
+    let legend = [
+        ("rank MB/s".to_string(), colour(0), Marker::Swatch),
+        ("straggler".to_string(), colour(1), Marker::Swatch),
+        ("median rank".to_string(), MEDIAN_INK, Marker::Line),
+    ];
+    let top = c.legend(4.0, &legend) + 4.0;
+    let hi = bars.iter().map(|b| b.mb_per_s).fold(median, f64::max);
+    let axis = row_axis(false, 0.0, hi);
+    let bottom = top + bars.len() as f64 * ROW_HEIGHT;
+    for &t in &axis.ticks {
+        let x = axis.at(t);
+        c.line((x, top), (x, bottom), "#d8dde3", 1.0);
+    }
+    let start = axis.at(axis.ends().0);
+    for (i, b) in bars.iter().enumerate() {
+        let y = top + i as f64 * ROW_HEIGHT;
+        let mark = if b.straggler { " (straggler)" } else { "" };
+        let text = format!("{}: {} MB/s{mark}", b.label, format_mbps(b.mb_per_s));
+        c.text(ROW_LEFT, y + FONT, FONT, Anchor::Start, &text);
+        let end = axis.at(b.mb_per_s).max(start + 1.0);
+        let fill = colour(usize::from(b.straggler));
+        c.rect((start, y + ROW_LABEL), (end - start, BAR), fill, &text);
+    }
+    let x = axis.at(median);
+    c.line((x, top), (x, bottom), MEDIAN_INK, 2.0);
+    value_axis_below(&mut c, &axis, top, bottom, "MB/s (10^6 bytes/s) per rank");
+    c.finish("MB/s per rank")
+}
+
+/// The median line's ink: the axes' dark grey, apart from every bar.
+const MEDIAN_INK: &str = "#1d232b";
+
 /// One line of (x, y) points, both axes linear from zero.
 pub fn line(points: &[(f64, f64)], x_desc: &str, y_desc: &str, series: &str) -> String {
     let mut c = Canvas::new();

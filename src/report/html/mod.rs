@@ -14,6 +14,7 @@ mod apps;
 mod charts;
 mod devices;
 mod overview;
+mod ranks;
 mod sections;
 pub(crate) mod svg_kit;
 

@@ -60,6 +60,7 @@ pub fn run(out: &mut String, anchor: &str, run: &RunResult, open: bool) {
         _ if !run.tests.is_empty() => tests_table(out, run),
         _ => {}
     }
+    super::ranks::section(out, run);
     latency_section(out, run);
     match &run.payload {
         Payload::FilesLoad { files_load, .. } => super::apps::files_load(out, files_load),

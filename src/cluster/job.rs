@@ -27,6 +27,9 @@ const PINGS: usize = 24;
 /// How often the stonewall's watcher looks for a finished rank.
 const WATCH_EVERY: Duration = Duration::from_micros(200);
 
+/// How long a wait for a message looks without pausing.
+const SPIN_FIRST: Duration = Duration::from_micros(300);
+
 /// The longest pause between two looks for an awaited message.
 const POLL_AT_MOST: Duration = Duration::from_micros(100);
 
@@ -117,6 +120,7 @@ impl Job {
     fn receive(&self, from: Option<u32>, tag: Tag) -> Option<(u32, Vec<u8>)> {
         let mut pause = Duration::from_micros(1);
         let mut stopped_at = None;
+        let waiting = std::time::Instant::now();
         loop {
             if self.abandoned() {
                 return None;
@@ -137,6 +141,12 @@ impl Job {
                     self.abandoned.store(true, Ordering::Relaxed);
                     return None;
                 }
+            }
+            // Spin first (the start of a pass and a clock's round trip
+            // are timed by how soon the message is seen), then back off.
+            if waiting.elapsed() < SPIN_FIRST {
+                std::hint::spin_loop();
+                continue;
             }
             std::thread::sleep(pause);
             pause = (pause * 2).min(POLL_AT_MOST);

@@ -118,12 +118,13 @@ fn cpu<'a>(ms: impl Iterator<Item = &'a Measurement>, bytes: u64) -> CpuUsage {
     }
 }
 
-/// Every rank's discarded warm-up, summed.
+/// Every rank's discarded warm-up: counts summed, the time the longest.
 fn ramp<'a>(ms: impl Iterator<Item = &'a Measurement>) -> RampInfo {
     ms.fold(RampInfo::default(), |sum, m| RampInfo {
         ops: sum.ops + m.ramp.ops,
         bytes: sum.bytes + m.ramp.bytes,
-        elapsed_ns: sum.elapsed_ns + m.ramp.elapsed_ns,
+        // The ranks warm up side by side: the longest is how long it took.
+        elapsed_ns: sum.elapsed_ns.max(m.ramp.elapsed_ns),
     })
 }
 

@@ -84,3 +84,19 @@ impl Cli {
         name.split(['(', ' ']).next().unwrap_or("").to_lowercase()
     }
 }
+
+impl Cli {
+    /// Builds the command's typed configuration and drops it: the checks
+    /// every rank's command would make, made once by rank 0 before the
+    /// job goes on (the configuration itself is rebuilt by every rank from
+    /// the same arguments, its own placeholders filled in).
+    pub fn check_config(&self) -> anyhow::Result<()> {
+        match &self.command {
+            Command::Run(a) => crate::vocab::config::RunConfig::from_args(a).map(drop),
+            Command::Profile(a) => crate::vocab::config::ProfileConfig::from_args(a).map(drop),
+            Command::Curve(a) => crate::vocab::config::CurveConfig::from_args(a).map(drop),
+            Command::Sustain(a) => super::sustain::SustainConfig::from_args(a).map(drop),
+            _ => Ok(()),
+        }
+    }
+}

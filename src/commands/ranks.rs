@@ -129,6 +129,10 @@ fn decide(job: &Job, raw: Vec<String>) -> Result<Agreed, Stop> {
         )));
     };
     check_options(&cli, options, job)?;
+    cli.check_config().map_err(|e| Stop {
+        code: exit_code(&e),
+        line: Some(format!("Error: {}", render(&e))),
+    })?;
     Ok(agreed(raw, job))
 }
 

@@ -856,6 +856,100 @@ fn preserve_restores_every_rank_and_recover_the_killed_one() {
     assert_eq!(journals_in(&jdir), 0, "recover finished the last journal");
 }
 
+#[test]
+fn a_panic_on_one_rank_ends_every_rank_naming_it() {
+    // Rank 1 panics right after its first measurement (the test hook);
+    // the others would go on measuring for a minute.
+    let job = job_or_skip!(Job::local(3)).wrapped(
+        r#"[ "$OMPI_COMM_WORLD_RANK" = 1 ] && export IOCURVE_TEST_PANIC_AFTER_MEASURE=1; exec "$0" "$@""#,
+    );
+    let dir = scratch_dir();
+    let (out, took) = job.run(&[
+        "run",
+        dir.path().to_str().unwrap(),
+        "--rw",
+        "randread",
+        "--bs",
+        "4k",
+        "--span",
+        "4M",
+        "--time",
+        "1s",
+        "--repeat",
+        "60",
+        "--ramp",
+        "0",
+        "--no-save",
+    ]);
+    assert!(!out.status.success(), "{}", text(&out.stdout));
+    assert!(took < FAILURE_DEADLINE, "the job took {took:?}");
+    let want = format!("Error: rank 1 ({}): internal error", hostname());
+    assert!(text(&out.stderr).contains(&want), "{want} in: {}", text(&out.stderr));
+    assert!(job.left_running().is_empty(), "iocurve left running");
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().collect();
+    assert!(left.is_empty(), "scratch files left: {left:?}");
+}
+
+#[test]
+fn ctrl_c_on_the_launcher_restores_every_rank_and_prints_the_partial_merge() {
+    let job = job_or_skip!(Job::local(2));
+    let size = 8 * MIB;
+    let devs: Vec<LoopDevice> = match (0..2).map(|_| LoopDevice::new(size)).collect() {
+        Ok(devs) => devs,
+        Err(why) => return skipped(&why),
+    };
+    let before: Vec<Vec<u8>> = devs.iter().map(LoopDevice::contents).collect();
+    let dir = scratch_dir();
+    let journals = scratch_dir();
+    for (r, dev) in devs.iter().enumerate() {
+        std::os::unix::fs::symlink(&dev.dev, dir.path().join(r.to_string())).unwrap();
+    }
+    let pattern = format!("{}/{{rank}}", dir.path().display());
+    let jdir = journals.path().join("j");
+    std::fs::create_dir(&jdir).unwrap();
+    let args = [
+        "run",
+        &pattern,
+        "--rw",
+        "randwrite",
+        "--bs",
+        "4k",
+        "--span",
+        "4M",
+        "--time",
+        "60s",
+        "--ramp",
+        "0",
+        "--preserve",
+        "--journal-dir",
+        jdir.to_str().unwrap(),
+        "--no-save",
+    ];
+    let child = job.command(&args).spawn().expect("start mpirun");
+    let waited = Instant::now();
+    while journals_in(&jdir) < 2 && waited.elapsed() < JOB_DEADLINE {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    // Ctrl-C at the terminal goes to the launcher.
+    signal(child.id(), rustix::process::Signal::INT);
+    let stopped = Instant::now();
+    let out = wait_or_kill(child, FAILURE_DEADLINE, &job.marker);
+    assert!(stopped.elapsed() < FAILURE_DEADLINE);
+    assert!(!out.status.success());
+    assert!(job.left_running().is_empty(), "iocurve left running");
+    for (r, dev) in devs.iter().enumerate() {
+        assert!(dev.contents() == before[r], "rank {r} restored its device");
+    }
+    assert_eq!(journals_in(&jdir), 0, "every journal was finished");
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("INTERRUPTED") && stdout.contains("2 ranks on 1 host"),
+        "rank 0 printed the merged partial result: {stdout}\n{}",
+        text(&out.stderr)
+    );
+}
+
 /// Finished journals (`*.iocj`) in a journal directory.
 fn journals_in(dir: &Path) -> usize {
     std::fs::read_dir(dir)

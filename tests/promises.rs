@@ -9,6 +9,8 @@
 #[path = "common/mod.rs"]
 mod common;
 
+#[path = "promises/cluster_flags.rs"]
+mod cluster_flags;
 #[path = "promises/db_safety.rs"]
 mod db_safety;
 #[path = "promises/errors.rs"]

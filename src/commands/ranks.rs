@@ -166,12 +166,22 @@ fn check_options(cli: &Cli, options: &ClusterArgs, job: &Job) -> Result<(), Stop
             )));
         }
     }
+    let parallel = match &cli.command {
+        crate::cli::Command::Run(a) => a.parallel,
+        crate::cli::Command::Profile(a) => a.parallel,
+        _ => false,
+    };
+    if parallel && job.size() > 1 {
+        return Err(usage(
+            "--parallel measures one host's targets together; under mpirun every rank measures its own target at once already: drop --parallel (name each rank's target with {rank}, {host} or {local_rank})"
+                .to_string(),
+        ));
+    }
     if options.read_other_host && !matches!(cli.command, crate::cli::Command::Run(_)) {
         return Err(usage(format!(
             "--read-other-host is for `iocurve run` with a read pattern, not `iocurve {name}`"
         )));
     }
-    let _ = job;
     Ok(())
 }
 

@@ -884,7 +884,11 @@ fn a_panic_on_one_rank_ends_every_rank_naming_it() {
     assert!(!out.status.success(), "{}", text(&out.stdout));
     assert!(took < FAILURE_DEADLINE, "the job took {took:?}");
     let want = format!("Error: rank 1 ({}): internal error", hostname());
-    assert!(text(&out.stderr).contains(&want), "{want} in: {}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains(&want),
+        "{want} in: {}",
+        text(&out.stderr)
+    );
     assert!(job.left_running().is_empty(), "iocurve left running");
     let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().collect();
     assert!(left.is_empty(), "scratch files left: {left:?}");

@@ -30,6 +30,11 @@ const WATCH_EVERY: Duration = Duration::from_micros(200);
 /// How long a wait for a message looks without pausing.
 const SPIN_FIRST: Duration = Duration::from_micros(300);
 
+/// How long a rank ending the job waits for the others to wind down
+/// (restore what they overwrote, remove their scratch files) before
+/// `MPI_Abort` ends whatever is left.
+const WIND_DOWN: Duration = Duration::from_secs(10);
+
 /// The longest pause between two looks for an awaited message.
 const POLL_AT_MOST: Duration = Duration::from_micros(100);
 
@@ -63,6 +68,8 @@ pub struct Job {
     /// Set when this rank gave up waiting for the others (a rank died and
     /// the launcher is ending the job): no more messages, no merge.
     abandoned: AtomicBool,
+    /// The rank that ended the job (see [`Job::end_job`]), +1; 0 for none.
+    ended_by: std::sync::atomic::AtomicU32,
 }
 
 /// What rank 0 hands every rank before anything runs: its command line
@@ -104,6 +111,79 @@ impl Job {
             targets: Mutex::new(Vec::new()),
             partners: Mutex::new(None),
             abandoned: AtomicBool::new(false),
+            ended_by: std::sync::atomic::AtomicU32::new(0),
+        }
+    }
+
+    /// The rank that ended the job, when another rank did.
+    pub fn ended_by(&self) -> Option<u32> {
+        self.ended_by.load(Ordering::Relaxed).checked_sub(1)
+    }
+
+    /// Takes a waiting `End` from another rank, if any: this rank then
+    /// stops, gives up on the job and winds down. True when one was there.
+    fn heed_end(&self) -> bool {
+        if self.ended_by().is_some() {
+            return true;
+        }
+        if !self.wire.probe(Tag::End) {
+            return false;
+        }
+        let (from, _) = self.wire.receive_any(Tag::End);
+        self.ended_by.store(from + 1, Ordering::Relaxed);
+        self.abandoned.store(true, Ordering::Relaxed);
+        interrupt::stop_flag().store(true, Ordering::SeqCst);
+        true
+    }
+
+    /// Ends the job from this rank (after an error or a panic here): every
+    /// other rank is told, stops, restores what it overwrote, removes its
+    /// scratch files and says it left; after at most [`WIND_DOWN`],
+    /// `MPI_Abort` ends whatever is still running.
+    pub fn end_job(&self, code: i32) -> ! {
+        let mut waiting: Vec<u32> = (0..self.size()).filter(|r| *r != self.rank()).collect();
+        for &rank in &waiting {
+            self.wire.send(rank, Tag::End, &code.to_le_bytes());
+        }
+        let since = std::time::Instant::now();
+        while !waiting.is_empty() && since.elapsed() < WIND_DOWN {
+            let gone = if self.wire.probe(Tag::Left) {
+                Some(self.wire.receive_any(Tag::Left).0)
+            } else if self.wire.probe(Tag::End) {
+                // Another rank is ending the job too; it will not wait
+                // for this one's message to be answered.
+                Some(self.wire.receive_any(Tag::End).0)
+            } else {
+                None
+            };
+            match gone {
+                Some(rank) => waiting.retain(|r| *r != rank),
+                None => std::thread::sleep(Duration::from_millis(1)),
+            }
+        }
+        self.wire.abort(code)
+    }
+
+    /// Tells the rank that ended the job that this one wound down.
+    pub fn say_left(&self) {
+        if let Some(rank) = self.ended_by() {
+            self.wire.send(rank, Tag::Left, &[]);
+        }
+    }
+
+    /// Waits up to `time` for another rank to end the job (this rank's own
+    /// error is then the same as theirs, or a consequence): true when one
+    /// did.
+    pub fn ended_elsewhere_within(&self, time: Duration) -> bool {
+        let since = std::time::Instant::now();
+        loop {
+            if self.heed_end() {
+                return true;
+            }
+            if since.elapsed() >= time {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(2));
         }
     }
 
@@ -122,7 +202,7 @@ impl Job {
         let mut stopped_at = None;
         let waiting = std::time::Instant::now();
         loop {
-            if self.abandoned() {
+            if self.abandoned() || self.heed_end() {
                 return None;
             }
             let ready = match from {
@@ -250,16 +330,33 @@ impl Job {
         mine: &RankIdentity,
         compare: impl Fn(&[RankIdentity]) -> Option<String>,
     ) -> Result<(), Stop> {
+        // Waits here poll (a rank that fails before it reports ends the
+        // job, and the others must hear it).
+        let ended = || Stop {
+            code: crate::error::EXIT_INTERRUPTED,
+            line: None,
+        };
         let bytes = serde_json::to_vec(mine).unwrap_or_default();
-        let verdict = gather(&*self.wire, Tag::Identity, bytes).map(|all| {
+        let shared = if self.is_root() {
+            let mut all = vec![bytes];
+            for rank in 1..self.size() {
+                all.push(self.receive(Some(rank), Tag::Identity).ok_or_else(ended)?.1);
+            }
             let ids: Vec<RankIdentity> = all
                 .iter()
                 .map(|b| serde_json::from_slice(b).unwrap_or_default())
                 .collect();
             let targets: Vec<String> = ids.iter().map(|i| i.target.clone()).collect();
-            serde_json::to_vec(&(compare(&ids).unwrap_or_default(), targets)).unwrap_or_default()
-        });
-        let shared = broadcast(&*self.wire, Tag::Identity, verdict);
+            let verdict = serde_json::to_vec(&(compare(&ids).unwrap_or_default(), targets))
+                .unwrap_or_default();
+            for rank in 1..self.size() {
+                self.send(rank, Tag::Identity, &verdict);
+            }
+            verdict
+        } else {
+            self.send(0, Tag::Identity, &bytes);
+            self.receive(Some(0), Tag::Identity).ok_or_else(ended)?.1
+        };
         let (line, targets): (String, Vec<String>) =
             serde_json::from_slice(&shared).unwrap_or_default();
         *self.targets.lock().unwrap() = targets;
@@ -499,7 +596,7 @@ impl Coordinator for Job {
             // thread is measuring): MPI_THREAD_SERIALIZED holds.
             scope.spawn(|| {
                 while !over.load(Ordering::Acquire) {
-                    if interrupt::stop_flag().load(Ordering::Relaxed) {
+                    if self.heed_end() || interrupt::stop_flag().load(Ordering::Relaxed) {
                         stop.store(true, Ordering::Relaxed);
                     }
                     if heard.load(Ordering::Relaxed) < self.size() - 1 && self.wire.probe(Tag::Done)

@@ -27,6 +27,10 @@ pub enum Tag {
     Exit = 9,
     /// The host names, sent by rank 0 to every rank.
     Hosts = 10,
+    /// A rank is ending the job (an error, a panic): wind down and say so.
+    End = 11,
+    /// A rank wound down after another ended the job.
+    Left = 12,
 }
 
 /// One rank's view of the job.

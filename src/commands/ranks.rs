@@ -45,10 +45,18 @@ fn launched_main() -> i32 {
             // The panic hook printed the line (with this rank's name); the
             // unwinding put preserved data back. Now end every rank.
             Err(_) => match crate::cluster::job() {
-                Some(job) => job.abort(crate::error::EXIT_INTERNAL),
+                Some(job) => job.end_job(crate::error::EXIT_INTERNAL),
                 None => crate::error::EXIT_INTERNAL,
             },
         };
+    if let Some(job) = crate::cluster::job()
+        && job.ended_by().is_some()
+    {
+        // Another rank ended the job; this one has wound down.
+        job.say_left();
+        crate::cluster::leave_abandoned();
+        return crate::error::EXIT_INTERRUPTED;
+    }
     crate::cluster::leave();
     code
 }
@@ -308,19 +316,18 @@ fn run(job: &Job, cli: Cli) -> i32 {
 /// meets (a refused target, say) is then printed once, by rank 0, whose
 /// abort ends the others before they print.
 fn fail(job: &Job, code: i32, line: &str) -> ! {
-    if !job.is_root() {
-        for _ in 0..30 {
-            std::thread::sleep(std::time::Duration::from_millis(10));
-            if crate::interrupt::stop_flag().load(std::sync::atomic::Ordering::Relaxed) {
-                // The launcher is ending the job (another rank's abort):
-                // its line is printed already.
-                crate::cluster::leave_abandoned();
-                std::process::exit(code);
-            }
-        }
+    let grace = match job.is_root() {
+        true => std::time::Duration::ZERO,
+        false => std::time::Duration::from_millis(300),
+    };
+    if job.ended_elsewhere_within(grace) {
+        // Another rank ended the job and printed why.
+        job.say_left();
+        crate::cluster::leave_abandoned();
+        std::process::exit(code);
     }
     eprintln!("Error: {}: {line}", job.who());
-    job.abort(code)
+    job.end_job(code)
 }
 
 /// A stop every rank agreed on: rank 0 prints its line.

@@ -626,21 +626,33 @@ impl Job {
 
 impl Coordinator for Job {
     fn before_counted(&self, label: &str) {
-        self.arrive_then(label, true);
+        self.arrive(label);
     }
 
     fn during_counted(
         &self,
+        label: &str,
         stop: &AtomicBool,
         moved: &(dyn Fn() -> u64 + Sync),
-        pass: &mut dyn FnMut() -> bool,
+        pass: &mut dyn FnMut(&(dyn Fn() + Sync)) -> bool,
     ) -> u64 {
         if self.abandoned() || self.size() == 1 {
-            // No one to watch for (and, alone, no watcher thread to take
-            // time from the measuring one).
-            pass();
+            // No one to wait or watch for (and, alone, no watcher thread
+            // to take time from the measuring one).
+            pass(&|| {});
             return moved();
         }
+        // Until `ready` has run, the step is in progress on the thread
+        // that called it; the watcher touches MPI only after (MPI is
+        // serialized, not multi-threaded).
+        let armed = AtomicBool::new(false);
+        let called = AtomicBool::new(false);
+        let ready = || {
+            if !called.swap(true, Ordering::AcqRel) {
+                self.arrive_then(label, true);
+                armed.store(true, Ordering::Release);
+            }
+        };
         let over = AtomicBool::new(false);
         let at_first_done = AtomicU64::new(u64::MAX);
         let heard = std::sync::atomic::AtomicU32::new(0);
@@ -651,7 +663,14 @@ impl Coordinator for Job {
             // thread is measuring): MPI_THREAD_SERIALIZED holds.
             scope.spawn(|| {
                 while !over.load(Ordering::Acquire) {
-                    if self.heed_end() || interrupt::stop_flag().load(Ordering::Relaxed) {
+                    if interrupt::stop_flag().load(Ordering::Relaxed) {
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                    if !armed.load(Ordering::Acquire) {
+                        std::thread::sleep(WATCH_EVERY);
+                        continue;
+                    }
+                    if self.heed_end() {
                         stop.store(true, Ordering::Relaxed);
                     }
                     if heard.load(Ordering::Relaxed) < self.size() - 1 && self.wire.probe(Tag::Done)
@@ -670,10 +689,12 @@ impl Coordinator for Job {
                     std::thread::sleep(WATCH_EVERY);
                 }
             });
-            let failed = pass();
+            let failed = pass(&ready);
             over.store(true, Ordering::Release);
             failed
         });
+        // A pass that never got as far keeps the ranks in step all the same.
+        ready();
         let first = match at_first_done.load(Ordering::Relaxed) {
             u64::MAX => moved(),
             seen => seen,
@@ -785,11 +806,12 @@ mod tests {
                 stonewall: true,
                 ..JobOptions::default()
             });
-            job.before_counted("pass");
             let stop = AtomicBool::new(false);
             let moved = AtomicU64::new(0);
             let read_moved = || moved.load(Ordering::Relaxed);
-            let at_first = job.during_counted(&stop, &read_moved, &mut || {
+            let at_first = job.during_counted("pass", &stop, &read_moved, &mut |ready| {
+                // Held until every rank is built.
+                ready();
                 // Rank 0 finishes at once; the others would run for a
                 // minute unless stopped.
                 let limit = if job.rank() == 0 { 1 } else { 60_000 };

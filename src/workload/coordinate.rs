@@ -18,16 +18,21 @@ pub trait Coordinator: Send + Sync {
     fn before_counted(&self, label: &str);
 
     /// Runs the counted pass (`pass`, which says whether this rank's
-    /// measurement failed), watching the other ranks meanwhile:
-    /// sets `stop` when the pass must end early (a signal, or `--stonewall`
-    /// once another rank finished). `moved` reads this rank's bytes so far.
-    /// Returns the bytes this rank had moved when it learned that the first
-    /// rank finished (its own total when it finished first).
+    /// measurement failed), watching the other ranks meanwhile. `pass`
+    /// calls the `ready` it is given exactly once, when everything is
+    /// built and the clock is about to start (from any thread): every rank
+    /// is held there until all are, and leaves at one scheduled instant.
+    /// The coordinator sets `stop` when the pass must end early (a signal,
+    /// a failure on any rank, `--stonewall` once another rank finished).
+    /// `moved` reads this rank's bytes so far. Returns the bytes this rank
+    /// had moved when it learned that the first rank finished (its own
+    /// total when it finished first).
     fn during_counted(
         &self,
+        label: &str,
         stop: &AtomicBool,
         moved: &(dyn Fn() -> u64 + Sync),
-        pass: &mut dyn FnMut() -> bool,
+        pass: &mut dyn FnMut(&(dyn Fn() + Sync)) -> bool,
     ) -> u64;
 }
 

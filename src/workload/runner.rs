@@ -99,6 +99,7 @@ pub fn measure(
         stop,
         written: &written,
         clock: target.clock(),
+        ready: None,
     };
     let stat_before = target.device.and_then(|d| d.read_stat().ok());
     let passes = run_passes(&shared, progress, &mut warnings);
@@ -142,6 +143,9 @@ struct SharedByPasses<'s, 'a> {
     stop: &'s AtomicBool,
     written: &'s [AtomicU64],
     clock: AnyClock<'a>,
+    /// Under MPI, for the counted pass: called once every job is built,
+    /// right before the clock starts (the ranks leave it together).
+    ready: Option<&'s (dyn Fn() + Sync)>,
 }
 
 /// What the two passes left behind, before it is summarised.
@@ -199,17 +203,20 @@ fn coordinated_pass(
         spec.queue_depth,
         spec.threads
     );
-    coordinator.before_counted(&label);
     let wall = AtomicBool::new(false);
-    let walled = SharedByPasses {
-        stop: &wall,
-        ..*shared
-    };
     let (mono_at, clock_at) = (crate::engine::monotonic_now_ns(), shared.clock.now_ns());
     let moved = || total_bytes(progress);
-    let first_done = coordinator.during_counted(&wall, &moved, &mut || {
-        if runs {
-            counted_pass(&walled, progress, outcome, warnings);
+    let first_done = coordinator.during_counted(&label, &wall, &moved, &mut |ready| {
+        match runs {
+            true => {
+                let walled = SharedByPasses {
+                    stop: &wall,
+                    ready: Some(ready),
+                    ..*shared
+                };
+                counted_pass(&walled, progress, outcome, warnings);
+            }
+            false => ready(),
         }
         outcome.error.is_some()
     });
@@ -453,6 +460,7 @@ fn run_pass(
         stop,
         written,
         clock,
+        ready,
     } = *shared;
     let abort = AtomicBool::new(false);
     let stops = Stops {
@@ -480,6 +488,7 @@ fn run_pass(
                     stops,
                     written,
                     clock,
+                    ready: ready.filter(|_| counted),
                 };
                 scope.spawn(move || run_one_job(target, spec, plan, counter, shared))
             })
@@ -524,6 +533,7 @@ struct Shared<'a> {
     stops: Stops<'a>,
     written: &'a [AtomicU64],
     clock: AnyClock<'a>,
+    ready: Option<&'a (dyn Fn() + Sync)>,
 }
 
 struct JobOutcome {
@@ -543,6 +553,9 @@ fn run_one_job<'a>(
     let engine = build_engine(target, spec, plan.index, shared.clock);
     // Every job waits here, built or not, so no one waits forever.
     if shared.barrier.wait().is_leader() {
+        if let Some(ready) = shared.ready {
+            ready();
+        }
         shared.start.store(shared.clock.now_ns(), Ordering::SeqCst);
     }
     shared.barrier.wait();

@@ -321,9 +321,9 @@ pub fn run(
     let (error, elapsed_ns) = match coordinator {
         None => write(),
         Some(c) => {
-            c.before_counted("sustain");
             let mut outcome = (None, 0);
-            c.during_counted(stop, &|| 0, &mut || {
+            c.during_counted("sustain", stop, &|| 0, &mut |ready| {
+                ready();
                 outcome = write();
                 outcome.0.is_some()
             });

@@ -954,6 +954,83 @@ fn ctrl_c_on_the_launcher_restores_every_rank_and_prints_the_partial_merge() {
     );
 }
 
+/// Every command that runs on every rank (found in the clap tree by its
+/// `--stonewall`), with the least that makes it quick.
+fn every_rank_command_args(path: &[String], dir: &str) -> Vec<String> {
+    let quick: &[&str] = match path.join(" ").as_str() {
+        "run" => &[
+            "--rw", "randread", "--bs", "4k", "--time", "300ms", "--span", "16M",
+        ],
+        "profile" => &["--time", "200ms", "--span", "16M", "--repeat", "1"],
+        "curve" => &[
+            "--time",
+            "100ms",
+            "--span",
+            "16M",
+            "--repeat",
+            "1",
+            "--sizes",
+            "4k,64k,1m",
+        ],
+        "sustain" => &["--bytes", "16M", "--span", "32M"],
+        "files load" | "files save" => &[],
+        other => panic!("`{other}` runs on every rank: give it quick arguments here"),
+    };
+    let mut args: Vec<String> = path.to_vec();
+    args.push(dir.to_string());
+    args.extend(quick.iter().map(|a| a.to_string()));
+    args.extend(["--json", "--no-save"].map(String::from));
+    args
+}
+
+#[test]
+fn every_command_that_runs_on_ranks_merges_them_and_leaves_nothing() {
+    use clap::CommandFactory;
+    let job = job_or_skip!(Job::local(2));
+    let mut paths = Vec::new();
+    fn walk(cmd: &clap::Command, path: Vec<String>, out: &mut Vec<Vec<String>>) {
+        if cmd
+            .get_arguments()
+            .any(|a| a.get_long() == Some("stonewall"))
+        {
+            out.push(path.clone());
+        }
+        for sub in cmd.get_subcommands() {
+            let mut p = path.clone();
+            p.push(sub.get_name().to_string());
+            walk(sub, p, out);
+        }
+    }
+    walk(&iocurve::cli::Cli::command(), Vec::new(), &mut paths);
+    assert_eq!(paths.len(), 6, "{paths:?}");
+    for path in paths {
+        let dir = scratch_dir();
+        let args = every_rank_command_args(&path, dir.path().to_str().unwrap());
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let doc = job.json(&args);
+        let what = path.join(" ");
+        let rows = doc["mpi"]["ranks"].as_array().expect("mpi.ranks");
+        assert_eq!(rows.len(), 2, "{what}");
+        for row in rows {
+            assert!(row["bytes"].as_u64().unwrap() > 0, "{what}: {row}");
+        }
+        if doc["tests"].as_array().is_some_and(|t| !t.is_empty()) {
+            assert_merged_exactly(&doc, 2);
+        } else {
+            // sustain and files: the detail is rank 0's, and the result
+            // says so.
+            let note = doc["mpi"]["note"].as_str().unwrap_or_default();
+            assert!(note.contains("rank 0's"), "{what}: {note}");
+        }
+        assert!(
+            job.left_running().is_empty(),
+            "{what}: iocurve left running"
+        );
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().collect();
+        assert!(left.is_empty(), "{what}: left {left:?}");
+    }
+}
+
 /// Finished journals (`*.iocj`) in a journal directory.
 fn journals_in(dir: &Path) -> usize {
     std::fs::read_dir(dir)

@@ -28,7 +28,7 @@ const PINGS: usize = 24;
 /// a core with the measuring thread when the launcher binds a rank to one
 /// (Open MPI does by default): waking every 200 µs cost 13% of 400k IOPS
 /// there, every 1 ms 4%, every 5 ms nothing measurable. The first-done
-/// figure and `--stonewall` are then late by at most 5 ms.
+/// figure, `--stonewall` and a signal reach the pass at most 5 ms late.
 const WATCH_EVERY: Duration = Duration::from_millis(5);
 
 /// How long a wait for a message looks without pausing.
@@ -636,12 +636,11 @@ impl Coordinator for Job {
         moved: &(dyn Fn() -> u64 + Sync),
         pass: &mut dyn FnMut(&(dyn Fn() + Sync)) -> bool,
     ) -> u64 {
-        if self.abandoned() || self.size() == 1 {
-            // No one to wait or watch for (and, alone, no watcher thread
-            // to take time from the measuring one).
-            pass(&|| {});
-            return moved();
-        }
+        // The watcher always runs: the pass stops on `stop` alone, so
+        // the watcher is what carries a signal to it, also in a job of one
+        // rank or one that gave up on the others. It touches MPI only when
+        // there are others to hear from.
+        let peers = self.size() > 1;
         // Until `ready` has run, the step is in progress on the thread
         // that called it; the watcher touches MPI only after (MPI is
         // serialized, not multi-threaded).
@@ -666,7 +665,7 @@ impl Coordinator for Job {
                     if interrupt::stop_flag().load(Ordering::Relaxed) {
                         stop.store(true, Ordering::Relaxed);
                     }
-                    if !armed.load(Ordering::Acquire) {
+                    if !peers || self.abandoned() || !armed.load(Ordering::Acquire) {
                         std::thread::sleep(WATCH_EVERY);
                         continue;
                     }

@@ -20,9 +20,8 @@ use crate::engine::{
 };
 use crate::medium::MeasureTarget;
 use crate::probe::sysfs::{BlockDevice, DiskStat};
-use crate::result::verify::VerifyTally;
-
 use crate::result::cluster::RawCounts;
+use crate::result::verify::VerifyTally;
 use crate::result::{Caveat, CpuUsage, DeviceIo, DirectionResult, Measurement, RampInfo};
 use crate::stats::LatencyHistogram;
 use crate::sys;

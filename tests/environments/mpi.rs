@@ -896,9 +896,17 @@ fn a_panic_on_one_rank_ends_every_rank_naming_it() {
 
 #[test]
 fn ctrl_c_on_the_launcher_restores_every_rank_and_prints_the_partial_merge() {
-    let job = job_or_skip!(Job::local(2));
+    // One rank too: a job without peers still carries the signal into
+    // the pass.
+    for ranks in [2, 1] {
+        ctrl_c_on_the_launcher(ranks);
+    }
+}
+
+fn ctrl_c_on_the_launcher(ranks: u32) {
+    let job = job_or_skip!(Job::local(ranks));
     let size = 8 * MIB;
-    let devs: Vec<LoopDevice> = match (0..2).map(|_| LoopDevice::new(size)).collect() {
+    let devs: Vec<LoopDevice> = match (0..ranks).map(|_| LoopDevice::new(size)).collect() {
         Ok(devs) => devs,
         Err(why) => return skipped(&why),
     };
@@ -931,7 +939,7 @@ fn ctrl_c_on_the_launcher_restores_every_rank_and_prints_the_partial_merge() {
     ];
     let child = job.command(&args).spawn().expect("start mpirun");
     let waited = Instant::now();
-    while journals_in(&jdir) < 2 && waited.elapsed() < JOB_DEADLINE {
+    while journals_in(&jdir) < ranks as usize && waited.elapsed() < JOB_DEADLINE {
         std::thread::sleep(Duration::from_millis(20));
     }
     std::thread::sleep(Duration::from_millis(500));
@@ -947,9 +955,10 @@ fn ctrl_c_on_the_launcher_restores_every_rank_and_prints_the_partial_merge() {
     }
     assert_eq!(journals_in(&jdir), 0, "every journal was finished");
     let stdout = text(&out.stdout);
+    let shape = format!("{ranks} rank{} on 1 host", if ranks > 1 { "s" } else { "" });
     assert!(
-        stdout.contains("INTERRUPTED") && stdout.contains("2 ranks on 1 host"),
-        "rank 0 printed the merged partial result: {stdout}\n{}",
+        stdout.contains("INTERRUPTED") && stdout.contains(&shape),
+        "rank 0 printed the merged partial result ({shape}): {stdout}\n{}",
         text(&out.stderr)
     );
 }

@@ -22,8 +22,10 @@ pub trait Coordinator: Send + Sync {
     /// calls the `ready` it is given exactly once, when everything is
     /// built and the clock is about to start (from any thread): every rank
     /// is held there until all are, and leaves at one scheduled instant.
-    /// The coordinator sets `stop` when the pass must end early (a signal,
-    /// a failure on any rank, `--stonewall` once another rank finished).
+    /// The coordinator sets `stop` when the pass must end early because of
+    /// the other ranks (a failure on any rank, `--stonewall` once another
+    /// rank finished); the pass stops on the user's signal by itself, as
+    /// it does alone, so a job of one rank needs no watcher.
     /// `moved` reads this rank's bytes so far. Returns the bytes this rank
     /// had moved when it learned that the first rank finished (its own
     /// total when it finished first).

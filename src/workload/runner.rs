@@ -99,6 +99,7 @@ pub fn measure(
         written: &written,
         clock: target.clock(),
         ready: None,
+        peers_stop: None,
     };
     let stat_before = target.device.and_then(|d| d.read_stat().ok());
     let passes = run_passes(&shared, progress, &mut warnings);
@@ -145,6 +146,11 @@ struct SharedByPasses<'s, 'a> {
     /// Under MPI, for the counted pass: called once every job is built,
     /// right before the clock starts (the ranks leave it together).
     ready: Option<&'s (dyn Fn() + Sync)>,
+    /// Under MPI, for the counted pass: set when the other ranks end it
+    /// (a failure, `--stonewall`). It is the flag the jobs already poll
+    /// when one of them fails, so stopping for a peer costs the timed path
+    /// nothing.
+    peers_stop: Option<&'s AtomicBool>,
 }
 
 /// What the two passes left behind, before it is summarised.
@@ -209,7 +215,7 @@ fn coordinated_pass(
         match runs {
             true => {
                 let walled = SharedByPasses {
-                    stop: &wall,
+                    peers_stop: Some(&wall),
                     ready: Some(ready),
                     ..*shared
                 };
@@ -460,12 +466,14 @@ fn run_pass(
         written,
         clock,
         ready,
+        peers_stop,
     } = *shared;
-    let abort = AtomicBool::new(false);
-    let stops = Stops {
-        user: stop,
-        abort: &abort,
+    let own_abort = AtomicBool::new(false);
+    let abort = match peers_stop {
+        Some(flag) if counted => flag,
+        _ => &own_abort,
     };
+    let stops = Stops { user: stop, abort };
     let barrier = Barrier::new(spec.threads as usize);
     let start = AtomicU64::new(0);
     let outcomes: Vec<std::thread::Result<JobOutcome>> = std::thread::scope(|scope| {

@@ -44,6 +44,8 @@ pub const MAX_RECORDED_REQUESTS: usize = 1 << 24;
 pub struct SustainSource<'a> {
     plan: SustainPlan,
     stop: &'a AtomicBool,
+    /// Under MPI: set when the other ranks end the write (a failure).
+    peers_stop: Option<&'a AtomicBool>,
     live: Option<SyncSender<LiveInterval>>,
     /// Requests of the open interval per latency bucket, kept only when
     /// intervals go out live (for their p50 and p99).
@@ -71,6 +73,7 @@ impl<'a> SustainSource<'a> {
         SustainSource {
             plan,
             stop,
+            peers_stop: None,
             live_latency: live.as_ref().map(|_| vec![0; BUCKETS].into_boxed_slice()),
             live,
             start_ns: None,
@@ -215,6 +218,7 @@ impl OpSource for SustainSource<'_> {
             || bs == 0
             || self.issued_bytes + bs > self.plan.bytes
             || self.stop.load(Ordering::Relaxed)
+            || self.peers_stop.is_some_and(|p| p.load(Ordering::Relaxed))
         {
             return None;
         }
@@ -307,11 +311,10 @@ pub fn run(
     // one stops the others (see workload::coordinate); alone, as asked.
     let wall = AtomicBool::new(false);
     let coordinator = super::coordinate::current();
-    let stop = match coordinator {
-        Some(_) => &wall,
-        None => stop,
-    };
     let mut source = SustainSource::new(plan, stop, live);
+    if coordinator.is_some() {
+        source.peers_stop = Some(&wall);
+    }
     let mut pool = Some(pool);
     let mut write = || match (target, pool.take()) {
         (SustainTarget::Fd { fd, align }, Some(pool)) => write_to_fd(fd, align, pool, &mut source),
@@ -322,7 +325,7 @@ pub fn run(
         None => write(),
         Some(c) => {
             let mut outcome = (None, 0);
-            c.during_counted("sustain", stop, &|| 0, &mut |ready| {
+            c.during_counted("sustain", &wall, &|| 0, &mut |ready| {
                 ready();
                 outcome = write();
                 outcome.0.is_some()

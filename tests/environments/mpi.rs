@@ -784,24 +784,20 @@ fn preserve_restores_every_rank_and_recover_the_killed_one() {
         // Open MPI's default second between SIGTERM and SIGKILL is short for
         // a restore on a loaded machine.
         .mca("odls_base_sigkill_timeout", "10");
-    let size = 8 * MIB;
-    let devs: Vec<LoopDevice> = match (0..3).map(|_| LoopDevice::new(size)).collect() {
-        Ok(devs) => devs,
+    let targets = match Targets::loop_devices(3) {
+        Ok(t) => t,
         Err(why) => return skipped(&why),
     };
-    let before: Vec<Vec<u8>> = devs.iter().map(LoopDevice::contents).collect();
-    let dir = scratch_dir();
-    let journals = scratch_dir();
-    for (r, dev) in devs.iter().enumerate() {
-        std::os::unix::fs::symlink(&dev.dev, dir.path().join(r.to_string())).unwrap();
-    }
-    let pattern = format!("{}/{{rank}}", dir.path().display());
-    let db = journals.path().join("results.db");
-    let jdir = journals.path().join("j");
-    std::fs::create_dir(&jdir).unwrap();
+    let (devs, before, pattern, jdir) = (
+        &targets.devs,
+        &targets.before,
+        &targets.pattern,
+        &targets.jdir,
+    );
+    let db = targets.journals.path().join("results.db");
     let args = [
         "run",
-        &pattern,
+        pattern,
         "--rw",
         "randwrite",
         "--bs",
@@ -821,7 +817,7 @@ fn preserve_restores_every_rank_and_recover_the_killed_one() {
     let mut child = job.command(&args).spawn().expect("start mpirun");
     // Once every rank has journalled its region, kill rank 1 outright.
     let waited = Instant::now();
-    while journals_in(&jdir) < 3 {
+    while journals_in(jdir) < 3 {
         if waited.elapsed() > JOB_DEADLINE || child.try_wait().unwrap().is_some() {
             kill_marked(&job.marker);
             let out = wait_or_kill(child, FAILURE_DEADLINE, &job.marker);
@@ -853,7 +849,7 @@ fn preserve_restores_every_rank_and_recover_the_killed_one() {
         "recover restored rank 1's device: {}",
         text(&out.stderr)
     );
-    assert_eq!(journals_in(&jdir), 0, "recover finished the last journal");
+    assert_eq!(journals_in(jdir), 0, "recover finished the last journal");
 }
 
 #[test]
@@ -905,23 +901,19 @@ fn ctrl_c_on_the_launcher_restores_every_rank_and_prints_the_partial_merge() {
 
 fn ctrl_c_on_the_launcher(ranks: u32) {
     let job = job_or_skip!(Job::local(ranks));
-    let size = 8 * MIB;
-    let devs: Vec<LoopDevice> = match (0..ranks).map(|_| LoopDevice::new(size)).collect() {
-        Ok(devs) => devs,
+    let targets = match Targets::loop_devices(ranks) {
+        Ok(t) => t,
         Err(why) => return skipped(&why),
     };
-    let before: Vec<Vec<u8>> = devs.iter().map(LoopDevice::contents).collect();
-    let dir = scratch_dir();
-    let journals = scratch_dir();
-    for (r, dev) in devs.iter().enumerate() {
-        std::os::unix::fs::symlink(&dev.dev, dir.path().join(r.to_string())).unwrap();
-    }
-    let pattern = format!("{}/{{rank}}", dir.path().display());
-    let jdir = journals.path().join("j");
-    std::fs::create_dir(&jdir).unwrap();
+    let (devs, before, pattern, jdir) = (
+        &targets.devs,
+        &targets.before,
+        &targets.pattern,
+        &targets.jdir,
+    );
     let args = [
         "run",
-        &pattern,
+        pattern,
         "--rw",
         "randwrite",
         "--bs",
@@ -939,7 +931,7 @@ fn ctrl_c_on_the_launcher(ranks: u32) {
     ];
     let child = job.command(&args).spawn().expect("start mpirun");
     let waited = Instant::now();
-    while journals_in(&jdir) < ranks as usize && waited.elapsed() < JOB_DEADLINE {
+    while journals_in(jdir) < ranks as usize && waited.elapsed() < JOB_DEADLINE {
         std::thread::sleep(Duration::from_millis(20));
     }
     std::thread::sleep(Duration::from_millis(500));
@@ -953,7 +945,7 @@ fn ctrl_c_on_the_launcher(ranks: u32) {
     for (r, dev) in devs.iter().enumerate() {
         assert!(dev.contents() == before[r], "rank {r} restored its device");
     }
-    assert_eq!(journals_in(&jdir), 0, "every journal was finished");
+    assert_eq!(journals_in(jdir), 0, "every journal was finished");
     let stdout = text(&out.stdout);
     let shape = format!("{ranks} rank{} on 1 host", if ranks > 1 { "s" } else { "" });
     assert!(
@@ -1037,6 +1029,44 @@ fn every_command_that_runs_on_ranks_merges_them_and_leaves_nothing() {
         );
         let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().collect();
         assert!(left.is_empty(), "{what}: left {left:?}");
+    }
+}
+
+/// One 8 MiB loop device per rank, named `DIR/<rank>` so that a target
+/// of `DIR/{rank}` gives each rank its own, their contents before, and a
+/// journal directory on another file system.
+struct Targets {
+    devs: Vec<LoopDevice>,
+    before: Vec<Vec<u8>>,
+    /// Holds the `<rank>` links; removed on drop.
+    _dir: tempfile::TempDir,
+    pattern: String,
+    journals: tempfile::TempDir,
+    jdir: PathBuf,
+}
+
+impl Targets {
+    fn loop_devices(ranks: u32) -> Result<Targets, String> {
+        let devs: Vec<LoopDevice> = (0..ranks)
+            .map(|_| LoopDevice::new(8 * MIB))
+            .collect::<Result<_, _>>()?;
+        let before = devs.iter().map(LoopDevice::contents).collect();
+        let dir = scratch_dir();
+        for (r, dev) in devs.iter().enumerate() {
+            std::os::unix::fs::symlink(&dev.dev, dir.path().join(r.to_string())).unwrap();
+        }
+        let pattern = format!("{}/{{rank}}", dir.path().display());
+        let journals = scratch_dir();
+        let jdir = journals.path().join("j");
+        std::fs::create_dir(&jdir).unwrap();
+        Ok(Targets {
+            devs,
+            before,
+            _dir: dir,
+            pattern,
+            journals,
+            jdir,
+        })
     }
 }
 

@@ -310,6 +310,29 @@ pub fn format_time_ns(ns: f64) -> String {
     format!("{} {}", unit.figure(ns), unit.symbol())
 }
 
+/// One latency in the unit that suits it alone, three significant
+/// figures: `0.815 µs`, `1.63 µs`, `815 µs`, `1.20 ms`, `249 ms`, `1.50 s`.
+/// Every latency cell of a table is written with this, so a fast device's
+/// `0.00163 ms` never appears: a column may mix units, and each cell names
+/// its own (the unit changes where the figure would reach 1000).
+pub fn format_latency(ns: f64) -> String {
+    let (value, unit) = latency_in_unit(ns);
+    format!("{} {unit}", three_figures(value))
+}
+
+/// `ns` scaled to µs, ms or s: the largest unit in which the figure,
+/// rounded to three significant figures, is at least 1 (µs below that).
+pub fn latency_in_unit(ns: f64) -> (f64, &'static str) {
+    let magnitude = ns.abs();
+    if magnitude >= 999.5e6 {
+        (ns / 1e9, "s")
+    } else if magnitude >= 999.5e3 {
+        (ns / 1e6, "ms")
+    } else {
+        (ns / 1e3, "µs")
+    }
+}
+
 /// Megabytes (10^6 B) per second for `bytes` moved in `ns` nanoseconds.
 pub fn mb_per_s(bytes: u64, ns: u64) -> f64 {
     if ns == 0 {

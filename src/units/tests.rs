@@ -323,3 +323,37 @@ fn sizes_refuse_what_is_not_a_whole_byte_count() {
     assert_eq!(parse_size("1.50000k"), Ok(1536));
     assert_eq!(parse_size("9007199254740993"), Ok(9_007_199_254_740_993));
 }
+
+#[test]
+fn each_latency_has_its_own_unit() {
+    use crate::units::format_latency;
+    for (ns, text) in [
+        (0.0, "0 µs"),
+        (815.0, "0.815 µs"),
+        (1_630.0, "1.63 µs"),
+        (815_000.0, "815 µs"),
+        (999_400.0, "999 µs"),
+        (999_600.0, "1.00 ms"),
+        (1_204_000.0, "1.20 ms"),
+        (249_481_900.0, "249 ms"),
+        (999_600_000.0, "1.00 s"),
+        (1_500_000_000.0, "1.50 s"),
+        (125e9, "125 s"),
+    ] {
+        assert_eq!(format_latency(ns), text, "{ns}");
+    }
+}
+
+proptest::proptest! {
+    /// Every latency reads with at most three significant figures and a
+    /// figure below 1000 in its unit (seconds excepted).
+    #[test]
+    fn a_latency_never_reaches_a_thousand_in_its_unit(ns in 0.0f64..999e9) {
+        let text = crate::units::format_latency(ns);
+        let (figure, unit) = text.split_once(' ').unwrap();
+        let value: f64 = figure.parse().unwrap();
+        proptest::prop_assert!(unit == "s" || value < 1000.0, "{text}");
+        let digits = figure.chars().filter(|c| c.is_ascii_digit()).collect::<String>();
+        proptest::prop_assert!(digits.trim_start_matches('0').len() <= 3, "{text}");
+    }
+}

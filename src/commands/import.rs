@@ -7,6 +7,19 @@ use crate::store;
 use anyhow::{Context, Result};
 use std::path::Path;
 
+/// The size of a file or block device a fio job named, when it exists
+/// here: fio covered all of it unless the job said otherwise. Opened for
+/// reading only, and its end sought (a block device's size is its end).
+fn size_here(path: &str) -> Option<u64> {
+    use std::io::{Seek, SeekFrom};
+    let meta = std::fs::metadata(path).ok()?;
+    if meta.is_dir() {
+        return None;
+    }
+    let mut file = std::fs::File::open(path).ok()?;
+    file.seek(SeekFrom::End(0)).ok()
+}
+
 pub fn import(args: &ImportArgs, settings: &store::Settings) -> Result<i32> {
     // A file that is not there, or not a file, is a mistake on the command
     // line (exit 2); one that cannot be read is an I/O failure (exit 3).
@@ -22,7 +35,7 @@ pub fn import(args: &ImportArgs, settings: &store::Settings) -> Result<i32> {
     }
     let text = std::fs::read_to_string(&args.file)
         .with_context(|| format!("cannot read {}", args.file.display()))?;
-    let mut result = fio::parse(&text)
+    let mut result = fio::parse_sized(&text, &size_here)
         .map_err(|e| crate::error::usage(format!("{}: {e:#}", args.file.display())))?;
     let device = args.device.clone().or_else(|| {
         let p = Path::new(&result.target.path).to_path_buf();

@@ -124,7 +124,42 @@ fn measurement(job: &Value) -> Measurement {
     }
 }
 
-fn test(doc: &Value, job: &Value, name: String) -> TestResult {
+/// The region fio's job covered, in bytes: its `size` (a byte count, or a
+/// percentage of the file), else `filesize` × `nrfiles`, else the whole
+/// file less the `offset`, as fio itself decides. `file_size` is the size
+/// of the job's file or device where the import runs (`None` when it is not
+/// there); without it a percentage or an absent size is unknown (`None`).
+fn span_of(opts: &serde_json::Map<String, Value>, file_size: Option<u64>) -> Option<u64> {
+    let offset = size_opt(opts, "offset").unwrap_or(0);
+    if let Some(size) = opt(opts, "size") {
+        return match size.trim().strip_suffix('%') {
+            Some(percent) => {
+                let percent: f64 = percent.trim().parse().ok()?;
+                Some((file_size? as f64 * percent.clamp(0.0, 100.0) / 100.0) as u64)
+            }
+            None => crate::units::parse_size(size).ok(),
+        };
+    }
+    if let Some(each) = size_opt(opts, "filesize") {
+        let files: u64 = opt(opts, "nrfiles")
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(1);
+        return Some(each.saturating_mul(files.max(1)));
+    }
+    file_size.map(|f| f.saturating_sub(offset))
+}
+
+/// The file or device a job names (`filename`, else `directory`).
+fn job_path(opts: &serde_json::Map<String, Value>) -> Option<&str> {
+    opt(opts, "filename").or(opt(opts, "directory"))
+}
+
+fn test(
+    doc: &Value,
+    job: &Value,
+    name: String,
+    file_size: &dyn Fn(&str) -> Option<u64>,
+) -> TestResult {
     let opts = options(doc, job);
     // fio's pattern names in iocurve's words (`readwrite` is `rw`); a
     // pattern iocurve has none for (`trim`) keeps fio's name.
@@ -144,7 +179,7 @@ fn test(doc: &Value, job: &Value, name: String) -> TestResult {
             .unwrap_or(1),
         engine: TestEngine::Imported(format!("fio:{}", opt(&opts, "ioengine").unwrap_or("psync"))),
         offset: size_opt(&opts, "offset").unwrap_or(0),
-        span: size_opt(&opts, "size").unwrap_or(0),
+        span: span_of(&opts, job_path(&opts).and_then(file_size)).unwrap_or(0),
         mix_read_percent: opt(&opts, "rwmixread").and_then(|v| v.parse().ok()),
         seed: 0,
         rw,
@@ -163,13 +198,19 @@ fn test(doc: &Value, job: &Value, name: String) -> TestResult {
 pub fn target_path(doc: &Value) -> Option<String> {
     let job = doc["jobs"].as_array()?.first()?;
     let opts = options(doc, job);
-    opt(&opts, "filename")
-        .or(opt(&opts, "directory"))
-        .map(str::to_string)
+    job_path(&opts).map(str::to_string)
 }
 
-/// Parses fio's JSON document.
+/// Parses fio's JSON document, where nothing beyond the document is known.
 pub fn parse(text: &str) -> Result<RunResult> {
+    parse_sized(text, &|_| None)
+}
+
+/// Parses fio's JSON document; `file_size` gives the size of a file or
+/// device a job names, when the import runs where that exists (fio covers
+/// the whole file unless told otherwise, and its JSON does not say how
+/// large that was). A span it cannot know is 0, with a note saying so.
+pub fn parse_sized(text: &str, file_size: &dyn Fn(&str) -> Option<u64>) -> Result<RunResult> {
     // fio may print warnings before the document.
     let start = text.find('{').context("no JSON document in the file")?;
     let doc: Value = serde_json::from_str(&text[start..]).context("not fio JSON output")?;
@@ -188,7 +229,7 @@ pub fn parse(text: &str) -> Result<RunResult> {
         } else {
             format!("{base} #{}", seen + 1)
         };
-        tests.push(test(&doc, job, name));
+        tests.push(test(&doc, job, name, file_size));
     }
     let first_opts = options(&doc, &jobs[0]);
     let path = target_path(&doc).unwrap_or_default();
@@ -214,7 +255,10 @@ pub fn parse(text: &str) -> Result<RunResult> {
                 TargetKind::File
             },
             scratch_file: None,
-            size_bytes: size_opt(&first_opts, "size").unwrap_or(0),
+            size_bytes: job_path(&first_opts)
+                .and_then(file_size)
+                .or_else(|| span_of(&first_opts, None))
+                .unwrap_or(0),
             device: None,
             filesystem: None,
             mode: if opt(&first_opts, "direct") == Some("1") {
@@ -224,9 +268,7 @@ pub fn parse(text: &str) -> Result<RunResult> {
             },
             logical_block_size: 512,
             writable: false,
-            notes: vec![crate::result::Caveat::note(format!(
-                "imported from {version} JSON output"
-            ))],
+            notes: import_notes(version, &tests),
             path,
         },
         tests,
@@ -238,6 +280,25 @@ pub fn parse(text: &str) -> Result<RunResult> {
         device_identity: None,
         mpi: None,
     })
+}
+
+/// Where the run came from, and which jobs' span is unknown.
+fn import_notes(version: &str, tests: &[TestResult]) -> Vec<crate::result::Caveat> {
+    let mut notes = vec![crate::result::Caveat::note(format!(
+        "imported from {version} JSON output"
+    ))];
+    let unknown: Vec<&str> = tests
+        .iter()
+        .filter(|t| t.workload.span == 0)
+        .map(|t| t.name.as_str())
+        .collect();
+    if !unknown.is_empty() {
+        notes.push(crate::result::Caveat::note(format!(
+            "span unknown for {}: the job gave no size and its file was not there to measure at import (recorded as 0)",
+            unknown.join(", ")
+        )));
+    }
+    notes
 }
 
 #[cfg(test)]
@@ -281,5 +342,66 @@ mod tests {
     fn not_fio() {
         assert!(parse("{\"a\": 1}").is_err());
         assert!(parse("hello").is_err());
+    }
+
+    fn opts(pairs: &[(&str, &str)]) -> serde_json::Map<String, Value> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), Value::String(v.to_string())))
+            .collect()
+    }
+
+    #[test]
+    fn the_span_is_what_fio_covered() {
+        let mib = 1 << 20;
+        assert_eq!(span_of(&opts(&[("size", "16M")]), None), Some(16 * mib));
+        assert_eq!(
+            span_of(&opts(&[("size", "25%")]), Some(64 * mib)),
+            Some(16 * mib)
+        );
+        assert_eq!(span_of(&opts(&[("size", "25%")]), None), None);
+        assert_eq!(
+            span_of(&opts(&[("filesize", "4M"), ("nrfiles", "3")]), None),
+            Some(12 * mib)
+        );
+        assert_eq!(span_of(&opts(&[]), Some(64 * mib)), Some(64 * mib));
+        assert_eq!(
+            span_of(&opts(&[("offset", "16M")]), Some(64 * mib)),
+            Some(48 * mib)
+        );
+        assert_eq!(span_of(&opts(&[]), None), None);
+    }
+
+    #[test]
+    fn a_job_without_size_or_file_says_its_span_is_unknown() {
+        let r = parse(FIXTURE).unwrap();
+        assert_eq!(r.tests[0].workload.span, 16 << 20, "the fixture's size=16M");
+        let no_size = FIXTURE.replace("\"size\" : \"16M\",", "");
+        let r = parse(&no_size).unwrap();
+        assert_eq!(r.tests[0].workload.span, 0);
+        assert!(
+            r.target
+                .notes
+                .iter()
+                .any(|n| n.text().contains("span unknown for seqread")),
+            "{:?}",
+            r.target.notes
+        );
+        let r = parse_sized(&no_size, &|p| {
+            (p == "/tmp/fiot/data.bin").then_some(32 << 20)
+        })
+        .unwrap();
+        assert_eq!(r.tests[0].workload.span, 32 << 20);
+    }
+
+    proptest::proptest! {
+        /// Whatever a job's size options say, the span is read without a
+        /// panic.
+        #[test]
+        fn any_size_options_read(size in "\\PC{0,12}", filesize in "\\PC{0,12}", nrfiles in "\\PC{0,6}", offset in "\\PC{0,12}", file in proptest::option::of(0u64..u64::MAX)) {
+            let o = opts(&[("size", &size), ("filesize", &filesize), ("nrfiles", &nrfiles), ("offset", &offset)]);
+            let _ = span_of(&o, file);
+            let _ = span_of(&opts(&[("filesize", &filesize), ("nrfiles", &nrfiles)]), file);
+        }
     }
 }

@@ -72,14 +72,40 @@ fn with_direction(key: &TestKey, direction: Direction) -> Option<TestKey> {
     })
 }
 
-/// The test of `r` whose key is `key`.
+/// The test of `r` whose key is `key`, else one that differs from it in
+/// engine alone (an imported fio job beside an iocurve run; the row's
+/// notes name its engine).
 fn find<'a>(r: &'a RunResult, key: Option<&TestKey>) -> Option<&'a TestResult> {
     let key = key?;
-    matching::tests_of(r)
-        .ok()?
-        .into_iter()
+    let tests = matching::tests_of(r).ok()?;
+    tests
+        .iter()
         .find(|k| &k.key == key)
+        .or_else(|| {
+            tests
+                .iter()
+                .find(|k| matching::alike_but_engine(&k.key, key))
+        })
         .map(|k| k.test)
+}
+
+/// "engine fio:io_uring" when `r` ran the table's kind of test with
+/// another engine than the table's heading names.
+fn other_engine(r: &RunResult, key: &TestKey) -> Option<String> {
+    let tests = matching::tests_of(r).ok()?;
+    if tests.iter().any(|k| &k.key == key) {
+        return None;
+    }
+    let mut alike = [Direction::Read, Direction::Write]
+        .into_iter()
+        .filter_map(|d| with_direction(key, d))
+        .chain(std::iter::once(key.clone()));
+    alike.find_map(|want| {
+        tests
+            .iter()
+            .find(|k| matching::alike_but_engine(&k.key, &want))
+            .map(|k| format!("engine {}", k.key.engine))
+    })
 }
 
 /// The read and the write test of `r` like `key` (a mixed test stands in
@@ -163,6 +189,13 @@ fn row(e: &Entry, key: &TestKey) -> Vec<String> {
         .map_or_else(|| r.target.path.clone(), |i| i.label.clone());
     let date = r.started_at.get(..10).unwrap_or(&r.started_at).to_string();
     let mut notes = notes(r, read);
+    if let Some(engine) = other_engine(r, key) {
+        notes = if notes.is_empty() {
+            engine
+        } else {
+            format!("{engine}; {notes}")
+        };
+    }
     if read.is_none() && write.is_none() {
         let none = "no test of this kind".to_string();
         notes = if notes.is_empty() {

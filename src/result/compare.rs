@@ -125,6 +125,30 @@ pub struct TestChange {
     pub verdict: Result<Verdict, NoVerdict>,
     /// The verdict's ratio − 1 (−0.2: 20% slower), never at or below −1.
     pub percent_change: Option<Interval>,
+    /// The engines, when the two tests are the same workload run by
+    /// different engines (an imported fio job against an iocurve run):
+    /// part of any change may be the engine's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engines: Option<EngineDifference>,
+}
+
+/// The engines of a pair of tests that differ in engine alone.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EngineDifference {
+    pub before: crate::result::TestEngine,
+    pub after: crate::result::TestEngine,
+}
+
+impl EngineDifference {
+    /// "engine fio:io_uring vs uring: part of the change may be the
+    /// engine's".
+    pub fn text(&self) -> String {
+        format!(
+            "engine {} vs {}: part of the change may be the engine's",
+            self.before.as_str(),
+            self.after.as_str()
+        )
+    }
 }
 
 /// `{"verdict": ...}` or `{"no_verdict": ...}` rather than serde's

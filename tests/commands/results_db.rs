@@ -288,6 +288,74 @@ fn a_real_fio_run_is_imported_beside_iocurves() {
     );
 }
 
+/// fio's job and iocurve's run of the same workload (1 MiB sequential
+/// reads of one file, QD1, through the page cache) compare: the engines
+/// differ (fio:psync vs sync), which is a caveat on the verdict and a note
+/// on the row, never a refusal; and a job that gave no size records the
+/// span fio used, the whole file.
+#[test]
+fn an_imported_fio_job_compares_with_iocurves_run_of_the_same_workload() {
+    if Std::new("fio").arg("--version").output().is_err() {
+        return skipped("fio is not installed (apt-get install fio)");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("fio.dat");
+    std::fs::write(&data, vec![7u8; 8 << 20]).unwrap();
+    let out = Std::new("fio")
+        .args([
+            "--output-format=json",
+            "--name=seqread",
+            "--rw=read",
+            "--bs=1M",
+            "--ioengine=psync",
+            "--loops=2",
+        ])
+        .arg(format!("--filename={}", data.display()))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let report = dir.path().join("fio.json");
+    std::fs::write(&report, &out.stdout).unwrap();
+    let db = db_in(dir.path());
+    ok(iocurve().arg("import").arg(&report).arg("--db").arg(&db));
+    let out = ok(iocurve()
+        .args(["export", "1", "--format", "json", "--db"])
+        .arg(&db));
+    let imported = json(&out.stdout);
+    assert_eq!(
+        imported["tests"][0]["workload"]["span"],
+        8 << 20,
+        "{imported}"
+    );
+    ok(iocurve()
+        .arg("run")
+        .arg(&data)
+        .args([
+            "--rw", "read", "--bs", "1M", "--qd", "1", "--engine", "sync",
+        ])
+        .args(["--buffered", "--size", "8M", "--ramp", "0", "--repeat", "2"])
+        .arg("--db")
+        .arg(&db));
+    let out = ok(iocurve().args(["compare", "1", "2", "--db"]).arg(&db));
+    let shown = text(&out.stdout);
+    assert!(
+        shown.contains("caveat: engine fio:psync vs sync"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("engine sync"),
+        "the row names its engine: {shown}"
+    );
+    let out = ok(iocurve()
+        .args(["compare", "1", "2", "--json", "--db"])
+        .arg(&db));
+    let comparison = json(&out.stdout);
+    let change = &comparison["changes"][0];
+    assert_eq!(change["engines"]["before"], "fio:psync", "{comparison}");
+    assert_eq!(change["engines"]["after"], "sync", "{comparison}");
+    assert_eq!(change["test"], "1 MiB read QD1 buffered", "{comparison}");
+}
+
 #[test]
 fn probe_of_a_loop_device_reaches_its_backing_file() {
     let lo = match LoopDevice::new(8 << 20) {

@@ -20,7 +20,9 @@
 //! surface, copy, endure) measure something else than a repeated test and
 //! are listed apart with their command.
 
-use crate::result::compare::{Access, Company, Direction, Method, Mode, NoTests, TestKey};
+use crate::result::compare::{
+    Access, Company, Direction, EngineDifference, Method, Mode, NoTests, TestKey,
+};
 use crate::result::{Payload, RunResult, TestResult, TestRw};
 use crate::units::format_size;
 use crate::vocab::options::IoMode;
@@ -252,6 +254,13 @@ pub fn nearest<'a>(key: &TestKey, among: &'a [Keyed<'a>]) -> Option<(&'a Keyed<'
 /// Tests of `base` and `other` paired by equal keys, and the tests of each
 /// left without a partner. A key seen twice in one run pairs its first
 /// test; the second is left over (it has no partner of its own).
+///
+/// Tests left over after that pair when they differ in engine alone: an
+/// imported fio job and an iocurve run of the same workload, or a `sync`
+/// run and a `uring` one. The engine moves MB/s, so such a pair carries
+/// the difference as a caveat (see [`engines_differ`]) instead of being
+/// refused: whether fio's io_uring and iocurve's agree is often the
+/// question the person asks.
 pub struct Pairing<'a> {
     pub pairs: Vec<(Keyed<'a>, Keyed<'a>)>,
     pub base_only: Vec<Keyed<'a>>,
@@ -260,32 +269,59 @@ pub struct Pairing<'a> {
 
 pub fn pair<'a>(base: &[Keyed<'a>], other: &[Keyed<'a>]) -> Pairing<'a> {
     let mut taken = vec![false; other.len()];
-    let mut pairs = Vec::new();
-    let mut base_only = Vec::new();
-    for b in base {
-        let partner = other
-            .iter()
-            .enumerate()
-            .find(|(i, o)| !taken[*i] && o.key == b.key);
-        match partner {
-            Some((i, o)) => {
-                taken[i] = true;
-                pairs.push((b.clone(), o.clone()));
+    let mut pairs: Vec<(usize, usize)> = Vec::new();
+    let mut paired_base = vec![false; base.len()];
+    let passes: [fn(&TestKey, &TestKey) -> bool; 2] = [|a, b| a == b, alike_but_engine];
+    for alike in passes {
+        for (bi, b) in base.iter().enumerate() {
+            if paired_base[bi] {
+                continue;
             }
-            None => base_only.push(b.clone()),
+            let partner = (0..other.len()).find(|&i| !taken[i] && alike(&b.key, &other[i].key));
+            if let Some(i) = partner {
+                taken[i] = true;
+                paired_base[bi] = true;
+                pairs.push((bi, i));
+            }
         }
     }
-    let other_only = other
-        .iter()
-        .zip(&taken)
-        .filter(|(_, t)| !**t)
-        .map(|(o, _)| o.clone())
-        .collect();
+    // In the base's order, as a reader scans the table.
+    pairs.sort_unstable();
     Pairing {
-        pairs,
-        base_only,
-        other_only,
+        pairs: pairs
+            .into_iter()
+            .map(|(b, o)| (base[b].clone(), other[o].clone()))
+            .collect(),
+        base_only: leftovers(base, &paired_base),
+        other_only: leftovers(other, &taken),
     }
+}
+
+/// The tests of `tests` whose flag in `paired` is false.
+fn leftovers<'a>(tests: &[Keyed<'a>], paired: &[bool]) -> Vec<Keyed<'a>> {
+    tests
+        .iter()
+        .zip(paired)
+        .filter(|(_, p)| !**p)
+        .map(|(t, _)| t.clone())
+        .collect()
+}
+
+/// True when `a` and `b` are the same workload run by different engines.
+pub fn alike_but_engine(a: &TestKey, b: &TestKey) -> bool {
+    a.engine != b.engine
+        && TestKey {
+            engine: b.engine.clone(),
+            ..a.clone()
+        } == *b
+}
+
+/// The two engines of a pair that differs in engine alone.
+pub fn engines_differ(before: &TestKey, after: &TestKey) -> Option<EngineDifference> {
+    alike_but_engine(before, after).then(|| EngineDifference {
+        before: before.engine.clone(),
+        after: after.engine.clone(),
+    })
 }
 
 #[cfg(test)]
@@ -342,5 +378,41 @@ mod tests {
                 command: "copy".into()
             })
         );
+    }
+
+    /// An exact partner wins; a test left over pairs with one that
+    /// differs in engine alone, and that pair names both engines.
+    #[test]
+    fn a_different_engine_pairs_after_exact_partners_with_a_caveat() {
+        let r = testdata::run(None, "2024-01-01T00:00:00Z", &[20.0], &[10.0]);
+        let t = &r.tests[0];
+        let uring = key("read", 4096, 8);
+        let fio = TestKey {
+            engine: crate::result::TestEngine::Imported("fio:io_uring".into()),
+            ..uring.clone()
+        };
+        let deeper = key("read", 4096, 32);
+        let keyed = |k: &TestKey| Keyed {
+            key: k.clone(),
+            test: t,
+        };
+        let p = pair(
+            &[keyed(&fio), keyed(&deeper)],
+            &[keyed(&deeper), keyed(&uring)],
+        );
+        assert_eq!(p.pairs.len(), 2);
+        assert!(p.base_only.is_empty() && p.other_only.is_empty());
+        assert_eq!(p.pairs[0].0.key, fio);
+        assert_eq!(p.pairs[0].1.key, uring);
+        let d = engines_differ(&p.pairs[0].0.key, &p.pairs[0].1.key).unwrap();
+        assert_eq!(
+            d.text(),
+            "engine fio:io_uring vs uring: part of the change may be the engine's"
+        );
+        assert!(engines_differ(&p.pairs[1].0.key, &p.pairs[1].1.key).is_none());
+        // Another field besides the engine: still no partner.
+        let p = pair(&[keyed(&fio)], &[keyed(&deeper)]);
+        assert!(p.pairs.is_empty());
+        assert_eq!((p.base_only.len(), p.other_only.len()), (1, 1));
     }
 }

@@ -60,6 +60,7 @@ fn change(run: &str, before: &Keyed<'_>, after: &Keyed<'_>, threshold: f64) -> T
         verdict,
         before_mb_s: b,
         after_mb_s: a,
+        engines: matching::engines_differ(&before.key, &after.key),
     }
 }
 

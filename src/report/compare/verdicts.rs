@@ -49,7 +49,15 @@ pub(super) fn verdict_lines(c: &Comparison, markdown: bool) -> String {
     for ch in &c.changes {
         out.push_str(&item(
             markdown,
-            &format!("{}, {}: {}", ch.run, ch.test, verdict_text(&ch.verdict)),
+            &format!(
+                "{}, {}: {}{}",
+                ch.run,
+                ch.test,
+                verdict_text(&ch.verdict),
+                ch.engines
+                    .as_ref()
+                    .map_or(String::new(), |e| format!("; caveat: {}", e.text()))
+            ),
         ));
     }
     out

@@ -49,6 +49,31 @@ pub struct BlockFacts {
     pub serial: Option<String>,
 }
 
+/// A `max_hw_sectors_kb` this large is not a limit but a driver's "none":
+/// virtio-blk and others leave INT_MAX KiB (2 TiB per request) there.
+const NO_HARDWARE_LIMIT_KB: u64 = i32::MAX as u64;
+
+/// What the hardware's largest transfer is, as the kernel states it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HardwareLimit {
+    Kib(u64),
+    /// The driver states no limit (the INT_MAX placeholder).
+    NoneStated,
+    Unknown,
+}
+
+impl BlockFacts {
+    /// The hardware's largest transfer, telling a driver's placeholder
+    /// from a limit.
+    pub fn hardware_limit(&self) -> HardwareLimit {
+        match self.max_hw_sectors_kb {
+            None => HardwareLimit::Unknown,
+            Some(kb) if kb >= NO_HARDWARE_LIMIT_KB => HardwareLimit::NoneStated,
+            Some(kb) => HardwareLimit::Kib(kb),
+        }
+    }
+}
+
 /// The layers from the target's device down to the medium.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Stack {
@@ -228,6 +253,24 @@ mod tests {
         assert_eq!(f.scheduler.as_deref(), Some("none"));
         assert_eq!(f.max_hw_sectors_kb, None);
         assert_eq!(f.serial, None);
+    }
+
+    /// virtio-blk's INT_MAX KiB is the driver's "no limit", not a limit
+    /// of 2 TiB per request; a real limit reads as one.
+    #[test]
+    fn a_placeholder_hardware_limit_is_none_stated() {
+        let t = Tree::new();
+        let disk = t.disk("pci0000:00/0000:00:05.0/virtio2", "vdb", "254:16", 2048);
+        for (text, limit) in [
+            ("2147483647", HardwareLimit::NoneStated),
+            ("4294967295", HardwareLimit::NoneStated),
+            ("32767", HardwareLimit::Kib(32767)),
+            ("junk", HardwareLimit::Unknown),
+        ] {
+            t.file(&format!("{disk}/queue/max_hw_sectors_kb"), text);
+            let f = facts_in(t.root(), "vdb").unwrap();
+            assert_eq!(f.hardware_limit(), limit, "{text}");
+        }
     }
 
     #[test]

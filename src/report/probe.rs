@@ -2,7 +2,7 @@
 //! kernel did not say.
 
 use crate::probe::DeviceIdentity;
-use crate::probe::block::{BlockFacts, Layer};
+use crate::probe::block::{BlockFacts, HardwareLimit, Layer};
 use crate::probe::fs::FsInfo;
 use crate::probe::host::HostFacts;
 use crate::probe::link::Interface;
@@ -118,9 +118,13 @@ fn put_block_device(lines: &mut Lines, b: &BlockFacts) {
     lines.put(
         "largest transfer",
         format!(
-            "{} KiB (hardware {} KiB)",
+            "{} KiB (hardware {})",
             or_unknown(b.max_sectors_kb),
-            or_unknown(b.max_hw_sectors_kb)
+            match b.hardware_limit() {
+                HardwareLimit::Kib(kb) => format!("{kb} KiB"),
+                HardwareLimit::NoneStated => "limit: none stated by the driver".into(),
+                HardwareLimit::Unknown => "limit unknown".into(),
+            }
         ),
     );
     lines.put("nr_requests", or_unknown(b.nr_requests));

@@ -169,13 +169,34 @@ impl SimParams {
         Ok(p)
     }
 
+    /// Every rule the options break names the option and its value, so a
+    /// person sees which one to change (`sim option page=1000: …`).
     fn check(&self) -> Result<(), String> {
-        let units_ok = [self.au, self.page, self.size, self.real]
-            .iter()
-            .all(|v| *v >= SECTOR && v.is_multiple_of(SECTOR));
-        if !units_ok || !self.au.is_multiple_of(self.page) || self.real > self.size {
+        let sizes = [
+            ("size", self.size),
+            ("real", self.real),
+            ("au", self.au),
+            ("page", self.page),
+        ];
+        for (key, value) in sizes {
+            if value < SECTOR || !value.is_multiple_of(SECTOR) {
+                return Err(format!(
+                    "sim option {key} is {value} bytes: it must be a whole number of 512-byte sectors, at least 512; {SIM_HELP}"
+                ));
+            }
+        }
+        if !self.au.is_multiple_of(self.page) {
             return Err(format!(
-                "sim: size, real, au and page must be multiples of 512 bytes, au a multiple of page, real at most size; {SIM_HELP}"
+                "sim option au={}: must be a whole number of pages (page={}); {SIM_HELP}",
+                format_size(self.au),
+                format_size(self.page)
+            ));
+        }
+        if self.real > self.size {
+            return Err(format!(
+                "sim option real={}: must be at most the claimed size (size={}); {SIM_HELP}",
+                format_size(self.real),
+                format_size(self.size)
             ));
         }
         // An AU is a piece of the card: one larger than the card cannot be.
@@ -186,11 +207,16 @@ impl SimParams {
                 format_size(self.size)
             ));
         }
-        let zero = self.open_au == 0 || self.read == 0 || self.write == 0 || self.burst == 0;
-        if zero || self.move_speed == Some(0) || self.fat_every == 0 {
-            return Err(format!(
-                "sim: open_au, fat_every and the speeds must be above 0; {SIM_HELP}"
-            ));
+        let positive = [
+            ("open_au", u64::from(self.open_au)),
+            ("read", self.read),
+            ("write", self.write),
+            ("burst", self.burst),
+            ("move", self.move_speed.unwrap_or(1)),
+            ("fat_every", u64::from(self.fat_every)),
+        ];
+        if let Some((key, _)) = positive.iter().find(|(_, v)| *v == 0) {
+            return Err(format!("sim option {key}=0: must be above 0; {SIM_HELP}"));
         }
         Ok(())
     }
@@ -301,6 +327,23 @@ mod tests {
             let e = SimParams::parse(spec).unwrap_err();
             assert!(e.starts_with(&format!("sim option {key}: ")), "{e}");
             assert!(e.contains("space inside"), "{e}");
+        }
+        // Every rule a value breaks names that value's option.
+        for (spec, start) in [
+            ("size=1X", "sim option size=1X: "),
+            ("size=0", "sim option size is 0 bytes"),
+            ("page=1000", "sim option page is 1000 bytes"),
+            ("real=100", "sim option real is 100 bytes"),
+            (
+                "au=24k,page=16k",
+                "sim option au=24 KiB: must be a whole number of pages",
+            ),
+            ("size=1G,real=2G", "sim option real=2 GiB: must be at most"),
+            ("open_au=0", "sim option open_au=0: must be above 0"),
+            ("fat_every=0", "sim option fat_every=0: must be above 0"),
+        ] {
+            let e = SimParams::parse(spec).unwrap_err();
+            assert!(e.starts_with(start), "{spec}: {e}");
         }
     }
 

@@ -355,17 +355,38 @@ fn application_workloads_get_their_sections() {
 /// Measures the page as laid out, from inside the page: opens every
 /// `<details>`, then sends the framing page (see [`framed`]) the viewport's
 /// width, the page's scroll width, the right edge of the widest element
-/// (and what it is), and the smallest SVG text as rendered (its font size
+/// (and what it is), the same of the elements not inside a scrolling box
+/// (a wide table scrolls in its wrapper by design), every verdict badge
+/// with where it sits, and the smallest SVG text as rendered (its font size
 /// times the chart's scale on screen), which the framing page writes into
 /// its DOM for `--dump-dom` to carry out.
 const PROBE: &str = r#"<script>
 document.querySelectorAll('details').forEach(d => { d.open = true; });
-let right = 0, widest = '';
+const scrolls = el => {
+  for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) {
+    if (['auto', 'scroll', 'hidden'].includes(getComputedStyle(p).overflowX)) return true;
+  }
+  return false;
+};
+let right = 0, widest = '', outside = 0, outsideWidest = '';
 for (const el of document.body.querySelectorAll('*')) {
   const r = el.getBoundingClientRect();
   if (r.width === 0 && r.height === 0) continue;
-  if (r.right > right) { right = r.right; widest = el.tagName + ' ' + el.className + ' ' + (el.textContent || '').slice(0, 50); }
+  const name = el.tagName + ' ' + el.className + ' ' + (el.textContent || '').slice(0, 50);
+  if (r.right > right) { right = r.right; widest = name; }
+  if (r.right > outside && !scrolls(el)) { outside = r.right; outsideWidest = name; }
 }
+const badges = [...document.querySelectorAll('[data-verdict]')].map(b => {
+  const r = b.getBoundingClientRect();
+  const at = b.closest('[data-section="summary"]') ? 'summary'
+    : b.closest('dl.card') ? 'card'
+    : b.closest('table.runs') ? 'runs'
+    : b.closest('[data-section="flash"]') ? 'flash' : 'other';
+  const style = getComputedStyle(b);
+  return { at: at, word: b.textContent, left: r.left, right: r.right, width: r.width,
+    line: (b.parentElement.textContent || '').slice(0, 120),
+    color: style.color, background: style.backgroundColor };
+});
 let smallest = 1e9, smallestText = '', texts = 0;
 for (const t of document.querySelectorAll('svg text')) {
   const m = t.getScreenCTM();
@@ -378,6 +399,9 @@ const probe = {
   inner_width: window.innerWidth,
   scroll_width: document.documentElement.scrollWidth,
   right: right, widest: widest,
+  right_outside_scroll: outside, widest_outside_scroll: outsideWidest,
+  badges: badges,
+  pre_in_flash: document.querySelectorAll('[data-section="flash"] pre').length,
   smallest_text_px: smallest, smallest_text: smallestText, svg_texts: texts,
   svgs: document.querySelectorAll('svg').length,
   svgs_without_view_box: [...document.querySelectorAll('svg')].filter(s => !s.getAttribute('viewBox')).length,
@@ -463,9 +487,10 @@ fn screenshot(browser: &Path, page: &Path, width: u32, height: u32) {
         png.len()
     );
     if let Some(dir) = std::env::var_os("IOCURVE_SCREENSHOTS") {
-        let kept = Path::new(&dir).join(format!("report-{width}.png"));
+        let stem = page.file_stem().unwrap().to_str().unwrap();
+        let kept = Path::new(&dir).join(format!("{stem}-{width}.png"));
         std::fs::copy(&shot, &kept).unwrap();
-        std::fs::copy(page, Path::new(&dir).join("report.html")).unwrap();
+        std::fs::copy(page, Path::new(&dir).join(page.file_name().unwrap())).unwrap();
     }
 }
 
@@ -610,7 +635,10 @@ fn a_report_of_two_devices_fits_a_phone_and_names_everything() {
         let number = |k: &str| probe[k].as_f64().unwrap_or_else(|| panic!("{k}: {probe}"));
         assert_eq!(number("inner_width"), f64::from(width), "{probe}");
         assert!(number("scroll_width") <= f64::from(width), "{probe}");
-        assert!(number("right") <= f64::from(width) + 0.5, "{probe}");
+        assert!(
+            number("right_outside_scroll") <= f64::from(width) + 0.5,
+            "{probe}"
+        );
         assert!(number("svgs") >= 12.0, "{probe}");
         assert_eq!(number("svgs_without_view_box"), 0.0, "{probe}");
         assert!(number("svg_texts") > 100.0, "{probe}");
@@ -621,4 +649,112 @@ fn a_report_of_two_devices_fits_a_phone_and_names_everything() {
     }
     screenshot(&browser, &page, 1280, 2400);
     screenshot(&browser, &page, 400, 2400);
+}
+
+/// A fake card (`flash capacity`), a card that fails its class (`flash
+/// class --claim C10` on a card that writes just under 10 MB/s) and a
+/// profile of a directory, in one database; returns its path.
+fn fake_class_and_profile(dir: &Path) -> PathBuf {
+    let db = dir.join("results.db");
+    let db_s = db.to_str().unwrap();
+    let target = dir.join("t");
+    std::fs::create_dir(&target).unwrap();
+    let flash = |args: &[&str]| {
+        iocurve()
+            .arg("flash")
+            .args(args)
+            .args(["--destructive", "--seed", "1", "--db", db_s])
+            .assert()
+            .code(5);
+    };
+    flash(&["capacity", "sim:size=8G,real=2G"]);
+    flash(&[
+        "class",
+        "sim:size=8G,au=4M,open_au=4,read=20MB/s,write=10MB/s",
+        "--claim",
+        "C10",
+    ]);
+    ok(iocurve().args([
+        "profile",
+        target.to_str().unwrap(),
+        "--size",
+        "16M",
+        "--time",
+        "100ms",
+        "--repeat",
+        "2",
+        "--db",
+        db_s,
+    ]));
+    db
+}
+
+#[test]
+fn a_fake_card_and_a_failed_class_lead_the_report_at_any_width() {
+    let Some(browser) = chromium() else {
+        return skipped("chromium is not installed (.ci/run installs it)");
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let db = fake_class_and_profile(dir.path());
+    let page = dir.path().join("flash.html");
+    ok(iocurve().args([
+        "report",
+        "--db",
+        db.to_str().unwrap(),
+        "--last",
+        "3",
+        "-o",
+        page.to_str().unwrap(),
+    ]));
+    let html = std::fs::read_to_string(&page).unwrap();
+    let summary = &html[html.find("data-section=\"summary\"").unwrap()..];
+    let summary = &summary[..summary.find("</section>").unwrap()];
+    // Only the profiled directory's device has no verdict yet.
+    assert_eq!(summary.matches("none yet").count(), 1, "{summary}");
+    assert!(
+        summary.contains("FAKE</span> claims 8 GiB, really holds 2 GiB"),
+        "{summary}"
+    );
+    assert!(summary.contains("FAIL</span> C10: Pw "), "{summary}");
+    assert_eq!(html.matches("<section data-section=\"flash\">").count(), 2);
+    assert!(
+        !html.contains("see the details"),
+        "every run row has its figures"
+    );
+
+    for width in [400u32, 1280] {
+        let probe = layout_at(&browser, &page, width);
+        let number = |k: &str| probe[k].as_f64().unwrap_or_else(|| panic!("{k}: {probe}"));
+        assert_eq!(number("inner_width"), f64::from(width), "{probe}");
+        assert!(number("scroll_width") <= f64::from(width), "{probe}");
+        assert!(
+            number("right_outside_scroll") <= f64::from(width) + 0.5,
+            "{probe}"
+        );
+        assert_eq!(number("pre_in_flash"), 0.0, "{probe}");
+        let badges = probe["badges"].as_array().unwrap();
+        for (at, word) in [
+            ("summary", "FAKE"),
+            ("summary", "FAIL"),
+            ("card", "FAKE"),
+            ("card", "FAIL"),
+            ("runs", "FAKE"),
+            ("runs", "FAIL"),
+            ("flash", "FAKE"),
+            ("flash", "FAIL"),
+        ] {
+            let seen = badges.iter().find(|b| b["at"] == at && b["word"] == word);
+            let b = seen
+                .unwrap_or_else(|| panic!("no {word} badge in the {at} at {width} px: {probe}"));
+            let (left, right) = (b["left"].as_f64().unwrap(), b["right"].as_f64().unwrap());
+            assert!(
+                left >= 0.0 && right <= f64::from(width) && right > left,
+                "{word} in the {at} laid out within the page at {width} px: {b}"
+            );
+            // Marked by a filled box as well as by its word.
+            assert_ne!(b["background"], "rgba(0, 0, 0, 0)", "{b}");
+        }
+    }
+    screenshot(&browser, &page, 1280, 3000);
+    screenshot(&browser, &page, 400, 3000);
 }

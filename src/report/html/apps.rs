@@ -4,8 +4,17 @@
 
 use super::{charts, esc};
 use crate::result::apps::{FilesLoadReport, FilesSaveReport, StreamReport, SustainReport};
-use crate::units::{TimeUnit, format_mbps, format_size, format_time_ns};
+use crate::units::{format_latency, format_mbps, format_size, format_time_ns};
 use std::fmt::Write;
+
+/// The one time unit of a chart of `times_ns`, see
+/// [`charts::latency_axis_unit`].
+fn axis_unit(times_ns: &[f64]) -> (f64, &'static str) {
+    let positive = times_ns.iter().copied().filter(|t| *t > 0.0);
+    let lo = positive.clone().fold(f64::INFINITY, f64::min);
+    let hi = positive.fold(0.0, f64::max);
+    charts::latency_axis_unit(if lo.is_finite() { lo } else { hi }, hi)
+}
 
 pub fn files_load(out: &mut String, r: &FilesLoadReport) {
     let _ = writeln!(out, "<h4>Whole-file load times</h4>");
@@ -15,17 +24,19 @@ pub fn files_load(out: &mut String, r: &FilesLoadReport) {
             "<p class=\"warn\">CACHE: the page-cache eviction could not be proved for every size; those times may come from memory.</p>"
         );
     }
+    let times: Vec<f64> = r.points.iter().map(|p| p.median_ns as f64).collect();
+    let (per_unit, unit) = axis_unit(&times);
     let points: Vec<(String, f64)> = r
         .points
         .iter()
-        .map(|p| (format_size(p.size), p.median_ns as f64 / 1e3))
+        .map(|p| (format_size(p.size), p.median_ns as f64 / per_unit))
         .collect();
     let _ = writeln!(
         out,
-        "<figure data-chart=\"files-load\">{}<figcaption>Median time to open, read and close one file, µs (log scale).</figcaption></figure>",
+        "<figure data-chart=\"files-load\">{}<figcaption>Median time to open, read and close one file, {unit} (log scale).</figcaption></figure>",
         charts::bars(
             &points,
-            "time per file, µs (log scale)",
+            &format!("time per file, {unit} (log scale)"),
             "time per file",
             true
         )
@@ -33,16 +44,14 @@ pub fn files_load(out: &mut String, r: &FilesLoadReport) {
     if let Some(m) = &r.model {
         let _ = writeln!(
             out,
-            "<p>Per file: t0 = {:.1} µs of fixed cost, then {} MB/s.</p>",
-            m.t0_us,
+            "<p>Per file: t0 = {} of fixed cost, then {} MB/s.</p>",
+            format_latency(m.t0_us * 1e3),
             format_mbps(m.bandwidth_mb_s)
         );
     }
-    let unit = TimeUnit::for_ns(r.points.iter().map(|p| p.median_ns as f64));
     let _ = writeln!(
         out,
-        "<div class=\"scroll\"><table><thead><tr><th>file size</th><th>files</th><th>{}</th><th>MB/s</th><th>efficiency</th><th>bytes/frame</th><th>frames/file</th></tr></thead><tbody>",
-        unit.header("median")
+        "<div class=\"scroll\"><table><thead><tr><th>file size</th><th>files</th><th>median</th><th>MB/s</th><th>efficiency</th><th>bytes/frame</th><th>frames/file</th></tr></thead><tbody>"
     );
     for p in &r.points {
         let _ = writeln!(
@@ -51,7 +60,7 @@ pub fn files_load(out: &mut String, r: &FilesLoadReport) {
             esc(&format_size(p.size)),
             p.files,
             p.size,
-            unit.figure(p.median_ns as f64),
+            format_latency(p.median_ns as f64),
             format_mbps(p.mb_per_s),
             p.efficiency * 100.0,
             p.bytes_per_frame.map_or("-".into(), |b| format!("{b:.0}")),
@@ -79,7 +88,7 @@ pub fn files_save(out: &mut String, r: &FilesSaveReport) {
     );
     let _ = writeln!(
         out,
-        "<div class=\"scroll\"><table><thead><tr><th>write call</th><th>total ms</th><th>MB/s</th><th>device requests</th><th>avg request</th></tr></thead><tbody>"
+        "<div class=\"scroll\"><table><thead><tr><th>write call</th><th>total</th><th>MB/s</th><th>device requests</th><th>avg request</th></tr></thead><tbody>"
     );
     for p in &r.points {
         let (reqs, avg) = p.device.as_ref().map_or(("-".into(), "-".into()), |d| {
@@ -91,9 +100,9 @@ pub fn files_save(out: &mut String, r: &FilesSaveReport) {
         });
         let _ = writeln!(
             out,
-            "<tr><td>{}</td><td>{:.1}</td><td>{}</td><td>{reqs}</td><td>{}</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{reqs}</td><td>{}</td></tr>",
             esc(&format_size(p.write_size)),
-            p.total_ns as f64 / 1e6,
+            format_latency(p.total_ns as f64),
             format_mbps(p.mb_per_s),
             esc(&avg)
         );
@@ -149,17 +158,27 @@ pub fn stream(out: &mut String, r: &StreamReport) {
     }
     let _ = writeln!(out, "</tbody></table></div>");
     if let Some(l) = &o.latency {
-        let points = vec![
-            ("p50".to_string(), l.p50_ns as f64 / 1e3),
-            ("p90".to_string(), l.p90_ns as f64 / 1e3),
-            ("p99".to_string(), l.p99_ns as f64 / 1e3),
-            ("p99.9".to_string(), l.p99_9_ns as f64 / 1e3),
-            ("max".to_string(), l.max_ns as f64 / 1e3),
+        let ns = [
+            ("p50", l.p50_ns),
+            ("p90", l.p90_ns),
+            ("p99", l.p99_ns),
+            ("p99.9", l.p99_9_ns),
+            ("max", l.max_ns),
         ];
+        let (per_unit, unit) = axis_unit(&ns.map(|(_, v)| v as f64));
+        let points: Vec<(String, f64)> = ns
+            .iter()
+            .map(|(q, v)| (q.to_string(), *v as f64 / per_unit))
+            .collect();
         let _ = writeln!(
             out,
-            "<figure data-chart=\"stream\">{}<figcaption>Latency from each request's scheduled start, µs (log scale); the deadline is {}.</figcaption></figure>",
-            charts::bars(&points, "latency, µs (log scale)", "latency", true),
+            "<figure data-chart=\"stream\">{}<figcaption>Latency from each request's scheduled start, {unit} (log scale); the deadline is {}.</figcaption></figure>",
+            charts::bars(
+                &points,
+                &format!("latency, {unit} (log scale)"),
+                "latency",
+                true
+            ),
             format_time_ns(o.deadline_ns as f64)
         );
     }

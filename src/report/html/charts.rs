@@ -12,7 +12,7 @@ use super::svg_kit::{
 };
 use crate::result::stored::HistoryPoint;
 use crate::stats::LatencySummary;
-use crate::units::format_mbps;
+use crate::units::{format_latency, format_mbps};
 
 /// Picks one percentile out of a summary.
 type Pick = fn(&LatencySummary) -> u64;
@@ -110,8 +110,22 @@ fn value_axis_below(c: &mut Canvas, axis: &Axis, top: f64, bottom: f64, caption:
     below + 6.0
 }
 
+/// The one unit of a latency axis from `lo_ns` to `hi_ns` (nanoseconds),
+/// and how many nanoseconds make one: the unit its geometric middle reads
+/// best in, so a log axis from 10 µs to 1 s is written 0.01 … 1k ms
+/// rather than 10 … 1M µs.
+pub fn latency_axis_unit(lo_ns: f64, hi_ns: f64) -> (f64, &'static str) {
+    let middle = (lo_ns.max(1.0) * hi_ns.max(lo_ns).max(1.0)).sqrt();
+    match crate::units::latency_in_unit(middle).1 {
+        "s" => (1e9, "s"),
+        "ms" => (1e6, "ms"),
+        _ => (1e3, "µs"),
+    }
+}
+
 /// One row per test and direction, named in full above its bar; the bar
-/// is split at p50, p90, p99, p99.9 and max (µs, log scale).
+/// is split at p50, p90, p99, p99.9 and max (log scale, one time unit
+/// chosen by [`latency_axis_unit`]).
 pub fn latency(rows: &[(String, LatencySummary)]) -> String {
     let mut c = Canvas::new();
     let legend: Vec<(String, &str, Marker)> = QUANTILES
@@ -120,14 +134,19 @@ pub fn latency(rows: &[(String, LatencySummary)]) -> String {
         .map(|(i, (name, _))| (name.to_string(), colour(i), Marker::Swatch))
         .collect();
     let top = c.legend(4.0, &legend) + 4.0;
-    let us = |ns: u64| ns as f64 / 1e3;
-    let lo = rows
+    let lo_ns = rows
         .iter()
-        .map(|(_, l)| us(l.p50_ns))
+        .map(|(_, l)| l.p50_ns as f64)
         .filter(|v| *v > 0.0)
         .fold(f64::INFINITY, f64::min);
-    let hi = rows.iter().map(|(_, l)| us(l.max_ns)).fold(0.0, f64::max);
-    let lo = if lo.is_finite() { lo } else { 1.0 };
+    let hi_ns = rows
+        .iter()
+        .map(|(_, l)| l.max_ns as f64)
+        .fold(0.0, f64::max);
+    let lo_ns = if lo_ns.is_finite() { lo_ns } else { 1e3 };
+    let (per_unit, unit) = latency_axis_unit(lo_ns, hi_ns);
+    let us = |ns: u64| ns as f64 / per_unit;
+    let (lo, hi) = (lo_ns / per_unit, hi_ns / per_unit);
     let axis = row_axis(true, lo, hi);
     let bottom = top + rows.len() as f64 * ROW_HEIGHT;
     for &t in &axis.ticks {
@@ -139,7 +158,7 @@ pub fn latency(rows: &[(String, LatencySummary)]) -> String {
         c.text(ROW_LEFT, y + FONT, FONT, Anchor::Start, name);
         let summary = QUANTILES
             .iter()
-            .map(|(q, pick)| format!("{q} {} µs", tick_label(us(pick(l)))))
+            .map(|(q, pick)| format!("{q} {}", format_latency(pick(l) as f64)))
             .collect::<Vec<_>>()
             .join(", ");
         let mut from = axis.at(axis.ends().0);
@@ -156,7 +175,8 @@ pub fn latency(rows: &[(String, LatencySummary)]) -> String {
             }
         }
     }
-    value_axis_below(&mut c, &axis, top, bottom, "latency, µs (log scale)");
+    let caption = format!("latency, {unit} (log scale)");
+    value_axis_below(&mut c, &axis, top, bottom, &caption);
     c.finish("latency percentiles per test")
 }
 
@@ -486,17 +506,29 @@ mod tests {
         for (name, _) in &rows {
             assert!(svg.contains(&format!(">{name}</text>")), "{name}");
         }
+        // 80 µs to 900 ms: the middle is milliseconds, so are the ticks.
         for tick in [
+            ">0.01</text>",
+            ">0.1</text>",
+            ">1</text>",
             ">10</text>",
             ">100</text>",
             ">1k</text>",
-            ">10k</text>",
-            ">1M</text>",
+            ">latency, ms (log scale)</text>",
         ] {
             assert!(svg.contains(tick), "{tick} missing");
         }
+        assert!(svg.contains("p50 80.0 µs, p90 160 µs"), "{svg}");
         assert!(!svg.contains("00000.0"));
         assert!(svg.starts_with("<svg viewBox="));
+    }
+
+    #[test]
+    fn latency_axes_take_the_unit_of_their_middle() {
+        assert_eq!(latency_axis_unit(20e3, 900e3), (1e3, "µs"));
+        assert_eq!(latency_axis_unit(80e3, 900e6), (1e6, "ms"));
+        assert_eq!(latency_axis_unit(50e6, 30e9), (1e9, "s"));
+        assert_eq!(latency_axis_unit(0.0, 0.0), (1e3, "µs"));
     }
 
     #[test]

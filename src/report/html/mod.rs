@@ -1,7 +1,8 @@
 //! The self-contained HTML report: one file with its CSS and charts inline,
 //! no script and nothing fetched, readable on a phone and in print.
 //!
-//! The page is organised by device: a summary of every device first, then
+//! The page is organised by device: a summary of every device first, its
+//! flash verdicts (FAKE, class PASS/FAIL, AU, cache) leading, then
 //! per device its identity card, its runs as compact rows, its history as
 //! one small chart per test, and each run in full (collapsed but the
 //! newest), so six runs of one card do not make six device cards.
@@ -13,6 +14,7 @@
 mod apps;
 mod charts;
 mod devices;
+mod flash;
 mod overview;
 mod ranks;
 mod sections;

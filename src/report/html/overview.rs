@@ -5,6 +5,7 @@
 //! (see [`super::sections`]).
 
 use super::devices::{DeviceGroup, Headline, Headlines, headlines, verdicts};
+use super::flash::{self, Mark, Verdict};
 use super::svg_kit::tick_label;
 use super::{charts, esc, sections};
 use crate::result::RunResult;
@@ -16,33 +17,48 @@ use std::fmt::Write;
 pub fn summary(out: &mut String, groups: &[DeviceGroup<'_>], history: &[HistoryPoint]) {
     let _ = writeln!(
         out,
-        "<section data-section=\"summary\"><h2>Summary</h2>\n<table class=\"stack summary\"><thead><tr><th>device</th><th>runs</th><th>seq read MB/s</th><th>seq write MB/s</th><th>4K random read IOPS</th><th>4K random write IOPS</th><th>verdicts</th></tr></thead><tbody>"
+        "<section data-section=\"summary\"><h2>Summary</h2>\n<table class=\"stack summary\"><thead><tr><th>device</th><th>verdicts</th><th>runs</th><th>seq read MB/s</th><th>seq write MB/s</th><th>4K random read IOPS</th><th>4K random write IOPS</th></tr></thead><tbody>"
     );
     for (i, g) in groups.iter().enumerate() {
         let heads = headlines(&g.runs);
+        let flash = flash::of_device(&g.runs);
+        let failed = flash.iter().any(|v| v.mark == Mark::Fail);
         let _ = write!(
             out,
-            "<tr data-device=\"{}\"><td data-label=\"device\"><a href=\"#device-{i}\">{}</a> <span class=\"range key\">{}</span></td><td data-label=\"runs\" class=\"num\">{}</td>",
+            "<tr data-device=\"{}\"{}><td data-label=\"device\"><a href=\"#device-{i}\">{}</a> <span class=\"range key\">{}</span></td>",
             esc(&g.key),
+            if failed { " class=\"failed\"" } else { "" },
             esc(&g.label),
             esc(&g.key),
+        );
+        let lines = verdicts(g, device_history(history, &g.key).as_slice());
+        let _ = write!(out, "<td data-label=\"verdicts\" class=\"verdicts\">");
+        if lines.is_empty() && flash.is_empty() {
+            let _ = write!(out, "<span class=\"range\">none yet</span>");
+        } else {
+            verdict_list(out, &flash, &lines);
+        }
+        let _ = write!(
+            out,
+            "</td><td data-label=\"runs\" class=\"num\">{}</td>",
             g.runs.len()
         );
         headline_cells(out, &heads);
-        let lines = verdicts(g, device_history(history, &g.key).as_slice());
-        let _ = write!(out, "<td data-label=\"verdicts\" class=\"verdicts\">");
-        if lines.is_empty() {
-            let _ = write!(out, "<span class=\"range\">none yet</span>");
-        } else {
-            let _ = write!(out, "<ul>");
-            for l in &lines {
-                let _ = write!(out, "<li>{}</li>", esc(l));
-            }
-            let _ = write!(out, "</ul>");
-        }
-        let _ = writeln!(out, "</td></tr>");
+        let _ = writeln!(out, "</tr>");
     }
     let _ = writeln!(out, "</tbody></table></section>");
+}
+
+/// The flash verdicts, each with its badge, then the other sentences.
+fn verdict_list(out: &mut String, flash: &[Verdict], lines: &[String]) {
+    let _ = write!(out, "<ul class=\"verdicts\">");
+    for v in flash {
+        let _ = write!(out, "<li>{}</li>", v.html());
+    }
+    for l in lines {
+        let _ = write!(out, "<li>{}</li>", esc(l));
+    }
+    let _ = write!(out, "</ul>");
 }
 
 /// How a headline figure is written.
@@ -115,6 +131,12 @@ fn run_anchor(device: usize, run: usize) -> String {
 
 fn identity_card(out: &mut String, g: &DeviceGroup<'_>) {
     let _ = writeln!(out, "<dl class=\"card\">");
+    let flash = flash::of_device(&g.runs);
+    if !flash.is_empty() {
+        let _ = write!(out, "<dt>verdicts</dt><dd class=\"verdicts\">");
+        verdict_list(out, &flash, &[]);
+        let _ = writeln!(out, "</dd>");
+    }
     match g.identity {
         Some(id) => {
             for line in crate::report::probe::render(id).lines() {
@@ -162,15 +184,29 @@ fn runs_table(out: &mut String, index: usize, g: &DeviceGroup<'_>) {
             esc(&run.command()),
             esc(&run.target.path),
             esc(&mode),
-            esc(&run_figures(run)),
+            run_figures(run),
             status(run)
         );
     }
     let _ = writeln!(out, "</tbody></table>");
 }
 
-/// A run's figures in one short line.
+/// A run's figures in one short line: a flash run's verdicts with their
+/// badges, else its headline figures.
 fn run_figures(run: &RunResult) -> String {
+    let flash = flash::of_run(run);
+    if !flash.is_empty() {
+        return flash
+            .iter()
+            .map(|v| v.html())
+            .collect::<Vec<_>>()
+            .join("<br>");
+    }
+    esc(&figures_line(run))
+}
+
+/// A measuring run's headline figures in one short line.
+fn figures_line(run: &RunResult) -> String {
     let h = headlines(&[run]);
     let pair = |a: &Option<Headline>, b: &Option<Headline>, format: Format| match (a, b) {
         (None, None) => None,
@@ -223,6 +259,17 @@ fn status(run: &RunResult) -> String {
         "<span class=\"warn\">interrupted</span>".to_string()
     } else {
         "complete".to_string()
+    };
+    let state = match run.payload.flash() {
+        Some(f) if f.failed => format!(
+            "{state} · {} {}",
+            flash::badge(Mark::Fail, "FAILED"),
+            match f.test {
+                crate::vocab::options::FlashTest::Capacity => "verdict: a fake card",
+                _ => "verdict: a requirement failed",
+            }
+        ),
+        _ => state,
     };
     let notes = sections::note_lines(run).len();
     if notes > 0 {

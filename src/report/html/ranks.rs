@@ -13,7 +13,7 @@ use super::esc;
 use crate::analysis::ranks;
 use crate::result::RunResult;
 use crate::result::cluster::MpiSection;
-use crate::units::{TimeUnit, format_mbps};
+use crate::units::{format_latency, format_mbps};
 use std::fmt::Write;
 
 /// The ranks' section of one run; nothing for a run on one host.
@@ -35,17 +35,9 @@ pub fn section(out: &mut String, run: &RunResult) {
 /// Each test's aggregate, first-done and sum-of-ranks MB/s and its skew.
 fn tests_table(out: &mut String, run: &RunResult, m: &MpiSection) {
     let tests = ranks::test_figures(run, m);
-    let skew = TimeUnit::for_ns(
-        tests
-            .iter()
-            .flat_map(|(_, _, rep)| [rep.start_skew_ns(), rep.end_skew_ns()])
-            .map(|ns| ns as f64),
-    );
     let _ = writeln!(
         out,
-        "<p>Each test's median repetition. Aggregate: total bytes over first start to last end, on rank 0's clock; first done: when the first rank finished; sum of ranks: each rank's own rate, added.</p>\n<div class=\"scroll\"><table><thead><tr><th>test</th><th>aggregate MB/s</th><th>first done MB/s</th><th>sum of ranks MB/s</th><th>{}</th><th>{}</th></tr></thead><tbody>",
-        skew.header("start skew"),
-        skew.header("end skew")
+        "<p>Each test's median repetition. Aggregate: total bytes over first start to last end, on rank 0's clock; first done: when the first rank finished; sum of ranks: each rank's own rate, added.</p>\n<div class=\"scroll\"><table><thead><tr><th>test</th><th>aggregate MB/s</th><th>first done MB/s</th><th>sum of ranks MB/s</th><th>start skew</th><th>end skew</th></tr></thead><tbody>"
     );
     for (t, _, rep) in tests {
         let _ = writeln!(
@@ -56,8 +48,8 @@ fn tests_table(out: &mut String, run: &RunResult, m: &MpiSection) {
             format_mbps(rep.aggregate_mb_per_s),
             format_mbps(rep.stonewall_mb_per_s),
             format_mbps(rep.sum_of_rank_mb_per_s),
-            skew.figure(rep.start_skew_ns() as f64),
-            skew.figure(rep.end_skew_ns() as f64)
+            format_latency(rep.start_skew_ns() as f64),
+            format_latency(rep.end_skew_ns() as f64)
         );
     }
     let _ = writeln!(out, "</tbody></table></div>");
@@ -125,21 +117,12 @@ fn chart(out: &mut String, m: &MpiSection) {
 fn ranks_table(out: &mut String, m: &MpiSection) {
     let mut rows: Vec<_> = m.ranks.iter().collect();
     rows.sort_by_key(|r| r.rank);
-    let latency = TimeUnit::for_ns(rows.iter().filter_map(|r| r.p99_ns).map(|ns| ns as f64));
-    let skew = TimeUnit::for_ns(
-        rows.iter()
-            .flat_map(|r| [r.start_skew_ns, r.end_skew_ns])
-            .map(|ns| ns as f64),
-    );
     let _ = writeln!(
         out,
-        "<div class=\"scroll\"><table data-table=\"ranks\"><thead><tr><th>host</th><th>rank</th><th>target</th><th>MB/s</th><th>{}</th><th>{}</th><th>{}</th><th>{}</th><th>clock offset ± bound</th></tr></thead><tbody>",
-        latency.header("p50"),
-        latency.header("p99"),
-        skew.header("start skew"),
-        skew.header("end skew")
+        "<div class=\"scroll\"><table data-table=\"ranks\"><thead><tr><th>host</th><th>rank</th><th>target</th><th>MB/s</th><th>p50</th><th>p99</th><th>start skew</th><th>end skew</th><th>clock offset ± bound</th></tr></thead><tbody>"
     );
-    let time = |unit: TimeUnit, ns: Option<u64>| ns.map_or("-".into(), |ns| unit.figure(ns as f64));
+    // Each time in the unit that suits it alone.
+    let time = |ns: Option<u64>| ns.map_or("-".into(), |ns| format_latency(ns as f64));
     for r in rows {
         let _ = writeln!(
             out,
@@ -149,10 +132,10 @@ fn ranks_table(out: &mut String, m: &MpiSection) {
             r.rank,
             esc(&r.target),
             format_mbps(r.mb_per_s),
-            time(latency, r.p50_ns),
-            time(latency, r.p99_ns),
-            time(skew, Some(r.start_skew_ns)),
-            time(skew, Some(r.end_skew_ns)),
+            time(r.p50_ns),
+            time(r.p99_ns),
+            time(Some(r.start_skew_ns)),
+            time(Some(r.end_skew_ns)),
             crate::units::three_figures(r.clock_offset_ns as f64 / 1e9),
             crate::units::format_time_ns(r.clock_offset_bound_ns as f64)
         );

@@ -5,7 +5,7 @@ use super::devices::group_by_device;
 use super::{ReportInput, esc};
 use crate::report::Svg;
 use crate::result::{CurvePoint, CurveSeries, Measurement, Payload, RunResult, TestResult};
-use crate::units::{LEGEND, TimeUnit, format_mbps, format_size};
+use crate::units::{LEGEND, format_latency, format_mbps, format_size};
 use std::fmt::Write;
 
 /// The page's title: the device, or how many devices.
@@ -70,15 +70,7 @@ pub fn run(out: &mut String, anchor: &str, run: &RunResult, open: bool) {
         _ => {}
     }
     life_sections(out, run);
-    if run.payload.flash().is_some() {
-        // The flash verdicts are tables of text already; kept as printed.
-        let text = crate::report::flash::render(run, true);
-        let _ = writeln!(
-            out,
-            "<h4>Flash analysis</h4>\n<pre data-section=\"flash\">{}</pre>",
-            esc(&text)
-        );
-    }
+    super::flash::section(out, run);
     notes(out, run);
     let _ = writeln!(out, "</details>");
 }
@@ -231,8 +223,8 @@ fn curve_section(out: &mut String, run: &RunResult, series: &[CurveSeries]) {
         if let Some(m) = &s.model {
             let _ = writeln!(
                 out,
-                "<p>Model: t0 = {:.1} µs per request, B = {} MB/s, n½ = {}, n90 = {} (weighted R² {:.4}).</p>",
-                m.t0_us,
+                "<p>Model: t0 = {} per request, B = {} MB/s, n½ = {}, n90 = {} (weighted R² {:.4}).</p>",
+                format_latency(m.t0_us * 1e3),
                 format_mbps(m.bandwidth_mb_s),
                 esc(&format_size(m.n_half_bytes.round() as u64)),
                 esc(&format_size(m.n90_bytes.round() as u64)),
@@ -243,19 +235,16 @@ fn curve_section(out: &mut String, run: &RunResult, series: &[CurveSeries]) {
             let _ = writeln!(out, "<p><strong>{}</strong></p>", esc(advice));
         }
         let points: Vec<&CurvePoint> = s.series_points().collect();
-        let unit = latency_unit(&points);
         let _ = writeln!(
             out,
-            "<div class=\"scroll\"><table><thead><tr><th>size</th><th>MB/s</th><th>IOPS</th><th>{}</th><th>{}</th><th>vs model</th></tr></thead><tbody>",
-            unit.header("p50"),
-            unit.header("p99")
+            "<div class=\"scroll\"><table><thead><tr><th>size</th><th>MB/s</th><th>IOPS</th><th>p50</th><th>p99</th><th>vs model</th></tr></thead><tbody>"
         );
         for p in points {
             let mark = if p.buffered { " †" } else { "" };
             let mbps = p.mb_per_s.map_or("-".into(), |m| {
                 mbps_with_range(m.median, m.min, m.max, m.count)
             });
-            let (iops, p50, p99) = point_cells(p, unit);
+            let (iops, p50, p99) = point_cells(p);
             let _ = writeln!(
                 out,
                 "<tr><td>{}{mark}</td><td>{mbps}</td><td>{iops}</td><td>{p50}</td><td>{p99}</td><td>{}</td></tr>",
@@ -268,24 +257,14 @@ fn curve_section(out: &mut String, run: &RunResult, series: &[CurveSeries]) {
     }
 }
 
-/// The one time unit of a table of curve points' latencies.
-fn latency_unit(points: &[&CurvePoint]) -> TimeUnit {
-    TimeUnit::for_ns(
-        points
-            .iter()
-            .flat_map(|p| [p.p50_ns, p.p99_ns])
-            .flatten()
-            .map(|ns| ns as f64),
-    )
-}
-
-/// The IOPS, p50 and p99 cells of a curve point's row, latency in `unit`.
-fn point_cells(p: &CurvePoint, unit: TimeUnit) -> (String, String, String) {
+/// The IOPS, p50 and p99 cells of a curve point's row, each latency in
+/// the unit that suits it.
+fn point_cells(p: &CurvePoint) -> (String, String, String) {
     (
         p.iops
             .map_or("-".into(), |i| crate::units::format_iops(i.median)),
-        p.p50_ns.map_or("-".into(), |v| unit.figure(v as f64)),
-        p.p99_ns.map_or("-".into(), |v| unit.figure(v as f64)),
+        p.p50_ns.map_or("-".into(), |v| format_latency(v as f64)),
+        p.p99_ns.map_or("-".into(), |v| format_latency(v as f64)),
     )
 }
 
@@ -303,19 +282,16 @@ fn unaligned_section(out: &mut String, s: &CurveSeries) {
         esc(&capitalised(crate::report::text_curve::UNALIGNED_HEADING))
     );
     if !points.is_empty() {
-        let unit = latency_unit(&points);
         let _ = writeln!(
             out,
-            "<div class=\"scroll\"><table><thead><tr><th>size</th><th></th><th>MB/s</th><th>IOPS</th><th>{}</th><th>{}</th></tr></thead><tbody>",
-            unit.header("p50"),
-            unit.header("p99")
+            "<div class=\"scroll\"><table><thead><tr><th>size</th><th></th><th>MB/s</th><th>IOPS</th><th>p50</th><th>p99</th></tr></thead><tbody>"
         );
         for p in &points {
             let kind = if p.reference { "aligned" } else { "unaligned" };
             let mbps = p.mb_per_s.map_or("-".into(), |m| {
                 mbps_with_range(m.median, m.min, m.max, m.count)
             });
-            let (iops, p50, p99) = point_cells(p, unit);
+            let (iops, p50, p99) = point_cells(p);
             let _ = writeln!(
                 out,
                 "<tr data-kind=\"{kind}\"><td>{}</td><td>{kind}</td><td>{mbps}</td><td>{iops}</td><td>{p50}</td><td>{p99}</td></tr>",
@@ -364,13 +340,12 @@ fn latency_section(out: &mut String, run: &RunResult) {
     let _ = writeln!(out, "<h4>Latency percentiles</h4>");
     let _ = writeln!(
         out,
-        "<figure data-chart=\"latency\">{}<figcaption>Completion latency per I/O, µs, log scale.</figcaption></figure>",
+        "<figure data-chart=\"latency\">{}<figcaption>Completion latency per I/O, log scale.</figcaption></figure>",
         charts::latency(&rows)
     );
-    let unit = TimeUnit::for_ns(rows.iter().map(|(_, l)| l.max_ns as f64));
     let headers: String = ["p50", "p90", "p99", "p99.9", "max"]
         .iter()
-        .map(|q| format!("<th>{}</th>", unit.header(q)))
+        .map(|q| format!("<th>{q}</th>"))
         .collect();
     let _ = writeln!(
         out,
@@ -379,7 +354,7 @@ fn latency_section(out: &mut String, run: &RunResult) {
     for (name, l) in &rows {
         let cells: String = [l.p50_ns, l.p90_ns, l.p99_ns, l.p99_9_ns, l.max_ns]
             .iter()
-            .map(|&ns| format!("<td>{}</td>", unit.figure(ns as f64)))
+            .map(|&ns| format!("<td>{}</td>", format_latency(ns as f64)))
             .collect();
         let _ = writeln!(out, "<tr><td>{}</td>{cells}</tr>", esc(name));
     }

@@ -107,3 +107,189 @@ fn headline_figures_carry_their_test_names() {
     assert!(html.contains("data-chart=\"history\""));
     assert!(html.contains("units: MB/s = 10^6 bytes/s"));
 }
+
+/// A stored flash run of `report` on the sample's card.
+fn flash_run(report: crate::result::flash::FlashReport) -> RunResult {
+    let mut run = sample().runs.remove(0);
+    run.tests.clear();
+    run.payload = crate::result::Payload::Flash {
+        config: crate::result::config::Recorded::Stored(serde_json::json!({})),
+        flash: report,
+    };
+    run
+}
+
+fn fake_card() -> RunResult {
+    use crate::result::flash::*;
+    let usable = Finding {
+        name: "usable capacity".into(),
+        value: "2 GiB".into(),
+        confidence: Some(Confidence::High),
+        status: None,
+        note: None,
+        figure: Some(Figure::UsableCapacity { bytes: 2 << 30 }),
+    };
+    let offsets = (0..40u64).map(|i| {
+        vec![
+            Cell::Bytes((2 << 30) + i * 29_400_000),
+            Cell::Name("Corrupted".into()),
+        ]
+    });
+    flash_run(FlashReport {
+        test: crate::vocab::options::FlashTest::Capacity,
+        verdict:
+            "FAKE: claims 8 GiB, really holds 2 GiB (exactly: blocks read back at their alias)"
+                .into(),
+        findings: vec![usable],
+        table: FlashTable::Typed(TypedTable {
+            columns: vec![Column::Offset, Column::Verdict],
+            rows: offsets.collect(),
+        }),
+        failed: true,
+        details: serde_json::json!({ "claimed": 8u64 << 30 }),
+    })
+}
+
+fn failed_class() -> RunResult {
+    use crate::result::flash::*;
+    let requirement = |need: Need, measured: f64, status: Status| Finding {
+        name: String::new(),
+        value: String::new(),
+        confidence: Some(Confidence::High),
+        status: Some(status),
+        note: None,
+        figure: Some(Figure::Requirement {
+            class: "C10".into(),
+            need,
+            measured,
+            limit: need.limit().0,
+        }),
+    };
+    let au = Finding {
+        name: "AU used".into(),
+        value: "4 MiB".into(),
+        confidence: None,
+        status: None,
+        note: None,
+        figure: Some(Figure::AuUsed {
+            bytes: 4 << 20,
+            source: "detected by boundary timing".into(),
+        }),
+    };
+    flash_run(FlashReport {
+        test: crate::vocab::options::FlashTest::Class,
+        verdict: "meets: none; binding: C10 needs Pw MB/s >= 10, measured 10.0: FAIL".into(),
+        findings: vec![
+            requirement(Need::SeqWrite(10.0), 9.96, Status::Fail),
+            requirement(Need::FatMax(750.0), 1.8, Status::Pass),
+            au,
+        ],
+        table: FlashTable::Typed(TypedTable {
+            columns: vec![Column::Written, Column::AuMbS],
+            rows: vec![vec![Cell::Bytes(4 << 20), Cell::MbS(9.96)]],
+        }),
+        failed: true,
+        details: serde_json::Value::Null,
+    })
+}
+
+/// The part of `html` from `marker` to the end of its section.
+fn part<'a>(html: &'a str, marker: &str, end: &str) -> &'a str {
+    let from = &html[html.find(marker).unwrap_or_else(|| panic!("{marker}"))..];
+    &from[..from.find(end).unwrap()]
+}
+
+#[test]
+fn a_fake_card_leads_the_summary_its_card_and_its_run_row() {
+    let html = render(&ReportInput {
+        runs: vec![fake_card()],
+        history: Vec::new(),
+    });
+    let fake = "<span class=\"badge fail\" data-verdict=\"FAKE\">FAKE</span> claims 8 GiB, really holds 2 GiB";
+    let summary = part(&html, "data-section=\"summary\"", "</section>");
+    assert!(summary.contains(fake), "{summary}");
+    assert!(!summary.contains("none yet"), "{summary}");
+    assert!(summary.contains("<tr data-device=") && summary.contains("class=\"failed\""));
+    let card = part(&html, "<dl class=\"card\">", "</dl>");
+    assert!(card.contains(fake), "{card}");
+    let row = part(&html, "<tr data-run=", "</tr>");
+    assert!(row.contains(fake), "{row}");
+    assert!(!row.contains("see the details"), "{row}");
+    assert!(row.contains("data-verdict=\"FAILED\">FAILED</span> verdict: a fake card"));
+    // The analysis is HTML, not pasted text: a findings table, and the 40
+    // probes that failed in a folded, scrolling table.
+    let flash = part(&html, "<section data-section=\"flash\">", "</section>");
+    assert!(!flash.contains("<pre"), "{flash}");
+    assert!(flash.contains("<table class=\"stack findings\">"));
+    assert!(flash.contains("<details class=\"raw\"><summary>The raw table (40 rows)"));
+    assert_eq!(flash.matches("<td>Corrupted</td>").count(), 40);
+    assert!(flash.contains("<div class=\"scroll\"><table class=\"raw\">"));
+}
+
+#[test]
+fn a_failed_class_names_the_requirement_in_its_units() {
+    let html = render(&ReportInput {
+        runs: vec![failed_class()],
+        history: Vec::new(),
+    });
+    let summary = part(&html, "data-section=\"summary\"", "</section>");
+    assert!(
+        summary.contains(
+            "<span class=\"badge fail\" data-verdict=\"FAIL\">FAIL</span> C10: Pw 9.96 MB/s, needs ≥ 10.0 MB/s"
+        ),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("data-verdict=\"AU\">AU</span> 4 MiB (detected by boundary timing)"),
+        "{summary}"
+    );
+    let flash = part(&html, "<section data-section=\"flash\">", "</section>");
+    assert!(
+        flash.contains("T_FW max 1.80 ms, limit ≤ 750 ms"),
+        "{flash}"
+    );
+    assert!(flash.contains("<details class=\"raw\" open>"), "{flash}");
+}
+
+#[test]
+fn the_newest_verdict_of_each_kind_stands_and_failures_come_first() {
+    let mut genuine = fake_card();
+    if let crate::result::Payload::Flash { flash, .. } = &mut genuine.payload {
+        flash.failed = false;
+        flash.verdict = "genuine: all 64 probe blocks held their data".into();
+        flash.findings[0].figure =
+            Some(crate::result::flash::Figure::UsableCapacity { bytes: 8 << 30 });
+    }
+    let (fake, class) = (fake_card(), failed_class());
+    let verdicts = super::flash::of_device(&[&fake, &class, &genuine]);
+    let words: Vec<&str> = verdicts.iter().map(|v| v.word.as_str()).collect();
+    assert_eq!(words, ["FAIL", "GENUINE", "AU"], "{verdicts:?}");
+    assert_eq!(verdicts[1].text, "holds the 8 GiB it claims");
+}
+
+#[test]
+fn latency_cells_carry_each_its_own_unit() {
+    let mut input = sample();
+    let t = &mut input.runs[0].tests[0];
+    for m in &mut t.repetitions {
+        m.latency = Some(crate::stats::LatencySummary {
+            p50_ns: 1_630,
+            p90_ns: 52_000,
+            p99_ns: 1_200_000,
+            p99_9_ns: 249_000_000,
+            p99_99_ns: 900_000_000,
+            max_ns: 1_500_000_000,
+            count: 100,
+            min_ns: 900,
+            mean_ns: 2_000.0,
+            stddev_ns: 10.0,
+        });
+    }
+    let html = render(&input);
+    assert!(
+        html.contains(
+            "<td>1.63 µs</td><td>52.0 µs</td><td>1.20 ms</td><td>249 ms</td><td>1.50 s</td>"
+        ),
+        "{html}"
+    );
+}

@@ -48,9 +48,33 @@ pub const EXIT_INTERNAL: i32 = 1;
 pub const EXIT_USAGE: i32 = 2;
 pub const EXIT_IO: i32 = 3;
 pub const EXIT_VERIFY: i32 = 4;
+/// `flash capacity` found a fake card, or `flash class` a failed requirement.
+pub const EXIT_FLASH_FAIL: i32 = 5;
 /// `--fail-above`: a run was slower than its baseline by more than allowed.
 pub const EXIT_REGRESSION: i32 = 6;
 pub const EXIT_INTERRUPTED: i32 = 130;
+
+/// Every exit code with what it means: the one table the man pages' EXIT
+/// STATUS is made from (README's "Exit codes" says the same at length).
+pub const EXIT_CODES: &[(i32, &str)] = &[
+    (0, "success"),
+    (EXIT_INTERNAL, "internal error (a bug in iocurve)"),
+    (
+        EXIT_USAGE,
+        "usage error, or a refusal to write (the message says what to pass)",
+    ),
+    (EXIT_IO, "I/O failure, or a restore that failed"),
+    (EXIT_VERIFY, "--verify found bad blocks"),
+    (
+        EXIT_FLASH_FAIL,
+        "flash capacity found a fake card, or flash class a failed requirement",
+    ),
+    (
+        EXIT_REGRESSION,
+        "compare --fail-above: a run was slower than its baseline by more than allowed",
+    ),
+    (EXIT_INTERRUPTED, "interrupted (Ctrl-C, SIGTERM)"),
+];
 
 /// An error as one line: each cause in the chain once, outermost first. A
 /// cause whose text the line already holds (an OS error a message quoted

@@ -335,7 +335,7 @@ pub fn write_output(path: &std::path::Path, bytes: &[u8], what: &str) -> Result<
 }
 
 /// Exit code of a fake card or a failed class.
-pub const EXIT_FLASH_FAIL: i32 = 5;
+pub use crate::error::EXIT_FLASH_FAIL;
 
 impl Output {
     /// The output step of `iocurve flash`: prints the flash report (text,

@@ -17,6 +17,8 @@ mod db_safety;
 mod errors;
 #[path = "promises/errors_keep_cause.rs"]
 mod errors_keep_cause;
+#[path = "promises/flash_options.rs"]
+mod flash_options;
 #[path = "promises/floors.rs"]
 mod floors;
 #[path = "promises/fuzz_args.rs"]

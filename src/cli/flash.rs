@@ -1,8 +1,16 @@
-//! `iocurve flash ...`: each subcommand's own options (`flash align`, which
-//! only reads, offers no write permission; only `class` takes `--claim`),
-//! and from them what the flash command runs: which detector, and the
-//! validated [`TargetConfig`] of the card (always direct I/O, one thread,
-//! the whole medium).
+//! `iocurve flash ...`: each subcommand's own options, and from them what
+//! the flash command runs: which detector, and the validated
+//! [`TargetConfig`] of the card (always direct I/O, one thread, the whole
+//! medium).
+//!
+//! One option set: every subcommand takes the card, the output and store
+//! options and the write permissions (`--destructive`, `--preserve`,
+//! `--journal-dir`); every one that writes generated data takes `--seed`;
+//! `--au` is spelled the same where a test works in AUs. `flash align`
+//! only reads, and accepts the write permissions as what they are, a
+//! permission it never uses (a loop over every flash test with the same
+//! flags works), which its help says. `tests/promises/flash_options.rs`
+//! walks the clap tree for this rule.
 
 use super::{OutputArgs, StoreArgs, WriteArgs, parse_target};
 use crate::vocab::config::TargetConfig;
@@ -58,8 +66,9 @@ pub struct AuArg {
 /// `--seed`, for the tests that write generated data.
 #[derive(Debug, Args, Clone)]
 pub struct SeedArg {
-    /// Seed for positions and data [default: from the clock].
-    #[arg(long)]
+    /// Seed of the generated data, and of positions where the test draws
+    /// them [default: from the clock].
+    #[arg(long, value_name = "SEED")]
     pub seed: Option<u64>,
 }
 
@@ -67,6 +76,9 @@ pub struct SeedArg {
 pub struct AlignArgs {
     #[command(flatten)]
     pub card: CardArgs,
+    /// Accepted like every flash test's, and unused: align only reads.
+    #[command(flatten)]
+    pub writes: WriteArgs,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -77,6 +89,8 @@ pub struct OpenAuArgs {
     pub writes: WriteArgs,
     #[command(flatten)]
     pub au: AuArg,
+    #[command(flatten)]
+    pub seed: SeedArg,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -85,6 +99,8 @@ pub struct CacheArgs {
     pub card: CardArgs,
     #[command(flatten)]
     pub writes: WriteArgs,
+    #[command(flatten)]
+    pub seed: SeedArg,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -99,6 +115,14 @@ pub struct CapacityArgs {
     /// needs, up to 1G].
     #[arg(long, value_name = "SIZE", value_parser = limits::FLUSH.parser())]
     pub flush: Option<u64>,
+
+    /// On a fake card, make it usable at its real size: show the MBR
+    /// partition table that ends at the last good sector (one FAT32
+    /// partition from 1 MiB) and write it to sector 0 with --destructive;
+    /// without it, nothing is written and the exit code is 2. A genuine
+    /// card is left alone.
+    #[arg(long)]
+    pub fix: bool,
 
     #[command(flatten)]
     pub seed: SeedArg,
@@ -132,6 +156,8 @@ pub struct FlashArgs {
     pub claim: Option<String>,
     pub flush: Option<u64>,
     pub seed: Option<u64>,
+    /// `capacity --fix`: write a partition table that ends at the real size.
+    pub fix: bool,
     pub verbose: bool,
     pub output: OutputArgs,
     pub store: StoreArgs,
@@ -149,13 +175,13 @@ impl FlashCommand {
         }
     }
 
-    fn writes(&self) -> Option<&WriteArgs> {
+    fn writes(&self) -> &WriteArgs {
         match self {
-            FlashCommand::Align(_) => None,
-            FlashCommand::OpenAu(a) => Some(&a.writes),
-            FlashCommand::Cache(a) => Some(&a.writes),
-            FlashCommand::Capacity(a) => Some(&a.writes),
-            FlashCommand::Class(a) => Some(&a.writes),
+            FlashCommand::Align(a) => &a.writes,
+            FlashCommand::OpenAu(a) => &a.writes,
+            FlashCommand::Cache(a) => &a.writes,
+            FlashCommand::Capacity(a) => &a.writes,
+            FlashCommand::Class(a) => &a.writes,
         }
     }
 }
@@ -166,11 +192,12 @@ pub fn test_of(cmd: &FlashCommand) -> (FlashTest, FlashArgs) {
     let writes = cmd.writes();
     let mut args = FlashArgs {
         target: card.target.clone(),
-        writes: writes.cloned().unwrap_or_default(),
+        writes: writes.clone(),
         au: None,
         claim: None,
         flush: None,
         seed: None,
+        fix: false,
         verbose: card.verbose,
         output: card.output.clone(),
         store: card.store.clone(),
@@ -179,12 +206,17 @@ pub fn test_of(cmd: &FlashCommand) -> (FlashTest, FlashArgs) {
         FlashCommand::Align(_) => FlashTest::Align,
         FlashCommand::OpenAu(a) => {
             args.au = a.au.au;
+            args.seed = a.seed.seed;
             FlashTest::OpenAu
         }
-        FlashCommand::Cache(_) => FlashTest::Cache,
+        FlashCommand::Cache(a) => {
+            args.seed = a.seed.seed;
+            FlashTest::Cache
+        }
         FlashCommand::Capacity(a) => {
             args.flush = a.flush;
             args.seed = a.seed.seed;
+            args.fix = a.fix;
             FlashTest::Capacity
         }
         FlashCommand::Class(a) => {

@@ -5,16 +5,26 @@
 //! ([`crate::report::flash_verdicts`]) inside the one [`RunResult`], print,
 //! save.
 //!
+//!
+//! `flash capacity --fix` then writes the partition table that makes a
+//! fake card usable at its real size ([`crate::flash::partition`]), from
+//! the verdict just measured (never from an assumed size), through the
+//! same write gate, and only with `--destructive`: without it the table is
+//! shown and the exit code is 2, a refusal to write like every other.
+//!
 //! [`FlashReport`]: crate::flash::FlashReport
 //! [`RunResult`]: crate::result::RunResult
 
 use crate::cli::FlashCommand;
 use crate::cli::flash::{target_config, test_of};
-use crate::flash::session::{self, FlashOptions};
+use crate::flash::partition::{self, Mbr};
+use crate::flash::session::{self, Figures, FlashOptions, Measured};
+use crate::medium::OpenTarget;
 use crate::output::Output;
 use crate::report::flash_verdicts;
 use crate::result::Payload;
 use crate::result::config::FlashSettings;
+use crate::result::flash::FixOutcome;
 use crate::store::Settings;
 use anyhow::Result;
 
@@ -36,7 +46,14 @@ pub fn flash(cmd: &FlashCommand, store: &Settings) -> Result<i32> {
     let planned = session::plan(test, &options, &mut target, &identity)?;
     let measured = session::measure(planned, &mut target)
         .map_err(|e| crate::medium::restore::restore_after_error(&mut target, e))?;
-    let flash = flash_verdicts::build(&measured);
+    let mut flash = flash_verdicts::build(&measured, &args.target.display().to_string());
+    let mut fix_shown_only = false;
+    if args.fix {
+        let outcome = fix(&measured, &mut target, args.writes.destructive, cfg.seed)
+            .map_err(|e| crate::medium::restore::restore_after_error(&mut target, e))?;
+        fix_shown_only = outcome == FixOutcome::NotWritten;
+        flash.findings.push(flash_verdicts::fixed(outcome));
+    }
     let config = FlashSettings {
         test,
         target: args.target.clone(),
@@ -50,5 +67,35 @@ pub fn flash(cmd: &FlashCommand, store: &Settings) -> Result<i32> {
         identity,
     );
     crate::medium::restore::restore(&mut target, &mut result);
-    Output::for_target(store, &cfg).finish_flash(&result, args.verbose)
+    let code = Output::for_target(store, &cfg).finish_flash(&result, args.verbose)?;
+    Ok(
+        match fix_shown_only && matches!(code, 0 | EXIT_FLASH_FAIL) {
+            true => crate::error::EXIT_USAGE,
+            false => code,
+        },
+    )
+}
+
+/// `--fix`: the partition table of a fake card's real size, written with
+/// `--destructive` (the seed gives the disk signature).
+fn fix(
+    measured: &Measured,
+    target: &mut OpenTarget,
+    destructive: bool,
+    seed: u64,
+) -> Result<FixOutcome> {
+    let Figures::Capacity { result, kernel_au } = &measured.figures else {
+        return Ok(FixOutcome::Genuine);
+    };
+    let Some(last) = result.last_good_sector else {
+        return Ok(FixOutcome::Genuine);
+    };
+    let Some(repair) = partition::repair(last, *kernel_au) else {
+        return Ok(FixOutcome::NoRoom);
+    };
+    if !destructive {
+        return Ok(FixOutcome::NotWritten);
+    }
+    session::write_partition_table(target, &Mbr::new(&repair, seed as u32))?;
+    Ok(FixOutcome::Written)
 }

@@ -22,6 +22,8 @@ pub struct CachePlan {
     pub chunk: u64,
     /// The most bytes written.
     pub max_bytes: u64,
+    /// Seed of the data written (`--seed`).
+    pub seed: u64,
 }
 
 impl CachePlan {
@@ -29,6 +31,7 @@ impl CachePlan {
         CachePlan {
             chunk: 512 << 10,
             max_bytes: (size / 2).saturating_sub(FAT_AREA).min(1 << 30),
+            seed: 7,
         }
     }
 }
@@ -49,7 +52,7 @@ pub struct CacheResult {
 
 pub fn detect(io: &mut dyn FlashIo, plan: CachePlan) -> io::Result<CacheResult> {
     let mut buf = io.buffer(plan.chunk as usize);
-    fastrand::Rng::with_seed(7).fill(buf.as_mut_slice());
+    fastrand::Rng::with_seed(plan.seed).fill(buf.as_mut_slice());
     let mut speeds = Vec::new();
     let count = plan.max_bytes / plan.chunk;
     for i in 0..count {

@@ -223,6 +223,7 @@ fn run(io: &mut dyn FlashIo, plan: &CapacityPlan, claimed_to: &mut u64) -> io::R
     ev.bad_at_once = read_probes(io, plan, &plan.probes, &mut held, &mut Evidence::default());
     let seen = flush(io, plan, plan.flush_bytes, true, claimed_to)?;
     ev.flush_written = seen.written;
+    ev.flush_ns = seen.ns;
     ev.cache_beaten = seen.beaten;
     ev.cache_filled_at = seen.fell_at;
     scan_zone_and_grid(io, plan, &mut ev)?;
@@ -366,6 +367,8 @@ fn note_aliases(buf: &[u8], at: u64, seed: u64, ev: &mut Evidence) {
 #[derive(Debug, Clone, Copy, Default)]
 struct Flushed {
     written: u64,
+    /// The time the pieces took.
+    ns: u64,
     /// The write cache was seen full and as much again written.
     beaten: bool,
     /// Bytes written when the speed fell.
@@ -387,6 +390,7 @@ fn flush(
     let mut speeds: Vec<u64> = Vec::new();
     let mut fell_at: Option<u64> = None;
     let mut written = 0;
+    let mut total_ns = 0;
     let end = plan.flush_offset + limit;
     while written + MIB <= limit {
         let at = plan.flush_offset + written;
@@ -399,6 +403,7 @@ fn flush(
             break;
         };
         written += MIB;
+        total_ns += ns;
         if !adaptive {
             continue;
         }
@@ -411,6 +416,7 @@ fn flush(
             if capacity::fall_lasted(&speeds, fell_piece.saturating_sub(capacity::FLUSH_FALL_RUN)) {
                 return Ok(Flushed {
                     written,
+                    ns: total_ns,
                     beaten: true,
                     fell_at,
                 });
@@ -421,6 +427,7 @@ fn flush(
     }
     Ok(Flushed {
         written,
+        ns: total_ns,
         beaten: false,
         fell_at,
     })
@@ -436,7 +443,12 @@ fn scan_zone_and_grid(
     let mut big = io.buffer(MIB as usize);
     let mut at = 0;
     while at < plan.zone_end() {
-        match io.read(at, big.as_mut_slice()) {
+        let read = io.read(at, big.as_mut_slice());
+        if let Ok(ns) = read {
+            ev.read_bytes += MIB;
+            ev.read_ns += ns;
+        }
+        match read {
             Ok(_) if at < plan.zone_offset => note_aliases(big.as_slice(), at, plan.seed, ev),
             Ok(_) => ev.zone_damaged |= first_wrong(big.as_slice(), at, plan.seed, ev).is_some(),
             Err(_) => ev.zone_damaged |= at >= plan.zone_offset,

@@ -16,7 +16,7 @@
 //! functions of `crate::analysis::flash`, where every threshold is named.
 //! [`session`] runs one test on an open target (AU choice, journalled
 //! regions, the right `FlashIo`); [`device`] reads what the card says about
-//! itself; the verdict's words are written in `crate::report::flash_verdicts`.
+//! itself; [`partition`] makes a fake card usable at its real size; the verdict's words are written in `crate::report::flash_verdicts`.
 
 pub mod align;
 pub mod cache;
@@ -26,6 +26,7 @@ pub(crate) mod claiming;
 pub mod class;
 pub mod device;
 pub mod open_au;
+pub mod partition;
 pub mod session;
 
 use crate::engine::sim::SimDevice;

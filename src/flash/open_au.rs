@@ -41,6 +41,8 @@ pub struct OpenAuPlan {
     pub rounds: u32,
     /// The AU is a fallback, not the card's: the count is at most low.
     pub au_assumed: bool,
+    /// Seed of the data written (`--seed`).
+    pub seed: u64,
 }
 
 impl OpenAuPlan {
@@ -51,6 +53,7 @@ impl OpenAuPlan {
             max_n: MAX_N,
             rounds: 8,
             au_assumed: false,
+            seed: au,
         }
     }
 
@@ -133,7 +136,7 @@ struct Sweep {
 impl Sweep {
     fn new(io: &dyn FlashIo, plan: OpenAuPlan) -> Sweep {
         let mut buf = io.buffer(plan.chunk as usize);
-        fastrand::Rng::with_seed(plan.au).fill(buf.as_mut_slice());
+        fastrand::Rng::with_seed(plan.seed).fill(buf.as_mut_slice());
         Sweep {
             plan,
             buf,

@@ -42,7 +42,11 @@ pub enum Figures {
     },
     OpenAu(open_au::OpenAuResult),
     Cache(cache::CacheResult),
-    Capacity(capacity::CapacityResult),
+    Capacity {
+        result: capacity::CapacityResult,
+        /// The kernel's erase size, to align a repair partition to.
+        kernel_au: Option<u64>,
+    },
     Class {
         classes: Vec<String>,
         figures: class::ClassFigures,
@@ -118,13 +122,17 @@ fn detector(
         FlashTest::OpenAu => {
             let plan = open_au::OpenAuPlan {
                 au_assumed: au.is_some_and(|a| a.source == ASSUMED_AU_NOTE),
+                seed: opts.seed,
                 ..open_au::OpenAuPlan::fitting(au_bytes, size)
             };
             let run = move |io: &mut dyn FlashIo| Ok(Figures::OpenAu(open_au::detect(io, plan)?));
             (vec![(plan.base(), plan.span())], Box::new(run))
         }
         FlashTest::Cache => {
-            let plan = cache::CachePlan::new(size);
+            let plan = cache::CachePlan {
+                seed: opts.seed,
+                ..cache::CachePlan::new(size)
+            };
             let run = move |io: &mut dyn FlashIo| Ok(Figures::Cache(cache::detect(io, plan)?));
             (vec![(super::FAT_AREA, plan.max_bytes)], Box::new(run))
         }
@@ -135,8 +143,11 @@ fn detector(
             let flush = opts.flush.unwrap_or(capacity::AUTO_FLUSH);
             let plan = capacity::CapacityPlan::new(size, flush, opts.seed);
             let regions = plan.regions();
-            let run =
-                move |io: &mut dyn FlashIo| Ok(Figures::Capacity(capacity::detect(io, &plan)?));
+            let kernel_au = device::kernel_au(identity);
+            let run = move |io: &mut dyn FlashIo| {
+                let result = capacity::detect(io, &plan)?;
+                Ok(Figures::Capacity { result, kernel_au })
+            };
             (regions, Box::new(run))
         }
         FlashTest::Class => {
@@ -189,6 +200,14 @@ fn with_io<T>(target: &mut OpenTarget, f: impl FnOnce(&mut dyn FlashIo) -> Resul
         Some(refused) => Err(refused),
         None => outcome,
     }
+}
+
+/// Writes `table` (a partition table: [`super::partition`]) to the start
+/// of the target through its write gate and reads it back; an error when
+/// the gate refuses (the command opens it only with `--destructive`) or
+/// the card does not give back what was written.
+pub fn write_partition_table(target: &mut OpenTarget, table: &super::partition::Mbr) -> Result<()> {
+    with_io(target, |io| Ok(super::partition::write(io, table)?))
 }
 
 /// A test whose regions do not fit is refused before anything is journalled

@@ -35,6 +35,18 @@ pub fn render(result: &RunResult, verbose: bool) -> String {
             words.name, words.value
         );
     }
+    let commands: Vec<String> = f
+        .findings
+        .iter()
+        .filter_map(|x| x.figure.as_ref())
+        .flat_map(words::repair_commands)
+        .collect();
+    if !commands.is_empty() {
+        let _ = writeln!(out, "to use the card at its real size, one of:");
+        for c in &commands {
+            let _ = writeln!(out, "  {c}");
+        }
+    }
     if verbose && !f.table.is_empty() {
         out.push('\n');
         for row in &words::table_text(&f.table) {

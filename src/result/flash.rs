@@ -66,8 +66,29 @@ pub enum Figure {
     Sustained { mb_s: f64 },
     /// `capacity`: what the card really holds (the claimed size if genuine).
     UsableCapacity { bytes: u64 },
-    /// `capacity`: blocks read back naming other addresses.
+    /// `capacity`: aliased blocks were read (a block that reads back
+    /// another address's data): the card wraps around.
     WrapAround,
+    /// `capacity`, on a fake card: H2testw's line, what holds and what is
+    /// lost, with the flush's write and the read-back's speed.
+    OkLost {
+        ok: u64,
+        lost: u64,
+        write_mb_s: Option<f64>,
+        read_mb_s: Option<f64>,
+    },
+    /// `capacity`, on a fake card: the last 512-byte sector shown to hold
+    /// data (f3fix's `--last-sec`).
+    LastGoodSector { sector: u64 },
+    /// `capacity`, on a fake card: the partition that makes it usable at
+    /// its real size (512-byte sectors), for `target` as given.
+    Repair {
+        target: String,
+        start: u64,
+        sectors: u64,
+    },
+    /// `capacity --fix`: what became of that partition table.
+    Fixed { outcome: FixOutcome },
     /// `capacity`: the write cache filled after `filled_after` bytes of
     /// flush, which stopped at `flushed`, short of the `needed`.
     FlushTooShort {
@@ -120,6 +141,20 @@ pub enum Figure {
     },
     /// The AU the test worked in, and where it came from.
     AuUsed { bytes: u64, source: String },
+}
+
+/// What `flash capacity --fix` did with the partition table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FixOutcome {
+    /// Written to sector 0 and read back.
+    Written,
+    /// Shown only: `--destructive` was not given.
+    NotWritten,
+    /// The card is genuine: nothing to fix, nothing written.
+    Genuine,
+    /// Too little holds data for even one aligned partition.
+    NoRoom,
 }
 
 /// One point of P(Nu).

@@ -230,12 +230,22 @@ fn probe_states_its_default_once_and_run_states_the_time_default() {
 /// Each flash subcommand's own options (beyond the output and database
 /// ones every flash test shares).
 const FLASH_OWN: [(&str, &[&str]); 5] = [
-    ("align", &[]),
-    ("open-au", &["destructive", "preserve", "journal-dir", "au"]),
-    ("cache", &["destructive", "preserve", "journal-dir"]),
+    ("align", &["destructive", "preserve", "journal-dir"]),
+    (
+        "open-au",
+        &["destructive", "preserve", "journal-dir", "au", "seed"],
+    ),
+    ("cache", &["destructive", "preserve", "journal-dir", "seed"]),
     (
         "capacity",
-        &["destructive", "preserve", "journal-dir", "flush", "seed"],
+        &[
+            "destructive",
+            "preserve",
+            "journal-dir",
+            "flush",
+            "fix",
+            "seed",
+        ],
     ),
     (
         "class",

@@ -103,6 +103,23 @@ pub struct CapacityResult {
     pub rounds: u32,
     pub bad: Vec<BadProbe>,
     pub bad_at_once: usize,
+    /// The last 512-byte sector shown to hold data (f3fix's `--last-sec`),
+    /// when the card is fake: the one below the lower bound of the real
+    /// size, so a partition that ends there holds only good sectors.
+    #[serde(default)]
+    pub last_good_sector: Option<u64>,
+    /// The flush's write speed and the zone's read-back speed, MB/s, as
+    /// H2testw states beside its verdict (`None`: nothing timed).
+    #[serde(default)]
+    pub write_mb_s: Option<f64>,
+    #[serde(default)]
+    pub read_mb_s: Option<f64>,
+}
+
+/// Bytes a fake card holds as its last good 512-byte sector: the sector
+/// just below `usable` (`None` below one sector).
+pub fn last_good_sector(usable: u64) -> Option<u64> {
+    (usable / 512).checked_sub(1)
 }
 
 /// Everything the reads found, accumulated over the rounds.
@@ -121,6 +138,11 @@ pub struct Evidence {
     /// The first round's probes that did not hold after the flush.
     pub bad_after_flush: usize,
     pub rounds: u32,
+    /// The first flush's bytes and time, and the zone's read-back: the
+    /// speeds beside the verdict.
+    pub flush_ns: u64,
+    pub read_bytes: u64,
+    pub read_ns: u64,
 }
 
 /// Whether a retry's verdict narrows `first`'s: fake, its range inside
@@ -267,7 +289,15 @@ pub fn decide(plan: &Layout, ev: Evidence) -> CapacityResult {
         rounds: ev.rounds,
         bad: ev.bad.into_iter().take(MAX_BAD_LISTED).collect(),
         bad_at_once: ev.bad_at_once,
+        last_good_sector: usable.and_then(last_good_sector),
+        write_mb_s: speed(ev.flush_written, ev.flush_ns),
+        read_mb_s: speed(ev.read_bytes, ev.read_ns),
     }
+}
+
+/// MB/s of `bytes` in `ns`, when anything was timed.
+fn speed(bytes: u64, ns: u64) -> Option<f64> {
+    (bytes > 0 && ns > 0).then(|| crate::units::mb_per_s(bytes, ns))
 }
 
 #[cfg(test)]

@@ -21,13 +21,14 @@ use crate::flash::session::{Figures, Measured};
 use crate::result::flash::{Figure, Finding, FlashReport, FlashTable, Status, TypedTable};
 use crate::vocab::options::FlashTest;
 
-/// The report of one measured test, with the AU it used as a last finding.
-pub fn build(measured: &Measured) -> FlashReport {
+/// The report of one measured test of `target` (as the user named it),
+/// with the AU it used as a last finding.
+pub fn build(measured: &Measured, target: &str) -> FlashReport {
     let mut r = match &measured.figures {
         Figures::Align { result, kernel_au } => align::report(result, *kernel_au),
         Figures::OpenAu(r) => open_au::report(r),
         Figures::Cache(r) => cache::report(r),
-        Figures::Capacity(r) => capacity::report(r),
+        Figures::Capacity { result, kernel_au } => capacity::report(result, target, *kernel_au),
         Figures::Class {
             classes,
             figures,
@@ -44,6 +45,11 @@ pub fn build(measured: &Measured) -> FlashReport {
         ));
     }
     r
+}
+
+/// The finding of what `flash capacity --fix` did.
+pub fn fixed(outcome: crate::result::flash::FixOutcome) -> Finding {
+    finding(Figure::Fixed { outcome }, None)
 }
 
 /// A finding of `figure`, with its words as written now.

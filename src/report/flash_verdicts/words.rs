@@ -103,8 +103,30 @@ fn plain(f: &Figure) -> (&'static str, String) {
         Figure::UsableCapacity { bytes } => ("usable capacity", format_size(*bytes)),
         Figure::WrapAround => (
             "wrap-around",
-            "blocks read back naming other addresses".into(),
+            format!("{ALIASED} blocks read: {ALIASED_MEANS}"),
         ),
+        Figure::OkLost {
+            ok,
+            lost,
+            write_mb_s,
+            read_mb_s,
+        } => (
+            "OK / lost",
+            ok_lost_text(*ok, *lost, *write_mb_s, *read_mb_s),
+        ),
+        Figure::LastGoodSector { sector } => (
+            "last good sector",
+            format!("{sector} (512-byte sectors; f3fix --last-sec={sector})"),
+        ),
+        Figure::Repair { start, sectors, .. } => (
+            "to use it",
+            format!(
+                "one FAT32 partition, sectors {start}..{} ({}), ending at or before the last good sector: the commands below write it",
+                start + sectors - 1,
+                format_size(sectors * 512)
+            ),
+        ),
+        Figure::Fixed { outcome } => ("--fix", fixed_text(*outcome).into()),
         Figure::FlushTooShort {
             filled_after,
             flushed,
@@ -177,6 +199,60 @@ fn plain(f: &Figure) -> (&'static str, String) {
         Figure::Requirement { .. } | Figure::Au { .. } | Figure::AuUsed { .. } => {
             unreachable!("worded with their notes in `words`")
         }
+    }
+}
+
+/// The one name of a block that reads back another address's data, in
+/// the verdict, the findings, the `-v` table and README.
+pub const ALIASED: &str = "aliased";
+const ALIASED_MEANS: &str = "each reads back another address's data, so the card wraps around";
+
+/// H2testw's summary line: what holds, what is lost, and the speeds.
+fn ok_lost_text(ok: u64, lost: u64, write: Option<f64>, read: Option<f64>) -> String {
+    let speed = |what: &str, v: Option<f64>| v.map(|v| format!("{what} {} MB/s", format_mbps(v)));
+    let speeds: Vec<String> = [speed("writing", write), speed("reading", read)]
+        .into_iter()
+        .flatten()
+        .collect();
+    let tail = match speeds.is_empty() {
+        true => String::new(),
+        false => format!("; {}", speeds.join(", ")),
+    };
+    format!("{} OK, {} lost{tail}", format_size(ok), format_size(lost))
+}
+
+fn fixed_text(outcome: crate::result::flash::FixOutcome) -> &'static str {
+    use crate::result::flash::FixOutcome;
+    match outcome {
+        FixOutcome::Written => {
+            "partition table written to sector 0 and read back: format the partition (mkfs.vfat -F 32)"
+        }
+        FixOutcome::NotWritten => {
+            "partition table shown, not written: add --destructive to write it (this replaces the card's partition table)"
+        }
+        FixOutcome::Genuine => "the card is genuine: nothing to fix, nothing written",
+        FixOutcome::NoRoom => {
+            "too little of the card holds data for a partition of 1 MiB: nothing written"
+        }
+    }
+}
+
+/// The command lines of a [`Figure::Repair`] (empty for any other).
+pub fn repair_commands(f: &Figure) -> Vec<String> {
+    match f {
+        Figure::Repair {
+            target,
+            start,
+            sectors,
+        } => {
+            let r = crate::flash::partition::Repair {
+                last_good_sector: start + sectors - 1,
+                start: *start,
+                sectors: *sectors,
+            };
+            crate::flash::partition::commands(&r, target).to_vec()
+        }
+        _ => Vec::new(),
     }
 }
 

@@ -61,10 +61,45 @@ impl Cli {
                     eprintln!("Error: {line}");
                     std::process::exit(crate::error::EXIT_USAGE);
                 }
-                None => err.exit(),
+                None => match plain_usage(&err) {
+                    Some(text) => {
+                        eprint!("{text}");
+                        std::process::exit(crate::error::EXIT_USAGE);
+                    }
+                    None => err.exit(),
+                },
             },
         }
     }
+}
+
+/// An unknown option's error with the command's own usage line. clap
+/// writes the usage with the options given so far, and after a typo with
+/// the option it suggests: `iocurve run --tiem 2s` showed `Usage: iocurve
+/// run --time <DURATION> [TARGET]`, as if `--time` were required. The
+/// command is read from that line (the words before the first option or
+/// argument), and its plain usage (`[OPTIONS]`) put in place. `None` for
+/// every other error, and when the line is not there to read.
+pub fn plain_usage(err: &clap::Error) -> Option<String> {
+    use clap::error::ErrorKind;
+    if err.kind() != ErrorKind::UnknownArgument {
+        return None;
+    }
+    let text = err.render().to_string();
+    let usage_line = text.lines().find(|l| l.starts_with("Usage: "))?;
+    let path: Vec<&str> = usage_line["Usage: ".len()..]
+        .split(' ')
+        .take_while(|w| !w.starts_with(['-', '[', '<']))
+        .collect();
+    let mut cmd = <Cli as clap::CommandFactory>::command();
+    cmd.build();
+    let mut found = &cmd;
+    for name in path.iter().skip(1) {
+        found = found.find_subcommand(name)?;
+    }
+    let mut found = found.clone();
+    let usage = found.render_usage().to_string();
+    Some(text.replacen(usage_line, usage.trim_end(), 1))
 }
 
 /// A rejected value as one line: `--au 511: an AU is ...`. `None` for

@@ -45,7 +45,10 @@ pub fn history(args: &HistoryArgs, store: &Settings) -> Result<i32> {
 
 pub fn list(args: &ListArgs, store: &Settings) -> Result<i32> {
     let db = select::open_existing(store)?;
-    let (devices, runs) = (db.devices()?, db.runs(None)?);
+    let (devices, mut runs) = (db.devices()?, db.runs(None)?);
+    // In the order they were saved, as their numbers are: an imported fio
+    // run keeps fio's date, which would sort it among older runs.
+    runs.sort_by_key(|r| r.id);
     match args.json {
         true => println!("{}", history::list_json(&devices, &runs)?),
         false => print!("{}", history::list(&devices, &runs)),

@@ -65,7 +65,7 @@ pub fn identify_in(sys: &Path, path: &Path) -> DeviceIdentity {
     let host = host::this_host();
     DeviceIdentity {
         key: device_key(&device, &host.hostname, path),
-        label: label(&device, filesystem.as_ref()),
+        label: simulated_label(path).unwrap_or_else(|| label(&device, filesystem.as_ref())),
         target: path.display().to_string(),
         device,
         filesystem,
@@ -177,6 +177,16 @@ pub fn label(d: &DeviceFacts, fs: Option<&FsInfo>) -> String {
     }
 }
 
+/// "simulated card, 8 GiB" for a `sim:` target: it has no device to
+/// probe, and "unknown device" would hide that it is not hardware.
+fn simulated_label(path: &Path) -> Option<String> {
+    let spec = path.to_str()?.strip_prefix("sim:")?;
+    let claimed = crate::engine::sim::SimParams::parse(spec)
+        .map(|p| format!(", {}", crate::units::format_size(p.size)))
+        .unwrap_or_default();
+    Some(format!("simulated card{claimed}"))
+}
+
 fn join(parts: &[Option<String>]) -> String {
     parts
         .iter()
@@ -192,6 +202,20 @@ mod tests {
     use crate::probe::fixture::Tree;
 
     const USB: &str = "pci0000:00/0000:00:14.0/usb2/2-1";
+
+    /// A simulated card says so, with its claimed size; a spec that does
+    /// not parse is still a simulated card.
+    #[test]
+    fn a_simulated_card_is_named_as_one() {
+        let t = Tree::new();
+        let id = identify_in(t.root(), Path::new("sim:size=8G,real=2G"));
+        assert_eq!(id.label, "simulated card, 8 GiB");
+        assert!(id.key.ends_with(":sim:size=8G,real=2G"), "{}", id.key);
+        let id = identify_in(t.root(), Path::new("sim:size=1X"));
+        assert_eq!(id.label, "simulated card");
+        let id = identify_in(t.root(), Path::new("sim:"));
+        assert_eq!(id.label, "simulated card, 4 GiB");
+    }
 
     /// A SanDisk Cruzer on USB 2.0.
     fn usb_stick(t: &Tree) {

@@ -356,6 +356,34 @@ fn an_imported_fio_job_compares_with_iocurves_run_of_the_same_workload() {
     assert_eq!(change["test"], "1 MiB read QD1 buffered", "{comparison}");
 }
 
+/// `list` shows runs by number, the order they were saved: a fio import
+/// dated days before keeps its date but is listed last, not in the middle.
+#[test]
+fn list_shows_an_imported_run_where_it_was_saved() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = db_in(dir.path());
+    write_run(dir.path(), &db);
+    ok(iocurve().args(["import", FIO_FIXTURE, "--db"]).arg(&db));
+    write_run(dir.path(), &db);
+    let out = ok(iocurve().args(["list", "--db"]).arg(&db));
+    let shown = text(&out.stdout);
+    let numbers: Vec<&str> = shown
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("run "))
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    assert_eq!(numbers, ["1", "2", "3"], "{shown}");
+    assert!(shown.contains("2026-11-22T09:20:07Z  fio"), "{shown}");
+    let out = ok(iocurve().args(["list", "--json", "--db"]).arg(&db));
+    let ids: Vec<i64> = json(&out.stdout)["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(ids, [1, 2, 3]);
+}
+
 #[test]
 fn probe_of_a_loop_device_reaches_its_backing_file() {
     let lo = match LoopDevice::new(8 << 20) {

@@ -73,7 +73,7 @@ fn outcome_lines(out: &mut String, o: &StreamOutcome) {
         // stalled max stays readable.
         let _ = writeln!(
             out,
-            "latency     from the scheduled start: p50 {}  p90 {}  p99 {}  p99.9 {}  max {}",
+            "latency     p50 {}  p90 {}  p99 {}  p99.9 {}  max {}\n            (each from its request's scheduled start)",
             with_unit(l.p50_ns as f64),
             with_unit(l.p90_ns as f64),
             with_unit(l.p99_ns as f64),

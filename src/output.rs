@@ -1,7 +1,9 @@
 //! The one output step of a measuring command: print the result (the table,
 //! JSON, JSON lines, CSV or Markdown; to stdout, to `-o FILE`, or nowhere
-//! with `-q`), save it in the results database, write the `--report` page,
-//! and pick the exit code. Everything a run shows passes through here.
+//! with `-q`), write the `--export-*` files beside it (each byte for byte
+//! what its format prints, as hyperfine writes several exports of one
+//! run), save it in the results database, write the `--report` page, and
+//! pick the exit code. Everything a run shows passes through here.
 
 use crate::error::{EXIT_INTERRUPTED, EXIT_IO, EXIT_VERIFY};
 use crate::report::html::{self, ReportInput};
@@ -118,20 +120,41 @@ impl Output {
     /// [`Output::finish_as`] for a result of this process alone.
     fn finish_alone(&self, result: &RunResult, table: &dyn Export) -> Result<i32> {
         let shown = self.show_final(&self.render(result, table));
+        let exported = self.write_exports(|format| Ok(render_as(format, result, table)));
         let code = self.exit_code_of(result)?;
         shown?;
+        exported?;
         Ok(code)
     }
 
     /// The result in the chosen format.
     pub fn render(&self, result: &RunResult, table: &dyn Export) -> String {
-        match self.choice.format {
-            Format::Text => table.render(result),
-            Format::Json => Json.render(result),
-            Format::JsonLines => json_line(result),
-            Format::Csv => Csv.render(result),
-            Format::Markdown => Markdown.render(result),
+        render_as(self.choice.format, result, table)
+    }
+
+    /// Writes every `--export-*` file, each with what `render` gives for
+    /// its format (the same text its flag prints). All are tried; the
+    /// first failure is returned, after the others are written.
+    pub fn write_exports(
+        &self,
+        mut render: impl FnMut(Format) -> std::result::Result<String, String>,
+    ) -> Result<()> {
+        let mut first_error = None;
+        for export in &self.choice.exports {
+            let written = render(export.format)
+                .map_err(crate::error::usage)
+                .and_then(|text| write_output(&export.path, text.as_bytes(), "the export"));
+            match written {
+                Ok(()) => self.note(format_args!("exported to {}", export.path.display())),
+                // The first failure ends the command (and is reported
+                // as its error); any later one is said here.
+                Err(e) if first_error.is_some() => {
+                    eprintln!("Error: {}", crate::error::render(&e))
+                }
+                Err(e) => first_error = Some(e),
+            }
         }
+        first_error.map_or(Ok(()), Err)
     }
 
     /// Puts rendered output where the flags say: the `-o` file, else
@@ -191,12 +214,14 @@ impl Output {
     /// bad blocks found over endure's cycles end it with the verify code.
     pub fn finish_saved(&self, result: &RunResult, saved: &mut Option<i64>) -> Result<i32> {
         let shown = self.show_final(&self.render(result, &Text));
+        let exported = self.write_exports(|format| Ok(render_as(format, result, &Text)));
         self.save_progress(result, saved);
         if let Some(id) = saved {
             self.note(format_args!("saved as run {id}"));
         }
         let code = exit_code_unsaved(result)?;
         shown?;
+        exported?;
         let bad: u64 = result
             .payload
             .endure()
@@ -257,6 +282,17 @@ fn after_common_lines<'a>(shown: &str, text: &'a str) -> &'a str {
         start += new.len();
     }
     &text[start..]
+}
+
+/// `result` in `format`; `table` is the command's own text form.
+fn render_as(format: Format, result: &RunResult, table: &dyn Export) -> String {
+    match format {
+        Format::Text => table.render(result),
+        Format::Json => Json.render(result),
+        Format::JsonLines => json_line(result),
+        Format::Csv => Csv.render(result),
+        Format::Markdown => Markdown.render(result),
+    }
 }
 
 /// The whole result as one line of JSON (the last line of `--json-lines`).
@@ -451,7 +487,7 @@ mod tests {
         let many = crate::testdata::mpi_result();
         let csv = super::runs_csv([&one, &many]);
         let widths: Vec<usize> = csv.lines().map(|l| l.split(',').count()).collect();
-        assert!(widths.iter().all(|w| *w == 17), "{csv}");
+        assert!(widths.iter().all(|w| *w == 23), "{csv}");
         assert_eq!(csv.matches("started_at").count(), 1, "{csv}");
     }
 

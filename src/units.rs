@@ -345,10 +345,10 @@ pub fn mb_per_s(bytes: u64, ns: u64) -> f64 {
 /// The legend printed under every table.
 pub const LEGEND: &str = "units: MB/s = 10^6 bytes/s; KiB = 1024 B, MiB = 1024^2 B, GiB = 1024^3 B; latency in µs unless marked";
 
-/// The legend under every text table: each time column names its unit in
-/// its header, so only the size and rate units are left to explain.
-pub const TEXT_LEGEND: &str =
-    "units: MB/s = 10^6 bytes/s; KiB = 1024 B, MiB = 1024^2 B, GiB = 1024^3 B";
+/// The legend under every text table: the size and rate units, and that
+/// each latency cell names its own unit (see [`format_latency`]). Two
+/// lines, so that each fits `profile`'s 80 columns.
+pub const TEXT_LEGEND: &str = "units: MB/s = 10^6 bytes/s; KiB = 1024 B, MiB = 1024^2 B, GiB = 1024^3 B\n       latency: each value names its unit (µs, ms, s)";
 
 #[cfg(test)]
 mod tests;

@@ -1,12 +1,14 @@
 //! The one set of output flags every command that prints a result takes
-//! (`--json`, `--csv`, `--markdown`, `-o FILE`, `-q`), `--json-lines` for
+//! (`--json`, `--csv`, `--markdown`, `-o FILE`, `-q`, and the files written
+//! beside them, `--export-json FILE`, `--export-csv FILE`,
+//! `--export-markdown FILE`, as hyperfine writes its exports), `--json-lines` for
 //! the measuring commands that can stream, and where results are kept
 //! (`--db`, `--no-save`) for the commands that save or read them. Each is
 //! one clap struct, flattened where it means something and nowhere else;
 //! what is printed is decided from them in [`crate::output`].
 
 use super::parse_path;
-use crate::vocab::output::{Format, OutputChoice};
+use crate::vocab::output::{ExportFile, Format, OutputChoice};
 use clap::Args;
 use std::path::PathBuf;
 
@@ -34,6 +36,67 @@ pub struct OutputArgs {
     /// errors, warnings and a file named by -o stay.
     #[arg(help_heading = "Output", short, long)]
     pub quiet: bool,
+
+    /// Also write the result as JSON (what --json prints) to FILE, beside
+    /// the output above [default: none].
+    #[arg(help_heading = "Output", long, value_name = "FILE", value_parser = parse_export_path)]
+    pub export_json: Option<PathBuf>,
+
+    /// Also write the result as CSV (what --csv prints) to FILE [default:
+    /// none].
+    #[arg(help_heading = "Output", long, value_name = "FILE", value_parser = parse_export_path)]
+    pub export_csv: Option<PathBuf>,
+
+    /// Also write the result as Markdown (what --markdown prints) to FILE
+    /// [default: none].
+    #[arg(help_heading = "Output", long, value_name = "FILE", value_parser = parse_export_path)]
+    pub export_markdown: Option<PathBuf>,
+}
+
+/// An `--export-*` path, refused at once when the file could not be
+/// written, so that a long measurement never ends in a lost export: `-`
+/// (stdout already carries the printed format; use --json, --csv or
+/// --markdown there), a directory, a block device, a directory that does
+/// not exist, or a read-only file. Only looked at, never opened: the
+/// command line opens nothing.
+fn parse_export_path(text: &str) -> Result<PathBuf, String> {
+    let path = parse_path(text)?;
+    if text == "-" {
+        return Err(
+            "- is stdout, which the printed output already uses; give a file name, or print the format with --json, --csv or --markdown".into(),
+        );
+    }
+    export_path_problem(&path).map_or(Ok(path), Err)
+}
+
+/// Why a file could not be written at `path`, found by looking only.
+fn export_path_problem(path: &std::path::Path) -> Option<String> {
+    use std::os::unix::fs::FileTypeExt;
+    if let Ok(m) = std::fs::metadata(path) {
+        let kind = m.file_type();
+        if m.is_dir() {
+            return Some("a directory: give a file name such as result.json".into());
+        }
+        if kind.is_block_device() {
+            return Some("a block device: give a file name such as result.json".into());
+        }
+        if m.is_file() && m.permissions().readonly() {
+            return Some("the file is read-only".into());
+        }
+        return None;
+    }
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => std::path::Path::new("."),
+    };
+    match std::fs::metadata(parent) {
+        Ok(m) if m.is_dir() && m.permissions().readonly() => {
+            Some(format!("the directory {} is read-only", parent.display()))
+        }
+        Ok(m) if m.is_dir() => None,
+        Ok(_) => Some(format!("{} is not a directory", parent.display())),
+        Err(e) => Some(format!("the directory {}: {e}", parent.display())),
+    }
 }
 
 impl OutputArgs {
@@ -53,7 +116,20 @@ impl OutputArgs {
             format: self.format(),
             file: self.output_file.clone(),
             quiet: self.quiet,
+            exports: self.exports(),
         }
+    }
+
+    /// The `--export-*` files, in the order JSON, CSV, Markdown.
+    pub fn exports(&self) -> Vec<ExportFile> {
+        [
+            (Format::Json, &self.export_json),
+            (Format::Csv, &self.export_csv),
+            (Format::Markdown, &self.export_markdown),
+        ]
+        .into_iter()
+        .filter_map(|(format, path)| path.clone().map(|path| ExportFile { format, path }))
+        .collect()
     }
 }
 

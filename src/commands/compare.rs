@@ -28,15 +28,22 @@ pub fn compare(args: &CompareArgs, settings: &Settings) -> Result<i32> {
         markdown: args.output.markdown,
     };
     let output = Output::new(settings, &args.output.choice(), None);
-    let text = match output.choice.format {
+    let render = |format: Format| match format {
         Format::Json => compare::render_json(&entries, &opts).map(|j| j + "\n"),
         Format::Csv => Ok(crate::output::runs_csv(entries.iter().map(|e| &e.result))),
-        Format::Markdown => compare::render(&entries, &opts),
+        Format::Markdown => compare::render(
+            &entries,
+            &Options {
+                markdown: true,
+                ..opts.clone()
+            },
+        ),
         // For a terminal: long verdicts wrapped to the width of every text output.
         _ => compare::render(&entries, &opts)
             .map(|t| crate::report::table::fit(&t, crate::report::table::WIDTH)),
     };
-    output.show(&text.map_err(usage)?)?;
+    output.show(&render(output.choice.format).map_err(usage)?)?;
+    output.write_exports(render)?;
     let Some(fail_above) = args.fail_above.map(|p| p / 100.0) else {
         return Ok(0);
     };

@@ -27,6 +27,14 @@ pub fn export(args: &ExportArgs, settings: &Settings) -> Result<i32> {
         _ => &Markdown,
     };
     let text = format.render(&entry.result);
-    Output::new(settings, &args.output.choice(), None).show(&text)?;
+    let output = Output::new(settings, &args.output.choice(), None);
+    output.show(&text)?;
+    output.write_exports(|format| {
+        Ok(match format {
+            Format::Json => Json.render(&entry.result),
+            Format::Csv => Csv.render(&entry.result),
+            _ => Markdown.render(&entry.result),
+        })
+    })?;
     Ok(0)
 }

@@ -1,11 +1,42 @@
 //! Cell texts that several tables share, so that one figure reads the same
 //! in `compare`, the Markdown export and every other table that shows it:
-//! the range rule for repeated figures, and a device's identity in one
-//! line.
+//! the range rule for repeated figures, a device's identity in one line,
+//! and which repetition's latency a one-row-per-test table shows.
 
 use crate::probe::DeviceIdentity;
-use crate::stats::Spread;
+use crate::result::TestResult;
+use crate::stats::{LatencySummary, Spread};
 use crate::units::format_mbps;
+
+/// The latency of one direction of `t` (`write` or read) in the complete
+/// repetition whose MB/s is the median, the one a table's median MB/s
+/// stands for; percentiles of different repetitions cannot be merged, so
+/// one repetition speaks for the test. `None` when no complete repetition
+/// moved data that way.
+pub fn median_latency(t: &TestResult, write: bool) -> Option<&LatencySummary> {
+    let mut reps: Vec<(f64, &LatencySummary)> = t
+        .repetitions
+        .iter()
+        .filter(|m| m.is_complete())
+        .filter_map(|m| {
+            if write {
+                m.write.as_ref()
+            } else {
+                m.read.as_ref()
+            }
+        })
+        .map(|d| (d.mb_per_s, &d.latency))
+        .collect();
+    reps.sort_by(|a, b| a.0.total_cmp(&b.0));
+    reps.get(reps.len() / 2).map(|(_, l)| *l)
+}
+
+/// [`median_latency`] of the direction a test is named by: its reads, or
+/// its writes when it only writes (a mixed test's reads: the JSON holds
+/// both sides).
+pub fn test_latency(t: &TestResult) -> Option<&LatencySummary> {
+    median_latency(t, false).or_else(|| median_latency(t, true))
+}
 
 /// Above this relative spread ((max - min) / median) a figure is a range.
 pub const RANGE_SPREAD: f64 = 0.10;

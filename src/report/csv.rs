@@ -14,6 +14,13 @@
 //! one range by test and host at once, where a second header in the middle
 //! of the file reads as a row of text. A run on one host keeps exactly the
 //! columns it always had.
+//!
+//! Latency percentiles close each test row (`p50_ns` … `max_ns`) and each
+//! curve point (`p50_ns`, `p99_ns`): integer nanoseconds, one fixed unit
+//! named in the column, since a CSV is read by programs that compare and
+//! sum cells (the text tables give each value its readable unit instead).
+//! A test's latency is that of its median repetition (see
+//! [`median_latency`](super::cells::median_latency)).
 
 use super::Export;
 use crate::result::RunResult;
@@ -23,7 +30,29 @@ use std::fmt::Write;
 
 pub struct Csv;
 
-const HEADER: &str = "started_at,device,device_key,command,test,rw,block_size,queue_depth,threads,repetitions,mb_per_s_median,mb_per_s_min,mb_per_s_max,iops_median,skipped";
+const HEADER: &str = "started_at,device,device_key,command,test,rw,block_size,queue_depth,threads,repetitions,mb_per_s_median,mb_per_s_min,mb_per_s_max,iops_median,skipped,p50_ns,p90_ns,p99_ns,p99_9_ns,p99_99_ns,max_ns";
+
+/// The latency cells of a test row, in [`HEADER`]'s order; empty when the
+/// test has no latency (skipped, imported without one).
+fn latency_cells(l: Option<&crate::stats::LatencySummary>) -> [String; 6] {
+    let Some(l) = l else {
+        return Default::default();
+    };
+    [
+        l.p50_ns,
+        l.p90_ns,
+        l.p99_ns,
+        l.p99_9_ns,
+        l.p99_99_ns,
+        l.max_ns,
+    ]
+    .map(|ns| ns.to_string())
+}
+
+/// An integer nanosecond cell, empty when there is none.
+fn ns_cell(ns: Option<u64>) -> String {
+    ns.map(|n| n.to_string()).unwrap_or_default()
+}
 
 /// A text cell: quoted when it holds a comma, quote or line break (RFC
 /// 4180), and, when a spreadsheet would read it as a formula, prefixed with
@@ -156,9 +185,12 @@ fn rank_rows(out: &mut String, r: &RunResult, m: &MpiSection) {
                 num(spread.map(|s| s.max)),
                 num(median(&iops)),
                 String::new(),
-                k.rank.to_string(),
-                field(&k.host),
             ];
+            out.push_str(&cells.join(","));
+            // A rank's figures per test hold no latency: the ranks' spans
+            // carry bytes and times only.
+            out.push_str(&",".repeat(latency_cells(None).len()));
+            let cells = [String::new(), k.rank.to_string(), field(&k.host)];
             out.push_str(&cells.join(","));
             out.push('\n');
         }
@@ -198,6 +230,10 @@ fn test_rows(r: &RunResult, rank_columns: bool) -> String {
             field(t.skipped.as_deref().unwrap_or("")),
         ];
         out.push_str(&cells.join(","));
+        for cell in latency_cells(super::cells::test_latency(t)) {
+            out.push(',');
+            out.push_str(&cell);
+        }
         out.push_str(blank_ranks(rank_columns));
         out.push('\n');
     }
@@ -211,7 +247,7 @@ fn rank_header(rank_columns: bool) -> &'static str {
 
 fn curve_rows(r: &RunResult, rank_columns: bool) -> String {
     let mut out = format!(
-        "target,pattern,size_bytes,buffered,reference,mb_per_s_median,mb_per_s_min,mb_per_s_max,iops_median,p50_us,p99_us,model_ratio{}\n",
+        "target,pattern,size_bytes,buffered,reference,mb_per_s_median,mb_per_s_min,mb_per_s_max,iops_median,p50_ns,p99_ns,model_ratio{}\n",
         rank_header(rank_columns)
     );
     let Some(curve) = r.payload.curve() else {
@@ -236,8 +272,8 @@ fn curve_rows(r: &RunResult, rank_columns: bool) -> String {
                 num(min),
                 num(max),
                 num(p.iops.map(|i| i.median)),
-                num(p.p50_ns.map(|n| n as f64 / 1e3)),
-                num(p.p99_ns.map(|n| n as f64 / 1e3)),
+                ns_cell(p.p50_ns),
+                ns_cell(p.p99_ns),
                 num(p.model_ratio),
                 blank_ranks(rank_columns)
             );
@@ -269,13 +305,13 @@ mod tests {
     fn snapshot_csv_of_four_ranks() {
         let csv = Csv.render(&testdata::mpi_result());
         let rows = records(&csv);
-        assert_eq!(&rows[0][15..], ["rank", "host"], "{csv}");
+        assert_eq!(&rows[0][21..], ["rank", "host"], "{csv}");
         assert!(rows.iter().all(|r| r.len() == rows[0].len()), "{csv}");
         // The header, 2 merged rows, then 2 tests × 4 ranks.
         assert_eq!(rows.len(), 1 + 2 + 8, "{csv}");
-        assert_eq!(&rows[1][15..], ["", ""]);
-        assert_eq!(&rows[3][15..], ["0", "node-a"]);
-        assert_eq!(&rows[10][15..], ["3", "node-b"]);
+        assert_eq!(&rows[1][21..], ["", ""]);
+        assert_eq!(&rows[3][21..], ["0", "node-a"]);
+        assert_eq!(&rows[10][21..], ["3", "node-b"]);
         insta::assert_snapshot!(csv);
     }
 
@@ -284,8 +320,8 @@ mod tests {
         let one = testdata::run(None, "2024-03-01T10:00:00Z", &[20.1], &[12.2]);
         assert!(!Csv.render(&one).contains("rank"));
         let rows = records(&Csv::rows(&one, true));
-        assert_eq!(&rows[0][15..], ["rank", "host"]);
-        assert!(rows.iter().all(|r| r.len() == 17));
+        assert_eq!(&rows[0][21..], ["rank", "host"]);
+        assert!(rows.iter().all(|r| r.len() == 23));
     }
 
     /// Every way a text cell can start a formula, in every text column.

@@ -13,7 +13,7 @@ use super::table::Table;
 use crate::analysis::ranks;
 use crate::result::cluster::MpiSection;
 use crate::result::{RunResult, TestResult};
-use crate::units::{TimeUnit, format_iops, format_mbps};
+use crate::units::{format_iops, format_latency, format_mbps};
 use crate::vocab::Rw;
 
 pub struct Markdown;
@@ -78,6 +78,21 @@ fn row_name(t: &TestResult) -> String {
     }
 }
 
+/// The p50 and p99 cells of row `name` in one direction, each in the unit
+/// that suits it: the median repetition of the first test of that row
+/// that moved data that way (`-` when none did).
+fn latency_cells(r: &RunResult, name: &str, write: bool) -> [String; 2] {
+    let latency = r
+        .tests
+        .iter()
+        .filter(|t| row_name(t) == name && t.skipped.is_none())
+        .find_map(|t| super::cells::median_latency(t, write));
+    match latency {
+        Some(l) => [l.p50_ns, l.p99_ns].map(|ns| format_latency(ns as f64)),
+        None => ["-".into(), "-".into()],
+    }
+}
+
 fn cell(r: &RunResult, name: &str, write: bool, quantity: Quantity) -> String {
     let reps: Vec<f64> = r
         .tests
@@ -134,19 +149,29 @@ impl Export for Markdown {
         if !identity.is_empty() {
             out.push_str(&format!("{}\n\n", escape(&identity)));
         }
-        let mut table = Table::new(&["Test", "Read MB/s", "Read IOPS", "Write MB/s", "Write IOPS"]);
+        let mut table = Table::new(&[
+            "Test",
+            "Read MB/s",
+            "Read IOPS",
+            "Read p50",
+            "Read p99",
+            "Write MB/s",
+            "Write IOPS",
+            "Write p50",
+            "Write p99",
+        ]);
         for name in row_names(r) {
-            table.add_row(vec![
-                name.clone(),
-                cell(r, &name, false, Quantity::MbPerS),
-                cell(r, &name, false, Quantity::Iops),
-                cell(r, &name, true, Quantity::MbPerS),
-                cell(r, &name, true, Quantity::Iops),
-            ]);
+            let mut row = vec![name.clone()];
+            for write in [false, true] {
+                row.push(cell(r, &name, write, Quantity::MbPerS));
+                row.push(cell(r, &name, write, Quantity::Iops));
+                row.extend(latency_cells(r, &name, write));
+            }
+            table.add_row(row);
         }
         out.push_str(&table.markdown());
         out.push_str("\nMB/s = 10^6 bytes/s; IOPS = I/Os per second (k = 10^3).\n");
-        out.push_str("Each figure is the median of the repetitions, with their range (min–max)\nwhere they spread by more than 10%.\n");
+        out.push_str("Each figure is the median of the repetitions, with their range (min–max)\nwhere they spread by more than 10%. Latency (p50, p99) is that of the\nmedian repetition; each value names its unit (µs, ms, s).\n");
         if let Some(m) = &r.mpi {
             rank_tables(&mut out, r, m);
         }
@@ -162,24 +187,13 @@ fn rank_tables(out: &mut String, r: &RunResult, m: &MpiSection) {
         escape(&ranks::shape_of(m))
     ));
     let tests = ranks::test_figures(r, m);
-    let skew = TimeUnit::for_ns(
-        tests
-            .iter()
-            .flat_map(|(_, _, rep)| [rep.start_skew_ns(), rep.end_skew_ns()])
-            .chain(
-                m.ranks
-                    .iter()
-                    .flat_map(|k| [k.start_skew_ns, k.end_skew_ns]),
-            )
-            .map(|ns| ns as f64),
-    );
     let mut table = Table::new(&[
-        "Test".to_string(),
-        "Aggregate MB/s".into(),
-        "First done MB/s".into(),
-        "Sum of ranks MB/s".into(),
-        skew.header("Start skew"),
-        skew.header("End skew"),
+        "Test",
+        "Aggregate MB/s",
+        "First done MB/s",
+        "Sum of ranks MB/s",
+        "Start skew",
+        "End skew",
     ]);
     for (t, _, rep) in &tests {
         table.add_row(vec![
@@ -187,22 +201,21 @@ fn rank_tables(out: &mut String, r: &RunResult, m: &MpiSection) {
             format_mbps(rep.aggregate_mb_per_s),
             format_mbps(rep.stonewall_mb_per_s),
             format_mbps(rep.sum_of_rank_mb_per_s),
-            skew.figure(rep.start_skew_ns() as f64),
-            skew.figure(rep.end_skew_ns() as f64),
+            format_latency(rep.start_skew_ns() as f64),
+            format_latency(rep.end_skew_ns() as f64),
         ]);
     }
     out.push_str(&table.markdown());
-    let latency = TimeUnit::for_ns(m.ranks.iter().filter_map(|k| k.p99_ns).map(|ns| ns as f64));
     let mut table = Table::new(&[
-        "Rank".to_string(),
-        "Host".into(),
-        "MB/s".into(),
-        latency.header("p50"),
-        latency.header("p99"),
-        skew.header("Start skew"),
-        skew.header("End skew"),
+        "Rank",
+        "Host",
+        "MB/s",
+        "p50",
+        "p99",
+        "Start skew",
+        "End skew",
     ]);
-    let time = |unit: TimeUnit, ns: Option<u64>| ns.map_or("-".into(), |ns| unit.figure(ns as f64));
+    let time = |ns: Option<u64>| ns.map_or("-".into(), |ns| format_latency(ns as f64));
     let mut rows: Vec<_> = m.ranks.iter().collect();
     rows.sort_by_key(|k| k.rank);
     for k in rows {
@@ -210,10 +223,10 @@ fn rank_tables(out: &mut String, r: &RunResult, m: &MpiSection) {
             k.rank.to_string(),
             k.host.clone(),
             format_mbps(k.mb_per_s),
-            time(latency, k.p50_ns),
-            time(latency, k.p99_ns),
-            time(skew, Some(k.start_skew_ns)),
-            time(skew, Some(k.end_skew_ns)),
+            time(k.p50_ns),
+            time(k.p99_ns),
+            time(Some(k.start_skew_ns)),
+            time(Some(k.end_skew_ns)),
         ]);
     }
     out.push('\n');
@@ -330,10 +343,10 @@ mod tests {
             assert!(!md.contains("\r"), "{hostile:?}: {md}");
             let rows = table_cells(&md);
             assert_eq!(rows.len(), 3, "{hostile:?}: {md}");
-            assert!(rows.iter().all(|r| r.len() == 5), "{hostile:?}: {md}");
+            assert!(rows.iter().all(|r| r.len() == 9), "{hostile:?}: {md}");
             // The heading, the identity, the table, the two notes: a name
             // with a line break adds no line.
-            assert_eq!(md.lines().count(), 11, "{hostile:?}: {md}");
+            assert_eq!(md.lines().count(), 12, "{hostile:?}: {md}");
         }
     }
 }

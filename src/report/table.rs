@@ -182,6 +182,17 @@ pub fn columns(s: &str) -> usize {
     s.chars().count()
 }
 
+/// `name` cut to `width` columns, its end replaced by an ellipsis (a
+/// host name, a kernel release: text from outside that must not widen a
+/// line).
+pub fn cut(name: &str, width: usize) -> String {
+    if columns(name) <= width {
+        return name.to_string();
+    }
+    let head: String = name.chars().take(width.saturating_sub(1)).collect();
+    format!("{head}…")
+}
+
 fn pad(s: &str, width: usize, align: Align) -> String {
     let fill = " ".repeat(width.saturating_sub(columns(s)));
     match align {

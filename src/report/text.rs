@@ -6,7 +6,7 @@ use super::table::{self, Table};
 use crate::result::{Measurement, Payload, RunResult, TestResult};
 use crate::result::{TargetInfo, TargetKind};
 use crate::stats::{LatencySummary, Spread};
-use crate::units::{TEXT_LEGEND, TimeUnit, format_iops, format_mbps, format_size_figure};
+use crate::units::{TEXT_LEGEND, format_iops, format_latency, format_mbps, format_size_figure};
 use crate::vocab::options::IoMode;
 use std::fmt::Write;
 
@@ -62,15 +62,26 @@ fn width_of(r: &RunResult) -> usize {
     }
 }
 
+/// The widest host name and kernel release the header shows whole: with
+/// the `host` label they fit `profile`'s 80 columns.
+const HOST_NAME_WIDTH: usize = 36;
+const KERNEL_WIDTH: usize = 22;
+
 fn header(out: &mut String, r: &RunResult) {
+    // The host on a line of its own: a host name is as long as its owner
+    // made it, and the first line must fit whatever it is.
     let _ = writeln!(
         out,
-        "iocurve {} · {} · {} · host {} (Linux {})",
+        "iocurve {} · {} · {}",
         r.iocurve_version,
         r.command(),
-        r.started_at,
-        r.host.hostname,
-        r.host.kernel
+        r.started_at
+    );
+    let _ = writeln!(
+        out,
+        "host        {} (Linux {})",
+        table::cut(&r.host.hostname, HOST_NAME_WIDTH),
+        table::cut(&r.host.kernel, KERNEL_WIDTH)
     );
     let t = &r.target;
     let _ = writeln!(out, "target      {}", describe_target(t));
@@ -210,12 +221,11 @@ fn run_tables(out: &mut String, test: &TestResult) {
             }
         }
     }
-    let unit = TimeUnit::for_ns(rows.iter().map(|(_, d)| d.latency.max_ns as f64));
     let mut headers = vec!["".to_string(), "MB/s".into(), "IOPS".into()];
-    headers.extend(LATENCY_COLUMNS.map(|name| unit.header(name)));
+    headers.extend(LATENCY_COLUMNS.map(String::from));
     let mut table = Table::new(&headers);
     for (label, d) in &rows {
-        table.add_row(latency_row(label, d.mb_per_s, d.iops, &d.latency, unit));
+        table.add_row(latency_row(label, d.mb_per_s, d.iops, &d.latency));
     }
     let _ = writeln!(out, "{table}");
     if let (Some(mbps), Some(iops)) = (&test.mb_per_s, &test.iops) {
@@ -240,16 +250,10 @@ fn run_tables(out: &mut String, test: &TestResult) {
     }
 }
 
-/// The latency columns of `run`'s table, each headed with its unit.
+/// The latency columns of `run`'s table; each cell names its own unit.
 const LATENCY_COLUMNS: [&str; 7] = ["mean", "p50", "p90", "p99", "p99.9", "p99.99", "max"];
 
-fn latency_row(
-    label: &str,
-    mbps: f64,
-    iops: f64,
-    l: &LatencySummary,
-    unit: TimeUnit,
-) -> Vec<String> {
+fn latency_row(label: &str, mbps: f64, iops: f64, l: &LatencySummary) -> Vec<String> {
     let mut row = vec![label.to_string(), format_mbps(mbps), format_iops(iops)];
     row.extend(
         [
@@ -261,7 +265,7 @@ fn latency_row(
             l.p99_99_ns as f64,
             l.max_ns as f64,
         ]
-        .map(|ns| unit.figure(ns)),
+        .map(format_latency),
     );
     row
 }
@@ -467,7 +471,7 @@ fn throughput_headers(ranges: bool) -> Vec<&'static str> {
 }
 
 /// `profile`'s second block: the median p50 and p99 latency of each test,
-/// one unit for the block.
+/// each cell in the unit that suits it.
 fn profile_latency_table(out: &mut String, rows: &[ProfileRow<'_>]) {
     let latency =
         |t: Option<&TestResult>| t.filter(|t| t.skipped.is_none()).and_then(median_latency);
@@ -479,17 +483,15 @@ fn profile_latency_table(out: &mut String, rows: &[ProfileRow<'_>]) {
     if all.is_empty() {
         return;
     }
-    let unit = TimeUnit::for_ns(all.iter().map(|(_, p99)| *p99 as f64));
-    let (p50, p99) = (unit.header("p50"), unit.header("p99"));
-    let mut table = Table::new(&["latency", &p50, &p99, &p50, &p99]);
+    let mut table = Table::new(&["latency", "p50", "p99", "p50", "p99"]);
     table.groups(&[("", 1), ("read", 2), ("write", 2)]);
     for (label, read, write) in rows {
         let mut row = vec![label.clone()];
         for test in [read, write] {
             match latency(*test) {
                 Some((p50, p99)) => {
-                    row.push(unit.figure(p50 as f64));
-                    row.push(unit.figure(p99 as f64));
+                    row.push(format_latency(p50 as f64));
+                    row.push(format_latency(p99 as f64));
                 }
                 None => row.extend(["-".to_string(), "-".to_string()]),
             }

@@ -8,7 +8,7 @@ use super::text::{UNSTABLE_LEGEND, unstable_mark};
 use super::text_files::model_ratio;
 use crate::analysis::curve::{AlignmentPenalty, FitQuality, MbRange, ModelFit, Penalty};
 use crate::result::{CurvePoint, CurveReport, CurveSeries};
-use crate::units::{TimeUnit, format_iops, format_mbps, format_size_figure};
+use crate::units::{format_iops, format_latency, format_mbps, format_size_figure};
 use std::fmt::Write;
 
 /// Width of the terminal bar chart, in characters.
@@ -111,8 +111,8 @@ fn model_lines(out: &mut String, s: &CurveSeries) {
             };
             let _ = writeln!(
                 out,
-                "model       {formula}: t0 = {:.1} µs, B = {} MB/s{unit}; n½ = {}, n90 = {}",
-                m.t0_us,
+                "model       {formula}: t0 = {}, B = {} MB/s{unit}; n½ = {}, n90 = {}",
+                format_latency(m.t0_us * 1e3),
                 format_mbps(m.bandwidth_mb_s),
                 format_size_figure(m.n_half_bytes.max(0.0).round() as u64),
                 format_size_figure(m.n90_bytes.max(0.0).round() as u64),
@@ -164,7 +164,12 @@ fn fit_line(out: &mut String, s: &CurveSeries, m: &ModelFit) {
         m.points_used
     );
     if let (Some(t0), Some(b)) = (m.t0_se_us, m.bandwidth_se_mb_s) {
-        let _ = write!(figures, ", t0 ± {:.1} µs, B ± {} MB/s", t0, format_mbps(b));
+        let _ = write!(
+            figures,
+            ", t0 ± {}, B ± {} MB/s",
+            format_latency(t0 * 1e3),
+            format_mbps(b)
+        );
     }
     if let Some(best) = m.best_measured_mb_s.filter(|b| *b > 0.0) {
         let above = (m.bandwidth_mb_s / best - 1.0) * 100.0;
@@ -296,10 +301,9 @@ fn exact_size(size: u64) -> String {
 }
 
 /// The figures of a table of curve points: MB/s, its range when the
-/// points were repeated, IOPS, and p50 and p99 in one unit for the table.
+/// points were repeated, IOPS, and p50 and p99, each cell in its own unit.
 struct PointColumns {
     ranges: bool,
-    unit: TimeUnit,
 }
 
 impl PointColumns {
@@ -309,7 +313,6 @@ impl PointColumns {
             ranges: points
                 .iter()
                 .any(|p| p.mb_per_s.is_some_and(|m| m.count > 1)),
-            unit: TimeUnit::for_ns(points.iter().filter_map(|p| p.p99_ns.map(|n| n as f64))),
         }
     }
 
@@ -319,8 +322,8 @@ impl PointColumns {
             h.push("(min–max)".into());
         }
         h.push("IOPS".into());
-        h.push(self.unit.header("p50"));
-        h.push(self.unit.header("p99"));
+        h.push("p50".into());
+        h.push("p99".into());
         h
     }
 
@@ -334,7 +337,7 @@ impl PointColumns {
             }));
         }
         cells.push(p.iops.map_or("-".into(), |i| format_iops(i.median)));
-        let time = |ns: Option<u64>| ns.map_or("-".into(), |v| self.unit.figure(v as f64));
+        let time = |ns: Option<u64>| ns.map_or("-".into(), |v| format_latency(v as f64));
         cells.push(time(p.p50_ns));
         cells.push(time(p.p99_ns));
         cells

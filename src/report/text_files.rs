@@ -2,7 +2,9 @@
 
 use super::table::{Table, WIDTH, fit};
 use crate::result::apps::{FilesLoadReport, FilesSaveReport, SavePoint};
-use crate::units::{TimeUnit, format_mbps, format_size_exact, format_size_figure, three_figures};
+use crate::units::{
+    format_latency, format_mbps, format_size_exact, format_size_figure, three_figures,
+};
 use crate::vocab::options::CopySync;
 use std::fmt::Write;
 
@@ -17,12 +19,10 @@ pub fn load_table(out: &mut String, r: &FilesLoadReport) {
             "method      each file opened, read whole by {method}, closed"
         );
     }
-    let unit = TimeUnit::for_ns(r.points.iter().map(|p| p.median_ns as f64));
-    let per_file = unit.header("time/file");
     let mut headers = vec![
         "file size",
         "files",
-        per_file.as_str(),
+        "time/file",
         "MB/s",
         "efficiency",
         "vs model",
@@ -43,7 +43,7 @@ pub fn load_table(out: &mut String, r: &FilesLoadReport) {
         let mut row = vec![
             format_size_figure(p.size),
             p.files.to_string(),
-            unit.figure(p.median_ns as f64),
+            format_latency(p.median_ns as f64),
             format_mbps(p.mb_per_s),
             format!("{:.0}%", efficiency * 100.0),
             p.model_ratio.map_or("-".into(), model_ratio),
@@ -58,8 +58,8 @@ pub fn load_table(out: &mut String, r: &FilesLoadReport) {
     if let Some(m) = &r.model {
         let _ = writeln!(
             out,
-            "model       t = t0 + n/B: {} µs per file, {} MB/s of data; a file of {} loads at half that speed (R² {:.3})",
-            three_figures(m.t0_us),
+            "model       t = t0 + n/B: {} per file, {} MB/s of data; a file of {} loads at half that speed (R² {:.3})",
+            format_latency(m.t0_us * 1e3),
             format_mbps(m.bandwidth_mb_s),
             format_size_figure(m.n_half_bytes.round() as u64),
             m.r_squared
@@ -101,29 +101,25 @@ fn amplification(p: &SavePoint, file_size: u64) -> Option<f64> {
 }
 
 pub fn save_table(out: &mut String, r: &FilesSaveReport) {
-    let _ = writeln!(
-        out,
+    let line = format!(
         "file        {} per write-call size, {}",
         format_size_figure(r.file_size),
         sync_words(r.sync)
     );
-    let unit = TimeUnit::for_ns(r.points.iter().map(|p| p.total_ns as f64));
+    let _ = writeln!(out, "{}", fit(&line, WIDTH));
+    // Compact columns, each time naming its own unit, so that a slow
+    // device's times (seconds per size on a FUSE-backed disk) and many
+    // sizes still fit 100 columns. The read-back column is shown only when
+    // a size failed it: the `verify` line below says when all passed.
+    let any_wrong = r.points.iter().any(|p| !p.check.ok());
+    let read_back = if any_wrong { "read back" } else { "" };
     let headers = [
-        "write call".to_string(),
-        "calls".into(),
-        unit.header("total"),
-        "MB/s".into(),
-        unit.header("write"),
-        unit.header("fsync"),
-        unit.header("close"),
-        "requests".into(),
-        "bytes".into(),
-        "× file".into(),
-        "verified".into(),
+        "call", "calls", "total", "MB/s", "write", "fsync", "close", "reqs", "bytes", "× file",
+        read_back,
     ];
     let mut table = Table::new(&headers);
     table.groups(&[("", 7), ("at the device", 3)]);
-    let time = |ns: u64| unit.figure(ns as f64);
+    let time = |ns: u64| format_latency(ns as f64);
     for p in &r.points {
         let (reqs, bytes) = p.device.as_ref().map_or(("-".into(), "-".into()), |d| {
             (
@@ -131,10 +127,10 @@ pub fn save_table(out: &mut String, r: &FilesSaveReport) {
                 format_size_figure(d.write_bytes),
             )
         });
-        let verified = if p.check.ok() {
-            "ok".to_string()
-        } else {
-            format!("{} B WRONG", p.check.bytes_wrong)
+        let verified = match (p.check.ok(), any_wrong) {
+            (true, true) => "ok".to_string(),
+            (true, false) => String::new(),
+            (false, _) => format!("{} B WRONG", p.check.bytes_wrong),
         };
         let to_device = amplification(p, r.file_size).map_or("-".into(), |a| format!("{a:.2}×"));
         table.add_row(vec![

@@ -4,7 +4,7 @@
 use super::table::Table;
 use crate::result::Payload;
 use crate::result::device::{AccessInfo, CopyReport, EndureReport, ParallelReport, SurfaceReport};
-use crate::units::{TimeUnit, format_mbps, format_size_figure};
+use crate::units::{format_latency, format_mbps, format_size_figure};
 use crate::vocab::options::ReadMethod;
 use std::fmt::Write;
 
@@ -74,9 +74,9 @@ fn access_line(out: &mut String, a: &AccessInfo, direction: Direction) {
     );
 }
 
-/// A time in a column's unit, `-` when there is none.
-fn opt_time(ns: Option<u64>, unit: TimeUnit) -> String {
-    ns.map_or("-".into(), |n| unit.figure(n as f64))
+/// A time with its own unit, `-` when there is none.
+fn opt_time(ns: Option<u64>) -> String {
+    ns.map_or("-".into(), |n| format_latency(n as f64))
 }
 
 fn surface(out: &mut String, s: &SurfaceReport) {
@@ -89,20 +89,21 @@ fn surface(out: &mut String, s: &SurfaceReport) {
         format_size_figure(s.block_size),
         format_mbps(s.median_read_mb_s)
     );
-    let unit = TimeUnit::for_ns(
-        s.samples
-            .iter()
-            .filter_map(|p| p.access_ns.map(|n| n as f64)),
-    );
-    let access = unit.header("access");
-    let mut table = Table::new(&["position", "offset", "read MB/s", &access, "write MB/s", ""]);
+    let mut table = Table::new(&[
+        "position",
+        "offset",
+        "read MB/s",
+        "access",
+        "write MB/s",
+        "",
+    ]);
     table.align(5, super::table::Align::Left);
     for p in &s.samples {
         table.add_row(vec![
             format!("{:.1}%", p.percent),
             format_size_figure(p.offset),
             format_mbps(p.read_mb_s),
-            opt_time(p.access_ns, unit),
+            opt_time(p.access_ns),
             p.write_mb_s.map_or("-".into(), format_mbps),
             p.error.clone().unwrap_or_default(),
         ]);
@@ -226,33 +227,24 @@ fn endure(out: &mut String, e: &EndureReport) {
         format_size_figure(e.offset),
         format_size_figure(e.block_size)
     );
-    let unit = TimeUnit::for_ns(e.cycles.iter().flat_map(|c| {
-        [&c.write_latency, &c.read_latency]
-            .into_iter()
-            .flatten()
-            .map(|l| l.p99_ns as f64)
-    }));
     let headers = [
-        "cycle".to_string(),
-        "MB/s".into(),
-        unit.header("p50"),
-        unit.header("p99"),
-        "MB/s".into(),
-        unit.header("p50"),
-        unit.header("p99"),
-        "ok".into(),
-        "changed".into(),
-        "overwritten".into(),
-        "corrupted".into(),
+        "cycle",
+        "MB/s",
+        "p50",
+        "p99",
+        "MB/s",
+        "p50",
+        "p99",
+        "ok",
+        "changed",
+        "overwritten",
+        "corrupted",
     ];
     let mut table = Table::new(&headers);
     table.groups(&[("", 1), ("write", 3), ("read", 3), ("blocks read back", 4)]);
     for c in &e.cycles {
         let pct = |l: &Option<crate::stats::LatencySummary>, p99: bool| {
-            opt_time(
-                l.as_ref().map(|l| if p99 { l.p99_ns } else { l.p50_ns }),
-                unit,
-            )
+            opt_time(l.as_ref().map(|l| if p99 { l.p99_ns } else { l.p50_ns }))
         };
         table.add_row(vec![
             format!("{}{}", c.cycle, if c.complete { "" } else { " (cut)" }),

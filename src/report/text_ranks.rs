@@ -9,11 +9,11 @@
 //! ones the result states ([`crate::result::cluster`]); the wording is
 //! shared with the HTML report through [`crate::analysis::ranks`].
 
-use super::table::{Table, columns};
+use super::table::{Table, cut};
 use crate::analysis::ranks;
 use crate::result::RunResult;
 use crate::result::cluster::{MpiRepetition, MpiSection};
-use crate::units::{TimeUnit, format_mbps, format_time_ns};
+use crate::units::{format_latency, format_mbps};
 use std::fmt::Write;
 
 /// The widest host name a row shows; longer ones end in an ellipsis.
@@ -40,8 +40,8 @@ fn figures(rep: &MpiRepetition) -> String {
         format_mbps(rep.aggregate_mb_per_s),
         format_mbps(rep.stonewall_mb_per_s),
         format_mbps(rep.sum_of_rank_mb_per_s),
-        format_time_ns(rep.start_skew_ns() as f64),
-        format_time_ns(rep.end_skew_ns() as f64)
+        format_latency(rep.start_skew_ns() as f64),
+        format_latency(rep.end_skew_ns() as f64)
     )
 }
 
@@ -62,12 +62,6 @@ fn test_lines(out: &mut String, r: &RunResult, m: &MpiSection) {
         out,
         "ranks       {shape}; each test's median repetition. Aggregate: total bytes over first start to last end; first done: when the first rank finished; sum of ranks: each rank's own rate, added"
     );
-    let skew = TimeUnit::for_ns(
-        tests
-            .iter()
-            .flat_map(|(_, _, rep)| [rep.start_skew_ns(), rep.end_skew_ns()])
-            .map(|ns| ns as f64),
-    );
     let mut table = Table::new(&[
         "test",
         "aggregate",
@@ -76,19 +70,15 @@ fn test_lines(out: &mut String, r: &RunResult, m: &MpiSection) {
         "start",
         "end",
     ]);
-    table.groups(&[
-        ("", 1),
-        ("MB/s", 3),
-        (&format!("skew {}", skew.symbol()), 2),
-    ]);
+    table.groups(&[("", 1), ("MB/s", 3), ("skew", 2)]);
     for (t, _, rep) in tests {
         table.add_row(vec![
             format!("{} {}", super::text::row_label(t), t.workload.rw),
             format_mbps(rep.aggregate_mb_per_s),
             format_mbps(rep.stonewall_mb_per_s),
             format_mbps(rep.sum_of_rank_mb_per_s),
-            skew.figure(rep.start_skew_ns() as f64),
-            skew.figure(rep.end_skew_ns() as f64),
+            format_latency(rep.start_skew_ns() as f64),
+            format_latency(rep.end_skew_ns() as f64),
         ]);
     }
     let _ = writeln!(out, "{table}\n");
@@ -100,7 +90,7 @@ fn clock_line(out: &mut String, m: &MpiSection) {
     let _ = writeln!(
         out,
         "clocks      offsets measured by ping-pong, bound ≤ {}, drift ≤ {} µs/s",
-        format_time_ns(bound as f64),
+        format_latency(bound as f64),
         crate::units::three_figures(drift / 1e3)
     );
 }
@@ -148,44 +138,29 @@ fn mode_lines(out: &mut String, m: &MpiSection) {
     }
 }
 
-/// `name` cut to `width` columns, its end replaced by an ellipsis.
-fn cut(name: &str, width: usize) -> String {
-    if columns(name) <= width {
-        return name.to_string();
-    }
-    let head: String = name.chars().take(width.saturating_sub(1)).collect();
-    format!("{head}…")
-}
-
-/// One row per rank, by rank; latencies in one unit, skews in another.
+/// One row per rank, by rank; each latency and skew names its unit.
 fn rank_table(m: &MpiSection) -> Table {
     let mut rows: Vec<_> = m.ranks.iter().collect();
     rows.sort_by_key(|r| r.rank);
-    let latency = TimeUnit::for_ns(rows.iter().filter_map(|r| r.p99_ns).map(|ns| ns as f64));
-    let skew = TimeUnit::for_ns(
-        rows.iter()
-            .flat_map(|r| [r.start_skew_ns, r.end_skew_ns])
-            .map(|ns| ns as f64),
-    );
     let mut table = Table::new(&[
-        "host".to_string(),
-        "rank".into(),
-        "MB/s".into(),
-        latency.header("p50"),
-        latency.header("p99"),
-        skew.header("start skew"),
-        skew.header("end skew"),
+        "host",
+        "rank",
+        "MB/s",
+        "p50",
+        "p99",
+        "start skew",
+        "end skew",
     ]);
-    let time = |unit: TimeUnit, ns: Option<u64>| ns.map_or("-".into(), |ns| unit.figure(ns as f64));
+    let time = |ns: Option<u64>| ns.map_or("-".into(), |ns| format_latency(ns as f64));
     for r in rows {
         table.add_row(vec![
             cut(&r.host, HOST_WIDTH),
             r.rank.to_string(),
             format_mbps(r.mb_per_s),
-            time(latency, r.p50_ns),
-            time(latency, r.p99_ns),
-            time(skew, Some(r.start_skew_ns)),
-            time(skew, Some(r.end_skew_ns)),
+            time(r.p50_ns),
+            time(r.p99_ns),
+            time(Some(r.start_skew_ns)),
+            time(Some(r.end_skew_ns)),
         ]);
     }
     table
@@ -223,6 +198,7 @@ fn straggler_line(out: &mut String, m: &MpiSection) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::table::columns;
     use crate::report::{Export, Text};
     use crate::result::cluster::{RankRow, ReadOtherHost};
     use crate::testdata;

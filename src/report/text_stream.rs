@@ -2,11 +2,11 @@
 
 use crate::result::apps::StreamOutcome;
 use crate::result::apps::StreamReport;
-use crate::units::{TimeUnit, format_mbps, format_size_figure, format_time_ns};
+use crate::units::{format_latency, format_mbps, format_size_figure};
 
 /// A time with its unit, three significant figures: `0 µs`, `13.1 ms`.
 fn with_unit(ns: f64) -> String {
-    format_time_ns(ns)
+    format_latency(ns)
 }
 use std::fmt::Write;
 
@@ -69,17 +69,16 @@ fn outcome_lines(out: &mut String, o: &StreamOutcome) {
         with_unit(o.longest_gap_ns as f64)
     );
     if let Some(l) = &o.latency {
-        // One unit for the line, so the figures compare at a glance.
-        let unit = TimeUnit::for_ns([l.max_ns as f64]);
+        // Each figure names its unit, so a sub-millisecond p50 beside a
+        // stalled max stays readable.
         let _ = writeln!(
             out,
-            "latency     {} from the scheduled start: p50 {}  p90 {}  p99 {}  p99.9 {}  max {}",
-            unit.symbol(),
-            unit.figure(l.p50_ns as f64),
-            unit.figure(l.p90_ns as f64),
-            unit.figure(l.p99_ns as f64),
-            unit.figure(l.p99_9_ns as f64),
-            unit.figure(l.max_ns as f64)
+            "latency     p50 {}  p90 {}  p99 {}  p99.9 {}  max {}\n            (each from its request's scheduled start)",
+            with_unit(l.p50_ns as f64),
+            with_unit(l.p90_ns as f64),
+            with_unit(l.p99_ns as f64),
+            with_unit(l.p99_9_ns as f64),
+            with_unit(l.max_ns as f64)
         );
     }
     let _ = writeln!(

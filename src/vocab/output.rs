@@ -26,4 +26,16 @@ pub struct OutputChoice {
     pub file: Option<PathBuf>,
     /// `-q`: nothing on stdout, no progress, no notes on stderr.
     pub quiet: bool,
+    /// `--export-json FILE`, `--export-csv FILE`, `--export-markdown
+    /// FILE`: more copies of the result, each in its format, written when
+    /// the result exists, beside whatever is printed.
+    pub exports: Vec<ExportFile>,
+}
+
+/// One `--export-*` file: the format and where it goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExportFile {
+    /// [`Format::Json`], [`Format::Csv`] or [`Format::Markdown`].
+    pub format: Format,
+    pub path: PathBuf,
 }

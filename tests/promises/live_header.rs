@@ -337,7 +337,7 @@ fn endure_prints_its_header_before_the_first_cycle() {
 fn normalised(out: &str) -> String {
     out.lines()
         .map(|line| {
-            if line.starts_with("iocurve ") && line.contains(" · host ") {
+            if line.starts_with("iocurve ") && line.matches(" · ").count() == 2 {
                 let command = line.split(" · ").nth(1).unwrap_or("?");
                 format!("iocurve · {command} · [time]")
             } else if line.starts_with("cpu ") {

@@ -263,7 +263,19 @@ const FLASH_OWN: [(&str, &[&str]); 5] = [
 #[test]
 fn each_flash_subcommand_offers_only_its_own_options() {
     let shared = [
-        "verbose", "json", "csv", "markdown", "output", "quiet", "db", "no-save", "help", "version",
+        "verbose",
+        "json",
+        "csv",
+        "markdown",
+        "output",
+        "quiet",
+        "db",
+        "no-save",
+        "help",
+        "version",
+        "export-json",
+        "export-csv",
+        "export-markdown",
     ];
     let every_own: BTreeSet<&str> = FLASH_OWN
         .iter()
@@ -735,5 +747,154 @@ fn an_svg_chart_keeps_a_hostile_target_name_as_text() {
             .iter()
             .any(|l| l.trim().starts_with(&format!("{name} · "))),
         "{labels:?}"
+    );
+}
+
+/// The listing commands with a `--json` of their own print no result, so
+/// they write no export (see [`NOT_RESULTS`]).
+const JSON_WITHOUT_EXPORTS: [&str; 3] = ["list", "history", "probe"];
+
+#[test]
+fn every_command_with_json_also_writes_the_three_exports() {
+    let mut checked = 0;
+    for (name, cmd) in leaves() {
+        let have = longs(&cmd);
+        if !have.contains("json") || JSON_WITHOUT_EXPORTS.contains(&name.as_str()) {
+            continue;
+        }
+        for flag in ["export-json", "export-csv", "export-markdown"] {
+            assert!(have.contains(flag), "{name} has --json but no --{flag}");
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 17);
+    for name in JSON_WITHOUT_EXPORTS {
+        assert!(!prints_a_result(name), "{name} prints a result: export it");
+    }
+}
+
+/// Runs `name` with the three exports beside its table, then once with
+/// each of `--json`, `--csv` and `--markdown` and the three exports again:
+/// what the flag prints and the file of its format, made from the same
+/// result in the same run, are the same bytes.
+fn exports_match_the_flags(name: &str) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    if ["compare", "export"].contains(&name) {
+        two_runs(dir);
+    }
+    let files = ["out.json", "out.csv", "out.md"].map(|f| dir.join(f));
+    let paths = files.each_ref().map(|f| f.to_str().unwrap());
+    let exports = [
+        "--export-json",
+        paths[0],
+        "--export-csv",
+        paths[1],
+        "--export-markdown",
+        paths[2],
+    ];
+    let (code, table, err) = run_in(dir, &command_line(name, dir, 1), &exports);
+    assert!([0, 5].contains(&code), "{name}: exit {code}: {err}");
+    assert!(
+        !table.trim().is_empty(),
+        "{name}: no table beside the exports"
+    );
+    assert!(!table.trim_start().starts_with('{'), "{name}: {table}");
+    for f in &files {
+        assert!(f.exists(), "{name}: {} not written", f.display());
+    }
+    for (i, (flag, file)) in ["--json", "--csv", "--markdown"]
+        .iter()
+        .zip(&files)
+        .enumerate()
+    {
+        let mut extra = vec![*flag];
+        extra.extend(exports);
+        let (c, printed, err) = run_in(dir, &command_line(name, dir, 2 + i), &extra);
+        assert_eq!(c, code, "{name} {flag}: {err}");
+        let written = std::fs::read_to_string(file).unwrap();
+        assert_eq!(
+            written,
+            printed,
+            "{name}: {} differs from {flag}",
+            file.display()
+        );
+    }
+}
+
+#[test]
+fn the_exports_hold_what_each_flag_prints() {
+    for name in ["run", "curve", "flash capacity", "compare", "export"] {
+        exports_match_the_flags(name);
+    }
+}
+
+#[test]
+fn an_export_path_that_cannot_be_written_is_refused_before_measuring() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("r.db");
+    let db = db.to_str().unwrap();
+    let missing = tmp.path().join("no-such-dir/out.json");
+    let dir = tmp.path().to_str().unwrap();
+    for (flag, path) in [
+        ("--export-json", missing.to_str().unwrap()),
+        ("--export-csv", dir),
+        ("--export-markdown", "-"),
+        ("--export-json", "/dev/null/x.json"),
+    ] {
+        let out = common::run_fail(["run", CARD, "--time", "10s", "--db", db, flag, path], 2);
+        let err = text(&out.stderr);
+        assert!(err.contains(flag), "{flag} {path}: {err}");
+        assert!(
+            !db_exists(db),
+            "{flag} {path}: a run was measured and saved"
+        );
+    }
+    // Each at most once.
+    let a = tmp.path().join("a.json");
+    let b = tmp.path().join("b.json");
+    common::run_fail(
+        [
+            "run",
+            CARD,
+            "--export-json",
+            a.to_str().unwrap(),
+            "--export-json",
+            b.to_str().unwrap(),
+        ],
+        2,
+    );
+}
+
+fn db_exists(path: &str) -> bool {
+    Path::new(path).exists()
+}
+
+#[test]
+fn an_interrupted_run_still_writes_its_exports() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let out_json = dir.join("partial.json");
+    let out_csv = dir.join("partial.csv");
+    let child = common::iocurve_std()
+        .args(["run", dir.to_str().unwrap(), "--span", "16M", "--buffered"])
+        .args(["--time", "60s", "--ramp", "0", "--no-save"])
+        .args(["--export-json", out_json.to_str().unwrap()])
+        .args(["--export-csv", out_csv.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let pid = rustix::process::Pid::from_child(&child);
+    rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", text(&out.stderr));
+    let doc = json(&std::fs::read(&out_json).expect("the JSON export was written"));
+    assert_eq!(doc["interrupted"], true, "{doc}");
+    let csv = std::fs::read_to_string(&out_csv).expect("the CSV export was written");
+    assert!(
+        csv.starts_with("started_at,") && csv.contains("p99_ns"),
+        "{csv}"
     );
 }

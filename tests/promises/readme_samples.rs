@@ -81,9 +81,12 @@ fn samples(readme: &str) -> Vec<Sample> {
 
 /// A line with what differs from run to run replaced.
 fn normalise(line: &str) -> String {
-    if line.starts_with("iocurve ") && line.contains(" · host ") {
+    if line.starts_with("iocurve ") && line.matches(" · ").count() == 2 {
         let command = line.split(" · ").nth(1).unwrap_or("?");
-        return format!("iocurve [version] · {command} · [time] · host [host] ([kernel])");
+        return format!("iocurve [version] · {command} · [time]");
+    }
+    if line.starts_with("host        ") {
+        return "host        [host] ([kernel])".into();
     }
     if line.starts_with("cpu         ") {
         return "cpu         [cpu seconds]".into();

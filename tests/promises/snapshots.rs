@@ -57,8 +57,10 @@ fn normalise_text(out: &str, tmp: &Path) -> String {
     out.lines()
         .map(|line| {
             let line = line.replace(tmp, "[tmp]");
-            if line.starts_with("iocurve ") && line.contains(" · host ") {
+            if is_first_header_line(&line) {
                 normalise_header(&line)
+            } else if line.starts_with("host        ") {
+                "host        [host] ([kernel])".to_string()
             } else if let Some(rest) = line.strip_prefix("cpu ") {
                 let pad = rest.len() - rest.trim_start().len();
                 format!("cpu {}[cpu seconds]", " ".repeat(pad))
@@ -70,10 +72,16 @@ fn normalise_text(out: &str, tmp: &Path) -> String {
         .join("\n")
 }
 
-/// `iocurve 0.1.0 · run · 2026-… · host vm (Linux 6.…)`: keeps the command.
+/// `iocurve 0.1.0 · run · 2026-…`, the report's first line (the host is
+/// on the next, `host        vm (Linux 6.…)`).
+fn is_first_header_line(line: &str) -> bool {
+    line.starts_with("iocurve ") && line.matches(" · ").count() == 2
+}
+
+/// `iocurve 0.1.0 · run · 2026-…`: keeps the command.
 fn normalise_header(line: &str) -> String {
     let command = line.split(" · ").nth(1).unwrap_or("?");
-    format!("iocurve [version] · {command} · [time] · host [host] ([kernel])")
+    format!("iocurve [version] · {command} · [time]")
 }
 
 /// The JSON document with the same facts replaced, by key wherever they

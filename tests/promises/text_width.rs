@@ -118,6 +118,23 @@ fn cases() -> Vec<(&'static str, Case)> {
         ("flash class", run(&["{card}", "--au", "1M"], WIDE)),
         ("files load", run(&["{dir}"], WIDE)),
         ("files save", run(&["{dir}"], WIDE)),
+        // Every call synchronous, with many sizes: the table the issue saw
+        // wrap on a FUSE-backed disk (each time now names its own unit).
+        (
+            "files save",
+            run(
+                &[
+                    "{dir}",
+                    "--sync",
+                    "each",
+                    "--size",
+                    "256k",
+                    "--sizes",
+                    "512,1k,2k,4k,8k,16k,32k,64k,128k,256k",
+                ],
+                WIDE,
+            ),
+        ),
         ("copy", run(&["{file}", "{dir}/copy.img"], WIDE)),
         ("probe", run(&["{dir}"], WIDE)),
         (
@@ -232,4 +249,67 @@ fn the_checker_sees_what_it_must() {
     assert_eq!(problems("a \n", 10).len(), 1);
     assert_eq!(problems("──\n", 10).len(), 1);
     assert!(problems("| a long markdown row |\n", 10).is_empty());
+}
+
+/// A result of each kind, as `--json` printed it, on a host with a
+/// 60-character name and a long kernel release: every text report of it
+/// still fits, its first line whatever the host, the `host` line cut.
+#[test]
+fn a_long_host_name_widens_no_report() {
+    use iocurve::report::{Export, Text};
+    use iocurve::result::RunResult;
+    let commands: [(&[&str], usize); 8] = [
+        (
+            &[
+                "profile",
+                CARD,
+                "--time",
+                "100ms",
+                "--repeat",
+                "1",
+                "--destructive",
+            ],
+            NARROW,
+        ),
+        (&["run", CARD, "--time", "100ms", "--ramp", "0"], WIDE),
+        (
+            &[
+                "curve", CARD, "--sizes", "4k,64k", "--time", "100ms", "--repeat", "1",
+            ],
+            WIDE,
+        ),
+        (&["stream", CARD, "--time", "500ms"], WIDE),
+        (&["sustain", CARD, "--bytes", "8M"], WIDE),
+        (&["surface", CARD, "--samples", "4"], WIDE),
+        (
+            &["endure", "sim:size=8M", "--cycles", "1", "--destructive"],
+            WIDE,
+        ),
+        (&["flash", "capacity", CARD], WIDE),
+    ];
+    let mut failures = Vec::new();
+    for (args, width) in commands {
+        let out = iocurve()
+            .args(args)
+            .args(["--json", "--no-save"])
+            .output()
+            .expect("the command runs");
+        let mut r: RunResult = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", text(&out.stderr)));
+        r.host.hostname = format!("ci-runner-{}", "a".repeat(50));
+        r.host.kernel = "6.11.4-301.fc41.x86_64+debug-with-a-long-suffix".into();
+        let report = match args[0] {
+            "flash" => iocurve::report::flash::render_text(&r, true),
+            _ => Text.render(&r),
+        };
+        // The first line names no host, so no host can widen it.
+        let first = report.lines().next().unwrap_or_default();
+        if first.chars().count() > width || first.contains("ci-runner") {
+            failures.push(format!("{args:?}: first line {first:?}"));
+        }
+        for p in problems(&report, width) {
+            failures.push(format!("{args:?}: {p}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

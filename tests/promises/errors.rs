@@ -565,8 +565,12 @@ fn a_blank_inside_any_size_duration_or_rate_is_refused_naming_the_option() {
 
 #[test]
 fn odd_simulated_cards_are_refused_naming_the_key() {
-    let cases: [(&str, &[&str]); 4] = [
+    let cases: [(&str, &[&str]); 8] = [
         ("sim:size=1G,size=2G", &["sim option size is given twice"]),
+        ("sim:size=1X", &["sim option size=1X", "not a byte count"]),
+        ("sim:size=0", &["sim option size is 0 bytes"]),
+        ("sim:size=1G,real=2G", &["sim option real=2 GiB", "at most"]),
+        ("sim:au=24k,page=16k", &["sim option au=24 KiB", "pages"]),
         (
             "sim:size=4G,au=64G",
             &["sim option au=64 GiB", "larger than the card"],
@@ -583,5 +587,59 @@ fn odd_simulated_cards_are_refused_naming_the_key() {
             .output()
             .unwrap();
         assert_one_line_error(&out, 2, needles);
+    }
+}
+
+/// Every command's long options, mistyped (the last two letters swapped,
+/// close enough that clap suggests the right one), are refused with exit 2
+/// and the command's own usage line: `[OPTIONS]`, never the suggested
+/// option written as if it were required.
+#[test]
+fn a_mistyped_option_shows_the_commands_own_usage() {
+    use clap::CommandFactory;
+    fn walk(cmd: &clap::Command, words: &[String], out: &mut Vec<(Vec<String>, String)>) {
+        let long = cmd
+            .get_arguments()
+            .filter(|a| !a.is_hide_set())
+            .filter_map(|a| a.get_long())
+            .find(|l| l.len() >= 4 && *l != "help" && *l != "version");
+        if cmd.get_subcommands().next().is_none() {
+            if let Some(long) = long {
+                out.push((words.to_vec(), long.to_string()));
+            }
+        }
+        for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+            let mut w = words.to_vec();
+            w.push(sub.get_name().to_string());
+            walk(sub, &w, out);
+        }
+    }
+    let mut root = iocurve::cli::Cli::command();
+    root.build();
+    let mut cases = Vec::new();
+    walk(&root, &[], &mut cases);
+    assert!(cases.len() >= 20, "{} commands", cases.len());
+    for (words, long) in cases {
+        let mut typo: Vec<char> = long.chars().collect();
+        let n = typo.len();
+        typo.swap(n - 1, n - 2);
+        let typo: String = typo.into_iter().collect();
+        if typo == long {
+            continue;
+        }
+        let out = iocurve()
+            .args(&words)
+            .arg(format!("--{typo}"))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{words:?} --{typo}: {err}");
+        let usage = err
+            .lines()
+            .find(|l| l.starts_with("Usage: "))
+            .unwrap_or_else(|| panic!("{words:?} --{typo}: no usage line in {err}"));
+        let expected = format!("Usage: iocurve {} [OPTIONS]", words.join(" "));
+        assert!(usage.starts_with(&expected), "{words:?} --{typo}: {usage}");
+        assert!(!usage.contains(&format!("--{long}")), "{words:?}: {usage}");
     }
 }

@@ -343,7 +343,7 @@ pub fn mb_per_s(bytes: u64, ns: u64) -> f64 {
 }
 
 /// The legend printed under every table.
-pub const LEGEND: &str = "units: MB/s = 10^6 bytes/s; KiB = 1024 B, MiB = 1024^2 B, GiB = 1024^3 B; latency in µs unless marked";
+pub const LEGEND: &str = "units: MB/s = 10^6 bytes/s; KiB = 1024 B, MiB = 1024^2 B, GiB = 1024^3 B; each latency names its unit (µs, ms, s)";
 
 /// The legend under every text table: the size and rate units, and that
 /// each latency cell names its own unit (see [`format_latency`]). Two

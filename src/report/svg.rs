@@ -345,8 +345,9 @@ fn draw_model(
         .draw_series(DashedLineSeries::new(line, 6, 4, colour.stroke_width(1)))
         .map_err(|e| e.to_string())?
         .label(format!(
-            "model: t0 {:.1} µs, B {:.0} MB/s",
-            fit.t0_us, fit.bandwidth_mb_s
+            "model: t0 {}, B {:.0} MB/s",
+            crate::units::format_latency(fit.t0_us * 1e3),
+            fit.bandwidth_mb_s
         ))
         .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(1)));
     Ok(())

@@ -76,8 +76,10 @@ fn checked(
 }
 
 /// Nanoseconds as microseconds with one decimal.
+/// A time of the raw table in the unit that suits it (`1.25 µs`,
+/// `123 µs`, `1.20 ms`; a negative difference keeps its sign).
 fn ns_us(ns: i64) -> String {
-    format!("{:.1}", ns as f64 / 1000.0)
+    crate::units::format_latency(ns as f64)
 }
 
 /// The report, with the detector's own figures as its JSON details.
@@ -104,10 +106,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn nanoseconds_print_as_microseconds_with_one_decimal() {
-        assert_eq!(ns_us(1_250), "1.2");
-        assert_eq!(ns_us(0), "0.0");
-        assert_eq!(ns_us(123_456), "123.5");
+    fn each_time_of_the_table_names_its_unit() {
+        assert_eq!(ns_us(1_250), "1.25 µs");
+        assert_eq!(ns_us(0), "0 µs");
+        assert_eq!(ns_us(123_456), "123 µs");
+        assert_eq!(ns_us(1_204_000), "1.20 ms");
+        assert_eq!(ns_us(-3_200), "-3.20 µs");
     }
 
     #[test]

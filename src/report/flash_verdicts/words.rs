@@ -324,10 +324,10 @@ fn pnu_text(curve: &[PnuPoint], pm_mb_s: Option<f64>) -> String {
 pub fn heading(c: Column) -> &'static str {
     match c {
         Column::Boundary => "align",
-        Column::BeforeUs => "pre µs",
-        Column::OnUs => "on µs",
-        Column::AfterUs => "post µs",
-        Column::DiffUs => "diff µs",
+        Column::BeforeUs => "pre",
+        Column::OnUs => "on",
+        Column::AfterUs => "post",
+        Column::DiffUs => "diff",
         Column::Written => "written",
         Column::MbS => "MB/s",
         Column::AuMbS => "AU MB/s",
@@ -337,7 +337,7 @@ pub fn heading(c: Column) -> &'static str {
     }
 }
 
-/// A cell as text: sizes in binary units, times in µs with one decimal.
+/// A cell as text: sizes in binary units, each time in its own unit.
 pub fn cell(c: &Cell, column: Column) -> String {
     match c {
         // An offset is printed in bytes, to be found again exactly.

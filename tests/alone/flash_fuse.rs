@@ -141,6 +141,107 @@ fn capacity_finds_stale_data_behind_a_small_cache() {
     finds_the_real_size(512 * MIB, 450 * MIB, Fake::Stale, 8 * MIB);
 }
 
+/// The first sector of `dev`, read past the page cache.
+fn sector_zero(dev: &std::path::Path) -> Vec<u8> {
+    let out = std::process::Command::new("dd")
+        .arg(format!("if={}", dev.display()))
+        .args(["bs=512", "count=1", "iflag=direct", "status=none"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// A figure of one kind among a run's findings.
+fn figure<'a>(run: &'a Run, kind: &str) -> &'a serde_json::Value {
+    run.findings()
+        .iter()
+        .find_map(|f| f["figure"].get(kind))
+        .unwrap_or_else(|| panic!("no {kind} among {:?}", run.findings()))
+}
+
+/// `flash capacity --fix` on a real block device claiming 128 MiB that
+/// holds 40 MiB: without `--destructive` nothing is written (the command
+/// is refused before it measures); with it, sector 0 holds one FAT32 (LBA)
+/// partition from sector 2048 that ends at or before the last good sector,
+/// with the 0x55AA signature, and util-linux's own reader of partition
+/// tables (`partx`) finds the same partition.
+#[test]
+fn capacity_fix_writes_a_partition_table_the_kernel_tools_read() {
+    let _alone = one_at_a_time();
+    let real = 40 * MIB;
+    let Some(dev) = device(FaultDevice::spec(128 * MIB).fake(real, Fake::Wrap)) else {
+        return;
+    };
+    let before = sector_zero(&dev.dev);
+    let refused = iocurve()
+        .args(["--no-save", "flash", "capacity"])
+        .arg(&dev.dev)
+        .args(["--fix", "--seed", "11"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        refused.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+    assert_eq!(
+        sector_zero(&dev.dev),
+        before,
+        "written without --destructive"
+    );
+    let run = flash("capacity", &dev, &["--fix", "--seed", "11"]);
+    assert_eq!(run.code, 5, "still a fake card: {}", run.details());
+    assert_eq!(
+        figure(&run, "fixed")["outcome"],
+        "written",
+        "{:?}",
+        run.findings()
+    );
+    let last = figure(&run, "last_good_sector")["sector"].as_u64().unwrap();
+    assert!(
+        last < real / 512,
+        "last good sector {last} beyond the real size"
+    );
+    let mbr = sector_zero(&dev.dev);
+    assert_eq!(&mbr[510..512], &[0x55, 0xAA], "signature");
+    let entry = &mbr[446..462];
+    let le = |b: &[u8]| u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+    let (kind, start, sectors) = (entry[4], le(&entry[8..12]), le(&entry[12..16]));
+    assert_eq!((kind, start), (0x0c, 2048), "{entry:02x?}");
+    assert!(
+        sectors > 0 && start + sectors - 1 <= last,
+        "{start}+{sectors} past {last}"
+    );
+    assert!(mbr[462..510].iter().all(|b| *b == 0), "one partition only");
+    let repair = figure(&run, "repair");
+    assert_eq!(
+        (repair["start"].as_u64(), repair["sectors"].as_u64()),
+        (Some(start), Some(sectors))
+    );
+    match std::process::Command::new("partx")
+        .args(["--show", "--noheadings", "--output", "START,SECTORS,TYPE"])
+        .arg(&dev.dev)
+        .output()
+    {
+        Ok(out) if out.status.success() => {
+            let shown = String::from_utf8_lossy(&out.stdout);
+            let words: Vec<&str> = shown.split_whitespace().collect();
+            let expected = [start.to_string(), sectors.to_string(), "0xc".into()];
+            assert_eq!(words, expected, "partx: {shown}");
+        }
+        Ok(out) => panic!("partx: {}", String::from_utf8_lossy(&out.stderr)),
+        Err(_) => {
+            skipped("partx is not installed (util-linux): the table was checked byte by byte only")
+        }
+    }
+}
+
 #[test]
 fn capacity_calls_a_genuine_device_genuine() {
     let _one = one_at_a_time();

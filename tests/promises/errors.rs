@@ -603,10 +603,8 @@ fn a_mistyped_option_shows_the_commands_own_usage() {
             .filter(|a| !a.is_hide_set())
             .filter_map(|a| a.get_long())
             .find(|l| l.len() >= 4 && *l != "help" && *l != "version");
-        if cmd.get_subcommands().next().is_none() {
-            if let Some(long) = long {
-                out.push((words.to_vec(), long.to_string()));
-            }
+        if let (None, Some(long)) = (cmd.get_subcommands().next(), long) {
+            out.push((words.to_vec(), long.to_string()));
         }
         for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
             let mut w = words.to_vec();

@@ -259,12 +259,10 @@ fn after_common_lines<'a>(shown: &str, text: &'a str) -> &'a str {
     &text[start..]
 }
 
-/// The whole result as one line of JSON (the last line of `--json-lines`).
+/// The whole result as one line of JSON (the last line of `--json-lines`,
+/// tagged `"type":"result"`).
 fn json_line(result: &RunResult) -> String {
-    match serde_json::to_string(result) {
-        Ok(line) => line + "\n",
-        Err(e) => format!("{{\"error\":{:?}}}\n", e.to_string()),
-    }
+    crate::report::result_line(result) + "\n"
 }
 
 /// Writes to stdout; a closed pipe (`| head`) is not an error worth a

@@ -295,12 +295,10 @@ fn render_as(format: Format, result: &RunResult, table: &dyn Export) -> String {
     }
 }
 
-/// The whole result as one line of JSON (the last line of `--json-lines`).
+/// The whole result as one line of JSON (the last line of `--json-lines`,
+/// tagged `"type":"result"`).
 fn json_line(result: &RunResult) -> String {
-    match serde_json::to_string(result) {
-        Ok(line) => line + "\n",
-        Err(e) => format!("{{\"error\":{:?}}}\n", e.to_string()),
-    }
+    crate::report::result_line(result) + "\n"
 }
 
 /// Writes to stdout; a closed pipe (`| head`) is not an error worth a

@@ -2,9 +2,9 @@
 //! follows it as it runs. One JSON object per line, each flushed at once:
 //! an `interval` line per interval while the measurement goes on (see
 //! [`crate::workload::live`]; sustain cuts its own), then the whole result
-//! on the last line.
+//! on the last line. Each line is a [`JsonLine`], `type` first.
 
-use crate::result::live::LiveInterval;
+use crate::result::live::{JsonLine, LiveInterval};
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
@@ -23,22 +23,9 @@ pub fn intervals_on() -> bool {
     INTERVALS.load(Ordering::Relaxed)
 }
 
-/// A line's tag, first, then the figures it carries, flat.
-#[derive(serde::Serialize)]
-struct Tagged<'a, T: serde::Serialize> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    #[serde(flatten)]
-    body: &'a T,
-}
-
 /// The line of one interval: `{"type":"interval", ...its figures}`.
 pub fn live_line(interval: &LiveInterval) -> String {
-    let line = Tagged {
-        kind: "interval",
-        body: interval,
-    };
-    serde_json::to_string(&line).unwrap_or_default()
+    JsonLine::Interval(interval).to_line()
 }
 
 /// Prints one line on stdout and flushes it; a closed stdout is ignored

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 const MAX_DEPTH: usize = 16;
 
 /// One layer passed on the way down to the medium.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Layer {
     pub name: String,
     /// `partition`, `dm`, `md`, `loop`.
@@ -24,7 +24,7 @@ pub struct Layer {
 }
 
 /// The facts of the whole disk at the bottom of the stack.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BlockFacts {
     pub name: String,
     /// `major:minor`.

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// Who the measured device is, what it sits behind, and where.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DeviceIdentity {
     /// Links the runs of one device: `cid:...`, `serial:...`, `model:...`.
     pub key: String,
@@ -33,7 +33,7 @@ pub struct DeviceIdentity {
 }
 
 /// What sysfs says about a block device and the medium beneath it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DeviceFacts {
     /// Kernel name of the device the target is on (a partition, a loop).
     pub device: Option<String>,

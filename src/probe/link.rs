@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// The interface between the host and the medium.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Interface {
     /// `usb`, `mmc`, `sata`, `nvme`, `virtio`, `scsi`, `loop`, `zram`, ...
     pub kind: String,

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// The identity of an SD or MMC card.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MmcInfo {
     /// `SD`, `MMC` or `SDIO`.
     pub card_type: Option<String>,
@@ -42,7 +42,7 @@ pub struct MmcInfo {
 }
 
 /// What the SD Status register says about speed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SdClasses {
     /// `Class 10`; `None` for class 0 (no claim).
     pub speed_class: Option<String>,

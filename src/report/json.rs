@@ -1,7 +1,10 @@
-//! The JSON document: the whole result, `schema_version` first.
+//! The JSON document: the whole result, `schema_version` first; and the
+//! start and result lines of `--json-lines` (see
+//! [`crate::result::live::JsonLine`]). Their schemas are in schema/.
 
 use super::Export;
 use crate::result::RunResult;
+use crate::result::live::{JsonLine, StartLine};
 
 pub struct Json;
 
@@ -17,21 +20,19 @@ impl Export for Json {
 /// The first line of a measuring command's JSON lines, printed before it
 /// measures: the command, the target and the plan (see
 /// [`super::text_plan`]), `type` first as a reader looks for it.
-pub fn start_line(result: &crate::result::RunResult) -> String {
-    #[derive(serde::Serialize)]
-    struct Start<'a> {
-        r#type: &'static str,
-        command: String,
-        target: &'a crate::result::TargetInfo,
-        plan: Option<String>,
-    }
-    let start = Start {
-        r#type: "start",
+pub fn start_line(result: &RunResult) -> String {
+    JsonLine::Start(StartLine {
         command: result.command(),
         target: &result.target,
         plan: super::text_plan::plan(result),
-    };
-    serde_json::to_string(&start).unwrap_or_else(|e| format!("{{\"error\":{:?}}}", e.to_string()))
+    })
+    .to_line()
+}
+
+/// The last line of a measuring command's JSON lines: the whole result,
+/// `{"type":"result", ...}`, the object `--json` prints with its tag.
+pub fn result_line(result: &RunResult) -> String {
+    JsonLine::Result(result).to_line()
 }
 
 #[cfg(test)]

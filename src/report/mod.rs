@@ -29,7 +29,7 @@ mod text_stream;
 pub(crate) mod text_sustain;
 
 pub use csv::Csv;
-pub use json::{Json, start_line};
+pub use json::{Json, result_line, start_line};
 pub use markdown::Markdown;
 pub use svg::Svg;
 pub use svg_life::{EndureSvg, SurfaceSvg};

@@ -9,7 +9,7 @@ use crate::vocab::options::{CopySync, StreamDirection};
 use serde::{Deserialize, Serialize};
 
 /// `iocurve files load`: time per whole file, by size, from a cold cache.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FilesLoadReport {
     pub points: Vec<LoadPoint>,
     /// t = t0 + n/B over the per-file medians: t0 is the cost of one file
@@ -24,7 +24,7 @@ pub struct FilesLoadReport {
 }
 
 /// One file size of `files load`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LoadPoint {
     pub size: u64,
     pub files: u64,
@@ -47,7 +47,7 @@ pub struct LoadPoint {
 }
 
 /// `iocurve files save`: one file written with each write-call size.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FilesSaveReport {
     pub file_size: u64,
     /// How each file was made durable (`--sync`; `end` before it existed).
@@ -66,14 +66,14 @@ fn sync_at_end() -> CopySync {
 }
 
 /// A write-call size `files save` did not measure.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SkippedSave {
     pub write_size: u64,
     pub why: String,
 }
 
 /// One write-call size of `files save`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SavePoint {
     pub write_size: u64,
     pub times: SaveTimes,
@@ -87,7 +87,7 @@ pub struct SavePoint {
 }
 
 /// Write requests the device received.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SaveDeviceIo {
     pub device: String,
     pub write_requests: u64,
@@ -96,7 +96,7 @@ pub struct SaveDeviceIo {
 }
 
 /// `iocurve stream`: a fixed schedule and the deadlines it met.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct StreamReport {
     pub direction: StreamDirection,
     pub fps: Option<f64>,
@@ -117,7 +117,7 @@ impl StreamReport {
 }
 
 /// `--find-max`: the highest rate that had no miss.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FindMaxReport {
     /// 0 when even the lowest rate tried missed.
     pub max_rate_mb_s: f64,
@@ -125,7 +125,7 @@ pub struct FindMaxReport {
 }
 
 /// `iocurve sustain`: throughput over a long write.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SustainReport {
     pub block_size: u32,
     pub interval_ns: u64,
@@ -146,7 +146,7 @@ pub struct SustainReport {
 }
 
 /// The drop found in a sustained write.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SpeedDrop {
     /// Index of the interval the first slow request completed in (the
     /// chart's resolution); filled by the caller that has the intervals.
@@ -192,7 +192,7 @@ impl SpeedDrop {
 }
 
 /// What mincore said after the eviction of a set of files.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct EvictionProof {
     pub files: u64,
     /// Pages still in the page cache after eviction.
@@ -205,7 +205,7 @@ pub struct EvictionProof {
 }
 
 /// Times of one `save` with one write-call size.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SaveTimes {
     pub open_ns: u64,
     /// All write calls together.
@@ -222,7 +222,7 @@ impl SaveTimes {
 }
 
 /// What the read-back of a saved file found.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SaveCheck {
     /// Bytes compared (the file's length).
     pub bytes_checked: u64,
@@ -241,7 +241,7 @@ impl SaveCheck {
 }
 
 /// What one run of a stream found.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct StreamOutcome {
     /// The rate the schedule asked for, MB/s.
     pub rate_mb_s: f64,
@@ -272,7 +272,7 @@ pub struct StreamOutcome {
 }
 
 /// Throughput over one interval of time.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct IntervalSample {
     pub index: u64,
     /// Since the start of the write, ns.
@@ -287,7 +287,7 @@ pub struct IntervalSample {
 }
 
 /// Throughput over one stretch of `mark_bytes` bytes.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MarkSample {
     /// Bytes written when the stretch ended.
     pub bytes_end: u64,
@@ -296,7 +296,7 @@ pub struct MarkSample {
 }
 
 /// What the result records about the background load.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CpuLoadInfo {
     /// The share of every CPU asked for, percent.
     pub percent: u8,

@@ -142,6 +142,21 @@ impl<'de> Deserialize<'de> for Caveat {
     }
 }
 
+/// A caveat is stored as one string (see the module doc), so its schema
+/// is a string with the labels spelled out.
+impl schemars::JsonSchema for Caveat {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Caveat".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "description": "What the reader must know about a figure before trusting it, as `LABEL: sentence` or a plain sentence. Labels: CACHE (a cache answered: not the medium's speed), MEMORY (the file system is in RAM), SIMULATED (a simulated card on a virtual clock), PRESERVED (the test region was saved and put back); no label: a plain note."
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

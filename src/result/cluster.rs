@@ -15,7 +15,7 @@
 use serde::{Deserialize, Serialize};
 
 /// The many-hosts part of a result (`mpi` in JSON).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MpiSection {
     /// Number of ranks in the job.
     pub size: u32,
@@ -39,7 +39,7 @@ pub struct MpiSection {
 
 /// One rank's totals over the whole command (warm-ups excluded), and its
 /// clock as rank 0 measured it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RankRow {
     pub rank: u32,
     pub host: String,
@@ -79,7 +79,7 @@ pub struct RankRow {
 /// One test's figures across the ranks, for its median repetition's
 /// formulas stated once: `mb_per_s` is the merged test's own (total bytes
 /// over last end minus first start on the common clock).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MpiTest {
     pub name: String,
     /// Per repetition, in the order of the test's repetitions.
@@ -87,7 +87,7 @@ pub struct MpiTest {
 }
 
 /// One repetition of one test over every rank.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MpiRepetition {
     /// Total bytes over (last end − first start), 10^6 B/s.
     pub aggregate_mb_per_s: f64,
@@ -120,7 +120,7 @@ impl MpiRepetition {
 }
 
 /// One rank's share of one repetition.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RankSpan {
     pub rank: u32,
     pub start_ns: i64,
@@ -134,7 +134,7 @@ pub struct RankSpan {
 }
 
 /// Where each rank's reads came from under `--read-other-host`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ReadOtherHost {
     /// True when every rank read what a rank on another host wrote.
     pub done: bool,
@@ -149,7 +149,7 @@ pub struct ReadOtherHost {
 /// exact: its latency histograms bucket by bucket and its start and end on
 /// its own CLOCK_MONOTONIC. Present only while an MPI job's ranks send their
 /// results to rank 0; never in a printed or saved result.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RawCounts {
     /// Read latencies: (a value in the bucket, count), every non-empty bucket.
     pub read_buckets: Vec<(u64, u64)>,
@@ -166,7 +166,7 @@ pub struct RawCounts {
 
 /// What each rank says about itself before anything is opened; rank 0
 /// stops the job when the ranks' builds, kernels or file systems differ.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RankIdentity {
     pub rank: u32,
     pub host: String,

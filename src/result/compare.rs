@@ -19,7 +19,7 @@ pub struct Entry {
 }
 
 /// Sequential or random offsets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Access {
     Sequential,
@@ -27,7 +27,7 @@ pub enum Access {
 }
 
 /// What the requests do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Direction {
     Read,
@@ -39,7 +39,7 @@ pub enum Direction {
 }
 
 /// Through the page cache or around it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Mode {
     Direct,
@@ -47,7 +47,7 @@ pub enum Mode {
 }
 
 /// How `run` reached the data.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Method {
     Pread,
@@ -58,7 +58,7 @@ pub enum Method {
 }
 
 /// Whether the device had the machine to itself.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Company {
     Alone,
@@ -70,7 +70,7 @@ pub enum Company {
 
 /// Everything that makes two tests alike (see
 /// [`crate::analysis::compare::matching`] for why each field counts).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct TestKey {
     pub access: Access,
     pub direction: Direction,
@@ -87,7 +87,7 @@ pub struct TestKey {
 }
 
 /// Why a run offers nothing to match.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case", tag = "reason")]
 pub enum NoTests {
     /// A command whose result is not a set of repeated tests.
@@ -110,7 +110,7 @@ impl NoTests {
 }
 
 /// One pair of like tests and what changed.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct TestChange {
     /// The later run.
     pub run: String,
@@ -122,6 +122,7 @@ pub struct TestChange {
     pub after_mb_s: Vec<f64>,
     /// The verdict, or why there is none.
     #[serde(serialize_with = "verdict_json")]
+    #[schemars(schema_with = "verdict_schema")]
     pub verdict: Result<Verdict, NoVerdict>,
     /// The verdict's ratio − 1 (−0.2: 20% slower), never at or below −1.
     pub percent_change: Option<Interval>,
@@ -151,6 +152,20 @@ impl EngineDifference {
     }
 }
 
+/// The schema of [`verdict_json`]'s object: one key, `verdict` or
+/// `no_verdict`.
+fn verdict_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let verdict = generator.subschema_for::<Verdict>();
+    let none = generator.subschema_for::<NoVerdict>();
+    schemars::json_schema!({
+        "description": "The verdict (`verdict`), or why there is none (`no_verdict`).",
+        "oneOf": [
+            { "type": "object", "properties": { "verdict": verdict }, "required": ["verdict"], "additionalProperties": false },
+            { "type": "object", "properties": { "no_verdict": none }, "required": ["no_verdict"], "additionalProperties": false }
+        ]
+    })
+}
+
 /// `{"verdict": ...}` or `{"no_verdict": ...}` rather than serde's
 /// `Ok`/`Err`.
 fn verdict_json<S: serde::Serializer>(
@@ -167,7 +182,7 @@ fn verdict_json<S: serde::Serializer>(
 }
 
 /// A test (or a run) set apart, and why.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct NotCompared {
     pub run: String,
     /// The test, when one test is meant (`None`: the whole run).
@@ -187,7 +202,7 @@ impl NotCompared {
 }
 
 /// Every later run against the first, test by test.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Comparison {
     pub baseline: String,
     /// True when every run is of one device (its key).

@@ -49,8 +49,24 @@ impl<'de, T> Deserialize<'de> for Recorded<T> {
     }
 }
 
+/// The schema is the typed configuration's: what this release writes. A
+/// run stored by an older release keeps the keys it was stored with.
+impl<T: schemars::JsonSchema> schemars::JsonSchema for Recorded<T> {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        T::schema_name()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        generator.subschema_for::<T>()
+    }
+}
+
 /// `iocurve profile`: its options, and the time and area each row got.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ProfileSettings {
     #[serde(flatten)]
     pub options: ProfileConfig,
@@ -62,12 +78,17 @@ pub struct ProfileSettings {
 }
 
 /// `iocurve files load`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct FilesLoadSettings {
     pub dir: PathBuf,
     pub sizes: Vec<u64>,
     pub count: Option<u32>,
     pub fps: Option<f64>,
+    /// Seed of the file contents and order (pass it again with --seed to
+    /// repeat the run). A string of
+    /// decimal digits: JSON readers round integers above 2^53.
+    #[serde(with = "crate::vocab::wide")]
+    #[schemars(schema_with = "crate::vocab::wide::schema")]
     pub seed: u64,
     pub cpu_load: Option<u8>,
     pub method: FileReadMethod,
@@ -75,18 +96,23 @@ pub struct FilesLoadSettings {
 }
 
 /// `iocurve files save`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct FilesSaveSettings {
     pub dir: PathBuf,
     pub size: u64,
     pub sizes: Vec<u64>,
     pub sync: CopySync,
+    /// Seed of the file contents and order (pass it again with --seed to
+    /// repeat the run). A string of
+    /// decimal digits: JSON readers round integers above 2^53.
+    #[serde(with = "crate::vocab::wide")]
+    #[schemars(schema_with = "crate::vocab::wide::schema")]
     pub seed: u64,
     pub cpu_load: Option<u8>,
 }
 
 /// `iocurve stream`: the schedule as planned.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct StreamSettings {
     pub target: TargetConfig,
     pub rw: StreamDirection,
@@ -102,7 +128,7 @@ pub struct StreamSettings {
 }
 
 /// `iocurve sustain`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct SustainSettings {
     pub target: TargetConfig,
     pub bytes: u64,
@@ -117,7 +143,7 @@ pub struct SustainSettings {
 
 /// The write `sustain` runs, as the settings plan it: what the workload
 /// writes and the analysis reports against.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SustainPlan {
     pub block_size: u32,
     pub offset: u64,
@@ -132,7 +158,7 @@ pub struct SustainPlan {
 }
 
 /// `iocurve surface`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct SurfaceSettings {
     pub target: TargetConfig,
     pub samples: u32,
@@ -143,7 +169,7 @@ pub struct SurfaceSettings {
 }
 
 /// `iocurve copy`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct CopySettings {
     pub source: PathBuf,
     pub target: TargetConfig,
@@ -153,7 +179,7 @@ pub struct CopySettings {
 }
 
 /// `iocurve endure`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct EndureSettings {
     pub target: TargetConfig,
     pub cycles: u32,
@@ -162,7 +188,7 @@ pub struct EndureSettings {
 }
 
 /// `iocurve flash <test>`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct FlashSettings {
     pub test: crate::vocab::options::FlashTest,
     pub target: PathBuf,

@@ -13,7 +13,7 @@
 use serde::{Deserialize, Serialize};
 
 /// The fitted model t(n) = t0 + max(n, U)/B (U absent: t0 + n/B).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ModelFit {
     /// Fixed cost per request, µs. Below zero only in a poor fit.
     pub t0_us: f64,
@@ -78,7 +78,7 @@ impl ModelFit {
 }
 
 /// Whether a fit can be trusted, and why not.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "verdict", rename_all = "snake_case")]
 pub enum FitQuality {
     /// Every check passed: t0 and B describe the device.
@@ -107,7 +107,7 @@ impl FitQuality {
 }
 
 /// A request size worth using, among those measured.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Advice {
     /// The smallest measured size from which every measured size reaches
     /// a set share (`ADVICE_SHARE`, 90%) of the peak.
@@ -121,7 +121,7 @@ pub struct Advice {
 }
 
 /// A point far from the model.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Deviation {
     pub size: u64,
     /// Measured MB/s over model MB/s.
@@ -130,7 +130,7 @@ pub struct Deviation {
 }
 
 /// How much slower an unaligned size is than its aligned neighbours imply.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct AlignmentPenalty {
     pub size: u64,
     /// Median MB/s over the repetitions.
@@ -156,7 +156,7 @@ pub struct AlignmentPenalty {
 }
 
 /// The lowest, median and highest MB/s of a size over its repetitions.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MbRange {
     pub min: f64,
     pub median: f64,
@@ -164,7 +164,7 @@ pub struct MbRange {
 }
 
 /// What an unaligned size's repetitions say against its neighbours'.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Penalty {
     /// Every repetition was slower than anything the neighbours imply.
@@ -179,7 +179,7 @@ pub enum Penalty {
 }
 
 /// Where one curve overtakes another.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Crossover {
     pub pattern: crate::vocab::Rw,
     /// Faster below the crossing.
@@ -192,7 +192,7 @@ pub struct Crossover {
 }
 
 /// What the link says about the curve.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CeilingVerdict {
     pub interface: String,
     pub limit_mb_s: f64,

@@ -11,7 +11,7 @@ use crate::vocab::options::{CopySync, ReadMethod};
 use serde::{Deserialize, Serialize};
 
 /// Sections beyond the tests; flattened into the result's JSON.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Sections {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub surface: Option<SurfaceReport>,
@@ -26,7 +26,7 @@ pub struct Sections {
 }
 
 /// How `run` read the target: the method and its buffers.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct AccessInfo {
     pub method: ReadMethod,
     /// Bytes per library call of `stdio` (`--stdio-bs`).
@@ -41,7 +41,7 @@ pub struct AccessInfo {
 }
 
 /// Speed against position over the whole device.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SurfaceReport {
     pub device_bytes: u64,
     /// Bytes read (and written) at each position.
@@ -59,7 +59,7 @@ pub struct SurfaceReport {
 }
 
 /// One position of a surface scan.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SurfaceSample {
     pub offset: u64,
     /// Offset as a share of the device, 0..100.
@@ -72,7 +72,7 @@ pub struct SurfaceSample {
 }
 
 /// Consecutive slow samples.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SlowRegion {
     /// First byte of the first slow sample.
     pub start: u64,
@@ -85,14 +85,14 @@ pub struct SlowRegion {
 }
 
 /// The same workload on several devices alone and all at once.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ParallelReport {
     pub targets: Vec<String>,
     pub tests: Vec<ParallelTest>,
 }
 
 /// One workload of a parallel run.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ParallelTest {
     pub name: String,
     pub rw: Rw,
@@ -106,7 +106,7 @@ pub struct ParallelTest {
 }
 
 /// One device of a parallel workload.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ParallelDevice {
     pub target: String,
     pub alone_mb_s: Option<f64>,
@@ -116,7 +116,7 @@ pub struct ParallelDevice {
 }
 
 /// An image copied onto a device, and each side measured alone.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CopyReport {
     pub source: String,
     pub destination: String,
@@ -138,7 +138,7 @@ pub struct CopyReport {
 }
 
 /// The destination read back and compared with the source.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CopyVerify {
     pub compared_bytes: u64,
     pub mismatched_bytes: u64,
@@ -146,7 +146,7 @@ pub struct CopyVerify {
 }
 
 /// Write-and-verify cycles over the whole span.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct EndureReport {
     pub cycles_asked: u32,
     pub offset: u64,
@@ -158,7 +158,7 @@ pub struct EndureReport {
 }
 
 /// One cycle: the span written (stamped blocks), checked, read again timed.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct EndureCycle {
     /// 1-based.
     pub cycle: u32,
@@ -173,7 +173,7 @@ pub struct EndureCycle {
 }
 
 /// Where a run's transfer size came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum BlockSizeFrom {
     /// `--bs` as given.
     #[serde(rename = "--bs")]

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::vocab::options::FlashTest;
 
 /// What a `flash` command found, as the result records it.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FlashReport {
     pub test: FlashTest,
     /// The one-line answer.
@@ -27,7 +27,7 @@ pub struct FlashReport {
 }
 
 /// One line of a flash verdict: what was found, and how sure.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Finding {
     /// The finding's name and value in words, as written when the result
     /// was made.
@@ -43,7 +43,7 @@ pub struct Finding {
 }
 
 /// The measured figures of one finding, one variant per kind of line.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Figure {
     /// `align`: the erase block found by boundary timing (`None`: not
@@ -158,7 +158,7 @@ pub enum FixOutcome {
 }
 
 /// One point of P(Nu).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PnuPoint {
     /// Nu / Nt.
     pub used_share: f64,
@@ -167,7 +167,7 @@ pub struct PnuPoint {
 
 /// The raw table of a test: typed columns and cells, or the text of a
 /// result stored before schema 3.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum FlashTable {
     Typed(TypedTable),
@@ -184,14 +184,14 @@ impl FlashTable {
 }
 
 /// Columns, then rows of cells in the same order.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TypedTable {
     pub columns: Vec<Column>,
     pub rows: Vec<Vec<Cell>>,
 }
 
 /// What a column holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Column {
     /// A candidate boundary (`align`).
@@ -215,7 +215,7 @@ pub enum Column {
 }
 
 /// One typed cell.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Cell {
     Bytes(u64),
@@ -229,7 +229,9 @@ pub enum Cell {
 }
 
 /// How sure a decision is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Confidence {
     Low,
@@ -248,7 +250,7 @@ impl Confidence {
 }
 
 /// A requirement's verdict.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum Status {
     Pass,
@@ -268,7 +270,7 @@ impl Status {
 }
 
 /// What a class asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub enum Need {
     /// Pw, MB/s.
     SeqWrite(f64),
@@ -329,7 +331,9 @@ impl Need {
 }
 
 /// How the cache-exhausting writes ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Exhaustion {
     /// The speed fell and then held steady: Pw is after the cache.

@@ -2,21 +2,62 @@
 //! while `run`, `profile`, `curve`, `stream` and `sustain` measure, before
 //! the whole result on the last line. Intervals are not stored; the result
 //! holds the figures of the whole measurement.
+//!
+//! Every line is one [`JsonLine`], tagged by `type` as its first key
+//! (`start`, `interval`, `result`), so a reader picks lines with
+//! `jq 'select(.type=="result")'` and validates each against the one
+//! schema of the lines (schema/iocurve-json-lines.schema.json).
 
+use super::{RunResult, TargetInfo};
 use serde::Serialize;
 use std::borrow::Cow;
+
+/// One line of `--json-lines`: `{"type": "start" | "interval" | "result",
+/// ...}`, the tag first and the object's own keys beside it.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum JsonLine<'a> {
+    /// The first line, printed before measuring: what is about to be
+    /// measured.
+    Start(StartLine<'a>),
+    /// One interval of about a second while the measurement runs.
+    Interval(&'a LiveInterval),
+    /// The last line: the whole result, the same object `--json` prints.
+    Result(&'a RunResult),
+}
+
+impl JsonLine<'_> {
+    /// The line as one line of JSON text (no newline).
+    pub fn to_line(&self) -> String {
+        serde_json::to_string(self).unwrap_or_else(|e| format!("{{\"error\":{:?}}}", e.to_string()))
+    }
+}
+
+/// What the first line says: the command, its target and the plan.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct StartLine<'a> {
+    /// The command as typed: `run`, `profile`, `files load`, `flash class`.
+    pub command: String,
+    /// The target about to be measured, as the result will record it.
+    pub target: &'a TargetInfo,
+    /// What will be measured, in the words of the text header's plan
+    /// line (`4 rows × 5 s, 1 repetition`); null when the command has none.
+    pub plan: Option<String>,
+}
 
 /// The figures of one interval. Times are on the measurement's clock (the
 /// simulated card's own for `sim:`), from the start of the measured pass;
 /// the warm-up is not reported.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct LiveInterval {
     /// The test measured, as the progress line names it (borrowed when
     /// the name is fixed, so a live interval is made without allocating).
     pub test: Cow<'static, str>,
     /// 0 for the first interval of the test.
     pub index: u64,
+    /// Start of the interval, ns from the start of the measured pass.
     pub start_ns: u64,
+    /// End of the interval, ns from the start of the measured pass.
     pub end_ns: u64,
     /// Bytes completed in the interval.
     pub bytes: u64,
@@ -24,12 +65,16 @@ pub struct LiveInterval {
     pub ops: u64,
     /// MB/s (10^6 B/s) over the interval.
     pub mb_per_s: f64,
+    /// Requests completed per second over the interval.
     pub iops: f64,
-    /// Latency quantiles of the interval's requests, within about 3%;
-    /// absent when none completed.
+    /// Median completion latency of the interval's requests, ns, within
+    /// about 3%; null when none completed.
     pub p50_ns: Option<u64>,
+    /// 99th percentile completion latency of the interval's requests, ns,
+    /// within about 3%; null when none completed.
     pub p99_ns: Option<u64>,
-    /// The longest request that completed in the interval.
+    /// The longest request that completed in the interval, ns; null when
+    /// none completed.
     pub max_ns: Option<u64>,
 }
 

@@ -29,6 +29,7 @@ pub mod live;
 pub mod measured;
 pub mod named;
 mod payload;
+pub mod schema;
 pub mod stored;
 pub mod target;
 pub mod verify;
@@ -46,18 +47,29 @@ use verify::VerifyTally;
 /// 3: a flash finding carries its figures (`figure`) beside its words and
 /// the flash table is typed cells; closed sets are enums, serialized as the
 /// same text. Version-2 documents read with their findings' words and
-/// their table as text.
-pub const SCHEMA_VERSION: u32 = 3;
+/// their table as text. 4: seeds are strings of decimal digits (a JSON
+/// number above 2^53 is rounded by most readers, so a run could not be
+/// repeated from its own JSON), and the JSON Schema of the document is
+/// shipped (schema/, see [`schema`]); documents of version 3 and before,
+/// whose seeds are numbers, still read.
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// Everything one invocation of a measuring command found.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RunResult {
+    /// Version of this layout ([`SCHEMA_VERSION`]): it changes when a field
+    /// changes meaning or type, not when an optional field is added.
     pub schema_version: u32,
+    /// The iocurve release that measured.
     pub iocurve_version: String,
     /// Start time, RFC 3339 in UTC.
     pub started_at: String,
+    /// The machine that measured.
     pub host: HostInfo,
+    /// What was measured.
     pub target: TargetInfo,
+    /// Each workload measured, with its repetitions (empty for commands
+    /// whose figures are their own section, as `sustain`).
     pub tests: Vec<TestResult>,
     /// The background load of `--cpu-load`, as delivered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -112,18 +124,22 @@ impl RunResult {
 }
 
 /// Host facts recorded with every result.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct HostInfo {
+    /// The host name.
     pub hostname: String,
+    /// The kernel release (`uname -r`).
     pub kernel: String,
 }
 
 /// One named workload, measured one or more times.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TestResult {
     /// `SEQ1M Q8T1 read`, or for `run` a description of the workload.
     pub name: String,
+    /// The workload as executed.
     pub workload: WorkloadInfo,
+    /// Each timed execution, in order (warm-ups excluded).
     pub repetitions: Vec<Measurement>,
     /// Median and range of MB/s over the repetitions.
     pub mb_per_s: Option<Spread>,
@@ -148,25 +164,38 @@ impl TestResult {
 }
 
 /// The workload of a test, as executed.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct WorkloadInfo {
+    /// Direction and order of the I/Os.
     pub rw: TestRw,
+    /// Bytes per I/O.
     pub block_size: u64,
+    /// I/Os in flight per job.
     pub queue_depth: u32,
+    /// Jobs (threads) running at once.
     pub threads: u32,
+    /// The I/O engine.
     pub engine: TestEngine,
+    /// Start of the region tested, bytes from the start of the target.
     pub offset: u64,
+    /// Length of the region tested, bytes.
     pub span: u64,
+    /// Share of reads in a mixed workload, percent; null otherwise.
     pub mix_read_percent: Option<u8>,
-    /// Seed of offsets, data and verify stamps (pass it again to reproduce).
+    /// Seed of offsets, data and verify stamps (pass it again with --seed
+    /// to repeat the run). A string of
+    /// decimal digits: JSON readers round integers above 2^53.
+    #[serde(with = "crate::vocab::wide")]
+    #[schemars(schema_with = "crate::vocab::wide::schema")]
     pub seed: u64,
 }
 
 /// One timed execution of a workload (warm-up excluded).
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Measurement {
     /// Bytes moved in the counted phase.
     pub bytes: u64,
+    /// I/Os completed in the counted phase.
     pub ops: u64,
     /// Wall time of the counted phase, nanoseconds (includes the final
     /// fdatasync of buffered writes).
@@ -175,11 +204,15 @@ pub struct Measurement {
     pub mb_per_s: f64,
     /// 2^20 bytes per second.
     pub mib_per_s: f64,
+    /// I/Os completed per second.
     pub iops: f64,
+    /// The reads of the measurement; null when it did not read.
     pub read: Option<DirectionResult>,
+    /// The writes of the measurement; null when it did not write.
     pub write: Option<DirectionResult>,
     /// Completion latency of all counted I/Os.
     pub latency: Option<LatencySummary>,
+    /// CPU time the process used while counting.
     pub cpu: CpuUsage,
     /// What reached the block device, from its stat counters.
     pub device_io: Option<DeviceIo>,
@@ -187,9 +220,11 @@ pub struct Measurement {
     pub ramp: RampInfo,
     /// Time spent in the final fdatasync of a buffered write run.
     pub sync_ns: u64,
+    /// What reading back the written blocks found; null without --verify.
     pub verify: Option<VerifyTally>,
     /// Things the reader must know about this figure (cache, bus limits).
     pub warnings: Vec<Caveat>,
+    /// Ctrl-C or SIGTERM cut this measurement short.
     pub interrupted: bool,
     /// Only while an MPI job's ranks hand their results to rank 0: what an
     /// exact merge needs (see [`cluster::RawCounts`]).
@@ -206,19 +241,26 @@ impl Measurement {
 }
 
 /// Figures for one direction of a (possibly mixed) run.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DirectionResult {
+    /// Bytes moved in this direction.
     pub bytes: u64,
+    /// I/Os completed in this direction.
     pub ops: u64,
+    /// MB/s (10^6 B/s) in this direction.
     pub mb_per_s: f64,
+    /// I/Os per second in this direction.
     pub iops: f64,
+    /// Completion latency of this direction's I/Os.
     pub latency: LatencySummary,
 }
 
 /// CPU time used by the whole process during the counted phase.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CpuUsage {
+    /// CPU time in user mode, seconds.
     pub user_s: f64,
+    /// CPU time in the kernel, seconds.
     pub system_s: f64,
     /// CPU seconds per 10^9 bytes moved.
     pub cpu_s_per_gb: f64,
@@ -226,35 +268,50 @@ pub struct CpuUsage {
 
 /// Deltas of the block device's stat counters over the whole measurement
 /// (warm-up included, since the device cannot tell the two apart).
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DeviceIo {
+    /// Kernel name of the block device counted (`sda`, `mmcblk0`).
     pub device: String,
+    /// Read requests the device completed.
     pub read_requests: u64,
+    /// Write requests the device completed.
     pub write_requests: u64,
+    /// Read requests merged into others before reaching the device.
     pub read_merges: u64,
+    /// Write requests merged into others before reaching the device.
     pub write_merges: u64,
+    /// Bytes the device read.
     pub read_bytes: u64,
+    /// Bytes the device wrote.
     pub write_bytes: u64,
+    /// Time the device had requests in flight, ms.
     pub busy_ms: u64,
+    /// Mean size of a read request at the device, bytes; null without reads.
     pub avg_read_request_bytes: Option<f64>,
+    /// Mean size of a write request at the device, bytes; null without
+    /// writes.
     pub avg_write_request_bytes: Option<f64>,
     /// Bytes iocurve read (warm-up included) over this period, for comparison.
     pub iocurve_read_bytes: u64,
+    /// Bytes iocurve wrote (warm-up included) over this period.
     pub iocurve_write_bytes: u64,
     /// Share of iocurve's reads the device did not see: a cache served them.
     pub cache_served_fraction: f64,
 }
 
 /// The discarded warm-up.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RampInfo {
+    /// I/Os of the warm-up.
     pub ops: u64,
+    /// Bytes of the warm-up.
     pub bytes: u64,
+    /// Wall time of the warm-up, ns.
     pub elapsed_ns: u64,
 }
 
 /// Every curve of one `iocurve curve` call, and how they compare.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CurveReport {
     /// Each target measured, in order (the first is also `RunResult::target`).
     pub targets: Vec<TargetInfo>,
@@ -264,7 +321,7 @@ pub struct CurveReport {
 }
 
 /// Throughput against transfer size for one target and one pattern.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CurveSeries {
     pub target: String,
     pub pattern: Rw,
@@ -331,7 +388,7 @@ impl CurveSeries {
 }
 
 /// One size of a curve.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CurvePoint {
     pub size: u64,
     /// Measured through the page cache: O_DIRECT cannot do this size, or a

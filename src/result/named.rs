@@ -13,7 +13,9 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 
 /// What ended a sustained write.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub enum EndedBy {
     /// The planned bytes were written.
     #[default]
@@ -53,7 +55,7 @@ impl fmt::Display for EndedBy {
 }
 
 /// The slower side of a copy, each measured alone.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Bottleneck {
     /// Reading the image.
@@ -246,6 +248,35 @@ impl Serialize for TestEngine {
 impl<'de> Deserialize<'de> for TestEngine {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<TestEngine, D::Error> {
         Ok(TestEngine::parse(&String::deserialize(d)?))
+    }
+}
+
+/// Recorded as the word itself: one of iocurve's directions, or the
+/// imported tool's own.
+impl schemars::JsonSchema for TestRw {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "TestRw".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "description": "The test's direction: one of iocurve's (read, write, randread, randwrite, rw, randrw), or an imported tool's own word (fio's trim)."
+        })
+    }
+}
+
+/// Recorded as the engine's name, or the imported tool's `tool:engine`.
+impl schemars::JsonSchema for TestEngine {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "TestEngine".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "description": "The I/O engine: sync, uring, mmap or stdio for iocurve's own runs; `tool:engine` (fio:libaio) for an imported run."
+        })
     }
 }
 

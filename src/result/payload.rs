@@ -21,7 +21,7 @@ use crate::vocab::config::{CurveConfig, RunConfig};
 use serde::{Deserialize, Serialize};
 
 /// Which command ran, how it was configured, and its own findings.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "command")]
 pub enum Payload {
     /// The fixed rows of `iocurve profile` (their figures are the tests).

@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 /// A device as stored.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct DeviceRow {
     pub id: i64,
     pub key: String,
@@ -18,7 +18,7 @@ pub struct DeviceRow {
 }
 
 /// A run as listed.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct RunRow {
     pub id: i64,
     pub device_id: i64,
@@ -35,14 +35,14 @@ pub struct RunRow {
 }
 
 /// How a run on many hosts was spread, as `history` and `list` show it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct RankCount {
     pub ranks: u32,
     pub hosts: u32,
 }
 
 /// How a stored run ended; its figures are partial unless complete.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum RunStatus {
     Complete,
@@ -75,7 +75,7 @@ impl RunStatus {
 
 /// One test's headline figure: its median MB/s and range, as kept in the
 /// `figures` table for history and list.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct Figure {
     pub test: String,
     pub rw: crate::result::TestRw,

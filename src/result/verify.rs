@@ -9,7 +9,7 @@ pub const FIRST_BAD_MAX: usize = 10;
 
 /// What the verify workload's check found in a block read back from the
 /// target.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Verdict {
     /// The block is exactly what was written to this offset.
@@ -31,14 +31,14 @@ impl Verdict {
 }
 
 /// One block that did not verify, as kept in [`VerifyTally::first_bad`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BadBlock {
     pub offset: u64,
     pub verdict: Verdict,
 }
 
 /// Counts of verdicts, plus a few bad blocks to show the user.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct VerifyTally {
     pub ok: u64,
     pub changed: u64,

@@ -44,7 +44,7 @@
 use serde::Serialize;
 
 /// A point estimate and its confidence interval.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Interval {
     pub estimate: f64,
     pub low: f64,
@@ -69,7 +69,7 @@ pub const MIN_REPETITIONS: usize = 2;
 pub const LEVEL: f64 = 0.95;
 
 /// Which centre of the repetitions the ratio compares.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Centre {
     /// Smooth under resampling even with three repetitions.
@@ -170,7 +170,7 @@ pub fn ratio(
 }
 
 /// What happened between two sets of repetitions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Change {
     Faster,
@@ -189,7 +189,7 @@ impl Change {
 }
 
 /// A change and its evidence.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Verdict {
     pub change: Change,
     /// After over before, of the mean MB/s (0.8 = 20% slower).
@@ -215,7 +215,7 @@ impl Verdict {
 }
 
 /// Why two sets of repetitions get no verdict.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case", tag = "reason")]
 pub enum NoVerdict {
     /// A side has fewer than [`MIN_REPETITIONS`] complete repetitions.

@@ -93,17 +93,27 @@ impl LatencyHistogram {
 
 /// Latency figures of one set of I/Os, in nanoseconds, each within 1% of
 /// the exact value.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LatencySummary {
+    /// I/Os measured.
     pub count: u64,
+    /// Shortest completion latency, ns.
     pub min_ns: u64,
+    /// Mean completion latency, ns.
     pub mean_ns: f64,
+    /// Standard deviation of the completion latency, ns.
     pub stddev_ns: f64,
+    /// Median completion latency, ns.
     pub p50_ns: u64,
+    /// 90th percentile completion latency, ns.
     pub p90_ns: u64,
+    /// 99th percentile completion latency, ns.
     pub p99_ns: u64,
+    /// 99.9th percentile completion latency, ns.
     pub p99_9_ns: u64,
+    /// 99.99th percentile completion latency, ns.
     pub p99_99_ns: u64,
+    /// Longest completion latency, ns.
     pub max_ns: u64,
 }
 

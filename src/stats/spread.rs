@@ -7,11 +7,15 @@ use serde::{Deserialize, Serialize};
 pub const UNSTABLE_RANGE_SHARE: f64 = 0.30;
 
 /// The median, minimum and maximum of at least one finite value.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Spread {
+    /// Median of the values, in the unit of the figure (MB/s, IOPS).
     pub median: f64,
+    /// Smallest value.
     pub min: f64,
+    /// Largest value.
     pub max: f64,
+    /// Values counted (complete repetitions).
     pub count: usize,
     /// At least two values whose range exceeds [`UNSTABLE_RANGE_SHARE`] of
     /// the median (see [`Spread::is_unstable`]). Absent in results stored

@@ -27,11 +27,12 @@ pub const MAX_BLOCK_SIZE: u64 = 1 << 30;
 pub const MAX_QUEUE_BYTES: u64 = 1 << 30;
 
 /// Target settings every measuring command shares.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct TargetConfig {
     pub path: PathBuf,
     /// O_DIRECT, or the page cache (`--buffered`). Recorded as `buffered`.
     #[serde(rename = "buffered", serialize_with = "is_buffered")]
+    #[schemars(with = "bool")]
     pub io_mode: IoMode,
     pub destructive: bool,
     /// Journal what a write test overwrites and restore it afterwards.
@@ -41,6 +42,11 @@ pub struct TargetConfig {
     pub offset: Option<u64>,
     pub span: Option<u64>,
     pub threads: u32,
+    /// Seed of offsets, data and verify stamps (`--seed`; from the clock
+    /// when not given). A string of
+    /// decimal digits: JSON readers round integers above 2^53.
+    #[serde(with = "crate::vocab::wide")]
+    #[schemars(schema_with = "crate::vocab::wide::schema")]
     pub seed: u64,
     /// True when `--seed` was given (a verify read can then trust it).
     pub seed_given: bool,
@@ -56,7 +62,7 @@ pub struct TargetConfig {
 }
 
 /// A validated `iocurve run`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct RunConfig {
     pub target: TargetConfig,
     pub rw: Rw,
@@ -64,6 +70,7 @@ pub struct RunConfig {
     /// `--bs` as given; `max` becomes a size only once the device is open
     /// ([`RunConfig::resolve_blocks`]). Recorded as `bs_max`.
     #[serde(rename = "bs_max", serialize_with = "is_device_max")]
+    #[schemars(with = "bool")]
     pub bs: BlockSize,
     /// Block size, alignment and byte count as checked before opening
     /// (1 MiB stands in for `--bs max`).
@@ -72,8 +79,10 @@ pub struct RunConfig {
     pub queue_depth: u32,
     pub engine: EngineKind,
     #[serde(serialize_with = "opt_secs")]
+    #[schemars(with = "Option<f64>")]
     pub time: Option<Duration>,
     #[serde(serialize_with = "secs")]
+    #[schemars(with = "f64")]
     pub ramp: Duration,
     pub pattern: Pattern,
     pub verify: bool,
@@ -88,6 +97,7 @@ pub struct RunConfig {
     /// `--align` as given (else it follows the block size). Recorded as
     /// `align_given`.
     #[serde(rename = "align_given", serialize_with = "is_given")]
+    #[schemars(with = "bool")]
     pub align_asked: Option<u64>,
     /// Every target of a `--parallel` run, the first included.
     pub targets: Vec<PathBuf>,
@@ -96,7 +106,7 @@ pub struct RunConfig {
 
 /// The sizes of a run's requests: fixed by the arguments, except after
 /// `--bs max`, where the device decides.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct RunBlocks {
     pub block_size: u64,
     /// Offset granularity of random I/O.
@@ -114,10 +124,11 @@ fn is_given<S: serde::Serializer>(v: &Option<u64>, s: S) -> Result<S::Ok, S::Err
 }
 
 /// A validated `iocurve profile`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ProfileConfig {
     pub target: TargetConfig,
     #[serde(serialize_with = "opt_secs")]
+    #[schemars(with = "Option<f64>")]
     pub time: Option<Duration>,
     pub size: Option<u64>,
     pub repeat: u32,
@@ -177,7 +188,7 @@ pub fn choose_engine(asked: Option<EngineKind>, queue_depth: u32) -> Result<Engi
 }
 
 /// A validated `iocurve curve`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct CurveConfig {
     pub target: TargetConfig,
     /// Every target, the first included.
@@ -188,8 +199,10 @@ pub struct CurveConfig {
     pub engine: EngineKind,
     pub repeat: u32,
     #[serde(serialize_with = "secs")]
+    #[schemars(with = "f64")]
     pub time: Duration,
     #[serde(serialize_with = "secs")]
+    #[schemars(with = "f64")]
     pub ramp: Duration,
     pub point_bytes: u64,
     pub csv: bool,

@@ -12,6 +12,7 @@ pub mod output;
 pub mod pattern;
 pub mod presets;
 pub mod rw;
+pub mod wide;
 
 pub use pattern::Pattern;
 pub use rw::Rw;

@@ -11,7 +11,9 @@ use serde::{Deserialize, Serialize};
 
 /// `profile --preset`: a set of rows people know from CrystalDiskMark 8
 /// and KDiskMark.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[value(rename_all = "kebab-case")]
 #[serde(rename_all = "kebab-case")]
 pub enum ProfilePreset {
@@ -26,7 +28,9 @@ pub enum ProfilePreset {
 }
 
 /// `--engine`: the backend asked for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[value(rename_all = "lowercase")]
 #[serde(rename_all = "lowercase")]
 pub enum EngineChoice {
@@ -48,7 +52,9 @@ impl EngineChoice {
 }
 
 /// `run --method`: how reads reach the data.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[value(rename_all = "lowercase")]
 #[serde(rename_all = "lowercase")]
 pub enum ReadMethod {
@@ -72,7 +78,9 @@ impl ReadMethod {
 }
 
 /// `files load --method`: how each file is read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[value(rename_all = "lowercase")]
 #[serde(rename_all = "lowercase")]
 pub enum FileReadMethod {
@@ -85,7 +93,9 @@ pub enum FileReadMethod {
 }
 
 /// `stream --rw`: a player reads, a recorder writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[value(rename_all = "lowercase")]
 #[serde(rename_all = "lowercase")]
 pub enum StreamDirection {
@@ -104,7 +114,9 @@ impl StreamDirection {
 }
 
 /// `copy --sync`: when the data must be on the medium.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[value(rename_all = "lowercase")]
 #[serde(rename_all = "lowercase")]
 pub enum CopySync {
@@ -144,7 +156,9 @@ impl CopySync {
 }
 
 /// `export --format`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[value(rename_all = "lowercase")]
 #[serde(rename_all = "lowercase")]
 pub enum ExportFormat {
@@ -159,7 +173,7 @@ pub enum ExportFormat {
 /// `run --bs`: a size, or `max` (the device's largest request), which only
 /// the opened device can turn into a size; see
 /// [`super::config::RunConfig::resolve_blocks`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum BlockSize {
     Bytes(u64),
@@ -191,7 +205,7 @@ pub fn parse_block_size(text: &str) -> Result<BlockSize, String> {
 }
 
 /// How data moves between iocurve and the device.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum IoMode {
     /// O_DIRECT: no page cache in between.
@@ -201,7 +215,7 @@ pub enum IoMode {
 }
 
 /// Which backend to use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum EngineKind {
     /// pread/pwrite, one I/O at a time.
@@ -227,7 +241,7 @@ impl EngineKind {
 }
 
 /// The five flash tests.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum FlashTest {
     Align,

@@ -7,7 +7,7 @@
 use serde::Serialize;
 
 /// What write buffers are filled with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase", tag = "kind", content = "byte")]
 pub enum Pattern {
     Random,

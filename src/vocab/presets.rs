@@ -56,6 +56,20 @@ impl serde::Serialize for ProfileRow {
     }
 }
 
+impl schemars::JsonSchema for ProfileRow {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ProfileRow".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "pattern": "^(SEQ|RND)[0-9]+[GMKB] Q[0-9]+T[0-9]+$",
+            "description": "A profile row as CrystalDiskMark names it: SEQ or RND, the transfer size (binary K, M, G), the queue depth and the number of jobs (`SEQ1M Q8T1`)."
+        })
+    }
+}
+
 /// A transfer size as the row names it: `4K`, `128K`, `1M` (binary units,
 /// as CrystalDiskMark writes them), else bytes with `B`.
 pub fn size_label(bytes: u64) -> String {

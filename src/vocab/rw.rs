@@ -5,7 +5,9 @@ use serde::{Deserialize, Serialize};
 
 /// Access pattern and direction, named as in fio; `run --rw` takes it as it
 /// is. (Variant comments are `//`: clap would print doc comments in the help.)
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 #[value(rename_all = "lowercase")]
 pub enum Rw {

@@ -279,7 +279,7 @@ fn sustain_finds_where_the_write_cache_fills() {
     let (last, live) = rest.split_last().expect("output");
     assert!(live.len() >= 5, "one object per interval while writing");
     assert!(live.iter().all(|l| l["type"] == "interval"));
-    assert_eq!(last["schema_version"], 3);
+    assert_eq!(last["schema_version"], 4);
     let s = &last["sustain"];
     assert_eq!(s["bytes"], 28 * MIB);
     assert_eq!(s["ended_by"], "end of target");

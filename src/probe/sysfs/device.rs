@@ -12,7 +12,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 /// One block device (whole disk or partition) as the kernel describes it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BlockDevice {
     /// Kernel name: `sda1`, `loop0`, `nvme0n1p2`, `mmcblk0`.
     pub name: String,

@@ -33,7 +33,9 @@ pub(super) fn read_stat_in(sys: &Path, name: &str) -> io::Result<DiskStat> {
 /// Sector counts are in 512-byte units whatever the device's block size;
 /// times are milliseconds. Discard and flush counters, which newer kernels
 /// append, are not kept.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct DiskStat {
     pub read_ios: u64,
     pub read_merges: u64,

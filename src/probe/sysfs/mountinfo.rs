@@ -9,7 +9,7 @@ use std::io;
 use std::path::{Component, Path};
 
 /// One line of /proc/self/mountinfo.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Mount {
     pub major: u32,
     pub minor: u32,

@@ -134,7 +134,7 @@ pub struct TestChange {
 }
 
 /// The engines of a pair of tests that differ in engine alone.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct EngineDifference {
     pub before: crate::result::TestEngine,
     pub after: crate::result::TestEngine,

@@ -144,7 +144,7 @@ pub enum Figure {
 }
 
 /// What `flash capacity --fix` did with the partition table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum FixOutcome {
     /// Written to sector 0 and read back.

@@ -1,6 +1,6 @@
 //! `iocurve endure`: wears a device on purpose. Each cycle writes the whole
 //! span with self-describing blocks, checks every block read back (ok,
-//! changed, overwritten, corrupted), and reads the span again timed, so a
+//! changed, aliased, corrupted), and reads the span again timed, so a
 //! card's slowing down and its first failing blocks show against the
 //! number of full writes it has taken. The result is saved after every
 //! cycle: an interrupted or killed run keeps what it measured.

@@ -324,7 +324,7 @@ fn first_wrong(buf: &[u8], at: u64, seed: u64, ev: &mut Evidence) -> Option<Verd
     for (i, sector) in buf.chunks_exact(SUB as usize).enumerate() {
         let offset = at + i as u64 * SUB;
         let verdict = quick_check(sector, offset, seed);
-        if let Verdict::Overwritten { found_offset } = verdict {
+        if let Verdict::Aliased { found_offset } = verdict {
             ev.distances.push(found_offset.abs_diff(offset));
         }
         if !verdict.is_ok() && wrong.is_none() {
@@ -357,7 +357,7 @@ fn note_aliases(buf: &[u8], at: u64, seed: u64, ev: &mut Evidence) {
             continue;
         }
         let offset = at + i as u64 * SUB;
-        if let Verdict::Overwritten { found_offset } = verify::check(sector, offset, seed) {
+        if let Verdict::Aliased { found_offset } = verify::check(sector, offset, seed) {
             ev.distances.push(found_offset.abs_diff(offset));
         }
     }

@@ -225,7 +225,7 @@ fn draw_endure(out: &mut String, e: &EndureReport, path: &str, size: SvgSize) ->
         .map(|c| (f64::from(c.cycle), c.verify.bad() as f64))
         .collect();
     let errors_name = match size {
-        SvgSize::File => "bad blocks (changed, overwritten, corrupted)",
+        SvgSize::File => "bad blocks (changed, aliased, corrupted)",
         SvgSize::Page => "bad blocks",
     };
     let errors = [(errors_name, bad, red)];

@@ -322,8 +322,8 @@ fn measurement_details(out: &mut String, m: &Measurement) {
     if let Some(v) = &m.verify {
         let _ = writeln!(
             out,
-            "verify      {} blocks ok, {} changed, {} overwritten, {} corrupted",
-            v.ok, v.changed, v.overwritten, v.corrupted
+            "verify      {} blocks ok, {} changed, {} aliased, {} corrupted",
+            v.ok, v.changed, v.aliased, v.corrupted
         );
         for bad in &v.first_bad {
             let _ = writeln!(

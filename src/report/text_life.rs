@@ -237,7 +237,7 @@ fn endure(out: &mut String, e: &EndureReport) {
         "p99",
         "ok",
         "changed",
-        "overwritten",
+        "aliased",
         "corrupted",
     ];
     let mut table = Table::new(&headers);
@@ -256,7 +256,7 @@ fn endure(out: &mut String, e: &EndureReport) {
             pct(&c.read_latency, true),
             c.verify.ok.to_string(),
             c.verify.changed.to_string(),
-            c.verify.overwritten.to_string(),
+            c.verify.aliased.to_string(),
             c.verify.corrupted.to_string(),
         ]);
     }

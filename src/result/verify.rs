@@ -16,8 +16,11 @@ pub enum Verdict {
     Ok,
     /// The block is what was written here, except for this many bits.
     Changed { flipped_bits: u64 },
-    /// An intact block of this run that was written to `found_offset`.
-    Overwritten { found_offset: u64 },
+    /// Aliased: an intact block of this run that was written to
+    /// `found_offset` (the wrap-around of a fake card). Read as
+    /// `overwritten` too, the name results before schema 4 used.
+    #[serde(alias = "overwritten")]
+    Aliased { found_offset: u64 },
     /// Anything else: zeros, foreign data, another run's blocks, widespread damage.
     Corrupted,
 }
@@ -42,7 +45,10 @@ pub struct BadBlock {
 pub struct VerifyTally {
     pub ok: u64,
     pub changed: u64,
-    pub overwritten: u64,
+    /// Blocks that read back another address's data (aliased); results
+    /// before schema 4 named this `overwritten`.
+    #[serde(alias = "overwritten")]
+    pub aliased: u64,
     pub corrupted: u64,
     /// At most [`FIRST_BAD_MAX`] bad blocks: in the order recorded, or, once
     /// tallies have been merged, the lowest offsets among them in offset order.
@@ -58,7 +64,7 @@ impl VerifyTally {
                 return;
             }
             Verdict::Changed { .. } => self.changed += 1,
-            Verdict::Overwritten { .. } => self.overwritten += 1,
+            Verdict::Aliased { .. } => self.aliased += 1,
             Verdict::Corrupted => self.corrupted += 1,
         }
         if self.first_bad.len() < FIRST_BAD_MAX {
@@ -75,7 +81,7 @@ impl VerifyTally {
     pub fn merge(&mut self, other: &VerifyTally) {
         self.ok += other.ok;
         self.changed += other.changed;
-        self.overwritten += other.overwritten;
+        self.aliased += other.aliased;
         self.corrupted += other.corrupted;
         self.first_bad.extend_from_slice(&other.first_bad);
         self.first_bad.sort_by_key(|bad| bad.offset);
@@ -85,7 +91,7 @@ impl VerifyTally {
     /// Blocks that did not verify.
     #[must_use]
     pub fn bad(&self) -> u64 {
-        self.changed + self.overwritten + self.corrupted
+        self.changed + self.aliased + self.corrupted
     }
 
     /// Blocks checked, good or bad.

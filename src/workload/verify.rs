@@ -47,7 +47,7 @@
 //!
 //! * [`Verdict::Ok`]: the magic, version, length and checksum are right and the
 //!   header names the offset and seed it was read back with.
-//! * [`Verdict::Overwritten`]: an intact block of this run (checksum and seed
+//! * [`Verdict::Aliased`]: an intact block of this run (checksum and seed
 //!   right) that names a different offset, `found_offset`. The device returned
 //!   data written to another address: typically a card whose capacity is fake
 //!   and whose addresses wrap around.
@@ -70,7 +70,7 @@
 //! than 8 flipped bits, or it and all of those payload words are damaged,
 //! nothing is left to rebuild the block from and it is reported as
 //! `Corrupted`. Likewise a block from another address that is also damaged is
-//! reported as `Corrupted`, not `Overwritten`: it is only compared against what
+//! reported as `Corrupted`, not `Aliased`: it is only compared against what
 //! belongs at the address it was read from.
 //!
 //! [`check`] is not told which `seq` to expect, so an intact block written to
@@ -364,7 +364,7 @@ pub fn check(block: &[u8], offset: u64, seed: u64) -> Verdict {
         return if found_offset == offset {
             Verdict::Ok
         } else {
-            Verdict::Overwritten { found_offset }
+            Verdict::Aliased { found_offset }
         };
     }
 

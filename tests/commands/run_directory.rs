@@ -241,5 +241,5 @@ fn verify_round_trip_through_a_file_is_clean() {
     assert!(v["ok"].as_u64().unwrap() > 0);
     assert_eq!(v["corrupted"], 0);
     assert_eq!(v["changed"], 0);
-    assert_eq!(v["overwritten"], 0);
+    assert_eq!(v["aliased"], 0);
 }

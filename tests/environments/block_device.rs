@@ -201,7 +201,7 @@ fn verify_finds_a_block_corrupted_behind_its_back() {
     let v = &json(&read.stdout)["tests"][0]["repetitions"][0]["verify"];
     assert_eq!(v["ok"], 4093, "{v}");
     assert_eq!(v["changed"], 1, "{v}");
-    assert_eq!(v["overwritten"], 1, "{v}");
+    assert_eq!(v["aliased"], 1, "{v}");
     assert_eq!(v["corrupted"], 1, "{v}");
     let bad: Vec<u64> = v["first_bad"]
         .as_array()

@@ -374,7 +374,7 @@ fn endure_verifies_every_block_of_every_cycle() {
     for c in cycles {
         // 32 MiB in 1 MiB blocks, all read back intact.
         assert_eq!(c["verify"]["ok"], 32, "{c}");
-        for bad in ["changed", "overwritten", "corrupted"] {
+        for bad in ["changed", "aliased", "corrupted"] {
             assert_eq!(c["verify"][bad], 0, "{c}");
         }
         let write = law_mb_s(MIB, CMD_S, WRITE_B_S);

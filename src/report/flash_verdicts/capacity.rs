@@ -94,7 +94,7 @@ pub(super) fn after_fake(
 fn probe_word(r: &capacity::CapacityResult, b: &capacity::BadProbe) -> &'static str {
     let beyond_a_wrap = r.wraps && r.usable.is_some_and(|u| b.offset >= u);
     match b.verdict {
-        Verdict::Overwritten { .. } => super::words::ALIASED,
+        Verdict::Aliased { .. } => super::words::ALIASED,
         _ if beyond_a_wrap => super::words::ALIASED,
         Verdict::Changed { .. } => "changed",
         _ => "lost",

@@ -206,15 +206,12 @@ fn too_many_flipped_bits_are_corrupted() {
 }
 
 #[test]
-fn block_from_elsewhere_is_overwritten() {
+fn block_from_elsewhere_is_aliased() {
     for len in SIZES {
         let a = 3 * len as u64;
         let b = a + (64 << 30);
         let block = stamped(len, a, 77, 5);
-        assert_eq!(
-            check(&block, b, 77),
-            Verdict::Overwritten { found_offset: a }
-        );
+        assert_eq!(check(&block, b, 77), Verdict::Aliased { found_offset: a });
     }
 }
 
@@ -272,10 +269,18 @@ fn verdict_serializes_tagged() {
         r#"{"kind":"changed","flipped_bits":2}"#
     );
     assert_eq!(
-        json(Verdict::Overwritten { found_offset: 4096 }),
-        r#"{"kind":"overwritten","found_offset":4096}"#
+        json(Verdict::Aliased { found_offset: 4096 }),
+        r#"{"kind":"aliased","found_offset":4096}"#
     );
     assert_eq!(json(Verdict::Corrupted), r#"{"kind":"corrupted"}"#);
+    // Results stored before schema 4 named an aliased block "overwritten".
+    let old: Verdict = serde_json::from_str(r#"{"kind":"overwritten","found_offset":8}"#).unwrap();
+    assert_eq!(old, Verdict::Aliased { found_offset: 8 });
+    let old: VerifyTally = serde_json::from_str(
+        r#"{"ok":1,"changed":0,"overwritten":3,"corrupted":0,"first_bad":[]}"#,
+    )
+    .unwrap();
+    assert_eq!(old.aliased, 3);
     assert!(Verdict::Ok.is_ok());
     assert!(!Verdict::Corrupted.is_ok());
 }
@@ -290,8 +295,8 @@ fn tally_records_and_keeps_first_ten() {
         t.record(1000 - i, Verdict::Corrupted);
     }
     t.record(5, Verdict::Changed { flipped_bits: 1 });
-    t.record(6, Verdict::Overwritten { found_offset: 0 });
-    assert_eq!((t.ok, t.changed, t.overwritten, t.corrupted), (1, 1, 1, 25));
+    t.record(6, Verdict::Aliased { found_offset: 0 });
+    assert_eq!((t.ok, t.changed, t.aliased, t.corrupted), (1, 1, 1, 25));
     assert_eq!(t.bad(), 27);
     assert_eq!(t.checked(), 28);
     assert_eq!(t.first_bad.len(), FIRST_BAD_MAX);
@@ -314,18 +319,15 @@ fn tally_merge_adds_and_keeps_lowest_ten() {
         );
     }
     a.record(1, Verdict::Ok);
-    b.record(2, Verdict::Overwritten { found_offset: 9 });
+    b.record(2, Verdict::Aliased { found_offset: 9 });
     b.record(3, Verdict::Ok);
     a.merge(&b);
-    assert_eq!((a.ok, a.changed, a.overwritten, a.corrupted), (2, 8, 1, 8));
+    assert_eq!((a.ok, a.changed, a.aliased, a.corrupted), (2, 8, 1, 8));
     assert_eq!(a.checked(), 19);
     assert_eq!(a.first_bad.len(), FIRST_BAD_MAX);
     let offsets: Vec<u64> = a.first_bad.iter().map(|x| x.offset).collect();
     assert_eq!(offsets, [2, 100, 105, 110, 115, 120, 125, 130, 135, 140]);
-    assert_eq!(
-        a.first_bad[0].verdict,
-        Verdict::Overwritten { found_offset: 9 }
-    );
+    assert_eq!(a.first_bad[0].verdict, Verdict::Aliased { found_offset: 9 });
 
     let mut empty = VerifyTally::default();
     empty.merge(&VerifyTally::default());
@@ -378,7 +380,7 @@ proptest! {
         let expected = if r_seed != w_seed || r_blocks != w_blocks {
             Verdict::Corrupted
         } else if r_offset != w_offset {
-            Verdict::Overwritten { found_offset: w_offset }
+            Verdict::Aliased { found_offset: w_offset }
         } else {
             Verdict::Ok
         };
@@ -393,7 +395,7 @@ proptest! {
         let verdict = |k: u8| match k {
             0 => Verdict::Ok,
             1 => Verdict::Changed { flipped_bits: 1 },
-            2 => Verdict::Overwritten { found_offset: 0 },
+            2 => Verdict::Aliased { found_offset: 0 },
             _ => Verdict::Corrupted,
         };
         let mut a = VerifyTally::default();

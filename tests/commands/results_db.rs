@@ -125,7 +125,7 @@ fn compare_two_runs_of_one_device_gives_a_verdict_and_export_renders() {
     for (format, needle) in [
         (
             "markdown",
-            "| Test | Read MB/s | Read IOPS | Write MB/s | Write IOPS |",
+            "| Test | Read MB/s | Read IOPS | Read p50 | Read p99 | Write MB/s | Write IOPS | Write p50 | Write p99 |",
         ),
         ("csv", "started_at,device"),
         ("json", "\"device_identity\""),
@@ -272,8 +272,21 @@ fn a_real_fio_run_is_imported_beside_iocurves() {
     let csv = text(&out.stdout);
     let row = csv.lines().nth(1).unwrap();
     assert!(row.contains(",fio,seq,write,1048576,1,1,1,"), "{row}");
-    // median, min, max, IOPS, skipped: the median is fifth from the end.
-    let median: f64 = row.rsplit(',').nth(4).unwrap().parse().unwrap();
+    let column = |name: &str| {
+        csv.lines()
+            .next()
+            .unwrap()
+            .split(',')
+            .position(|c| c == name)
+            .unwrap_or_else(|| panic!("no {name} column in {csv}"))
+    };
+    let cells: Vec<&str> = row.split(',').collect();
+    let median: f64 = cells[column("mb_per_s_median")].parse().unwrap();
+    let p50: u64 = cells[column("p50_ns")].parse().unwrap();
+    let fio_p50 = fio["jobs"][0]["write"]["clat_ns"]["percentile"]["50.000000"]
+        .as_u64()
+        .unwrap();
+    assert_eq!(p50, fio_p50, "{row}");
     assert!((median - bw).abs() < 0.001, "{median} vs {bw}");
     // The data file lives in the test directory: the same device as an
     // iocurve run there.
@@ -675,10 +688,11 @@ fn hostile_names_from_an_import_come_out_inert_in_every_export() {
         2 * HOSTILE.len(),
     );
     let md = stdout_of(&db, &["export", "1", "--markdown"]);
-    assert_markdown_inert(&md, 5);
+    // Test, then MB/s, IOPS, p50 and p99 of reads and of writes.
+    assert_markdown_inert(&md, 9);
     // The heading and a blank line, the table (header, rule, one row per
-    // job), a blank line and the three lines of notes: no name adds one.
-    assert_eq!(md.lines().count(), 8 + HOSTILE.len(), "{md}");
+    // job), a blank line and the four lines of notes: no name adds one.
+    assert_eq!(md.lines().count(), 9 + HOSTILE.len(), "{md}");
     assert!(md.contains("&lt;img src=x&gt;\\|=1"), "{md}");
     let md = stdout_of(&db, &["compare", "1", "2", "--markdown"]);
     assert_markdown_inert(&md, 6);

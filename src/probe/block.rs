@@ -16,6 +16,7 @@ const MAX_DEPTH: usize = 16;
 /// One layer passed on the way down to the medium.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Layer {
+    /// Kernel name of the layer's device (`sda1`, `dm-0`, `loop0`).
     pub name: String,
     /// `partition`, `dm`, `md`, `loop`.
     pub kind: String,
@@ -26,16 +27,27 @@ pub struct Layer {
 /// The facts of the whole disk at the bottom of the stack.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BlockFacts {
+    /// Kernel name of the whole disk (`sda`, `mmcblk0`, `nvme0n1`).
     pub name: String,
     /// `major:minor`.
     pub dev: String,
+    /// Size of the disk, bytes.
     pub size_bytes: u64,
+    /// Smallest unit the disk addresses, bytes (`queue/logical_block_size`).
     pub logical_block_size: u32,
+    /// Smallest unit the disk writes without read-modify-write, bytes
+    /// (`queue/physical_block_size`).
     pub physical_block_size: u32,
+    /// `queue/rotational`: the kernel's belief that the disk spins; null when
+    /// not stated.
     pub rotational: Option<bool>,
     /// Largest transfer the kernel sends now, and the hardware's limit, KiB.
     pub max_sectors_kb: Option<u64>,
+    /// The hardware's largest transfer, KiB (`queue/max_hw_sectors_kb`);
+    /// 2147483647 means the driver states none.
     pub max_hw_sectors_kb: Option<u64>,
+    /// Requests the kernel queues for the disk at once (`queue/nr_requests`);
+    /// null when not stated.
     pub nr_requests: Option<u64>,
     /// The selected I/O scheduler (the bracketed one in `queue/scheduler`).
     pub scheduler: Option<String>,
@@ -43,9 +55,15 @@ pub struct BlockFacts {
     pub discard: Option<bool>,
     /// `write back` or `write through`.
     pub write_cache: Option<String>,
+    /// `device/vendor`; null when the kernel gives none.
     pub vendor: Option<String>,
+    /// `device/model`; null when the kernel gives none.
     pub model: Option<String>,
+    /// Firmware revision (`device/rev` or `device/firmware_rev`); null when the
+    /// kernel gives none.
     pub revision: Option<String>,
+    /// Serial number (`device/serial` or the SCSI unit serial page); null when
+    /// the kernel gives none.
     pub serial: Option<String>,
 }
 

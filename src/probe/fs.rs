@@ -12,16 +12,27 @@ use std::path::Path;
 /// The file system beneath a target path.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FsInfo {
+    /// File system type (`ext4`, `vfat`, `btrfs`).
     pub fstype: String,
+    /// What is mounted, as mountinfo gives it (`/dev/sda1`).
     pub source: String,
+    /// Where it is mounted.
     pub mount_point: String,
+    /// Mount options, comma-separated.
     pub options: String,
     /// `Some(true)` when the options turn compression on; `None` when the
     /// options cannot tell (ZFS datasets keep it as a property).
     pub compression: Option<bool>,
+    /// True when a dm-crypt layer or ecryptfs encrypts the data; otherwise null
+    /// (per-directory encryption does not show in the options).
     pub encryption: Option<bool>,
+    /// True when overwrites become new allocations (btrfs, ZFS); null when the
+    /// options cannot tell.
     pub copy_on_write: Option<bool>,
+    /// Space free to unprivileged users, bytes (statvfs); null when statvfs
+    /// failed.
     pub free_bytes: Option<u64>,
+    /// Size of the file system, bytes (statvfs); null when statvfs failed.
     pub total_bytes: Option<u64>,
 }
 

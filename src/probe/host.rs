@@ -7,9 +7,13 @@ use std::path::Path;
 /// Host facts of the probe.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct HostFacts {
+    /// The machine's host name.
     pub hostname: String,
+    /// Kernel release (`uname -r`).
     pub kernel: String,
+    /// CPU model from `/proc/cpuinfo`; null when it names none.
     pub cpu_model: Option<String>,
+    /// The iocurve version that measured.
     pub iocurve_version: String,
 }
 

@@ -28,7 +28,9 @@ pub struct DeviceIdentity {
     pub target: String,
     #[serde(flatten)]
     pub device: DeviceFacts,
+    /// The file system the target lives on; null for a block device.
     pub filesystem: Option<FsInfo>,
+    /// The machine it was measured on.
     pub host: HostFacts,
 }
 
@@ -41,9 +43,14 @@ pub struct DeviceFacts {
     pub stack: Vec<Layer>,
     /// The whole disk at the bottom.
     pub block: Option<BlockFacts>,
+    /// The link the device sits behind (USB, SD/MMC, NVMe, SATA), with what it
+    /// can carry; null when not known.
     pub interface: Option<Interface>,
+    /// The USB device the disk hangs from; null when not on USB.
     pub usb: Option<UsbInfo>,
+    /// The SD/MMC card's registers; null when not an SD/MMC card.
     pub mmc: Option<MmcInfo>,
+    /// The NVMe controller; null when not NVMe.
     pub nvme: Option<NvmeInfo>,
     /// A dm-crypt layer was passed.
     #[serde(default)]

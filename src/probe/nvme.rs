@@ -11,9 +11,13 @@ use std::path::{Path, PathBuf};
 /// The controller of an NVMe namespace.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct NvmeInfo {
+    /// Kernel name of the controller (`nvme0`); null when unknown.
     pub controller: Option<String>,
+    /// Model from Identify Controller; null when not readable.
     pub model: Option<String>,
+    /// Serial number from Identify Controller; null when not readable.
     pub serial: Option<String>,
+    /// Firmware revision; null when not readable.
     pub firmware: Option<String>,
 }
 

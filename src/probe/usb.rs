@@ -13,13 +13,17 @@ use std::path::{Path, PathBuf};
 pub struct UsbInfo {
     /// Four hex digits, as in `lsusb`.
     pub vendor_id: Option<String>,
+    /// Four hex digits, as in `lsusb`.
     pub product_id: Option<String>,
     /// Device release (`bcdDevice`), four hex digits.
     pub bcd_device: Option<String>,
     /// Negotiated signalling rate, Mb/s (1.5, 12, 480, 5000, 10000, 20000).
     pub speed_mbit_s: Option<f64>,
+    /// The manufacturer string the device reports; null when none.
     pub manufacturer: Option<String>,
+    /// The product string the device reports; null when none.
     pub product: Option<String>,
+    /// The serial string the device reports; null when none.
     pub serial: Option<String>,
 }
 

@@ -11,10 +11,12 @@ use serde::{Deserialize, Serialize};
 /// `iocurve files load`: time per whole file, by size, from a cold cache.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FilesLoadReport {
+    /// One entry per file size, smallest first.
     pub points: Vec<LoadPoint>,
     /// t = t0 + n/B over the per-file medians: t0 is the cost of one file
     /// (open, metadata, close), B the bandwidth of its data.
     pub model: Option<ModelFit>,
+    /// `--fps`: frames per second; null when not given.
     pub fps: Option<f64>,
     /// Every size's eviction was shown by mincore.
     pub eviction_proved: bool,
@@ -26,11 +28,17 @@ pub struct FilesLoadReport {
 /// One file size of `files load`.
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LoadPoint {
+    /// File size, bytes.
     pub size: u64,
+    /// Files of this size loaded.
     pub files: u64,
+    /// Median time to open, read all of and close one file, ns.
     pub median_ns: u64,
+    /// Mean of those per-file times, ns.
     pub mean_ns: f64,
+    /// Fastest file, ns.
     pub min_ns: u64,
+    /// Slowest file, ns.
     pub max_ns: u64,
     /// Size over the median time, MB/s.
     pub mb_per_s: f64,
@@ -40,7 +48,9 @@ pub struct LoadPoint {
     pub model_ratio: Option<f64>,
     /// With `--fps`: bytes that arrive per frame, and frames one file takes.
     pub bytes_per_frame: Option<f64>,
+    /// Frames one file takes to load at `--fps`; null without `--fps`.
     pub frames_per_file: Option<f64>,
+    /// Whether the files were shown out of the page cache before loading.
     pub eviction: EvictionProof,
     /// Bytes the block device read while the files were loaded.
     pub device_read_bytes: Option<u64>,
@@ -49,10 +59,12 @@ pub struct LoadPoint {
 /// `iocurve files save`: one file written with each write-call size.
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FilesSaveReport {
+    /// Size of the file written with each write-call size, bytes.
     pub file_size: u64,
     /// How each file was made durable (`--sync`; `end` before it existed).
     #[serde(default = "sync_at_end")]
     pub sync: CopySync,
+    /// One entry per write-call size measured.
     pub points: Vec<SavePoint>,
     /// Write-call sizes not measured, and why (`--sync direct`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -68,39 +80,55 @@ fn sync_at_end() -> CopySync {
 /// A write-call size `files save` did not measure.
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SkippedSave {
+    /// The write-call size not measured, bytes.
     pub write_size: u64,
+    /// Why it was not measured, in words.
     pub why: String,
 }
 
 /// One write-call size of `files save`.
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SavePoint {
+    /// Bytes per write call.
     pub write_size: u64,
+    /// Time of each step of the save.
     pub times: SaveTimes,
+    /// Open, writes, fsync and close together, ns.
     pub total_ns: u64,
     /// File size over the total time, MB/s.
     pub mb_per_s: f64,
     /// What reached the block device from open to close (file system
     /// metadata and journal included).
     pub device: Option<SaveDeviceIo>,
+    /// What reading the file back found.
     pub check: SaveCheck,
 }
 
 /// Write requests the device received.
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SaveDeviceIo {
+    /// Kernel name of the block device (`sda`, `mmcblk0`).
     pub device: String,
+    /// Write requests the device completed.
     pub write_requests: u64,
+    /// Bytes the device wrote.
     pub write_bytes: u64,
+    /// `write_bytes` over `write_requests`, bytes; null when there was no
+    /// request.
     pub avg_request_bytes: Option<f64>,
 }
 
 /// `iocurve stream`: a fixed schedule and the deadlines it met.
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct StreamReport {
+    /// `read` (a player) or `write` (a recorder).
     pub direction: StreamDirection,
+    /// `--fps`: requests (frames) per second; null when `--rate` set the
+    /// schedule.
     pub fps: Option<f64>,
+    /// The run at the asked rate (with `find_max`: the last trial).
     pub outcome: StreamOutcome,
+    /// The search for the highest rate; null without `--find-max`.
     pub find_max: Option<FindMaxReport>,
 }
 
@@ -121,21 +149,30 @@ impl StreamReport {
 pub struct FindMaxReport {
     /// 0 when even the lowest rate tried missed.
     pub max_rate_mb_s: f64,
+    /// Every rate tried, in order.
     pub trials: Vec<StreamOutcome>,
 }
 
 /// `iocurve sustain`: throughput over a long write.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SustainReport {
+    /// Bytes per write.
     pub block_size: u32,
+    /// Length of one throughput interval, ns.
     pub interval_ns: u64,
+    /// A throughput figure is kept for every stretch of this many bytes.
     pub mark_bytes: u64,
+    /// Bytes written.
     pub bytes: u64,
+    /// Time from the first write to the last completion, ns.
     pub elapsed_ns: u64,
+    /// Bytes written over the elapsed time, MB/s (10^6 bytes per second).
     pub mb_per_s: f64,
     /// What ended the write: bytes, time, end of target, interrupt, error.
     pub ended_by: EndedBy,
+    /// Throughput interval by interval.
     pub intervals: Vec<IntervalSample>,
+    /// Throughput stretch by stretch of `mark_bytes`.
     pub marks: Vec<MarkSample>,
     /// Where the speed dropped, if it did.
     pub drop: Option<SpeedDrop>,
@@ -159,6 +196,7 @@ pub struct SpeedDrop {
     /// MB/s of the requests before and after the split (their bytes over
     /// their time).
     pub mb_per_s_before: f64,
+    /// MB/s of the requests after the split.
     pub mb_per_s_after: f64,
     /// After over before.
     pub ratio: f64,
@@ -166,12 +204,14 @@ pub struct SpeedDrop {
     /// searched; 0 and 0 in runs stored before the per-request search.
     #[serde(default)]
     pub at_request: u64,
+    /// Requests searched (0 in runs stored before the per-request search).
     #[serde(default)]
     pub requests: u64,
     /// The plausible range of `bytes_before_drop`: the support set widened
     /// by one request each side (see the sustain analysis for the method).
     #[serde(default)]
     pub bytes_low: u64,
+    /// Upper end of the plausible range of `bytes_before_drop`, bytes.
     #[serde(default)]
     pub bytes_high: u64,
 }
@@ -194,9 +234,11 @@ impl SpeedDrop {
 /// What mincore said after the eviction of a set of files.
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct EvictionProof {
+    /// Files checked.
     pub files: u64,
     /// Pages still in the page cache after eviction.
     pub resident_pages: u64,
+    /// Pages of all the files together (the system's page size, usually 4 KiB).
     pub total_pages: u64,
     /// True when every page of every file was shown absent.
     pub proved: bool,
@@ -207,11 +249,15 @@ pub struct EvictionProof {
 /// Times of one `save` with one write-call size.
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SaveTimes {
+    /// Time of open(2), ns.
     pub open_ns: u64,
     /// All write calls together.
     pub write_ns: u64,
+    /// Time of the fsync (0 when `sync` is `none` or `each`), ns.
     pub fsync_ns: u64,
+    /// Time of close(2), ns.
     pub close_ns: u64,
+    /// Write calls made.
     pub calls: u64,
 }
 
@@ -229,6 +275,8 @@ pub struct SaveCheck {
     /// Bytes that differ from what was written (a length difference counts
     /// every missing or extra byte).
     pub bytes_wrong: u64,
+    /// Offset of the first wrong byte in the file; null when every byte was
+    /// right.
     pub first_wrong_offset: Option<u64>,
     /// The read-back came from the device, not the page cache.
     pub eviction: EvictionProof,
@@ -245,11 +293,17 @@ impl SaveCheck {
 pub struct StreamOutcome {
     /// The rate the schedule asked for, MB/s.
     pub rate_mb_s: f64,
+    /// Bytes per request.
     pub chunk: u32,
+    /// Time between two scheduled request starts, ns.
     pub period_ns: u64,
+    /// Time from a request's scheduled start to its deadline, ns.
     pub deadline_ns: u64,
+    /// Requests the schedule holds.
     pub requests_planned: u64,
+    /// Requests completed.
     pub requests_done: u64,
+    /// Bytes moved.
     pub bytes: u64,
     /// From the first scheduled start to the last completion.
     pub elapsed_ns: u64,
@@ -274,13 +328,17 @@ pub struct StreamOutcome {
 /// Throughput over one interval of time.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct IntervalSample {
+    /// Position of the interval, from 0.
     pub index: u64,
     /// Since the start of the write, ns.
     pub start_ns: u64,
+    /// Since the start of the write, ns.
     pub end_ns: u64,
     /// Bytes written before the interval began.
     pub bytes_before: u64,
+    /// Bytes written in the interval.
     pub bytes: u64,
+    /// Bytes over the interval's length, MB/s (10^6 bytes per second).
     pub mb_per_s: f64,
     /// Longest single write in the interval, ns.
     pub max_write_ns: u64,
@@ -291,7 +349,9 @@ pub struct IntervalSample {
 pub struct MarkSample {
     /// Bytes written when the stretch ended.
     pub bytes_end: u64,
+    /// When the stretch ended, ns since the start of the write.
     pub end_ns: u64,
+    /// Bytes of the stretch over its time, MB/s (10^6 bytes per second).
     pub mb_per_s: f64,
 }
 
@@ -304,6 +364,7 @@ pub struct CpuLoadInfo {
     pub cpus: Vec<usize>,
     /// Threads that could not be pinned (they still ran, unpinned).
     pub unpinned: usize,
+    /// Length of one busy-then-idle cycle of each load thread, µs.
     pub period_us: u64,
     /// Wall time the load ran, seconds.
     pub wall_s: f64,

@@ -41,7 +41,9 @@ pub struct MpiSection {
 /// clock as rank 0 measured it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RankRow {
+    /// The MPI rank, from 0.
     pub rank: u32,
+    /// The host the rank ran on.
     pub host: String,
     /// Rank within its host (the launcher's local rank).
     pub local_rank: u32,
@@ -60,19 +62,26 @@ pub struct RankRow {
     /// First measured start and last measured end of this rank, on the
     /// common clock.
     pub start_ns: i64,
+    /// Last measured end of this rank, ns from the job's first start (common clock).
     pub end_ns: i64,
+    /// Bytes this rank moved in its measurements.
     pub bytes: u64,
+    /// I/O operations this rank completed in its measurements.
     pub ops: u64,
     /// This rank's bytes over the time it spent measuring (the sum of its
     /// measurements' elapsed times), 10^6 bytes per second.
     pub mb_per_s: f64,
     /// Latency over every request this rank made in the command.
     pub p50_ns: Option<u64>,
+    /// 99th percentile latency over every request of this rank, ns; null
+    /// without latency.
     pub p99_ns: Option<u64>,
     /// The largest lateness of this rank's starts and ends over the tests:
     /// how long after the first rank it started, and after the first rank
     /// it finished.
     pub start_skew_ns: u64,
+    /// Largest lateness of this rank's end after the first rank's, over the
+    /// tests, ns.
     pub end_skew_ns: u64,
 }
 
@@ -81,6 +90,7 @@ pub struct RankRow {
 /// over last end minus first start on the common clock).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MpiTest {
+    /// The test's name, as in `tests`.
     pub name: String,
     /// Per repetition, in the order of the test's repetitions.
     pub repetitions: Vec<MpiRepetition>,
@@ -99,8 +109,11 @@ pub struct MpiRepetition {
     pub sum_of_rank_mb_per_s: f64,
     /// First and last start, first and last end, on the common clock.
     pub first_start_ns: i64,
+    /// Last rank's start, ns from the job's first start (common clock).
     pub last_start_ns: i64,
+    /// First rank's end, ns from the job's first start (common clock).
     pub first_end_ns: i64,
+    /// Last rank's end, ns from the job's first start (common clock).
     pub last_end_ns: i64,
     /// Each rank's start, end, bytes, ops and rate in this repetition, by
     /// rank.
@@ -122,11 +135,18 @@ impl MpiRepetition {
 /// One rank's share of one repetition.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RankSpan {
+    /// The MPI rank, from 0.
     pub rank: u32,
+    /// The rank's start, ns from the job's first start (common clock).
     pub start_ns: i64,
+    /// The rank's end, ns from the job's first start (common clock).
     pub end_ns: i64,
+    /// Bytes the rank moved.
     pub bytes: u64,
+    /// I/O operations the rank completed.
     pub ops: u64,
+    /// The rank's bytes over its own elapsed time, MB/s (10^6 bytes per
+    /// second).
     pub mb_per_s: f64,
     /// Bytes this rank had moved when it learned the first rank finished
     /// (its own total when it was the first).
@@ -158,6 +178,7 @@ pub struct RawCounts {
     /// The counted pass's first start and last end (sync included), on
     /// this rank's CLOCK_MONOTONIC, nanoseconds.
     pub start_mono_ns: u64,
+    /// The counted pass's last end, on this rank's CLOCK_MONOTONIC, ns.
     pub end_mono_ns: u64,
     /// Bytes this rank had moved when it learned that the first rank had
     /// finished (its own total when it finished first).

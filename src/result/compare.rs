@@ -29,11 +29,14 @@ pub enum Access {
 /// What the requests do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
+#[schemars(transform = crate::result::schema::describe_variant_keys)]
 pub enum Direction {
     Read,
     Write,
     /// Reads and writes, `read_percent` of them reads (`None`: unrecorded).
     Mixed {
+        /// Share of the requests that are reads, percent; null when not
+        /// recorded.
         read_percent: Option<u8>,
     },
 }
@@ -54,16 +57,21 @@ pub enum Method {
     Mmap,
     Stdio,
     /// A method this version does not know (a newer result file).
-    Other(String),
+    Other(
+        /// The method's name as the result file spells it.
+        String,
+    ),
 }
 
 /// Whether the device had the machine to itself.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
+#[schemars(transform = crate::result::schema::describe_variant_keys)]
 pub enum Company {
     Alone,
     /// Measured while `devices` devices (itself included) ran at once.
     Together {
+        /// Devices that ran at once, itself included.
         devices: usize,
     },
 }
@@ -72,14 +80,24 @@ pub enum Company {
 /// [`crate::analysis::compare::matching`] for why each field counts).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct TestKey {
+    /// `sequential` or `random` offsets.
     pub access: Access,
+    /// `read`, `write`, or `mixed` with its read share.
     pub direction: Direction,
+    /// Transfer size per I/O, bytes.
     pub block_size: u64,
+    /// I/Os in flight per job.
     pub queue_depth: u32,
+    /// Parallel jobs.
     pub threads: u32,
+    /// `direct` (O_DIRECT) or `buffered` (through the page cache).
     pub mode: Mode,
+    /// The engine that ran the test.
     pub engine: crate::result::TestEngine,
+    /// How `run` reached the data: `pread`, `mmap`, `stdio`, or another
+    /// method's name.
     pub method: Method,
+    /// Whether the device ran `alone` or `together` with others.
     pub company: Company,
     /// The member's target in a parallel run (its figures are one of
     /// several devices'); `None` in a run of one target.
@@ -116,9 +134,11 @@ pub struct TestChange {
     pub run: String,
     /// What the tests are, e.g. `4 KiB randread QD32`.
     pub test: String,
+    /// What makes the two tests alike.
     pub key: TestKey,
     /// MB/s of the complete repetitions of each side.
     pub before_mb_s: Vec<f64>,
+    /// MB/s of the complete repetitions of the later run.
     pub after_mb_s: Vec<f64>,
     /// The verdict, or why there is none.
     #[serde(serialize_with = "verdict_json")]
@@ -136,7 +156,9 @@ pub struct TestChange {
 /// The engines of a pair of tests that differ in engine alone.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct EngineDifference {
+    /// The engine of the earlier run's test.
     pub before: crate::result::TestEngine,
+    /// The engine of the later run's test.
     pub after: crate::result::TestEngine,
 }
 
@@ -155,8 +177,16 @@ impl EngineDifference {
 /// The schema of [`verdict_json`]'s object: one key, `verdict` or
 /// `no_verdict`.
 fn verdict_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    let verdict = generator.subschema_for::<Verdict>();
-    let none = generator.subschema_for::<NoVerdict>();
+    let mut verdict = generator.subschema_for::<Verdict>();
+    verdict.insert(
+        "description".into(),
+        "The change beyond noise, or none, with its evidence.".into(),
+    );
+    let mut none = generator.subschema_for::<NoVerdict>();
+    none.insert(
+        "description".into(),
+        "Why the repetitions allow no verdict.".into(),
+    );
     schemars::json_schema!({
         "description": "The verdict (`verdict`), or why there is none (`no_verdict`).",
         "oneOf": [
@@ -184,9 +214,11 @@ fn verdict_json<S: serde::Serializer>(
 /// A test (or a run) set apart, and why.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct NotCompared {
+    /// The run set apart (`run 12`, or a file name).
     pub run: String,
     /// The test, when one test is meant (`None`: the whole run).
     pub test: Option<String>,
+    /// Why it was set apart, in words.
     pub reason: String,
 }
 
@@ -204,13 +236,18 @@ impl NotCompared {
 /// Every later run against the first, test by test.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Comparison {
+    /// The first run, which the others are compared against (`run 12`, or a
+    /// file name).
     pub baseline: String,
     /// True when every run is of one device (its key).
     pub same_device: bool,
     /// Noise threshold, as a share.
     pub threshold: f64,
+    /// Confidence level of the verdicts' intervals, e.g. 0.95.
     pub level: f64,
+    /// One entry per pair of like tests.
     pub changes: Vec<TestChange>,
+    /// Tests and runs set apart, and why.
     pub not_compared: Vec<NotCompared>,
     /// What a reader must know before trusting the verdicts (runs spread
     /// over hosts differently); absent when there is nothing to say.

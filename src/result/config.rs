@@ -70,9 +70,14 @@ impl<T: schemars::JsonSchema> schemars::JsonSchema for Recorded<T> {
 pub struct ProfileSettings {
     #[serde(flatten)]
     pub options: ProfileConfig,
+    /// Counted time of each row's measurement, seconds.
     pub time_per_test_s: f64,
+    /// Warm-up before each row's counted time, seconds; absent in older
+    /// results.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ramp_per_test_s: Option<f64>,
+    /// Size of the region the rows read and write, bytes; absent in older
+    /// results.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub test_area_bytes: Option<u64>,
 }
@@ -80,9 +85,15 @@ pub struct ProfileSettings {
 /// `iocurve files load`.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct FilesLoadSettings {
+    /// Directory the files were created in (and removed from).
     pub dir: PathBuf,
+    /// File sizes measured, bytes.
     pub sizes: Vec<u64>,
+    /// `--count`: files of each size; null: the default (16 MiB worth, 4 to
+    /// 200).
     pub count: Option<u32>,
+    /// `--fps`: frames per second, to report bytes per frame; null when not
+    /// given.
     pub fps: Option<f64>,
     /// Seed of the file contents and order (pass it again with --seed to
     /// repeat the run). A string of
@@ -90,17 +101,26 @@ pub struct FilesLoadSettings {
     #[serde(with = "crate::vocab::wide")]
     #[schemars(schema_with = "crate::vocab::wide::schema")]
     pub seed: u64,
+    /// `--cpu-load`: percent of every CPU kept busy in the background; null:
+    /// none.
     pub cpu_load: Option<u8>,
+    /// How each file was read: `read`, `mmap` or `stdio`.
     pub method: FileReadMethod,
+    /// Bytes per fread call of the `stdio` method.
     pub stdio_bs: u64,
 }
 
 /// `iocurve files save`.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct FilesSaveSettings {
+    /// Directory the file was written in (and removed from).
     pub dir: PathBuf,
+    /// Size of the file written with each write-call size, bytes.
     pub size: u64,
+    /// Write-call sizes measured, bytes.
     pub sizes: Vec<u64>,
+    /// When the data had to reach the device: `none`, `end` (one fsync), `each`
+    /// (O_DSYNC) or `direct` (O_DIRECT).
     pub sync: CopySync,
     /// Seed of the file contents and order (pass it again with --seed to
     /// repeat the run). A string of
@@ -108,36 +128,62 @@ pub struct FilesSaveSettings {
     #[serde(with = "crate::vocab::wide")]
     #[schemars(schema_with = "crate::vocab::wide::schema")]
     pub seed: u64,
+    /// `--cpu-load`: percent of every CPU kept busy in the background; null:
+    /// none.
     pub cpu_load: Option<u8>,
 }
 
 /// `iocurve stream`: the schedule as planned.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct StreamSettings {
+    /// The target and its shared settings.
     pub target: TargetConfig,
+    /// `read` (a player) or `write` (a recorder).
     pub rw: StreamDirection,
+    /// Bytes per request (the frame size with `--fps`).
     pub chunk: u64,
+    /// Planned data rate, bytes per second.
     pub rate_bytes_per_s: f64,
+    /// `--fps`: requests (frames) per second; null when `--rate` set the
+    /// schedule.
     pub fps: Option<f64>,
+    /// `--deadline`: time from a request's scheduled start to its deadline, ns;
+    /// null: one period.
     pub deadline_ns: Option<u64>,
+    /// Length of the stream (of each trial with `find_max`), ns.
     pub time_ns: u64,
+    /// Whether the highest rate with no missed deadline was searched for.
     pub find_max: bool,
+    /// Start of the region streamed on the target, bytes.
     pub offset: u64,
+    /// Length of the region streamed, bytes.
     pub span: u64,
+    /// `--cpu-load`: percent of every CPU kept busy in the background; null:
+    /// none.
     pub cpu_load: Option<u8>,
 }
 
 /// `iocurve sustain`.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct SustainSettings {
+    /// The target and its shared settings.
     pub target: TargetConfig,
+    /// `--bytes`: bytes to write at most (the region's end also stops it).
     pub bytes: u64,
+    /// `--time`: time to write at most, ns; null: no limit.
     pub time_ns: Option<u64>,
+    /// Bytes per write.
     pub bs: u64,
+    /// Length of one throughput interval, ns.
     pub interval_ns: u64,
+    /// A throughput figure is also kept for every stretch of this many bytes.
     pub mark: u64,
+    /// Start of the region written on the target, bytes.
     pub offset: u64,
+    /// Length of the region written, bytes.
     pub span: u64,
+    /// `--cpu-load`: percent of every CPU kept busy in the background; null:
+    /// none.
     pub cpu_load: Option<u8>,
 }
 
@@ -145,7 +191,9 @@ pub struct SustainSettings {
 /// writes and the analysis reports against.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SustainPlan {
+    /// Bytes per write.
     pub block_size: u32,
+    /// Where the write starts on the target, bytes.
     pub offset: u64,
     /// Bytes to write at most (also bounded by the target's end).
     pub bytes: u64,
@@ -160,37 +208,57 @@ pub struct SustainPlan {
 /// `iocurve surface`.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct SurfaceSettings {
+    /// The target and its shared settings.
     pub target: TargetConfig,
+    /// Positions sampled, spread evenly from the first to the last byte.
     pub samples: u32,
+    /// Bytes read (and written) sequentially at each position.
     pub sample_bytes: u64,
+    /// Transfer size of the sequential reads and writes, bytes.
     pub block_size: u64,
+    /// Random 4 KiB reads near each position, whose median is its access time
+    /// (0: none).
     pub access_reads: u32,
+    /// A position below this percent of the median speed is slow.
     pub threshold_percent: f64,
 }
 
 /// `iocurve copy`.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct CopySettings {
+    /// The image copied: a file or a block device.
     pub source: PathBuf,
+    /// The destination and its shared settings.
     pub target: TargetConfig,
+    /// Bytes per read and write, as `dd bs=`.
     pub block_size: u64,
+    /// When the data had to be on the medium: `none`, `end` (fsync at the end),
+    /// `each` (O_DSYNC) or `direct` (O_DIRECT, then fsync).
     pub sync: CopySync,
+    /// Whether the destination was read back and compared with the source.
     pub verify: bool,
 }
 
 /// `iocurve endure`.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct EndureSettings {
+    /// The device worn and its shared settings.
     pub target: TargetConfig,
+    /// Write-and-verify cycles asked for, each over the whole span.
     pub cycles: u32,
+    /// Transfer size of the writes and reads, bytes.
     pub block_size: u64,
+    /// Whether the run ends at the first cycle with a bad block or an I/O
+    /// error.
     pub stop_on_error: bool,
 }
 
 /// `iocurve flash <test>`.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct FlashSettings {
+    /// The flash test: `align`, `open-au`, `cache`, `capacity` or `class`.
     pub test: crate::vocab::options::FlashTest,
+    /// The device tested.
     pub target: PathBuf,
 }
 

@@ -86,7 +86,9 @@ pub enum FitQuality {
     /// At least one check failed. `reason` is the most basic failure, with
     /// its figures; `also` the other checks that failed, if any.
     Poor {
+        /// The most basic check that failed, with its figures.
         reason: String,
+        /// The other checks that failed, if any.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         also: Vec<String>,
     },
@@ -123,15 +125,18 @@ pub struct Advice {
 /// A point far from the model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Deviation {
+    /// Transfer size, bytes.
     pub size: u64,
     /// Measured MB/s over model MB/s.
     pub ratio: f64,
+    /// What the deviation suggests, in words.
     pub note: String,
 }
 
 /// How much slower an unaligned size is than its aligned neighbours imply.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct AlignmentPenalty {
+    /// The unaligned transfer size, bytes.
     pub size: u64,
     /// Median MB/s over the repetitions.
     pub measured_mb_s: f64,
@@ -140,7 +145,9 @@ pub struct AlignmentPenalty {
     /// expected / measured (medians): 15 means fifteen times slower than
     /// expected. Only a finding when `verdict` says so.
     pub slowdown: f64,
+    /// The aligned size measured below it, bytes.
     pub lower_neighbour: u64,
+    /// The aligned size measured above it, bytes.
     pub upper_neighbour: u64,
     /// MB/s over the repetitions of the unaligned size. Absent in runs
     /// stored before ranges were compared.
@@ -158,8 +165,11 @@ pub struct AlignmentPenalty {
 /// The lowest, median and highest MB/s of a size over its repetitions.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MbRange {
+    /// Slowest repetition, MB/s.
     pub min: f64,
+    /// Median repetition, MB/s.
     pub median: f64,
+    /// Fastest repetition, MB/s.
     pub max: f64,
 }
 
@@ -169,11 +179,21 @@ pub struct MbRange {
 pub enum Penalty {
     /// Every repetition was slower than anything the neighbours imply.
     /// `factor` compares medians, `at_least` the nearest ends of the ranges.
-    Slower { factor: f64, at_least: f64 },
+    Slower {
+        /// Measured over expected median time: 15 means fifteen times slower.
+        factor: f64,
+        /// The smallest slowdown the ranges allow (their nearest ends).
+        at_least: f64,
+    },
     /// The ranges overlap: the difference is within the noise.
     NoPenaltySeen,
     /// Every repetition was faster than anything the neighbours imply.
-    Faster { factor: f64, at_least: f64 },
+    Faster {
+        /// Expected over measured median time: 2 means twice as fast.
+        factor: f64,
+        /// The smallest speed-up the ranges allow (their nearest ends).
+        at_least: f64,
+    },
     /// A point measured once has no range to judge by.
     SingleRepetition,
 }
@@ -181,11 +201,13 @@ pub enum Penalty {
 /// Where one curve overtakes another.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Crossover {
+    /// The access pattern of the two curves.
     pub pattern: crate::vocab::Rw,
     /// Faster below the crossing.
     pub faster_below: String,
     /// Faster above the crossing.
     pub faster_above: String,
+    /// The two measured transfer sizes the crossing lies between, bytes.
     pub between: (u64, u64),
     /// Estimated size of the crossing (log-size interpolation), bytes.
     pub at_bytes: f64,
@@ -194,7 +216,9 @@ pub struct Crossover {
 /// What the link says about the curve.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CeilingVerdict {
+    /// The link, in words (`USB 2.0 High Speed`).
     pub interface: String,
+    /// What the link can carry at most, MB/s (10^6 bytes per second).
     pub limit_mb_s: f64,
     /// The plateau sits at the link's ceiling: the link, not the medium,
     /// limits this curve.

@@ -14,9 +14,11 @@ use crate::vocab::options::FlashTest;
 /// What a `flash` command found, as the result records it.
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FlashReport {
+    /// The flash test: `align`, `open-au`, `cache`, `capacity` or `class`.
     pub test: FlashTest,
     /// The one-line answer.
     pub verdict: String,
+    /// One entry per line of the verdict.
     pub findings: Vec<Finding>,
     /// The raw table (`--verbose`).
     pub table: FlashTable,
@@ -32,10 +34,14 @@ pub struct Finding {
     /// The finding's name and value in words, as written when the result
     /// was made.
     pub name: String,
+    /// The value in words, as written when the result was made.
     pub value: String,
+    /// How sure the finding is; null when the test does not judge it.
     pub confidence: Option<Confidence>,
     /// PASS, FAIL or LINK for class requirements.
     pub status: Option<Status>,
+    /// A remark on the finding (why the confidence is not high); null when
+    /// none.
     pub note: Option<String>,
     /// What was measured (absent in results stored before schema 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -45,102 +51,181 @@ pub struct Finding {
 /// The measured figures of one finding, one variant per kind of line.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
+#[schemars(transform = crate::result::schema::describe_variant_keys)]
 pub enum Figure {
     /// `align`: the erase block found by boundary timing (`None`: not
     /// seen), and the kernel's `preferred_erase_size` when it has one.
     Au {
+        /// The erase block (AU) found, bytes; null: no boundary seen.
         bytes: Option<u64>,
+        /// The kernel's `preferred_erase_size`, bytes; null when it has none.
         kernel: Option<u64>,
     },
     /// `align`: the page found by boundary timing.
-    Page { bytes: Option<u64> },
+    Page {
+        /// The page found, bytes; null: no boundary seen.
+        bytes: Option<u64>,
+    },
     /// `open-au`: how many AUs the card keeps open.
-    OpenAus { count: Option<u32> },
+    OpenAus {
+        /// AUs the card keeps open at once; null when no count could be made.
+        count: Option<u32>,
+    },
     /// `cache`: the speed of the first writes.
-    Burst { mb_s: f64 },
+    Burst {
+        /// Write speed before the cache filled, MB/s (10^6 bytes per second).
+        mb_s: f64,
+    },
     /// `cache`: the cache's size, net of what drained while it filled.
-    Cache { bytes: Option<u64> },
+    Cache {
+        /// The cache's size, bytes; null when no fall in speed was seen.
+        bytes: Option<u64>,
+    },
     /// `cache`: what the card took at the burst speed.
-    Absorbed { bytes: u64 },
+    Absorbed {
+        /// Bytes written at the burst speed.
+        bytes: u64,
+    },
     /// `cache`: the speed once the cache was full.
-    Sustained { mb_s: f64 },
+    Sustained {
+        /// Write speed once the cache was full, MB/s.
+        mb_s: f64,
+    },
     /// `capacity`: what the card really holds (the claimed size if genuine).
-    UsableCapacity { bytes: u64 },
+    UsableCapacity {
+        /// What the card really holds, bytes.
+        bytes: u64,
+    },
     /// `capacity`: aliased blocks were read (a block that reads back
     /// another address's data): the card wraps around.
     WrapAround,
     /// `capacity`, on a fake card: H2testw's line, what holds and what is
     /// lost, with the flush's write and the read-back's speed.
     OkLost {
+        /// Bytes that hold data (H2testw's "OK").
         ok: u64,
+        /// Bytes claimed beyond that, which lose what is written (H2testw's
+        /// "lost").
         lost: u64,
+        /// Speed of the flush's writes, MB/s; null when not measured.
         write_mb_s: Option<f64>,
+        /// Speed of the read-back, MB/s; null when not measured.
         read_mb_s: Option<f64>,
     },
     /// `capacity`, on a fake card: the last 512-byte sector shown to hold
     /// data (f3fix's `--last-sec`).
-    LastGoodSector { sector: u64 },
+    LastGoodSector {
+        /// Number of the last 512-byte sector shown to hold data, from 0.
+        sector: u64,
+    },
     /// `capacity`, on a fake card: the partition that makes it usable at
     /// its real size (512-byte sectors), for `target` as given.
     Repair {
+        /// The device, as given.
         target: String,
+        /// The partition's first sector, in 512-byte sectors.
         start: u64,
+        /// The partition's length, in 512-byte sectors.
         sectors: u64,
     },
     /// `capacity --fix`: what became of that partition table.
-    Fixed { outcome: FixOutcome },
+    Fixed {
+        /// What became of the partition table.
+        outcome: FixOutcome,
+    },
     /// `capacity`: the write cache filled after `filled_after` bytes of
     /// flush, which stopped at `flushed`, short of the `needed`.
     FlushTooShort {
+        /// Bytes of flush written when the write cache filled.
         filled_after: u64,
+        /// Bytes the flush wrote.
         flushed: u64,
+        /// Bytes the flush needs to get past a cache that fills after
+        /// `filled_after`.
         needed: u64,
     },
     /// `capacity`: a genuine card whose flush filled no cache.
-    NoCacheFilled { flushed: u64 },
+    NoCacheFilled {
+        /// Bytes the flush wrote.
+        flushed: u64,
+    },
     /// `capacity`: what data beyond the real size does; `errors` when it
     /// fails with I/O errors rather than reading back as something else.
-    Beyond { errors: bool },
+    Beyond {
+        /// True when data beyond the real size fails with I/O errors; false
+        /// when it reads back as something else.
+        errors: bool,
+    },
     /// `capacity`: the write cache hid the fraud from an immediate read-back.
     CacheHid,
     /// `class`: whether the writes got past the cache before Pw was taken.
     WriteCache {
+        /// Whether the write cache was shown exhausted before Pw was taken.
         exhaustion: Exhaustion,
+        /// Write speed before the speed fell, MB/s.
         burst_mb_s: f64,
+        /// Bytes written when the speed first fell; null when it did not fall.
         fell_after: Option<u64>,
+        /// Bytes written whole AU by whole AU.
         written: u64,
     },
     /// `class`: Pw over whole free AUs of `ru`-byte RUs.
     Pw {
+        /// Pw: mean write speed over the steady AUs, MB/s.
         mean_mb_s: f64,
+        /// Slowest of those AUs, MB/s.
         min_mb_s: f64,
+        /// AUs Pw is averaged over (the last steady ones).
         aus: u64,
+        /// Size of one recording unit (RU), bytes.
         ru: u64,
     },
     /// `class`: Pr over 256 random RUs, beside the Pw it must reach.
-    Pr { mb_s: f64, pw_mean_mb_s: f64 },
+    Pr {
+        /// Pr: read speed over 256 random RUs, MB/s.
+        mb_s: f64,
+        /// The Pw it must reach, MB/s.
+        pw_mean_mb_s: f64,
+    },
     /// `class`: FAT write times.
     FatWrites {
+        /// Worst mean of 8 consecutive FAT writes, ms.
         worst_mean8_ms: f64,
+        /// Longest single FAT write, ms.
         max_ms: f64,
+        /// Median FAT write, ms.
         median_ms: f64,
+        /// FAT writes timed.
         writes: u64,
     },
     /// `class`: P(Nu), the speed by the share of the AU already used
     /// (empty: not measured), and the move speed it implies.
     Pnu {
+        /// P(Nu): write speed by the share of the AU already used; empty when
+        /// not measured.
         curve: Vec<PnuPoint>,
+        /// The move speed the curve implies, MB/s; null when flat or not
+        /// measured.
         pm_mb_s: Option<f64>,
     },
     /// `class`: one requirement of one class, checked.
     Requirement {
+        /// The class, as its logo reads (`C10`, `U3`, `V30`, `A1`).
         class: String,
+        /// What the class asks for, and its unit.
         need: Need,
+        /// The measured value, in the unit of `need`.
         measured: f64,
+        /// The class's limit, in the unit of `need`.
         limit: f64,
     },
     /// The AU the test worked in, and where it came from.
-    AuUsed { bytes: u64, source: String },
+    AuUsed {
+        /// The AU, bytes.
+        bytes: u64,
+        /// Where its size came from, in words.
+        source: String,
+    },
 }
 
 /// What `flash capacity --fix` did with the partition table.
@@ -162,6 +247,7 @@ pub enum FixOutcome {
 pub struct PnuPoint {
     /// Nu / Nt.
     pub used_share: f64,
+    /// Write speed at that share, MB/s.
     pub mb_s: f64,
 }
 
@@ -186,7 +272,9 @@ impl FlashTable {
 /// Columns, then rows of cells in the same order.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TypedTable {
+    /// What each column holds, in order.
     pub columns: Vec<Column>,
+    /// The rows: one cell per column.
     pub rows: Vec<Vec<Cell>>,
 }
 
@@ -218,14 +306,32 @@ pub enum Column {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Cell {
-    Bytes(u64),
-    Nanoseconds(i64),
-    MbS(f64),
-    Count(u64),
+    Bytes(
+        /// A size, bytes.
+        u64,
+    ),
+    Nanoseconds(
+        /// A time, ns (negative for a difference).
+        i64,
+    ),
+    MbS(
+        /// A speed, MB/s (10^6 bytes per second).
+        f64,
+    ),
+    Count(
+        /// A count.
+        u64,
+    ),
     /// The first count measured again at the end (`open-au`).
-    CountAgain(u64),
+    CountAgain(
+        /// The count measured again.
+        u64,
+    ),
     /// A name from another closed set, as it prints.
-    Name(String),
+    Name(
+        /// The name, as it prints.
+        String,
+    ),
 }
 
 /// How sure a decision is.
@@ -270,20 +376,43 @@ impl Status {
 }
 
 /// What a class asks for.
+/// Random 4 KiB reads, IOPS (at least).
+/// Random 4 KiB writes, IOPS (at least).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub enum Need {
     /// Pw, MB/s.
-    SeqWrite(f64),
+    SeqWrite(
+        /// Least Pw, MB/s.
+        f64,
+    ),
     /// Pr, MB/s (Pr ≥ Pw ≥ the class speed).
-    RuRead(f64),
+    RuRead(
+        /// Least Pr, MB/s.
+        f64,
+    ),
     /// T_FW, worst mean of 8 FAT writes, ms (at most).
-    FatMean(f64),
+    FatMean(
+        /// Most T_FW mean of 8, ms.
+        f64,
+    ),
     /// T_FW, largest single FAT write, ms (at most).
-    FatMax(f64),
-    RandomReadIops(f64),
-    RandomWriteIops(f64),
+    FatMax(
+        /// Most T_FW single write, ms.
+        f64,
+    ),
+    RandomReadIops(
+        /// Least random 4 KiB reads per second (IOPS).
+        f64,
+    ),
+    RandomWriteIops(
+        /// Least random 4 KiB writes per second (IOPS).
+        f64,
+    ),
     /// Sustained sequential write, MB/s.
-    Sustained(f64),
+    Sustained(
+        /// Least sustained write, MB/s.
+        f64,
+    ),
 }
 
 impl Need {

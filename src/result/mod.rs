@@ -315,6 +315,7 @@ pub struct RampInfo {
 pub struct CurveReport {
     /// Each target measured, in order (the first is also `RunResult::target`).
     pub targets: Vec<TargetInfo>,
+    /// One curve per target and pattern.
     pub series: Vec<CurveSeries>,
     /// Sizes where one target overtakes another, per pattern.
     pub crossovers: Vec<Crossover>,
@@ -323,10 +324,15 @@ pub struct CurveReport {
 /// Throughput against transfer size for one target and one pattern.
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CurveSeries {
+    /// The target, as given.
     pub target: String,
+    /// The access pattern: `read`, `write`, `randread` or `randwrite`.
     pub pattern: Rw,
+    /// I/Os in flight per job.
     pub queue_depth: u32,
+    /// The target's logical block size, bytes.
     pub logical_block_size: u32,
+    /// One entry per transfer size, smallest first.
     pub points: Vec<CurvePoint>,
     /// t(n) = t0 + max(n, U)/B fitted to the direct points.
     pub model: Option<ModelFit>,
@@ -345,6 +351,8 @@ pub struct CurveSeries {
     pub recommendation: Option<String>,
     /// The link the device sits behind, when the probe knows it.
     pub interface: Option<Interface>,
+    /// The curve against what the link can carry; null when the link is not
+    /// known.
     pub ceiling: Option<CeilingVerdict>,
     /// Why the pattern was not measured.
     pub skipped: Option<String>,
@@ -390,6 +398,7 @@ impl CurveSeries {
 /// One size of a curve.
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CurvePoint {
+    /// Transfer size, bytes.
     pub size: u64,
     /// Measured through the page cache: O_DIRECT cannot do this size, or a
     /// buffered reference for an unaligned neighbour.
@@ -397,9 +406,16 @@ pub struct CurvePoint {
     /// Measured only as the aligned neighbour of an unaligned size, in the
     /// unaligned section.
     pub reference: bool,
+    /// Throughput over the repetitions, MB/s (10^6 bytes per second); null when
+    /// nothing was measured.
     pub mb_per_s: Option<Spread>,
+    /// I/O operations per second over the repetitions; null when nothing was
+    /// measured.
     pub iops: Option<Spread>,
+    /// Median latency of the repetition nearest the median MB/s, ns; null
+    /// without latency.
     pub p50_ns: Option<u64>,
+    /// 99th percentile latency of that repetition, ns; null without latency.
     pub p99_ns: Option<u64>,
     /// Measured MB/s over the model's.
     pub model_ratio: Option<f64>,

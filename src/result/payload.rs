@@ -27,6 +27,7 @@ pub enum Payload {
     /// The fixed rows of `iocurve profile` (their figures are the tests).
     #[serde(rename = "profile")]
     Profile {
+        /// The options of `profile`, and the time and test area each row got.
         config: Recorded<ProfileSettings>,
         /// `--parallel`: each row on every device alone and together.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -35,6 +36,7 @@ pub enum Payload {
     /// One workload of `iocurve run`.
     #[serde(rename = "run")]
     Run {
+        /// The options of `run`, as checked before the target opened.
         config: Recorded<RunConfig>,
         /// How the target was read (method, buffers, block size).
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -46,44 +48,60 @@ pub enum Payload {
     /// Throughput against transfer size.
     #[serde(rename = "curve")]
     Curve {
+        /// The options of `curve`.
         config: Recorded<CurveConfig>,
+        /// The measured curves: one series per target and pattern.
         curve: CurveReport,
     },
     #[serde(rename = "files load")]
     FilesLoad {
+        /// The options of `files load`.
         config: Recorded<FilesLoadSettings>,
+        /// What loading the files cost, size by size.
         files_load: FilesLoadReport,
     },
     #[serde(rename = "files save")]
     FilesSave {
+        /// The options of `files save`.
         config: Recorded<FilesSaveSettings>,
+        /// What saving one file cost, write-call size by write-call size.
         files_save: FilesSaveReport,
     },
     #[serde(rename = "stream")]
     Stream {
+        /// The options of `stream`: the schedule as planned.
         config: Recorded<StreamSettings>,
+        /// How the schedule was kept.
         stream: StreamReport,
     },
     #[serde(rename = "sustain")]
     Sustain {
+        /// The options of `sustain`.
         config: Recorded<SustainSettings>,
+        /// The long write: throughput interval by interval.
         sustain: SustainReport,
     },
     #[serde(rename = "surface")]
     Surface {
+        /// The options of `surface`.
         config: Recorded<SurfaceSettings>,
+        /// Speed at evenly spread positions over the whole device.
         surface: SurfaceReport,
     },
     /// An image copied onto a device; absent when the copy could not start.
     #[serde(rename = "copy")]
     Copy {
+        /// The options of `copy`.
         config: Recorded<CopySettings>,
+        /// What the copy took; null when it could not start.
         #[serde(default)]
         copy: Option<CopyReport>,
     },
     #[serde(rename = "endure")]
     Endure {
+        /// The options of `endure`.
         config: Recorded<EndureSettings>,
+        /// Speed and errors cycle by cycle.
         endure: EndureReport,
     },
     /// One of the `flash` tests; the report names which.
@@ -96,7 +114,9 @@ pub enum Payload {
         alias = "flash class"
     )]
     Flash {
+        /// The options of the `flash` test.
         config: Recorded<FlashSettings>,
+        /// What the test found, with the confidence of each figure.
         flash: FlashReport,
     },
     /// A run measured by another tool and imported (`iocurve import`).
@@ -105,6 +125,8 @@ pub enum Payload {
         /// The tool that measured it.
         #[serde(default = "fio")]
         tool: String,
+        /// The imported tool's own options, as it recorded them (free-form
+        /// JSON).
         config: serde_json::Value,
     },
 }

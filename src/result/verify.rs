@@ -15,12 +15,18 @@ pub enum Verdict {
     /// The block is exactly what was written to this offset.
     Ok,
     /// The block is what was written here, except for this many bits.
-    Changed { flipped_bits: u64 },
+    Changed {
+        /// Bits that differ from what was written.
+        flipped_bits: u64,
+    },
     /// Aliased: an intact block of this run that was written to
     /// `found_offset` (the wrap-around of a fake card). Read as
     /// `overwritten` too, the name results before schema 4 used.
     #[serde(alias = "overwritten")]
-    Aliased { found_offset: u64 },
+    Aliased {
+        /// The offset this block was written to, bytes.
+        found_offset: u64,
+    },
     /// Anything else: zeros, foreign data, another run's blocks, widespread damage.
     Corrupted,
 }
@@ -36,19 +42,25 @@ impl Verdict {
 /// One block that did not verify, as kept in [`VerifyTally::first_bad`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BadBlock {
+    /// Where the block was read, bytes from the start of the target.
     pub offset: u64,
+    /// What the check found.
     pub verdict: Verdict,
 }
 
 /// Counts of verdicts, plus a few bad blocks to show the user.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct VerifyTally {
+    /// Blocks exactly as written.
     pub ok: u64,
+    /// Blocks as written but for some flipped bits.
     pub changed: u64,
     /// Blocks that read back another address's data (aliased); results
     /// before schema 4 named this `overwritten`.
     #[serde(alias = "overwritten")]
     pub aliased: u64,
+    /// Blocks holding anything else: zeros, foreign data, another run's
+    /// blocks.
     pub corrupted: u64,
     /// At most [`FIRST_BAD_MAX`] bad blocks: in the order recorded, or, once
     /// tallies have been merged, the lowest offsets among them in offset order.

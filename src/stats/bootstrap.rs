@@ -46,8 +46,11 @@ use serde::Serialize;
 /// A point estimate and its confidence interval.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Interval {
+    /// The point estimate.
     pub estimate: f64,
+    /// Lower end of the confidence interval.
     pub low: f64,
+    /// Upper end of the confidence interval.
     pub high: f64,
     /// Confidence level, e.g. 0.95.
     pub level: f64,
@@ -191,6 +194,7 @@ impl Change {
 /// A change and its evidence.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Verdict {
+    /// `faster`, `slower` or `no_change`.
     pub change: Change,
     /// After over before, of the mean MB/s (0.8 = 20% slower).
     pub ratio: Interval,
@@ -198,6 +202,7 @@ pub struct Verdict {
     pub threshold: f64,
     /// Repetitions the verdict rests on.
     pub before_repetitions: usize,
+    /// Repetitions of the later run the verdict rests on.
     pub after_repetitions: usize,
 }
 
@@ -219,7 +224,12 @@ impl Verdict {
 #[serde(rename_all = "snake_case", tag = "reason")]
 pub enum NoVerdict {
     /// A side has fewer than [`MIN_REPETITIONS`] complete repetitions.
-    TooFewRepetitions { before: usize, after: usize },
+    TooFewRepetitions {
+        /// Complete repetitions of the earlier run.
+        before: usize,
+        /// Complete repetitions of the later run.
+        after: usize,
+    },
     /// A repetition moved nothing (zero or non-finite MB/s).
     NotPositive,
 }

@@ -29,18 +29,25 @@ pub const MAX_QUEUE_BYTES: u64 = 1 << 30;
 /// Target settings every measuring command shares.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct TargetConfig {
+    /// The target as given: a directory (measured through a scratch file), a
+    /// regular file or a block device.
     pub path: PathBuf,
     /// O_DIRECT, or the page cache (`--buffered`). Recorded as `buffered`.
     #[serde(rename = "buffered", serialize_with = "is_buffered")]
     #[schemars(with = "bool")]
     pub io_mode: IoMode,
+    /// `--destructive`: writes may destroy the data on the target.
     pub destructive: bool,
     /// Journal what a write test overwrites and restore it afterwards.
     pub preserve: bool,
     /// Where journals live (`None`: iocurve's data directory).
     pub journal_dir: Option<PathBuf>,
+    /// `--offset`: start of the measured region, bytes; null: 0.
     pub offset: Option<u64>,
+    /// `--span`: length of the measured region, bytes; null: the rest of the
+    /// target (1 GiB for a directory).
     pub span: Option<u64>,
+    /// Parallel jobs, each with its own queue.
     pub threads: u32,
     /// Seed of offsets, data and verify stamps (`--seed`; from the clock
     /// when not given). A string of
@@ -64,8 +71,12 @@ pub struct TargetConfig {
 /// A validated `iocurve run`.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct RunConfig {
+    /// The target and its shared settings.
     pub target: TargetConfig,
+    /// Access pattern: `read`, `write`, `randread`, `randwrite`, `rw` or
+    /// `randrw`.
     pub rw: Rw,
+    /// Read share of a mixed (`rw`, `randrw`) workload, percent.
     pub mix_read_percent: u8,
     /// `--bs` as given; `max` becomes a size only once the device is open
     /// ([`RunConfig::resolve_blocks`]). Recorded as `bs_max`.
@@ -76,16 +87,24 @@ pub struct RunConfig {
     /// (1 MiB stands in for `--bs max`).
     #[serde(flatten)]
     pub blocks: RunBlocks,
+    /// I/Os in flight per job.
     pub queue_depth: u32,
+    /// The engine used: `sync` (pread/pwrite), `uring` (io_uring), `mmap` or
+    /// `stdio`.
     pub engine: EngineKind,
+    /// Counted time, seconds; null: until `size` bytes moved.
     #[serde(serialize_with = "opt_secs")]
     #[schemars(with = "Option<f64>")]
     pub time: Option<Duration>,
+    /// Warm-up before counting (executed, then discarded), seconds.
     #[serde(serialize_with = "secs")]
     #[schemars(with = "f64")]
     pub ramp: Duration,
+    /// What write buffers were filled with.
     pub pattern: Pattern,
+    /// `--verify`: blocks written self-describing and checked on reading.
     pub verify: bool,
+    /// Repetitions of the measurement.
     pub repeat: u32,
     /// Neither --size nor --time was given: move the span once, for at most
     /// [`DEFAULT_RUN_TIME_CAP`].
@@ -101,6 +120,7 @@ pub struct RunConfig {
     pub align_asked: Option<u64>,
     /// Every target of a `--parallel` run, the first included.
     pub targets: Vec<PathBuf>,
+    /// `--parallel`: the workload ran on every target at once (and each alone).
     pub parallel: bool,
 }
 
@@ -108,6 +128,7 @@ pub struct RunConfig {
 /// `--bs max`, where the device decides.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct RunBlocks {
+    /// Transfer size per I/O, bytes.
     pub block_size: u64,
     /// Offset granularity of random I/O.
     pub align: u64,
@@ -126,15 +147,23 @@ fn is_given<S: serde::Serializer>(v: &Option<u64>, s: S) -> Result<S::Ok, S::Err
 /// A validated `iocurve profile`.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ProfileConfig {
+    /// The target and its shared settings.
     pub target: TargetConfig,
+    /// `--time`: counted time of each row, seconds; null: chosen so the profile
+    /// takes about a minute (see `time_per_test_s`).
     #[serde(serialize_with = "opt_secs")]
     #[schemars(with = "Option<f64>")]
     pub time: Option<Duration>,
+    /// `--size`: size of the test area, bytes; null: the default (see
+    /// `test_area_bytes`).
     pub size: Option<u64>,
+    /// Repetitions of each row.
     pub repeat: u32,
+    /// `--read-only`: the write rows were skipped.
     pub read_only: bool,
     /// Every target of a `--parallel` profile, the first included.
     pub targets: Vec<PathBuf>,
+    /// `--parallel`: each row ran on every target at once (and each alone).
     pub parallel: bool,
     /// The preset the rows come from, or none when `--tests` named them.
     pub preset: Option<ProfilePreset>,
@@ -190,22 +219,34 @@ pub fn choose_engine(asked: Option<EngineKind>, queue_depth: u32) -> Result<Engi
 /// A validated `iocurve curve`.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct CurveConfig {
+    /// The first target and its shared settings.
     pub target: TargetConfig,
     /// Every target, the first included.
     pub targets: Vec<PathBuf>,
+    /// Patterns swept: `read`, `write`, `randread`, `randwrite`.
     pub patterns: Vec<Rw>,
+    /// `--sizes`: transfer sizes, bytes; null: the logical block size up to 16
+    /// MiB, doubling.
     pub sizes: Option<Vec<u64>>,
+    /// I/Os in flight per job.
     pub queue_depth: u32,
+    /// The engine used: `sync` (pread/pwrite) or `uring` (io_uring).
     pub engine: EngineKind,
+    /// Repetitions of each point.
     pub repeat: u32,
+    /// Counted time of each point, seconds.
     #[serde(serialize_with = "secs")]
     #[schemars(with = "f64")]
     pub time: Duration,
+    /// Warm-up before each point, seconds.
     #[serde(serialize_with = "secs")]
     #[schemars(with = "f64")]
     pub ramp: Duration,
+    /// Most bytes one point moves, whichever of this and `time` ends first.
     pub point_bytes: u64,
+    /// `--csv` was given (recorded; not part of the measurement).
     pub csv: bool,
+    /// `--svg`: where the chart was written; null: no chart.
     pub svg: Option<PathBuf>,
 }
 

@@ -226,7 +226,10 @@ pub enum EngineKind {
     Mmap,
     /// Reads through the C library's buffered stream in calls of this many
     /// bytes (`--stdio-bs`); reads only.
-    Stdio(u32),
+    Stdio(
+        /// Bytes per fread call.
+        u32,
+    ),
 }
 
 impl EngineKind {

@@ -12,7 +12,10 @@ use serde::Serialize;
 pub enum Pattern {
     Random,
     Zeros,
-    Byte(u8),
+    Byte(
+        /// The byte every write buffer is filled with, 0 to 255.
+        u8,
+    ),
 }
 
 impl Pattern {

@@ -16,13 +16,19 @@ use std::path::{Path, PathBuf};
 pub struct BlockDevice {
     /// Kernel name: `sda1`, `loop0`, `nvme0n1p2`, `mmcblk0`.
     pub name: String,
+    /// Major device number.
     pub major: u32,
+    /// Minor device number.
     pub minor: u32,
     /// Kernel name of the whole disk (`sda` for `sda1`; itself for a disk).
     pub disk: String,
+    /// True for a partition, false for a whole disk.
     pub partition: bool,
+    /// Size of the device, bytes.
     pub size_bytes: u64,
+    /// Smallest unit the device addresses, bytes.
     pub logical_block_size: u32,
+    /// Smallest unit the device writes without read-modify-write, bytes.
     pub physical_block_size: u32,
     /// The device refuses writes (its own `ro` flag or its disk's).
     pub read_only: bool,
@@ -30,6 +36,7 @@ pub struct BlockDevice {
     /// (virtio-blk reports 1 unless the host says otherwise), so this is the
     /// kernel's belief, not a measurement.
     pub rotational: Option<bool>,
+    /// `device/model` of the disk; null when the kernel gives none.
     pub model: Option<String>,
     /// For a loop device, the file behind it. For a partition of a loop
     /// device, the file behind the whole loop disk.

@@ -11,7 +11,9 @@ use std::path::{Component, Path};
 /// One line of /proc/self/mountinfo.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Mount {
+    /// Major number of the mounted device.
     pub major: u32,
+    /// Minor number of the mounted device.
     pub minor: u32,
     /// What is mounted, as a path inside its file system (`/` for a whole
     /// file system; a file's own path where a file is bind-mounted).
@@ -20,7 +22,9 @@ pub struct Mount {
     pub root: String,
     /// Unescaped (`\040` in the file is a space here).
     pub mount_point: String,
+    /// File system type (`ext4`, `vfat`).
     pub fstype: String,
+    /// What is mounted (`/dev/sda1`, a server share).
     pub source: String,
     /// The per-mount options then the superblock options, comma-separated,
     /// an option appearing in both only once (`rw,relatime,errors=remount-ro`).

@@ -57,6 +57,7 @@ pub fn flash(cmd: &FlashCommand, store: &Settings) -> Result<i32> {
     let config = FlashSettings {
         test,
         target: args.target.clone(),
+        seed: cfg.seed,
     }
     .into();
     let payload = Payload::Flash { config, flash };

@@ -22,7 +22,9 @@ pub struct CachePlan {
     pub chunk: u64,
     /// The most bytes written.
     pub max_bytes: u64,
-    /// Seed of the data written (`--seed`).
+    /// Seed of the data written (`--seed`); written as a string of
+    /// digits, as every seed in the JSON is.
+    #[serde(serialize_with = "crate::vocab::wide::serialize")]
     pub seed: u64,
 }
 

@@ -78,6 +78,9 @@ const CLAIM_STEP: u64 = 64 << 20;
 #[derive(Debug, Clone, Serialize)]
 pub struct CapacityPlan {
     pub size: u64,
+    /// Written as a string of digits, as every seed in the JSON is
+    /// (readers round integers above 2^53).
+    #[serde(serialize_with = "crate::vocab::wide::serialize")]
     pub seed: u64,
     /// The densely stamped zone after the protected MiB.
     pub zone_offset: u64,

@@ -42,6 +42,9 @@ pub struct OpenAuPlan {
     /// The AU is a fallback, not the card's: the count is at most low.
     pub au_assumed: bool,
     /// Seed of the data written (`--seed`).
+    /// Written as a string of digits, as every seed in the JSON is
+    /// (readers round integers above 2^53).
+    #[serde(serialize_with = "crate::vocab::wide::serialize")]
     pub seed: u64,
 }
 

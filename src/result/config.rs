@@ -260,6 +260,12 @@ pub struct FlashSettings {
     pub test: crate::vocab::options::FlashTest,
     /// The device tested.
     pub target: PathBuf,
+    /// Seed of the data the test wrote (`--seed`; from the clock when not
+    /// given), so the run can be repeated; `align` writes nothing. A string
+    /// of decimal digits: JSON readers round integers above 2^53.
+    #[serde(serialize_with = "crate::vocab::wide::serialize")]
+    #[schemars(schema_with = "crate::vocab::wide::schema")]
+    pub seed: u64,
 }
 
 #[cfg(test)]
@@ -271,10 +277,14 @@ mod tests {
         let typed: Recorded<FlashSettings> = FlashSettings {
             test: crate::vocab::options::FlashTest::Align,
             target: "/dev/mmcblk0".into(),
+            seed: 7,
         }
         .into();
         let text = serde_json::to_string(&typed).unwrap();
-        assert_eq!(text, r#"{"test":"align","target":"/dev/mmcblk0"}"#);
+        assert_eq!(
+            text,
+            r#"{"test":"align","target":"/dev/mmcblk0","seed":"7"}"#
+        );
         let back: Recorded<FlashSettings> = serde_json::from_str(&text).unwrap();
         assert_eq!(back.to_json(), typed.to_json());
         assert!(matches!(back, Recorded::Stored(_)));

@@ -142,28 +142,6 @@ mod tests {
         }
     }
 
-    /// Properties the schemas may leave undescribed: none. Every property
-    /// says what it is, its unit, and what null means.
-    const UNDESCRIBED_AT_MOST: usize = 0;
-
-    /// The definitions that must describe every property.
-    const CORE: [&str; 14] = [
-        "RunResult",
-        "HostInfo",
-        "TestResult",
-        "WorkloadInfo",
-        "Measurement",
-        "DirectionResult",
-        "LatencySummary",
-        "Spread",
-        "CpuUsage",
-        "DeviceIo",
-        "RampInfo",
-        "TargetInfo",
-        "LiveInterval",
-        "StartLine",
-    ];
-
     #[test]
     fn every_property_is_described() {
         let mut missing = Vec::new();
@@ -173,18 +151,10 @@ mod tests {
         }
         missing.sort();
         missing.dedup();
-        let core: Vec<&String> = missing
-            .iter()
-            .filter(|m| CORE.iter().any(|c| m.starts_with(&format!("/$defs/{c}."))))
-            .collect();
         assert!(
-            core.is_empty(),
-            "properties without a description (add a /// to the field): {core:?}"
-        );
-        assert!(
-            missing.len() <= UNDESCRIBED_AT_MOST,
-            "{} properties without a description, more than {UNDESCRIBED_AT_MOST}: add a /// \
-             (what it is, its unit, what null means) to each field or variant field: {missing:?}",
+            missing.is_empty(),
+            "{} properties without a description: add a /// (what it is, its unit, what \
+             null means) to each field or variant field: {missing:?}",
             missing.len()
         );
     }

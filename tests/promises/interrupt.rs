@@ -3,7 +3,6 @@
 
 use crate::common;
 
-use iocurve::units::TimeUnit;
 use std::time::{Duration, Instant};
 
 fn scratch_present(dir: &std::path::Path) -> bool {
@@ -171,13 +170,17 @@ fn sigint_on_a_terminal_clears_the_bar_then_prints_the_partial_result_once() {
     let shown = common::text(&std::fs::read(&typescript).unwrap());
     assert_eq!(shown.matches("INTERRUPTED").count(), 1, "{shown}");
     // Every state of the bar fits the 80 columns, so none wraps.
-    // The partial table, in whichever time unit the printer chose for its
-    // latencies (µs while all are below 10 ms, as on an idle machine).
-    let table = [TimeUnit::Micros, TimeUnit::Millis]
-        .map(|unit| unit.header("p99"))
-        .iter()
-        .filter_map(|header| shown.find(header.as_str()))
-        .min()
+    // The partial table: its header names MB/s, IOPS and the latency
+    // percentiles (each latency cell names its own unit).
+    let mut at = 0;
+    let table = shown
+        .split_inclusive('\n')
+        .find_map(|line| {
+            let start = at;
+            at += line.len();
+            (line.contains("MB/s") && line.contains("IOPS") && line.contains("p99"))
+                .then_some(start)
+        })
         .unwrap_or_else(|| panic!("the partial table is shown: {shown}"));
     let (live, report) = shown.split_at(table);
     // Its row holds what was measured before the signal: reads at a rate.

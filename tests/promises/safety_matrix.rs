@@ -108,8 +108,13 @@ fn cases() -> Vec<Case> {
             refuses_preserve: true,
             ..case("endure", "{dev} --cycles 1 --span 2M")
         },
-        // flash align only reads: it takes neither --destructive nor
-        // --preserve (tests/promises/output_flags.rs checks), so it has no case.
+        // flash align only reads; it takes the write permissions so one
+        // set of flags serves every flash test, and must write nothing
+        // whichever it is given.
+        Case {
+            writes: false,
+            ..case("flash align", "{dev}")
+        },
         case("flash open-au", "{dev} --au 1M"),
         case("flash cache", "{dev}"),
         case("flash capacity", "{dev} --flush 4M"),

@@ -52,6 +52,10 @@ const ALLOWED: &[(&str, &str)] = &[
         "output files the user names (--svg, --report, -o); block devices refused",
     ),
     (
+        "src/commands/man.rs",
+        "man pages into the directory the user names (`iocurve man DIR`)",
+    ),
+    (
         "src/medium/copy_ends.rs",
         "copy creates a destination file that did not exist (create_new: nothing to lose)",
     ),

@@ -131,16 +131,22 @@ pub fn list(devices: &[DeviceRow], runs: &[RunRow]) -> String {
 /// `list --json`: `{"devices": [...], "runs": [...]}`, the rows as stored
 /// (a run's `status` says whether its figures are partial).
 pub fn list_json(devices: &[DeviceRow], runs: &[RunRow]) -> serde_json::Result<String> {
-    serde_json::to_string_pretty(&serde_json::json!({ "devices": devices, "runs": runs }))
+    serde_json::to_string_pretty(&crate::result::stored::Listing {
+        devices: devices.to_vec(),
+        runs: runs.to_vec(),
+    })
 }
 
-/// `history --json`: each device with its runs, oldest first.
+/// `history --json`: `{"devices": [{"device": ..., "runs": [...]}]}`.
 pub fn history_json(with_runs: &[(Vec<RunRow>, DeviceRow)]) -> serde_json::Result<String> {
-    let devices: Vec<serde_json::Value> = with_runs
+    let devices = with_runs
         .iter()
-        .map(|(runs, d)| serde_json::json!({ "device": d, "runs": runs }))
+        .map(|(runs, d)| crate::result::stored::DeviceHistory {
+            device: d.clone(),
+            runs: runs.clone(),
+        })
         .collect();
-    serde_json::to_string_pretty(&serde_json::json!({ "devices": devices }))
+    serde_json::to_string_pretty(&crate::result::stored::Histories { devices })
 }
 
 #[cfg(test)]

@@ -22,7 +22,7 @@ pub struct Shipped {
 }
 
 /// Every schema iocurve ships.
-pub const SHIPPED: [Shipped; 4] = [
+pub const SHIPPED: [Shipped; 6] = [
     Shipped {
         file: "iocurve-result.schema.json",
         make: result,
@@ -38,6 +38,14 @@ pub const SHIPPED: [Shipped; 4] = [
     Shipped {
         file: "iocurve-probe.schema.json",
         make: probe,
+    },
+    Shipped {
+        file: "iocurve-list.schema.json",
+        make: list,
+    },
+    Shipped {
+        file: "iocurve-history.schema.json",
+        make: history,
     },
 ];
 
@@ -71,6 +79,22 @@ pub fn probe() -> Schema {
     titled::<crate::probe::DeviceIdentity>(
         "iocurve device identity",
         "What `probe --json` prints: who the device is, what it sits behind, and where; also the `device_identity` of a result.",
+    )
+}
+
+/// What `list --json` prints.
+pub fn list() -> Schema {
+    titled::<super::stored::Listing>(
+        "iocurve list",
+        "What `list --json` prints: every device in the results database, then every run by number, each with its headline figures (median MB/s and range per test).",
+    )
+}
+
+/// What `history --json` prints.
+pub fn history() -> Schema {
+    titled::<super::stored::Histories>(
+        "iocurve history",
+        "What `history --json` prints: each device asked for, with its runs oldest first and each run's headline figures (median MB/s and range per test).",
     )
 }
 

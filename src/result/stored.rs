@@ -9,25 +9,39 @@ use std::path::PathBuf;
 /// A device as stored.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct DeviceRow {
+    /// The device's number in the database (`history N`).
     pub id: i64,
+    /// The key that links the device's runs (model and serial where the
+    /// device has them; a path on a host where it has none).
     pub key: String,
+    /// What the device is called in tables: `SanDisk Ultra, 29.7 GiB`.
     pub label: String,
+    /// Start of its first stored run, RFC 3339 in UTC.
     pub first_seen: String,
+    /// Start of its latest stored run, RFC 3339 in UTC.
     pub last_seen: String,
+    /// How many runs of it are stored.
     pub runs: i64,
 }
 
 /// A run as listed.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct RunRow {
+    /// The run's number in the database (`export N`, `compare N M`).
     pub id: i64,
+    /// The number of the device it measured.
     pub device_id: i64,
+    /// That device's label.
     pub device_label: String,
+    /// The command that made it: `profile`, `flash class`, `fio`.
     pub command: String,
+    /// Who measured it: `iocurve`, or `fio` for an import.
     pub source: String,
+    /// When it started, RFC 3339 in UTC (an import keeps fio's time).
     pub started_at: String,
     /// Whether the run finished, was stopped, or ended by an error.
     pub status: RunStatus,
+    /// Each test's headline figure.
     pub figures: Vec<Figure>,
     /// A run on many hosts: how many ranks on how many hosts.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -37,7 +51,9 @@ pub struct RunRow {
 /// How a run on many hosts was spread, as `history` and `list` show it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct RankCount {
+    /// MPI ranks in the job.
     pub ranks: u32,
+    /// Distinct hosts they ran on.
     pub hosts: u32,
 }
 
@@ -45,6 +61,7 @@ pub struct RankCount {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum RunStatus {
+    /// It ran to its end.
     Complete,
     /// Ctrl-C or SIGTERM stopped it.
     Interrupted,
@@ -77,12 +94,43 @@ impl RunStatus {
 /// `figures` table for history and list.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct Figure {
+    /// The test's name: `SEQ1M Q8T1 read`, or a run's workload.
     pub test: String,
+    /// Its access pattern and direction.
     pub rw: crate::result::TestRw,
+    /// Median MB/s (10^6 B/s) of its repetitions.
     pub median: f64,
+    /// Lowest MB/s of its repetitions.
     pub min: f64,
+    /// Highest MB/s of its repetitions.
     pub max: f64,
+    /// How many repetitions the figures rest on.
     pub repetitions: usize,
+}
+
+/// What `list --json` prints: every device, then every run by number.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, schemars::JsonSchema)]
+pub struct Listing {
+    /// Every device, most recently seen last.
+    pub devices: Vec<DeviceRow>,
+    /// Every run, by number (the order they were saved).
+    pub runs: Vec<RunRow>,
+}
+
+/// What `history --json` prints: each device asked for, with its runs.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, schemars::JsonSchema)]
+pub struct Histories {
+    /// One entry per device.
+    pub devices: Vec<DeviceHistory>,
+}
+
+/// One device and its runs, oldest first.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, schemars::JsonSchema)]
+pub struct DeviceHistory {
+    /// The device.
+    pub device: DeviceRow,
+    /// Its runs, by start time.
+    pub runs: Vec<RunRow>,
 }
 
 /// A stored run's headline figure, for the history of a device.

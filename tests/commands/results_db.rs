@@ -272,17 +272,16 @@ fn a_real_fio_run_is_imported_beside_iocurves() {
     let csv = text(&out.stdout);
     let row = csv.lines().nth(1).unwrap();
     assert!(row.contains(",fio,seq,write,1048576,1,1,1,"), "{row}");
-    let column = |name: &str| {
-        csv.lines()
-            .next()
-            .unwrap()
-            .split(',')
-            .position(|c| c == name)
-            .unwrap_or_else(|| panic!("no {name} column in {csv}"))
-    };
+    // Counted from the end: the device's label before them may hold a
+    // quoted comma.
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
     let cells: Vec<&str> = row.split(',').collect();
-    let median: f64 = cells[column("mb_per_s_median")].parse().unwrap();
-    let p50: u64 = cells[column("p50_ns")].parse().unwrap();
+    let column = |name: &str| {
+        let from_end = header.len() - header.iter().position(|c| *c == name).unwrap();
+        cells[cells.len() - from_end]
+    };
+    let median: f64 = column("mb_per_s_median").parse().unwrap();
+    let p50: u64 = column("p50_ns").parse().unwrap();
     let fio_p50 = fio["jobs"][0]["write"]["clat_ns"]["percentile"]["50.000000"]
         .as_u64()
         .unwrap();

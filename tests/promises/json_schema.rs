@@ -21,6 +21,8 @@ enum Doc {
     Result,
     Compare,
     Probe,
+    List,
+    History,
 }
 
 impl Doc {
@@ -29,21 +31,14 @@ impl Doc {
             Doc::Result => "iocurve-result.schema.json",
             Doc::Compare => "iocurve-compare.schema.json",
             Doc::Probe => "iocurve-probe.schema.json",
+            Doc::List => "iocurve-list.schema.json",
+            Doc::History => "iocurve-history.schema.json",
         }
     }
 }
 
 /// Commands with `--json` whose document has no schema yet, and why.
-const NO_SCHEMA: [(&str, &str); 2] = [
-    (
-        "list",
-        "rows of the results database as stored, not a result; no schema yet",
-    ),
-    (
-        "history",
-        "rows of the results database as stored, not a result; no schema yet",
-    ),
-];
+const NO_SCHEMA: [(&str, &str); 0] = [];
 
 /// Every runnable command of the definition, by its words, with the long
 /// flags it offers.
@@ -119,6 +114,8 @@ fn case(name: &str, dir: &Path) -> (Vec<String>, Doc) {
             return (with_db(strings(&["compare", "1", "2"]), d), Doc::Compare);
         }
         "probe" => return (strings(&["probe", d]), Doc::Probe),
+        "list" => return (with_db(strings(&["list"]), d), Doc::List),
+        "history" => return (with_db(strings(&["history"]), d), Doc::History),
         other => {
             panic!("{other} offers --json but has no case here: add one, or a reason to NO_SCHEMA")
         }
@@ -215,10 +212,16 @@ fn seeds(doc: &Value, out: &mut Vec<Value>) {
 
 #[test]
 fn every_json_document_follows_its_shipped_schema() {
-    let validators: Vec<(Doc, jsonschema::Validator)> = [Doc::Result, Doc::Compare, Doc::Probe]
-        .into_iter()
-        .map(|d| (d, validator(d.file())))
-        .collect();
+    let validators: Vec<(Doc, jsonschema::Validator)> = [
+        Doc::Result,
+        Doc::Compare,
+        Doc::Probe,
+        Doc::List,
+        Doc::History,
+    ]
+    .into_iter()
+    .map(|d| (d, validator(d.file())))
+    .collect();
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     // Two stored runs first, for compare and export.
@@ -260,8 +263,9 @@ fn every_json_document_follows_its_shipped_schema() {
         }
         checked.push(name);
     }
-    // 15 measuring commands, export, compare, probe (files need root).
-    let expected = if common::is_root() { 18 } else { 16 };
+    // 15 measuring commands, export, compare, probe, list, history (files
+    // need root).
+    let expected = if common::is_root() { 20 } else { 18 };
     assert_eq!(checked.len(), expected, "{checked:?}");
 }
 

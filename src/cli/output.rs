@@ -120,6 +120,36 @@ impl OutputArgs {
         }
     }
 
+    /// Two outputs naming one file would leave only the last one written:
+    /// refused before anything opens, naming the flags. Paths are compared
+    /// as given and, where they exist, as the files they name.
+    pub fn one_file_each(&self) -> Result<(), String> {
+        let mut named: Vec<(&str, &std::path::Path)> = Vec::new();
+        if let Some(o) = &self.output_file {
+            named.push(("-o", o));
+        }
+        for (flag, path) in [
+            ("--export-json", &self.export_json),
+            ("--export-csv", &self.export_csv),
+            ("--export-markdown", &self.export_markdown),
+        ] {
+            if let Some(p) = path {
+                named.push((flag, p));
+            }
+        }
+        for (i, (a, pa)) in named.iter().enumerate() {
+            for (b, pb) in &named[i + 1..] {
+                if same_file(pa, pb) {
+                    return Err(format!(
+                        "{a} and {b} both name {}: give each output its own file",
+                        pb.display()
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// The `--export-*` files, in the order JSON, CSV, Markdown.
     pub fn exports(&self) -> Vec<ExportFile> {
         [
@@ -184,5 +214,17 @@ impl From<&DbArg> for StoreArgs {
             db: arg.db.clone(),
             no_save: false,
         }
+    }
+}
+
+/// True when `a` and `b` are one path, or name one existing file.
+fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    if a == b {
+        return true;
+    }
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
+        _ => false,
     }
 }

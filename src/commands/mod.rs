@@ -40,6 +40,9 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
     if let Some(db) = &store.db {
         crate::store::check_path(db)?;
     }
+    if let Some(output) = cli.command.output_args() {
+        output.one_file_each().map_err(crate::error::usage)?;
+    }
     if crate::cluster::job().is_none()
         && let Some(flag) = cli.cluster_args().and_then(|c| c.first_given())
     {

@@ -898,3 +898,43 @@ fn an_interrupted_run_still_writes_its_exports() {
         "{csv}"
     );
 }
+
+/// Two outputs naming one file would keep only the last one written: on
+/// every command with the export flags, each pair of `-o` and the three
+/// exports naming one file is refused with exit 2 and both flags named,
+/// before anything opens (no file appears).
+#[test]
+fn two_outputs_never_name_one_file() {
+    let flags = ["-o", "--export-json", "--export-csv", "--export-markdown"];
+    let mut commands = 0;
+    for (name, cmd) in leaves() {
+        if !longs(&cmd).contains("export-json") {
+            continue;
+        }
+        commands += 1;
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("out");
+        for (i, a) in flags.iter().enumerate() {
+            for b in &flags[i + 1..] {
+                let out = iocurve()
+                    .args(command_line(&name, dir.path(), 0))
+                    .arg(a)
+                    .arg(&file)
+                    .arg(b)
+                    .arg(&file)
+                    .output()
+                    .unwrap();
+                let err = text(&out.stderr);
+                assert_eq!(out.status.code(), Some(2), "{name} {a} {b}: {err}");
+                let said = format!("{a} and {b} both name");
+                assert!(err.contains(&said), "{name}: {err}");
+                assert!(!file.exists(), "{name} {a} {b} wrote {}", file.display());
+                assert!(
+                    !dir.path().join("r.db").exists(),
+                    "{name}: a database opened"
+                );
+            }
+        }
+    }
+    assert!(commands >= 15, "{commands} commands with exports");
+}

@@ -262,54 +262,6 @@ pub fn format_iops(iops: f64) -> String {
     }
 }
 
-/// The one unit of a column (or a line) of times: µs while every value is
-/// below 10 ms, else ms, so that a column never mixes units and its header
-/// can name the unit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TimeUnit {
-    Micros,
-    Millis,
-}
-
-impl TimeUnit {
-    /// The unit that suits the largest of `ns` (nanoseconds).
-    pub fn for_ns(ns: impl IntoIterator<Item = f64>) -> TimeUnit {
-        let largest = ns.into_iter().fold(0.0, f64::max);
-        if largest >= 10e6 {
-            TimeUnit::Millis
-        } else {
-            TimeUnit::Micros
-        }
-    }
-
-    pub fn symbol(self) -> &'static str {
-        match self {
-            TimeUnit::Micros => "µs",
-            TimeUnit::Millis => "ms",
-        }
-    }
-
-    /// A column header with this unit: `p50 µs`.
-    pub fn header(self, name: &str) -> String {
-        format!("{name} {}", self.symbol())
-    }
-
-    /// `ns` in this unit, three significant figures, without the unit.
-    pub fn figure(self, ns: f64) -> String {
-        let divisor = match self {
-            TimeUnit::Micros => 1e3,
-            TimeUnit::Millis => 1e6,
-        };
-        three_figures(ns / divisor)
-    }
-}
-
-/// A single time with its unit, for prose: `0 µs`, `203 µs`, `13.1 ms`.
-pub fn format_time_ns(ns: f64) -> String {
-    let unit = TimeUnit::for_ns([ns]);
-    format!("{} {}", unit.figure(ns), unit.symbol())
-}
-
 /// One latency in the unit that suits it alone, three significant
 /// figures: `0.815 µs`, `1.63 µs`, `815 µs`, `1.20 ms`, `249 ms`, `1.50 s`.
 /// Every latency cell of a table is written with this, so a fast device's

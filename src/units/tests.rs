@@ -93,18 +93,6 @@ fn figures_keep_three_significant_digits() {
 }
 
 #[test]
-fn a_time_column_keeps_one_unit() {
-    assert_eq!(TimeUnit::for_ns([203_000.0, 9_000_000.0]), TimeUnit::Micros);
-    let unit = TimeUnit::for_ns([203_000.0, 52_691_000.0]);
-    assert_eq!(unit, TimeUnit::Millis);
-    assert_eq!(unit.figure(203_000.0), "0.203");
-    assert_eq!(unit.figure(52_691_000.0), "52.7");
-    assert_eq!(unit.header("p50"), "p50 ms");
-    assert_eq!(format_time_ns(0.0), "0 µs");
-    assert_eq!(format_time_ns(13_107_000.0), "13.1 ms");
-}
-
-#[test]
 fn rates() {
     assert_eq!(parse_rate("5MB/s"), Ok(5_000_000));
     assert_eq!(parse_rate("20MiB/s"), Ok(20 << 20));
@@ -265,7 +253,7 @@ proptest! {
 
     #[test]
     fn formatting_takes_any_number(n in any::<u64>(), x in any::<f64>()) {
-        let _ = (format_size(n), format_mbps(x), format_time_ns(x), mb_per_s(n, n / 3));
+        let _ = (format_size(n), format_mbps(x), format_latency(x), mb_per_s(n, n / 3));
     }
 }
 

@@ -4,7 +4,7 @@
 
 use super::{charts, esc};
 use crate::result::apps::{FilesLoadReport, FilesSaveReport, StreamReport, SustainReport};
-use crate::units::{format_latency, format_mbps, format_size, format_time_ns};
+use crate::units::{format_latency, format_mbps, format_size};
 use std::fmt::Write;
 
 /// The one time unit of a chart of `times_ns`, see
@@ -145,8 +145,8 @@ pub fn stream(out: &mut String, r: &StreamReport) {
                 o.miss_share * 100.0
             ),
         ),
-        ("longest stall", format_time_ns(o.longest_stall_ns as f64)),
-        ("jitter", format_time_ns(o.jitter_ns)),
+        ("longest stall", format_latency(o.longest_stall_ns as f64)),
+        ("jitter", format_latency(o.jitter_ns)),
     ];
     let _ = writeln!(out, "<div class=\"scroll\"><table><tbody>");
     for (k, v) in rows {
@@ -179,7 +179,7 @@ pub fn stream(out: &mut String, r: &StreamReport) {
                 "latency",
                 true
             ),
-            format_time_ns(o.deadline_ns as f64)
+            format_latency(o.deadline_ns as f64)
         );
     }
 }

@@ -137,7 +137,7 @@ fn ranks_table(out: &mut String, m: &MpiSection) {
             time(Some(r.start_skew_ns)),
             time(Some(r.end_skew_ns)),
             crate::units::three_figures(r.clock_offset_ns as f64 / 1e9),
-            crate::units::format_time_ns(r.clock_offset_bound_ns as f64)
+            crate::units::format_latency(r.clock_offset_bound_ns as f64)
         );
     }
     let _ = writeln!(out, "</tbody></table></div>");

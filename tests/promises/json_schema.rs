@@ -7,9 +7,7 @@
 
 use crate::common;
 
-use clap::CommandFactory;
 use common::{iocurve, text};
-use iocurve::cli::Cli;
 use serde_json::Value;
 use std::path::Path;
 
@@ -40,36 +38,11 @@ impl Doc {
 /// Commands with `--json` whose document has no schema yet, and why.
 const NO_SCHEMA: [(&str, &str); 0] = [];
 
-/// Every runnable command of the definition, by its words, with the long
-/// flags it offers.
-fn leaves() -> Vec<(String, Vec<String>)> {
-    fn walk(cmd: &clap::Command, words: &[String], out: &mut Vec<(String, Vec<String>)>) {
-        if cmd.get_subcommands().next().is_none() && !words.is_empty() {
-            let longs = cmd
-                .get_arguments()
-                .filter_map(|a| a.get_long().map(str::to_string))
-                .collect();
-            out.push((words.join(" "), longs));
-        }
-        for sub in cmd.get_subcommands() {
-            let mut w = words.to_vec();
-            w.push(sub.get_name().to_string());
-            walk(sub, &w, out);
-        }
-    }
-    let mut out = Vec::new();
-    let mut root = Cli::command();
-    root.build();
-    walk(&root, &[], &mut out);
-    out.retain(|(name, _)| !name.split(' ').any(|w| w == "help"));
-    out
-}
-
 /// The commands that offer `flag`.
 fn offering(flag: &str) -> Vec<String> {
-    leaves()
+    crate::output_flags::leaves()
         .into_iter()
-        .filter(|(_, longs)| longs.iter().any(|l| l == flag))
+        .filter(|(_, cmd)| cmd.get_arguments().any(|a| a.get_long() == Some(flag)))
         .map(|(name, _)| name)
         .collect()
 }

@@ -59,7 +59,7 @@ const SAVING: [&str; 15] = [
 
 /// Every runnable command of the definition, by its words (`flash
 /// align`), with its clap definition.
-fn leaves() -> Vec<(String, clap::Command)> {
+pub(crate) fn leaves() -> Vec<(String, clap::Command)> {
     fn walk(cmd: &clap::Command, words: &[String], out: &mut Vec<(String, clap::Command)>) {
         if cmd.get_subcommands().next().is_none() && !words.is_empty() {
             out.push((words.join(" "), cmd.clone()));

@@ -596,26 +596,18 @@ fn odd_simulated_cards_are_refused_naming_the_key() {
 /// option written as if it were required.
 #[test]
 fn a_mistyped_option_shows_the_commands_own_usage() {
-    use clap::CommandFactory;
-    fn walk(cmd: &clap::Command, words: &[String], out: &mut Vec<(Vec<String>, String)>) {
-        let long = cmd
-            .get_arguments()
-            .filter(|a| !a.is_hide_set())
-            .filter_map(|a| a.get_long())
-            .find(|l| l.len() >= 4 && *l != "help" && *l != "version");
-        if let (None, Some(long)) = (cmd.get_subcommands().next(), long) {
-            out.push((words.to_vec(), long.to_string()));
-        }
-        for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
-            let mut w = words.to_vec();
-            w.push(sub.get_name().to_string());
-            walk(sub, &w, out);
-        }
-    }
-    let mut root = iocurve::cli::Cli::command();
-    root.build();
-    let mut cases = Vec::new();
-    walk(&root, &[], &mut cases);
+    let cases: Vec<(Vec<String>, String)> = crate::output_flags::leaves()
+        .into_iter()
+        .filter_map(|(name, cmd)| {
+            let long = cmd
+                .get_arguments()
+                .filter(|a| !a.is_hide_set())
+                .filter_map(|a| a.get_long())
+                .find(|l| l.len() >= 4 && *l != "help" && *l != "version")?
+                .to_string();
+            Some((name.split(' ').map(String::from).collect(), long))
+        })
+        .collect();
     assert!(cases.len() >= 20, "{} commands", cases.len());
     for (words, long) in cases {
         let mut typo: Vec<char> = long.chars().collect();

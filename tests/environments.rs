@@ -10,6 +10,8 @@ mod common;
 
 #[path = "environments/block_device.rs"]
 mod block_device;
+#[path = "environments/device_stack.rs"]
+mod device_stack;
 #[path = "environments/faultdev_selftest.rs"]
 mod faultdev_selftest;
 #[cfg(feature = "mpi")]

@@ -163,10 +163,6 @@ pub(super) fn open_block_device(
                 .as_ref()
                 .map_or(512, |d| d.logical_block_size as usize)
         });
-    let mut notes = Vec::new();
-    if let Some(note) = device.as_ref().and_then(loop_cache_note) {
-        notes.push(note);
-    }
     let info = TargetInfo {
         path: display(&req.path),
         kind: TargetKind::BlockDevice,
@@ -177,7 +173,7 @@ pub(super) fn open_block_device(
         mode: mode(req),
         logical_block_size: lbs as u32,
         writable: req.want_write,
-        notes,
+        notes: Vec::new(),
     };
     Ok(OpenTarget {
         reader,
@@ -251,20 +247,6 @@ fn scratch_in_examined(
         )));
     }
     Ok(())
-}
-
-/// A loop device without direct I/O reads its backing file through the
-/// host's page cache: its own counters see every request, yet the medium
-/// beneath may see none.
-fn loop_cache_note(dev: &BlockDevice) -> Option<Caveat> {
-    let backing = dev.loop_backing_file.as_ref()?;
-    let dio = std::fs::read_to_string(format!("/sys/class/block/{}/loop/dio", dev.disk)).ok()?;
-    (dio.trim() == "0").then(|| {
-        Caveat::cache(format!(
-            "{} reads {backing} through the page cache (loop direct I/O is off), so figures may be memory speed; attach it with `losetup --direct-io=on` to measure the medium",
-            dev.name
-        ))
-    })
 }
 
 fn mode(req: &TargetRequest) -> IoMode {

@@ -28,6 +28,7 @@ pub use descriptors::dio_alignment;
 
 use crate::engine::sim::SimDevice;
 use crate::error::IoFailure;
+use crate::probe::block::{Layer, StackCache};
 use crate::probe::sysfs::{self, BlockDevice};
 use crate::result::Caveat;
 use crate::result::{TargetInfo, TargetKind};
@@ -208,7 +209,45 @@ pub fn open(req: &TargetRequest) -> Result<OpenTarget> {
             "this file system keeps its files in RAM, so the figures are memory speed, not a storage device's",
         ));
     }
+    if let Some(dev) = &target.info.device {
+        let caches = crate::probe::block::caches_in(Path::new(crate::probe::SYSFS), &dev.name);
+        let notes = caches
+            .iter()
+            .filter_map(|l| stack_cache_caveat(&dev.name, l));
+        target.info.notes.extend(notes);
+    }
     Ok(target)
+}
+
+/// The caveat a cache in the target's stack puts on every figure, whether
+/// the target is that device, a file system on it, or a device above it:
+/// what answers there may never reach the medium.
+fn stack_cache_caveat(device: &str, layer: &Layer) -> Option<Caveat> {
+    let through = if layer.name == device {
+        String::new()
+    } else {
+        format!("{device} sits on {}, and ", layer.name)
+    };
+    let file = layer.detail.as_deref().unwrap_or("its backing file");
+    Some(match layer.cache? {
+        StackCache::PageCache => Caveat::cache(format!(
+            "{through}{} reads {file} through the page cache (loop direct I/O is off), so figures may be memory speed; attach it with `losetup --direct-io=on` to measure the medium",
+            layer.name
+        )),
+        StackCache::Memory => Caveat::memory(format!(
+            "{through}{} keeps its data in {file}, on {} in RAM, so the figures are memory speed, not a storage device's",
+            layer.name,
+            layer
+                .file_system
+                .as_deref()
+                .unwrap_or("a memory file system")
+        )),
+        StackCache::DmCache | StackCache::Bcache => Caveat::cache(format!(
+            "{through}{} is {}: what its fast device answers never reaches the slow one beneath, so figures may be the cache's",
+            layer.name,
+            layer.cache?.describe()
+        )),
+    })
 }
 
 /// Describes a size for messages.

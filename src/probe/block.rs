@@ -6,22 +6,179 @@
 //! probe walks down to it and records every layer passed on the way.
 
 use super::{attr, attr_num};
-use crate::probe::sysfs::{BlockDevice, from_dev_t_in, from_name_in};
+use crate::probe::sysfs::{BlockDevice, SECTOR_BYTES, from_dev_t_in, from_name_in};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// How deep a stack may be before the walk gives up (a loop cycle).
 const MAX_DEPTH: usize = 16;
 
+/// What a layer is over what lies beneath it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LayerKind {
+    /// A partition of a disk.
+    Partition,
+    /// A device-mapper device (LVM, dm-crypt, dm-linear, dm-cache).
+    Dm,
+    /// A software RAID (md) array.
+    Md,
+    /// A loop device over a file.
+    Loop,
+    /// A bcache device: a slow disk behind a fast cache device.
+    Bcache,
+    /// Any other device stacked on `slaves/`.
+    Stacked,
+}
+
+impl LayerKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LayerKind::Partition => "partition",
+            LayerKind::Dm => "dm",
+            LayerKind::Md => "md",
+            LayerKind::Loop => "loop",
+            LayerKind::Bcache => "bcache",
+            LayerKind::Stacked => "stacked",
+        }
+    }
+}
+
+/// A cache inside the stack: something between the target and the medium
+/// that can answer in its place, so figures taken through it may not be
+/// the medium's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum StackCache {
+    /// A loop device without direct I/O: its file goes through the host's
+    /// page cache.
+    PageCache,
+    /// A loop device whose backing file lives in RAM (tmpfs, ramfs).
+    Memory,
+    /// A device-mapper cache (LVM's dm-cache or dm-writecache).
+    DmCache,
+    /// A bcache device.
+    Bcache,
+}
+
+impl StackCache {
+    /// Why figures through this layer may not be the medium's.
+    pub fn describe(self) -> &'static str {
+        match self {
+            StackCache::PageCache => "read through the page cache (loop direct I/O off)",
+            StackCache::Memory => "its file is in RAM",
+            StackCache::DmCache => "a device-mapper cache",
+            StackCache::Bcache => "a bcache cache",
+        }
+    }
+}
+
 /// One layer passed on the way down to the medium.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Layer {
     /// Kernel name of the layer's device (`sda1`, `dm-0`, `loop0`).
     pub name: String,
-    /// `partition`, `dm`, `md`, `loop`.
-    pub kind: String,
-    /// The partition's disk, the dm target's name, the loop's backing file.
+    /// `partition`, `dm`, `md`, `loop`, `bcache`, `stacked`.
+    pub kind: LayerKind,
+    /// The partition's disk, the dm target's name, the loop's backing file,
+    /// the members of an md or bcache device.
     pub detail: Option<String>,
+    /// Size of this layer's device, bytes; null in results from before it
+    /// was recorded.
+    #[serde(default)]
+    pub size_bytes: Option<u64>,
+    /// Kernel name of the device directly beneath: the partition's disk,
+    /// the device holding the loop's backing file, the first member of a
+    /// dm, md or bcache device; null when there is none (a backing file on
+    /// tmpfs) or it is not known.
+    #[serde(default)]
+    pub below: Option<String>,
+    /// The partition's number; null for other layers.
+    #[serde(default)]
+    pub number: Option<u32>,
+    /// Where the layer begins in what lies beneath, bytes: a partition's
+    /// start, a loop device's offset into its file.
+    #[serde(default)]
+    pub offset_bytes: Option<u64>,
+    /// The loop's backing file's inode number (with `below`, what keeps a
+    /// loop's key when it is attached again); null for other layers.
+    #[serde(default)]
+    pub inode: Option<u64>,
+    /// The file system type holding the loop's backing file (`ext4`,
+    /// `tmpfs`); null for other layers or when not found.
+    #[serde(default)]
+    pub file_system: Option<String>,
+    /// The dm or md device's UUID (`dm/uuid`, `md/uuid`); null when the
+    /// kernel gives none.
+    #[serde(default)]
+    pub uuid: Option<String>,
+    /// Whether the loop device reads its file with direct I/O (`loop/dio`);
+    /// null for other layers.
+    #[serde(default)]
+    pub direct_io: Option<bool>,
+    /// The cache this layer is, when it can answer for what lies beneath;
+    /// null when it passes every request down.
+    #[serde(default)]
+    pub cache: Option<StackCache>,
+}
+
+impl Layer {
+    fn new(name: &str, size_bytes: u64) -> Layer {
+        Layer {
+            name: name.to_string(),
+            kind: LayerKind::Stacked,
+            detail: None,
+            size_bytes: Some(size_bytes),
+            below: None,
+            number: None,
+            offset_bytes: None,
+            inode: None,
+            file_system: None,
+            uuid: None,
+            direct_io: None,
+            cache: None,
+        }
+    }
+
+    /// The layer for people, without its name or the device beneath:
+    /// `partition 1`, `loop, file /srv/disk.img on ext4, read through the
+    /// page cache (loop direct I/O off)`.
+    pub fn describe(&self) -> String {
+        let mut text = match self.kind {
+            LayerKind::Partition => match self.number {
+                Some(n) => format!("partition {n}"),
+                None => "partition".to_string(),
+            },
+            LayerKind::Loop => {
+                let file = self.detail.as_deref().unwrap_or("unknown file");
+                match &self.file_system {
+                    Some(fs) => format!("loop, file {file} on {fs}"),
+                    None => format!("loop, file {file}"),
+                }
+            }
+            LayerKind::Dm => match &self.detail {
+                Some(name) => format!("dm {name}"),
+                None => "dm".to_string(),
+            },
+            kind => kind.as_str().to_string(),
+        };
+        if let Some(cache) = self.cache {
+            text.push_str(", ");
+            text.push_str(cache.describe());
+        }
+        text
+    }
+}
+
+/// The stack as one line, top first, ending at the medium:
+/// `loop0 (loop, file /srv/a.img on ext4) → sda1 (partition 1) → sda`.
+pub fn describe_stack(layers: &[Layer], bottom: Option<&str>) -> String {
+    let mut parts: Vec<String> = layers
+        .iter()
+        .map(|l| format!("{} ({})", l.name, l.describe()))
+        .collect();
+    parts.extend(bottom.map(str::to_string));
+    parts.join(" → ")
 }
 
 /// The facts of the whole disk at the bottom of the stack.
@@ -112,66 +269,123 @@ pub fn stack_in(sys: &Path, name: &str) -> Stack {
             return stack;
         };
         match step(sys, &dev, &mut stack) {
-            Some(next) => current = next,
-            None => {
+            Down::To(next) => current = next,
+            Down::Medium => {
                 stack.bottom = Some(current);
                 return stack;
             }
+            Down::Nothing => return stack,
         }
     }
     stack
 }
 
-/// Records the layer `dev` is and returns the device beneath it, or `None`
-/// when `dev` is the bottom.
-fn step(sys: &Path, dev: &BlockDevice, stack: &mut Stack) -> Option<String> {
-    if dev.partition {
-        stack
-            .layers
-            .push(layer(&dev.name, "partition", Some(dev.disk.clone())));
-        return Some(dev.disk.clone());
-    }
-    if let Some(file) = &dev.loop_backing_file {
-        stack
-            .layers
-            .push(layer(&dev.name, "loop", Some(file.clone())));
-        return device_of_file(sys, Path::new(file));
-    }
-    let slaves = list_dir(&sys.join("class/block").join(&dev.name).join("slaves"));
-    let first = slaves.first()?.clone();
+/// Where the walk goes after one device.
+enum Down {
+    /// To this device beneath.
+    To(String),
+    /// Nowhere: the device is the medium.
+    Medium,
+    /// Nowhere known: a layer whose file lives on no block device (tmpfs)
+    /// or on one sysfs does not know.
+    Nothing,
+}
+
+/// Records the layer `dev` is and says where the walk goes next.
+fn step(sys: &Path, dev: &BlockDevice, stack: &mut Stack) -> Down {
     let dir = sys.join("class/block").join(&dev.name);
-    if dev.name.starts_with("dm-") {
-        let uuid = attr(&dir.join("dm/uuid")).unwrap_or_default();
-        stack.encrypted |= uuid.starts_with("CRYPT-");
-        stack
-            .layers
-            .push(layer(&dev.name, "dm", attr(&dir.join("dm/name"))));
+    let mut layer = Layer::new(&dev.name, dev.size_bytes);
+    if dev.partition {
+        layer.kind = LayerKind::Partition;
+        layer.detail = Some(dev.disk.clone());
+        layer.below = Some(dev.disk.clone());
+        layer.number = attr_num(&dir.join("partition"));
+        layer.offset_bytes = attr_num::<u64>(&dir.join("start")).map(|s| s * SECTOR_BYTES);
+    } else if let Some(file) = &dev.loop_backing_file {
+        loop_layer(sys, &dir, file, &mut layer);
     } else {
-        let kind = if dev.name.starts_with("md") {
-            "md"
-        } else {
-            "stacked"
+        let slaves = list_dir(&dir.join("slaves"));
+        let Some(first) = slaves.first() else {
+            return Down::Medium;
         };
-        stack
-            .layers
-            .push(layer(&dev.name, kind, Some(slaves.join(","))));
+        layer.below = Some(first.clone());
+        layer.detail = Some(slaves.join(","));
+        if dev.name.starts_with("dm-") {
+            let uuid = attr(&dir.join("dm/uuid"));
+            stack.encrypted |= uuid.as_deref().is_some_and(|u| u.starts_with("CRYPT-"));
+            layer.kind = LayerKind::Dm;
+            layer.detail = attr(&dir.join("dm/name"));
+            layer.uuid = uuid;
+            layer.cache = lvm_cache(sys, &slaves).then_some(StackCache::DmCache);
+        } else if dev.name.starts_with("md") {
+            layer.kind = LayerKind::Md;
+            layer.uuid = attr(&dir.join("md/uuid"));
+        } else if dev.name.starts_with("bcache") {
+            layer.kind = LayerKind::Bcache;
+            layer.cache = Some(StackCache::Bcache);
+        }
     }
-    Some(first)
+    let below = layer.below.clone();
+    stack.layers.push(layer);
+    below.map_or(Down::Nothing, Down::To)
 }
 
-fn layer(name: &str, kind: &str, detail: Option<String>) -> Layer {
-    Layer {
-        name: name.to_string(),
-        kind: kind.to_string(),
-        detail,
+/// File systems that keep their files in RAM.
+const MEMORY_FILE_SYSTEMS: [&str; 2] = ["tmpfs", "ramfs"];
+
+/// Fills in a loop layer: its file, where that file lives, and whether the
+/// host's memory can answer for it (the file on tmpfs, or read without
+/// direct I/O through the page cache).
+fn loop_layer(sys: &Path, dir: &Path, file: &str, layer: &mut Layer) {
+    layer.kind = LayerKind::Loop;
+    layer.detail = Some(file.to_string());
+    layer.offset_bytes = attr_num(&dir.join("loop/offset"));
+    layer.direct_io = attr_num::<u8>(&dir.join("loop/dio")).map(|d| d != 0);
+    let path = Path::new(file);
+    if let Ok(st) = rustix::fs::stat(path) {
+        layer.inode = Some(st.st_ino);
+        let (major, minor) = (rustix::fs::major(st.st_dev), rustix::fs::minor(st.st_dev));
+        layer.below = from_dev_t_in(sys, major, minor).ok().map(|d| d.name);
     }
+    layer.file_system = crate::probe::sysfs::mount_of(path)
+        .ok()
+        .flatten()
+        .map(|m| m.fstype);
+    let in_memory = layer
+        .file_system
+        .as_deref()
+        .is_some_and(|fs| MEMORY_FILE_SYSTEMS.contains(&fs));
+    layer.cache = if in_memory {
+        Some(StackCache::Memory)
+    } else if layer.direct_io == Some(false) {
+        Some(StackCache::PageCache)
+    } else {
+        None
+    };
 }
 
-/// The block device holding the file system `file` lives on.
-fn device_of_file(sys: &Path, file: &Path) -> Option<String> {
-    let st = rustix::fs::stat(file).ok()?;
-    let (major, minor) = (rustix::fs::major(st.st_dev), rustix::fs::minor(st.st_dev));
-    from_dev_t_in(sys, major, minor).ok().map(|d| d.name)
+/// LVM names the hidden parts of a cached volume `<lv>_corig` (the slow
+/// origin) and `<lv>_cdata` or `<lv>_cvol` (the fast cache). sysfs does not
+/// give a dm device's target type, so these names are what shows a
+/// dm-cache or dm-writecache from sysfs alone.
+fn lvm_cache(sys: &Path, slaves: &[String]) -> bool {
+    slaves.iter().any(|s| {
+        attr(&sys.join("class/block").join(s).join("dm/name")).is_some_and(|n| {
+            ["_corig", "_cdata", "_cvol", "_wcorig"]
+                .iter()
+                .any(|suffix| n.ends_with(suffix))
+        })
+    })
+}
+
+/// The caches in the stack beneath device `name` (itself included): what
+/// can answer for the medium when a target on `name` is measured.
+pub fn caches_in(sys: &Path, name: &str) -> Vec<Layer> {
+    stack_in(sys, name)
+        .layers
+        .into_iter()
+        .filter(|l| l.cache.is_some())
+        .collect()
 }
 
 /// Sorted entry names of a directory; empty when it cannot be read.
@@ -192,11 +406,14 @@ pub fn device_dir(sys: &Path, name: &str) -> Option<PathBuf> {
     std::fs::canonicalize(sys.join("class/block").join(name)).ok()
 }
 
-/// Reads the facts of whole disk `name`.
+/// Reads the facts of device `name`: a whole disk, or a layer above one
+/// (a partition shares its disk's queue, so its queue facts are the disk's).
 pub fn facts_in(sys: &Path, name: &str) -> Option<BlockFacts> {
     let dev = from_name_in(sys, name).ok()?;
     let dir = device_dir(sys, name)?;
-    let queue = dir.join("queue");
+    let queue = device_dir(sys, &dev.disk)
+        .unwrap_or_else(|| dir.clone())
+        .join("queue");
     let device = dir.join("device");
     Some(BlockFacts {
         name: dev.name.clone(),
@@ -260,9 +477,16 @@ mod tests {
         t.file(&format!("{disk}/queue/scheduler"), "mq-deadline [none]");
         let stack = stack_in(t.root(), "vdb1");
         assert_eq!(stack.bottom.as_deref(), Some("vdb"));
+        let part = &stack.layers[0];
+        assert_eq!(stack.layers.len(), 1);
         assert_eq!(
-            stack.layers,
-            vec![layer("vdb1", "partition", Some("vdb".into()))]
+            (part.kind, part.number, part.below.as_deref()),
+            (LayerKind::Partition, Some(1), Some("vdb"))
+        );
+        assert_eq!(part.size_bytes, Some(1024 * 512));
+        assert_eq!(
+            describe_stack(&stack.layers, Some("vdb")),
+            "vdb1 (partition 1) → vdb"
         );
         let f = facts_in(t.root(), "vdb").unwrap();
         assert_eq!(f.dev, "254:16");
@@ -315,7 +539,12 @@ mod tests {
         assert!(stack.encrypted);
         assert_eq!(stack.bottom.as_deref(), Some("sda"));
         assert_eq!(stack.layers.len(), 2);
-        assert_eq!(stack.layers[0], layer("dm-0", "dm", Some("root".into())));
+        let dm = &stack.layers[0];
+        assert_eq!(
+            (dm.kind, dm.detail.as_deref(), dm.uuid.as_deref()),
+            (LayerKind::Dm, Some("root"), Some("CRYPT-LUKS2-abc-root"))
+        );
+        assert_eq!(dm.cache, None);
         let f = facts_in(t.root(), "sda").unwrap();
         assert_eq!(f.serial.as_deref(), Some("S3Z9NB0K123456X"));
     }

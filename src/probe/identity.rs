@@ -4,8 +4,18 @@
 //! The key prefers what the device itself says it is: an SD card's CID, or a
 //! serial number. Without one it falls back to model, size and transport,
 //! which can merge two identical devices but never splits one.
+//!
+//! A device stacked on the medium (a partition, a loop device, a dm or md
+//! device) is a device of its own: it has its own size, and what it
+//! measures is not the medium's speed (a loop reads a file through a file
+//! system and perhaps the page cache; dm-crypt encrypts; md spreads over
+//! members). So it gets a key of its own, made of what makes that layer
+//! itself and stays put from one run to the next (a partition's number and
+//! start; a loop's backing file by inode, not by loop number; a dm or md
+//! UUID), over the key of what lies beneath. Runs on `loop0` and runs in a
+//! directory of the disk beneath are then never one history.
 
-use super::block::{self, BlockFacts, Layer};
+use super::block::{self, BlockFacts, Layer, LayerKind};
 use super::fs::{self, FsInfo};
 use super::host::{self, HostFacts};
 use super::link::{self, Interface};
@@ -43,6 +53,12 @@ pub struct DeviceFacts {
     pub stack: Vec<Layer>,
     /// The whole disk at the bottom.
     pub block: Option<BlockFacts>,
+    /// The device itself when it is a layer above the medium (a partition,
+    /// loop, dm or md device): its own size, and its rotational flag as the
+    /// kernel reports it for that device; null when the device is the whole
+    /// disk (then `block` is it).
+    #[serde(default)]
+    pub top: Option<BlockFacts>,
     /// The link the device sits behind (USB, SD/MMC, NVMe, SATA), with what it
     /// can carry; null when not known.
     pub interface: Option<Interface>,
@@ -95,9 +111,15 @@ fn device_name_of(sys: &Path, path: &Path) -> (Option<String>, bool) {
 /// Everything sysfs under `sys` says about device `name` and its medium.
 pub fn describe_in(sys: &Path, name: &str) -> DeviceFacts {
     let stack = block::stack_in(sys, name);
+    let top = if stack.layers.is_empty() {
+        None
+    } else {
+        block::facts_in(sys, name)
+    };
     let mut facts = DeviceFacts {
         device: Some(name.to_string()),
         stack: stack.layers,
+        top,
         encrypted: stack.encrypted,
         ..DeviceFacts::default()
     };
@@ -114,11 +136,22 @@ pub fn describe_in(sys: &Path, name: &str) -> DeviceFacts {
     facts
 }
 
-/// The key linking runs of one device: CID, else a serial, else model, size
-/// and transport, else the host and path.
+/// The key linking runs of one device: for the medium its CID, else a
+/// serial, else model, size and transport; for a device stacked on it, the
+/// stack's own keys over that (see the module's doc); else the host and
+/// path.
 pub fn device_key(d: &DeviceFacts, hostname: &str, path: &Path) -> String {
+    let medium = medium_key(d, hostname);
+    let stacked = d.stack.iter().rev().fold(medium, |below, layer| {
+        Some(layer_key(layer, below, hostname))
+    });
+    stacked.unwrap_or_else(|| format!("path:{hostname}:{}", path.display()))
+}
+
+/// The key of the medium at the bottom of the stack.
+fn medium_key(d: &DeviceFacts, hostname: &str) -> Option<String> {
     if let Some(cid) = d.mmc.as_ref().and_then(|m| m.cid.clone()) {
-        return format!("cid:{cid}");
+        return Some(format!("cid:{cid}"));
     }
     let serial = d
         .nvme
@@ -127,24 +160,101 @@ pub fn device_key(d: &DeviceFacts, hostname: &str, path: &Path) -> String {
         .or_else(|| d.block.as_ref().and_then(|b| b.serial.clone()))
         .or_else(|| d.usb.as_ref().and_then(|u| u.serial.clone()));
     if let Some(s) = serial {
-        return format!("serial:{s}");
+        return Some(format!("serial:{s}"));
     }
     let transport = d.interface.as_ref().map_or("unknown", |i| i.kind.as_str());
-    match &d.block {
-        Some(b) => {
-            let model = b
-                .model
-                .clone()
-                .unwrap_or_else(|| format!("{}@{hostname}", b.name));
-            format!("model:{model}|{}|{transport}", b.size_bytes)
+    d.block.as_ref().map(|b| {
+        let model = b
+            .model
+            .clone()
+            .unwrap_or_else(|| format!("{}@{hostname}", b.name));
+        format!("model:{model}|{}|{transport}", b.size_bytes)
+    })
+}
+
+/// The key of one layer over the key of what lies beneath it (`None`
+/// when nothing known does: a loop's file on tmpfs). What names the layer
+/// is what survives a reboot or a re-attachment: the partition's number
+/// and start, the loop's file (inode and offset, not the loop's number),
+/// the dm or md UUID (which needs nothing beneath to be unique).
+fn layer_key(layer: &Layer, below: Option<String>, hostname: &str) -> String {
+    let uuid = layer.uuid.as_deref().filter(|u| !u.is_empty());
+    let own = match layer.kind {
+        LayerKind::Dm | LayerKind::Md if uuid.is_some() => {
+            return format!("{}:{}", layer.kind.as_str(), uuid.unwrap_or_default());
         }
-        None => format!("path:{hostname}:{}", path.display()),
+        LayerKind::Partition => format!(
+            "part:{}@{}",
+            layer
+                .number
+                .map_or_else(|| layer.name.clone(), |n| n.to_string()),
+            layer.offset_bytes.unwrap_or(0)
+        ),
+        LayerKind::Loop => {
+            let file = match layer.inode {
+                Some(ino) => format!("ino={ino}"),
+                None => format!("file={}", layer.detail.as_deref().unwrap_or("?")),
+            };
+            match layer.offset_bytes.filter(|&o| o > 0) {
+                Some(off) => format!("loop:{file},off={off}"),
+                None => format!("loop:{file}"),
+            }
+        }
+        LayerKind::Dm => format!("dm:{}", layer.detail.as_deref().unwrap_or(&layer.name)),
+        kind => format!("{}:{}", kind.as_str(), layer.name),
+    };
+    match below {
+        Some(b) => format!("{own}/{b}"),
+        // Nothing beneath to anchor it (a file on tmpfs): the path and the
+        // host keep two such loops apart.
+        None => match (layer.kind, &layer.detail) {
+            (LayerKind::Loop, Some(file)) if layer.inode.is_some() => {
+                format!("{own}/{file}@{hostname}")
+            }
+            _ => format!("{own}@{hostname}"),
+        },
     }
 }
 
-/// A short name for people.
+/// A short name for people: the medium's, or for a device stacked on it
+/// the layer's own ("loop0 over disk.img, 256 MiB", "SD SanDisk SD08G
+/// partition 1, 3.70 GiB").
 pub fn label(d: &DeviceFacts, fs: Option<&FsInfo>) -> String {
-    let size = d.block.as_ref().map(|b| format_size(b.size_bytes));
+    if let (Some(top), Some(layer)) = (&d.top, d.stack.first()) {
+        return format!(
+            "{}, {}",
+            layer_name(layer, d, fs),
+            format_size(top.size_bytes)
+        );
+    }
+    let name = medium_name(d, fs);
+    match d.block.as_ref().map(|b| format_size(b.size_bytes)) {
+        Some(s) => format!("{name}, {s}"),
+        None => name,
+    }
+}
+
+/// How a layer is called: a partition by its medium and number, a loop by
+/// its file, a dm device by its name.
+fn layer_name(layer: &Layer, d: &DeviceFacts, fs: Option<&FsInfo>) -> String {
+    match (layer.kind, &layer.detail) {
+        (LayerKind::Partition, _) if d.stack.len() == 1 => match layer.number {
+            Some(n) => format!("{} partition {n}", medium_name(d, fs)),
+            None => format!("{} ({})", layer.name, medium_name(d, fs)),
+        },
+        (LayerKind::Loop, Some(file)) => {
+            let file = Path::new(file)
+                .file_name()
+                .map_or_else(|| file.clone(), |n| n.to_string_lossy().into_owned());
+            format!("{} over {file}", layer.name)
+        }
+        (LayerKind::Dm, Some(name)) => format!("{} ({name})", layer.name),
+        _ => layer.name.clone(),
+    }
+}
+
+/// The medium's name without its size.
+fn medium_name(d: &DeviceFacts, fs: Option<&FsInfo>) -> String {
     let name = if let Some(m) = &d.mmc {
         let maker = m
             .manufacturer
@@ -171,16 +281,12 @@ pub fn label(d: &DeviceFacts, fs: Option<&FsInfo>) -> String {
     } else {
         String::new()
     };
-    let name = match (name.is_empty(), &d.block) {
+    match (name.is_empty(), &d.block) {
         (false, _) => name,
         (true, Some(b)) => b.name.clone(),
         (true, None) => fs.map_or("unknown device".into(), |f| {
             format!("{} file system", f.fstype)
         }),
-    };
-    match size {
-        Some(s) => format!("{name}, {s}"),
-        None => name,
     }
 }
 
@@ -206,6 +312,7 @@ fn join(parts: &[Option<String>]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::probe::block::StackCache;
     use crate::probe::fixture::Tree;
 
     const USB: &str = "pci0000:00/0000:00:14.0/usb2/2-1";
@@ -423,12 +530,12 @@ mod tests {
             &backing.display().to_string(),
         );
         let d = describe_in(t.root(), "loop0");
-        let names: Vec<(&str, &str)> = d
-            .stack
-            .iter()
-            .map(|l| (l.name.as_str(), l.kind.as_str()))
-            .collect();
-        assert_eq!(names, vec![("loop0", "loop"), ("sda1", "partition")]);
+        let names: Vec<(&str, LayerKind)> =
+            d.stack.iter().map(|l| (l.name.as_str(), l.kind)).collect();
+        assert_eq!(
+            names,
+            vec![("loop0", LayerKind::Loop), ("sda1", LayerKind::Partition)]
+        );
         assert_eq!(
             d.stack[0].detail.as_deref(),
             Some(backing.to_str().unwrap())
@@ -439,10 +546,17 @@ mod tests {
             (i.description.as_str(), i.practical_limit_mb_s),
             ("SATA 3.0 Gb/s", Some(279.0))
         );
+        // The loop is a device of its own: its size, its key (its file's
+        // inode over the partition over the disk), the disk below it.
+        assert_eq!(d.top.as_ref().unwrap().size_bytes, 8 * 512);
         assert_eq!(
             device_key(&d, "h", Path::new("/")),
-            "model:sda@h|549755813888|sata"
+            format!(
+                "loop:ino={}/part:1@1048576/model:sda@h|549755813888|sata",
+                st.st_ino
+            )
         );
+        assert_eq!(label(&d, None), "loop0 over disk.img, 4 KiB");
     }
 
     #[test]
@@ -464,6 +578,131 @@ mod tests {
         );
         assert_eq!(d.interface.as_ref().unwrap().kind, "virtio");
         assert!(d.usb.is_none() && d.mmc.is_none() && d.nvme.is_none());
-        assert_eq!(label(&d, None), "vda, 512 MiB");
+        assert_eq!(d.top.as_ref().unwrap().size_bytes, 256 << 20);
+        assert_eq!(label(&d, None), "vda partition 1, 256 MiB");
+        assert_eq!(
+            device_key(&d, "h", Path::new("/")),
+            "part:1@1048576/model:vda@h|536870912|virtio"
+        );
+        let whole = describe_in(t.root(), "vda");
+        assert_eq!(whole.top, None);
+        assert_eq!(label(&whole, None), "vda, 512 MiB");
+        assert_eq!(
+            device_key(&whole, "h", Path::new("/")),
+            "model:vda@h|536870912|virtio"
+        );
+    }
+
+    /// Each layer's kind and cache, top first.
+    type Layers = Vec<(LayerKind, Option<StackCache>)>;
+
+    /// One stack of each kind over one disk: each device is its own (its
+    /// size, its key, distinct from the disk's and from each other's), what
+    /// lies below is its stack, and the caches in it are named.
+    #[test]
+    fn every_kind_of_stack_is_a_device_of_its_own() {
+        let t = Tree::new();
+        // The fixture's disk stands for the real file system the loops'
+        // files are made on, so it takes that file system's number.
+        let files = tempfile::tempdir().unwrap();
+        let st = rustix::fs::stat(files.path()).unwrap();
+        let here = format!(
+            "{}:{}",
+            rustix::fs::major(st.st_dev),
+            rustix::fs::minor(st.st_dev)
+        );
+        let in_ram = crate::probe::sysfs::mount_of(files.path())
+            .unwrap()
+            .is_some_and(|m| m.fstype == "tmpfs" || m.fstype == "ramfs");
+        let vda = t.disk("pci0000:00/0000:00:05.0/virtio2", "vda", &here, 1 << 24);
+        t.file(&format!("{vda}/device/serial"), "DISK-1");
+        t.partition(&vda, "vda1", "240:1", 1, 1 << 20);
+        for (n, dio) in [(0, "1"), (1, "0")] {
+            let file = files.path().join(format!("f{n}.img"));
+            std::fs::write(&file, b"x").unwrap();
+            let lo = t.disk("virtual", &format!("loop{n}"), &format!("240:1{n}"), 2048);
+            t.file(&format!("{lo}/loop/backing_file"), file.to_str().unwrap());
+            t.file(&format!("{lo}/loop/dio"), dio);
+            t.file(&format!("{lo}/loop/offset"), "0");
+        }
+        let over_vda1 = |name: &str, dev: &str, sectors: u64| {
+            let dir = t.disk("virtual", name, dev, sectors);
+            t.link(&format!("{dir}/slaves/vda1"), &format!("{vda}/vda1"));
+            dir
+        };
+        let dm = over_vda1("dm-0", "240:2", 4096);
+        t.file(&format!("{dm}/dm/name"), "vg-data");
+        t.file(&format!("{dm}/dm/uuid"), "LVM-abcdef");
+        let md = over_vda1("md0", "240:3", 8192);
+        t.file(&format!("{md}/md/uuid"), "1a2b:3c4d");
+        over_vda1("bcache0", "240:4", 16384);
+
+        let loop_key = |n: &str| {
+            let ino = rustix::fs::stat(files.path().join(format!("f{n}.img")))
+                .unwrap()
+                .st_ino;
+            format!("loop:ino={ino}/serial:DISK-1")
+        };
+        let loop_cache = |c: Option<StackCache>| if in_ram { Some(StackCache::Memory) } else { c };
+        let part = "part:1@1048576/serial:DISK-1".to_string();
+        use LayerKind::{Bcache, Dm, Loop, Md, Partition};
+        #[rustfmt::skip]
+        let cases: [(&str, String, &str, Layers, &str); 6] = [
+            ("vda1", part.clone(), "vda partition 1, 512 MiB",
+             vec![(Partition, None)], "vda1 (partition 1) → vda"),
+            ("loop0", loop_key("0"), "loop0 over f0.img, 1 MiB",
+             vec![(Loop, loop_cache(None))], "loop0 (loop, file "),
+            ("loop1", loop_key("1"), "loop1 over f1.img, 1 MiB",
+             vec![(Loop, loop_cache(Some(StackCache::PageCache)))], "loop1 (loop, file "),
+            ("dm-0", "dm:LVM-abcdef".into(), "dm-0 (vg-data), 2 MiB",
+             vec![(Dm, None), (Partition, None)], "dm-0 (dm vg-data) → vda1 (partition 1) → vda"),
+            ("md0", "md:1a2b:3c4d".into(), "md0, 4 MiB",
+             vec![(Md, None), (Partition, None)], "md0 (md) → vda1"),
+            ("bcache0", format!("bcache:bcache0/{part}"), "bcache0, 8 MiB",
+             vec![(Bcache, Some(StackCache::Bcache)), (Partition, None)], "bcache0 (bcache, a bcache cache) → vda1"),
+        ];
+        let mut keys = vec![device_key(
+            &describe_in(t.root(), "vda"),
+            "h",
+            Path::new("/"),
+        )];
+        assert_eq!(keys[0], "serial:DISK-1");
+        for (name, key, label_text, kinds, stack_text) in cases {
+            let d = describe_in(t.root(), name);
+            let bottom = d.block.as_ref().map(|b| b.name.as_str());
+            assert_eq!(bottom, Some("vda"), "{name}");
+            assert_eq!(device_key(&d, "h", Path::new("/")), key, "{name}");
+            assert_eq!(label(&d, None), label_text, "{name}");
+            let got: Vec<_> = d.stack.iter().map(|l| (l.kind, l.cache)).collect();
+            assert_eq!(got, kinds, "{name}");
+            let line = block::describe_stack(&d.stack, bottom);
+            assert!(line.contains(stack_text), "{name}: {line}");
+            keys.push(key);
+        }
+        let distinct: std::collections::BTreeSet<_> = keys.iter().collect();
+        assert_eq!(distinct.len(), keys.len(), "{keys:#?}");
+    }
+
+    /// A loop device attached again over the same file keeps its key,
+    /// whatever its number; over another file it gets another.
+    #[test]
+    fn a_loop_keeps_its_key_over_the_same_file() {
+        let t = Tree::new();
+        let files = tempfile::tempdir().unwrap();
+        let (a, b) = (files.path().join("a.img"), files.path().join("b.img"));
+        std::fs::write(&a, b"a").unwrap();
+        std::fs::write(&b, b"b").unwrap();
+        let attach = |name: &str, dev: &str, file: &Path| {
+            let lo = t.disk("virtual", name, dev, 2048);
+            t.file(&format!("{lo}/loop/backing_file"), file.to_str().unwrap());
+        };
+        attach("loop3", "7:3", &a);
+        attach("loop4", "7:4", &b);
+        let key_of = |name: &str| device_key(&describe_in(t.root(), name), "h", Path::new("/"));
+        let (first, other) = (key_of("loop3"), key_of("loop4"));
+        assert_ne!(first, other);
+        // loop3 detached, the same file attached as loop5.
+        attach("loop5", "7:5", &a);
+        assert_eq!(key_of("loop5"), first);
     }
 }

@@ -105,6 +105,7 @@ pub(crate) mod fixture {
             self.file(&format!("{dir}/size"), &sectors.to_string());
             self.file(&format!("{dir}/ro"), "0");
             self.file(&format!("{dir}/partition"), &number.to_string());
+            self.file(&format!("{dir}/start"), "2048");
             self.link(&format!("class/block/{name}"), &dir);
             self.link(&format!("dev/block/{dev}"), &dir);
         }

@@ -2,7 +2,7 @@
 //! kernel did not say.
 
 use crate::probe::DeviceIdentity;
-use crate::probe::block::{BlockFacts, HardwareLimit, Layer};
+use crate::probe::block::{BlockFacts, HardwareLimit, Layer, describe_stack};
 use crate::probe::fs::FsInfo;
 use crate::probe::host::HostFacts;
 use crate::probe::link::Interface;
@@ -32,10 +32,26 @@ pub fn render(id: &DeviceIdentity) -> String {
     lines.put("target", id.target.clone());
     lines.put("device", id.label.clone());
     lines.put("device key", id.key.clone());
-    put_stack(&mut lines, &d.stack);
-    match &d.block {
-        Some(b) => put_block_device(&mut lines, b),
-        None => lines.put(
+    put_stack(&mut lines, &d.stack, d.block.as_ref());
+    match (&d.top, &d.block) {
+        (Some(top), medium) => {
+            put_block_device(&mut lines, top);
+            lines.put(
+                "medium",
+                medium.as_ref().map_or_else(
+                    || "none found beneath the stack (a file in RAM, or unknown)".into(),
+                    medium_line,
+                ),
+            );
+            if let Some(b) = medium {
+                put_maker(&mut lines, b);
+            }
+        }
+        (None, Some(b)) => {
+            put_block_device(&mut lines, b);
+            put_maker(&mut lines, b);
+        }
+        (None, None) => lines.put(
             "block device",
             "none found (tmpfs, network or FUSE file system, or unknown)".into(),
         ),
@@ -79,28 +95,27 @@ impl Lines {
     }
 }
 
-/// The layers between the target and the disk, top first; no line when
-/// there are none.
-fn put_stack(lines: &mut Lines, stack: &[Layer]) {
-    let layers: Vec<String> = stack
-        .iter()
-        .map(|l| {
-            format!(
-                "{} ({}{})",
-                l.name,
-                l.kind,
-                l.detail
-                    .as_ref()
-                    .map_or(String::new(), |x| format!(": {x}"))
-            )
-        })
-        .collect();
-    if !layers.is_empty() {
-        lines.put("stack", layers.join(" → "));
+/// The layers between the target and the disk, top first, ending at the
+/// disk; no line when there are none.
+fn put_stack(lines: &mut Lines, stack: &[Layer], medium: Option<&BlockFacts>) {
+    if !stack.is_empty() {
+        let bottom = medium.map(|b| b.name.as_str());
+        lines.put("stack", describe_stack(stack, bottom));
     }
 }
 
-/// What the kernel says of the block device: geometry, queue and who made it.
+/// The medium beneath a stack, on one line.
+fn medium_line(b: &BlockFacts) -> String {
+    format!(
+        "{} ({}), {}, rotational {}",
+        b.name,
+        b.dev,
+        format_size(b.size_bytes),
+        yes_no(b.rotational)
+    )
+}
+
+/// What the kernel says of the block device: geometry and queue.
 fn put_block_device(lines: &mut Lines, b: &BlockFacts) {
     lines.put("kernel name", format!("{} ({})", b.name, b.dev));
     lines.put(
@@ -131,6 +146,10 @@ fn put_block_device(lines: &mut Lines, b: &BlockFacts) {
     lines.put("scheduler", or_unknown(b.scheduler.clone()));
     lines.put("discard", yes_no(b.discard));
     lines.put("write cache", or_unknown(b.write_cache.clone()));
+}
+
+/// Who made the medium.
+fn put_maker(lines: &mut Lines, b: &BlockFacts) {
     lines.put("vendor", or_unknown(b.vendor.clone()));
     lines.put("model", or_unknown(b.model.clone()));
     lines.put("revision", or_unknown(b.revision.clone()));

@@ -312,7 +312,8 @@ impl Store {
     }
 
     /// The device whose latest run was on kernel device `name` (or its
-    /// `/dev/` path).
+    /// `/dev/` path); a run on the device itself before one on a device
+    /// stacked over it (`vda` is not `loop0`, whose medium it is).
     fn device_by_kernel_name(&self, name: &str) -> Result<Option<i64>> {
         let name = name.strip_prefix("/dev/").unwrap_or(name);
         self.read(|conn| {
@@ -320,7 +321,8 @@ impl Store {
                 "SELECT device_id FROM runs
                  WHERE json_extract(result_json, '$.device_identity.device') = ?1
                     OR json_extract(result_json, '$.device_identity.block.name') = ?1
-                 ORDER BY started_at DESC, id DESC LIMIT 1",
+                 ORDER BY coalesce(json_extract(result_json, '$.device_identity.device') = ?1, 0) DESC,
+                          started_at DESC, id DESC LIMIT 1",
                 [name],
                 |r| r.get(0),
             )

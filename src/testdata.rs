@@ -32,12 +32,32 @@ pub fn measurement(mb_per_s: f64, block_size: u64) -> Measurement {
             cpu_s_per_gb: 0.4,
         },
         device_io: None,
+        host: None,
         ramp: RampInfo::default(),
         sync_ns: 0,
         verify: None,
         warnings: Vec::new(),
         interrupted: false,
         raw: None,
+    }
+}
+
+/// The device counters of a 64 MiB read that reached the device whole.
+pub fn device_io() -> crate::result::DeviceIo {
+    crate::result::DeviceIo {
+        device: "vdb".into(),
+        read_requests: 16,
+        write_requests: 0,
+        read_merges: 0,
+        write_merges: 0,
+        read_bytes: 64 << 20,
+        write_bytes: 0,
+        busy_ms: 40,
+        avg_read_request_bytes: Some(4.0 * 1048576.0),
+        avg_write_request_bytes: None,
+        iocurve_read_bytes: 64 << 20,
+        iocurve_write_bytes: 0,
+        cache_served_fraction: 0.0,
     }
 }
 

@@ -1,7 +1,8 @@
 //! Tests whose subject is something the whole process or machine shares,
 //! so they run one at a time with nothing beside them: `cpu_load` counts the
 //! CPU time of this whole process, `no_uring` switches io_uring off for the
-//! whole machine for a moment, and `flash_fuse` times a FUSE-backed card on
+//! whole machine for a moment, `compare_noise` loads the machine to
+//! count `compare`'s false alarms, and `flash_fuse` times a FUSE-backed card on
 //! the wall clock, where another test's CPU load would read as the card's
 //! slowness. Cargo runs test binaries one after another, so no other crate's
 //! tests run with them, and every test here first takes [`one_at_a_time`].
@@ -10,6 +11,8 @@
 #[path = "common/mod.rs"]
 mod common;
 
+#[path = "alone/compare_noise.rs"]
+mod compare_noise;
 #[path = "alone/cpu_load.rs"]
 mod cpu_load;
 #[path = "alone/flash_fuse.rs"]

@@ -1,6 +1,8 @@
 //! `iocurve compare A B ...`: runs side by side, and every later run
 //! against the first (or `--baseline`), test by test (like tests only; see
 //! `analysis::compare`); `--fail-above` turns a slowdown into exit code 6.
+//! The device's other stored runs go along as history: their spread is the
+//! noise between runs that every verdict's interval includes.
 
 use crate::analysis;
 use crate::cli::CompareArgs;
@@ -22,10 +24,12 @@ pub fn compare(args: &CompareArgs, settings: &Settings) -> Result<i32> {
         .chain(&args.runs)
         .map(|spec| select::entry(spec, settings, &mut store))
         .collect::<Result<Vec<_>>>()?;
+    let history = select::history(&entries, settings, &mut store);
     let opts = Options {
         test: args.test.clone(),
         threshold: args.threshold / 100.0,
         markdown: args.output.markdown,
+        history,
     };
     let output = Output::new(settings, &args.output.choice(), None);
     let render = |format: Format| match format {
@@ -47,7 +51,8 @@ pub fn compare(args: &CompareArgs, settings: &Settings) -> Result<i32> {
     let Some(fail_above) = args.fail_above.map(|p| p / 100.0) else {
         return Ok(0);
     };
-    let comparison = analysis::compare::compare(&entries, opts.threshold).map_err(usage)?;
+    let comparison =
+        analysis::compare::compare(&entries, opts.threshold, &opts.history).map_err(usage)?;
     let regressions = analysis::compare::regressions(&comparison, fail_above);
     for r in &regressions {
         let line = compare::regression_line(&comparison, r, fail_above);

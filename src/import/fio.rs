@@ -111,6 +111,7 @@ fn measurement(job: &Value) -> Measurement {
         read,
         write,
         device_io: None,
+        host: None,
         ramp: RampInfo::default(),
         sync_ns: 0,
         verify: None,

@@ -39,6 +39,9 @@ pub struct Options {
     /// Noise threshold as a share (0.05).
     pub threshold: f64,
     pub markdown: bool,
+    /// The device's earlier runs, none of those compared: their spread
+    /// sets the run-to-run noise of the verdicts (empty: a floor).
+    pub history: Vec<RunResult>,
 }
 
 /// The kind of test the table shows: the first run's test named `name`
@@ -123,16 +126,32 @@ fn read_write<'a>(
     )
 }
 
-/// The table's heading: which kind of test its figures are.
-fn table_heading(key: &TestKey) -> String {
+/// The table's heading: which kind of test its figures are, naming only
+/// the directions some run has (a read-only pair is not "read/write").
+fn table_heading(key: &TestKey, entries: &[Entry]) -> String {
+    let has = |d: Direction| {
+        entries
+            .iter()
+            .any(|e| find(&e.result, with_direction(key, d).as_ref()).is_some())
+    };
     let shown = match key.direction {
         Direction::Mixed { .. } => matching::describe(key),
-        _ => matching::describe(&TestKey {
-            direction: Direction::Read,
-            ..key.clone()
-        })
-        .replacen(" read ", " read/write ", 1)
-        .replacen(" randread ", " randread/randwrite ", 1),
+        _ => {
+            let (read, write) = (has(Direction::Read), has(Direction::Write));
+            let one = |d: Direction| {
+                matching::describe(&TestKey {
+                    direction: d,
+                    ..key.clone()
+                })
+            };
+            match (read, write) {
+                (true, false) => one(Direction::Read),
+                (false, true) => one(Direction::Write),
+                _ => one(Direction::Read)
+                    .replacen(" read ", " read/write ", 1)
+                    .replacen(" randread ", " randread/randwrite ", 1),
+            }
+        }
     };
     format!("test: {shown}, engine {}\n", key.engine)
 }
@@ -276,14 +295,12 @@ fn text_table(rows: &[Vec<String>]) -> String {
 /// tests set apart. `Err` when nothing is alike (see [`compare`]).
 pub fn render(entries: &[Entry], opts: &Options) -> Result<String, String> {
     let key = table_key(entries, opts.test.as_deref())?;
-    let comparison = compare(entries, opts.threshold)?;
+    let comparison = compare(entries, opts.threshold, &opts.history)?;
     let rows: Vec<Vec<String>> = entries.iter().map(|e| row(e, &key)).collect();
+    let heading = table_heading(&key, entries);
     let mut out = match opts.markdown {
-        true => format!(
-            "{}\n\n",
-            super::markdown::escape(table_heading(&key).trim_end())
-        ),
-        false => table_heading(&key),
+        true => format!("{}\n\n", super::markdown::escape(heading.trim_end())),
+        false => heading,
     };
     out.push_str(&if opts.markdown {
         table_of(&HEADER, &rows).markdown()
@@ -318,7 +335,7 @@ pub fn render(entries: &[Entry], opts: &Options) -> Result<String, String> {
 
 /// The comparison as JSON (the table's figures are in the runs).
 pub fn render_json(entries: &[Entry], opts: &Options) -> Result<String, String> {
-    let comparison = compare(entries, opts.threshold)?;
+    let comparison = compare(entries, opts.threshold, &opts.history)?;
     serde_json::to_string_pretty(&comparison).map_err(|e| e.to_string())
 }
 
@@ -332,7 +349,7 @@ mod tests {
     #[test]
     fn only_a_slowdown_judged_beyond_the_gate_is_a_regression() {
         let entries = entries();
-        let c = compare(&entries[..2], 0.05).unwrap();
+        let c = compare(&entries[..2], 0.05, &[]).unwrap();
         let changes: Vec<f64> = c
             .changes
             .iter()
@@ -399,6 +416,7 @@ mod tests {
             test: None,
             threshold: 0.05,
             markdown: false,
+            history: Vec::new(),
         };
         insta::assert_snapshot!(render(&entries(), &opts).unwrap());
     }
@@ -409,6 +427,7 @@ mod tests {
             test: None,
             threshold: 0.05,
             markdown: true,
+            history: Vec::new(),
         };
         insta::assert_snapshot!(render(&entries(), &opts).unwrap());
     }
@@ -436,20 +455,128 @@ mod tests {
                 ),
             },
         ];
-        let opts = Options {
+        // Four earlier runs of the card that agree with each other: the
+        // noise between runs is estimated, and small.
+        let history: Vec<RunResult> = [17.1, 16.9, 17.2, 17.0]
+            .iter()
+            .enumerate()
+            .map(|(i, w)| {
+                testdata::run(
+                    Some(card()),
+                    &format!("2024-0{}-01T08:00:00Z", i + 2),
+                    &[20.1, 19.9, 20.0],
+                    &[w - 0.1, *w, w + 0.1],
+                )
+            })
+            .collect();
+        let mut opts = Options {
             test: None,
             threshold: 0.05,
             markdown: false,
+            history,
         };
         let text = render(&runs, &opts).unwrap();
         assert!(text.contains("run 9, 1 MiB read QD1: no change"), "{text}");
         assert!(
             text.contains(
-                "run 9, 1 MiB write QD1: slower by 20% (95% CI 18%–22%, 3 vs 3 repetitions)"
+                "run 9, 1 MiB write QD1: slower by 20% (95% CI 17%–23%, 3 vs 3 repetitions; run-to-run noise ±1% from 4 earlier runs)"
             ),
             "{text}"
         );
         insta::assert_snapshot!(text);
+        // Without the history, two runs cannot tell 20% from the noise
+        // between runs.
+        opts.history.clear();
+        let text = render(&runs, &opts).unwrap();
+        assert!(
+            text.contains("run 9, 1 MiB write QD1: no clear change (-20%, 95% CI")
+                && text
+                    .contains("run-to-run noise ±15% assumed: under 3 earlier runs of this test"),
+            "{text}"
+        );
+    }
+
+    /// The case: back-to-back runs of one loop device, the later
+    /// one on a busy host, 45% apart with tight repetitions. The bootstrap
+    /// alone called it "slower by 45% (95% CI 34%–54%)" and `--fail-above
+    /// 5` fired; with the later run's recorded company, it is no clear
+    /// change, the differences are named, and no gate fires.
+    #[test]
+    fn a_busy_host_is_named_and_fires_no_gate() {
+        let host = |load: f64, other: u64| crate::result::host::HostConditions {
+            start: crate::result::host::HostSample {
+                load_1m: Some(load),
+                cached_bytes: Some(1 << 30),
+                dirty_bytes: Some(0),
+            },
+            end: crate::result::host::HostSample {
+                load_1m: Some(load),
+                cached_bytes: Some(1 << 30),
+                dirty_bytes: Some(0),
+            },
+            cpu_busy_share: Some(0.5),
+            cpu_steal_share: Some(0.0),
+            other_read_bytes: Some(0),
+            other_write_bytes: Some(other),
+            target_resident_share: None,
+        };
+        let with = |reps: &[f64], load: f64, other: u64| {
+            let mut r = random_run(reps);
+            for m in &mut r.tests[0].repetitions {
+                m.device_io = Some(testdata::device_io());
+                m.host = Some(host(load, other));
+            }
+            r
+        };
+        let before = [100.0, 104.0, 96.0];
+        let after = [55.0, 57.0, 53.0];
+        let old = crate::stats::bootstrap::judge(&before, &after, 0.05).unwrap();
+        assert_eq!(old.change, Change::Slower, "the old verdict: {old:?}");
+        let runs = [
+            entry("run 1", with(&before, 0.2, 0)),
+            entry("run 2", with(&after, 3.9, 41_000_000 / 3)),
+        ];
+        let text = render(&runs, &opts()).unwrap();
+        assert!(
+            text.contains("run 2, 4 KiB randread QD32: no clear change (-45%, 95% CI"),
+            "{text}"
+        );
+        assert!(
+            text.contains("run-to-run noise of a factor 3.3 assumed: the later run shared the device or its CPUs); the runs differed in host load 0.2 vs 3.9, 39.1 MiB of other I/O on the device during the later run"),
+            "{text}"
+        );
+        let c = compare(&runs, 0.05, &[]).unwrap();
+        assert!(regressions(&c, 0.05).is_empty());
+        let json: serde_json::Value =
+            serde_json::from_str(&render_json(&runs, &opts()).unwrap()).unwrap();
+        let ch = &json["changes"][0];
+        assert_eq!(ch["host_after"]["disturbed"], true);
+        assert_eq!(ch["host_differences"][0]["what"], "load");
+        assert_eq!(
+            ch["verdict"]["verdict"]["between_runs"]["basis"],
+            "disturbed"
+        );
+        assert!(
+            ch["verdict"]["verdict"]["within_runs"]["high"]
+                .as_f64()
+                .unwrap()
+                < 0.6
+        );
+    }
+
+    /// A pair of read-only runs is headed by its read test alone.
+    #[test]
+    fn the_heading_names_only_the_tests_compared() {
+        let runs = [
+            entry("run 1", random_run(&[0.6, 0.62])),
+            entry("run 2", random_run(&[0.6, 0.61])),
+        ];
+        let text = render(&runs, &opts()).unwrap();
+        let heading = text.lines().next().unwrap();
+        assert_eq!(heading, "test: 4 KiB randread QD32, engine sync");
+        // A profile has both directions: both are named.
+        let text = render(&entries(), &opts()).unwrap();
+        assert!(text.starts_with("test: 1 MiB read/write QD1,"), "{text}");
     }
 
     /// A `run` of 4 KiB QD32 random reads, with these repetitions.
@@ -473,6 +600,7 @@ mod tests {
             test: None,
             threshold: 0.05,
             markdown: false,
+            history: Vec::new(),
         }
     }
 
@@ -508,9 +636,8 @@ mod tests {
         let runs = [entry("run 1", profile), entry("run 3", like)];
         let text = render(&runs, &opts()).unwrap();
         assert!(
-            text.contains(
-                "run 3, 4 KiB randread QD32: slower by 50% (95% CI 49%–51%, 3 vs 3 repetitions)"
-            ),
+            text.contains("run 3, 4 KiB randread QD32: slower by 50% (95% CI")
+                && text.contains("3 vs 3 repetitions; run-to-run noise ±15% assumed"),
             "{text}"
         );
         assert!(

@@ -146,6 +146,17 @@ pub struct TestChange {
     pub verdict: Result<Verdict, NoVerdict>,
     /// The verdict's ratio − 1 (−0.2: 20% slower), never at or below −1.
     pub percent_change: Option<Interval>,
+    /// What the machine was doing during the earlier run's repetitions of
+    /// this test; absent when that run did not record it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_before: Option<RunConditions>,
+    /// The same for the later run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_after: Option<RunConditions>,
+    /// What differed between the two runs besides the device (load, other
+    /// I/O on the device, page cache), each a possible cause of a change.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub host_differences: Vec<ConditionChange>,
     /// The engines, when the two tests are the same workload run by
     /// different engines (an imported fio job against an iocurve run):
     /// part of any change may be the engine's.
@@ -253,4 +264,119 @@ pub struct Comparison {
     /// over hosts differently); absent when there is nothing to say.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub caveats: Vec<String>,
+}
+
+/// What the machine was doing over one test's repetitions, from what each
+/// measurement recorded (see [`crate::result::host`]).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct RunConditions {
+    /// Mean one-minute load average over the repetitions' starts and ends.
+    pub load: Option<f64>,
+    /// Mean share of all CPUs' time that was busy.
+    pub cpu_busy_share: Option<f64>,
+    /// Mean share of all CPUs' time stolen by a hypervisor.
+    pub cpu_steal_share: Option<f64>,
+    /// Bytes the device moved for others over the repetitions.
+    pub other_io_bytes: Option<u64>,
+    /// Bytes iocurve itself moved over the repetitions (warm-ups included).
+    pub own_io_bytes: Option<u64>,
+    /// Largest dirty-page backlog seen at a start or end, bytes.
+    pub dirty_bytes: Option<u64>,
+    /// Mean share of the measured region in the page cache at the starts
+    /// (buffered I/O only).
+    pub target_resident_share: Option<f64>,
+    /// True when the run shared its device with other I/O (at least a
+    /// tenth of its own) or lost CPU to a hypervisor (5% or more): its
+    /// figure may say more about its company than about the device.
+    pub disturbed: bool,
+}
+
+/// Which run of a pair.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Side {
+    Before,
+    After,
+}
+
+/// One way the two runs' machines differed.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case", tag = "what")]
+pub enum ConditionChange {
+    /// The one-minute load average.
+    Load {
+        /// Earlier run.
+        before: f64,
+        /// Later run.
+        after: f64,
+    },
+    /// The busy share of all CPUs.
+    CpuBusy {
+        /// Earlier run.
+        before: f64,
+        /// Later run.
+        after: f64,
+    },
+    /// The share of CPU time a hypervisor stole.
+    CpuSteal {
+        /// Earlier run.
+        before: f64,
+        /// Later run.
+        after: f64,
+    },
+    /// Other I/O on the device during one run.
+    OtherIo {
+        /// The run it happened in.
+        side: Side,
+        /// Bytes moved for others.
+        bytes: u64,
+    },
+    /// The dirty-page backlog.
+    Dirty {
+        /// Earlier run, bytes.
+        before: u64,
+        /// Later run, bytes.
+        after: u64,
+    },
+    /// The share of the measured region already in the page cache.
+    Resident {
+        /// Earlier run.
+        before: f64,
+        /// Later run.
+        after: f64,
+    },
+}
+
+impl ConditionChange {
+    /// "host load 0.2 vs 3.9", "41 MiB of other I/O on the device during
+    /// the later run".
+    pub fn text(&self) -> String {
+        let pct = |x: f64| format!("{:.0}%", x * 100.0);
+        let size = crate::units::format_size_figure;
+        match *self {
+            ConditionChange::Load { before, after } => {
+                format!("host load {before:.1} vs {after:.1}")
+            }
+            ConditionChange::CpuBusy { before, after } => {
+                format!("CPUs busy {} vs {}", pct(before), pct(after))
+            }
+            ConditionChange::CpuSteal { before, after } => {
+                format!("CPU steal {} vs {}", pct(before), pct(after))
+            }
+            ConditionChange::OtherIo { side, bytes } => format!(
+                "{} of other I/O on the device during the {} run",
+                size(bytes),
+                match side {
+                    Side::Before => "earlier",
+                    Side::After => "later",
+                }
+            ),
+            ConditionChange::Dirty { before, after } => {
+                format!("dirty pages {} vs {}", size(before), size(after))
+            }
+            ConditionChange::Resident { before, after } => {
+                format!("target in the page cache {} vs {}", pct(before), pct(after))
+            }
+        }
+    }
 }

@@ -25,6 +25,7 @@ pub mod config;
 pub mod curve;
 pub mod device;
 pub mod flash;
+pub mod host;
 pub mod live;
 pub mod measured;
 pub mod named;
@@ -216,6 +217,12 @@ pub struct Measurement {
     pub cpu: CpuUsage,
     /// What reached the block device, from its stat counters.
     pub device_io: Option<DeviceIo>,
+    /// What the machine was doing besides this measurement (load, CPU
+    /// steal, other I/O on the device, page cache), at its start and end;
+    /// absent in results stored before it was recorded and for imported
+    /// or merged figures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<host::HostConditions>,
     /// The warm-up that was run before counting and then discarded.
     pub ramp: RampInfo,
     /// Time spent in the final fdatasync of a buffered write run.

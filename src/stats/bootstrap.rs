@@ -38,6 +38,12 @@
 //! no verdict: one repetition resamples to itself, so its interval would
 //! be a point that claims a certainty nothing measured.
 //!
+//! That threshold does not cover what changes *between* runs (host load,
+//! page cache, other I/O on the device): [`judge_runs`] widens the
+//! interval by the run-to-run noise of [`super::between_runs`] before it
+//! judges, and `compare` uses it; [`judge`] stays the verdict on
+//! repetitions alone.
+//!
 //! Pure: the random stream comes from a seed, so a comparison printed twice
 //! reads the same.
 
@@ -196,8 +202,18 @@ impl Change {
 pub struct Verdict {
     /// `faster`, `slower` or `no_change`.
     pub change: Change,
-    /// After over before, of the mean MB/s (0.8 = 20% slower).
+    /// After over before, of the mean MB/s (0.8 = 20% slower): the
+    /// interval the verdict rests on (widened by `between_runs` when
+    /// present).
     pub ratio: Interval,
+    /// The bootstrap interval of the repetitions alone, before the
+    /// between-run noise widened it; absent when nothing widened it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub within_runs: Option<Interval>,
+    /// The run-to-run noise added to the repetitions' own (see
+    /// [`super::between_runs`]); absent for a verdict on repetitions alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub between_runs: Option<super::between_runs::BetweenRuns>,
     /// The noise threshold used, as a share.
     pub threshold: f64,
     /// Repetitions the verdict rests on.
@@ -246,6 +262,29 @@ pub fn judge(before: &[f64], after: &[f64], threshold: f64) -> Result<Verdict, N
     }
     let ratio =
         ratio(before, after, Centre::Mean, RESAMPLES, LEVEL, SEED).ok_or(NoVerdict::NotPositive)?;
+    Ok(verdict_on(ratio, threshold, before.len(), after.len()))
+}
+
+/// [`judge`] for two runs made on different occasions: the repetitions'
+/// interval widened by the run-to-run noise `between` (see
+/// [`super::between_runs`]), and the verdict drawn from the wider one.
+pub fn judge_runs(
+    before: &[f64],
+    after: &[f64],
+    threshold: f64,
+    between: super::between_runs::BetweenRuns,
+) -> Result<Verdict, NoVerdict> {
+    let within = judge(before, after, threshold)?.ratio;
+    let wide = super::between_runs::widen(within, &between);
+    let mut v = verdict_on(wide, threshold, before.len(), after.len());
+    v.within_runs = Some(within);
+    v.between_runs = Some(between);
+    Ok(v)
+}
+
+/// The verdict of an interval: slower when it lies wholly below
+/// 1 − threshold, faster when wholly above 1 + threshold.
+fn verdict_on(ratio: Interval, threshold: f64, before: usize, after: usize) -> Verdict {
     let change = if ratio.low > 1.0 + threshold {
         Change::Faster
     } else if ratio.high < 1.0 - threshold {
@@ -253,13 +292,15 @@ pub fn judge(before: &[f64], after: &[f64], threshold: f64) -> Result<Verdict, N
     } else {
         Change::NoChange
     };
-    Ok(Verdict {
+    Verdict {
         change,
         ratio,
+        within_runs: None,
+        between_runs: None,
         threshold,
-        before_repetitions: before.len(),
-        after_repetitions: after.len(),
-    })
+        before_repetitions: before,
+        after_repetitions: after,
+    }
 }
 
 #[cfg(test)]

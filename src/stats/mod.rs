@@ -7,6 +7,7 @@
 //! best run alone. Lines are fitted by weighted least squares ([`fit`]);
 //! whether two sets of repetitions differ is judged in [`bootstrap`].
 
+pub mod between_runs;
 pub mod bootstrap;
 pub mod fit;
 mod histogram;

@@ -66,3 +66,75 @@ pub fn entry(spec: &str, settings: &Settings, store: &mut Option<Store>) -> Resu
         result,
     })
 }
+
+/// Earlier runs of a device at most that `compare` reads to estimate the
+/// noise between its runs: the latest ones, enough for a spread, few
+/// enough to load quickly.
+pub const HISTORY_RUNS: usize = 30;
+
+/// The stored runs of the device all `entries` measured (by its key),
+/// latest [`HISTORY_RUNS`] first, leaving out the runs compared (by id, or
+/// by start time for a result file also stored). Empty when the runs are
+/// of different devices, when there is no database, or when it cannot be
+/// read: the comparison then falls back to a floor for the noise, and
+/// says so.
+pub fn history(
+    entries: &[Entry],
+    settings: &Settings,
+    store: &mut Option<Store>,
+) -> Vec<RunResult> {
+    let Some(key) = same_key(entries) else {
+        return Vec::new();
+    };
+    if store.is_none() {
+        let exists = settings.path().is_ok_and(|p| p.exists());
+        *store = exists.then(|| open_existing(settings).ok()).flatten();
+    }
+    let Some(db) = store.as_ref() else {
+        return Vec::new();
+    };
+    let compared: Vec<i64> = entries
+        .iter()
+        .filter_map(|e| e.source.strip_prefix("run ")?.parse().ok())
+        .collect();
+    let started: Vec<&str> = entries
+        .iter()
+        .map(|e| e.result.started_at.as_str())
+        .collect();
+    let Ok(Some(device)) = db.find_device(&key) else {
+        return Vec::new();
+    };
+    let Ok(rows) = db.runs(Some(device.id)) else {
+        return Vec::new();
+    };
+    rows.iter()
+        .rev()
+        .filter(|r| !compared.contains(&r.id) && !started.contains(&r.started_at.as_str()))
+        // Repeated tests only: a stored flash or sustain run has none to match.
+        .filter(|r| {
+            r.source != "iocurve" || matches!(r.command.as_str(), "profile" | "run" | "curve")
+        })
+        .take(HISTORY_RUNS)
+        .filter_map(|r| db.load(r.id).ok().flatten())
+        .collect()
+}
+
+/// The device key every entry shares.
+fn same_key(entries: &[Entry]) -> Option<String> {
+    let key = entries
+        .first()?
+        .result
+        .device_identity
+        .as_ref()?
+        .key
+        .clone();
+    entries
+        .iter()
+        .all(|e| {
+            e.result
+                .device_identity
+                .as_ref()
+                .is_some_and(|i| i.key == key)
+        })
+        .then_some(key)
+}

@@ -21,6 +21,7 @@ use crate::engine::{
 use crate::medium::MeasureTarget;
 use crate::probe::sysfs::{BlockDevice, DiskStat};
 use crate::result::cluster::RawCounts;
+use crate::result::host::HostConditions;
 use crate::result::verify::VerifyTally;
 use crate::result::{Caveat, CpuUsage, DeviceIo, DirectionResult, Measurement, RampInfo};
 use crate::stats::LatencyHistogram;
@@ -101,10 +102,40 @@ pub fn measure(
         ready: None,
         peers_stop: None,
     };
+    let host_before = host_snapshot(target, spec);
     let stat_before = target.device.and_then(|d| d.read_stat().ok());
     let passes = run_passes(&shared, progress, &mut warnings);
     let stat_after = target.device.and_then(|d| d.read_stat().ok());
-    assemble(&shared, passes, stat_before, stat_after, warnings)
+    let host_after = host_snapshot(target, spec);
+    let mut m = assemble(&shared, passes, stat_before, stat_after, warnings);
+    let with_host = |m: &mut Measurement| {
+        m.host = host_before.zip(host_after).map(|((a, resident), (b, _))| {
+            HostConditions::between(&a, &b, m.device_io.as_ref(), resident)
+        });
+    };
+    match &mut m {
+        Ok(m) => with_host(m),
+        Err(f) => with_host(&mut f.partial),
+    }
+    m
+}
+
+/// The machine's state now, with the share of the measured region in the
+/// page cache for buffered I/O over a region small enough to map (1 GiB);
+/// `None` on a simulated card, whose clock no host load reaches.
+fn host_snapshot(
+    target: &MeasureTarget<'_>,
+    spec: &MeasureSpec,
+) -> Option<(crate::probe::host::HostSnapshot, Option<f64>)> {
+    if target.sim.is_some() {
+        return None;
+    }
+    let resident = (spec.buffered() && spec.span <= 1 << 30)
+        .then(|| crate::sys::page_cache::resident_pages(target.fd, spec.offset, spec.span).ok())
+        .flatten()
+        .filter(|(_, pages)| *pages > 0)
+        .map(|(r, pages)| r as f64 / pages as f64);
+    Some((crate::probe::host::snapshot(), resident))
 }
 
 /// The failure of a spec that cannot be run: nothing was measured.

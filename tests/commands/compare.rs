@@ -36,9 +36,9 @@ fn median(v: &serde_json::Value) -> f64 {
 }
 
 /// 128 KiB sequential reads at 20 MB/s, then at 10 MB/s: compare calls
-/// the second slower, its ratio interval holds what the two runs measured
-/// and the configured one half, and a 4 KiB QD4 random-read run is set
-/// apart with its reason.
+/// the second slower (or, on a busy host, no clear change), its ratio
+/// interval holds what the two runs measured and the configured one half,
+/// and a 4 KiB QD4 random-read run is set apart with its reason.
 #[test]
 fn half_the_speed_is_slower_by_half_and_an_unlike_run_is_set_apart() {
     if !is_root() {
@@ -66,8 +66,16 @@ fn half_the_speed_is_slower_by_half_and_an_unlike_run_is_set_apart() {
 
     let out = ok(iocurve().args(["compare", "1", "2", "3", "--db"]).arg(&db));
     let cmp = text(&out.stdout);
+    // Two devices, one run each and no history: the interval carries the
+    // assumed noise between runs, so half the speed is called slower on a
+    // quiet host, and may be "no clear change" on a busy one, where the
+    // FUSE device falls short of its configured speed.
+    // Lines wrapped to the terminal's width, joined again.
+    let flat = cmp.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
-        cmp.contains("run 2, 128 KiB read QD1: slower by ") && cmp.contains("4 vs 4 repetitions"),
+        (flat.contains("run 2, 128 KiB read QD1: slower by ")
+            || flat.contains("run 2, 128 KiB read QD1: no clear change ("))
+            && flat.contains("4 vs 4 repetitions; run-to-run noise ±15% assumed"),
         "{cmp}"
     );
     assert!(
@@ -82,10 +90,16 @@ fn half_the_speed_is_slower_by_half_and_an_unlike_run_is_set_apart() {
     let changes = doc["changes"].as_array().unwrap();
     assert_eq!(changes.len(), 1, "{doc}");
     let verdict = &changes[0]["verdict"]["verdict"];
-    assert_eq!(verdict["change"], "slower", "{doc}");
     let (low, high) = (
         verdict["ratio"]["low"].as_f64().unwrap(),
         verdict["ratio"]["high"].as_f64().unwrap(),
+    );
+    assert!(verdict["change"] == "slower" || high >= 0.95, "{doc}");
+    // The repetitions' own interval lies inside the widened one.
+    let within = &verdict["within_runs"];
+    assert!(
+        within["low"].as_f64().unwrap() >= low && within["high"].as_f64().unwrap() <= high,
+        "{doc}"
     );
     let measured = median(&changes[0]["after_mb_s"]) / median(&changes[0]["before_mb_s"]);
     eprintln!(

@@ -8,13 +8,24 @@
 //! of test with the first, there is nothing to compare, and the comparison
 //! is refused with that reason rather than judged on unlike figures.
 //!
-//! Pure: entries in, a [`Comparison`] out; `report::compare` prints it and
+//! The interval is not the repetitions' alone: they share one run's host
+//! load, page cache and thermal state, and two runs differ by more than
+//! that. Each verdict adds the run-to-run noise of
+//! [`crate::stats::between_runs`] (a two-level variance: within-run plus
+//! between-run), estimated from the device's earlier runs of the same test
+//! when the caller passes them (`history`), else a floor, a larger one for
+//! a run that shared its device or CPUs ([`conditions`]). What differed
+//! between the two runs' machines is named beside the verdict.
+//!
+//! Pure: entries (and the device's earlier runs) in, a [`Comparison`] out; `report::compare` prints it and
 //! `commands::compare` turns [`regressions`] into an exit code.
 
+pub mod conditions;
 pub mod matching;
 
-use crate::result::TestResult;
-use crate::result::compare::{Comparison, Entry, NotCompared, TestChange};
+use crate::result::compare::{Comparison, Entry, NotCompared, RunConditions, TestChange};
+use crate::result::{RunResult, TestResult};
+use crate::stats::between_runs;
 use crate::stats::bootstrap::{self, Change, Verdict};
 use matching::Keyed;
 
@@ -48,11 +59,51 @@ fn same_device(entries: &[Entry]) -> Option<&str> {
         .then_some(key)
 }
 
-/// The verdict on one pair of like tests.
-fn change(run: &str, before: &Keyed<'_>, after: &Keyed<'_>, threshold: f64) -> TestChange {
+/// The repetitions of every run of `history` with a test like `key`.
+fn history_of(key: &crate::result::compare::TestKey, history: &[RunResult]) -> Vec<Vec<f64>> {
+    history
+        .iter()
+        .filter_map(|r| {
+            let tests = matching::tests_of(r).ok()?;
+            let like = tests.iter().find(|k| &k.key == key)?;
+            Some(repetitions(like.test))
+        })
+        .collect()
+}
+
+/// The verdict on one pair of like tests, widened by the run-to-run noise
+/// (from `history`, the device's earlier runs, when it has enough).
+fn change(
+    run: &str,
+    before: &Keyed<'_>,
+    after: &Keyed<'_>,
+    threshold: f64,
+    history: &[RunResult],
+    simulated: bool,
+) -> TestChange {
     let (b, a) = (repetitions(before.test), repetitions(after.test));
-    let verdict = bootstrap::judge(&b, &a, threshold);
+    let (host_before, host_after) = (
+        conditions::of_test(before.test),
+        conditions::of_test(after.test),
+    );
+    let disturbed = |c: &Option<_>| c.as_ref().is_some_and(|c: &RunConditions| c.disturbed);
+    let noise = match simulated {
+        true => between_runs::BetweenRuns::simulated(),
+        false => between_runs::between(
+            &history_of(&before.key, history),
+            disturbed(&host_before),
+            disturbed(&host_after),
+        ),
+    };
+    let verdict = bootstrap::judge_runs(&b, &a, threshold, noise);
+    let host_differences = match (&host_before, &host_after) {
+        (Some(x), Some(y)) => conditions::differences(x, y),
+        _ => Vec::new(),
+    };
     TestChange {
+        host_before,
+        host_after,
+        host_differences,
         run: run.to_string(),
         test: matching::describe(&before.key),
         key: before.key.clone(),
@@ -84,6 +135,7 @@ fn against_base(
     base: &Entry,
     base_tests: &[Keyed<'_>],
     threshold: f64,
+    history: &[RunResult],
     out: &mut Comparison,
 ) {
     let tests = match matching::tests_of(&e.result) {
@@ -98,8 +150,13 @@ fn against_base(
         }
     };
     let pairing = matching::pair(base_tests, &tests);
+    // Both on a virtual clock: no host reaches their figures.
+    let simulated = [e, base]
+        .iter()
+        .all(|x| x.result.target.kind == crate::result::TargetKind::Simulated);
     for (b, a) in &pairing.pairs {
-        out.changes.push(change(&e.source, b, a, threshold));
+        out.changes
+            .push(change(&e.source, b, a, threshold, history, simulated));
     }
     for t in &pairing.other_only {
         out.not_compared.push(NotCompared {
@@ -124,7 +181,13 @@ fn against_base(
 
 /// Every later run against the first; `Err` with the reason when there
 /// are two runs or more and not one pair of like tests among them.
-pub fn compare(entries: &[Entry], threshold: f64) -> Result<Comparison, String> {
+/// `history` holds the device's earlier runs (none of `entries`), whose
+/// spread sets the run-to-run noise; empty, a floor stands in for it.
+pub fn compare(
+    entries: &[Entry],
+    threshold: f64,
+    history: &[RunResult],
+) -> Result<Comparison, String> {
     let base = entries.first().ok_or("no runs to compare")?;
     let base_tests = matching::tests_of(&base.result)
         .map_err(|why| format!("{} has nothing to compare: {}", base.source, why.text()))?;
@@ -138,7 +201,7 @@ pub fn compare(entries: &[Entry], threshold: f64) -> Result<Comparison, String> 
         caveats: caveats(entries),
     };
     for e in &entries[1..] {
-        against_base(e, base, &base_tests, threshold, &mut out);
+        against_base(e, base, &base_tests, threshold, history, &mut out);
     }
     if entries.len() > 1 && out.changes.is_empty() {
         let reasons: Vec<String> = out.not_compared.iter().map(NotCompared::text).collect();

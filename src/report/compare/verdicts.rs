@@ -4,6 +4,7 @@
 
 use crate::report::markdown::escape;
 use crate::result::compare::{Comparison, TestChange};
+use crate::stats::between_runs::{BetweenRuns, MIN_HISTORY, NoiseBasis};
 use crate::stats::bootstrap::{self, NoVerdict, Verdict};
 
 /// One line per regression: which run, which test, by how much.
@@ -38,7 +39,7 @@ pub(super) fn verdict_lines(c: &Comparison, markdown: bool) -> String {
         false => "different devices, so a difference between devices, not a change of one",
     };
     let mut out = format!(
-        "{whose}: each run against {}, test by test ({:.0}% bootstrap interval of the ratio of mean MB/s, after/before; changes within ±{:.0}% are noise)\n",
+        "{whose}: each run against {}, test by test ({:.0}% bootstrap interval of the ratio of mean MB/s, after/before, widened by the noise between runs; changes within ±{:.0}% are noise)\n",
         match markdown {
             true => escape(&c.baseline),
             false => c.baseline.clone(),
@@ -50,17 +51,62 @@ pub(super) fn verdict_lines(c: &Comparison, markdown: bool) -> String {
         out.push_str(&item(
             markdown,
             &format!(
-                "{}, {}: {}{}",
+                "{}, {}: {}{}{}",
                 ch.run,
                 ch.test,
                 verdict_text(&ch.verdict),
                 ch.engines
                     .as_ref()
-                    .map_or(String::new(), |e| format!("; caveat: {}", e.text()))
+                    .map_or(String::new(), |e| format!("; caveat: {}", e.text())),
+                host_text(ch)
             ),
         ));
     }
     out
+}
+
+/// "; the runs differed in host load 0.2 vs 3.9, 41 MiB of other I/O on
+/// the device during the later run", or nothing when their machines were
+/// alike (or unrecorded).
+fn host_text(ch: &TestChange) -> String {
+    if ch.host_differences.is_empty() {
+        return String::new();
+    }
+    let words: Vec<String> = ch.host_differences.iter().map(|d| d.text()).collect();
+    format!("; the runs differed in {}", words.join(", "))
+}
+
+/// Where the run-to-run noise of a verdict came from: "run-to-run noise
+/// ±15% assumed: under 3 earlier runs of this test".
+fn noise_text(b: &BetweenRuns) -> String {
+    // A log-scale spread reads as a percentage while small, as a factor
+    // beyond (±120% would suggest negative speeds).
+    let pct = |sd: f64| match sd < 0.4 {
+        true => format!("±{:.0}%", sd * 100.0),
+        false => format!("of a factor {:.1}", sd.exp()),
+    };
+    match b.basis {
+        NoiseBasis::History { runs } => format!(
+            "run-to-run noise {} from {runs} earlier runs",
+            pct(b.sd_before)
+        ),
+        NoiseBasis::AssumedQuiet => format!(
+            "run-to-run noise {} assumed: under {MIN_HISTORY} earlier runs of this test",
+            pct(b.sd_before)
+        ),
+        NoiseBasis::Simulated => "simulated cards: no noise between runs".into(),
+        NoiseBasis::Disturbed => {
+            let which = match (b.sd_before > b.sd_after, b.sd_after > b.sd_before) {
+                (true, _) => "the earlier run",
+                (_, true) => "the later run",
+                _ => "both runs",
+            };
+            format!(
+                "run-to-run noise {} assumed: {which} shared the device or its CPUs",
+                pct(b.sd_before.max(b.sd_after))
+            )
+        }
+    }
 }
 
 /// The tests and runs set apart, one item each with the reason.
@@ -106,12 +152,15 @@ pub fn verdict_text(v: &Result<Verdict, NoVerdict>) -> String {
     };
     let pc = v.percent_change();
     let level = pc.level * 100.0;
-    let reps = format!(
+    let mut reps = format!(
         "{} vs {} {}",
         v.before_repetitions,
         v.after_repetitions,
         repetitions_word(v.after_repetitions)
     );
+    if let Some(b) = &v.between_runs {
+        reps.push_str(&format!("; {}", noise_text(b)));
+    }
     let signed = |x: f64| format!("{:+.0}%", x * 100.0);
     match v.change {
         bootstrap::Change::NoChange => format!(

@@ -66,6 +66,7 @@ pub(super) fn summarise(
             },
         },
         device_io: None,
+        host: None,
         ramp,
         sync_ns,
         verify: None,

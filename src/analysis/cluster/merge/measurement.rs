@@ -18,6 +18,7 @@ pub(super) fn merge_repetition(
     if let [(_, only)] = parts {
         return Measurement {
             raw: None,
+            host: if single_rank { only.host } else { None },
             device_io: if single_rank {
                 only.device_io.clone()
             } else {
@@ -48,6 +49,7 @@ pub(super) fn merge_repetition(
         latency: all.summary(),
         cpu: cpu(measurements(), bytes),
         device_io: None,
+        host: None,
         ramp: ramp(measurements()),
         sync_ns: measurements().map(|m| m.sync_ns).max().unwrap_or(0),
         verify: verify(measurements()),

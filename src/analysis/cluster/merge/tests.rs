@@ -92,6 +92,7 @@ fn measurement(p: &Part) -> Measurement {
             cpu_s_per_gb: 0.75 / (bytes as f64 / 1e9),
         },
         device_io: None,
+        host: None,
         ramp: RampInfo {
             ops: 2,
             bytes: 2 * p.block,

@@ -1,0 +1,186 @@
+//! What the machine was doing during each run of a pair, and what differed
+//! between them: the causes of a change that are not the device's.
+//!
+//! Each measurement records its host's state at its start and end (see
+//! [`crate::result::host`]); a test's conditions are those of its complete
+//! repetitions, averaged (load, CPU shares, residency) or summed (other
+//! I/O). A run is *disturbed* when the device served others at least a
+//! tenth of what it served iocurve, or a hypervisor stole 5% or more of
+//! the CPUs: then its figure may be its company's, and the verdict takes
+//! the larger between-run floor ([`crate::stats::between_runs`]). The
+//! differences named are those large enough to move a figure by
+//! themselves; small wobbles of the load are not listed.
+
+use crate::result::TestResult;
+use crate::result::compare::{ConditionChange, RunConditions, Side};
+use crate::result::host::HostConditions;
+
+/// Other I/O on the device, as a share of iocurve's own, that disturbs a
+/// run.
+const OTHER_IO_SHARE: f64 = 0.10;
+
+/// Other I/O below this is never named (metadata, a log line).
+const OTHER_IO_NAMED: u64 = 1 << 20;
+
+/// CPU steal that disturbs a run.
+const STEAL_SHARE: f64 = 0.05;
+
+/// The conditions of `t`'s complete repetitions; `None` when none of them
+/// recorded its host.
+pub fn of_test(t: &TestResult) -> Option<RunConditions> {
+    let reps: Vec<(&HostConditions, u64)> = t
+        .repetitions
+        .iter()
+        .filter(|m| m.is_complete())
+        .filter_map(|m| {
+            let own = m
+                .device_io
+                .as_ref()
+                .map_or(0, |d| d.iocurve_read_bytes + d.iocurve_write_bytes);
+            Some((m.host.as_ref()?, own))
+        })
+        .collect();
+    if reps.is_empty() {
+        return None;
+    }
+    let mean = |f: &dyn Fn(&HostConditions) -> Option<f64>| {
+        let v: Vec<f64> = reps.iter().filter_map(|(h, _)| f(h)).collect();
+        (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+    };
+    let other: Option<u64> = reps.iter().map(|(h, _)| h.other_bytes()).sum();
+    let own: u64 = reps.iter().map(|(_, own)| own).sum();
+    let own = other.map(|_| own);
+    let dirty = reps
+        .iter()
+        .flat_map(|(h, _)| [h.start.dirty_bytes, h.end.dirty_bytes])
+        .flatten()
+        .max();
+    let steal = mean(&|h| h.cpu_steal_share);
+    let disturbed = matches!((other, own), (Some(o), Some(w)) if o >= OTHER_IO_NAMED && o as f64 >= OTHER_IO_SHARE * w as f64)
+        || steal.is_some_and(|s| s >= STEAL_SHARE);
+    Some(RunConditions {
+        load: mean(&|h| h.load()),
+        cpu_busy_share: mean(&|h| h.cpu_busy_share),
+        cpu_steal_share: steal,
+        other_io_bytes: other,
+        own_io_bytes: own,
+        dirty_bytes: dirty,
+        target_resident_share: mean(&|h| h.target_resident_share),
+        disturbed,
+    })
+}
+
+/// The differences between the two runs' conditions worth naming.
+pub fn differences(before: &RunConditions, after: &RunConditions) -> Vec<ConditionChange> {
+    let mut out = Vec::new();
+    if let (Some(b), Some(a)) = (before.load, after.load) {
+        // A load that doubled and moved by at least one runnable task.
+        if (a - b).abs() >= 1.0 && a.max(b) >= 2.0 * a.min(b) {
+            out.push(ConditionChange::Load {
+                before: b,
+                after: a,
+            });
+        }
+    }
+    if let (Some(b), Some(a)) = (before.cpu_busy_share, after.cpu_busy_share) {
+        if (a - b).abs() >= 0.25 {
+            out.push(ConditionChange::CpuBusy {
+                before: b,
+                after: a,
+            });
+        }
+    }
+    if let (Some(b), Some(a)) = (before.cpu_steal_share, after.cpu_steal_share) {
+        if a.max(b) >= STEAL_SHARE && (a - b).abs() >= 0.02 {
+            out.push(ConditionChange::CpuSteal {
+                before: b,
+                after: a,
+            });
+        }
+    }
+    for (side, c) in [(Side::Before, before), (Side::After, after)] {
+        if let Some(bytes) = c.other_io_bytes.filter(|b| *b >= OTHER_IO_NAMED) {
+            out.push(ConditionChange::OtherIo { side, bytes });
+        }
+    }
+    if let (Some(b), Some(a)) = (before.dirty_bytes, after.dirty_bytes) {
+        if a.abs_diff(b) >= 64 << 20 && a.max(b) >= 2 * a.min(b) {
+            out.push(ConditionChange::Dirty {
+                before: b,
+                after: a,
+            });
+        }
+    }
+    if let (Some(b), Some(a)) = (before.target_resident_share, after.target_resident_share) {
+        if (a - b).abs() >= 0.10 {
+            out.push(ConditionChange::Resident {
+                before: b,
+                after: a,
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::result::host::HostSample;
+
+    fn host(load: f64, other_write: u64) -> HostConditions {
+        let sample = HostSample {
+            load_1m: Some(load),
+            cached_bytes: Some(1 << 30),
+            dirty_bytes: Some(1 << 20),
+        };
+        HostConditions {
+            start: sample,
+            end: sample,
+            cpu_busy_share: Some(0.3),
+            cpu_steal_share: Some(0.0),
+            other_read_bytes: Some(0),
+            other_write_bytes: Some(other_write),
+            target_resident_share: None,
+        }
+    }
+
+    fn test_with(load: f64, other_write: u64) -> TestResult {
+        let mut t = crate::testdata::test("1MiB", "read", &[50.0, 51.0, 49.0]);
+        for m in &mut t.repetitions {
+            m.device_io = Some(crate::testdata::device_io());
+            m.host = Some(host(load, other_write));
+        }
+        t
+    }
+
+    /// The issue's wording: "host load 0.2 vs 3.9; 41 MB of other I/O on
+    /// the device during the later run".
+    #[test]
+    fn a_busy_later_run_is_named_and_disturbed() {
+        let quiet = of_test(&test_with(0.2, 0)).unwrap();
+        assert!(!quiet.disturbed);
+        // 41 MB over three repetitions of 64 MiB each: 20% of iocurve's own.
+        let busy = of_test(&test_with(3.9, 41_000_000 / 3)).unwrap();
+        assert!(busy.disturbed, "{busy:?}");
+        let d = differences(&quiet, &busy);
+        let words: Vec<String> = d.iter().map(ConditionChange::text).collect();
+        assert_eq!(
+            words,
+            [
+                "host load 0.2 vs 3.9",
+                "39.1 MiB of other I/O on the device during the later run"
+            ]
+        );
+        assert!(differences(&quiet, &quiet).is_empty());
+        // Other I/O of 1% of iocurve's: named when over 1 MiB, not a disturbance.
+        let light = of_test(&test_with(0.2, 2 << 20)).unwrap();
+        assert!(!light.disturbed);
+        assert_eq!(differences(&quiet, &light).len(), 1);
+    }
+
+    #[test]
+    fn a_test_without_recorded_hosts_has_no_conditions() {
+        let t = crate::testdata::test("1MiB", "read", &[50.0, 51.0]);
+        assert_eq!(of_test(&t), None);
+    }
+}

@@ -85,24 +85,26 @@ pub const STEADY_TREND_PARTS: f64 = 3.0;
 /// cards are seen with caches of several GiB (6 GiB on 256 GiB).
 pub const CACHE_SHARE_MAX: f64 = 1.0 / 3.0;
 
-/// The fastest burst over the cache's drain speed seen (10×): a cache of C
-/// bytes filled at B while draining at W takes C·B/(B−W) bytes, at most
-/// C·10/9.
-pub const BURST_RATIO_MAX: f64 = 10.0;
-
-/// Bytes of writes that fill the largest cache a card of `card_bytes` may
-/// carry ([`CACHE_SHARE_MAX`] of it, at [`BURST_RATIO_MAX`]): no fall in
-/// speed within them rules out every cache; within less, a larger cache
-/// than the writes reached is not ruled out.
-pub fn largest_cache_fill(card_bytes: u64) -> u64 {
-    let ratio = BURST_RATIO_MAX / (BURST_RATIO_MAX - 1.0);
-    (card_bytes as f64 * CACHE_SHARE_MAX * ratio) as u64
+/// Bytes of writes after which no fall in speed rules out every cache
+/// that could hide a speed below the limit, on a card of `card_bytes`
+/// measured at `room` times the limit: such a cache takes writes at
+/// `room` times its drain speed or more, so one of C bytes fills within
+/// C·room/(room − 1) bytes, and C is at most [`CACHE_SHARE_MAX`] of the
+/// card. Bursts barely above the drain speed fill slowly: a PASS close to
+/// its limit needs many times the cache written (`u64::MAX` at or below
+/// the limit).
+pub fn largest_cache_fill(card_bytes: u64, room: f64) -> u64 {
+    if room <= 1.0 {
+        return u64::MAX;
+    }
+    let fill = card_bytes as f64 * CACHE_SHARE_MAX * room / (room - 1.0);
+    fill.min(u64::MAX as f64) as u64
 }
 
 /// The most the cache-exhausting writes cover (bounded by the device):
-/// 16 GiB rule out the largest cache of cards up to about 43 GiB; on
-/// larger cards a speed that did not fall within them is a PASS at most
-/// low ([`largest_cache_fill`]). The measuring layer plans its writes with
+/// 16 GiB rule out the largest cache of cards up to about 24 GiB for a
+/// PASS at twice its limit; otherwise a speed that did not fall within
+/// them is a PASS at most low ([`largest_cache_fill`]). The measuring layer plans its writes with
 /// it.
 pub const PW_CAP: u64 = 16 << 30;
 
@@ -414,8 +416,9 @@ fn check(class: &str, need: Need, f: &ClassFigures, link_mb_s: Option<f64>) -> C
         // link's speed less the drain: no fall within the cap says little.
         let at_link = link_mb_s.is_some_and(|l| f.pw.mean_mb_s >= AT_LINK * l);
         // No fall within the writes rules out a cache only when they
-        // would have filled the largest one this card's capacity allows.
-        let covered = f.pw.written >= largest_cache_fill(f.card_bytes);
+        // would have filled the largest one this card's capacity allows
+        // that could hide a speed below the limit.
+        let covered = f.pw.written >= largest_cache_fill(f.card_bytes, value / limit);
         let cap = match f.pw.exhaustion {
             Exhaustion::Exhausted => Confidence::High,
             Exhaustion::NoFall if covered && !at_link => Confidence::Medium,
@@ -427,7 +430,7 @@ fn check(class: &str, need: Need, f: &ClassFigures, link_mb_s: Option<f64>) -> C
             let largest = (f.card_bytes as f64 * CACHE_SHARE_MAX) as u64;
             note = Some(match f.pw.exhaustion {
                 Exhaustion::NoFall => format!(
-                    "no fall in speed within {written}: a cache of up to {} (a third of this {} card) is not ruled out",
+                    "no fall in speed within {written}: a cache of up to {} (a third of this {} card) hiding a speed below the limit is not ruled out",
                     format_size(largest),
                     format_size(f.card_bytes)
                 ),

@@ -245,9 +245,15 @@ pub fn class_outcomes(p: &SimParams, seed: u64) -> Vec<(Outcome, iocurve::flash:
     let link = p.link.map(|l| l as f64 / 1e6);
     let figures = match class::measure(&mut SimIo(&device), &plan, seed) {
         Ok(f) => f,
+        // A refusal (a card too small for the regions the method writes,
+        // as 32 MiB cards with 256 KiB AUs are) declines every requirement.
         Err(e) => {
+            let per_card = classes
+                .iter()
+                .map(|c| class::requirements(c).map_or(0, |r| r.len()))
+                .sum();
             let why = Outcome::Declined(format!("the run failed: {e}"));
-            return vec![(why, iocurve::flash::Confidence::Low)];
+            return vec![(why, iocurve::flash::Confidence::Low); per_card];
         }
     };
     let t = truth(p, &plan);

@@ -25,9 +25,12 @@
 //!   cache, the first writes after the cache-exhausting ones use what
 //!   drained while those ran: that slack bounds the figure from above.
 //!
-//! Scoring: PASS is right when the truth meets the limit. LINK is right
-//! when it does not, the link is below the limit and the card itself runs
-//! at the link's speed or faster (within 2%). FAIL is right when the truth
+//! Scoring: PASS is right when the truth meets the limit. LINK says
+//! "cannot tell": the link is below the limit and the card ran at it, so
+//! what the card does beyond the link is not seen; it is "nothing to find"
+//! when the card itself runs at the link's speed or faster (within 2%),
+//! and wrong when the card is clearly slower than the link (its own
+//! figure was seen, and FAIL was the answer). FAIL is right when the truth
 //! misses the limit and the card is not clearly faster than a link below
 //! the limit (then LINK was the answer). A truth within 0.2% of its limit
 //! is "nothing to find": rounding in the law decides it.
@@ -226,7 +229,9 @@ fn rate(c: &Check, limit: f64, truth: f64, card: f64, link: Option<f64>) -> Outc
     let below = |k: f64| link.is_some_and(|l| l < limit && card >= k * l);
     let right = match c.status {
         Status::Pass => truth >= limit,
-        Status::Link => truth < limit && below(0.98),
+        // The link hides the card: there is nothing the test can find.
+        Status::Link if below(0.98) => return Outcome::NothingToFind,
+        Status::Link => false,
         Status::Fail => truth < limit && !below(1.02),
     };
     judged(c, right, truth)
@@ -240,9 +245,15 @@ pub fn class_outcomes(p: &SimParams, seed: u64) -> Vec<(Outcome, iocurve::flash:
     let link = p.link.map(|l| l as f64 / 1e6);
     let figures = match class::measure(&mut SimIo(&device), &plan, seed) {
         Ok(f) => f,
+        // A refusal (a card too small for the regions the method writes,
+        // as 32 MiB cards with 256 KiB AUs are) declines every requirement.
         Err(e) => {
+            let per_card = classes
+                .iter()
+                .map(|c| class::requirements(c).map_or(0, |r| r.len()))
+                .sum();
             let why = Outcome::Declined(format!("the run failed: {e}"));
-            return vec![(why, iocurve::flash::Confidence::Low)];
+            return vec![(why, iocurve::flash::Confidence::Low); per_card];
         }
     };
     let t = truth(p, &plan);

@@ -162,6 +162,20 @@ pub fn confidence_table(results: &[FlashCalibration]) -> String {
     out
 }
 
+/// The genuine cards of the field: every card has a FAT-area busy time
+/// and some a move speed (Pm), as in the field. Where the truth laws
+/// below leave them out it is because the command never meets them: align
+/// only reads; cache writes whole AUs beyond the FAT area in order, so no
+/// AU holds used parts to move; open-au writes beyond the FAT area, and
+/// its law accounts for the move speed ([`open_au_collapse`]).
+fn field(seed: u64) -> Population {
+    let mix = Mix {
+        fat_and_move: true,
+        ..Mix::default()
+    };
+    Population::with_mix(seed, mix)
+}
+
 // ------------------------------------------------------------------ align
 
 /// The diff the simulator's cost law gives a read of `block` bytes
@@ -211,7 +225,7 @@ pub fn align_outcome(p: &SimParams) -> (Outcome, Confidence) {
 
 /// `flash align` over `cards` genuine cards drawn from `seed`.
 pub fn calibrate_align(seed: u64, cards: usize) -> FlashCalibration {
-    let mut population = Population::new(seed);
+    let mut population = field(seed);
     let mut result = FlashCalibration::new("flash align: the AU");
     for _ in 0..cards {
         let card = population.draw();
@@ -281,19 +295,80 @@ fn linked(p: &SimParams, cost: u64, len: u64) -> u64 {
     p.link.map_or(cost, |l| cost.max(xfer(len, l)))
 }
 
-/// The open-AU test's collapse by the simulator's cost law: the time of
-/// one small write into an open AU over that of one that closes another
-/// (garbage collection of all the AU but the one write), with the right
-/// AU. `None` when the law shows no collapse at all: a write cache takes
-/// every write at burst speed and no AU is ever collected behind it.
-fn open_au_collapse(p: &SimParams, chunk: u64) -> Option<f64> {
+/// The open-AU test's collapse by the simulator's cost law: the mean time
+/// of the counted writes with one AU more than the card keeps open over
+/// that with as many as it keeps, the test's writes replayed in its order
+/// ([`open_au_law`]). `None` when the law shows no collapse at all: a
+/// write cache takes every write at burst speed and no AU is ever
+/// collected behind it.
+fn open_au_collapse(p: &SimParams, plan: &open_au::OpenAuPlan) -> Option<f64> {
     if p.cache > 0 {
         return None;
     }
-    let pages = chunk.max(p.page) / p.page;
-    let open = p.cmd_ns + pages * xfer(p.page, p.write);
-    let collect = open + xfer(p.au.saturating_sub(chunk), p.write);
-    Some(linked(p, collect, chunk) as f64 / linked(p, open, chunk).max(1) as f64)
+    let times = open_au_law(p, plan, p.open_au + 1);
+    let within = times[p.open_au as usize - 1];
+    let past = times[p.open_au as usize];
+    Some(past as f64 / within.max(1) as f64)
+}
+
+/// The mean write time (ns) of each N = 1..=`upto` of the open-AU test by
+/// the simulator's documented law: each write costs the command and its
+/// page programs; opening an AU beyond the card's `open_au` closes the
+/// least recently used one, which copies what it did not get written
+/// while open (the AU less its session's bytes) at the write speed, or,
+/// with a move speed (Pm), relocates the 64ths of it written before its
+/// session and not since. With Pm the collapse grows as the test fills
+/// the AUs, so it is smaller than the copy law's at first.
+fn open_au_law(p: &SimParams, plan: &open_au::OpenAuPlan, upto: u32) -> Vec<u64> {
+    // (AU index, session bytes, session 64ths) in LRU order; used 64ths.
+    let mut open: Vec<(usize, u64, u64)> = Vec::new();
+    let mut used = vec![0u64; upto as usize];
+    let mut cursor = vec![0u64; upto as usize];
+    let part = |at: u64| (u128::from(at) * 64 / u128::from(p.au)).min(63) as u32;
+    let mut means = Vec::new();
+    for n in 1..=upto as usize {
+        let (mut ns, mut writes) = (0u64, 0u64);
+        for round in 0..=plan.rounds {
+            for i in 0..n {
+                let at = cursor[i];
+                cursor[i] = (at + plan.chunk) % p.au;
+                let (first, last) = (part(at), part(at + plan.chunk - 1));
+                let parts = (first..=last).fold(0u64, |m, k| m | 1 << k);
+                let pages = (at + plan.chunk - 1) / p.page - at / p.page + 1;
+                let mut cost = p.cmd_ns + pages * xfer(p.page, p.write);
+                match open.iter().position(|o| o.0 == i) {
+                    Some(k) => {
+                        let mut o = open.remove(k);
+                        o.1 += plan.chunk;
+                        o.2 |= parts;
+                        open.push(o);
+                    }
+                    None => {
+                        if open.len() >= p.open_au as usize {
+                            let (j, bytes, session) = open.remove(0);
+                            cost += match p.move_speed {
+                                Some(pm) => {
+                                    let moved = u64::from((used[j] & !session).count_ones());
+                                    xfer((u128::from(moved) * u128::from(p.au) / 64) as u64, pm)
+                                }
+                                None => xfer(p.au - bytes.min(p.au), p.write),
+                            };
+                        }
+                        open.push((i, plan.chunk, parts));
+                    }
+                }
+                if p.move_speed.is_some() {
+                    used[i] |= parts;
+                }
+                if round > 0 {
+                    ns += linked(p, cost, plan.chunk);
+                    writes += 1;
+                }
+            }
+        }
+        means.push(ns / writes.max(1));
+    }
+    means
 }
 
 /// Whether the count shows on this card: the collapse is at least
@@ -301,7 +376,7 @@ fn open_au_collapse(p: &SimParams, chunk: u64) -> Option<f64> {
 /// the card's open ones.
 fn open_au_visible(p: &SimParams, plan: &open_au::OpenAuPlan) -> bool {
     let reaches = plan.max_n > p.open_au + 1;
-    reaches && open_au_collapse(p, plan.chunk).is_some_and(|r| r >= OPEN_AU_VISIBLE)
+    reaches && open_au_collapse(p, plan).is_some_and(|r| r >= OPEN_AU_VISIBLE)
 }
 
 /// The smallest collapse there is to find: the detector's threshold
@@ -326,7 +401,7 @@ fn open_au_scored(p: &SimParams, au: u64, assumed: bool) -> (Outcome, Confidence
         Some(n) => Outcome::Wrong(format!("{n} open AUs, the card keeps {}", p.open_au)),
         None if visible => Outcome::Declined(format!(
             "no count; the law collapses {:.2}×",
-            open_au_collapse(p, plan.chunk).unwrap_or(1.0)
+            open_au_collapse(p, &open_au::OpenAuPlan::fitting(p.au, p.size)).unwrap_or(1.0)
         )),
         None => Outcome::NothingToFind,
     };
@@ -341,7 +416,7 @@ pub fn open_au_outcome(p: &SimParams) -> (Outcome, Confidence) {
 /// `flash open-au` over `cards` genuine cards from `seed`, each given its
 /// own AU.
 pub fn calibrate_open_au(seed: u64, cards: usize) -> FlashCalibration {
-    let mut population = Population::new(seed);
+    let mut population = field(seed);
     let mut result = FlashCalibration::new("flash open-au: the count (AU given)");
     for _ in 0..cards {
         let card = population.draw();
@@ -354,7 +429,7 @@ pub fn calibrate_open_au(seed: u64, cards: usize) -> FlashCalibration {
 /// `flash open-au` as the command runs it without `--au`: the AU from
 /// boundary timing when it is at least medium, else the assumed 4 MiB.
 pub fn calibrate_open_au_detected(seed: u64, cards: usize) -> FlashCalibration {
-    let mut population = Population::new(seed);
+    let mut population = field(seed);
     let mut result = FlashCalibration::new("flash open-au: the count (AU from align)");
     for _ in 0..cards {
         let card = population.draw();
@@ -449,7 +524,7 @@ pub fn cache_outcome(p: &SimParams) -> (Outcome, Confidence) {
 
 /// `flash cache` over `cards` genuine cards from `seed`.
 pub fn calibrate_cache(seed: u64, cards: usize) -> FlashCalibration {
-    let mut population = Population::new(seed);
+    let mut population = field(seed);
     let mut result = FlashCalibration::new("flash cache: the size");
     for _ in 0..cards {
         let card = population.draw();

@@ -9,16 +9,27 @@
 //! draws every parameter of [`SimParams`] from the ranges the SD
 //! specification and real cards allow:
 //!
-//! * allocation units: the SD specification's AU sizes (16 KiB to 4 MiB for
-//!   SDSC/SDHC, then 8, 12, 16, 24, 32 and 64 MiB for SDXC; the 3·2^k sizes
-//!   are as legal as the powers of two);
+//! * claimed capacities from 32 MiB to 2 TiB in the SD specification's
+//!   capacity classes: a fifth SDSC (up to 2 GiB), two fifths SDHC (up to
+//!   32 GiB), two fifths SDXC (up to 2 TiB), log-uniform within each, in
+//!   whole AUs; SDUC (beyond 2 TiB) is left out, as no card of it is sold;
+//! * allocation units as the specification ties them to the capacity
+//!   ("Maximum AU size" of the SD Status register's AU_SIZE): SDSC cards
+//!   any power of two from 16 KiB up to 512 KiB (up to 64 MiB), 1 MiB (up
+//!   to 256 MiB), 2 MiB (up to 512 MiB) or 4 MiB, so old small cards carry
+//!   16–256 KiB AUs; SDHC cards 512 KiB–4 MiB; SDXC cards 4, 8, 12, 16, 24,
+//!   32 or 64 MiB (the 3·2^k sizes are as legal as the powers of two);
 //! * program pages of 2–64 KiB; 1–8 AUs kept open;
 //! * command costs 10 µs–5 ms and medium speeds 1–300 MB/s, log-uniform
 //!   (the field spans two decades of both);
-//! * half the cards with a write cache (SLC region) of 1 MiB–4 GiB, its
-//!   burst speed 1.5–10× the medium's;
-//! * a quarter behind a link ceiling (a USB 2 reader, an SPI bus);
-//! * claimed capacities of 1–512 GiB, whole AUs;
+//! * half the cards with a write cache (SLC region) of 1 MiB up to a third
+//!   of the capacity, log-uniform (large cards carry caches of several
+//!   GiB: 6 GiB on 256 GiB is common), its burst speed 1.05–10× the
+//!   medium's (some caches are barely faster than the flash behind them);
+//! * a quarter behind a link ceiling: half of them one of the usual ones
+//!   (an SPI bus, a USB 2 reader, a high-speed SD bus, UHS-I SDR104), half
+//!   a ceiling of 0.2–1× the card's own read speed, so that links slower
+//!   than the card are common, not an accident of the draw;
 //! * from [`Population::draw_mixed`], a share of counterfeits
 //!   ([`Population::draw_fake`]) of every kind the f3 documentation and its
 //!   tracker describe (wrap-around, dropped writes reading zeros or stale
@@ -34,10 +45,11 @@
 //!   speed.
 //!
 //! The FAT latency and move speed are drawn from a stream of their own, so
-//! adding them left every other parameter of the cards drawn from a seed
-//! as it was; and only when [`Mix::fat_and_move`] asks for them (the
-//! `flash class` calibration), since the laws the other calibrations score
-//! against (curve, sustain, capacity) model neither.
+//! adding them leaves every other parameter of the cards drawn from a seed
+//! as it is; they are drawn when [`Mix::fat_and_move`] asks for them, which
+//! every calibration of a command that writes does (a card in the field
+//! has both; a calibration whose truth law models neither says why the
+//! command it scores is unaffected).
 //!
 //! Same seed, same cards: a failure is replayed from the seed it prints.
 
@@ -66,6 +78,53 @@ pub const SD_AU_SIZES_KIB: [u64; 15] = [
 /// Link ceilings a card is seen behind, bytes/s: an SPI bus at 25 MHz, a
 /// USB 2 reader, a high-speed SD bus, a UHS-I SDR104 bus.
 const LINKS: [u64; 4] = [3_000_000, 35_000_000, 23_000_000, 90_000_000];
+
+/// The SD specification's capacity classes the population draws from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum CapacityClass {
+    /// Standard capacity: up to 2 GiB (FAT12/16 cards, the oldest).
+    Sdsc,
+    /// High capacity: over 2 GiB up to 32 GiB.
+    Sdhc,
+    /// Extended capacity: over 32 GiB up to 2 TiB.
+    Sdxc,
+}
+
+impl CapacityClass {
+    /// The claimed capacities of the class, bytes (from 32 MiB for SDSC:
+    /// smaller cards are no longer met).
+    fn range(self) -> (u64, u64) {
+        match self {
+            CapacityClass::Sdsc => (32 << 20, 2 << 30),
+            CapacityClass::Sdhc => (2 << 30, 32 << 30),
+            CapacityClass::Sdxc => (32 << 30, 2 << 40),
+        }
+    }
+
+    /// The specification's largest AU for a card of `size` bytes (the
+    /// "Maximum AU size" table of AU_SIZE): 512 KiB up to 64 MiB, 1 MiB up
+    /// to 256 MiB, 2 MiB up to 512 MiB, 4 MiB up to 32 GiB, 64 MiB above.
+    fn max_au(self, size: u64) -> u64 {
+        match (self, size) {
+            (CapacityClass::Sdxc, _) => 64 << 20,
+            (_, s) if s <= 64 << 20 => 512 << 10,
+            (_, s) if s <= 256 << 20 => 1 << 20,
+            (_, s) if s <= 512 << 20 => 2 << 20,
+            _ => 4 << 20,
+        }
+    }
+
+    /// The smallest AU drawn: any for SDSC, 512 KiB for SDHC (its cards
+    /// report 512 KiB–4 MiB), 4 MiB for SDXC (UHS cards report at least
+    /// that; the speed grades are measured in 4 MiB sub-units).
+    fn min_au(self) -> u64 {
+        match self {
+            CapacityClass::Sdsc => 16 << 10,
+            CapacityClass::Sdhc => 512 << 10,
+            CapacityClass::Sdxc => 4 << 20,
+        }
+    }
+}
 
 /// What kinds of card to draw.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -123,36 +182,78 @@ impl Population {
     }
 
     fn draw_base(&mut self) -> SimParams {
-        let au = self.pick(&SD_AU_SIZES_KIB) << 10;
+        let kind = self.capacity_class();
+        let size_wanted = self.capacity_in(kind);
+        let au = self.au_for(kind, size_wanted);
+        let size = (size_wanted / au).max(16) * au;
         let page = self.page_for(au);
         let write = self.log_uniform(1e6, 300e6);
         let read = (write * self.log_uniform(1.0, 4.0)).min(300e6);
         let cached = self.rng.f64() < self.mix.cached;
         let cache = if cached {
-            self.log_uniform(1.0, 4096.0) as u64 * (1 << 20)
+            let most = (size / 3) as f64 / (1 << 20) as f64;
+            self.log_uniform(1.0, most.max(1.0)) as u64 * (1 << 20)
         } else {
             0
         };
         let burst = if cached {
-            write * self.log_uniform(1.5, 10.0)
+            write * self.log_uniform(1.05, 10.0)
         } else {
             write * 4.0
         };
-        let size = self.size_for(au);
+        let open_au = self.rng.u32(1..=8);
+        let cmd_ns = self.log_uniform(10e3, 5e6) as u64;
+        let link = (self.rng.f64() < self.mix.linked).then(|| self.link_for(read));
         SimParams {
             size,
             au,
             page,
-            open_au: self.rng.u32(1..=8),
+            open_au,
             read: read as u64,
             write: write as u64,
             burst: burst as u64,
-            cmd_ns: self.log_uniform(10e3, 5e6) as u64,
+            cmd_ns,
             cache,
             real: size,
-            link: (self.rng.f64() < self.mix.linked).then(|| self.pick(&LINKS)),
+            link,
             fake: FakeKind::Wrap,
             ..SimParams::default()
+        }
+    }
+
+    /// SDSC a fifth of the time, SDHC and SDXC two fifths each.
+    fn capacity_class(&mut self) -> CapacityClass {
+        match self.rng.u32(0..5) {
+            0 => CapacityClass::Sdsc,
+            1 | 2 => CapacityClass::Sdhc,
+            _ => CapacityClass::Sdxc,
+        }
+    }
+
+    /// A claimed capacity inside the class, log-uniform, bytes.
+    fn capacity_in(&mut self, kind: CapacityClass) -> u64 {
+        let (low, high) = kind.range();
+        self.log_uniform(low as f64, high as f64) as u64
+    }
+
+    /// An AU the specification allows a card of `size` bytes of `kind`.
+    fn au_for(&mut self, kind: CapacityClass, size: u64) -> u64 {
+        let most = kind.max_au(size);
+        let least = kind.min_au();
+        let choices: Vec<u64> = SD_AU_SIZES_KIB
+            .iter()
+            .map(|kib| kib << 10)
+            .filter(|au| (least..=most).contains(au))
+            .collect();
+        self.pick(&choices)
+    }
+
+    /// One of the usual link ceilings, or one of 0.2–1× the card's read
+    /// speed (bytes/s).
+    fn link_for(&mut self, read: f64) -> u64 {
+        match self.rng.bool() {
+            true => self.pick(&LINKS),
+            false => (read * self.log_uniform(0.2, 1.0)).max(100e3) as u64,
         }
     }
 
@@ -203,12 +304,6 @@ impl Population {
             .filter(|&p| p <= largest && au.is_multiple_of(p))
             .collect();
         self.pick(&choices)
-    }
-
-    /// 1–512 GiB claimed, a whole number of AUs.
-    fn size_for(&mut self, au: u64) -> u64 {
-        let bytes = self.log_uniform(1.0, 512.0) * (1u64 << 30) as f64;
-        ((bytes as u64) / au).max(16) * au
     }
 
     fn pick<T: Copy>(&mut self, from: &[T]) -> T {
@@ -326,6 +421,53 @@ mod tests {
                 .all(|c| (1_000_000..=300_000_000).contains(&c.write) && c.read >= c.write)
         );
         assert!(cards.iter().any(|c| c.cache >= 2 << 30));
+        // Capacities from 32 MiB to 2 TiB, each with an AU its capacity
+        // class allows: old small cards with 16–256 KiB AUs, SDXC cards
+        // with 4–64 MiB ones.
+        assert!(
+            cards
+                .iter()
+                .all(|c| (16 * c.au..=2 << 40).contains(&c.size) && c.size % c.au == 0)
+        );
+        assert!(cards.iter().any(|c| c.size < 64 << 20));
+        assert!(cards.iter().any(|c| c.size > 1 << 40));
+        assert!(cards.iter().any(|c| c.size < 2 << 30 && c.au <= 256 << 10));
+        assert!(
+            cards
+                .iter()
+                .filter(|c| c.au < 512 << 10)
+                .all(|c| c.size <= 2 << 30)
+        );
+        assert!(
+            cards
+                .iter()
+                .filter(|c| c.size <= 64 << 20)
+                .all(|c| c.au <= 512 << 10)
+        );
+        assert!(
+            cards
+                .iter()
+                .filter(|c| c.size > 32 << 30)
+                .all(|c| c.au >= 4 << 20)
+        );
+        assert!(
+            cards
+                .iter()
+                .filter(|c| c.size <= 32 << 30)
+                .all(|c| c.au <= 4 << 20)
+        );
+        assert!(cards.iter().any(|c| c.au == 12 << 20 || c.au == 24 << 20));
+        // Caches up to a third of the capacity, some of a quarter or more;
+        // bursts from barely above the medium's speed.
+        assert!(cards.iter().all(|c| c.cache <= c.size / 3));
+        assert!(cards.iter().any(|c| c.cache >= c.size / 4));
+        let cached = || cards.iter().filter(|c| c.cache > 0);
+        assert!(cached().all(|c| c.burst * 100 >= c.write * 104 && c.burst <= c.write * 10 + 10));
+        assert!(cached().any(|c| (c.burst as f64) < 1.2 * c.write as f64));
+        // Links slower than the card's own read, and than its write.
+        assert!(cards.iter().any(|c| c.link.is_some_and(|l| l < c.read)));
+        assert!(cards.iter().any(|c| c.link.is_some_and(|l| l < c.write)));
+        assert!(cards.iter().any(|c| c.link.is_some_and(|l| l >= c.read)));
         assert!(cards.iter().all(|c| (2 << 10..=64 << 10).contains(&c.page)));
         assert!(cards.iter().all(|c| (1..=8).contains(&c.open_au)));
         let fat = |c: &SimParams| c.fat_ns.unwrap_or(0);

@@ -10,9 +10,10 @@
 //!   write cache (an SLC region) first takes writes at its burst speed:
 //!   Pw is the speed after that cache is exhausted, so the test writes
 //!   whole AUs beyond the FAT area, timing each, until the speed has
-//!   fallen and stays steady (or until a cap, bounded by the device, of at
-//!   least the 4 GiB such caches reach; then the speed is "after N MiB,
-//!   cache not exhausted" and a PASS is not trusted);
+//!   fallen and stays steady (or until a cap of 16 GiB, bounded by the
+//!   device; then the speed is "after N MiB, cache not exhausted", and a
+//!   PASS with no fall is trusted only when the writes would have filled
+//!   the largest cache the card's capacity allows, a third of it);
 //! * the read performance **Pr** is the average of 256 random single-RU
 //!   reads, and the specification asks Pr ≥ Pw;
 //! * **T_FW**, the FAT-update latency, is the busy time of small writes in
@@ -32,8 +33,10 @@
 //! limit beside it, and a [`Confidence`](super::Confidence) from the margin between the two
 //! relative to the spread of the measurement. LINK: the link (reader, bus)
 //! cannot carry the requirement and the card ran at about the link's
-//! speed, so the host, not the card, set the limit (a USB 2 reader cannot
-//! show U3).
+//! speed, so whether the card itself meets it cannot be told (a USB 2
+//! reader cannot show U3); it is always low. No verdict is stronger than
+//! its weakest input: Pw and Pr measured in the recording units of an
+//! assumed AU (none given, reported or found) are at most low and say so.
 //!
 //! This module writes, reads and times; the verdicts (limits, margins,
 //! confidence) are `crate::analysis::flash::class`.
@@ -88,6 +91,11 @@ pub struct ClassPlan {
     pub pnu_points: usize,
     /// Most bytes of whole-AU writes to exhaust the cache and measure Pw.
     pub pw_cap: u64,
+    /// Bytes of the device (the largest cache it may carry follows).
+    pub card_bytes: u64,
+    /// The AU is a fallback, not the card's (none given, reported or
+    /// found): the verdicts from its recording units are at most low.
+    pub au_assumed: bool,
 }
 
 impl ClassPlan {
@@ -104,6 +112,8 @@ impl ClassPlan {
             fat_writes: 64,
             pnu_points: 0,
             pw_cap: 0,
+            card_bytes: size,
+            au_assumed: false,
         };
         let shares = pnu_used(au / plan.ru.max(1)).len();
         for points in [shares, 1, 0] {
@@ -222,6 +232,8 @@ pub fn measure(io: &mut dyn FlashIo, plan: &ClassPlan, seed: u64) -> io::Result<
     let random_read_iops = random_reads(io, plan, &mut rng, buf.as_mut_slice())?;
     Ok(ClassFigures {
         ru: plan.ru,
+        card_bytes: plan.card_bytes,
+        au_assumed: plan.au_assumed.then_some(plan.au),
         pm_mb_s: move_speed(&pnu, pw.mean_mb_s, plan.au, plan.ru),
         pw,
         pr_mb_s,

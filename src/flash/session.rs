@@ -151,7 +151,10 @@ fn detector(
             (regions, Box::new(run))
         }
         FlashTest::Class => {
-            let plan = class::ClassPlan::new(au_bytes, size);
+            let plan = class::ClassPlan {
+                au_assumed: au.is_some_and(|a| a.source == ASSUMED_AU_NOTE),
+                ..class::ClassPlan::new(au_bytes, size)
+            };
             let classes = device::claimed_classes(opts.claim.as_deref(), identity);
             let link_mb_s = device::link_mb_s(target, identity);
             let seed = opts.seed;

@@ -361,7 +361,8 @@ impl Confidence {
 pub enum Status {
     Pass,
     Fail,
-    /// The link, not the card, keeps the requirement out of reach.
+    /// The link caps the figure below the requirement and the card ran at
+    /// the link's speed: whether the card itself meets it cannot be told.
     Link,
 }
 

@@ -137,3 +137,73 @@ fn a_fake_behind_a_cache_larger_than_the_old_fixed_flush_is_found_without_flush(
         "{findings}"
     );
 }
+
+/// The checks of one class requirement (`need`: "SeqWrite", "RuRead")
+/// in a `flash class --json` document.
+fn class_check<'a>(doc: &'a serde_json::Value, need: &str) -> &'a serde_json::Value {
+    let checks = doc["flash"]["details"]["checks"].as_array().unwrap();
+    checks
+        .iter()
+        .find(|c| c["need"].get(need).is_some())
+        .unwrap_or_else(|| panic!("no {need} check: {doc}"))
+}
+
+#[test]
+fn class_verdicts_are_no_stronger_than_what_they_assumed_issue_25() {
+    // An old 2 GiB card with 16 KiB AUs: no AU found by timing, so the
+    // assumed 4 MiB gives 512 KiB RUs; with --au 16K the RU is 16 KiB.
+    // The two runs must not give opposite confident verdicts, and the
+    // one from the assumed AU names it.
+    let card = "sim:size=2147483648,au=16384,page=2048,open_au=3,read=7994631B/s,write=5188415B/s,cmd=4938124ns";
+    let (_, assumed) = flash(&["class", card, "--destructive", "--claim", "C4"]);
+    let pr = class_check(&assumed, "RuRead");
+    assert_eq!(pr["confidence"], "low", "{pr}");
+    let note = pr["note"].as_str().unwrap_or_default();
+    assert!(note.contains("assumed AU of 4 MiB"), "{note}");
+    let (_, given) = flash(&[
+        "class",
+        card,
+        "--destructive",
+        "--claim",
+        "C4",
+        "--au",
+        "16K",
+    ]);
+    let sure = |c: &serde_json::Value| c["confidence"] != "low";
+    let pr_given = class_check(&given, "RuRead");
+    assert!(
+        pr["status"] == pr_given["status"] || !sure(pr) || !sure(pr_given),
+        "{pr} vs {pr_given}"
+    );
+
+    // A 6 GiB cache on a 256 GiB card outlasts the 16 GiB of writes: a
+    // PASS at burst speed is low, naming the cache not ruled out.
+    let cached =
+        "sim:size=256G,au=64M,open_au=4,cache=6G,write=20MB/s,burst=32MB/s,read=90MB/s,cmd=100us";
+    let (_, doc) = flash(&["class", cached, "--destructive", "--claim", "V30"]);
+    let pw = class_check(&doc, "SeqWrite");
+    assert!(pw["status"] == "FAIL" || pw["confidence"] == "low", "{pw}");
+    let note = pw["note"].as_str().unwrap_or_default();
+    assert!(
+        pw["status"] == "FAIL" || note.contains("is not ruled out"),
+        "{note}"
+    );
+
+    // A card slower than U3 behind a 3 MB/s link: the link hides it, so
+    // "cannot tell", never a confident LINK.
+    let linked = "sim:size=8G,au=4M,open_au=4,read=10MB/s,write=8MB/s,link=3MB/s";
+    let (_, doc) = flash(&["class", linked, "--destructive", "--claim", "U3"]);
+    let pr = class_check(&doc, "RuRead");
+    assert_ne!(
+        (&pr["status"], &pr["confidence"]),
+        (&"LINK".into(), &"high".into())
+    );
+    if pr["status"] == "LINK" {
+        assert_eq!(pr["confidence"], "low", "{pr}");
+        let note = pr["note"].as_str().unwrap_or_default();
+        assert!(
+            note.starts_with("cannot tell: the link caps at 3.0 MB/s"),
+            "{note}"
+        );
+    }
+}

@@ -80,15 +80,32 @@ pub const STEADY: f64 = 0.03;
 /// yet the speed after the cache.
 pub const STEADY_TREND_PARTS: f64 = 3.0;
 
-/// No fall in speed within this much rules out the caches seen in the
-/// field (a 4 GiB cache filled at 1.5 times its drain speed falls after
-/// 12 GiB); the cap in whole AUs can end a little short of [`PW_CAP`].
-pub const NO_FALL_ENOUGH: u64 = 15 << 30;
+/// The largest write cache (SLC region) a card may carry, as a share of
+/// its capacity: TLC flash run as SLC holds a third of its size, and large
+/// cards are seen with caches of several GiB (6 GiB on 256 GiB).
+pub const CACHE_SHARE_MAX: f64 = 1.0 / 3.0;
 
-/// The most the cache-exhausting writes cover: a 4 GiB cache filled at 1.5
-/// times its drain speed takes 12 GiB. Defined here beside
-/// [`NO_FALL_ENOUGH`], which must stay below it; the measuring layer
-/// plans its writes with it.
+/// Bytes of writes after which no fall in speed rules out every cache
+/// that could hide a speed below the limit, on a card of `card_bytes`
+/// measured at `room` times the limit: such a cache takes writes at
+/// `room` times its drain speed or more, so one of C bytes fills within
+/// C·room/(room − 1) bytes, and C is at most [`CACHE_SHARE_MAX`] of the
+/// card. Bursts barely above the drain speed fill slowly: a PASS close to
+/// its limit needs many times the cache written (`u64::MAX` at or below
+/// the limit).
+pub fn largest_cache_fill(card_bytes: u64, room: f64) -> u64 {
+    if room <= 1.0 {
+        return u64::MAX;
+    }
+    let fill = card_bytes as f64 * CACHE_SHARE_MAX * room / (room - 1.0);
+    fill.min(u64::MAX as f64) as u64
+}
+
+/// The most the cache-exhausting writes cover (bounded by the device):
+/// 16 GiB rule out the largest cache of cards up to about 24 GiB for a
+/// PASS at twice its limit; otherwise a speed that did not fall within
+/// them is a PASS at most low ([`largest_cache_fill`]). The measuring layer plans its writes with
+/// it.
 pub const PW_CAP: u64 = 16 << 30;
 
 /// A P(Nu) point this share of Pw or slower shows a move cost (SDHC's move
@@ -113,11 +130,6 @@ pub const PR_SPREAD_DIVISOR: f64 = 4.0;
 /// A rate at this share of the link's ceiling or more ran at the link's
 /// speed: the host, not the card, may have set it.
 pub const AT_LINK: f64 = 0.9;
-
-/// A LINK is high-confidence when the card ran within 0.5 % of the link's
-/// speed, medium within 2 %.
-pub const LINK_HIGH: f64 = 0.995;
-pub const LINK_MEDIUM: f64 = 0.98;
 
 /// The requirements of a class label (`C10`, `U3`, `V30`, `A1`, ...).
 pub fn requirements(class: &str) -> Option<Vec<Need>> {
@@ -213,6 +225,12 @@ pub struct PnuPoint {
 #[derive(Debug, Clone, Serialize)]
 pub struct ClassFigures {
     pub ru: u64,
+    /// Bytes of the device: the largest cache it may carry follows.
+    pub card_bytes: u64,
+    /// The AU the figures were measured with, when it was assumed (none
+    /// given, reported or found): Pw and Pr in its recording units are
+    /// then the card's for that AU only.
+    pub au_assumed: Option<u64>,
     pub pw: PwFigures,
     /// Pr: mean speed of 256 random RU reads, MB/s, and the slowest.
     pub pr_mb_s: f64,
@@ -341,19 +359,6 @@ pub fn margin_confidence(measured: f64, limit: f64, spread: f64) -> Confidence {
     }
 }
 
-/// How sure a LINK is: the card ran at the link's speed (from
-/// [`LINK_HIGH`] of it: high, [`LINK_MEDIUM`]: medium), not just near it.
-fn link_confidence(measured: f64, link: f64) -> Confidence {
-    let r = measured / link;
-    if r >= LINK_HIGH {
-        Confidence::High
-    } else if r >= LINK_MEDIUM {
-        Confidence::Medium
-    } else {
-        Confidence::Low
-    }
-}
-
 /// Checks the figures against each class's requirements; `link_mb_s` is
 /// the link's practical ceiling when known.
 pub fn judge(classes: &[String], f: &ClassFigures, link_mb_s: Option<f64>) -> Vec<Check> {
@@ -379,31 +384,56 @@ fn check(class: &str, need: Need, f: &ClassFigures, link_mb_s: Option<f64>) -> C
             Status::Pass,
             margin_confidence(value, limit, spread(need, f)),
         ),
-        (false, Some(l)) => (Status::Link, link_confidence(value, l)),
+        // The card ran at the link's speed: what it does beyond the link
+        // is not seen, so whether it meets the limit cannot be told.
+        (false, Some(_)) => (Status::Link, Confidence::Low),
         (false, None) => (
             Status::Fail,
             margin_confidence(value, limit, spread(need, f)),
         ),
     };
-    let mut note = None;
+    let mut note = link.map(|l| {
+        format!(
+            "cannot tell: the link caps at {l:.1} MB/s, below the {limit} required, and the card ran at it (its own speed beyond the link is not seen)"
+        )
+    });
+    // A figure measured in the recording units of an assumed AU is the
+    // card's for that AU only: another AU (the card's) can turn it over.
+    if let Some(au) = f.au_assumed.filter(|_| need.is_rate()) {
+        if confidence > Confidence::Low {
+            confidence = Confidence::Low;
+            note = Some(format!(
+                "measured in {} recording units of an assumed AU of {} (none given or found; give --au)",
+                format_size(f.ru),
+                format_size(au)
+            ));
+        }
+    }
     // A write cache only makes a card look faster: a FAIL stands, a PASS
     // or LINK measured before the cache was exhausted does not.
     if need.after_cache() && status != Status::Fail {
         // Behind a link slower than the burst, a cache fills only at the
         // link's speed less the drain: no fall within the cap says little.
         let at_link = link_mb_s.is_some_and(|l| f.pw.mean_mb_s >= AT_LINK * l);
+        // No fall within the writes rules out a cache only when they
+        // would have filled the largest one this card's capacity allows
+        // that could hide a speed below the limit.
+        let covered = f.pw.written >= largest_cache_fill(f.card_bytes, value / limit);
         let cap = match f.pw.exhaustion {
             Exhaustion::Exhausted => Confidence::High,
-            Exhaustion::NoFall if f.pw.written >= NO_FALL_ENOUGH && !at_link => Confidence::Medium,
+            Exhaustion::NoFall if covered && !at_link => Confidence::Medium,
             _ => Confidence::Low,
         };
         if cap < confidence {
             confidence = cap;
             let written = format_size(f.pw.written);
+            let largest = (f.card_bytes as f64 * CACHE_SHARE_MAX) as u64;
             note = Some(match f.pw.exhaustion {
-                Exhaustion::NoFall => {
-                    format!("no fall in speed within {written}: a larger cache is not ruled out")
-                }
+                Exhaustion::NoFall => format!(
+                    "no fall in speed within {written}: a cache of up to {} (a third of this {} card) hiding a speed below the limit is not ruled out",
+                    format_size(largest),
+                    format_size(f.card_bytes)
+                ),
                 _ => format!("speed after {written}, cache not exhausted"),
             });
         }

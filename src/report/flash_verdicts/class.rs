@@ -116,6 +116,11 @@ fn verdict(classes: &[String], checks: &[class::Check]) -> String {
             c.measured,
             c.status.name()
         );
+        // What the binding verdict rests on when it is not sure (an
+        // assumed AU, a link hiding the card, a cache not ruled out).
+        if let Some(why) = c.note.as_ref().filter(|_| c.confidence < Confidence::High) {
+            verdict += &format!(" ({why})");
+        }
     }
     verdict
 }

@@ -35,8 +35,9 @@ pub fn of_finding(x: &Finding) -> Words {
     }
 }
 
-/// The words of one figure (`status` for class requirements).
-pub fn words(f: &Figure, status: Option<Status>) -> Words {
+/// The words of one figure (`_status`: a class requirement's, whose note
+/// is the check's own, since only the check knows what its LINK hides).
+pub fn words(f: &Figure, _status: Option<Status>) -> Words {
     let (name, value) = match f {
         Figure::Requirement {
             class,
@@ -49,8 +50,8 @@ pub fn words(f: &Figure, status: Option<Status>) -> Words {
             } else {
                 "limit <="
             };
-            let note = (status == Some(Status::Link))
-                .then(|| "the link, not the card, sets this limit".to_string());
+            // A LINK's note is the check's own: what the link hides.
+            let note = None;
             return Words {
                 name: format!("{class} {}", need.what()),
                 value: format!("{measured:.1} ({bound} {limit})"),

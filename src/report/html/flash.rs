@@ -27,7 +27,7 @@ pub enum Mark {
     /// A fake card or a failed requirement: it must not be missed.
     Fail,
     Pass,
-    /// The link, not the card, caps a requirement.
+    /// The link caps a requirement's figure: the card cannot be told.
     Link,
     /// A figure found (AU, cache, open AUs): no judgement.
     Found,
@@ -229,7 +229,7 @@ fn classes(f: &FlashReport) -> Vec<Verdict> {
                     kind,
                     Mark::Link,
                     "LINK",
-                    format!("{name}: the link caps {}", links.join("; ")),
+                    format!("{name}: cannot tell, the link caps {}", links.join("; ")),
                 )
             } else {
                 Verdict::new(

@@ -287,6 +287,14 @@ fn assert_unchanged(bench: &Bench, before: &(Vec<u8>, Vec<u8>), what: &str) {
     }
 }
 
+/// The run completed. A flash command may end with exit code 5, a verdict
+/// on what it measured (a loop device on a loaded host can miss A2's read
+/// IOPS): this matrix judges what happened to the bytes, not the device.
+fn assert_completed(code: Option<i32>, case: &Case, what: &str) {
+    let verdict_only = case.leaf.starts_with("flash ") && code == Some(5);
+    assert!(code == Some(0) || verdict_only, "exit {code:?}: {what}");
+}
+
 #[test]
 fn preserve_restores_every_byte_and_no_flag_refuses_on_every_writing_command() {
     match Bench::devices() {
@@ -315,7 +323,7 @@ fn every_case_on(bench: &Bench, kind: &str) {
                 assert_eq!(code, Some(2), "{shown} --preserve: {err}");
                 assert!(err.contains("--preserve"), "{shown}: {err}");
             }
-            false => assert_eq!(code, Some(0), "{shown} --preserve: {err}"),
+            false => assert_completed(code, case, &format!("{shown} --preserve: {err}")),
         }
         assert_unchanged(bench, &before, &format!("{shown} --preserve"));
         let left = std::fs::read_dir(bench.journals.path()).unwrap().count();
@@ -324,7 +332,11 @@ fn every_case_on(bench: &Bench, kind: &str) {
         let (code, err, _) = run(&bench.argv(case));
         match case.writes {
             true if case.reads_without_flag => {
-                assert_eq!(code, Some(0), "{shown} without a flag reads only: {err}");
+                assert_completed(
+                    code,
+                    case,
+                    &format!("{shown} without a flag reads only: {err}"),
+                );
                 assert!(
                     err.contains("write tests skipped") && err.contains("--preserve"),
                     "{shown}: says the writes were skipped and how to allow them: {err}"
@@ -341,7 +353,7 @@ fn every_case_on(bench: &Bench, kind: &str) {
                     "{shown}: the refusal names both fixes: {err}"
                 );
             }
-            false => assert_eq!(code, Some(0), "{shown} reads only: {err}"),
+            false => assert_completed(code, case, &format!("{shown} reads only: {err}")),
         }
         assert_unchanged(bench, &before, &format!("{shown} (no flag)"));
 

@@ -21,7 +21,11 @@ pub fn analyse(series: &mut CurveSeries, max_transfer: Option<u64>) {
                 .filter(|_| fit.time_ns_at(size) > 0.0)
                 .map(|s| s.median / fit.mb_per_s_at(size));
         }
-        series.deviations = model::deviations(&points, fit, max_transfer);
+        // Only points that repeat within their noise can be off the model:
+        // an unstable point's median says nothing about page or erase-block
+        // sizes (the text says "unstable: raise --time" instead).
+        let stable = points_where(series, |p| p.mb_per_s.is_some_and(|m| !m.is_unstable()));
+        series.deviations = model::deviations(&stable, fit, max_transfer);
     }
     let pattern = describe_pattern(series.pattern.name());
     series.recommendation = Some(model::recommendation(&reading, &pattern));
@@ -54,9 +58,15 @@ fn unaligned_verdicts(series: &CurveSeries) -> Vec<model::AlignmentPenalty> {
 }
 
 fn size_points(series: &CurveSeries) -> Vec<SizePoint> {
+    points_where(series, |_| true)
+}
+
+/// The measured points that `keep` accepts, as the model needs them.
+fn points_where(series: &CurveSeries, keep: impl Fn(&CurvePoint) -> bool) -> Vec<SizePoint> {
     series
         .points
         .iter()
+        .filter(|p| keep(p))
         .filter_map(|p| {
             let iops = p.iops?.median;
             let mbps = p.mb_per_s?.median;
@@ -189,6 +199,29 @@ mod tests {
         assert_eq!(found[1].pattern, crate::vocab::Rw::Write);
         assert_eq!(found[1].faster_below, "a");
         assert_eq!(found[1].faster_above, "c");
+    }
+
+    #[test]
+    fn unstable_points_get_no_off_model_cause() {
+        // t = 100 µs + n / (100 MB/s), with two points 40% below the model:
+        // one repeated within its noise, one that did not.
+        let sizes: Vec<u64> = (12..=22).map(|k| 1u64 << k).collect();
+        let model = |n: u64| n as f64 / (100e-6 + n as f64 / 100e6) / 1e6;
+        let mut points: Vec<CurvePoint> = sizes.iter().map(|&n| point(n, model(n))).collect();
+        for i in [5, 7] {
+            points[i] = point(sizes[i], 0.6 * model(sizes[i]));
+        }
+        let noisy = points[7].mb_per_s.as_mut().unwrap();
+        (noisy.min, noisy.max, noisy.count) = (0.3 * noisy.median, 1.5 * noisy.median, 3);
+        let mut s = series("a", "read", points);
+        analyse(&mut s, None);
+        assert!(s.model.is_some());
+        let off: Vec<u64> = s.deviations.iter().map(|d| d.size).collect();
+        assert!(off.contains(&sizes[5]), "{off:?}");
+        assert!(
+            !off.contains(&sizes[7]),
+            "an unstable point blamed: {off:?}"
+        );
     }
 
     #[test]

@@ -1,49 +1,76 @@
 //! Where a long write slows down: the bytes written before a fast cache
-//! (SLC cache, DRAM buffer, host memory) filled or the device throttled, and
-//! the speeds before and after, located to the request.
+//! (SLC cache, DRAM buffer, host memory) filled or the device throttled, the
+//! speeds before and after, located to the request; and, when nothing
+//! dropped, whether the speed held or changed in some other way (a slow
+//! start, a rise), so that "held" is never said of a write whose own
+//! stretches differ.
 //!
 //! **Data.** The completion time of every write request, in order, all of
 //! one size (a sequential write at queue depth 1). The duration of request
 //! `i` is the gap since the previous completion (`t[i] - t[i-1]`, the first
 //! from the start), so the durations add up to the whole write and any host
-//! time between requests is charged to the request that followed it.
+//! time between requests is charged to the request that followed it. The
+//! completion times are themselves the running sums of the durations, so
+//! the sum over any stretch costs O(1) and no copy is made.
 //!
-//! **Change point.** A single change in the mean duration, found with the
-//! least-squares step fit (Hinkley, "Inference about the change-point in a
-//! sequence of random variables", Biometrika 57, 1970): every split `k`
-//! (requests `..k` before, `k..` after) is tried and the one whose two
-//! segment means leave the smallest residual sum of squares (RSS) wins.
-//! With running sums the cost of every split follows in O(n) time and O(1)
-//! memory: `RSS(k) = Q - S_k²/k - (S - S_k)²/(n - k)`, on durations centred
-//! on their mean so that the sums stay well conditioned.
+//! **Segments.** The durations are cut into stretches of one mean by binary
+//! segmentation (A. J. Scott and M. Knott, "A cluster analysis method for
+//! grouping means in the analysis of variance", Biometrics 30, 1974;
+//! L. Vostrikova, "Detecting disorder in multidimensional random
+//! processes", Soviet Math. Dokl. 24, 1981), best split first: a stretch is
+//! cut where the least-squares step fit (Hinkley, Biometrika 57, 1970)
+//! lowers its residual sum of squares most, while that gain exceeds a
+//! Schwarz-type penalty of [`PENALTY_PER_LN_N`]` · σ̂² · ln n` per change
+//! (Yao, "Estimating the number of change-points via Schwarz' criterion",
+//! Stat. Prob. Letters 6, 1988, with a stricter constant because real
+//! durations have heavier tails than Gaussian noise). σ̂ is the median
+//! absolute difference of successive durations over `√2 · 0.6745`, which
+//! level changes and isolated stalls hardly move (the estimate of
+//! Fryzlewicz's wild binary segmentation, Ann. Statist. 42, 2014), floored
+//! at [`NOISE_FLOOR`] of the median duration so that a noise-free series is
+//! not cut at every rounding. Neighbours whose speeds differ by less than
+//! [`SAME_LEVEL`] are then joined: they are one level to a reader.
 //!
-//! **Uncertainty.** A likelihood support set: for Gaussian noise of
-//! variance σ², the log-likelihood of split `k` is `-RSS(k)/2σ²`, so the
-//! splits whose RSS exceeds the best by at most `2·ln 32·σ̂²` are those at
-//! least 1/32 as likely as the best: Royall's "1/32 support interval"
-//! (R. Royall, *Statistical Evidence: A Likelihood Paradigm*, 1997, §1.12;
-//! the same likelihood-ratio set as D. Siegmund, "Confidence sets in
-//! change-point problems", Int. Stat. Review 56, 1988, with its threshold
-//! fixed instead of calibrated). σ̂² is the residual variance of the best
-//! fit, `RSS/(n - 2)`. It is a statement of relative support, not a
-//! coverage probability. The set is then widened by one request on each
+//! **The drop.** A boundary is a drop when the stretch after it, and
+//! everything after it together, run below [`DROP_RATIO`] of the stretch
+//! before it, and so do most of the requests after it one by one (their
+//! lower median): a fall that lasts, not a few stalls. Of those, the one whose
+//! two-part split of the write from the start of the fast stretch on gains
+//! most is kept, and that suffix is fitted again with a single step (the
+//! same fit, so a slow start before the fast stretch, such as a FAT area
+//! that every write to it keeps busy, no longer hides the drop after it).
+//!
+//! **Uncertainty.** A likelihood support set on that suffix: for Gaussian
+//! noise of variance σ², the log-likelihood of split `k` is `-RSS(k)/2σ²`,
+//! so the splits whose RSS exceeds the best by at most `2·ln 32·σ̂²` are
+//! those at least 1/32 as likely as the best: Royall's "1/32 support
+//! interval" (R. Royall, *Statistical Evidence: A Likelihood Paradigm*,
+//! 1997, §1.12; the same likelihood-ratio set as D. Siegmund, "Confidence
+//! sets in change-point problems", Int. Stat. Review 56, 1988, with its
+//! threshold fixed instead of calibrated). σ̂² is the residual variance of
+//! the best fit, `RSS/(n - 2)`. It is a statement of relative support, not
+//! a coverage probability. The set is then widened by one request on each
 //! side, because a cache fills *during* a request: that request is slower
 //! than the fast ones and faster than the slow ones, and the fit puts it on
 //! whichever side it is nearer, so the first wholly slow request may be the
-//! one after the first slow one. The support set of noise-free data is the
-//! best split alone, so the widening is the whole uncertainty there.
+//! one after the first slow one.
 //!
 //! **Speeds.** Before and after are the bytes of the requests on each side
-//! over their summed durations (throughput, not a mean of rates). The split
-//! counts as a drop only when the speed after is below [`DROP_RATIO`] of the
-//! speed before, so noise around a flat curve is not reported as a cache.
+//! over their summed durations (throughput, not a mean of rates); before
+//! counts from the start of the fast stretch, and a slow start ahead of it
+//! is reported on its own.
 
 use crate::result::EndedBy;
 use crate::result::apps::SpeedDrop;
+use crate::result::apps::SpeedLevel;
 use crate::result::apps::SustainReport;
 use crate::result::config::{SustainPlan, SustainSettings};
 use crate::result::measured::SustainRun;
 use crate::units::mb_per_s;
+use std::borrow::Cow;
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+use std::ops::Range;
 
 /// A drop is reported when the later speed is below this share of the
 /// earlier one.
@@ -54,30 +81,398 @@ pub const MIN_SEGMENT: usize = 2;
 /// many residual variances are kept as plausible: `2·ln 32`, Royall's 1/32
 /// likelihood support set.
 pub const SUPPORT_RSS: f64 = 6.931_471_805_599_453;
+/// Penalty of one more change point, in noise variances per `ln n`
+/// (Schwarz's criterion charges 2; durations with stalls need more).
+pub const PENALTY_PER_LN_N: f64 = 3.0;
+/// The least noise assumed, as a share of the median duration: a simulated
+/// card's durations differ only by rounding.
+pub const NOISE_FLOOR: f64 = 0.005;
+/// Neighbouring stretches whose speeds differ by less than this share are
+/// one level.
+pub const SAME_LEVEL: f64 = 0.1;
+/// Most stretches the segmentation makes (the largest gains come first, so
+/// the cap only drops the smallest changes, such as single stalls).
+pub const MAX_SEGMENTS: usize = 64;
+/// A stretch slower than both neighbours and shorter than this share of
+/// the requests is a stall (a garbage collection, a FAT update), folded
+/// into a neighbour when the levels are described.
+pub const STALL_SHARE: f64 = 0.01;
+/// Most successive differences the noise estimate looks at (evenly spread).
+const NOISE_SAMPLE: usize = 1 << 17;
 
-/// The best single split of the per-request durations, if it is a drop.
-/// `completions_ns[i]` is when request `i` completed, ns since the start;
-/// every request moved `request_bytes`.
+/// The best drop in a write of `request_bytes` requests, if there is one.
+/// `completions_ns[i]` is when request `i` completed, ns since the start.
 pub fn find_drop(completions_ns: &[u64], request_bytes: u64) -> Option<SpeedDrop> {
-    let n = completions_ns.len();
-    if n < 2 * MIN_SEGMENT || request_bytes == 0 {
+    analyse(completions_ns, request_bytes).0
+}
+
+/// The drop, if any, and the levels of the write.
+pub fn analyse(completions_ns: &[u64], request_bytes: u64) -> (Option<SpeedDrop>, Vec<SpeedLevel>) {
+    if request_bytes == 0 || completions_ns.is_empty() {
+        return (None, Vec::new());
+    }
+    let series = Series::of(completions_ns);
+    let segments = join_same_levels(&series, segment(&series));
+    let drop =
+        choose_drop(&series, &segments).and_then(|(a, b)| locate(&series, a, b, request_bytes));
+    let levels = levels_of(&series, &segments)
+        .into_iter()
+        .map(|r| series.level(r, request_bytes))
+        .collect();
+    (drop, levels)
+}
+
+/// Completion times made monotone (a clock that went backwards adds no
+/// time), with the sum of the durations of any stretch in O(1).
+struct Series<'a> {
+    t: Cow<'a, [u64]>,
+}
+
+impl<'a> Series<'a> {
+    fn of(completions_ns: &'a [u64]) -> Series<'a> {
+        let t = match completions_ns.windows(2).all(|w| w[0] <= w[1]) {
+            true => Cow::Borrowed(completions_ns),
+            false => Cow::Owned(
+                completions_ns
+                    .iter()
+                    .scan(0u64, |high, &t| {
+                        *high = (*high).max(t);
+                        Some(*high)
+                    })
+                    .collect(),
+            ),
+        };
+        Series { t }
+    }
+
+    fn len(&self) -> usize {
+        self.t.len()
+    }
+
+    /// When request `i` started: the completion before it, 0 for the first.
+    fn start(&self, i: usize) -> u64 {
+        match i {
+            0 => 0,
+            _ => self.t[i - 1],
+        }
+    }
+
+    /// Summed durations of the requests in `a..b`, ns.
+    fn ns(&self, r: Range<usize>) -> u64 {
+        self.start(r.end) - self.start(r.start)
+    }
+
+    fn duration(&self, i: usize) -> f64 {
+        self.ns(i..i + 1) as f64
+    }
+
+    /// Mean duration of the requests in `r`, ns.
+    fn mean(&self, r: Range<usize>) -> f64 {
+        self.ns(r.clone()) as f64 / r.len() as f64
+    }
+
+    /// Throughput of the requests in `r`, MB/s.
+    fn speed(&self, r: Range<usize>, request_bytes: u64) -> f64 {
+        match self.ns(r.clone()) {
+            0 => f64::INFINITY,
+            ns => r.len() as f64 * request_bytes as f64 * 1e3 / ns as f64,
+        }
+    }
+
+    fn level(&self, r: Range<usize>, request_bytes: u64) -> SpeedLevel {
+        let ns = self.ns(r.clone());
+        SpeedLevel {
+            first_request: r.start as u64,
+            requests: r.len() as u64,
+            bytes_before: (r.start as u64).saturating_mul(request_bytes),
+            bytes: (r.len() as u64).saturating_mul(request_bytes),
+            start_ns: self.start(r.start),
+            ns,
+            mb_per_s: mb_per_s((r.len() as u64).saturating_mul(request_bytes), ns),
+        }
+    }
+
+    /// σ̂: the robust noise of the durations (see the module's notes).
+    fn noise(&self) -> f64 {
+        let n = self.len();
+        let stride = (n / NOISE_SAMPLE).max(1);
+        let mut steps: Vec<f64> = (1..n)
+            .step_by(stride)
+            .map(|i| (self.duration(i) - self.duration(i - 1)).abs())
+            .collect();
+        let mut durations: Vec<f64> = (0..n).step_by(stride).map(|i| self.duration(i)).collect();
+        let mad = median(&mut steps) / (std::f64::consts::SQRT_2 * 0.6745);
+        mad.max(NOISE_FLOOR * median(&mut durations)).max(1.0)
+    }
+}
+
+fn median(values: &mut [f64]) -> f64 {
+    if values.is_empty() {
+        return 0.0;
+    }
+    let mid = values.len() / 2;
+    *values.select_nth_unstable_by(mid, f64::total_cmp).1
+}
+
+/// The two-part splits of the requests `r`, scored by how much each lowers
+/// the residual sum of squares of one mean: `m/(k(m-k)) · (S_k - k·S/m)²`
+/// for `k` requests of `m` on the left, whose sums are `S_k` and `S`.
+struct Window<'s, 'a> {
+    series: &'s Series<'a>,
+    r: Range<usize>,
+    total: f64,
+}
+
+impl<'s, 'a> Window<'s, 'a> {
+    fn new(series: &'s Series<'a>, r: Range<usize>) -> Self {
+        let total = series.ns(r.clone()) as f64;
+        Window { series, r, total }
+    }
+
+    fn gain(&self, k: usize) -> f64 {
+        let m = self.r.len() as f64;
+        let left = (k - self.r.start) as f64;
+        let dev = self.series.ns(self.r.start..k) as f64 - left * self.total / m;
+        dev * dev * m / (left * (m - left))
+    }
+
+    /// `(k, gain)` for every split leaving [`MIN_SEGMENT`] on each side.
+    fn splits(&self) -> impl Iterator<Item = (usize, f64)> + '_ {
+        let first = self.r.start + MIN_SEGMENT;
+        let last = self.r.end.saturating_sub(MIN_SEGMENT);
+        (first..=last)
+            .filter(move |_| last >= first)
+            .map(|k| (k, self.gain(k)))
+            .filter(|(_, g)| g.is_finite())
+    }
+
+    /// The split with the largest gain; the earliest on ties.
+    fn best(&self) -> Option<(usize, f64)> {
+        self.splits().fold(None, |best, (k, g)| match best {
+            Some((_, bg)) if bg >= g => best,
+            _ => Some((k, g)),
+        })
+    }
+
+    /// First and last split whose gain is within `slack` of the best.
+    fn support(&self, best_gain: f64, slack: f64) -> Option<(usize, usize)> {
+        self.splits().filter(|(_, g)| best_gain - g <= slack).fold(
+            None,
+            |range, (k, _)| match range {
+                None => Some((k, k)),
+                Some((lo, hi)) => Some((lo.min(k), hi.max(k))),
+            },
+        )
+    }
+
+    /// Residual sum of squares of one mean over the window.
+    fn rss(&self) -> f64 {
+        let mean = self.total / self.r.len() as f64;
+        self.r
+            .clone()
+            .map(|i| (self.series.duration(i) - mean).powi(2))
+            .sum()
+    }
+}
+
+/// A stretch waiting to be split, ordered by the gain of its best split.
+struct Pending {
+    gain: f64,
+    r: Range<usize>,
+    at: usize,
+}
+
+impl PartialEq for Pending {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Pending {}
+impl PartialOrd for Pending {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Pending {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.gain.total_cmp(&other.gain)
+    }
+}
+
+/// Stretches of one mean duration, in order: binary segmentation with the
+/// largest gain split first, while a split pays its penalty.
+fn segment(series: &Series) -> Vec<Range<usize>> {
+    let n = series.len();
+    let sigma = series.noise();
+    let penalty = PENALTY_PER_LN_N * sigma * sigma * (n as f64).ln().max(1.0);
+    let mut done = Vec::new();
+    let mut pending = BinaryHeap::new();
+    let consider =
+        |r: Range<usize>, pending: &mut BinaryHeap<Pending>, done: &mut Vec<_>| match Window::new(
+            series,
+            r.clone(),
+        )
+        .best()
+        {
+            Some((at, gain)) if gain > penalty => pending.push(Pending { gain, r, at }),
+            _ => done.push(r),
+        };
+    consider(0..n, &mut pending, &mut done);
+    while let Some(p) = pending.pop() {
+        if done.len() + pending.len() + 2 > MAX_SEGMENTS {
+            done.push(p.r);
+            continue;
+        }
+        consider(p.r.start..p.at, &mut pending, &mut done);
+        consider(p.at..p.r.end, &mut pending, &mut done);
+    }
+    done.sort_by_key(|r| r.start);
+    done
+}
+
+/// How far apart two stretches' speeds are: `|ln(mean a / mean b)|`.
+fn apart(series: &Series, a: Range<usize>, b: Range<usize>) -> f64 {
+    let (x, y) = (series.mean(a).max(1e-9), series.mean(b).max(1e-9));
+    (x / y).ln().abs()
+}
+
+/// Joins the closest neighbours while they are within [`SAME_LEVEL`].
+fn join_same_levels(series: &Series, mut segments: Vec<Range<usize>>) -> Vec<Range<usize>> {
+    let limit = (1.0 + SAME_LEVEL).ln();
+    loop {
+        let closest = (1..segments.len())
+            .map(|i| {
+                (
+                    i,
+                    apart(series, segments[i - 1].clone(), segments[i].clone()),
+                )
+            })
+            .min_by(|x, y| x.1.total_cmp(&y.1));
+        match closest {
+            Some((i, d)) if d < limit => {
+                let right = segments.remove(i);
+                segments[i - 1].end = right.end;
+            }
+            _ => return segments,
+        }
+    }
+}
+
+/// The levels a reader sees: stalls (stretches shorter than
+/// [`STALL_SHARE`] of the requests and slower than both neighbours) are
+/// left out when neighbours are compared, so that a steady write with a
+/// garbage collection now and then stays one level; the rest are grouped
+/// in order while each is within [`SAME_LEVEL`] of its group. A level runs
+/// from its first stretch to the next level's, stalls included.
+fn levels_of(series: &Series, segments: &[Range<usize>]) -> Vec<Range<usize>> {
+    let n = series.len();
+    let short = (STALL_SHARE * n as f64).max(MIN_SEGMENT as f64);
+    let mean = |i: usize| series.mean(segments[i].clone());
+    let stall = |i: usize| {
+        segments.len() > 1
+            && (segments[i].len() as f64) < short
+            && (i == 0 || mean(i) > mean(i - 1))
+            && (i + 1 == segments.len() || mean(i) > mean(i + 1))
+    };
+    let limit = (1.0 + SAME_LEVEL).ln();
+    // Each group: its first core's start, and its cores' ns and requests.
+    let mut groups: Vec<(usize, u64, usize)> = Vec::new();
+    for (i, r) in segments.iter().enumerate().filter(|&(i, _)| !stall(i)) {
+        let (ns, count) = (series.ns(r.clone()), r.len());
+        let joins = groups.last().is_some_and(|&(_, gns, gcount)| {
+            let group = (gns as f64 / gcount as f64).max(1e-9);
+            let this = (ns as f64 / count as f64).max(1e-9);
+            (group / this).ln().abs() < limit
+        });
+        match groups.last_mut() {
+            Some(g) if joins => {
+                g.1 += ns;
+                g.2 += count;
+            }
+            _ => groups.push((if i == 0 { 0 } else { r.start }, ns, count)),
+        }
+    }
+    let mut starts: Vec<usize> = groups.iter().map(|g| g.0).collect();
+    match starts.first_mut() {
+        Some(first) => *first = 0,
+        None => starts.push(0),
+    }
+    let ends = starts.iter().skip(1).copied().chain([n]);
+    starts.iter().zip(ends).map(|(&a, b)| a..b).collect()
+}
+
+/// The start of the fast stretch and the boundary of the drop that ends
+/// it, if any boundary is a lasting drop.
+fn choose_drop(series: &Series, segments: &[Range<usize>]) -> Option<(usize, usize)> {
+    let n = series.len();
+    segments
+        .windows(2)
+        .filter(|w| {
+            let fast = series.mean(w[0].clone());
+            fast < DROP_RATIO * series.mean(w[1].clone())
+                && fast < DROP_RATIO * series.mean(w[1].start..n)
+                && lasts(series, w[1].start, fast)
+        })
+        .map(|w| {
+            let gain = Window::new(series, w[0].start..n).gain(w[0].end);
+            (w[0].start, w[0].end, gain)
+        })
+        .filter(|c| c.2.is_finite())
+        .fold(None, |best: Option<(usize, usize, f64)>, c| match best {
+            Some(b) if b.2 >= c.2 => best,
+            _ => Some(c),
+        })
+        .map(|(a, b, _)| (a, b))
+}
+
+/// Whether most requests from `k` to the end are slow, not only a few
+/// stalls among them: their lower median duration is beyond `fast_mean`
+/// over [`DROP_RATIO`].
+fn lasts(series: &Series, k: usize, fast_mean: f64) -> bool {
+    let n = series.len();
+    let stride = ((n - k) / NOISE_SAMPLE).max(1);
+    let mut after: Vec<f64> = (k..n).step_by(stride).map(|i| series.duration(i)).collect();
+    if after.is_empty() {
+        return false;
+    }
+    let lower = (after.len() - 1) / 2;
+    let median = *after.select_nth_unstable_by(lower, f64::total_cmp).1;
+    fast_mean < DROP_RATIO * median
+}
+
+/// The drop in the suffix from `a`, placed by its best single step (or at
+/// `b` when that step is not a drop), with its support set.
+fn locate(series: &Series, a: usize, b: usize, request_bytes: u64) -> Option<SpeedDrop> {
+    let n = series.len();
+    let window = Window::new(series, a..n);
+    let is_drop = |k: usize| {
+        let before = series.speed(a..k, request_bytes);
+        let after = series.speed(k..n, request_bytes);
+        before.is_finite()
+            && before > 0.0
+            && after < before * DROP_RATIO
+            && lasts(series, k, series.mean(a..k))
+    };
+    let (k, gain) = match window.best() {
+        Some((k, g)) if is_drop(k) => (k, g),
+        _ => (b, window.gain(b)),
+    };
+    if !is_drop(k) {
         return None;
     }
-    let steps = Steps::of(completions_ns);
-    let (k, best_gain) = steps.best_split()?;
-    let (before, after) = speeds(completions_ns, request_bytes, k);
-    if !before.is_finite() || before <= 0.0 || after.is_nan() || after >= before * DROP_RATIO {
-        return None;
-    }
-    let residual_variance = (steps.total_ss - best_gain).max(0.0) / (n - 2) as f64;
-    let (low, high) = steps
-        .support(best_gain, SUPPORT_RSS * residual_variance)
+    let residual_variance =
+        (window.rss() - gain).max(0.0) / (n - a).saturating_sub(2).max(1) as f64;
+    let (low, high) = window
+        .support(gain, SUPPORT_RSS * residual_variance)
         .unwrap_or((k, k));
+    let (low, high) = (low.min(k), high.max(k));
+    let before = series.speed(a..k, request_bytes);
+    let after = series.speed(k..n, request_bytes);
     let bytes = |split: usize| (split as u64).saturating_mul(request_bytes);
     Some(SpeedDrop {
         at_interval: 0,
         bytes_before_drop: bytes(k),
-        seconds_before_drop: completions_ns[k - 1] as f64 / 1e9,
+        seconds_before_drop: series.start(k) as f64 / 1e9,
         mb_per_s_before: before,
         mb_per_s_after: after,
         ratio: after / before,
@@ -85,95 +480,38 @@ pub fn find_drop(completions_ns: &[u64], request_bytes: u64) -> Option<SpeedDrop
         requests: n as u64,
         bytes_low: bytes(low.saturating_sub(1)),
         bytes_high: bytes((high + 1).min(n)),
+        fast_from_bytes: bytes(a),
+        mb_per_s_start: match a {
+            0 => 0.0,
+            _ => series.speed(0..a, request_bytes),
+        },
     })
 }
 
-/// Throughput of requests `..k` and `k..`, MB/s.
-fn speeds(completions_ns: &[u64], request_bytes: u64, k: usize) -> (f64, f64) {
-    let n = completions_ns.len();
-    let split_ns = completions_ns[k - 1];
-    let after_ns = completions_ns[n - 1].saturating_sub(split_ns);
-    let rate = |requests: usize, ns: u64| match ns {
-        0 => f64::INFINITY,
-        _ => requests as f64 * request_bytes as f64 * 1e3 / ns as f64,
-    };
-    (rate(k, split_ns), rate(n - k, after_ns))
+/// The shape of a write without a drop, from its levels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// One level (or no levels to tell from: a run stored before them).
+    Held,
+    /// A slower first level over at most a third of the bytes, then one
+    /// faster level to the end.
+    SlowStart,
+    /// Every level faster than the one before.
+    Rose,
+    /// Levels that fell (by less than a drop) or went up and down.
+    Changed,
 }
 
-/// Per-request durations, centred on their mean, with the sums the split
-/// costs need.
-struct Steps<'a> {
-    completions_ns: &'a [u64],
-    mean: f64,
-    /// Sum of squared centred durations (the RSS of no split at all).
-    total_ss: f64,
-    /// Sum of centred durations (zero but for rounding).
-    total: f64,
-}
-
-impl<'a> Steps<'a> {
-    fn of(completions_ns: &'a [u64]) -> Steps<'a> {
-        let n = completions_ns.len() as f64;
-        let durations = || durations(completions_ns);
-        let mean = durations().sum::<f64>() / n;
-        let total_ss = durations().map(|d| (d - mean) * (d - mean)).sum();
-        let total = durations().map(|d| d - mean).sum();
-        Steps {
-            completions_ns,
-            mean,
-            total_ss,
-            total,
-        }
+/// The shape of the levels of a write.
+pub fn shape(levels: &[SpeedLevel]) -> Shape {
+    let rising = levels.windows(2).all(|w| w[1].mb_per_s > w[0].mb_per_s);
+    let total: u64 = levels.iter().map(|l| l.bytes).sum();
+    match levels {
+        [] | [_] => Shape::Held,
+        [first, _] if rising && first.bytes.saturating_mul(3) <= total => Shape::SlowStart,
+        _ if rising => Shape::Rose,
+        _ => Shape::Changed,
     }
-
-    /// `(k, gain)` for every allowed split, where the split's RSS is
-    /// `total_ss - gain`.
-    fn gains(&self) -> impl Iterator<Item = (usize, f64)> + '_ {
-        let n = self.completions_ns.len();
-        let mut running = 0.0;
-        durations(self.completions_ns)
-            .enumerate()
-            .take(n - MIN_SEGMENT)
-            .filter_map(move |(i, d)| {
-                running += d - self.mean;
-                let k = i + 1;
-                (k >= MIN_SEGMENT).then(|| {
-                    let rest = self.total - running;
-                    let gain = running * running / k as f64 + rest * rest / (n - k) as f64;
-                    (k, gain)
-                })
-            })
-    }
-
-    /// The split with the largest gain (smallest RSS); the earliest on ties.
-    fn best_split(&self) -> Option<(usize, f64)> {
-        self.gains()
-            .filter(|(_, g)| g.is_finite())
-            .fold(None, |best, (k, g)| match best {
-                Some((_, bg)) if bg >= g => best,
-                _ => Some((k, g)),
-            })
-    }
-
-    /// First and last split whose RSS is within `slack` of the best.
-    fn support(&self, best_gain: f64, slack: f64) -> Option<(usize, usize)> {
-        self.gains()
-            .filter(|(_, g)| best_gain - g <= slack)
-            .fold(None, |range, (k, _)| match range {
-                None => Some((k, k)),
-                Some((lo, hi)) => Some((lo.min(k), hi.max(k))),
-            })
-    }
-}
-
-/// Gaps between successive completions, the first from the start; a clock
-/// that went backwards gives 0.
-fn durations(completions_ns: &[u64]) -> impl Iterator<Item = f64> + '_ {
-    let previous = std::iter::once(0).chain(completions_ns.iter().copied());
-    completions_ns
-        .iter()
-        .zip(previous)
-        .map(|(&t, p)| t.saturating_sub(p) as f64)
 }
 
 /// What a sustained write knows when it stops, to say why it stopped.
@@ -239,17 +577,27 @@ impl Ending {
 /// The drop in a run's requests, with the interval it fell in (the
 /// chart's resolution).
 pub fn drop_in(run: &SustainRun, block_size: u32) -> Option<SpeedDrop> {
-    let mut drop = find_drop(&run.completions_ns, u64::from(block_size))?;
-    drop.at_interval = run
-        .intervals
-        .iter()
-        .position(|i| i.bytes_before + i.bytes > drop.bytes_before_drop)
-        .unwrap_or(run.intervals.len().saturating_sub(1));
-    Some(drop)
+    analyse_run(run, block_size).0
 }
 
-/// The report of a sustained write: its figures, overall speed and drop.
+/// The drop (placed in its interval) and the levels of a run.
+fn analyse_run(run: &SustainRun, block_size: u32) -> (Option<SpeedDrop>, Vec<SpeedLevel>) {
+    let (drop, levels) = analyse(&run.completions_ns, u64::from(block_size));
+    let drop = drop.map(|mut drop| {
+        drop.at_interval = run
+            .intervals
+            .iter()
+            .position(|i| i.bytes_before + i.bytes > drop.bytes_before_drop)
+            .unwrap_or(run.intervals.len().saturating_sub(1));
+        drop
+    });
+    (drop, levels)
+}
+
+/// The report of a sustained write: its figures, overall speed, drop and
+/// levels.
 pub fn report(plan: &SustainPlan, run: SustainRun, ended_by: EndedBy) -> SustainReport {
+    let (drop, levels) = analyse_run(&run, plan.block_size);
     SustainReport {
         block_size: plan.block_size,
         interval_ns: plan.interval_ns,
@@ -258,10 +606,11 @@ pub fn report(plan: &SustainPlan, run: SustainRun, ended_by: EndedBy) -> Sustain
         elapsed_ns: run.elapsed_ns,
         mb_per_s: mb_per_s(run.bytes, run.elapsed_ns),
         ended_by,
-        drop: drop_in(&run, plan.block_size),
+        drop,
         requests_recorded: run.completions_ns.len() as u64,
         intervals: run.intervals,
         marks: run.marks,
+        levels,
     }
 }
 
@@ -345,7 +694,102 @@ mod tests {
         assert_eq!(find_drop(&completions(&step(1, 10, 5, 5)), 0), None);
     }
 
+    /// The issue's card in request durations (64 KiB writes): 256 writes
+    /// in the FAT area at 33.2 ms, 147 into the cache at 1.74 ms, then the
+    /// medium's 13.1 ms.
+    fn slow_start_then_cache(extra: usize) -> Vec<u64> {
+        let mut d = vec![33_207_200; 256];
+        d.extend(vec![1_738_400; 147]);
+        d.extend(vec![13_107_200; extra]);
+        d
+    }
+
+    #[test]
+    fn a_drop_behind_a_slow_start_is_found_where_the_cache_fills() {
+        let t = completions(&slow_start_then_cache(7789));
+        let (d, levels) = analyse(&t, 64 << 10);
+        let d = d.expect("the drop after the FAT area");
+        assert_eq!(d.at_request, 403, "{d:?}");
+        assert_eq!(d.fast_from_bytes, 256 << 16);
+        assert!((d.mb_per_s_before - 37.7).abs() < 0.1, "{d:?}");
+        assert!((d.mb_per_s_start - 1.97).abs() < 0.01, "{d:?}");
+        assert!(
+            d.bytes_low <= 403 << 16 && 403 << 16 <= d.bytes_high,
+            "{d:?}"
+        );
+        assert_eq!(levels.len(), 3, "{levels:?}");
+        assert_eq!(shape(&levels), Shape::Changed);
+    }
+
+    #[test]
+    fn a_slow_start_then_steady_is_no_drop_and_not_held() {
+        let mut durations = vec![33_207_200; 256];
+        durations.extend(vec![13_107_200; 7936]);
+        let (d, levels) = analyse(&completions(&durations), 64 << 10);
+        assert_eq!(d, None);
+        assert_eq!(levels.len(), 2, "{levels:?}");
+        assert_eq!((levels[1].first_request, levels[1].requests), (256, 7936));
+        assert_eq!(shape(&levels), Shape::SlowStart);
+    }
+
+    #[test]
+    fn fat_spikes_in_the_slow_start_neither_hide_the_drop_nor_make_one() {
+        // Every 8th FAT write busy for 400 ms instead of 20 ms.
+        let mut durations = slow_start_then_cache(2000);
+        for i in (7..256).step_by(8) {
+            durations[i] = 413_107_200;
+        }
+        let d = find_drop(&completions(&durations), 64 << 10).expect("a drop");
+        assert!(d.at_request.abs_diff(403) <= 1, "{d:?}");
+        // Without a cache: spikes, then steady; nothing dropped.
+        let steady: Vec<u64> = durations[..256]
+            .iter()
+            .copied()
+            .chain(std::iter::repeat_n(13_107_200, 4000))
+            .collect();
+        assert_eq!(find_drop(&completions(&steady), 64 << 10), None);
+    }
+
+    #[test]
+    fn stalls_in_a_steady_write_leave_it_held() {
+        // 1 ms writes with a 50 ms garbage collection every 500.
+        let durations: Vec<u64> = (0..20_000u64)
+            .map(|i| match i % 500 {
+                499 => 50_000_000,
+                _ => (1e6 * noise(3, i, 0.05)) as u64,
+            })
+            .collect();
+        let (d, levels) = analyse(&completions(&durations), 1 << 20);
+        assert_eq!(d, None);
+        assert_eq!(shape(&levels), Shape::Held, "{levels:?}");
+    }
+
+    #[test]
+    fn a_single_level_is_held_and_a_rise_rose() {
+        let flat: Vec<u64> = (0..1000).map(|i| (1e6 * noise(9, i, 0.1)) as u64).collect();
+        let (_, levels) = analyse(&completions(&flat), 4096);
+        assert_eq!(shape(&levels), Shape::Held, "{levels:?}");
+        let (_, levels) = analyse(&completions(&step(4_000, 1_000, 500, 500)), 4096);
+        assert_eq!(shape(&levels), Shape::Rose, "{levels:?}");
+    }
+
     proptest! {
+        #[test]
+        fn a_step_after_any_prefix_is_found_at_its_request(
+            prefix in 0usize..300, slow_start in 1.0f64..5.0, k in 4usize..300,
+            extra in 2usize..300, fast in 1_000u64..10_000_000, slowdown in 1.5f64..50.0,
+        ) {
+            let slow = (fast as f64 * slowdown).ceil() as u64;
+            // The prefix is never faster than the slow tail (a FAT area).
+            let mut durations = vec![(slow as f64 * slow_start).ceil() as u64; prefix];
+            durations.extend(step(fast, slow, k, extra));
+            let d = find_drop(&completions(&durations), 4096).expect("a drop");
+            prop_assert_eq!(d.at_request, (prefix + k) as u64);
+            // A one-request start is below the fewest a stretch holds, so
+            // the fast stretch may be found to begin one request late.
+            prop_assert!(d.fast_from_bytes.abs_diff(prefix as u64 * 4096) <= 4096, "{:?}", d);
+        }
+
         #[test]
         fn a_noise_free_step_is_found_at_its_request(
             k in 2usize..300, extra in 2usize..300,
@@ -384,7 +828,9 @@ mod tests {
             let durations: Vec<u64> = (0..n as u64)
                 .map(|i| (level as f64 * noise(seed, i, amplitude)).max(1.0) as u64)
                 .collect();
-            prop_assert_eq!(find_drop(&completions(&durations), 1 << 20), None);
+            let (d, levels) = analyse(&completions(&durations), 1 << 20);
+            prop_assert_eq!(d, None);
+            prop_assert!(levels.len() <= 1 || amplitude > 0.0, "{:?}", levels);
         }
 
         #[test]

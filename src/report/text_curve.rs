@@ -148,6 +148,18 @@ fn model_lines(out: &mut String, s: &CurveSeries) {
             d.note
         );
     }
+    let unstable = s
+        .points
+        .iter()
+        .filter(|p| p.mb_per_s.is_some_and(|m| m.is_unstable()))
+        .count();
+    if unstable > 0 {
+        let _ = writeln!(
+            out,
+            "unstable    {unstable} of {} points varied beyond their noise between repetitions: raise --time (no off-model cause is given for them)",
+            s.points.len()
+        );
+    }
     link_lines(out, s);
 }
 

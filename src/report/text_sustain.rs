@@ -1,7 +1,9 @@
 //! The `sustain` part of the text report: totals, the drop, and a compact
 //! bar per interval (at most [`MAX_ROWS`] rows, intervals merged to fit).
 
+use crate::analysis::sustain::{DROP_RATIO, Shape, shape};
 use crate::result::apps::SpeedDrop;
+use crate::result::apps::SpeedLevel;
 use crate::result::apps::SustainReport;
 use crate::units::{format_mbps, format_size_figure};
 use std::fmt::Write;
@@ -26,12 +28,12 @@ pub fn sustain_block(out: &mut String, r: &SustainReport) {
             if d.per_request() {
                 let _ = writeln!(out, "            {}", drop_range(d));
             }
+            if let Some(start) = slow_start(d) {
+                let _ = writeln!(out, "            {start}");
+            }
         }
         None => {
-            let _ = writeln!(
-                out,
-                "drop        none found: the speed held over the whole write"
-            );
+            let _ = writeln!(out, "drop        {}", no_drop_sentence(&r.levels));
         }
     }
     if r.requests_recorded > 0 && r.requests_recorded * u64::from(r.block_size) < r.bytes {
@@ -107,6 +109,56 @@ pub fn drop_sentence(d: &SpeedDrop) -> String {
     )
 }
 
+/// What came before the fast stretch that ended in the drop, when the
+/// write did not start with it.
+pub fn slow_start(d: &SpeedDrop) -> Option<String> {
+    (d.fast_from_bytes > 0).then(|| {
+        format!(
+            "After a slow start of {} MB/s over the first {} (the speed before counts from {} on)",
+            format_mbps(d.mb_per_s_start),
+            format_size_figure(d.fast_from_bytes),
+            format_size_figure(d.fast_from_bytes)
+        )
+    })
+}
+
+/// What a write without a drop did: held, or the levels it went through
+/// (the text and HTML reports share it).
+pub fn no_drop_sentence(levels: &[SpeedLevel]) -> String {
+    let what = match shape(levels) {
+        Shape::Held => return "none found: the speed held over the whole write".to_string(),
+        Shape::SlowStart => "none, after a slow start".to_string(),
+        Shape::Rose => "none, the speed rose".to_string(),
+        Shape::Changed => format!(
+            "none below {:.0}% of an earlier speed, but the speed did not hold",
+            DROP_RATIO * 100.0
+        ),
+    };
+    format!("{what}: {}", level_list(levels))
+}
+
+/// Levels to list before the rest are summed up as "... N more".
+const LISTED_LEVELS: usize = 6;
+
+/// "1.97 MB/s over the first 16 MiB, then 5.00 MB/s to 512 MiB".
+fn level_list(levels: &[SpeedLevel]) -> String {
+    let mut parts = Vec::new();
+    for (i, l) in levels.iter().take(LISTED_LEVELS).enumerate() {
+        let end = format_size_figure(l.bytes_before + l.bytes);
+        parts.push(match i {
+            0 => format!("{} MB/s over the first {end}", format_mbps(l.mb_per_s)),
+            _ => format!("then {} MB/s to {end}", format_mbps(l.mb_per_s)),
+        });
+    }
+    if levels.len() > LISTED_LEVELS {
+        parts.push(format!(
+            "and {} more changes (see --json levels)",
+            levels.len() - LISTED_LEVELS
+        ));
+    }
+    parts.join(", ")
+}
+
 /// The plausible range of a per-request drop and what it rests on.
 pub fn drop_range(d: &SpeedDrop) -> String {
     format!(
@@ -132,7 +184,70 @@ mod tests {
             requests: 40,
             bytes_low: 23 << 20,
             bytes_high: 25 << 20,
+            fast_from_bytes: 0,
+            mb_per_s_start: 0.0,
         }
+    }
+
+    fn level(first: u64, requests: u64, mb_per_s: f64) -> SpeedLevel {
+        let bytes = requests << 16;
+        SpeedLevel {
+            first_request: first,
+            requests,
+            bytes_before: first << 16,
+            bytes,
+            start_ns: 0,
+            ns: (bytes as f64 * 1e3 / mb_per_s) as u64,
+            mb_per_s,
+        }
+    }
+
+    #[test]
+    fn only_one_level_is_said_to_have_held() {
+        assert_eq!(
+            no_drop_sentence(&[level(0, 100, 5.0)]),
+            "none found: the speed held over the whole write"
+        );
+        let slow_start = no_drop_sentence(&[level(0, 256, 1.97), level(256, 7936, 5.0)]);
+        assert_eq!(
+            slow_start,
+            "none, after a slow start: 1.97 MB/s over the first 16 MiB, then 5.00 MB/s to 512 MiB"
+        );
+        let rose = no_drop_sentence(&[level(0, 4000, 2.0), level(4000, 4192, 5.0)]);
+        assert!(
+            rose.starts_with("none, the speed rose: 2.00 MB/s"),
+            "{rose}"
+        );
+        let fell = no_drop_sentence(&[level(0, 4000, 5.0), level(4000, 4192, 4.0)]);
+        assert!(
+            fell.starts_with(
+                "none below 70% of an earlier speed, but the speed did not hold: 5.00 MB/s"
+            ),
+            "{fell}"
+        );
+        let many: Vec<SpeedLevel> = (0..9)
+            .map(|i| level(i * 10, 10, if i % 2 == 0 { 5.0 } else { 2.0 }))
+            .collect();
+        let text = no_drop_sentence(&many);
+        assert!(
+            text.ends_with("and 3 more changes (see --json levels)"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_drop_after_a_slow_start_names_the_start() {
+        assert_eq!(slow_start(&drop()), None);
+        let d = SpeedDrop {
+            fast_from_bytes: 16 << 20,
+            mb_per_s_start: 1.97,
+            ..drop()
+        };
+        let text = slow_start(&d).expect("a slow start");
+        assert!(
+            text.starts_with("After a slow start of 1.97 MB/s over the first 16 MiB"),
+            "{text}"
+        );
     }
 
     #[test]

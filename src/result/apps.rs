@@ -180,6 +180,33 @@ pub struct SustainReport {
     /// them up to a cap; 0 in runs stored before the per-request search).
     #[serde(default)]
     pub requests_recorded: u64,
+    /// The stretches of one speed the change-point model found in those
+    /// requests, in order (one when the speed held; empty in runs stored
+    /// before the multi-segment model).
+    #[serde(default)]
+    pub levels: Vec<SpeedLevel>,
+}
+
+/// A stretch of a sustained write at one speed: a segment of the
+/// change-point model, after neighbours within noise of each other were
+/// joined and stalls too short to be a level were folded into one.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct SpeedLevel {
+    /// Index of its first request (0-based).
+    pub first_request: u64,
+    /// Requests in it.
+    pub requests: u64,
+    /// Bytes written before it began.
+    pub bytes_before: u64,
+    /// Bytes it wrote.
+    pub bytes: u64,
+    /// When it began (the previous request's completion), ns since the
+    /// start of the write.
+    pub start_ns: u64,
+    /// Its length, ns (the sum of its requests' durations).
+    pub ns: u64,
+    /// Its bytes over its length, MB/s (10^6 bytes per second).
+    pub mb_per_s: f64,
 }
 
 /// The drop found in a sustained write.
@@ -214,6 +241,15 @@ pub struct SpeedDrop {
     /// Upper end of the plausible range of `bytes_before_drop`, bytes.
     #[serde(default)]
     pub bytes_high: u64,
+    /// Bytes written before the fast stretch that ends at the drop began:
+    /// 0 when it began with the write, more after a slow start (a FAT
+    /// area, a busy controller), which `mb_per_s_before` leaves out.
+    #[serde(default)]
+    pub fast_from_bytes: u64,
+    /// MB/s of the slow start, the requests before `fast_from_bytes` (0
+    /// when there was none).
+    #[serde(default)]
+    pub mb_per_s_start: f64,
 }
 
 impl SpeedDrop {

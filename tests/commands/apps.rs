@@ -371,3 +371,63 @@ fn files_load_reads_every_byte_by_each_method() {
         assert_eq!(files, vec![4, 4], "{method}");
     }
 }
+
+/// Issue 25 point 5: the card of the issue, whose first 16 MiB are a FAT
+/// area kept busy 20 ms a write (1.97 MB/s), then an 8 MiB cache at
+/// 40 MB/s draining at 5 MB/s. Each cached 64 KiB write takes 0.1 ms +
+/// 1.64 ms while 8.7 KB drain, so the cache holds 64 KiB + 146 × 56.8 KB
+/// and the 148th cached write (request 256 + 147 = 403) is the first to
+/// wait.
+const FAT_THEN_CACHE: &str =
+    "sim:size=4G,page=16k,write=5MB/s,burst=40MB/s,cmd=100us,cache=8M,fat=20ms";
+
+fn sustain_on(card: &str, json: bool) -> std::process::Output {
+    let mut cmd = iocurve();
+    cmd.args(["sustain", card, "--bs", "64K", "--bytes", "512M"])
+        .args(["--destructive", "--no-save"]);
+    if json {
+        cmd.arg("--json");
+    }
+    ok(cmd.timeout(Duration::from_secs(120)))
+}
+
+#[test]
+fn sustain_finds_the_drop_behind_a_slow_start_within_a_request() {
+    let doc: serde_json::Value =
+        serde_json::from_slice(&sustain_on(FAT_THEN_CACHE, true).stdout).expect("JSON");
+    let d = &doc["sustain"]["drop"];
+    let at = d["at_request"].as_u64().expect("a drop was found");
+    assert!(at.abs_diff(403) <= 1, "drop at request {at}: {d}");
+    assert_eq!(d["fast_from_bytes"], 16 * MIB, "{d}");
+    let before = d["mb_per_s_before"].as_f64().unwrap();
+    assert!((before - 37.7).abs() < 0.5, "the cache's speed: {d}");
+    let text = String::from_utf8_lossy(&sustain_on(FAT_THEN_CACHE, false).stdout).to_string();
+    assert!(text.contains("DROP        at 25.2 MiB"), "{text}");
+    assert!(
+        text.contains("After a slow start of 1.97 MB/s over the first 16 MiB"),
+        "{text}"
+    );
+    assert!(!text.contains("held"), "{text}");
+}
+
+#[test]
+fn sustain_never_says_held_when_its_intervals_differ() {
+    // The same card without a cache: 1.97 MB/s over the FAT area, then the
+    // medium's 5 MB/s. No drop, and no "held" either.
+    let card = "sim:size=4G,page=16k,write=5MB/s,cmd=100us,fat=20ms";
+    let doc: serde_json::Value =
+        serde_json::from_slice(&sustain_on(card, true).stdout).expect("JSON");
+    let s = &doc["sustain"];
+    assert!(s["drop"].is_null(), "{}", s["drop"]);
+    let levels = s["levels"].as_array().expect("levels");
+    assert_eq!(levels.len(), 2, "{levels:?}");
+    assert_eq!(levels[1]["first_request"], 256, "{levels:?}");
+    let text = String::from_utf8_lossy(&sustain_on(card, false).stdout).to_string();
+    assert!(!text.contains("held"), "{text}");
+    assert!(
+        text.contains(
+            "drop        none, after a slow start: 1.97 MB/s over the first 16 MiB, then"
+        ),
+        "{text}"
+    );
+}

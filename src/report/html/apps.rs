@@ -207,17 +207,22 @@ pub fn sustain(out: &mut String, r: &SustainReport) {
                 true => format!(" {}.", crate::report::text_sustain::drop_range(d)),
                 false => String::new(),
             };
+            let start = crate::report::text_sustain::slow_start(d)
+                .map(|s| format!(" {s}."))
+                .unwrap_or_default();
             let _ = writeln!(
                 out,
-                "<p class=\"warn\">The speed dropped {}.{}</p>",
+                "<p class=\"warn\">The speed dropped {}.{}{}</p>",
                 esc(&crate::report::text_sustain::drop_sentence(d)),
-                esc(&range)
+                esc(&range),
+                esc(&start)
             );
         }
         None => {
             let _ = writeln!(
                 out,
-                "<p>No drop: {} MB/s over {} ({}).</p>",
+                "<p>Drop: {}. {} MB/s over {} ({}).</p>",
+                esc(&crate::report::text_sustain::no_drop_sentence(&r.levels)),
                 format_mbps(r.mb_per_s),
                 esc(&format_size(r.bytes)),
                 esc(r.ended_by.as_str())

@@ -202,40 +202,86 @@ fn capped_above(points: &[SizePoint], fit: &ModelFit) -> Option<Capped> {
 }
 
 /// Direct points whose throughput is more than [`DEVIATION_THRESHOLD`] away
-/// from the model, with the likeliest reason. `max_transfer` is the
-/// kernel's largest request (max_sectors_kb) when known. Sizes where a
+/// from the model, with a reason only where the data shows one. `max_transfer`
+/// is the kernel's largest request (max_sectors_kb) when known. Sizes where a
 /// (poor) model with a negative t0 takes no time at all are left out.
+///
+/// A knee (page, erase block, controller limit) changes the cost of every
+/// larger request, so a slower point is called one only when every larger
+/// point is slower too; a cache or read-ahead helps a range of sizes, so a
+/// faster point is credited to one only when a neighbour is faster as well.
+/// One point off the line with its neighbours on it is stated as such, with
+/// no cause: hardware does not explain a lone outlier, noise can.
 pub fn deviations(
     points: &[SizePoint],
     fit: &ModelFit,
     max_transfer: Option<u64>,
 ) -> Vec<Deviation> {
-    points
+    let mut judged: Vec<&SizePoint> = points
         .iter()
         .filter(|p| !p.buffered && fit.time_ns_at(p.size as f64) > 0.0)
-        .filter_map(|p| {
-            let ratio = p.mb_per_s / fit.mb_per_s_at(p.size as f64);
-            ((ratio - 1.0).abs() > DEVIATION_THRESHOLD).then(|| Deviation {
-                size: p.size,
-                ratio,
-                note: deviation_note(p.size, ratio, max_transfer),
-            })
+        .collect();
+    judged.sort_by_key(|p| p.size);
+    let ratios: Vec<f64> = judged
+        .iter()
+        .map(|p| p.mb_per_s / fit.mb_per_s_at(p.size as f64))
+        .collect();
+    (0..judged.len())
+        .filter(|&i| (ratios[i] - 1.0).abs() > DEVIATION_THRESHOLD)
+        .map(|i| Deviation {
+            size: judged[i].size,
+            ratio: ratios[i],
+            note: deviation_note(judged[i].size, &ratios, i, max_transfer),
         })
         .collect()
 }
 
-fn deviation_note(size: u64, ratio: f64, max_transfer: Option<u64>) -> String {
+/// Whether point `i` of `ratios` is off the model in a shape a cause
+/// explains (see [`deviations`]).
+fn shape_of(ratios: &[f64], i: usize) -> Shape {
+    let off = |r: f64, slower: bool| match slower {
+        true => r < 1.0 - DEVIATION_THRESHOLD / 2.0,
+        false => r > 1.0 + DEVIATION_THRESHOLD / 2.0,
+    };
+    let slower = ratios[i] < 1.0;
+    let later = &ratios[i + 1..];
+    let neighbour = |j: Option<usize>| {
+        j.and_then(|j| ratios.get(j))
+            .is_some_and(|&r| off(r, slower))
+    };
+    match slower {
+        true if !later.is_empty() && later.iter().all(|&r| off(r, true)) => Shape::Persistent,
+        false if neighbour(i.checked_sub(1)) || neighbour(Some(i + 1)) => Shape::Persistent,
+        _ => Shape::Lone,
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Shape {
+    /// The deviation continues over the sizes a cause would affect.
+    Persistent,
+    /// The point alone is off; its neighbours fit the model.
+    Lone,
+}
+
+fn deviation_note(size: u64, ratios: &[f64], i: usize, max_transfer: Option<u64>) -> String {
+    let ratio = ratios[i];
     let direction = if ratio < 1.0 { "slower" } else { "faster" };
     let pct = ((ratio - 1.0).abs() * 100.0).round();
-    match max_transfer {
-        Some(max) if size > max && ratio < 1.0 => format!(
+    match (max_transfer, shape_of(ratios, i)) {
+        (Some(max), _) if size > max && ratio < 1.0 => format!(
             "{pct}% {direction} than the model: above the largest transfer the kernel sends ({}), requests are split",
             format_size(max)
         ),
-        _ if ratio < 1.0 => format!(
-            "{pct}% {direction} than the model: a knee (page size, erase-block size or a controller limit)"
+        (_, Shape::Lone) => format!(
+            "{pct}% {direction} than the model at this size alone (its neighbours fit): no cause is evident; repeat with a longer --time to confirm it"
         ),
-        _ => format!("{pct}% {direction} than the model: a cache or read-ahead helps at this size"),
+        _ if ratio < 1.0 => format!(
+            "{pct}% {direction} than the model from this size on: a knee (page size, erase-block size or a controller limit)"
+        ),
+        _ => format!(
+            "{pct}% {direction} than the model over neighbouring sizes: a cache or read-ahead helps here"
+        ),
     }
 }
 
@@ -346,5 +392,38 @@ mod tests {
                 .any(|d| d.size == 1 << 20 && d.ratio < 0.5 && d.note.contains("largest transfer")),
             "{devs:?}"
         );
+    }
+
+    #[test]
+    fn a_cause_is_named_only_where_the_data_shows_its_shape() {
+        let model = model_points(100_000.0, 0.05, &[0.0]);
+        let at = |pts: &[SizePoint], size: u64| pts.iter().position(|p| p.size == size).unwrap();
+        let slow = |p: &mut SizePoint, by: f64| {
+            p.time_per_op_ns *= by;
+            p.mb_per_s /= by;
+        };
+        // One point slower, its neighbours on the line: no cause.
+        let mut lone = model.clone();
+        let i = at(&lone, 64 << 10);
+        slow(&mut lone[i], 3.0);
+        let fit = fit_model(&lone).unwrap();
+        let devs = deviations(&lone, &fit, None);
+        let d = devs
+            .iter()
+            .find(|d| d.size == 64 << 10)
+            .expect("the lone dip");
+        assert!(
+            d.note.contains("no cause is evident") && !d.note.contains("knee"),
+            "{}",
+            d.note
+        );
+        // Every size from 64 KiB on slower: a knee.
+        let mut knee = model.clone();
+        let from = at(&knee, 64 << 10);
+        knee[from..].iter_mut().for_each(|p| slow(p, 2.0));
+        let fit = fit_model(&model).unwrap();
+        let devs = deviations(&knee, &fit, None);
+        let d = devs.iter().find(|d| d.size == 64 << 10).expect("the knee");
+        assert!(d.note.contains("knee"), "{}", d.note);
     }
 }

@@ -276,6 +276,13 @@ fn run(io: &mut dyn FlashIo, plan: &CapacityPlan) -> io::Result<Evidence> {
     // Before any flush: a card that wraps shows the zone at its alias now,
     // and the real size is known exactly; a flush would only wrap over
     // the zone and the probes below the real size.
+    // The zone too: its sectors alias against many different writes, where
+    // the grid alone may see one write at distances that are all a
+    // multiple of the real size (the first probe sits where the zone
+    // ends, one grid step from every read).
+    let mut before = Evidence::default();
+    scan_zone(io, plan, &mut before)?;
+    ev.distances = before.distances;
     scan_grid(io, plan, &mut ev);
     let wraps = !ev.distances.is_empty();
     if !wraps {
@@ -320,9 +327,14 @@ fn write_zone(io: &mut dyn FlashIo, plan: &CapacityPlan) -> io::Result<()> {
     for i in 0..plan.zone_bytes / MIB {
         let at = plan.zone_offset + i * MIB;
         stamp_sectors(buf.as_mut_slice(), at, plan.seed);
-        // A zone that cannot be written is a card failing below any
-        // plausible real size: the read-back shows it.
-        let _ = write(io, at, buf.as_slice());
+        if write(io, at, buf.as_slice()).is_err() {
+            // A card failing inside the zone: sector by sector, so that
+            // every sector below its real size holds (the read-back cuts
+            // there).
+            for (i, sector) in buf.as_slice().chunks_exact(SUB as usize).enumerate() {
+                let _ = write(io, at + i as u64 * SUB, sector);
+            }
+        }
     }
     Ok(())
 }
@@ -547,7 +559,7 @@ fn scan_zone(io: &mut dyn FlashIo, plan: &CapacityPlan, ev: &mut Evidence) -> io
                 for b in (at..at + MIB).step_by(BLOCK as usize) {
                     match io.read(b, small.as_mut_slice()) {
                         Ok(_) => zone_sectors(small.as_slice(), b, plan, ev),
-                        Err(_) if b >= plan.zone_offset => ev.zone_lost(b, BLOCK),
+                        Err(_) if b >= plan.zone_offset => lost_block(io, b, plan, ev),
                         Err(_) => {}
                     }
                 }
@@ -556,6 +568,18 @@ fn scan_zone(io: &mut dyn FlashIo, plan: &CapacityPlan, ev: &mut Evidence) -> io
         at += MIB;
     }
     Ok(())
+}
+
+/// A block of the zone that failed to read, read again sector by sector:
+/// the cut lies at the first sector that fails.
+fn lost_block(io: &mut dyn FlashIo, at: u64, plan: &CapacityPlan, ev: &mut Evidence) {
+    let mut one = io.buffer(SUB as usize);
+    for s in (at..at + BLOCK).step_by(SUB as usize) {
+        match io.read(s, one.as_mut_slice()) {
+            Ok(_) => zone_sectors(one.as_slice(), s, plan, ev),
+            Err(_) => ev.zone_lost(s, SUB),
+        }
+    }
 }
 
 /// Checks the sectors of `buf`, read at `at`: aliases anywhere, losses in

@@ -387,3 +387,22 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn tiny_fakes_inside_the_zone_are_cut_exactly() {
+    // From the calibration: an eio fake failing inside the zone was cut at
+    // the MiB its zone write failed on, and a 2 MiB wrap whose first probe
+    // (at the zone's end) was the only write the grid saw was called 8 MiB.
+    for (spec, real) in [
+        ("size=50G,real=3712000,fake=eio", 3_712_000u64),
+        ("size=160G,real=2M,cache=1M,fake=wrap", 2 << 20),
+        ("size=400G,real=2M,cache=1M,fake=wrap", 2 << 20),
+        ("size=4G,real=2586624,fake=eio", 2_586_624),
+        ("size=64G,real=4999680,fake=zeros", 4_999_680),
+        ("size=64G,real=4999680,fake=stale", 4_999_680),
+    ] {
+        let r = probe_with(spec, AUTO_FLUSH, 1);
+        assert_inside(spec, &r, real);
+        assert!(r.precision <= BLOCK, "{spec}: {r:?}");
+    }
+}

@@ -111,8 +111,9 @@ pub struct CapacityArgs {
     pub writes: WriteArgs,
 
     /// The most capacity writes between probing and reading back, to get
-    /// past a write cache [default: as much as the cache it measures
-    /// needs, up to 1G].
+    /// past a write cache, across the card around its probes [default: as
+    /// much as the cache it measures needs, up to 1G; more than beats a
+    /// cache as large as the card is shortened to that, and said].
     #[arg(long, value_name = "SIZE", value_parser = limits::FLUSH.parser())]
     pub flush: Option<u64>,
 

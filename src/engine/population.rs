@@ -34,8 +34,12 @@
 //!   ([`Population::draw_fake`]) of every kind the f3 documentation and its
 //!   tracker describe (wrap-around, dropped writes reading zeros or stale
 //!   data, I/O errors), at any real size in whole sectors: powers of two,
-//!   just under the claim (31 of 32 GiB), or anywhere in between; their
-//!   cache is at most half the real size (it is made of the real flash).
+//!   just under the claim (31 of 32 GiB), anywhere in between, or tiny
+//!   (2–64 MiB, the cheapest fakes); their cache is at most half the real
+//!   size (made of the real flash) on two in three, and up to 2 GiB
+//!   whatever the real size on the rest (a controller's own buffer, or
+//!   one a tiny fake reports but cannot hold), so some are larger than
+//!   their real size.
 //!
 //! * the FAT-area write latency (T_FW of the SD specification): a busy
 //!   time of 0.5–20 ms on most cards, 20–150 ms on some, and on about a
@@ -54,6 +58,9 @@
 //! Same seed, same cards: a failure is replayed from the seed it prints.
 
 use super::sim::{FakeKind, SECTOR, SimParams};
+
+/// The largest cache of a fake that is not made of its real flash.
+const FAKE_OWN_CACHE: u64 = 2 << 30;
 
 /// The SD specification's allocation-unit sizes (AU_SIZE of the SD Status
 /// register), in KiB.
@@ -270,27 +277,32 @@ impl Population {
     pub fn draw_fake(&mut self) -> SimParams {
         let card = self.draw();
         let real = self.real_for(card.size);
+        let cache = match self.rng.u32(0..3) {
+            2 => card.cache.min(FAKE_OWN_CACHE),
+            _ => card.cache.min(real / 2 / SECTOR * SECTOR),
+        };
         SimParams {
             real,
-            cache: card.cache.min(real / 2 / SECTOR * SECTOR),
+            cache,
             fake: self.pick(&FakeKind::ALL),
             ..card
         }
     }
 
-    /// A real size below `size`, in whole sectors, at least 16 MiB: a power
+    /// A real size below `size`, in whole sectors, at least 2 MiB: a power
     /// of two (the controllers f3 first described), a share of the claim
-    /// from a half to all but a sector (31 of 32 GiB), or log-uniform
-    /// anywhere (100 MiB, 3000 MiB).
+    /// from a half to all but a sector (31 of 32 GiB), log-uniform
+    /// anywhere (100 MiB, 3000 MiB), or tiny (2–64 MiB, log-uniform).
     fn real_for(&mut self, size: u64) -> u64 {
-        let low = 16u64 << 20;
-        let bytes = match self.rng.u32(0..3) {
+        let low = 2u64 << 20;
+        let bytes = match self.rng.u32(0..4) {
             0 => {
                 let top = (size - 1).ilog2();
-                1u64 << self.rng.u32(24..=top.max(24))
+                1u64 << self.rng.u32(21..=top.max(21))
             }
             1 => (size as f64 * self.rng.f64().mul_add(0.5, 0.5)) as u64,
-            _ => self.log_uniform(low as f64, size as f64) as u64,
+            2 => self.log_uniform(low as f64, size as f64) as u64,
+            _ => self.log_uniform(low as f64, (64u64 << 20).min(size) as f64) as u64,
         };
         (bytes / SECTOR * SECTOR).clamp(low, size - SECTOR)
     }
@@ -523,8 +535,11 @@ mod tests {
             let parsed = SimParams::parse(spec.trim_start_matches("sim:"))
                 .unwrap_or_else(|e| panic!("{spec}: {e}"));
             assert_eq!(&parsed, card, "{spec}");
-            assert!(card.real < card.size && card.real >= 16 << 20, "{spec}");
-            assert!(card.real.is_multiple_of(SECTOR) && card.cache <= card.real / 2);
+            assert!(card.real < card.size && card.real >= 2 << 20, "{spec}");
+            assert!(
+                card.real.is_multiple_of(SECTOR)
+                    && card.cache <= (card.real / 2).max(FAKE_OWN_CACHE)
+            );
         }
         for kind in FakeKind::ALL {
             assert!(fakes.iter().any(|c| c.fake == kind), "no {kind:?} fake");
@@ -542,6 +557,14 @@ mod tests {
         assert!(
             fakes.iter().any(|c| !c.real.is_multiple_of(4096)),
             "some not in whole 4 KiB"
+        );
+        assert!(
+            fakes.iter().filter(|c| c.real < 16 << 20).count() > 100,
+            "tiny fakes, below the zone's end"
+        );
+        assert!(
+            fakes.iter().filter(|c| c.cache > c.real).count() > 50,
+            "fakes whose cache outgrows their real size"
         );
     }
 

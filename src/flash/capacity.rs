@@ -13,44 +13,53 @@
 //!
 //! The method:
 //! 1. a zone just after the protected first MiB is stamped densely, then
-//!    the first round of probe blocks is written, spread evenly from above
-//!    the flush region to the last block of the device;
+//!    the first round of probe blocks is written, spread evenly from the
+//!    zone's end to the last block of the device, and a grid of reads one
+//!    zone apart looks for the zone's alias (`real + zone`): a card that
+//!    wraps is named exactly before anything could write over the zone;
 //! 2. the flush, sized by the write cache it measures: zeros written in
-//!    1 MiB pieces right after the zone and timed, until the speed has
-//!    fallen (the cache is full, so everything before it has been pushed
-//!    out; see [`super::cache`]) and as much again has been written, or up
-//!    to the stated bound (`--flush`, else [`AUTO_FLUSH`]); a bound below
-//!    what the measured cache needs is reported;
-//! 3. everything is read back: the first MiB and the zone (a block of ours
-//!    found there was written at an alias), a grid of reads one zone apart
-//!    over the whole device (on a wrapping card one of them lands on the
-//!    zone's alias, `real + zone`, and names it), and the probes;
+//!    1 MiB pieces across the card from the zone's end, around every probe
+//!    block of the round and over again from the start once the end is
+//!    reached, timed, until the speed has fallen (the cache is full, so
+//!    everything before it has been pushed out; see [`super::cache`]) and
+//!    as much again has been written, or up to the stated bound
+//!    (`--flush`, else [`AUTO_FLUSH`]). The flush is not confined to a
+//!    part of the card below the probes, so a cache larger than the real
+//!    size (or than a quarter of the card) is beaten like any other; a
+//!    bound below what the measured cache needs is reported, and one above
+//!    what any cache of the card could need ([`flush_cap`]) is shortened
+//!    and reported;
+//! 3. everything is read back: the first MiB and the zone, sector by
+//!    sector (a block of ours found there was written at an alias; a real
+//!    size inside the zone shows as the first sector lost), the grid
+//!    again, and the probes;
 //! 4. the search: the last probe that held and the first that did not
 //!    bracket the real size; more rounds of probes inside the bracket, each
-//!    followed by the same flush, narrow it to one 4 KiB block (f3probe's
-//!    bisection, with 64 probes a round).
+//!    followed by a flush as large as the first round's and its probes
+//!    (so it beats whatever the first one was seen to beat), narrow it to
+//!    one 4 KiB block (f3probe's bisection, with 64 probes a round).
 //!
 //! Probe positions do not depend on the seed (only the salt does), so the
 //! same card gives the same verdict whatever the seed. The first MiB (the
 //! partition table) is never written, and the flush never lands on the zone
-//! or a probe. With `--preserve` the first round's writes are journalled
-//! before any is made, and each later round claims its blocks
-//! ([`FlashIo::claim`]: journalled before it returns) before writing them,
-//! so the search and its precision are the same as without.
+//! or a probe of its round. With `--preserve` the first round's writes are
+//! journalled before any is made, and each later round claims its blocks
+//! and the flush each piece ([`FlashIo::claim`]: journalled before it
+//! returns, never twice) before writing them, so the search and its
+//! precision are the same as without.
 //!
 //! This module writes and reads; what the evidence says (the real size,
 //! the bracket, the confidence) is `crate::analysis::flash::capacity`.
 
 use super::FlashIo;
-use crate::analysis::flash::capacity::{
-    self, Evidence, Layout, bracket, proven_or_medium, refines,
-};
+use crate::analysis::flash::capacity::{self, Evidence, Layout, bracket};
 pub use crate::analysis::flash::capacity::{BadProbe, CapacityResult, Held, flush_needed};
 use crate::error::usage_io;
 use crate::result::verify::Verdict;
 use crate::units::format_size;
 use crate::workload::verify;
 use serde::Serialize;
+use std::collections::BTreeSet;
 use std::io;
 
 /// Never written: the partition table lives here.
@@ -85,9 +94,13 @@ pub struct CapacityPlan {
     /// The densely stamped zone after the protected MiB.
     pub zone_offset: u64,
     pub zone_bytes: u64,
-    /// Where the flush goes, and the most it writes.
+    /// Where the flush starts (it runs on across the card, around the
+    /// probes), and the most it writes.
     pub flush_offset: u64,
     pub flush_bytes: u64,
+    /// The bound asked for (`--flush` or [`AUTO_FLUSH`]): above
+    /// `flush_bytes` when it was shortened to [`flush_cap`].
+    pub flush_asked: u64,
     /// The first round's probe blocks, ascending.
     pub probes: Vec<u64>,
 }
@@ -98,11 +111,8 @@ impl CapacityPlan {
     pub fn new(size: u64, flush_bytes: u64, seed: u64) -> CapacityPlan {
         let zone_bytes = zone_for(size);
         let flush_offset = PROTECTED + zone_bytes;
-        let room = size.saturating_sub(flush_offset) / 4;
-        let flush_bytes = flush_bytes.min(room) / MIB * MIB;
-        let low = flush_offset + flush_bytes;
-        let probes = match size >= MIN_SIZE && low + BLOCK <= size {
-            true => spread(low, size / BLOCK * BLOCK - BLOCK, FIRST_PROBES),
+        let probes = match size >= MIN_SIZE {
+            true => spread(flush_offset, size / BLOCK * BLOCK - BLOCK, FIRST_PROBES),
             false => Vec::new(),
         };
         CapacityPlan {
@@ -111,20 +121,23 @@ impl CapacityPlan {
             zone_offset: PROTECTED,
             zone_bytes,
             flush_offset,
-            flush_bytes,
+            flush_bytes: flush_bytes.min(flush_cap(size)) / MIB * MIB,
+            flush_asked: flush_bytes,
             probes,
         }
     }
 
     /// The byte ranges the first round is known to write, for the
     /// preserve journal: the zone, the probes and the flush's first
-    /// [`LISTED_FLUSH`]; a flush that goes further claims each piece
-    /// ([`FlashIo::claim`]) before writing it, so that a card with a small
-    /// cache does not have a gigabyte journalled for nothing.
+    /// [`LISTED_FLUSH`] (around the probes); a flush that goes further
+    /// claims each piece ([`FlashIo::claim`]) before writing it, so that a
+    /// card with a small cache does not have a gigabyte journalled for
+    /// nothing.
     pub fn regions(&self) -> Vec<(u64, u64)> {
         let mut v: Vec<(u64, u64)> = self.probes.iter().map(|p| (*p, BLOCK)).collect();
         v.push((self.zone_offset, self.zone_bytes));
-        v.push((self.flush_offset, self.listed_flush()));
+        let blocks: BTreeSet<u64> = self.probes.iter().copied().collect();
+        v.extend(free_runs(self.flush_offset, self.listed_end(), &blocks));
         v.sort_unstable();
         v.dedup();
         v
@@ -134,9 +147,78 @@ impl CapacityPlan {
         self.zone_offset + self.zone_bytes
     }
 
-    /// The flush bytes [`CapacityPlan::regions`] lists.
-    fn listed_flush(&self) -> u64 {
-        self.flush_bytes.min(LISTED_FLUSH)
+    /// The end of the flush [`CapacityPlan::regions`] lists.
+    fn listed_end(&self) -> u64 {
+        (self.flush_offset + self.flush_bytes.min(LISTED_FLUSH)).min(self.size)
+    }
+}
+
+/// The most any flush of a card of `size` bytes needs: the one that beats
+/// a write cache as large as the card itself. A larger `--flush` is
+/// shortened to this (and the result says so).
+pub fn flush_cap(size: u64) -> u64 {
+    flush_needed(size) / MIB * MIB
+}
+
+/// The runs of `from..to` outside the `BLOCK`-long `blocks` (ascending):
+/// where a flush may write, or what a claim may journal.
+fn free_runs(from: u64, to: u64, blocks: &BTreeSet<u64>) -> Vec<(u64, u64)> {
+    let mut out = Vec::new();
+    let mut at = from;
+    for &b in blocks.range(from.saturating_sub(BLOCK - 1)..to) {
+        if b > at {
+            out.push((at, b - at));
+        }
+        at = at.max(b + BLOCK);
+    }
+    if to > at {
+        out.push((at, to - at));
+    }
+    out
+}
+
+/// What `--preserve` has journalled beyond the listed regions: the flush
+/// up to `claimed_to`, and every probe block written. A claim never covers
+/// either again (a second journal entry would record our own writes).
+struct Journal {
+    claimed_to: u64,
+    blocks: BTreeSet<u64>,
+}
+
+impl Journal {
+    fn new(plan: &CapacityPlan) -> Journal {
+        Journal {
+            claimed_to: plan.listed_end(),
+            blocks: plan.probes.iter().copied().collect(),
+        }
+    }
+
+    /// Claims a later round's probe blocks that are not journalled yet.
+    fn claim_blocks(&mut self, io: &mut dyn FlashIo, probes: &[u64]) -> io::Result<()> {
+        let new: Vec<(u64, u64)> = probes
+            .iter()
+            .filter(|p| **p + BLOCK > self.claimed_to && !self.blocks.contains(p))
+            .map(|p| (*p, BLOCK))
+            .collect();
+        self.blocks.extend(new.iter().map(|b| b.0));
+        match new.is_empty() {
+            true => Ok(()),
+            false => io.claim(&new),
+        }
+    }
+
+    /// Claims the flush up to at least `end`, [`CLAIM_STEP`] at a time,
+    /// around the probe blocks journalled already.
+    fn claim_to(&mut self, io: &mut dyn FlashIo, end: u64, size: u64) -> io::Result<()> {
+        while self.claimed_to < end {
+            let to = (self.claimed_to + CLAIM_STEP).min(size).max(end);
+            let runs = free_runs(self.claimed_to, to, &self.blocks);
+            if !runs.is_empty() {
+                io.claim(&runs)?;
+            }
+            self.claimed_to = to;
+        }
+        Ok(())
     }
 }
 
@@ -173,67 +255,52 @@ pub fn detect(io: &mut dyn FlashIo, plan: &CapacityPlan) -> io::Result<CapacityR
             format_size(io.size())
         )));
     }
-    // A flush larger than the real size wraps over the zone and erases the
-    // evidence, or leaves no probe below the real size: each retry flushes
-    // an eighth as much (never more than the plan, so never beyond what
-    // --preserve journalled). A smaller flush can only hide more behind a
-    // cache, so a retry refines the first fake verdict only where its own
-    // flush was seen to beat the cache and its range lies inside the first.
-    let mut attempt = plan.clone();
-    let mut first: Option<CapacityResult> = None;
-    // The end of the flush region listed or claimed so far: never claimed
-    // twice (a second journal entry would record our own zeros).
-    let mut claimed_to = plan.flush_offset + plan.listed_flush();
-    loop {
-        let ev = run(io, &attempt, &mut claimed_to)?;
-        let below_probes = ev.probes.iter().all(|p| p.1 != Held::Ok);
-        let erased = (ev.zone_damaged || below_probes) && ev.distances.is_empty();
-        let result = decide(&attempt, ev);
-        let refines = |f: &CapacityResult| refines(&result, f);
-        first = match first {
-            None => Some(result),
-            Some(f) if refines(&f) => Some(proven_or_medium(result)),
-            keep => keep,
-        };
-        if !erased || attempt.flush_bytes == 0 {
-            return Ok(first.unwrap_or_else(|| unreachable_result(plan)));
-        }
-        attempt.flush_bytes = attempt.flush_bytes / 8 / MIB * MIB;
-    }
-}
-
-/// The verdict on the evidence, as the analysis reads it.
-fn decide(plan: &CapacityPlan, ev: Evidence) -> CapacityResult {
+    let ev = run(io, plan)?;
     let layout = Layout {
         claimed: plan.size,
         zone_offset: plan.zone_offset,
         zone_end: plan.zone_end(),
         first_probes: plan.probes.len(),
+        flush_asked: plan.flush_asked,
+        flush_bound: plan.flush_bytes,
     };
-    capacity::decide(&layout, ev)
+    Ok(capacity::decide(&layout, ev))
 }
 
-/// Never used (the loop always decides once); a genuine verdict of no
-/// confidence rather than a panic.
-fn unreachable_result(plan: &CapacityPlan) -> CapacityResult {
-    decide(plan, Evidence::default())
-}
-
-fn run(io: &mut dyn FlashIo, plan: &CapacityPlan, claimed_to: &mut u64) -> io::Result<Evidence> {
+fn run(io: &mut dyn FlashIo, plan: &CapacityPlan) -> io::Result<Evidence> {
     let mut ev = Evidence::default();
+    let mut journal = Journal::new(plan);
     write_zone(io, plan)?;
     let mut held = write_probes(io, plan, &plan.probes);
     ev.bad_at_once = read_probes(io, plan, &plan.probes, &mut held, &mut Evidence::default());
-    let seen = flush(io, plan, plan.flush_bytes, true, claimed_to)?;
-    ev.flush_written = seen.written;
-    ev.flush_ns = seen.ns;
-    ev.cache_beaten = seen.beaten;
-    ev.cache_filled_at = seen.fell_at;
-    scan_zone_and_grid(io, plan, &mut ev)?;
+    // Before any flush: a card that wraps shows the zone at its alias now,
+    // and the real size is known exactly; a flush would only wrap over
+    // the zone and the probes below the real size.
+    // The zone too: its sectors alias against many different writes, where
+    // the grid alone may see one write at distances that are all a
+    // multiple of the real size (the first probe sits where the zone
+    // ends, one grid step from every read).
+    let mut before = Evidence::default();
+    scan_zone(io, plan, &mut before)?;
+    ev.distances = before.distances;
+    scan_grid(io, plan, &mut ev);
+    let wraps = !ev.distances.is_empty();
+    if !wraps {
+        let round: BTreeSet<u64> = plan.probes.iter().copied().collect();
+        let seen = flush(io, plan, plan.flush_bytes, true, &round, &mut journal)?;
+        ev.flush_written = seen.written;
+        ev.flush_ns = seen.ns;
+        ev.cache_beaten = seen.beaten;
+        ev.cache_filled_at = seen.fell_at;
+        scan_zone(io, plan, &mut ev)?;
+        scan_grid(io, plan, &mut ev);
+    }
     ev.bad_after_flush = read_probes(io, plan, &plan.probes, &mut held, &mut ev);
     ev.probes.extend(held);
     ev.rounds = 1;
-    bisect(io, plan, &mut ev, claimed_to)?;
+    if !wraps {
+        bisect(io, plan, &mut ev, &mut journal)?;
+    }
     Ok(ev)
 }
 
@@ -260,9 +327,14 @@ fn write_zone(io: &mut dyn FlashIo, plan: &CapacityPlan) -> io::Result<()> {
     for i in 0..plan.zone_bytes / MIB {
         let at = plan.zone_offset + i * MIB;
         stamp_sectors(buf.as_mut_slice(), at, plan.seed);
-        // A zone that cannot be written is a card failing below any
-        // plausible real size: the read-back shows it.
-        let _ = write(io, at, buf.as_slice());
+        if write(io, at, buf.as_slice()).is_err() {
+            // A card failing inside the zone: sector by sector, so that
+            // every sector below its real size holds (the read-back cuts
+            // there).
+            for (i, sector) in buf.as_slice().chunks_exact(SUB as usize).enumerate() {
+                let _ = write(io, at + i as u64 * SUB, sector);
+            }
+        }
     }
     Ok(())
 }
@@ -378,86 +450,161 @@ struct Flushed {
     fell_at: Option<u64>,
 }
 
-/// Zeros in 1 MiB pieces from the flush offset, timed: stops once the
-/// speed has fallen below 60 % of the first pieces' and as much again has
-/// been written, or at `limit` (`adaptive` off: exactly `limit`): the
-/// flush is sized by the cache it measures. A failing write ends the
-/// flush (the card fails below its claim: the read-back shows it).
+/// Zeros in 1 MiB pieces from the flush offset across the card, around
+/// the blocks in `skip` (the probes of the round), timed; from the start
+/// again once the end is reached (a cache larger than the rest of the card
+/// is then pushed out by writing it over). Stops once the speed has fallen
+/// below 60 % of the first pieces' and as much again has been written, or
+/// at `limit` (`adaptive` off: at `limit`): the flush is sized by the cache
+/// it measures. A write that fails (beyond the real size of a card that
+/// fails there) starts the next pass; a pass that writes nothing ends the
+/// flush.
 fn flush(
     io: &mut dyn FlashIo,
     plan: &CapacityPlan,
     limit: u64,
     adaptive: bool,
-    claimed_to: &mut u64,
+    skip: &BTreeSet<u64>,
+    journal: &mut Journal,
 ) -> io::Result<Flushed> {
     let mut speeds: Vec<u64> = Vec::new();
-    let mut fell_at: Option<u64> = None;
-    let mut written = 0;
-    let mut total_ns = 0;
-    let end = plan.flush_offset + limit;
-    while written + MIB <= limit {
-        let at = plan.flush_offset + written;
-        if at + MIB > *claimed_to {
-            let len = CLAIM_STEP.min(end - *claimed_to) / MIB * MIB;
-            io.claim(&[(*claimed_to, len)])?;
-            *claimed_to += len;
+    // Bytes written when the speed fell, and the piece it fell at.
+    let mut fell: Option<(u64, usize)> = None;
+    let (mut written, mut total_ns, mut pass_written) = (0, 0, 0);
+    let mut at = plan.flush_offset;
+    while written + SUB <= limit {
+        if at >= plan.size {
+            if pass_written == 0 {
+                break;
+            }
+            (at, pass_written) = (plan.flush_offset, 0);
         }
-        let Ok(ns) = io.write_zeros(at, MIB) else {
-            break;
+        let end = (at + MIB).min(plan.size).min(at + (limit - written));
+        journal.claim_to(io, end, plan.size)?;
+        let Some((bytes, ns)) = write_piece(io, at, end, skip) else {
+            at = plan.size;
+            continue;
         };
-        written += MIB;
-        total_ns += ns;
+        at = end;
+        if bytes == 0 {
+            continue;
+        }
+        (written, total_ns, pass_written) = (written + bytes, total_ns + ns, pass_written + bytes);
         if !adaptive {
             continue;
         }
-        speeds.push(ns.max(1));
-        if fell_at.is_none() && capacity::flush_fell(&speeds) {
-            fell_at = Some(written);
+        // Per MiB, so that a piece cut short by probes compares.
+        speeds.push((u128::from(ns.max(1)) * u128::from(MIB) / u128::from(bytes)) as u64);
+        if fell.is_none() && capacity::flush_fell(&speeds) {
+            fell = Some((written, speeds.len()));
         }
-        if let Some(f) = fell_at.filter(|f| written >= flush_needed(*f)) {
-            let fell_piece = (f / MIB) as usize;
-            if capacity::fall_lasted(&speeds, fell_piece.saturating_sub(capacity::FLUSH_FALL_RUN)) {
+        if let Some((f, piece)) = fell.filter(|f| written >= flush_needed(f.0)) {
+            let from = piece.saturating_sub(capacity::FLUSH_FALL_RUN);
+            if capacity::fall_lasted(&speeds, from) {
                 return Ok(Flushed {
                     written,
                     ns: total_ns,
                     beaten: true,
-                    fell_at,
+                    fell_at: Some(f),
                 });
             }
             // A stall, not a full cache: look for the fall again.
-            fell_at = None;
+            fell = None;
         }
     }
     Ok(Flushed {
         written,
         ns: total_ns,
         beaten: false,
-        fell_at,
+        fell_at: fell.map(|f| f.0),
     })
 }
 
-/// Reads the first MiB and the zone back (aliases, damage), then a grid of
-/// reads one zone apart over the rest of the device (aliases).
-fn scan_zone_and_grid(
+/// Zeros over `at..end` around the blocks in `skip`: the bytes written and
+/// their time, or `None` when a write failed.
+fn write_piece(
     io: &mut dyn FlashIo,
-    plan: &CapacityPlan,
-    ev: &mut Evidence,
-) -> io::Result<()> {
+    at: u64,
+    end: u64,
+    skip: &BTreeSet<u64>,
+) -> Option<(u64, u64)> {
+    let (mut bytes, mut ns) = (0, 0);
+    for (o, len) in free_runs(at, end, skip) {
+        let len = len / SUB * SUB;
+        if len == 0 {
+            continue;
+        }
+        ns += io.write_zeros(o, len).ok()?;
+        bytes += len;
+    }
+    Some((bytes, ns))
+}
+
+/// Reads the first MiB and the zone back, sector by sector: aliases, and
+/// where the zone's data was lost ([`Evidence::zone_lost`]). A MiB that
+/// fails to read is read again a block at a time, so that a card failing
+/// inside the zone is cut to a block.
+fn scan_zone(io: &mut dyn FlashIo, plan: &CapacityPlan, ev: &mut Evidence) -> io::Result<()> {
     let mut big = io.buffer(MIB as usize);
+    let mut small = io.buffer(BLOCK as usize);
     let mut at = 0;
     while at < plan.zone_end() {
-        let read = io.read(at, big.as_mut_slice());
-        if let Ok(ns) = read {
-            ev.read_bytes += MIB;
-            ev.read_ns += ns;
-        }
-        match read {
-            Ok(_) if at < plan.zone_offset => note_aliases(big.as_slice(), at, plan.seed, ev),
-            Ok(_) => ev.zone_damaged |= first_wrong(big.as_slice(), at, plan.seed, ev).is_some(),
-            Err(_) => ev.zone_damaged |= at >= plan.zone_offset,
+        match io.read(at, big.as_mut_slice()) {
+            Ok(ns) => {
+                ev.read_bytes += MIB;
+                ev.read_ns += ns;
+                zone_sectors(big.as_slice(), at, plan, ev);
+            }
+            Err(_) => {
+                for b in (at..at + MIB).step_by(BLOCK as usize) {
+                    match io.read(b, small.as_mut_slice()) {
+                        Ok(_) => zone_sectors(small.as_slice(), b, plan, ev),
+                        Err(_) if b >= plan.zone_offset => lost_block(io, b, plan, ev),
+                        Err(_) => {}
+                    }
+                }
+            }
         }
         at += MIB;
     }
+    Ok(())
+}
+
+/// A block of the zone that failed to read, read again sector by sector:
+/// the cut lies at the first sector that fails.
+fn lost_block(io: &mut dyn FlashIo, at: u64, plan: &CapacityPlan, ev: &mut Evidence) {
+    let mut one = io.buffer(SUB as usize);
+    for s in (at..at + BLOCK).step_by(SUB as usize) {
+        match io.read(s, one.as_mut_slice()) {
+            Ok(_) => zone_sectors(one.as_slice(), s, plan, ev),
+            Err(_) => ev.zone_lost(s, SUB),
+        }
+    }
+}
+
+/// Checks the sectors of `buf`, read at `at`: aliases anywhere, losses in
+/// the zone.
+fn zone_sectors(buf: &[u8], at: u64, plan: &CapacityPlan, ev: &mut Evidence) {
+    if at < plan.zone_offset {
+        note_aliases(buf, at, plan.seed, ev);
+        return;
+    }
+    for (i, sector) in buf.chunks_exact(SUB as usize).enumerate() {
+        let offset = at + i as u64 * SUB;
+        match quick_check(sector, offset, plan.seed) {
+            Verdict::Ok => ev.zone_held(offset),
+            Verdict::Aliased { found_offset } => {
+                ev.distances.push(found_offset.abs_diff(offset));
+                ev.zone_lost(offset, SUB);
+            }
+            _ => ev.zone_lost(offset, SUB),
+        }
+    }
+}
+
+/// A grid of reads one zone apart over the rest of the device: on a card
+/// that wraps one of them lands on the zone's alias and names it.
+fn scan_grid(io: &mut dyn FlashIo, plan: &CapacityPlan, ev: &mut Evidence) {
     let mut small = io.buffer(BLOCK as usize);
     let mut x = plan.zone_end();
     while x + BLOCK <= plan.size {
@@ -466,21 +613,23 @@ fn scan_zone_and_grid(
         }
         x += plan.zone_bytes;
     }
-    Ok(())
 }
 
 /// f3probe's bisection: rounds of probes inside the bracket, each claimed
-/// before it is written and followed by the first round's flush (the same
-/// bytes, so never beyond them), until it is one block wide or an alias
-/// gave the real size.
+/// before it is written and followed by a flush as large as the first
+/// round's and its probes together, around this round's probes: a cache
+/// that lets the first lost probe go (it was written before the rest of
+/// the first round and its flush) lets these go too. Until the bracket is
+/// one block wide.
 fn bisect(
     io: &mut dyn FlashIo,
     plan: &CapacityPlan,
     ev: &mut Evidence,
-    claimed_to: &mut u64,
+    journal: &mut Journal,
 ) -> io::Result<()> {
-    let floor = plan.flush_offset + ev.flush_written;
-    while ev.distances.is_empty() {
+    let floor = plan.zone_end();
+    let flush_bytes = ev.flush_written + plan.probes.len() as u64 * BLOCK;
+    loop {
         let Some((good, bad)) = bracket(ev, floor) else {
             return Ok(());
         };
@@ -495,15 +644,14 @@ fn bisect(
         if probes.is_empty() {
             return Ok(());
         }
-        let blocks: Vec<(u64, u64)> = probes.iter().map(|p| (*p, BLOCK)).collect();
-        io.claim(&blocks)?;
+        journal.claim_blocks(io, &probes)?;
         let mut held = write_probes(io, plan, &probes);
-        flush(io, plan, ev.flush_written, false, claimed_to)?;
+        let round: BTreeSet<u64> = probes.iter().copied().collect();
+        flush(io, plan, flush_bytes, false, &round, journal)?;
         read_probes(io, plan, &probes, &mut held, ev);
         ev.probes.extend(held);
         ev.rounds += 1;
     }
-    Ok(())
 }
 
 #[cfg(test)]

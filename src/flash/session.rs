@@ -88,7 +88,10 @@ pub fn plan(
 ) -> Result<Planned> {
     let kernel_au = device::kernel_au(identity);
     let au = match needs_au(test) {
-        true => Some(with_io(target, |io| choose_au(opts.au, kernel_au, io))?),
+        true => {
+            let choose = watched(test, target, |io| choose_au(opts.au, kernel_au, io));
+            Some(with_io(target, choose)?)
+        }
         false => None,
     };
     let size = target.info.size_bytes;
@@ -175,14 +178,15 @@ fn detector(
 /// Runs the planned detector. On an error the caller restores what was
 /// journalled.
 pub fn measure(planned: Planned, target: &mut OpenTarget) -> Result<Measured> {
+    let watched = watched(planned.test, target, planned.detector);
     let figures = match (planned.test, target.sim()) {
         // The class test reads back nothing it wrote, and writes up to
         // 16 GiB: on a timing-only twin of the simulated card that holds
         // no memory.
         (FlashTest::Class, Some(dev)) => {
-            (planned.detector)(&mut SimIo(&SimDevice::timing_only(dev.params().clone())))
+            watched(&mut SimIo(&SimDevice::timing_only(dev.params().clone())))
         }
-        _ => with_io(target, planned.detector),
+        _ => with_io(target, watched),
     }?;
     Ok(Measured {
         figures,
@@ -203,6 +207,98 @@ fn with_io<T>(target: &mut OpenTarget, f: impl FnOnce(&mut dyn FlashIo) -> Resul
         Some(refused) => Err(refused),
         None => outcome,
     }
+}
+
+/// `f`, run on a [`Watch`] of the I/O it is given: an I/O error at a
+/// transfer the card failed becomes [`name_the_failure`]'s sentence.
+fn watched<T, F: FnOnce(&mut dyn FlashIo) -> Result<T>>(
+    test: FlashTest,
+    target: &OpenTarget,
+    f: F,
+) -> impl FnOnce(&mut dyn FlashIo) -> Result<T> + use<T, F> {
+    let size = target.info.size_bytes;
+    let path = target.info.path.clone();
+    move |io: &mut dyn FlashIo| {
+        let mut watch = Watch { io, failed: None };
+        let outcome = f(&mut watch);
+        let failed = watch.failed;
+        outcome.map_err(|e| name_the_failure(e, test, failed, size, &path))
+    }
+}
+
+/// A flash I/O that remembers the first transfer the device failed, so
+/// that the error can say where.
+struct Watch<'a> {
+    io: &'a mut dyn FlashIo,
+    failed: Option<u64>,
+}
+
+impl Watch<'_> {
+    fn note<T>(&mut self, offset: u64, r: std::io::Result<T>) -> std::io::Result<T> {
+        if r.is_err() && self.failed.is_none() {
+            self.failed = Some(offset);
+        }
+        r
+    }
+}
+
+impl FlashIo for Watch<'_> {
+    fn size(&self) -> u64 {
+        self.io.size()
+    }
+
+    fn buffer(&self, len: usize) -> crate::sys::buffer::AlignedBuf {
+        self.io.buffer(len)
+    }
+
+    fn read(&mut self, offset: u64, buf: &mut [u8]) -> std::io::Result<u64> {
+        let r = self.io.read(offset, buf);
+        self.note(offset, r)
+    }
+
+    fn write(&mut self, offset: u64, buf: &[u8]) -> std::io::Result<u64> {
+        let r = self.io.write(offset, buf);
+        self.note(offset, r)
+    }
+
+    fn claim(&mut self, regions: &[(u64, u64)]) -> std::io::Result<()> {
+        self.io.claim(regions)
+    }
+
+    fn write_zeros(&mut self, offset: u64, len: u64) -> std::io::Result<u64> {
+        let r = self.io.write_zeros(offset, len);
+        self.note(offset, r)
+    }
+}
+
+/// An I/O error of a test other than `capacity`, at a transfer the card
+/// failed: the one sentence that says where, and that a card failing
+/// beyond some offset of its claim is what a fake does, so `flash
+/// capacity` comes first. Any other error is left as it is.
+fn name_the_failure(
+    err: anyhow::Error,
+    test: FlashTest,
+    failed: Option<u64>,
+    size: u64,
+    path: &str,
+) -> anyhow::Error {
+    let io = crate::error::exit_code(&err) == crate::error::EXIT_IO;
+    match (failed, test, io) {
+        (Some(offset), t, true) if t != FlashTest::Capacity => {
+            crate::error::IoFailure::new(beyond_sentence(offset, size, path), None).into()
+        }
+        _ => err,
+    }
+}
+
+/// "I/O error at offset 1.00 GiB (byte 1073741824) of a card that claims
+/// 8 GiB — it may be a fake: run '…' first".
+pub fn beyond_sentence(offset: u64, size: u64, path: &str) -> String {
+    format!(
+        "I/O error at offset {} (byte {offset}) of a card that claims {} — it may be a fake: run 'iocurve flash capacity {path} --destructive' first",
+        crate::units::format_size(offset),
+        crate::units::format_size(size)
+    )
 }
 
 /// Writes `table` (a partition table: [`super::partition`]) to the start

@@ -93,8 +93,13 @@ pub enum Figure {
     },
     /// `capacity`: what the card really holds (the claimed size if genuine).
     UsableCapacity {
-        /// What the card really holds, bytes.
+        /// What the card really holds, bytes (on a fake found to an
+        /// interval, the least it holds).
         bytes: u64,
+        /// On a fake found to an interval rather than exactly: the most it
+        /// may hold, bytes.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        at_most: Option<u64>,
     },
     /// `capacity`: aliased blocks were read (a block that reads back
     /// another address's data): the card wraps around.
@@ -143,6 +148,15 @@ pub enum Figure {
         /// Bytes the flush needs to get past a cache that fills after
         /// `filled_after`.
         needed: u64,
+    },
+    /// `capacity`: the `--flush` asked for was more than any write cache of
+    /// the card could need (one as large as the card), so the flush was
+    /// bounded by that.
+    FlushShortened {
+        /// Bytes of flush asked for.
+        asked: u64,
+        /// Bytes the flush was bounded to.
+        bound: u64,
     },
     /// `capacity`: a genuine card whose flush filled no cache.
     NoCacheFilled {

@@ -207,3 +207,107 @@ fn class_verdicts_are_no_stronger_than_what_they_assumed_issue_25() {
         );
     }
 }
+/// Every `flash` subcommand, from the clap definition (a new one cannot
+/// skip the rule below).
+fn flash_subcommands() -> Vec<String> {
+    use clap::CommandFactory;
+    let mut root = iocurve::cli::Cli::command().disable_help_subcommand(true);
+    root.build();
+    let flash = root.find_subcommand("flash").unwrap();
+    flash
+        .get_subcommands()
+        .map(|s| s.get_name().to_string())
+        .collect()
+}
+
+#[test]
+fn every_flash_command_on_a_card_failing_beyond_its_real_size_says_where_and_what_next() {
+    // Issue 25: align, open-au, cache and class ended in a bare "I/O
+    // error". Each names the failing offset and `flash capacity` (exit 3),
+    // or answers: capacity names the fake (exit 5).
+    let spec = "sim:size=8G,real=1G,fake=eio";
+    let subs = flash_subcommands();
+    assert!(subs.len() >= 5, "{subs:?}");
+    for sub in subs {
+        let out = iocurve()
+            .args(["--no-save", "flash", &sub, spec, "--destructive"])
+            .output()
+            .unwrap();
+        let code = out.status.code().unwrap_or(-1);
+        let err = String::from_utf8_lossy(&out.stderr);
+        let lines: Vec<&str> = err.lines().filter(|l| !l.trim().is_empty()).collect();
+        match code {
+            5 => assert_eq!(sub, "capacity", "{sub}: exit 5 is a fake's"),
+            0 => assert!(!out.stdout.is_empty(), "{sub}: answered nothing"),
+            3 => {
+                assert_eq!(lines.len(), 1, "{sub}: one line, not {err}");
+                let want = format!(
+                    "of a card that claims 8 GiB — it may be a fake: run 'iocurve flash capacity {spec} --destructive' first"
+                );
+                assert!(
+                    lines[0].contains("I/O error at offset ") && lines[0].contains(&want),
+                    "{sub}: {err}"
+                );
+                let byte: u64 = lines[0]
+                    .split("(byte ")
+                    .nth(1)
+                    .and_then(|t| t.split(')').next())
+                    .and_then(|b| b.parse().ok())
+                    .unwrap_or_else(|| panic!("{sub}: no byte offset in {err}"));
+                assert!(
+                    byte >= 1 << 30,
+                    "{sub}: failed at {byte}, below the real size"
+                );
+            }
+            other => panic!("{sub}: exit {other}: {err}"),
+        }
+    }
+}
+
+#[test]
+fn capacity_issue_cases_say_what_they_did() {
+    // A --flush beyond any cache of the card is shortened, and said; the
+    // cache larger than the old flush room is beaten.
+    let (code, doc) = flash(&[
+        "capacity",
+        "sim:size=32M,real=16M,cache=8M,fake=zeros",
+        "--destructive",
+        "--flush",
+        "1G",
+    ]);
+    assert_eq!(code, 5, "{doc}");
+    let d = &doc["flash"]["details"];
+    let (lo, hi) = (
+        d["lower_bound"].as_u64().unwrap(),
+        d["upper_bound"].as_u64().unwrap(),
+    );
+    assert!(lo <= 16 << 20 && 16 << 20 <= hi, "{d}");
+    assert_eq!(d["flush_asked"], 1u64 << 30);
+    let said = doc["flash"]["findings"].to_string();
+    assert!(said.contains("flush_shortened"), "{said}");
+    // The fake's headline is its interval, never a point outside it.
+    let (code, doc) = flash(&[
+        "capacity",
+        "sim:size=16G,real=2G,cache=1200M,fake=stale",
+        "--destructive",
+        "--flush",
+        "8G",
+    ]);
+    assert_eq!(code, 5);
+    let d = &doc["flash"]["details"];
+    let (lo, hi) = (
+        d["lower_bound"].as_u64().unwrap(),
+        d["upper_bound"].as_u64().unwrap(),
+    );
+    assert!(lo <= 2 << 30 && 2 << 30 <= hi && hi - lo <= 8192, "{d}");
+    let (code, doc) = flash(&[
+        "capacity",
+        "sim:size=8192M,real=1024M,cache=2G",
+        "--destructive",
+        "--flush",
+        "4G",
+    ]);
+    assert_eq!(code, 5);
+    assert_eq!(doc["flash"]["details"]["usable"], 1u64 << 30);
+    assert_eq!(doc["flash"]["details"]["upper_bound"], 1u64 << 30);
+}

@@ -53,6 +53,10 @@ pub struct Layout {
     pub zone_end: u64,
     /// Probes of the first round.
     pub first_probes: usize,
+    /// The flush bound asked for, and the one used: lower when the asked
+    /// one exceeded what any cache of the card could need.
+    pub flush_asked: u64,
+    pub flush_bound: u64,
 }
 
 /// A probe block read back wrong.
@@ -82,6 +86,11 @@ pub struct CapacityResult {
     /// How far the search narrowed the real size: it lies in
     /// `usable..usable + precision` (0 when an alias gave it exactly).
     pub precision: u64,
+    /// The interval the real size was found in, when the card is fake:
+    /// at least `lower_bound` bytes (`usable`) and at most `upper_bound`
+    /// (`usable + precision`); the two are equal when it is exact.
+    pub lower_bound: Option<u64>,
+    pub upper_bound: Option<u64>,
     /// Wrap-around: blocks read back at an alias of where they were written.
     pub wraps: bool,
     /// The probes that failed beyond the real size, by how.
@@ -98,6 +107,13 @@ pub struct CapacityResult {
     /// much again: the bound is below what the measured cache needs.
     pub flush_short: bool,
     pub flush_written: u64,
+    /// The flush bound asked for (`--flush`, or the default) when it was
+    /// shortened to `flush_bound`, the flush that beats a cache as large as
+    /// the whole card: no cache of this card can need more.
+    #[serde(default)]
+    pub flush_asked: Option<u64>,
+    #[serde(default)]
+    pub flush_bound: u64,
     pub confidence: Confidence,
     pub probes: usize,
     pub rounds: u32,
@@ -130,7 +146,11 @@ pub struct Evidence {
     pub bad: Vec<BadProbe>,
     /// Distances from an address to where the block read there was written.
     pub distances: Vec<u64>,
-    pub zone_damaged: bool,
+    /// The first place in the zone that lost its data, and the unit read
+    /// there (a sector, or a block where a whole read failed).
+    pub zone_first_lost: Option<(u64, u64)>,
+    /// Data held in the zone above a place that lost it: no clean cut.
+    pub zone_ragged: bool,
     pub flush_written: u64,
     pub cache_beaten: bool,
     pub cache_filled_at: Option<u64>,
@@ -145,29 +165,20 @@ pub struct Evidence {
     pub read_ns: u64,
 }
 
-/// Whether a retry's verdict narrows `first`'s: fake, its range inside
-/// the first's, and no weaker proof (a flush seen to beat the cache, or an
-/// alias read, which no cache fakes) unless the first had none either.
-pub fn refines(retry: &CapacityResult, first: &CapacityResult) -> bool {
-    let (Some(u), Some(f)) = (retry.usable, first.usable) else {
-        return false;
-    };
-    let proven = |r: &CapacityResult| r.cache_beaten || r.wraps;
-    (proven(retry) || !proven(first))
-        && u >= f
-        && u + retry.precision <= f + first.precision
-        && retry.precision < first.precision
-}
-
-/// A retry's narrower range, at most medium confidence unless its flush
-/// was seen to beat the cache or an alias gave it: a cache hidden from the
-/// timing and larger than the smaller flush could have kept probes beyond
-/// the real size looking good.
-pub fn proven_or_medium(mut r: CapacityResult) -> CapacityResult {
-    if !(r.cache_beaten || r.wraps) {
-        r.confidence = r.confidence.min(Confidence::Medium);
+impl Evidence {
+    /// A unit of the zone at `offset` read back wrong.
+    pub fn zone_lost(&mut self, offset: u64, unit: u64) {
+        if self.zone_first_lost.is_none_or(|(o, _)| offset < o) {
+            self.zone_first_lost = Some((offset, unit));
+        }
     }
-    r
+
+    /// A sector of the zone at `offset` held its data.
+    pub fn zone_held(&mut self, offset: u64) {
+        if self.zone_first_lost.is_some_and(|(o, _)| offset > o) {
+            self.zone_ragged = true;
+        }
+    }
 }
 
 /// The flush that beats a cache seen full after `fell_at` bytes: as much
@@ -229,31 +240,50 @@ fn gcd(a: u64, b: u64) -> u64 {
     if b == 0 { a } else { gcd(b, a % b) }
 }
 
+/// Where the real size lies, `(at least, bytes more at most)`, and
+/// whether that interval rests on a clean cut (nothing held above a loss).
+fn interval(plan: &Layout, ev: &Evidence, wrap: u64) -> Option<(u64, u64, bool)> {
+    let floor = plan.zone_end;
+    let bracket = bracket(ev, floor);
+    let held_above_zone = bracket.is_some_and(|(good, _)| good > floor);
+    match (wrap, ev.zone_first_lost, bracket) {
+        (w, _, _) if w > 0 => Some((w, 0, true)),
+        // A clean cut inside the zone, no probe held above it: every
+        // sector below the cut held, the one at it did not.
+        (_, Some((at, unit)), _) if !ev.zone_ragged && !held_above_zone => {
+            Some((at, unit - SECTOR, true))
+        }
+        // Data lost in the zone with no clean cut or no alias to say why:
+        // the real size lies anywhere from the zone's start up to the
+        // first probe lost.
+        (_, Some(_), b) => {
+            let top = b.map_or(plan.zone_end, |(_, bad)| bad + BLOCK - SECTOR);
+            Some((plan.zone_offset, top - plan.zone_offset, false))
+        }
+        (_, None, Some((good, bad))) => {
+            let proven = if good == floor { floor } else { good + BLOCK };
+            Some((proven, bad + BLOCK - SECTOR - proven, true))
+        }
+        (_, None, None) => None,
+    }
+}
+
+const SECTOR: u64 = 512;
+
 /// The verdict: the real size from the aliases (their distances' common
-/// divisor) or else from the bracket of the probes, and how sure it is.
+/// divisor), else from a clean cut in the zone, else from the bracket of
+/// the probes, and how sure it is.
 pub fn decide(plan: &Layout, ev: Evidence) -> CapacityResult {
     let wrap = ev.distances.iter().fold(0, |g, d| gcd(g, *d));
-    let floor = plan.zone_end;
-    let bracket = bracket(&ev, floor);
-    let (usable, precision) = match (wrap, bracket) {
-        (w, _) if w > 0 => (Some(w), 0),
-        // Data lost in the zone and no alias to say why: the real size
-        // may lie inside the zone (a card of 16 MiB) or the flush may have
-        // wrapped back over it, so it lies anywhere from the zone's start
-        // up to the first probe lost.
-        (_, b) if ev.zone_damaged => {
-            let top = b.map_or(plan.zone_end, |(_, bad)| bad + BLOCK);
-            (Some(plan.zone_offset), top - plan.zone_offset)
-        }
-        (_, Some((good, bad))) => {
-            let proven = if good == floor { floor } else { good + BLOCK };
-            (Some(proven), bad + BLOCK - proven)
-        }
-        _ => (None, 0),
-    };
+    let found = interval(plan, &ev, wrap);
+    let (usable, precision) = found.map_or((None, 0), |(u, p, _)| (Some(u), p));
+    let clean = found.is_some_and(|f| f.2);
+    let bracket = bracket(&ev, plan.zone_end);
     let genuine = usable.is_none();
-    let lost_kind = bracket.and_then(|(_, bad)| ev.probes.iter().find(|p| p.0 == bad).map(|p| p.1));
-    let monotone = bracket.is_some_and(|(good, bad)| {
+    let lost_kind = bracket
+        .and_then(|(_, bad)| ev.probes.iter().find(|p| p.0 == bad).map(|p| p.1))
+        .or_else(|| ev.zone_first_lost.map(|_| Held::Lost));
+    let monotone = bracket.is_none_or(|(good, bad)| {
         ev.probes.iter().all(|p| {
             (p.0 <= good && p.1 == Held::Ok)
                 || (p.0 >= bad && p.1 != Held::Ok)
@@ -264,7 +294,7 @@ pub fn decide(plan: &Layout, ev: Evidence) -> CapacityResult {
     let confidence = match (genuine, wrap > 0) {
         (false, true) => Confidence::High,
         // A cache seen to fill but not beaten may still hold probes.
-        (false, false) if monotone && !ev.zone_damaged && !flush_short => Confidence::High,
+        (false, false) if monotone && clean && !flush_short => Confidence::High,
         (false, false) => Confidence::Medium,
         (true, _) if ev.cache_beaten => Confidence::High,
         (true, _) => Confidence::Low,
@@ -275,6 +305,8 @@ pub fn decide(plan: &Layout, ev: Evidence) -> CapacityResult {
         genuine,
         usable,
         precision,
+        lower_bound: usable,
+        upper_bound: usable.map(|u| u + precision),
         wraps: wrap > 0,
         lost_kind,
         // On a wrapping card the flush itself lands on aliases of probes:
@@ -284,6 +316,8 @@ pub fn decide(plan: &Layout, ev: Evidence) -> CapacityResult {
         cache_filled_at: ev.cache_filled_at,
         flush_short,
         flush_written: ev.flush_written,
+        flush_asked: (plan.flush_asked > plan.flush_bound).then_some(plan.flush_asked),
+        flush_bound: plan.flush_bound,
         confidence,
         probes: first_probes.max(ev.probes.len()),
         rounds: ev.rounds,
@@ -325,6 +359,8 @@ mod tests {
             zone_offset: MIB,
             zone_end: 9 * MIB,
             first_probes: 3,
+            flush_asked: 1 << 30,
+            flush_bound: 1 << 30,
         }
     }
 

@@ -232,16 +232,140 @@ fn a_flush_beyond_the_listed_regions_claims_each_piece_first() {
     }
 }
 
+/// Records every zero write, to check where the flush lands.
+struct Recording<'a> {
+    io: SimIo<'a>,
+    zeros: Vec<(u64, u64)>,
+}
+
+impl FlashIo for Recording<'_> {
+    fn size(&self) -> u64 {
+        self.io.size()
+    }
+    fn buffer(&self, len: usize) -> crate::sys::buffer::AlignedBuf {
+        self.io.buffer(len)
+    }
+    fn read(&mut self, offset: u64, buf: &mut [u8]) -> std::io::Result<u64> {
+        self.io.read(offset, buf)
+    }
+    fn write(&mut self, offset: u64, buf: &[u8]) -> std::io::Result<u64> {
+        self.io.write(offset, buf)
+    }
+    fn write_zeros(&mut self, offset: u64, len: u64) -> std::io::Result<u64> {
+        self.zeros.push((offset, len));
+        self.io.write_zeros(offset, len)
+    }
+}
+
 #[test]
-fn the_flush_never_lands_on_the_zone_the_probes_or_the_first_mib() {
-    for size in [MIN_SIZE, 64 << 20, 1 << 30, 512 << 30] {
-        let plan = CapacityPlan::new(size, 4 << 30, 3);
-        let flush = plan.flush_offset..plan.flush_offset + plan.flush_bytes;
-        assert!(plan.flush_offset >= plan.zone_end() && plan.zone_offset >= PROTECTED);
-        for p in &plan.probes {
-            assert!(!flush.contains(p) && *p >= plan.zone_end(), "{size}: {p}");
+fn the_flush_never_lands_on_the_zone_the_first_probes_or_the_first_mib() {
+    for (spec, flush) in [
+        ("size=64M,cache=8M", 1u64 << 30),
+        ("size=1G,cache=100M", 4 << 30),
+        ("size=8G,real=3G,cache=64M,fake=zeros", 1 << 30),
+    ] {
+        let dev = SimDevice::new(SimParams::parse(spec).unwrap());
+        let plan = CapacityPlan::new(dev.params().size, flush, 3);
+        let mut io = Recording {
+            io: SimIo(&dev),
+            zeros: Vec::new(),
+        };
+        let r = detect(&mut io, &plan).unwrap();
+        assert!(r.flush_written > 0, "{spec}");
+        let mut flushed = 0;
+        let first_flush = io.zeros.iter().take_while(|z| {
+            flushed += z.1;
+            flushed <= r.flush_written
+        });
+        for &(at, len) in first_flush {
+            assert!(
+                at >= plan.zone_end() && at + len <= plan.size,
+                "{spec}: {at}"
+            );
+            let hit = plan
+                .probes
+                .iter()
+                .find(|p| **p < at + len && at < **p + BLOCK);
+            assert!(
+                hit.is_none(),
+                "{spec}: the flush at {at} wrote over a probe"
+            );
         }
     }
+}
+
+/// The real size lies in the result's interval, in the JSON's bounds too.
+fn assert_inside(spec: &str, r: &CapacityResult, real: u64) {
+    let (lo, hi) = (r.lower_bound.unwrap(), r.upper_bound.unwrap());
+    assert!(
+        lo <= real && real <= hi && (lo, hi) == (r.usable.unwrap(), lo + r.precision),
+        "{spec}: {lo}..={hi} does not hold {real}: {r:?}"
+    );
+}
+
+#[test]
+fn a_cache_larger_than_the_flush_room_of_old_is_beaten() {
+    // Issue 25: the flush was shortened to a quarter of the card without
+    // a word, and the card called genuine.
+    let spec = "size=32M,real=16M,cache=8M,fake=zeros";
+    let r = probe_with(spec, 1 << 30, 1);
+    assert_inside(spec, &r, 16 << 20);
+    assert!(r.cache_beaten && r.precision <= BLOCK, "{r:?}");
+    assert_eq!(
+        (r.flush_asked, r.flush_bound),
+        (Some(1 << 30), flush_cap(32 << 20))
+    );
+}
+
+#[test]
+fn a_cache_larger_than_the_real_size_does_not_hide_it() {
+    // Issue 25: "really holds 1 MiB (within 2 MiB)" at medium.
+    let spec = "size=8192M,real=1024M,cache=2G";
+    let r = probe_with(spec, 4 << 30, 1);
+    assert_eq!((r.usable, r.wraps), (Some(1 << 30), true), "{r:?}");
+    assert_eq!(r.confidence, Confidence::High);
+    // Issue 25: "really holds 5 MiB" at high, the interval up to 3.14 GiB.
+    let spec = "size=16G,real=2G,cache=1200M,fake=stale";
+    let r = probe_with(spec, 8 << 30, 1);
+    assert_inside(spec, &r, 2 << 30);
+    assert!(r.precision <= 2 * BLOCK, "{r:?}");
+    assert!(r.cache_beaten && r.flush_written >= 1200 << 20, "{r:?}");
+    for kind in ["zeros", "eio"] {
+        let spec = format!("size=4G,real=64M,cache=512M,fake={kind}");
+        let r = probe_with(&spec, AUTO_FLUSH, 2);
+        assert_inside(&spec, &r, 64 << 20);
+        assert!(r.precision <= 2 * BLOCK, "{r:?}");
+    }
+}
+
+#[test]
+fn the_cache_counts_as_beaten_only_after_a_flush_as_large() {
+    for spec in [
+        "size=8G,real=1G,cache=700M,fake=zeros",
+        "size=8G,cache=300M",
+        "size=2G,real=100M,cache=600M,fake=stale",
+        "size=16G,real=2G,cache=1200M,fake=stale",
+    ] {
+        let dev = SimDevice::new(SimParams::parse(spec).unwrap());
+        let cache = dev.params().cache;
+        for flush in [128u64 << 20, AUTO_FLUSH, 8 << 30] {
+            let plan = CapacityPlan::new(dev.params().size, flush, 9);
+            let r = detect(&mut SimIo(&SimDevice::new(dev.params().clone())), &plan).unwrap();
+            assert!(
+                !r.cache_beaten || r.flush_written >= cache,
+                "{spec} --flush {flush}: beaten after {}",
+                r.flush_written
+            );
+        }
+    }
+}
+
+#[test]
+fn a_fake_headline_is_its_interval() {
+    let spec = "size=256G,real=20M,fake=zeros";
+    let r = probe(spec);
+    assert_inside(spec, &r, 20 << 20);
+    assert_eq!(r.confidence, Confidence::High, "{r:?}");
 }
 
 proptest::proptest! {
@@ -253,11 +377,31 @@ proptest::proptest! {
     ) {
         let p = CapacityPlan::new(size, flush, seed);
         for &probe in &p.probes {
-            proptest::prop_assert!(probe >= p.flush_offset + p.flush_bytes && probe + BLOCK <= size);
+            proptest::prop_assert!(probe >= p.zone_end() && probe + BLOCK <= size);
+            proptest::prop_assert!(p.flush_bytes <= flush_cap(size));
         }
         for (offset, len) in p.regions() {
             proptest::prop_assert!(offset >= PROTECTED);
             proptest::prop_assert!(p.probes.is_empty() || offset + len <= size);
         }
+    }
+}
+
+#[test]
+fn tiny_fakes_inside_the_zone_are_cut_exactly() {
+    // From the calibration: an eio fake failing inside the zone was cut at
+    // the MiB its zone write failed on, and a 2 MiB wrap whose first probe
+    // (at the zone's end) was the only write the grid saw was called 8 MiB.
+    for (spec, real) in [
+        ("size=50G,real=3712000,fake=eio", 3_712_000u64),
+        ("size=160G,real=2M,cache=1M,fake=wrap", 2 << 20),
+        ("size=400G,real=2M,cache=1M,fake=wrap", 2 << 20),
+        ("size=4G,real=2586624,fake=eio", 2_586_624),
+        ("size=64G,real=4999680,fake=zeros", 4_999_680),
+        ("size=64G,real=4999680,fake=stale", 4_999_680),
+    ] {
+        let r = probe_with(spec, AUTO_FLUSH, 1);
+        assert_inside(spec, &r, real);
+        assert!(r.precision <= BLOCK, "{spec}: {r:?}");
     }
 }

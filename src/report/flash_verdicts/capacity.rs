@@ -18,9 +18,19 @@ pub(super) fn report(
     let mut findings = vec![finding(
         Figure::UsableCapacity {
             bytes: r.usable.unwrap_or(r.claimed),
+            at_most: r.upper_bound.filter(|u| Some(*u) != r.usable),
         },
         Some(r.confidence),
     )];
+    if let Some(asked) = r.flush_asked {
+        findings.push(finding(
+            Figure::FlushShortened {
+                asked,
+                bound: r.flush_bound,
+            },
+            None,
+        ));
+    }
     if r.wraps {
         findings.push(finding(Figure::WrapAround, None));
     }
@@ -104,16 +114,20 @@ fn probe_word(r: &capacity::CapacityResult, b: &capacity::BadProbe) -> &'static 
 fn verdict(r: &capacity::CapacityResult) -> String {
     match r.usable {
         None => format!("genuine: all {} probe blocks held their data", r.probes),
-        Some(u) if r.precision == 0 => format!(
+        Some(u) if r.wraps => format!(
             "FAKE: claims {}, really holds {} (exactly: aliased blocks name it)",
             format_size(r.claimed),
             format_size(u)
         ),
-        Some(u) => format!(
-            "FAKE: claims {}, really holds {} ({u} bytes, searched to within {})",
+        Some(u) if r.precision == 0 => format!(
+            "FAKE: claims {}, really holds {} ({u} bytes: the last sector that held its data ends there)",
             format_size(r.claimed),
-            format_size(u),
-            format_size(r.precision)
+            format_size(u)
+        ),
+        Some(u) => format!(
+            "FAKE: claims {}, really holds {}",
+            format_size(r.claimed),
+            super::holds_text(u, Some(u + r.precision))
         ),
     }
 }

@@ -101,6 +101,23 @@ fn assemble<T: serde::Serialize>(
     }
 }
 
+/// What a card really holds: a size, or the interval a search left (one
+/// narrower than a hundredth of its size would read "between 2 GiB and
+/// 2.00 GiB", so it is written to the byte).
+pub fn holds_text(at_least: u64, at_most: Option<u64>) -> String {
+    use crate::units::format_size;
+    match at_most.filter(|m| *m > at_least) {
+        None => format_size(at_least),
+        Some(m) if m - at_least <= at_least / 100 => {
+            format!(
+                "{} (between {at_least} and {m} bytes)",
+                format_size(at_least)
+            )
+        }
+        Some(m) => format!("between {} and {}", format_size(at_least), format_size(m)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -101,7 +101,17 @@ fn plain(f: &Figure) -> (&'static str, String) {
         Figure::Cache { bytes } => ("cache", size_or_not_seen(*bytes)),
         Figure::Absorbed { bytes } => ("absorbed", format_size(*bytes)),
         Figure::Sustained { mb_s } => ("sustained", mb_s_text(*mb_s)),
-        Figure::UsableCapacity { bytes } => ("usable capacity", format_size(*bytes)),
+        Figure::UsableCapacity { bytes, at_most } => {
+            ("usable capacity", super::holds_text(*bytes, *at_most))
+        }
+        Figure::FlushShortened { asked, bound } => (
+            "flush",
+            format!(
+                "--flush {} shortened to {}: that beats a write cache as large as the whole card, so no cache of this card needs more",
+                format_size(*asked),
+                format_size(*bound)
+            ),
+        ),
         Figure::WrapAround => (
             "wrap-around",
             format!("{ALIASED} blocks read: {ALIASED_MEANS}"),

@@ -139,7 +139,7 @@ pub fn of_device(runs: &[&RunResult]) -> Vec<Verdict> {
 
 fn capacity(run: &RunResult, f: &FlashReport) -> Verdict {
     let usable = f.findings.iter().find_map(|x| match x.figure {
-        Some(Figure::UsableCapacity { bytes }) => Some(bytes),
+        Some(Figure::UsableCapacity { bytes, at_most }) => Some((bytes, at_most)),
         _ => None,
     });
     let claimed = f
@@ -149,14 +149,14 @@ fn capacity(run: &RunResult, f: &FlashReport) -> Verdict {
         .unwrap_or(run.target.size_bytes);
     let confidence = f.findings.iter().find_map(|x| x.confidence);
     match (f.failed, usable) {
-        (true, Some(real)) => Verdict::new(
+        (true, Some((real, at_most))) => Verdict::new(
             Kind::Capacity,
             Mark::Fail,
             "FAKE",
             format!(
                 "claims {}, really holds {}",
                 format_size(claimed),
-                format_size(real)
+                crate::report::flash_verdicts::holds_text(real, at_most)
             ),
         ),
         (true, None) => Verdict::new(

@@ -127,7 +127,10 @@ fn fake_card() -> RunResult {
         confidence: Some(Confidence::High),
         status: None,
         note: None,
-        figure: Some(Figure::UsableCapacity { bytes: 2 << 30 }),
+        figure: Some(Figure::UsableCapacity {
+            bytes: 2 << 30,
+            at_most: None,
+        }),
     };
     let offsets = (0..40u64).map(|i| {
         vec![
@@ -257,8 +260,10 @@ fn the_newest_verdict_of_each_kind_stands_and_failures_come_first() {
     if let crate::result::Payload::Flash { flash, .. } = &mut genuine.payload {
         flash.failed = false;
         flash.verdict = "genuine: all 64 probe blocks held their data".into();
-        flash.findings[0].figure =
-            Some(crate::result::flash::Figure::UsableCapacity { bytes: 8 << 30 });
+        flash.findings[0].figure = Some(crate::result::flash::Figure::UsableCapacity {
+            bytes: 8 << 30,
+            at_most: None,
+        });
     }
     let (fake, class) = (fake_card(), failed_class());
     let verdicts = super::flash::of_device(&[&fake, &class, &genuine]);

@@ -402,20 +402,29 @@ fn levels_of(series: &Series, segments: &[Range<usize>]) -> Vec<Range<usize>> {
 }
 
 /// The start of the fast stretch and the boundary of the drop that ends
-/// it, if any boundary is a lasting drop.
+/// it, if any boundary is a lasting drop. The fast stretch reaches back
+/// over every stretch before the boundary that is fast against what comes
+/// after it: a short stretch at an in-between speed (the request during
+/// which the cache filled, cut out on its own) belongs to it, and a slow
+/// start does not.
 fn choose_drop(series: &Series, segments: &[Range<usize>]) -> Option<(usize, usize)> {
     let n = series.len();
-    segments
-        .windows(2)
-        .filter(|w| {
-            let fast = series.mean(w[0].clone());
-            fast < DROP_RATIO * series.mean(w[1].clone())
-                && fast < DROP_RATIO * series.mean(w[1].start..n)
-                && lasts(series, w[1].start, fast)
+    (1..segments.len())
+        .filter(|&i| {
+            let fast = series.mean(segments[i - 1].clone());
+            fast < DROP_RATIO * series.mean(segments[i].clone())
+                && fast < DROP_RATIO * series.mean(segments[i].start..n)
+                && lasts(series, segments[i].start, fast)
         })
-        .map(|w| {
-            let gain = Window::new(series, w[0].start..n).gain(w[0].end);
-            (w[0].start, w[0].end, gain)
+        .map(|i| {
+            let slow = series.mean(segments[i].clone());
+            let first = (0..i)
+                .rev()
+                .take_while(|&j| series.mean(segments[j].clone()) < DROP_RATIO * slow)
+                .last()
+                .unwrap_or(i - 1);
+            let (a, b) = (segments[first].start, segments[i].start);
+            (a, b, Window::new(series, a..n).gain(b))
         })
         .filter(|c| c.2.is_finite())
         .fold(None, |best: Option<(usize, usize, f64)>, c| match best {

@@ -414,7 +414,7 @@ fn probe_of_a_loop_device_reaches_its_backing_file() {
     );
     let out = iocurve().args(["probe"]).arg(&lo.dev).output().unwrap();
     let t = text(&out.stdout);
-    assert!(t.contains("stack") && t.contains("(loop: "), "{t}");
+    assert!(t.contains("stack") && t.contains("(loop, file "), "{t}");
 }
 
 #[test]

@@ -361,27 +361,31 @@ fn class_verdict(card: &str, claim: &[&str]) -> String {
 
 #[test]
 fn a_class_met_before_any_cache_was_ruled_out_is_not_called_certain() {
-    // No fall in speed within the card: a cache larger than what fits is
-    // not ruled out, so the Pw that passes C10 is low confidence, and the
-    // verdict says so and why.
+    // No fall in speed within 3.72 GiB of a 4 GiB card: at 4× its limit,
+    // that fills any cache of up to a third of the card that could hide a
+    // speed below C10's, so the PASS is medium (not high: the cache law is
+    // the field's, not this card's), and the note says why.
     let v = class_verdict(
         "sim:size=4G,write=40MB/s,read=80MB/s,cmd=50us",
+        &["--claim", "C10"],
+    );
+    assert!(
+        v.starts_with("meets: C10 (medium confidence, set by C10 Pw"),
+        "{v}"
+    );
+    assert!(
+        v.contains("enough to fill any cache of up to 1.33 GiB"),
+        "{v}"
+    );
+    // The same card at 64 GiB: the writes stop at 16 GiB, short of a third
+    // of the card, so a cache is not ruled out and the PASS is low.
+    let v = class_verdict(
+        "sim:size=64G,au=4M,write=40MB/s,read=80MB/s,cmd=50us",
         &["--claim", "C10"],
     );
     assert!(
         v.starts_with("meets: C10 (low confidence, set by C10 Pw"),
         "{v}"
     );
-    assert!(v.contains("cache is not ruled out"), "{v}");
-    // A 512 MiB cache in front of 8 MB/s: used up, measured after, C10
-    // failed with certainty; the classes met are met with certainty.
-    let v = class_verdict(
-        "sim:size=8G,au=12M,write=8MB/s,burst=60MB/s,cache=512M",
-        &[],
-    );
-    assert!(v.starts_with("meets: C2 C4 C6 V6 (high confidence)"), "{v}");
-    assert!(
-        v.contains("binding: C10 needs Pw MB/s >= 10, measured 8.0: FAIL"),
-        "{v}"
-    );
+    assert!(v.contains("is not ruled out"), "{v}");
 }

@@ -142,7 +142,7 @@ fn over_a_population_of_cards_the_drop_is_within_one_request_of_the_cache_law() 
         let before = found.mb_per_s_before;
         assert!(
             before <= landing * 1.001 && before >= before_floor * 0.999,
-            "card {index}: before {before} MB/s, landing {landing}, floor {before_floor}"
+            "card {index}: before {before} MB/s, landing {landing}, floor {before_floor} ({p:?}, {request} B, found {found:?})"
         );
         let after = found.mb_per_s_after;
         assert!(

@@ -429,6 +429,11 @@ fn check(class: &str, need: Need, f: &ClassFigures, link_mb_s: Option<f64>) -> C
             let written = format_size(f.pw.written);
             let largest = (f.card_bytes as f64 * CACHE_SHARE_MAX) as u64;
             note = Some(match f.pw.exhaustion {
+                Exhaustion::NoFall if covered && !at_link => format!(
+                    "no fall in speed within {written}: enough to fill any cache of up to {} (a third of this {} card) that could hide a speed below the limit",
+                    format_size(largest),
+                    format_size(f.card_bytes)
+                ),
                 Exhaustion::NoFall => format!(
                     "no fall in speed within {written}: a cache of up to {} (a third of this {} card) hiding a speed below the limit is not ruled out",
                     format_size(largest),

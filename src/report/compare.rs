@@ -564,45 +564,6 @@ mod tests {
         );
     }
 
-    /// Issue 25: two runs of a loop device read through the page cache on a
-    /// quiet host. The cache's state, not the device, moves the figure, so
-    /// the later run taking the CACHE caveat widens the verdict and no gate
-    /// fires; the verdict names the cache as the reason.
-    #[test]
-    fn a_run_through_a_cache_takes_the_wider_floor_and_says_why() {
-        let before = [100.0, 104.0, 96.0];
-        let after = [55.0, 57.0, 53.0];
-        let mut cached = random_run(&after);
-        cached
-            .target
-            .notes
-            .push(crate::result::caveat::Caveat::cache(
-                "loop0 reads a.img through the page cache",
-            ));
-        let runs = [entry("run 1", random_run(&before)), entry("run 2", cached)];
-        let c = compare(&runs, 0.05, &[]).unwrap();
-        assert!(regressions(&c, 0.05).is_empty(), "{c:?}");
-        let text = render(&runs, &opts()).unwrap();
-        assert!(
-            text.contains("no clear change")
-                && text
-                    .contains("a cache answered in the later run (its state changes between runs)"),
-            "{text}"
-        );
-        let json: serde_json::Value =
-            serde_json::from_str(&render_json(&runs, &opts()).unwrap()).unwrap();
-        assert_eq!(
-            json["changes"][0]["verdict"]["verdict"]["between_runs"]["basis"],
-            "cached"
-        );
-        // Without the caveat the same figures are a regression.
-        let plain = [
-            entry("run 1", random_run(&before)),
-            entry("run 2", random_run(&after)),
-        ];
-        assert!(!regressions(&compare(&plain, 0.05, &[]).unwrap(), 0.05).is_empty());
-    }
-
     /// A pair of read-only runs is headed by its read test alone.
     #[test]
     fn the_heading_names_only_the_tests_compared() {

@@ -71,10 +71,6 @@ pub enum NoiseBasis {
     /// A run shared its device or CPUs while it measured: the floor for a
     /// disturbed run (or the history's estimate, when larger).
     Disturbed,
-    /// A cache answered in a run (the page cache behind a loop device, a
-    /// file system in memory): its figure follows the cache's state, which
-    /// changes between runs, so it takes the disturbed floor.
-    Cached,
     /// Both runs are of simulated cards, timed on a virtual clock no host
     /// load reaches: a rerun gives the same figures, so nothing is added.
     Simulated,

@@ -79,7 +79,7 @@ fn change(
     after: &Keyed<'_>,
     threshold: f64,
     history: &[RunResult],
-    runs: Runs,
+    simulated: bool,
 ) -> TestChange {
     let (b, a) = (repetitions(before.test), repetitions(after.test));
     let (host_before, host_after) = (
@@ -87,23 +87,13 @@ fn change(
         conditions::of_test(after.test),
     );
     let disturbed = |c: &Option<_>| c.as_ref().is_some_and(|c: &RunConditions| c.disturbed);
-    let noise = match runs.simulated {
+    let noise = match simulated {
         true => between_runs::BetweenRuns::simulated(),
-        false => {
-            let (shared_before, shared_after) = (disturbed(&host_before), disturbed(&host_after));
-            let mut noise = between_runs::between(
-                &history_of(&before.key, history),
-                shared_before || runs.cached_before,
-                shared_after || runs.cached_after,
-            );
-            // A cache, not company, is why a side's floor was raised.
-            let raised_for_cache =
-                (runs.cached_before && !shared_before) || (runs.cached_after && !shared_after);
-            if noise.basis == between_runs::NoiseBasis::Disturbed && raised_for_cache {
-                noise.basis = between_runs::NoiseBasis::Cached;
-            }
-            noise
-        }
+        false => between_runs::between(
+            &history_of(&before.key, history),
+            disturbed(&host_before),
+            disturbed(&host_after),
+        ),
     };
     let verdict = bootstrap::judge_runs(&b, &a, threshold, noise);
     let host_differences = match (&host_before, &host_after) {
@@ -123,24 +113,6 @@ fn change(
         after_mb_s: a,
         engines: matching::engines_differ(&before.key, &after.key),
     }
-}
-
-/// What the two runs of a pair were measured through.
-#[derive(Debug, Clone, Copy)]
-struct Runs {
-    simulated: bool,
-    cached_before: bool,
-    cached_after: bool,
-}
-
-/// Whether a cache or memory answered in `r` (its target carries the
-/// CACHE or MEMORY caveat, through any layer of the device stack).
-fn through_cache(r: &RunResult) -> bool {
-    use crate::result::caveat::CaveatKind;
-    r.target
-        .notes
-        .iter()
-        .any(|c| matches!(c.kind(), CaveatKind::Cache | CaveatKind::Memory))
 }
 
 /// "run 1 has no such test (nearest: 1 MiB read QD8, which differs in
@@ -178,17 +150,13 @@ fn against_base(
         }
     };
     let pairing = matching::pair(base_tests, &tests);
-    let runs = Runs {
-        // Both on a virtual clock: no host reaches their figures.
-        simulated: [e, base]
-            .iter()
-            .all(|x| x.result.target.kind == crate::result::TargetKind::Simulated),
-        cached_before: through_cache(&base.result),
-        cached_after: through_cache(&e.result),
-    };
+    // Both on a virtual clock: no host reaches their figures.
+    let simulated = [e, base]
+        .iter()
+        .all(|x| x.result.target.kind == crate::result::TargetKind::Simulated);
     for (b, a) in &pairing.pairs {
         out.changes
-            .push(change(&e.source, b, a, threshold, history, runs));
+            .push(change(&e.source, b, a, threshold, history, simulated));
     }
     for t in &pairing.other_only {
         out.not_compared.push(NotCompared {

@@ -95,25 +95,17 @@ fn noise_text(b: &BetweenRuns) -> String {
             pct(b.sd_before)
         ),
         NoiseBasis::Simulated => "simulated cards: no noise between runs".into(),
-        NoiseBasis::Disturbed => format!(
-            "run-to-run noise {} assumed: {} shared the device or its CPUs",
-            pct(b.sd_before.max(b.sd_after)),
-            which_run(b)
-        ),
-        NoiseBasis::Cached => format!(
-            "run-to-run noise {} assumed: a cache answered in {} (its state changes between runs)",
-            pct(b.sd_before.max(b.sd_after)),
-            which_run(b)
-        ),
-    }
-}
-
-/// The side whose floor was raised.
-fn which_run(b: &BetweenRuns) -> &'static str {
-    match (b.sd_before > b.sd_after, b.sd_after > b.sd_before) {
-        (true, _) => "the earlier run",
-        (_, true) => "the later run",
-        _ => "both runs",
+        NoiseBasis::Disturbed => {
+            let which = match (b.sd_before > b.sd_after, b.sd_after > b.sd_before) {
+                (true, _) => "the earlier run",
+                (_, true) => "the later run",
+                _ => "both runs",
+            };
+            format!(
+                "run-to-run noise {} assumed: {which} shared the device or its CPUs",
+                pct(b.sd_before.max(b.sd_after))
+            )
+        }
     }
 }
 

@@ -83,7 +83,7 @@ pub fn history(
     settings: &Settings,
     store: &mut Option<Store>,
 ) -> Vec<RunResult> {
-    let Some(key) = same_key(entries) else {
+    let Some(key) = crate::analysis::compare::same_device(entries).map(str::to_owned) else {
         return Vec::new();
     };
     if store.is_none() {
@@ -117,24 +117,4 @@ pub fn history(
         .take(HISTORY_RUNS)
         .filter_map(|r| db.load(r.id).ok().flatten())
         .collect()
-}
-
-/// The device key every entry shares.
-fn same_key(entries: &[Entry]) -> Option<String> {
-    let key = entries
-        .first()?
-        .result
-        .device_identity
-        .as_ref()?
-        .key
-        .clone();
-    entries
-        .iter()
-        .all(|e| {
-            e.result
-                .device_identity
-                .as_ref()
-                .is_some_and(|i| i.key == key)
-        })
-        .then_some(key)
 }

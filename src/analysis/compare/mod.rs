@@ -40,7 +40,7 @@ pub fn repetitions(t: &TestResult) -> Vec<f64> {
 }
 
 /// The key shared by every entry, when there is one.
-fn same_device(entries: &[Entry]) -> Option<&str> {
+pub fn same_device(entries: &[Entry]) -> Option<&str> {
     let key = entries
         .first()?
         .result

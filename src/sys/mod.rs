@@ -10,6 +10,7 @@ pub mod buffer;
 pub mod loop_device;
 pub mod mmap;
 pub mod page_cache;
+pub mod reopen;
 pub mod rusage;
 pub mod sqlite;
 pub mod stdio;

@@ -21,9 +21,9 @@ pub fn copy(args: &CopyArgs, store: &Settings) -> Result<i32> {
     interrupt::install();
     let source = copy_ends::open_source(&args.source, cfg.buffered())?;
     let bytes = source.info.size_bytes;
-    copy_ends::create_destination(&mut cfg, bytes)?;
+    let created = copy_ends::create_destination(&mut cfg, bytes)?;
     let mut destination = crate::medium::open::open_target(&cfg, true, 0)?;
-    copy_ends::check_destination(&destination, bytes, &args.source)?;
+    copy_ends::check_destination(&destination, created.as_ref(), bytes, &args.source)?;
     destination.arm(&[(0, bytes)])?;
     // Recorded as used: a destination iocurve created is written freely.
     let config = CopyConfig {

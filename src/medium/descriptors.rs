@@ -7,25 +7,28 @@
 use super::TargetRequest;
 use super::gate::{Permit, WriteGate};
 use super::scratch::ScratchFile;
+use super::storage::Held;
 use crate::error::{IoFailure, usage};
 use crate::probe::sysfs::BlockDevice;
 use crate::safety::preserve;
+use crate::sys::reopen::reopen;
 use anyhow::Result;
+use rustix::fs::OFlags;
 use std::fs::{File, OpenOptions};
 use std::io;
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
 use std::path::Path;
 
 /// The write gate of a file or device the safety rules let the command
 /// write: open at once with `--destructive`, sealed until journalled with
 /// `--preserve` (which wins when both are given), closed for a read test.
-pub(super) fn write_gate(req: &TargetRequest, block: bool) -> Result<WriteGate> {
+pub(super) fn write_gate(req: &TargetRequest, held: &Held, block: bool) -> Result<WriteGate> {
     if !req.want_write {
         return Ok(WriteGate::Closed);
     }
     if req.preserve {
         let journal_dir = preserve::journal_dir(req.journal_dir.as_deref())?;
-        let file = open_writer(&req.path, req, block)?;
+        let file = open_writer(held, &req.path, req, block)?;
         lock_medium(&file, &req.path)?;
         preserve::refuse_if_unfinished(&journal_dir, &req.path)?;
         return Ok(WriteGate::new(
@@ -35,7 +38,7 @@ pub(super) fn write_gate(req: &TargetRequest, block: bool) -> Result<WriteGate> 
             block,
         ));
     }
-    let file = open_writer(&req.path, req, block)?;
+    let file = open_writer(held, &req.path, req, block)?;
     lock_medium(&file, &req.path)?;
     if let Ok(dir) = preserve::journal_dir(req.journal_dir.as_deref()) {
         // An unfinished restore of this target must come first: writing
@@ -71,49 +74,53 @@ fn lock_medium(file: &File, path: &Path) -> Result<()> {
     }
 }
 
-/// The read-only descriptor: O_DIRECT unless buffered.
-pub(super) fn open_reader(path: &Path, req: &TargetRequest) -> Result<File> {
-    let flags = if req.buffered { 0 } else { libc::O_DIRECT };
-    OpenOptions::new()
-        .read(true)
-        .custom_flags(flags)
-        .open(path)
-        .map_err(|e| explain_open(path, e, req, false))
+/// The read-only descriptor: O_DIRECT unless buffered; the object `held`
+/// examined, whatever its name is now.
+pub(super) fn open_reader(held: &Held, path: &Path, req: &TargetRequest) -> Result<File> {
+    let flags = if req.buffered {
+        OFlags::RDONLY
+    } else {
+        OFlags::RDONLY | OFlags::DIRECT
+    };
+    reopen(held.fd.as_fd(), flags).map_err(|e| explain_open(path, e, req, false))
 }
 
 /// The writable descriptor, for the gate only: O_DIRECT unless buffered;
 /// O_EXCL on a block device makes the kernel refuse while anything else
 /// holds it, and keeps others from claiming it while iocurve writes.
-fn open_writer(path: &Path, req: &TargetRequest, block: bool) -> Result<File> {
-    let mut flags = if req.buffered { 0 } else { libc::O_DIRECT };
-    if block {
-        flags |= libc::O_EXCL;
+fn open_writer(held: &Held, path: &Path, req: &TargetRequest, block: bool) -> Result<File> {
+    let mut flags = OFlags::RDWR;
+    if !req.buffered {
+        flags |= OFlags::DIRECT;
     }
-    OpenOptions::new()
-        .read(true)
-        .write(true)
-        .custom_flags(flags)
-        .open(path)
-        .map_err(|e| explain_open(path, e, req, true))
+    if block {
+        flags |= OFlags::EXCL;
+    }
+    reopen(held.fd.as_fd(), flags).map_err(|e| explain_open(path, e, req, true))
 }
 
-/// A second descriptor on `path` through the page cache (see
-/// [`super::OpenTarget::reopen_buffered`]), writable when `writable`.
-pub(super) fn open_buffered(path: &Path, writable: bool) -> Result<File> {
-    OpenOptions::new()
-        .read(true)
-        .write(writable)
-        .open(path)
-        .map_err(|e| {
-            IoFailure::new(
-                format!(
-                    "cannot reopen {} through the page cache: {e}",
-                    path.display()
-                ),
-                Some(e),
-            )
-            .into()
-        })
+/// A second descriptor on the object `fd` holds, through the page cache
+/// (see [`super::OpenTarget::reopen_buffered`]), writable when `writable`.
+/// Never by name: the name may have been given to another file since.
+pub(super) fn reopen_buffered(fd: BorrowedFd<'_>, writable: bool, name: &str) -> Result<File> {
+    let flags = if writable {
+        OFlags::RDWR
+    } else {
+        OFlags::RDONLY
+    };
+    reopen(fd, flags).map_err(|e| {
+        IoFailure::new(
+            format!("cannot reopen {name} through the page cache: {e}"),
+            Some(e),
+        )
+        .into()
+    })
+}
+
+/// The name under which `held`'s object can be looked up without its own
+/// name: `/proc/self/fd/N`, which the kernel resolves to the object.
+pub(super) fn proc_path(held: &Held) -> std::path::PathBuf {
+    std::path::PathBuf::from(format!("/proc/self/fd/{}", held.fd.as_raw_fd()))
 }
 
 /// iocurve's own scratch file in the directory `req` names (see

@@ -88,19 +88,16 @@ impl WriteGuard {
     /// cache, with `flags` (e.g. O_DSYNC); it shares this guard's permit, so
     /// it must not outlive the guard's use.
     pub fn reopen_cached(&self, flags: i32) -> Result<File> {
-        use std::os::unix::fs::OpenOptionsExt;
-        std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .custom_flags(flags)
-            .open(&self.path)
-            .map_err(|e| {
-                IoFailure::new(
-                    format!("cannot open {} for writing: {e}", self.path.display()),
-                    Some(e),
-                )
-                .into()
-            })
+        // The object this guard holds, never the name: a name can be given
+        // to another file while the test runs.
+        let flags = rustix::fs::OFlags::RDWR | rustix::fs::OFlags::from_bits_retain(flags as u32);
+        crate::sys::reopen::reopen(self.file.as_fd(), flags).map_err(|e| {
+            IoFailure::new(
+                format!("cannot open {} for writing: {e}", self.path.display()),
+                Some(e),
+            )
+            .into()
+        })
     }
 
     /// Journals what of `wanted` (sorted and merged) no journal holds yet,

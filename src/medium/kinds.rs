@@ -23,12 +23,12 @@ const PRESERVE_OR_DESTRUCTIVE: &str = "Pass --preserve to have iocurve copy the 
 
 pub(super) fn open_directory(
     req: &TargetRequest,
-    examined: &storage::Examined,
+    held: &storage::Held,
     device: Option<BlockDevice>,
     filesystem: Option<Mount>,
 ) -> Result<OpenTarget> {
     let scratch = scratch_file(req)?;
-    scratch_in_examined(&scratch, examined, &req.path)?;
+    scratch_in_examined(&scratch, &held.examined, &req.path)?;
     let mut notes = Vec::new();
     if let Some(note) = scratch.size_note() {
         notes.push(Caveat::note(note));
@@ -67,10 +67,11 @@ pub(super) fn open_directory(
 
 pub(super) fn open_file(
     req: &TargetRequest,
-    examined: &storage::Examined,
+    held: &storage::Held,
     device: Option<BlockDevice>,
     filesystem: Option<Mount>,
 ) -> Result<OpenTarget> {
+    let examined = &held.examined;
     // A file behind a loop device is that device's medium, a swap file the
     // kernel's, a file another program writes that program's, a file
     // mounted elsewhere visible there: in use, whatever the flags.
@@ -82,8 +83,11 @@ pub(super) fn open_file(
             req.path.display()
         )));
     }
+    let reader = open_reader(held, &req.path, req)?;
     if req.want_write && !req.destructive && !req.preserve {
-        let found = write_rules::probe_data_signature(&req.path).ok().flatten();
+        let found = first_bytes(&reader)
+            .ok()
+            .and_then(|b| write_rules::has_data_signature(&b));
         let holds = found.map(|sig| format!(" It holds data ({sig} signature found)."));
         return Err(usage(format!(
             "refusing to write to {}: it is an existing file, not a scratch file of iocurve's.{} {PRESERVE_OR_DESTRUCTIVE}, or give a directory so iocurve tests with a scratch file it removes afterwards",
@@ -91,8 +95,7 @@ pub(super) fn open_file(
             holds.unwrap_or_default()
         )));
     }
-    let reader = open_reader(&req.path, req)?;
-    let gate = write_gate(req, false)?;
+    let gate = write_gate(req, held, false)?;
     opened_as_examined(&reader, &gate, examined, &req.path)?;
     let align = dio_alignment(&reader, device.as_ref());
     let info = TargetInfo {
@@ -119,9 +122,10 @@ pub(super) fn open_file(
 
 pub(super) fn open_block_device(
     req: &TargetRequest,
-    examined: &storage::Examined,
+    held: &storage::Held,
     device: Option<BlockDevice>,
 ) -> Result<OpenTarget> {
+    let examined = &held.examined;
     let name = req.path.display();
     if req.want_write && device.is_none() {
         return Err(usage(format!(
@@ -142,7 +146,8 @@ pub(super) fn open_block_device(
             }
         }
         if !req.destructive && !req.preserve {
-            let found = first_bytes(&req.path)
+            let found = open_reader(held, &req.path, req)
+                .and_then(|r| Ok(first_bytes(&r)?))
                 .ok()
                 .and_then(|b| write_rules::has_data_signature(&b));
             let holds = found.map(|sig| format!(" It holds data ({sig} signature found)."));
@@ -152,8 +157,8 @@ pub(super) fn open_block_device(
             )));
         }
     }
-    let reader = open_reader(&req.path, req)?;
-    let gate = write_gate(req, true)?;
+    let reader = open_reader(held, &req.path, req)?;
+    let gate = write_gate(req, held, true)?;
     opened_as_examined(&reader, &gate, examined, &req.path)?;
     let size = device_size(&reader)?;
     let lbs = rustix::fs::ioctl_blksszget(&reader)
@@ -266,17 +271,21 @@ fn device_size(file: &File) -> Result<u64> {
     Ok(end)
 }
 
-fn first_bytes(path: &Path) -> io::Result<Vec<u8>> {
-    use std::io::Read;
-    let mut buf = vec![0u8; 72 * 1024];
-    let mut f = File::open(path)?;
+fn first_bytes(reader: &File) -> io::Result<Vec<u8>> {
+    // Through the reader (O_DIRECT unless buffered): whole aligned blocks
+    // into an aligned buffer, by offset, so the descriptor's position is
+    // left alone.
+    let mut buf = crate::sys::buffer::AlignedBuf::new(SIGNATURE_BYTES, 4096);
     let mut filled = 0;
-    while filled < buf.len() {
-        match f.read(&mut buf[filled..])? {
+    while filled < SIGNATURE_BYTES {
+        match rustix::io::pread(reader, &mut buf.as_mut_slice()[filled..], filled as u64)? {
             0 => break,
             n => filled += n,
         }
     }
-    buf.truncate(filled);
-    Ok(buf)
+    Ok(buf.as_slice()[..filled].to_vec())
 }
+
+/// How much of a target is read to look for a data signature: every
+/// signature `write_rules` knows lies in the first 72 KiB.
+const SIGNATURE_BYTES: usize = 72 * 1024;

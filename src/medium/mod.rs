@@ -157,11 +157,7 @@ impl OpenTarget {
     /// A second descriptor on the same target through the page cache, for
     /// sizes O_DIRECT cannot transfer; writable only while the gate is open.
     pub fn reopen_buffered(&self) -> Result<File> {
-        let path = self.scratch.as_ref().map_or_else(
-            || PathBuf::from(&self.info.path),
-            |s| s.path().to_path_buf(),
-        );
-        descriptors::open_buffered(&path, self.gate.guard().is_some())
+        descriptors::reopen_buffered(self.fd(), self.gate.guard().is_some(), &self.info.path)
     }
     /// Shrinks the usable size (after a time-limited preparation pass).
     pub fn set_size(&mut self, size: u64) {
@@ -180,28 +176,33 @@ pub fn open(req: &TargetRequest) -> Result<OpenTarget> {
         return kinds::open_sim(req, spec);
     }
     // Decided on a descriptor of the path (see `storage`): what is not
-    // storage is refused before anything opens it for reading or writing.
-    let examined = storage::examine(&req.path)
+    // storage is refused before anything opens it for reading or writing,
+    // and everything after this opens the object that descriptor holds,
+    // never the name again.
+    let held = storage::examine_held(&req.path)
         .map_err(|e| descriptors::explain_stat(&req.path, e))?
         .map_err(|why| why.refusal(&req.path))?;
+    let examined = held.examined;
     let kind = match examined.kind {
         storage::Storage::Directory => TargetKind::Directory,
         storage::Storage::File => TargetKind::File,
         storage::Storage::BlockDevice => TargetKind::BlockDevice,
     };
-    let device = BlockDevice::from_path(&req.path).ok().flatten();
+    let device = device_of(&examined);
     let filesystem = match kind {
         TargetKind::BlockDevice => None,
-        _ => sysfs::mount_of(&req.path).ok().flatten(),
+        _ => sysfs::mount_of(&descriptors::proc_path(&held))
+            .ok()
+            .flatten(),
     };
     let memory_fs = filesystem
         .as_ref()
         .is_some_and(|m| matches!(m.fstype.as_str(), "tmpfs" | "ramfs"));
     let mut target = match kind {
-        TargetKind::Directory => kinds::open_directory(req, &examined, device, filesystem),
-        TargetKind::File => kinds::open_file(req, &examined, device, filesystem),
+        TargetKind::Directory => kinds::open_directory(req, &held, device, filesystem),
+        TargetKind::File => kinds::open_file(req, &held, device, filesystem),
         TargetKind::BlockDevice | TargetKind::Simulated => {
-            kinds::open_block_device(req, &examined, device)
+            kinds::open_block_device(req, &held, device)
         }
     }?;
     if memory_fs {
@@ -248,6 +249,14 @@ fn stack_cache_caveat(device: &str, layer: &Layer) -> Option<Caveat> {
             layer.cache?.describe()
         )),
     })
+}
+
+/// The block device beneath what was examined: the device a node stands
+/// for, or the one holding a file's file system; by number, so the name is
+/// not looked up again.
+fn device_of(examined: &storage::Examined) -> Option<BlockDevice> {
+    let (major, minor) = examined.rdev.unwrap_or((examined.id.0, examined.id.1));
+    BlockDevice::from_dev(major, minor).ok().flatten()
 }
 
 /// Describes a size for messages.

@@ -282,9 +282,22 @@ pub fn fill_region(
 }
 
 impl Drop for ScratchFile {
+    /// Removes the scratch file, but only while its name still names it:
+    /// a file renamed onto that name meanwhile is someone else's.
     fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
+        if still_named(&self.path, &self.file) {
+            let _ = std::fs::remove_file(&self.path);
+        }
         interrupt::unregister_scratch(&self.path);
+    }
+}
+
+/// Whether `path` (not followed if a symlink) names the file `file` holds.
+fn still_named(path: &Path, file: &File) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::symlink_metadata(path), file.metadata()) {
+        (Ok(named), Ok(held)) => named.dev() == held.dev() && named.ino() == held.ino(),
+        _ => false,
     }
 }
 

@@ -127,8 +127,23 @@ impl Examined {
 /// system's (no such file, permission denied); the inner one says why it
 /// is not storage.
 pub fn examine(path: &Path) -> io::Result<Result<Examined, NotStorage>> {
+    Ok(examine_held(path)?.map(|held| held.examined))
+}
+
+/// A target examined through an `O_PATH` descriptor that it keeps: every
+/// descriptor the target is measured, journalled and restored through is
+/// reopened from this one ([`crate::sys::reopen`]), never from the name,
+/// so what was checked is what is used however the name changes later.
+#[derive(Debug)]
+pub struct Held {
+    pub fd: std::os::fd::OwnedFd,
+    pub examined: Examined,
+}
+
+/// [`examine`], keeping the descriptor (see [`Held`]).
+pub fn examine_held(path: &Path) -> io::Result<Result<Held, NotStorage>> {
     let fd = rustix::fs::open(path, OFlags::PATH | OFlags::CLOEXEC, Mode::empty())?;
-    classify(fd.as_fd())
+    Ok(classify(fd.as_fd())?.map(|examined| Held { fd, examined }))
 }
 
 /// [`examine`] for commands that need only the verdict: Ok with the kind,

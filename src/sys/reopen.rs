@@ -18,14 +18,14 @@ use std::io;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
 
 /// A new descriptor, with `flags` (access mode included), on the object
-/// `held` refers to; `O_CLOEXEC` and `O_NOCTTY` are always added, `O_CREAT`,
-/// `O_TRUNC` and `O_EXCL` are never honoured.
+/// `held` refers to; `O_CLOEXEC` and `O_NOCTTY` are always added, `O_CREAT`
+/// and `O_TRUNC` are never honoured. `O_EXCL` on a block device claims it
+/// exclusively, as an open by name would: pass it only for the first
+/// writable descriptor (a second exclusive claim by the same process is
+/// refused with `EBUSY`).
 pub fn reopen(held: BorrowedFd<'_>, flags: OFlags) -> io::Result<File> {
     let link = format!("/proc/self/fd/{}", held.as_raw_fd());
-    // O_EXCL on a block device is an exclusive claim, which the held
-    // descriptor may already have: the reopen shares it instead.
-    let flags =
-        (flags - OFlags::CREATE - OFlags::TRUNC - OFlags::EXCL) | OFlags::CLOEXEC | OFlags::NOCTTY;
+    let flags = (flags - OFlags::CREATE - OFlags::TRUNC) | OFlags::CLOEXEC | OFlags::NOCTTY;
     let fd = rustix::fs::open(link.as_str(), flags, Mode::empty()).map_err(|e| {
         let e = io::Error::from(e);
         match e.kind() {

@@ -846,3 +846,66 @@ fn a_bind_mounted_file_is_refused_by_either_name() {
         b"the file the bind mount hides"
     );
 }
+
+// ---- (j) a loop device over a file someone is writing ------------------------
+
+/// Starts a Python process that opens `file` for writing and waits.
+fn write_in_python(file: &Path) -> Result<(Child, u32), String> {
+    let script = "import os, sys, time\n\
+                  fd = os.open(sys.argv[1], os.O_RDWR)\n\
+                  print(os.getpid(), flush=True)\n\
+                  time.sleep(300)\n";
+    let mut child = Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .arg(file)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("python3: {e}"))?;
+    let mut line = String::new();
+    if let Some(out) = child.stdout.take() {
+        let _ = BufReader::new(out).read_line(&mut line);
+    }
+    match line.trim().parse() {
+        Ok(pid) => Ok((child, pid)),
+        Err(_) => {
+            let _ = child.kill();
+            let _ = child.wait();
+            Err("python3 could not open the backing file".into())
+        }
+    }
+}
+
+#[test]
+fn a_loop_device_whose_backing_file_is_being_written_is_refused() {
+    let _serial = serial();
+    let dev = match LoopDevice::new(16 * MIB) {
+        Ok(d) => d,
+        Err(why) => return skipped(&why),
+    };
+    let mut cleanup = Cleanup::default();
+    let before = settled_hash(&dev.backing);
+    match write_in_python(&dev.backing) {
+        Ok((child, pid)) => {
+            cleanup.children.push(child);
+            both_refused(
+                &mut cleanup,
+                dev.path(),
+                &[
+                    &format!(
+                        "the file behind {} is open for writing in pid {pid} (python",
+                        dev.path()
+                    ),
+                    "close that program",
+                ],
+            );
+            let mut child = cleanup.children.pop().unwrap();
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        Err(why) => return skipped(&why),
+    }
+    assert_eq!(settled_hash(&dev.backing), before, "the device was written");
+}

@@ -4,9 +4,10 @@
 //! when none of that shows, whether the kernel refuses an exclusive open
 //! and which processes hold the node.
 
-use super::loops::loop_backings;
-use super::messages::{Holder, Opener, Use};
+use super::loops::{LoopBacking, loop_backings};
+use super::messages::{FileUse, Holder, Opener, Use};
 use super::swap::swap_devices;
+use super::writers::writers_of;
 use crate::probe::sysfs::{BlockDevice, Mount, parse_mountinfo};
 use std::fs;
 use std::io;
@@ -50,6 +51,9 @@ pub(super) fn uses_of(dev: &BlockDevice) -> io::Result<Vec<Use>> {
                 loops,
             });
         }
+        if let Some(u) = backing_written(d, &backings).filter(|u| !uses.contains(u)) {
+            uses.push(u);
+        }
     }
     // Only the device itself: an exclusive open of a whole disk is also
     // refused while any of its partitions is claimed, which for a partition
@@ -76,6 +80,26 @@ impl Holder {
             dm_name,
         }
     }
+}
+
+/// When `d` is a loop device (or a partition of one), the processes that
+/// hold its backing file open for writing, found by the file's device and
+/// inode as the kernel reports them.
+fn backing_written(d: &BlockDevice, backings: &[LoopBacking]) -> Option<Use> {
+    let backing = backings
+        .iter()
+        .find(|b| b.name == d.disk || b.name == d.name)?;
+    let openers: Vec<Opener> = writers_of(backing.file?)
+        .into_iter()
+        .flat_map(|u| match u {
+            FileUse::Writers { openers } => openers,
+            _ => Vec::new(),
+        })
+        .collect();
+    (!openers.is_empty()).then(|| Use::BackingWritten {
+        node: d.dev_path().display().to_string(),
+        openers,
+    })
 }
 
 /// What uses `d`, from the facts gathered: mounts, holders, swap.
@@ -122,10 +146,16 @@ fn openers_of(nodes: &[PathBuf]) -> Vec<Opener> {
         return Vec::new();
     };
     let mut found = Vec::new();
+    // This process holds the node too (the O_PATH descriptor it was
+    // examined through), and is not what keeps it busy.
+    let me = std::process::id();
     for p in procs.filter_map(|e| e.ok()) {
         let Some(pid) = p.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
             continue;
         };
+        if pid == me {
+            continue;
+        }
         let Ok(fds) = fs::read_dir(p.path().join("fd")) else {
             continue;
         };

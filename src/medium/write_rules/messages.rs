@@ -20,6 +20,11 @@ pub(super) enum Use {
     /// device's nodes open (none found: a mount in another mount namespace,
     /// a kernel user, or a process whose `/proc` this one cannot read).
     Claimed { node: String, openers: Vec<Opener> },
+    /// A loop device whose backing file these processes hold open for
+    /// writing (a write test on that file, a program writing it): what is
+    /// written through the loop device lands under their writes, and a
+    /// `--preserve` restore of either would undo the other's.
+    BackingWritten { node: String, openers: Vec<Opener> },
 }
 
 /// One way a regular file is used besides backing a loop device;
@@ -162,6 +167,21 @@ impl Use {
                     named.join(", ")
                 )
             }
+            Use::BackingWritten { node, openers } => {
+                let named: Vec<String> = openers
+                    .iter()
+                    .take(OPENERS_NAMED)
+                    .map(|o| format!("pid {} ({})", o.pid, o.command))
+                    .collect();
+                let more = openers.len().saturating_sub(OPENERS_NAMED);
+                let more = (more > 0)
+                    .then(|| format!(" and {more} more"))
+                    .unwrap_or_default();
+                format!(
+                    "the file behind {node} is open for writing in {}{more}",
+                    named.join(", ")
+                )
+            }
         }
     }
 
@@ -186,7 +206,7 @@ impl Use {
             Use::Claimed { openers, .. } if openers.is_empty() => {
                 "unmount or release it where it is used".into()
             }
-            Use::Claimed { openers, .. } => {
+            Use::Claimed { openers, .. } | Use::BackingWritten { openers, .. } => {
                 let one = openers.len() == 1;
                 format!(
                     "close {} (or let {} finish)",

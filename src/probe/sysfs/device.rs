@@ -70,7 +70,13 @@ impl BlockDevice {
         } else {
             st.st_dev
         };
-        let (major, minor) = (rustix::fs::major(dev), rustix::fs::minor(dev));
+        BlockDevice::from_dev(rustix::fs::major(dev), rustix::fs::minor(dev))
+    }
+
+    /// The block device with number `major:minor`, or `Ok(None)` where there
+    /// is no single one (major 0, an anonymous device) or sysfs does not
+    /// know it; see [`BlockDevice::from_path`].
+    pub fn from_dev(major: u32, minor: u32) -> io::Result<Option<BlockDevice>> {
         if major == 0 {
             return Ok(None);
         }

@@ -174,9 +174,10 @@ impl Use {
                     .map(|o| format!("pid {} ({})", o.pid, o.command))
                     .collect();
                 let more = openers.len().saturating_sub(OPENERS_NAMED);
-                let more = (more > 0)
-                    .then(|| format!(" and {more} more"))
-                    .unwrap_or_default();
+                let more = match more {
+                    0 => String::new(),
+                    n => format!(" and {n} more"),
+                };
                 format!(
                     "the file behind {node} is open for writing in {}{more}",
                     named.join(", ")

@@ -273,3 +273,80 @@ fn a_run_saved_without_db_lands_in_the_tests_own_home() {
     let runs = listed["runs"].as_array().map_or(0, Vec::len);
     assert!(runs >= 1, "the saved run is listed: {listed}");
 }
+
+/// The files that handle a target after the safety checks: from there on,
+/// every byte moves through the descriptor that was checked, or through a
+/// reopen of it (`crate::sys::reopen`, through `/proc/self/fd`), never
+/// through its name, which may name another file by then (issue 35).
+const AFTER_THE_CHECK: &[&str] = &[
+    "src/medium/mod.rs",
+    "src/medium/kinds.rs",
+    "src/medium/descriptors.rs",
+    "src/medium/gate.rs",
+    "src/medium/copy_ends.rs",
+    "src/medium/restore.rs",
+    "src/medium/open.rs",
+];
+
+/// What opens or looks up a file by its name.
+const OPENS_BY_NAME: &[&str] = &[
+    "File::open(",
+    "File::create",
+    "OpenOptions::new(",
+    "rustix::fs::open(",
+    "fs::read(",
+    "fs::read_to_string(",
+    "fs::metadata(",
+    "symlink_metadata(",
+    "rustix::fs::stat(",
+    "canonicalize(",
+    "open_reader(path",
+    "open_writer(path",
+];
+
+/// The opens by name these files may make, each with its reason.
+const NAMED_OPENS_ALLOWED: &[(&str, &str, &str)] = &[
+    (
+        "src/medium/descriptors.rs",
+        "open(\"/dev/null\")",
+        "a simulated card's stand-in descriptor: no user file",
+    ),
+    (
+        "src/medium/descriptors.rs",
+        "ScratchFile::create(",
+        "a directory's scratch file is made new (O_EXCL, nothing to lose) and then checked to be on the examined directory's file system",
+    ),
+    (
+        "src/medium/copy_ends.rs",
+        "File::create_new(",
+        "copy makes a destination that did not exist; check_destination then proves the target opened is that file",
+    ),
+];
+
+#[test]
+fn nothing_after_the_check_opens_the_target_by_name() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut offenders = Vec::new();
+    for rel in AFTER_THE_CHECK {
+        let text = std::fs::read_to_string(root.join(rel))
+            .unwrap_or_else(|e| panic!("{rel}: {e}: update AFTER_THE_CHECK"));
+        for (n, line) in production_part(&text).lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            let Some(needle) = OPENS_BY_NAME.iter().find(|p| code.contains(*p)) else {
+                continue;
+            };
+            let allowed = NAMED_OPENS_ALLOWED
+                .iter()
+                .any(|(f, what, _)| f == rel && code.contains(what));
+            if !allowed {
+                offenders.push(format!("{rel}:{}: {needle} in {}", n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "these open or look up a target by name after the safety checks; \
+         use the descriptor that was checked or crate::sys::reopen of it:\n{}",
+        offenders.join("\n")
+    );
+}

@@ -42,7 +42,9 @@ mod signature;
 mod swap;
 mod writers;
 
-pub use signature::{SIGNATURE_PROBE_BYTES, has_data_signature, probe_data_signature};
+#[cfg(test)]
+pub use signature::probe_data_signature;
+pub use signature::{SIGNATURE_PROBE_BYTES, has_data_signature};
 
 use crate::medium::storage::FileId;
 use crate::probe::sysfs::BlockDevice;

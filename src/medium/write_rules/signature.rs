@@ -3,10 +3,6 @@
 //! recognised for the caller to warn (or demand confirmation) before a
 //! destructive run.
 
-use std::fs;
-use std::io::{self, Read};
-use std::path::Path;
-
 /// How many leading bytes of a device [`has_data_signature`] looks at: enough
 /// for every signature it knows (the farthest is btrfs, at 64 KiB + 64, and
 /// swap on 64 KiB-page systems).
@@ -113,9 +109,10 @@ pub fn has_data_signature(first_bytes: &[u8]) -> Option<&'static str> {
 /// shorter) and passes them to [`has_data_signature`]; for tests only: a
 /// target is read through the descriptor it was examined through.
 #[cfg(test)]
-pub fn probe_data_signature(path: &Path) -> io::Result<Option<&'static str>> {
+pub fn probe_data_signature(path: &std::path::Path) -> std::io::Result<Option<&'static str>> {
+    use std::io::Read;
     let mut buf = Vec::with_capacity(SIGNATURE_PROBE_BYTES);
-    fs::File::open(path)?
+    std::fs::File::open(path)?
         .take(SIGNATURE_PROBE_BYTES as u64)
         .read_to_end(&mut buf)?;
     Ok(has_data_signature(&buf))

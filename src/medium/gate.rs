@@ -33,6 +33,7 @@ use crate::error::{IoFailure, usage};
 use crate::interrupt;
 use crate::safety::journal::Region;
 use crate::safety::preserve::{self, Preserved};
+use crate::sys::test_pause::{Moment, pause};
 use anyhow::Result;
 use std::fs::File;
 use std::os::fd::{AsFd, BorrowedFd};
@@ -257,7 +258,10 @@ impl WriteGate {
                 "this target was opened for reading only: pass --preserve or --destructive to allow a write test",
             ));
         };
-        guard.journal(merge(journal_regions(regions, size)))
+        pause(Moment::Opened);
+        guard.journal(merge(journal_regions(regions, size)))?;
+        pause(Moment::Armed);
+        Ok(())
     }
 
     /// Whether a write of `len` bytes at `offset` is allowed now: anywhere
@@ -283,6 +287,7 @@ impl WriteGate {
         if !matches!(guard.permit, Permit::Preserved { .. }) {
             return None;
         }
+        pause(Moment::BeforeRestore);
         let outcome = guard.restore();
         *self = WriteGate::Closed;
         outcome

@@ -14,6 +14,7 @@ pub mod reopen;
 pub mod rusage;
 pub mod sqlite;
 pub mod stdio;
+pub mod test_pause;
 pub mod uring;
 
 pub use affinity::{allowed_cpus, pin_current_thread};

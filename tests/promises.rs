@@ -33,6 +33,8 @@ mod json_schema;
 mod live_header;
 #[path = "promises/live_json_lines.rs"]
 mod live_json_lines;
+#[path = "promises/name_swaps.rs"]
+mod name_swaps;
 #[path = "promises/output_flags.rs"]
 mod output_flags;
 #[path = "promises/panic_restores.rs"]

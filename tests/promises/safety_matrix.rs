@@ -27,14 +27,14 @@ const DEVICE: u64 = 64 * MIB;
 /// One way of making a command write: the subcommand path and its
 /// arguments, `{dev}` standing for the device, `{dev2}` for a second one,
 /// `{img}` for an image file.
-struct Case {
-    leaf: &'static str,
-    args: &'static str,
+pub(crate) struct Case {
+    pub(crate) leaf: &'static str,
+    pub(crate) args: &'static str,
     /// Writes when allowed (false: a read-only analysis that still takes
     /// the flags).
-    writes: bool,
+    pub(crate) writes: bool,
     /// Refuses `--preserve` by design, with a reason (exit 2, nothing written).
-    refuses_preserve: bool,
+    pub(crate) refuses_preserve: bool,
     /// Without a flag it measures reads only and says the writes were
     /// skipped (rather than refusing).
     reads_without_flag: bool,
@@ -50,7 +50,7 @@ const fn case(leaf: &'static str, args: &'static str) -> Case {
     }
 }
 
-fn cases() -> Vec<Case> {
+pub(crate) fn cases() -> Vec<Case> {
     vec![
         case("run", "{dev} --rw write --size 2M --span 8M --ramp 0"),
         case(

@@ -1,0 +1,386 @@
+//! Every byte moves through the descriptor that was checked (issue 35): the
+//! target's name is given to something else at each moment of a
+//! `--preserve` write test, and nothing may be written where the user did
+//! not point, the original object must get back every byte, and the process
+//! must end.
+//!
+//! What is enumerated: every writing command of the safety matrix (found
+//! from the clap definition there) × every way to change what the name
+//! names (a rename and a symlink to another file, another file renamed onto
+//! the name, a hard link or device node of another object, a FIFO,
+//! `/dev/null`, a `/proc/sys` file) × every moment (after the checks before
+//! the journal copy, once the journal is armed, before the restore, before
+//! the read-back) × files and block devices. The whole product is some 700
+//! runs; by default each command meets every change once, at moments and
+//! on kinds of target that rotate so that every (change, moment, kind)
+//! pair is met by some command, and `run` meets the whole product;
+//! `IOCURVE_NAME_SWAPS=all` runs everything. The process is paused at the
+//! moment by a handshake (`IOCURVE_TEST_PAUSE_AT`, see `sys::test_pause`),
+//! the name is changed, and the process let go.
+
+use crate::common;
+use crate::safety_matrix::{Case, cases};
+
+use common::{LoopDevice, MIB, Tmpfs, is_root, skipped};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+const SIZE: u64 = 64 * MIB;
+/// A run that is not over by then hangs.
+const HANG: Duration = Duration::from_secs(120);
+/// The `/proc/sys` file put at the name: harmless to read and compare.
+const PROC_SYS: &str = "/proc/sys/kernel/domainname";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Change {
+    RenameAndSymlink,
+    OtherFileRenamedOnto,
+    HardLinkOrNode,
+    Fifo,
+    DevNull,
+    ProcSys,
+}
+
+const CHANGES: [Change; 6] = [
+    Change::RenameAndSymlink,
+    Change::OtherFileRenamedOnto,
+    Change::HardLinkOrNode,
+    Change::Fifo,
+    Change::DevNull,
+    Change::ProcSys,
+];
+
+const MOMENTS: [&str; 4] = ["opened", "armed", "before-restore", "before-read-back"];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    File,
+    Device,
+}
+
+/// The objects of one kind of target: the target, reached through `name`,
+/// and the other objects a changed name may point at, which must keep
+/// every byte.
+struct Bench {
+    kind: Kind,
+    dir: tempfile::TempDir,
+    /// The target object: a file, or a loop device (its node).
+    object: PathBuf,
+    /// Another object of the same kind: a file, or a second loop device.
+    other: PathBuf,
+    journals: tempfile::TempDir,
+    img: PathBuf,
+    _held: Vec<LoopDevice>,
+    _tmpfs: Option<Tmpfs>,
+}
+
+fn random(len: u64, seed: u64) -> Vec<u8> {
+    let mut data = vec![0u8; len as usize];
+    fastrand::Rng::with_seed(seed).fill(&mut data);
+    data
+}
+
+fn read(path: &Path) -> Vec<u8> {
+    if path.starts_with("/dev") {
+        let _ = common::sh("blockdev", &["--flushbufs", path.to_str().unwrap()]);
+    }
+    std::fs::read(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
+}
+
+fn fill(path: &Path, seed: u64) {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .expect("open to fill");
+    f.write_all(&random(SIZE, seed)).expect("fill");
+    f.sync_all().expect("sync");
+}
+
+impl Bench {
+    fn new(kind: Kind) -> Result<Bench, String> {
+        if !is_root() {
+            return Err("not root: loop devices and /dev need root (CI runs as root)".into());
+        }
+        let journals =
+            tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).map_err(|e| e.to_string())?;
+        let (tmpfs, held, dir) = match kind {
+            Kind::File => {
+                let t = Tmpfs::mount("size=320m")?;
+                let dir = tempfile::tempdir_in(t.path()).map_err(|e| e.to_string())?;
+                (Some(t), Vec::new(), dir)
+            }
+            Kind::Device => {
+                let devs = vec![LoopDevice::new(SIZE)?, LoopDevice::new(SIZE)?];
+                let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+                (None, devs, dir)
+            }
+        };
+        let (object, other) = match kind {
+            Kind::File => {
+                let (o, x) = (dir.path().join("object"), dir.path().join("other"));
+                std::fs::write(&o, random(SIZE, 1)).map_err(|e| e.to_string())?;
+                std::fs::write(&x, random(SIZE, 2)).map_err(|e| e.to_string())?;
+                (o, x)
+            }
+            Kind::Device => (held[0].dev.clone(), held[1].dev.clone()),
+        };
+        let img = journals.path().join("image");
+        std::fs::write(&img, random(4 * MIB, 99)).map_err(|e| e.to_string())?;
+        Ok(Bench {
+            kind,
+            dir,
+            object,
+            other,
+            journals,
+            img,
+            _held: held,
+            _tmpfs: tmpfs,
+        })
+    }
+
+    /// The name the command is given.
+    fn name(&self) -> PathBuf {
+        self.dir.path().join("target")
+    }
+
+    /// Points the name at the target object again, and gives the target
+    /// and the other object known bytes.
+    fn reset(&self) {
+        let name = self.name();
+        let _ = std::fs::remove_file(&name);
+        let _ = std::fs::remove_file(self.dir.path().join("moved"));
+        match self.kind {
+            Kind::File => std::fs::hard_link(&self.object, &name).expect("link the name"),
+            Kind::Device => {
+                std::os::unix::fs::symlink(&self.object, &name).expect("symlink the name")
+            }
+        }
+        fill(&self.object, 1);
+        fill(&self.other, 2);
+    }
+
+    fn argv(&self, case: &Case) -> Vec<String> {
+        let mut argv: Vec<String> = case.leaf.split(' ').map(String::from).collect();
+        for a in case.args.split(' ') {
+            argv.push(match a {
+                "{dev}" => self.name().display().to_string(),
+                "{img}" => self.img.display().to_string(),
+                other => other.to_string(),
+            });
+        }
+        argv.extend(["--no-save".into(), "--preserve".into()]);
+        argv.extend([
+            "--journal-dir".into(),
+            self.journals.path().display().to_string(),
+        ]);
+        argv
+    }
+
+    /// Gives the name to something else; returns the files that now sit
+    /// at the name and must keep their bytes (beside the other object).
+    fn change(&self, change: Change) -> Option<(PathBuf, Vec<u8>)> {
+        let name = self.name();
+        std::fs::rename(&name, self.dir.path().join("moved")).expect("move the name away");
+        match change {
+            Change::RenameAndSymlink => symlink(&self.other, &name),
+            Change::OtherFileRenamedOnto => {
+                let staged = self.dir.path().join("staged");
+                let bytes = random(SIZE, 3);
+                std::fs::write(&staged, &bytes).expect("stage");
+                std::fs::rename(&staged, &name).expect("rename onto the name");
+                return Some((name, bytes));
+            }
+            Change::HardLinkOrNode => match self.kind {
+                Kind::File => std::fs::hard_link(&self.other, &name).expect("hard link"),
+                Kind::Device => node_of(&self.other, &name),
+            },
+            Change::Fifo => {
+                rustix::fs::mknodat(
+                    rustix::fs::CWD,
+                    &name,
+                    rustix::fs::FileType::Fifo,
+                    rustix::fs::Mode::from_raw_mode(0o600),
+                    0,
+                )
+                .expect("mkfifo");
+            }
+            Change::DevNull => symlink(Path::new("/dev/null"), &name),
+            Change::ProcSys => symlink(Path::new(PROC_SYS), &name),
+        }
+        None
+    }
+}
+
+fn symlink(to: &Path, at: &Path) {
+    std::os::unix::fs::symlink(to, at).expect("symlink");
+}
+
+/// A second device node for the block device `node`, at `at`.
+fn node_of(node: &Path, at: &Path) {
+    use std::os::unix::fs::MetadataExt;
+    let rdev = std::fs::metadata(node).expect("stat the node").rdev();
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        at,
+        rustix::fs::FileType::BlockDevice,
+        rustix::fs::Mode::from_raw_mode(0o600),
+        rdev,
+    )
+    .expect("mknod");
+}
+
+/// One run: the command paused at `moment`, the name changed, the command
+/// let go; then every promise checked. Returns a failure or `None`.
+fn one(bench: &Bench, case: &Case, change: Change, moment: &str) -> Option<String> {
+    bench.reset();
+    let what = format!(
+        "{:?} {} {} / {change:?} at {moment}",
+        bench.kind, case.leaf, case.args
+    );
+    let (before, other_before) = (read(&bench.object), read(&bench.other));
+    let proc_before = std::fs::read(PROC_SYS).ok();
+    let pause = bench.journals.path().join("pause");
+    let said = bench.journals.path().join("stderr");
+    let mut child = common::iocurve_std()
+        .args(bench.argv(case))
+        .env("IOCURVE_TEST_PAUSE_AT", moment)
+        .env("IOCURVE_TEST_PAUSE_FILE", &pause)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&said).expect("stderr file"))
+        .spawn()
+        .expect("iocurve starts");
+    let started = Instant::now();
+    let mut at_name = None;
+    let mut paused = false;
+    while started.elapsed() < HANG {
+        if pause.exists() {
+            at_name = bench.change(change);
+            std::fs::remove_file(&pause).expect("let the command go");
+            paused = true;
+            break;
+        }
+        if child.try_wait().ok().flatten().is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("wait") {
+            break Some(s);
+        }
+        if started.elapsed() > HANG {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let err = std::fs::read_to_string(&said).unwrap_or_default();
+    let _ = std::fs::remove_file(&said);
+    let _ = std::fs::remove_file(&pause);
+    let Some(status) = status else {
+        return Some(format!("{what}: hung for {HANG:?}"));
+    };
+    if !paused {
+        return Some(format!(
+            "{what}: never reached the moment (exit {status}): {err}"
+        ));
+    }
+    if read(&bench.other) != other_before {
+        return Some(format!(
+            "{what}: the other object was written (exit {status}): {err}"
+        ));
+    }
+    if let Some((path, bytes)) = at_name
+        && std::fs::read(&path).ok().as_deref() != Some(bytes.as_slice())
+    {
+        return Some(format!(
+            "{what}: the file put at the name was written: {err}"
+        ));
+    }
+    if std::fs::read(PROC_SYS).ok() != proc_before {
+        return Some(format!("{what}: {PROC_SYS} changed"));
+    }
+    if read(&bench.object) != before {
+        return Some(format!(
+            "{what}: the target lost bytes (exit {status}): {err}"
+        ));
+    }
+    let verdict_only = case.leaf.starts_with("flash ") && status.code() == Some(5);
+    if !status.success() && !verdict_only {
+        return Some(format!("{what}: exit {status}: {err}"));
+    }
+    let left = std::fs::read_dir(bench.journals.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| !matches!(e.file_name().to_str(), Some("image" | "stderr")))
+        .count();
+    (left > 0).then(|| format!("{what}: a journal was left behind: {err}"))
+}
+
+/// The writing commands this test drives: those of the safety matrix that
+/// write under `--preserve` on one target.
+fn writing_cases() -> Vec<Case> {
+    cases()
+        .into_iter()
+        .filter(|c| c.writes && !c.refuses_preserve && !c.args.contains("{dev2}"))
+        .collect()
+}
+
+/// The runs: (case index, change, moment index, kind).
+fn plan(all: bool) -> Vec<(usize, Change, usize, Kind)> {
+    let cases = writing_cases();
+    let kinds = [Kind::File, Kind::Device];
+    let mut runs = Vec::new();
+    for (i, case) in cases.iter().enumerate() {
+        for (j, &change) in CHANGES.iter().enumerate() {
+            for m in 0..MOMENTS.len() {
+                for (k, &kind) in kinds.iter().enumerate() {
+                    let full = all || (case.leaf == "run" && i == 0);
+                    // Otherwise one run per (command, change), rotating
+                    // moment and kind so that every (change, moment, kind)
+                    // meets some command.
+                    let rotated = m == (i + j) % MOMENTS.len() && k == (i + j / 2) % 2;
+                    if full || rotated {
+                        runs.push((i, change, m, kind));
+                    }
+                }
+            }
+        }
+    }
+    runs
+}
+
+#[test]
+fn a_name_changed_at_any_moment_writes_nothing_elsewhere_and_loses_nothing() {
+    let all = std::env::var("IOCURVE_NAME_SWAPS").is_ok_and(|v| v == "all");
+    let benches = [Bench::new(Kind::File), Bench::new(Kind::Device)];
+    let cases = writing_cases();
+    let mut failures = Vec::new();
+    let mut tries = 0;
+    for (i, change, m, kind) in plan(all) {
+        let bench = match &benches[usize::from(kind == Kind::Device)] {
+            Ok(b) => b,
+            Err(why) => {
+                skipped(&format!("(in part) {kind:?}: {why}"));
+                continue;
+            }
+        };
+        tries += 1;
+        failures.extend(one(bench, &cases[i], change, MOMENTS[m]));
+    }
+    eprintln!("name changes: {tries} runs, {} failed", failures.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn the_plan_meets_every_change_moment_and_kind() {
+    let mut met = std::collections::BTreeSet::new();
+    for (_, change, m, kind) in plan(false) {
+        met.insert((format!("{change:?}"), m, format!("{kind:?}")));
+    }
+    assert_eq!(met.len(), CHANGES.len() * MOMENTS.len() * 2, "{met:?}");
+}

@@ -56,6 +56,7 @@ pub(super) fn open_directory(
         notes,
     };
     Ok(OpenTarget {
+        examined: Some(held.examined),
         reader,
         gate,
         info,
@@ -111,6 +112,7 @@ pub(super) fn open_file(
         notes: Vec::new(),
     };
     Ok(OpenTarget {
+        examined: Some(held.examined),
         reader,
         gate,
         info,
@@ -181,6 +183,7 @@ pub(super) fn open_block_device(
         notes: Vec::new(),
     };
     Ok(OpenTarget {
+        examined: Some(held.examined),
         reader,
         gate,
         info,
@@ -212,6 +215,7 @@ pub(super) fn open_sim(req: &TargetRequest, spec: &str) -> Result<OpenTarget> {
         notes: vec![Caveat::simulated(params.describe())],
     };
     Ok(OpenTarget {
+        examined: None,
         reader,
         gate,
         info,

@@ -39,7 +39,14 @@ pub fn restore_after_error(target: &mut OpenTarget, err: anyhow::Error) -> anyho
 /// too), and records in the result what happened; a restore that fails
 /// becomes the result's error, naming the journal and the recover command.
 pub fn restore(target: &mut OpenTarget, result: &mut RunResult) {
-    match target.restore() {
+    let outcome = target.restore();
+    if outcome.is_some() && target.name_moved() {
+        result.target.notes.push(crate::result::Caveat::note(format!(
+            "{} no longer names the file or device that was tested: it was renamed or replaced while the test ran; the test and the restore went to the object that was checked, through the descriptors held, and nothing was written to what the name names now",
+            result.target.path
+        )));
+    }
+    match outcome {
         None => {}
         Some(Ok(done)) => {
             for left in &done.journal_left {

@@ -5,7 +5,9 @@
 //! bytes, runtime, completion-latency percentiles and CPU share are taken
 //! as fio reported them; nothing is recomputed. A mixed job keeps its read
 //! and write figures apart. The device is not in fio's output: the caller
-//! probes it when it is known.
+//! probes it when it is known. The document is foreign input: every figure
+//! is range-checked as it is read (see `fields`), and a file it names is
+//! only ever looked at by the caller, never opened.
 
 mod fields;
 #[cfg(test)]

@@ -8,16 +8,24 @@ use anyhow::{Context, Result};
 use std::path::Path;
 
 /// The size of a file or block device a fio job named, when it exists
-/// here: fio covered all of it unless the job said otherwise. Opened for
-/// reading only, and its end sought (a block device's size is its end).
+/// here: fio covered all of it unless the job said otherwise. The path
+/// comes from the document, so it is only looked at, never opened (a FIFO
+/// there would block an open, a device file could answer one): a regular
+/// file's size is in its metadata, a block device's in sysfs under its
+/// device number. Anything else has no size.
 fn size_here(path: &str) -> Option<u64> {
-    use std::io::{Seek, SeekFrom};
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
     let meta = std::fs::metadata(path).ok()?;
-    if meta.is_dir() {
+    if meta.is_file() {
+        return Some(meta.len());
+    }
+    if !meta.file_type().is_block_device() {
         return None;
     }
-    let mut file = std::fs::File::open(path).ok()?;
-    file.seek(SeekFrom::End(0)).ok()
+    let dev = meta.rdev();
+    crate::probe::sysfs::BlockDevice::from_dev_t(rustix::fs::major(dev), rustix::fs::minor(dev))
+        .ok()
+        .map(|d| d.size_bytes)
 }
 
 pub fn import(args: &ImportArgs, settings: &store::Settings) -> Result<i32> {

@@ -5,7 +5,13 @@
 //! bytes, runtime, completion-latency percentiles and CPU share are taken
 //! as fio reported them; nothing is recomputed. A mixed job keeps its read
 //! and write figures apart. The device is not in fio's output: the caller
-//! probes it when it is known.
+//! probes it when it is known. The document is foreign input: every figure
+//! is range-checked as it is read (see `fields`), and a file it names is
+//! only ever looked at by the caller, never opened.
+
+mod fields;
+#[cfg(test)]
+mod fuzz;
 
 use crate::result::{
     CpuUsage, DirectionResult, HostInfo, Measurement, Payload, RampInfo, RunResult, TestEngine,
@@ -15,11 +21,34 @@ use crate::result::{TargetInfo, TargetKind};
 use crate::stats::{LatencySummary, Spread};
 use crate::vocab::options::IoMode;
 use anyhow::{Context, Result, bail};
-use serde_json::Value;
+use fields::Source;
+use serde_json::{Map, Value};
+use std::collections::{HashMap, HashSet};
 use std::time::{Duration, UNIX_EPOCH};
 
+/// At most this many jobs: fio itself runs no more (its `REAL_MAX_JOBS`).
+const MAX_JOBS: usize = 4096;
+
+/// The options iocurve reads: each must be a string, as fio writes them.
+const OPTIONS_READ: &[&str] = &[
+    "rw",
+    "readwrite",
+    "bs",
+    "iodepth",
+    "numjobs",
+    "ioengine",
+    "offset",
+    "size",
+    "filesize",
+    "nrfiles",
+    "rwmixread",
+    "direct",
+    "filename",
+    "directory",
+];
+
 /// The options of a job: the global ones overridden by its own.
-fn options(doc: &Value, job: &Value) -> serde_json::Map<String, Value> {
+fn options(doc: &Value, job: &Value) -> Map<String, Value> {
     let mut opts = doc["global options"]
         .as_object()
         .cloned()
@@ -30,73 +59,132 @@ fn options(doc: &Value, job: &Value) -> serde_json::Map<String, Value> {
     opts
 }
 
-fn opt<'a>(opts: &'a serde_json::Map<String, Value>, key: &str) -> Option<&'a str> {
+fn opt<'a>(opts: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
     opts.get(key)?.as_str()
 }
 
-fn size_opt(opts: &serde_json::Map<String, Value>, key: &str) -> Option<u64> {
+fn size_opt(opts: &Map<String, Value>, key: &str) -> Option<u64> {
     crate::units::parse_size(opt(opts, key)?).ok()
 }
 
-fn u(v: &Value) -> u64 {
-    v.as_u64()
-        .or_else(|| v.as_f64().map(|f| f as u64))
-        .unwrap_or(0)
-}
+/// The percentiles iocurve keeps, as fio names them.
+const PERCENTILES: [&str; 5] = [
+    "50.000000",
+    "90.000000",
+    "99.000000",
+    "99.900000",
+    "99.990000",
+];
 
-fn f(v: &Value) -> f64 {
-    v.as_f64().unwrap_or(0.0)
-}
-
-/// Completion latency of one direction from fio's `clat_ns`.
-fn latency(dir: &Value) -> LatencySummary {
-    let c = &dir["clat_ns"];
-    let p = |k: &str| u(&c["percentile"][k]);
-    LatencySummary {
-        count: u(&c["N"]),
-        min_ns: u(&c["min"]),
-        mean_ns: f(&c["mean"]),
-        stddev_ns: f(&c["stddev"]),
-        p50_ns: p("50.000000"),
-        p90_ns: p("90.000000"),
-        p99_ns: p("99.000000"),
-        p99_9_ns: p("99.900000"),
-        p99_99_ns: p("99.990000"),
-        max_ns: u(&c["max"]),
+/// Completion latency of direction `dir` from fio's `clat_ns`.
+fn latency(src: &Source, dir: &str) -> Result<LatencySummary> {
+    let whole = |key: &str| src.whole(&[dir, "clat_ns", key], &fields::NANOS);
+    let real = |key: &str| src.real(&[dir, "clat_ns", key], &fields::NANOS_REAL);
+    src.check_percentiles(&[dir, "clat_ns", "percentile"])?;
+    let mut p = [0; 5];
+    for (slot, key) in p.iter_mut().zip(PERCENTILES) {
+        *slot = src
+            .whole(&[dir, "clat_ns", "percentile", key], &fields::NANOS)?
+            .unwrap_or(0);
     }
+    let count = src
+        .whole(&[dir, "clat_ns", "N"], &fields::COUNT)?
+        .unwrap_or(0);
+    let (min_ns, max_ns) = (whole("min")?.unwrap_or(0), whole("max")?.unwrap_or(0));
+    if count > 0 && min_ns > max_ns {
+        return Err(src.refuse(
+            &format!("{dir}.clat_ns.min"),
+            &format!("{min_ns}, above the max ({max_ns})"),
+            "the shortest latency is never above the longest",
+        ));
+    }
+    Ok(LatencySummary {
+        count,
+        min_ns,
+        mean_ns: real("mean")?.unwrap_or(0.0),
+        stddev_ns: real("stddev")?.unwrap_or(0.0),
+        p50_ns: p[0],
+        p90_ns: p[1],
+        p99_ns: p[2],
+        p99_9_ns: p[3],
+        p99_99_ns: p[4],
+        max_ns,
+    })
 }
 
-fn direction(dir: &Value) -> Option<DirectionResult> {
-    let bytes = u(&dir["io_bytes"]);
-    (bytes > 0).then(|| DirectionResult {
+/// Direction `dir` (`read`, `write`) of a job, when it moved bytes: then
+/// its rates are stored, so fio must have given them and a run time.
+fn direction(src: &Source, dir: &str) -> Result<Option<DirectionResult>> {
+    let bytes = src.whole(&[dir, "io_bytes"], &fields::BYTES)?;
+    let runtime = src.whole(&[dir, "runtime"], &fields::MILLIS)?;
+    let ops = src.whole(&[dir, "total_ios"], &fields::COUNT)?;
+    let Some(bytes) = bytes.filter(|b| *b > 0) else {
+        return Ok(None);
+    };
+    if runtime.unwrap_or(0) == 0 {
+        return Err(src.refuse(
+            &format!("{dir}.runtime"),
+            &runtime.map_or("missing".into(), |r| r.to_string()),
+            "a job that moved bytes took time: fio's runtime is at least 1 ms",
+        ));
+    }
+    Ok(Some(DirectionResult {
         bytes,
-        ops: u(&dir["total_ios"]),
-        mb_per_s: f(&dir["bw_bytes"]) / 1e6,
-        iops: f(&dir["iops"]),
-        latency: latency(dir),
+        ops: ops.unwrap_or(0),
+        mb_per_s: src.need_real(&[dir, "bw_bytes"], &fields::BYTES_PER_S)? / 1e6,
+        iops: src.need_real(&[dir, "iops"], &fields::IOPS)?,
+        latency: latency(src, dir)?,
+    }))
+}
+
+/// The sum of one figure of both directions, refused past 64 bits.
+fn sum(src: &Source, field: &str, a: u64, b: u64) -> Result<u64> {
+    a.checked_add(b).ok_or_else(|| {
+        src.refuse(
+            &format!("read.{field} + write.{field}"),
+            "past 2^64",
+            "a job's two directions together fit in 64 bits",
+        )
     })
 }
 
 /// One measurement of a job.
-fn measurement(job: &Value) -> Measurement {
-    let read = direction(&job["read"]);
-    let write = direction(&job["write"]);
+fn measurement(src: &Source) -> Result<Measurement> {
+    let read = direction(src, "read")?;
+    let write = direction(src, "write")?;
     let dirs: Vec<&DirectionResult> = read.iter().chain(write.iter()).collect();
-    let bytes: u64 = dirs.iter().map(|d| d.bytes).sum();
-    let runtime_ms = ["read", "write"]
-        .iter()
-        .map(|k| u(&job[*k]["runtime"]))
-        .max()
-        .unwrap_or(0);
-    let elapsed_s = runtime_ms as f64 / 1e3;
-    let cpu_s = |k: &str| f(&job[k]) / 100.0 * u(&job["job_runtime"]) as f64 / 1e3;
-    let (user_s, system_s) = (cpu_s("usr_cpu"), cpu_s("sys_cpu"));
-    Measurement {
+    let of = |d: &Option<DirectionResult>, f: fn(&DirectionResult) -> u64| d.as_ref().map_or(0, f);
+    let bytes = sum(
+        src,
+        "io_bytes",
+        of(&read, |d| d.bytes),
+        of(&write, |d| d.bytes),
+    )?;
+    let ops = sum(
+        src,
+        "total_ios",
+        of(&read, |d| d.ops),
+        of(&write, |d| d.ops),
+    )?;
+    let mut runtime_ms = 0;
+    for dir in ["read", "write"] {
+        let ms = src.whole(&[dir, "runtime"], &fields::MILLIS)?;
+        runtime_ms = runtime_ms.max(ms.unwrap_or(0));
+    }
+    let job_ms = src.whole(&["job_runtime"], &fields::MILLIS)?.unwrap_or(0);
+    let cpu_s = |k: &str| -> Result<f64> {
+        let percent = src.real(&[k], &fields::CPU_PERCENT)?.unwrap_or(0.0);
+        Ok(percent / 100.0 * job_ms as f64 / 1e3)
+    };
+    let (user_s, system_s) = (cpu_s("usr_cpu")?, cpu_s("sys_cpu")?);
+    let mb_per_s: f64 = dirs.iter().map(|d| d.mb_per_s).sum();
+    Ok(Measurement {
         bytes,
-        ops: dirs.iter().map(|d| d.ops).sum(),
+        ops,
+        // At most 10^12 ms: 10^18 ns fits.
         elapsed_ns: runtime_ms * 1_000_000,
-        mb_per_s: dirs.iter().map(|d| d.mb_per_s).sum(),
-        mib_per_s: dirs.iter().map(|d| d.mb_per_s).sum::<f64>() * 1e6 / 1048576.0,
+        mb_per_s,
+        mib_per_s: mb_per_s * 1e6 / 1048576.0,
         iops: dirs.iter().map(|d| d.iops).sum(),
         latency: (dirs.len() == 1).then(|| dirs[0].latency),
         cpu: CpuUsage {
@@ -115,14 +203,14 @@ fn measurement(job: &Value) -> Measurement {
         ramp: RampInfo::default(),
         sync_ns: 0,
         verify: None,
-        warnings: if elapsed_s == 0.0 {
+        warnings: if runtime_ms == 0 {
             vec![crate::result::Caveat::note("fio reported no runtime")]
         } else {
             Vec::new()
         },
         interrupted: false,
         raw: None,
-    }
+    })
 }
 
 /// The region fio's job covered, in bytes: its `size` (a byte count, or a
@@ -130,7 +218,7 @@ fn measurement(job: &Value) -> Measurement {
 /// file less the `offset`, as fio itself decides. `file_size` is the size
 /// of the job's file or device where the import runs (`None` when it is not
 /// there); without it a percentage or an absent size is unknown (`None`).
-fn span_of(opts: &serde_json::Map<String, Value>, file_size: Option<u64>) -> Option<u64> {
+fn span_of(opts: &Map<String, Value>, file_size: Option<u64>) -> Option<u64> {
     let offset = size_opt(opts, "offset").unwrap_or(0);
     if let Some(size) = opt(opts, "size") {
         return match size.trim().strip_suffix('%') {
@@ -151,55 +239,148 @@ fn span_of(opts: &serde_json::Map<String, Value>, file_size: Option<u64>) -> Opt
 }
 
 /// The file or device a job names (`filename`, else `directory`).
-fn job_path(opts: &serde_json::Map<String, Value>) -> Option<&str> {
+fn job_path(opts: &Map<String, Value>) -> Option<&str> {
     opt(opts, "filename").or(opt(opts, "directory"))
 }
 
+/// The block size a job gave (fio's default, 4 KiB, when it gave none):
+/// at least a byte, and one size for every direction.
+fn block_size(src: &Source, opts: &Map<String, Value>) -> Result<u64> {
+    let Some(text) = opt(opts, "bs") else {
+        return Ok(4096);
+    };
+    match crate::units::parse_size(text) {
+        Ok(0) => Err(src.refuse(
+            "bs",
+            &fields::clip(text),
+            "a block size must be at least 1 byte",
+        )),
+        Ok(bytes) if bytes <= 1 << 32 => Ok(bytes),
+        Ok(_) => Err(src.refuse("bs", &fields::clip(text), "a block size is at most 4 GiB")),
+        Err(_) => Err(src.refuse(
+            "bs",
+            &fields::shown(&Value::String(text.into())),
+            "iocurve reads one block size for the job, such as 4k or 1M",
+        )),
+    }
+}
+
+/// A whole-number option in `min..=max` (`iodepth`, `numjobs`,
+/// `rwmixread`); `None` when the job did not give it.
+fn small_option(
+    src: &Source,
+    opts: &Map<String, Value>,
+    key: &str,
+    (min, max): (u32, u32),
+) -> Result<Option<u32>> {
+    let Some(text) = opt(opts, key) else {
+        return Ok(None);
+    };
+    match text.trim().parse::<u32>() {
+        Ok(n) if (min..=max).contains(&n) => Ok(Some(n)),
+        _ => Err(src.refuse(
+            key,
+            &fields::shown(&Value::String(text.into())),
+            &format!("fio takes a whole number from {min} to {max} there"),
+        )),
+    }
+}
+
 fn test(
-    doc: &Value,
-    job: &Value,
+    src: &Source,
+    opts: &Map<String, Value>,
     name: String,
     file_size: &dyn Fn(&str) -> Option<u64>,
-) -> TestResult {
-    let opts = options(doc, job);
+) -> Result<TestResult> {
     // fio's pattern names in iocurve's words (`readwrite` is `rw`); a
     // pattern iocurve has none for (`trim`) keeps fio's name.
-    let rw = TestRw::parse(
-        opt(&opts, "rw")
-            .or(opt(&opts, "readwrite"))
-            .unwrap_or("read"),
-    );
-    let m = measurement(job);
+    let rw = TestRw::parse(opt(opts, "rw").or(opt(opts, "readwrite")).unwrap_or("read"));
+    let m = measurement(src)?;
+    let mix = small_option(src, opts, "rwmixread", (0, 100))?;
     let workload = WorkloadInfo {
-        block_size: size_opt(&opts, "bs").unwrap_or(4096),
-        queue_depth: opt(&opts, "iodepth")
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(1),
-        threads: opt(&opts, "numjobs")
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(1),
-        engine: TestEngine::Imported(format!("fio:{}", opt(&opts, "ioengine").unwrap_or("psync"))),
-        offset: size_opt(&opts, "offset").unwrap_or(0),
-        span: span_of(&opts, job_path(&opts).and_then(file_size)).unwrap_or(0),
-        mix_read_percent: opt(&opts, "rwmixread").and_then(|v| v.parse().ok()),
+        block_size: block_size(src, opts)?,
+        queue_depth: small_option(src, opts, "iodepth", (1, 65536))?.unwrap_or(1),
+        threads: small_option(src, opts, "numjobs", (1, MAX_JOBS as u32))?.unwrap_or(1),
+        engine: TestEngine::Imported(format!("fio:{}", opt(opts, "ioengine").unwrap_or("psync"))),
+        offset: size_opt(opts, "offset").unwrap_or(0),
+        span: span_of(opts, job_path(opts).and_then(file_size)).unwrap_or(0),
+        mix_read_percent: mix.map(|m| m as u8),
         seed: 0,
         rw,
     };
-    TestResult {
+    Ok(TestResult {
         name,
         workload,
         mb_per_s: Spread::of(&[m.mb_per_s]),
         iops: Spread::of(&[m.iops]),
         repetitions: vec![m],
         skipped: None,
-    }
+    })
 }
 
-/// The file or device the first job measured.
-pub fn target_path(doc: &Value) -> Option<String> {
-    let job = doc["jobs"].as_array()?.first()?;
-    let opts = options(doc, job);
-    job_path(&opts).map(str::to_string)
+/// The jobs of the document: at least one, at most fio's limit, each an
+/// object.
+fn jobs_of(doc: &Value) -> Result<&Vec<Value>> {
+    let Some(jobs) = doc["jobs"].as_array().filter(|j| !j.is_empty()) else {
+        bail!("no jobs in the document: is this fio --output-format=json output?");
+    };
+    if jobs.len() > MAX_JOBS {
+        return Err(Source::document(doc).refuse(
+            "jobs",
+            &format!("{} jobs", jobs.len()),
+            "fio runs at most 4096 jobs",
+        ));
+    }
+    if let Some(other) = jobs.iter().find(|j| !j.is_object()) {
+        let shown = fields::shown(other);
+        return Err(Source::document(doc).refuse(
+            "jobs",
+            &format!("holding {shown}"),
+            "fio writes each job as an object",
+        ));
+    }
+    Ok(jobs)
+}
+
+/// Each job's name, made unique: a repeated name gets a `#2` suffix
+/// (the next number free, should a job already be called that).
+fn unique_names(jobs: &[Value]) -> Result<Vec<String>> {
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    let mut used: HashSet<String> = HashSet::new();
+    let mut names = Vec::with_capacity(jobs.len());
+    for (index, job) in jobs.iter().enumerate() {
+        let base = match job.get("jobname") {
+            None => "job",
+            Some(Value::String(name)) => name,
+            Some(other) => {
+                return Err(Source::job(job, index + 1, None).refuse(
+                    "jobname",
+                    &fields::shown(other),
+                    "fio writes a job's name as a string",
+                ));
+            }
+        };
+        let count = seen.entry(base).or_insert(0);
+        let mut name = base.to_string();
+        while used.contains(&name) {
+            *count += 1;
+            name = format!("{base} #{}", *count + 1);
+        }
+        used.insert(name.clone());
+        names.push(name);
+    }
+    Ok(names)
+}
+
+/// When the run started, from fio's `timestamp` (seconds since 1970).
+fn started_at(doc: &Value) -> Result<String> {
+    let src = Source::document(doc);
+    let range = fields::SECONDS_SINCE_1970;
+    let seconds = src.need(&["timestamp"], &range)?;
+    let when = UNIX_EPOCH
+        .checked_add(Duration::from_secs(seconds))
+        .ok_or_else(|| src.refuse("timestamp", &seconds.to_string(), range.rule))?;
+    Ok(humantime::format_rfc3339_seconds(when).to_string())
 }
 
 /// Parses fio's JSON document, where nothing beyond the document is known.
@@ -211,36 +392,37 @@ pub fn parse(text: &str) -> Result<RunResult> {
 /// device a job names, when the import runs where that exists (fio covers
 /// the whole file unless told otherwise, and its JSON does not say how
 /// large that was). A span it cannot know is 0, with a note saying so.
+/// Every figure is range-checked first: one out of range refuses the whole
+/// document, naming the job and the field.
 pub fn parse_sized(text: &str, file_size: &dyn Fn(&str) -> Option<u64>) -> Result<RunResult> {
     // fio may print warnings before the document.
     let start = text.find('{').context("no JSON document in the file")?;
     let doc: Value = serde_json::from_str(&text[start..]).context("not fio JSON output")?;
-    let Some(jobs) = doc["jobs"].as_array().filter(|j| !j.is_empty()) else {
-        bail!("no jobs in the document: is this fio --output-format=json output?");
-    };
-    let mut tests: Vec<TestResult> = Vec::new();
-    for job in jobs {
-        let base = job["jobname"].as_str().unwrap_or("job").to_string();
-        let seen = tests
-            .iter()
-            .filter(|t| t.name == base || t.name.starts_with(&format!("{base} #")))
-            .count();
-        let name = if seen == 0 {
-            base
-        } else {
-            format!("{base} #{}", seen + 1)
-        };
-        tests.push(test(&doc, job, name, file_size));
+    let jobs = jobs_of(&doc)?;
+    let started_at = started_at(&doc)?;
+    let mut tests: Vec<TestResult> = Vec::with_capacity(jobs.len());
+    let mut error = None;
+    for (index, (job, name)) in jobs.iter().zip(unique_names(jobs)?).enumerate() {
+        let src = Source::job(job, index + 1, job["jobname"].as_str());
+        let opts = options(&doc, job);
+        src.check_options(&opts, OPTIONS_READ)?;
+        let errno = src.whole(&["error"], &fields::ERRNO)?.unwrap_or(0);
+        if errno != 0 && error.is_none() {
+            error = Some(format!(
+                "fio job {} ended with error {errno}",
+                job["jobname"]
+            ));
+        }
+        tests.push(test(&src, &opts, name, file_size)?);
     }
     let first_opts = options(&doc, &jobs[0]);
-    let path = target_path(&doc).unwrap_or_default();
+    let path = job_path(&first_opts).unwrap_or_default().to_string();
     let version = doc["fio version"].as_str().unwrap_or("fio");
-    let when = UNIX_EPOCH + Duration::from_secs(u(&doc["timestamp"]));
     Ok(RunResult {
         cpu_load: None,
         schema_version: crate::result::SCHEMA_VERSION,
         iocurve_version: env!("CARGO_PKG_VERSION").to_string(),
-        started_at: humantime::format_rfc3339_seconds(when).to_string(),
+        started_at,
         host: HostInfo {
             hostname: String::new(),
             kernel: String::new(),
@@ -274,10 +456,7 @@ pub fn parse_sized(text: &str, file_size: &dyn Fn(&str) -> Option<u64>) -> Resul
         },
         tests,
         interrupted: false,
-        error: jobs
-            .iter()
-            .find(|j| u(&j["error"]) != 0)
-            .map(|j| format!("fio job {} ended with error {}", j["jobname"], j["error"])),
+        error,
         device_identity: None,
         mpi: None,
     })

@@ -1,6 +1,7 @@
 //! What users of other command-line tools expect to find: shell completion
-//! that bash really loads and that offers the real subcommands, and man
-//! pages for the command and every subcommand that `man` really renders.
+//! that bash really loads and that offers the real subcommands, man pages
+//! for the command and every subcommand that `man` really renders, and
+//! fio's JSON imported safely whatever it names or holds.
 
 use crate::common;
 
@@ -182,5 +183,119 @@ fn man_without_a_directory_prints_the_main_page() {
             page.contains(&format!("iocurve\\-{name}(1)")),
             "{name}: {page}"
         );
+    }
+}
+
+/// The fixture with `edit` applied, written to `dir`.
+fn fio_document(dir: &Path, edit: impl FnOnce(&mut serde_json::Value)) -> std::path::PathBuf {
+    let fixture = "tests/fixtures/fio-3.33-seqread-randwrite.json";
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture).unwrap()).unwrap();
+    edit(&mut doc);
+    let file = dir.join("fio.json");
+    std::fs::write(&file, doc.to_string()).unwrap();
+    file
+}
+
+/// A FIFO named as a job's file (as the target, and without a size, so the
+/// import would want its size) is looked at, never opened: an open would
+/// wait for a writer forever. The import ends, within a minute however
+/// busy the machine, and nobody holds the FIFO open after it.
+#[test]
+fn a_fifo_named_in_fio_json_does_not_hold_the_import() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo");
+    let made = rustix::fs::mknodat(
+        rustix::fs::CWD,
+        &fifo,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+        0,
+    );
+    if let Err(e) = made {
+        return common::skipped(&format!("cannot make a FIFO: {e}"));
+    }
+    let report = fio_document(dir.path(), |doc| {
+        for job in doc["jobs"].as_array_mut().unwrap() {
+            let opts = job["job options"].as_object_mut().unwrap();
+            opts.remove("size");
+            opts.insert("filename".into(), fifo.display().to_string().into());
+        }
+    });
+    let mut child = common::iocurve_std()
+        .arg("import")
+        .arg(&report)
+        .arg("--db")
+        .arg(dir.path().join("results.db"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(60) {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("import still running after a minute: it opened the FIFO");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("imported 2 fio job(s)"),
+        "{}",
+        text(&out.stdout)
+    );
+    // Opening the write end without waiting fails (ENXIO) when no one reads.
+    let writer = rustix::fs::open(
+        &fifo,
+        rustix::fs::OFlags::WRONLY | rustix::fs::OFlags::NONBLOCK,
+        rustix::fs::Mode::empty(),
+    );
+    assert_eq!(writer.err(), Some(rustix::io::Errno::NXIO));
+}
+
+/// Figures no fio run writes are refused with exit 2 and one line naming
+/// the job and the field, never a panic: a start time past the year 9999,
+/// a block size of 0, bytes read in no time, a negative byte count.
+#[test]
+fn impossible_fio_figures_are_refused_by_name() {
+    type Edit = fn(&mut serde_json::Value);
+    let cases: [(Edit, &str); 4] = [
+        (
+            |doc| doc["timestamp"] = 1e300.into(),
+            "fio JSON: \"timestamp\" is 1e+300; fio writes the start time as whole seconds since 1970",
+        ),
+        (
+            |doc| doc["jobs"][0]["job options"]["bs"] = "0".into(),
+            "fio JSON job 'seqread': \"bs\" is 0; a block size must be at least 1 byte",
+        ),
+        (
+            |doc| doc["jobs"][0]["read"]["runtime"] = 0.into(),
+            "fio JSON job 'seqread': \"read.runtime\" is 0; ",
+        ),
+        (
+            |doc| doc["jobs"][1]["write"]["io_bytes"] = (-1).into(),
+            "fio JSON job 'randwrite': \"write.io_bytes\" is -1; ",
+        ),
+    ];
+    for (edit, said) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let report = fio_document(dir.path(), edit);
+        let db = dir.path().join("results.db");
+        let out = common::fails(
+            common::iocurve()
+                .arg("import")
+                .arg(&report)
+                .arg("--db")
+                .arg(&db),
+            2,
+        );
+        let err = text(&out.stderr);
+        assert!(err.contains(said), "{err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(!err.contains("panicked"), "{err}");
+        assert!(!db.exists(), "nothing is stored");
     }
 }

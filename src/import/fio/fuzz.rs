@@ -348,3 +348,19 @@ fn the_user_reported_documents_are_refused_by_name() {
         "fio JSON job 'seqread': \"read.runtime\" is 0; a job that moved bytes took time: fio's runtime is at least 1 ms"
     );
 }
+
+#[test]
+fn fio_spellings_of_a_block_size_are_read() {
+    for (text, bytes) in [
+        ("4k", 4096),
+        ("4kb", 4096),
+        ("4KiB", 4096),
+        ("1m", 1 << 20),
+        ("4k,64k", 4096),
+        (",64k", 65536),
+        ("512", 512),
+    ] {
+        assert_eq!(super::fio_size(text).ok(), Some(bytes), "{text}");
+    }
+    assert!(super::fio_size("4q").is_err());
+}

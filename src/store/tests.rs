@@ -200,7 +200,7 @@ fn a_damaged_file_is_refused_and_left_as_it_is() {
     );
     assert!(matches!(
         repair::check(&path).unwrap(),
-        Err(problem) if problem.starts_with("quick_check: ")
+        repair::Checked::Damaged(problem) if problem.starts_with("quick_check: ")
     ));
     // Not a database at all is damage too.
     let text = dir.path().join("notes.db");

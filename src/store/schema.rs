@@ -296,7 +296,7 @@ pub fn odd(path: &std::path::Path, odd: &OddStamp) -> anyhow::Error {
             odd.stamp
         ),
         None if odd.stamp > 0 => format!(
-            "the results database {p} has schema version {}, newer than this iocurve knows ({}): upgrade iocurve, or pass another --db (`{repair}` sets back only a stamp whose tables are known)",
+            "the results database {p} has schema version {}, newer than this iocurve knows ({}): upgrade iocurve, or pass another --db",
             odd.stamp, odd.latest
         ),
         None => format!(

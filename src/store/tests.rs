@@ -70,10 +70,11 @@ fn a_newer_database_is_refused() {
     let err = Store::from_connection(conn, schema::latest())
         .err()
         .unwrap();
-    // As `main` prints it: the operation, the file, then why.
+    // As `main` prints it: the file, then why, on one line, exit 3.
+    assert_eq!(crate::error::exit_code(&err), crate::error::EXIT_IO);
     let err = format!("{err:#}");
     assert!(
-        err.starts_with("cannot update the schema of the results database :memory:: schema version 99, newer than this iocurve knows"),
+        err.starts_with("the results database :memory: has schema version 99, newer than this iocurve knows (3): upgrade iocurve"),
         "{err}"
     );
 }

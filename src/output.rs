@@ -331,7 +331,7 @@ pub fn exit_code_unsaved(result: &RunResult) -> Result<i32> {
 /// when the database has one.
 fn write_report_page(result: &RunResult, path: &Path, store: &Settings) -> Result<()> {
     let history = match store.path() {
-        Ok(db_path) if db_path.exists() => Store::open(&db_path)
+        Ok(db_path) if db_path.exists() => Store::open_to_read(&db_path)
             .and_then(|db| crate::store::history::points(&db, std::slice::from_ref(result)))
             .unwrap_or_default(),
         _ => Vec::new(),

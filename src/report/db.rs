@@ -278,4 +278,68 @@ mod tests {
             ]
         );
     }
+    fn planted() -> Findings {
+        Findings {
+            foreign: vec![ForeignObject {
+                kind: ObjectKind::Trigger,
+                name: "t".into(),
+                table: "runs".into(),
+            }],
+            unreadable: vec![crate::result::stored::UnreadableRun {
+                id: 2,
+                why: "EOF while parsing".into(),
+            }],
+            stamp: Some(OddStamp {
+                stamp: -5,
+                latest: 3,
+                tables_of: Some(3),
+            }),
+        }
+    }
+
+    #[test]
+    fn every_finding_has_a_line_and_the_error_names_the_repair() {
+        let f = planted();
+        let text = check_findings(
+            Path::new("r.db"),
+            &Sound {
+                runs: 3,
+                version: 3,
+            },
+            &f,
+        );
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 5, "{text}");
+        assert!(lines[1].starts_with("trigger t on runs: not made by iocurve"));
+        assert!(
+            lines[2].starts_with("run 2: its stored document cannot be read (EOF while parsing)")
+        );
+        assert_eq!(
+            lines[3],
+            "schema version -5: negative, which no iocurve writes; the tables are those of version 3"
+        );
+        let err = findings_error(Path::new("r.db"), &f, "iocurve db repair --db r.db");
+        assert!(err.contains("has 3 problem(s)") && err.contains("`iocurve db repair --db r.db`"));
+    }
+
+    #[test]
+    fn a_fix_says_where_everything_removed_went() {
+        let r = Fixed {
+            findings: planted(),
+            copy: PathBuf::from("r.db.before-repair-X"),
+            set_aside: Some(PathBuf::from("r.db.unreadable-X.jsonl")),
+            restamped: Some(3),
+            runs: 2,
+        };
+        let text = fixed(Path::new("r.db"), &r);
+        for line in [
+            "copied it as it was to r.db.before-repair-X",
+            "removed trigger t",
+            "set aside 1 unreadable run(s) (run 2) to r.db.unreadable-X.jsonl",
+            "set schema version -5 back to 3",
+            "2 run(s) left in it",
+        ] {
+            assert!(text.lines().any(|l| l == line), "{line}: {text}");
+        }
+    }
 }

@@ -137,9 +137,13 @@ fn write_out(tx: &Transaction, path: &Path, ids: &[i64]) -> Result<PathBuf> {
         lines.push_str(&line.to_string());
         lines.push('\n');
     }
+    use std::os::unix::fs::OpenOptionsExt;
+    // Readable by whoever can read the database's directory, writable by
+    // no one else, whatever the umask.
     let written = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
+        .mode(0o644)
         .open(&file)
         .and_then(|mut f| f.write_all(lines.as_bytes()).and_then(|()| f.sync_all()));
     written.map_err(|e| {

@@ -3,7 +3,6 @@
 //! is, repaired), a full disk, and errors that name the file.
 
 use crate::common;
-
 #[path = "db_safety/findings.rs"]
 mod findings;
 

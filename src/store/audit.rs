@@ -39,12 +39,15 @@ fn kind_of(text: &str) -> Option<ObjectKind> {
     }
 }
 
-/// Every schema object of the database but SQLite's own (`sqlite_*`:
-/// the sequence, the statistics, the automatic indexes).
+/// Every schema object of the database but SQLite's own tables and
+/// indexes (`sqlite_*`: the sequence, the statistics, the automatic
+/// indexes). SQLite makes no trigger or view, so every one is listed,
+/// whatever its name (one called `sqlite_*` can only have been written
+/// into the schema by hand).
 fn objects(conn: &Connection) -> rusqlite::Result<Vec<ForeignObject>> {
     let mut stmt = conn.prepare(
         "SELECT type, name, tbl_name FROM sqlite_master
-         WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'",
+         WHERE type IN ('trigger', 'view') OR name NOT LIKE 'sqlite\\_%' ESCAPE '\\'",
     )?;
     let rows = stmt.query_map([], |r| {
         Ok((

@@ -11,7 +11,7 @@
 //! database that holds one is read, never written, until `db repair` has
 //! removed it.
 
-use super::fail::repair_command;
+use super::fail::{Access, repair_command};
 use crate::error::IoFailure;
 use crate::result::RunResult;
 use crate::result::stored::{ForeignObject, ObjectKind, UnreadableRun};
@@ -91,7 +91,11 @@ pub fn acting(objects: &[ForeignObject]) -> bool {
 
 /// The refusal to write into a database holding a trigger or a view
 /// iocurve did not make.
-pub fn refuse_writing(path: &Path, objects: &[ForeignObject]) -> anyhow::Error {
+pub fn refuse_writing(path: &Path, objects: &[ForeignObject], access: Access) -> anyhow::Error {
+    let other = match access {
+        Access::Read => "or pass --db FILE",
+        Access::Write => "or pass --db FILE / --no-save",
+    };
     let named: Vec<String> = objects
         .iter()
         .filter(|o| matches!(o.kind, ObjectKind::Trigger | ObjectKind::View))
@@ -102,7 +106,7 @@ pub fn refuse_writing(path: &Path, objects: &[ForeignObject]) -> anyhow::Error {
         .collect();
     IoFailure::new(
         format!(
-            "the results database {} holds {}, which iocurve did not make and which could change its runs: nothing is written into it; run `{}` to remove it (or pass --db FILE)",
+            "the results database {} holds {}, which iocurve did not make and which could change its runs: nothing is written into it; run `{}` to remove it ({other})",
             path.display(),
             named.join(", "),
             repair_command(path)

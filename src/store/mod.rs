@@ -173,7 +173,7 @@ impl Store {
         if audit::acting(&foreign) {
             leave_untouched(&conn);
             return match access {
-                Access::Write => Err(audit::refuse_writing(path, &foreign)),
+                Access::Write => Err(audit::refuse_writing(path, &foreign, access)),
                 Access::Read => {
                     Self::read_only(conn, path, access, version, Unwritable::Foreign(foreign))
                 }
@@ -239,7 +239,7 @@ impl Store {
                     None,
                 )
                 .into(),
-                Unwritable::Foreign(objects) => audit::refuse_writing(path, &objects),
+                Unwritable::Foreign(objects) => audit::refuse_writing(path, &objects, access),
             }),
         }
     }

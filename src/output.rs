@@ -15,6 +15,9 @@ use anyhow::Result;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+mod file;
+pub use file::write_output;
+
 /// Where a measuring command's result goes: the format it is printed in,
 /// the `--report` page, and the results database. Made once from the
 /// command line; nothing about output is decided anywhere else.
@@ -331,7 +334,7 @@ pub fn exit_code_unsaved(result: &RunResult) -> Result<i32> {
 /// when the database has one.
 fn write_report_page(result: &RunResult, path: &Path, store: &Settings) -> Result<()> {
     let history = match store.path() {
-        Ok(db_path) if db_path.exists() => Store::open(&db_path)
+        Ok(db_path) if db_path.exists() => Store::open_to_read(&db_path)
             .and_then(|db| crate::store::history::points(&db, std::slice::from_ref(result)))
             .unwrap_or_default(),
         _ => Vec::new(),
@@ -346,26 +349,6 @@ fn write_report_page(result: &RunResult, path: &Path, store: &Settings) -> Resul
 /// Writes a chart of the result (`--svg`) to `path`.
 pub fn write_chart(path: &Path, chart: &dyn Export, result: &RunResult) -> Result<()> {
     write_output(path, chart.render(result).as_bytes(), "the chart")
-}
-
-/// Writes an output file the user named (`--svg`, `--report`, `-o`). A
-/// block device is refused: an output path is no way to overwrite a disk,
-/// and a slip of the tab key must not become one.
-pub fn write_output(path: &std::path::Path, bytes: &[u8], what: &str) -> Result<()> {
-    use std::os::unix::fs::FileTypeExt;
-    if std::fs::metadata(path).is_ok_and(|m| m.file_type().is_block_device()) {
-        return Err(crate::error::usage(format!(
-            "refusing to write {what} to {}: it is a block device; give a file name such as out.svg",
-            path.display()
-        )));
-    }
-    std::fs::write(path, bytes).map_err(|e| {
-        crate::error::IoFailure::new(
-            format!("cannot write {what} to {}: {e}", path.display()),
-            Some(e),
-        )
-        .into()
-    })
 }
 
 /// Exit code of a fake card or a failed class.

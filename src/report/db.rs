@@ -1,7 +1,9 @@
 //! The messages of `iocurve db check` and `iocurve db repair`: what was found
 //! and what was done, as text. Pure builders; the command prints them.
 
-use crate::result::stored::{Replaced, Sound};
+use crate::result::stored::{
+    Findings, Fixed, ForeignObject, ObjectKind, OddStamp, Replaced, Sound,
+};
 use std::path::Path;
 
 /// `db check` on a sound database.
@@ -14,6 +16,128 @@ pub fn check_ok(path: &Path, sound: &Sound) -> String {
         sound.version,
         path.display()
     )
+}
+
+/// `db check` on a database that passed quick_check but holds what
+/// iocurve did not put there: one line for each finding, then the file.
+pub fn check_findings(path: &Path, sound: &Sound, f: &Findings) -> String {
+    let mut out = format!(
+        "the results database passed quick_check ({} run(s), schema version {}), but:\n",
+        sound.runs, sound.version
+    );
+    for line in finding_lines(f) {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out.push_str(&format!("database    {}\n", path.display()));
+    out
+}
+
+/// The one-line error `db check` ends with when it found something;
+/// `repair` is the command that fixes it.
+pub fn findings_error(path: &Path, f: &Findings, repair: &str) -> String {
+    let n = f.foreign.len() + f.unreadable.len() + usize::from(f.stamp.is_some());
+    let fix = match &f.stamp {
+        Some(odd) if odd.tables_of.is_none() => {
+            "upgrade iocurve to read it (`db repair` leaves a newer database as it is)".to_string()
+        }
+        _ => format!("run `{repair}` to fix it (it keeps a copy of the file as it was)"),
+    };
+    format!(
+        "the results database {} has {n} problem(s), listed above: {fix}",
+        path.display()
+    )
+}
+
+/// Each finding on a line of its own, with why it matters.
+fn finding_lines(f: &Findings) -> Vec<String> {
+    let mut lines: Vec<String> = f.foreign.iter().map(foreign_line).collect();
+    lines.extend(f.unreadable.iter().map(|u| {
+        format!(
+            "run {}: its stored document cannot be read ({}); export, compare and the listings stop at it",
+            u.id, u.why
+        )
+    }));
+    lines.extend(f.stamp.iter().map(stamp_line));
+    lines
+}
+
+fn foreign_line(o: &ForeignObject) -> String {
+    match o.kind {
+        ObjectKind::Trigger => format!(
+            "trigger {} on {}: not made by iocurve; it would run inside every write, so nothing is saved until it is removed",
+            o.name, o.table
+        ),
+        ObjectKind::View => format!(
+            "view {}: not made by iocurve; nothing is saved until it is removed",
+            o.name
+        ),
+        ObjectKind::Index => format!("index {} on {}: not made by iocurve", o.name, o.table),
+        ObjectKind::Table => format!("table {}: not made by iocurve", o.name),
+    }
+}
+
+fn stamp_line(odd: &OddStamp) -> String {
+    let what = if odd.stamp < 0 {
+        "negative, which no iocurve writes".to_string()
+    } else {
+        format!("newer than this iocurve knows ({})", odd.latest)
+    };
+    match odd.tables_of {
+        Some(v) => format!(
+            "schema version {}: {what}; the tables are those of version {v}",
+            odd.stamp
+        ),
+        None => format!(
+            "schema version {}: {what}; its tables are of no version this iocurve knows",
+            odd.stamp
+        ),
+    }
+}
+
+/// `db repair` of a sound database with findings: what was found, what
+/// was done with each, and where the removed things are kept.
+pub fn fixed(path: &Path, r: &Fixed) -> String {
+    let mut out = format!(
+        "the results database {} passed quick_check, but held what iocurve did not put there:\n",
+        path.display()
+    );
+    for line in finding_lines(&r.findings) {
+        out.push_str(&format!("  {line}\n"));
+    }
+    out.push_str(&format!("copied it as it was to {}\n", r.copy.display()));
+    let dropped: Vec<String> = r
+        .findings
+        .foreign
+        .iter()
+        .map(|o| format!("{} {}", kind_word(o.kind), o.name))
+        .collect();
+    if !dropped.is_empty() {
+        out.push_str(&format!("removed {}\n", dropped.join(", ")));
+    }
+    if let Some(file) = &r.set_aside {
+        let ids: Vec<i64> = r.findings.unreadable.iter().map(|u| u.id).collect();
+        out.push_str(&format!(
+            "set aside {} unreadable run(s){} to {}\n",
+            ids.len(),
+            id_list(&ids),
+            file.display()
+        ));
+    }
+    if let (Some(v), Some(odd)) = (r.restamped, &r.findings.stamp) {
+        out.push_str(&format!("set schema version {} back to {v}\n", odd.stamp));
+    }
+    out.push_str(&format!("{} run(s) left in it\n", r.runs));
+    out
+}
+
+fn kind_word(kind: ObjectKind) -> &'static str {
+    match kind {
+        ObjectKind::Trigger => "trigger",
+        ObjectKind::View => "view",
+        ObjectKind::Index => "index",
+        ObjectKind::Table => "table",
+    }
 }
 
 /// `db repair` on a sound database: nothing was changed.
@@ -153,5 +277,69 @@ mod tests {
                 "the list of runs itself is damaged: runs that nothing above names may be lost too",
             ]
         );
+    }
+    fn planted() -> Findings {
+        Findings {
+            foreign: vec![ForeignObject {
+                kind: ObjectKind::Trigger,
+                name: "t".into(),
+                table: "runs".into(),
+            }],
+            unreadable: vec![crate::result::stored::UnreadableRun {
+                id: 2,
+                why: "EOF while parsing".into(),
+            }],
+            stamp: Some(OddStamp {
+                stamp: -5,
+                latest: 3,
+                tables_of: Some(3),
+            }),
+        }
+    }
+
+    #[test]
+    fn every_finding_has_a_line_and_the_error_names_the_repair() {
+        let f = planted();
+        let text = check_findings(
+            Path::new("r.db"),
+            &Sound {
+                runs: 3,
+                version: 3,
+            },
+            &f,
+        );
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 5, "{text}");
+        assert!(lines[1].starts_with("trigger t on runs: not made by iocurve"));
+        assert!(
+            lines[2].starts_with("run 2: its stored document cannot be read (EOF while parsing)")
+        );
+        assert_eq!(
+            lines[3],
+            "schema version -5: negative, which no iocurve writes; the tables are those of version 3"
+        );
+        let err = findings_error(Path::new("r.db"), &f, "iocurve db repair --db r.db");
+        assert!(err.contains("has 3 problem(s)") && err.contains("`iocurve db repair --db r.db`"));
+    }
+
+    #[test]
+    fn a_fix_says_where_everything_removed_went() {
+        let r = Fixed {
+            findings: planted(),
+            copy: PathBuf::from("r.db.before-repair-X"),
+            set_aside: Some(PathBuf::from("r.db.unreadable-X.jsonl")),
+            restamped: Some(3),
+            runs: 2,
+        };
+        let text = fixed(Path::new("r.db"), &r);
+        for line in [
+            "copied it as it was to r.db.before-repair-X",
+            "removed trigger t",
+            "set aside 1 unreadable run(s) (run 2) to r.db.unreadable-X.jsonl",
+            "set schema version -5 back to 3",
+            "2 run(s) left in it",
+        ] {
+            assert!(text.lines().any(|l| l == line), "{line}: {text}");
+        }
     }
 }

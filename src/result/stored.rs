@@ -173,3 +173,84 @@ pub struct Replaced {
     /// Why nothing could be read at all, when so.
     pub unsalvageable: Option<String>,
 }
+
+/// What `db check` finds in a database that passed quick_check, and
+/// `db repair` fixes in place. Empty when there is nothing to say.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Findings {
+    /// Schema objects iocurve does not make (triggers first).
+    pub foreign: Vec<ForeignObject>,
+    /// Runs whose stored document does not parse as a result.
+    pub unreadable: Vec<UnreadableRun>,
+    /// A `user_version` iocurve never writes.
+    pub stamp: Option<OddStamp>,
+}
+
+impl Findings {
+    pub fn is_empty(&self) -> bool {
+        self.foreign.is_empty() && self.unreadable.is_empty() && self.stamp.is_none()
+    }
+
+    /// Whether the database holds an object that could act on its own (a
+    /// trigger fires on a save; a view runs whatever it says when read).
+    pub fn blocks_writing(&self) -> bool {
+        self.foreign
+            .iter()
+            .any(|o| matches!(o.kind, ObjectKind::Trigger | ObjectKind::View))
+    }
+}
+
+/// The kinds of schema object SQLite keeps in `sqlite_schema`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ObjectKind {
+    Trigger,
+    View,
+    Index,
+    Table,
+}
+
+/// A schema object iocurve did not make.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ForeignObject {
+    pub kind: ObjectKind,
+    pub name: String,
+    /// The table it belongs to (a trigger's or an index's); its own name
+    /// for a table or a view.
+    pub table: String,
+}
+
+/// A run whose stored document cannot be read back as a result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnreadableRun {
+    pub id: i64,
+    /// The parser's reason (or what the column holds instead of text).
+    pub why: String,
+}
+
+/// A `user_version` outside what iocurve writes (0 to the latest).
+#[derive(Debug, Clone, PartialEq)]
+pub struct OddStamp {
+    /// The stamp as stored (signed 32-bit in the file).
+    pub stamp: i64,
+    /// The latest version this iocurve knows.
+    pub latest: u32,
+    /// The version whose tables the database has, when it has exactly
+    /// those of one: the stamp `db repair` writes back.
+    pub tables_of: Option<u32>,
+}
+
+/// A sound database whose findings were fixed in place.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fixed {
+    /// What was found.
+    pub findings: Findings,
+    /// A copy of the database as it was, taken before anything changed.
+    pub copy: PathBuf,
+    /// The unreadable runs' documents, written out before they were
+    /// taken out of the database.
+    pub set_aside: Option<PathBuf>,
+    /// The stamp written back, when one was.
+    pub restamped: Option<u32>,
+    /// Runs left in the database.
+    pub runs: i64,
+}

@@ -35,8 +35,10 @@
 //! - Every error leaving the store names the operation and the file, and
 //!   says "disk full" when it is (see [`fail::explain`]).
 
+pub mod audit;
 pub mod fail;
 pub mod figures;
+mod fix;
 pub mod history;
 mod open;
 pub mod ranks;
@@ -101,6 +103,13 @@ impl Settings {
     }
 }
 
+/// Why a database is only read: the file cannot be written here, or it
+/// holds objects iocurve did not make that could act on a write.
+enum Unwritable {
+    Here,
+    Foreign(Vec<crate::result::stored::ForeignObject>),
+}
+
 /// An open results database.
 pub struct Store {
     conn: Connection,
@@ -140,6 +149,7 @@ impl Store {
         let explain = |e: anyhow::Error, conn: &Connection, what: &str| {
             fail::explain(e, Some(conn), path, what, access)
         };
+        audit::disarm(&conn).map_err(|e| explain(e.into(), &conn, "open"))?;
         conn.busy_timeout(BUSY_TIMEOUT)
             .map_err(|e| explain(e.into(), &conn, "open"))?;
         match retry_busy(|| repair::health(&conn)) {
@@ -154,14 +164,27 @@ impl Store {
             }
         }
         if conn.is_readonly(rusqlite::MAIN_DB).unwrap_or(false) {
-            return Self::read_only(conn, path, access, version);
+            return Self::read_only(conn, path, access, version, Unwritable::Here);
         }
-        // Tables of another make are refused before anything is written,
-        // not even the journal mode.
-        if let schema::Found::Foreign(tables) =
-            retry_busy(|| schema::recognise(&conn)).map_err(|e| explain(e, &conn, "open"))?
-        {
-            return Err(schema::foreign(path, &tables));
+        // A trigger or view iocurve did not make: read (with them
+        // switched off), never written, not even the journal mode.
+        let foreign =
+            retry_busy(|| audit::foreign(&conn)).map_err(|e| explain(e, &conn, "open"))?;
+        if audit::acting(&foreign) {
+            leave_untouched(&conn);
+            return match access {
+                Access::Write => Err(audit::refuse_writing(path, &foreign, access)),
+                Access::Read => {
+                    Self::read_only(conn, path, access, version, Unwritable::Foreign(foreign))
+                }
+            };
+        }
+        // Tables of another make, or a stamp iocurve never writes, are
+        // refused before anything is written.
+        match retry_busy(|| schema::recognise(&conn)).map_err(|e| explain(e, &conn, "open"))? {
+            schema::Found::Foreign(tables) => return Err(schema::foreign(path, &tables)),
+            schema::Found::Odd(odd) => return Err(schema::odd(path, &odd)),
+            _ => {}
         }
         retry_busy(|| {
             // The mode SQLite settles on is its answer; a file system that
@@ -185,11 +208,17 @@ impl Store {
         })
     }
 
-    /// A connection that cannot write (see [`connect_read_only`]): usable
-    /// for reading when its schema is the one wanted, stamped or
-    /// recognised; nothing is set up or migrated, since nothing may be
-    /// written.
-    fn read_only(conn: Connection, path: &Path, access: Access, version: u32) -> Result<Store> {
+    /// A connection that must not write (see [`connect_read_only`], and
+    /// [`Unwritable`]): usable for reading when its schema is the one
+    /// wanted, stamped or recognised; nothing is set up or migrated, since
+    /// nothing may be written.
+    fn read_only(
+        conn: Connection,
+        path: &Path,
+        access: Access,
+        version: u32,
+        why: Unwritable,
+    ) -> Result<Store> {
         let found = schema::recognise(&conn)
             .map_err(|e| fail::explain(e, Some(&conn), path, "read", access))?;
         match found {
@@ -199,15 +228,19 @@ impl Store {
                 access,
             }),
             schema::Found::Foreign(tables) => Err(schema::foreign(path, &tables)),
-            other => Err(IoFailure::new(
-                format!(
-                    "cannot read the results database {}: it has schema version {} and cannot be written here to update it to {version}: copy it to a writable place and pass --db with the copy",
-                    path.display(),
-                    other.version()
-                ),
-                None,
-            )
-            .into()),
+            schema::Found::Odd(odd) => Err(schema::odd(path, &odd)),
+            other => Err(match why {
+                Unwritable::Here => IoFailure::new(
+                    format!(
+                        "cannot read the results database {}: it has schema version {} and cannot be written here to update it to {version}: copy it to a writable place and pass --db with the copy",
+                        path.display(),
+                        other.version()
+                    ),
+                    None,
+                )
+                .into(),
+                Unwritable::Foreign(objects) => audit::refuse_writing(path, &objects, access),
+            }),
         }
     }
 
@@ -316,6 +349,7 @@ impl Store {
     /// stacked over it (`vda` is not `loop0`, whose medium it is).
     fn device_by_kernel_name(&self, name: &str) -> Result<Option<i64>> {
         let name = name.strip_prefix("/dev/").unwrap_or(name);
+        self.all_json(None)?;
         self.read(|conn| {
             conn.query_row(
                 "SELECT device_id FROM runs
@@ -332,6 +366,7 @@ impl Store {
 
     /// Runs, oldest first; of one device when `device` is given.
     pub fn runs(&self, device: Option<i64>) -> Result<Vec<RunRow>> {
+        self.all_json(device)?;
         self.read(|conn| {
             let mut stmt = conn.prepare(
                 "SELECT r.id, r.device_id, d.label, r.command, r.source, r.started_at,
@@ -366,23 +401,30 @@ impl Store {
         })
     }
 
-    /// The stored result of run `id`.
+    /// The stored result of run `id`; a document that does not parse is a
+    /// failure of the file, naming `db repair`.
     pub fn load(&self, id: i64) -> Result<Option<RunResult>> {
-        let json: Option<String> = self.read(|conn| {
+        let doc = self.read(|conn| {
             conn.query_row("SELECT result_json FROM runs WHERE id = ?1", [id], |r| {
-                r.get(0)
+                Ok(audit::parse(r.get_ref(0)?))
             })
             .optional()
         })?;
-        json.map(|j| {
-            RunResult::from_json(&j).with_context(|| {
-                format!(
-                    "run {id} of the results database {}: its stored document cannot be read",
-                    self.path.display()
-                )
-            })
-        })
-        .transpose()
+        match doc {
+            None => Ok(None),
+            Some(Ok(result)) => Ok(Some(result)),
+            Some(Err(why)) => Err(audit::unreadable_error(&self.path, id, &why)),
+        }
+    }
+
+    /// Refuses to list runs (of `device`, or all) when one's document is
+    /// not JSON at all: SQLite's JSON functions, which the listings use,
+    /// fail on it with words that name neither the run nor the fix.
+    fn all_json(&self, device: Option<i64>) -> Result<()> {
+        match self.read(|conn| audit::not_json(conn, device))? {
+            Some(id) => Err(audit::unreadable_error(&self.path, id, "not JSON")),
+            None => Ok(()),
+        }
     }
 
     /// Deletes the runs `ids` (and their figures and ranks) in one transaction, then

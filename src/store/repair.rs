@@ -3,7 +3,10 @@
 //!
 //! Checking is SQLite's `PRAGMA quick_check` (pages, b-trees and the free
 //! list, without comparing indexes to their tables); an error that says
-//! "corrupt" or "not a database" while checking is damage too.
+//! "corrupt" or "not a database" while checking is damage too. A database
+//! that passes is then looked over (see [`super::audit`]): schema objects
+//! iocurve did not make, stored documents that do not parse, a stamp iocurve
+//! never writes; those are fixed in place (see [`super::fix`]).
 //!
 //! Repairing never edits the damaged file: it is moved aside to
 //! `NAME.damaged-<UTC time>` with its `-wal`, `-shm` and `-journal` files,
@@ -17,9 +20,9 @@
 //! rows: a run whose page is destroyed is lost, and said to be.
 
 use super::fail::{self, Access, retry_busy};
-use super::{BUSY_TIMEOUT, Store, insert_run, leave_untouched, schema};
+use super::{BUSY_TIMEOUT, Store, audit, insert_run, leave_untouched, schema};
 use crate::result::RunResult;
-use crate::result::stored::{Replaced, Sound};
+use crate::result::stored::{Findings, Fixed, Replaced, Sound};
 use anyhow::{Context, Result};
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use std::collections::BTreeSet;
@@ -67,59 +70,90 @@ fn summary(rows: &[String]) -> String {
 }
 
 /// Opens an existing database without creating it, and never writes to it
-/// (no migration, no journal-mode change).
-fn open_existing(path: &Path) -> Result<Connection> {
+/// (no migration, no journal-mode change); triggers and views switched
+/// off (see [`audit::disarm`]).
+pub(super) fn open_existing(path: &Path) -> Result<Connection> {
     super::check_path(path)?;
-    if let Some(why) = super::read_only_here(path) {
-        let conn = super::connect_read_only(path, &why)?;
-        conn.busy_timeout(BUSY_TIMEOUT)
-            .map_err(|e| fail::explain(e.into(), Some(&conn), path, "open", Access::Read))?;
-        return Ok(conn);
-    }
-    let conn = Connection::open_with_flags(
-        path,
-        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )
-    .map_err(|e| fail::explain(e.into(), None, path, "open", Access::Read))?;
-    conn.busy_timeout(BUSY_TIMEOUT)
+    let conn = match super::read_only_here(path) {
+        Some(why) => super::connect_read_only(path, &why)?,
+        None => Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(|e| fail::explain(e.into(), None, path, "open", Access::Read))?,
+    };
+    audit::disarm(&conn)
+        .and_then(|()| conn.busy_timeout(BUSY_TIMEOUT))
         .map_err(|e| fail::explain(e.into(), Some(&conn), path, "open", Access::Read))?;
     Ok(conn)
 }
 
-/// `db check`: quick_check of the existing database at `path`. `Ok(Err)`
-/// is a damaged database, with quick_check's finding; `Err` is a failure
+/// What `db check` found.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Checked {
+    /// Damaged, or not iocurve's: `db repair` moves the whole file aside.
+    Damaged(String),
+    /// Sound, with what else was found (nothing, when all is well).
+    Sound(Sound, Findings),
+}
+
+/// `db check`: quick_check of the existing database at `path`, then every
+/// schema object, every stored document and the stamp. `Err` is a failure
 /// to check at all.
-pub fn check(path: &Path) -> Result<std::result::Result<Sound, String>> {
+pub fn check(path: &Path) -> Result<Checked> {
     let conn = open_existing(path)?;
     let health = retry_busy(|| health(&conn))
         .map_err(|e| fail::explain(e, Some(&conn), path, "check", Access::Read))?;
     if let Health::Damaged(detail) = health {
         leave_untouched(&conn);
-        return Ok(Err(detail));
+        return Ok(Checked::Damaged(detail));
     }
-    let read =
-        |e: rusqlite::Error| fail::explain(e.into(), Some(&conn), path, "read", Access::Read);
-    let found = schema::recognise(&conn)
-        .map_err(|e| fail::explain(e, Some(&conn), path, "read", Access::Read))?;
-    let version = match found {
-        schema::Found::Foreign(tables) => return Ok(Err(schema::foreign_problem(&tables))),
-        found => found.version(),
+    let read = |e: anyhow::Error| fail::explain(e, Some(&conn), path, "read", Access::Read);
+    let found = retry_busy(|| schema::recognise(&conn)).map_err(read)?;
+    let stamp = match &found {
+        schema::Found::Foreign(tables) => {
+            return Ok(Checked::Damaged(schema::foreign_problem(tables)));
+        }
+        schema::Found::Odd(odd) if odd.tables_of.is_none() && odd.stamp < 0 => {
+            return Ok(Checked::Damaged(format!(
+                "schema version {}, which no iocurve writes, and tables of no version",
+                odd.stamp
+            )));
+        }
+        schema::Found::Odd(odd) => Some(odd.clone()),
+        _ => None,
     };
-    let runs = if version == 0 {
-        0
+    let version = found.version();
+    let foreign = audit::foreign(&conn).map_err(read)?;
+    // A database of a newer iocurve may hold documents this one cannot
+    // parse: they are not judged.
+    let (runs, unreadable) = if version == 0 {
+        (0, Vec::new())
     } else {
-        conn.query_row("SELECT count(*) FROM runs", [], |r| r.get(0))
-            .map_err(read)?
+        let runs = conn
+            .query_row("SELECT count(*) FROM runs", [], |r| r.get(0))
+            .map_err(|e| read(e.into()))?;
+        (runs, audit::unreadable(&conn).map_err(|e| read(e.into()))?)
     };
-    Ok(Ok(Sound { runs, version }))
+    Ok(Checked::Sound(
+        Sound { runs, version },
+        Findings {
+            foreign,
+            unreadable,
+            stamp,
+        },
+    ))
 }
 
 /// What `db repair` did.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Repair {
-    /// The database passed quick_check; nothing was changed.
+    /// The database passed every check; nothing was changed.
     Healthy(Sound),
+    /// Damaged: moved aside, what could be read saved into a new one.
     Replaced(Replaced),
+    /// Sound, but with findings, fixed in place (see [`super::fix`]).
+    Fixed(Fixed),
 }
 
 /// The companion files SQLite keeps beside a database.
@@ -131,11 +165,12 @@ pub(super) fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
     PathBuf::from(s)
 }
 
-/// `NAME.damaged-<UTC time>` beside `path`, not taken yet.
-fn aside_name(path: &Path) -> PathBuf {
+/// `NAME<what>-<UTC time>` beside `path` (`.damaged`, `.before-repair`),
+/// not taken yet, nor any of its companions.
+pub(super) fn aside_name(path: &Path, what: &str) -> PathBuf {
     let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
     let stamp: String = now.chars().filter(|c| *c != '-' && *c != ':').collect();
-    let base = with_suffix(path, &format!(".damaged-{stamp}"));
+    let base = with_suffix(path, &format!("{what}-{stamp}"));
     let free = |p: &PathBuf| !p.exists() && COMPANIONS.iter().all(|c| !with_suffix(p, c).exists());
     if free(&base) {
         return base;
@@ -146,14 +181,23 @@ fn aside_name(path: &Path) -> PathBuf {
         .expect("some suffix is free")
 }
 
-/// `db repair`: leaves a sound database alone; moves a damaged one aside
-/// and salvages what can be read into a new one at `path`.
+/// `db repair`: leaves a sound database alone, fixes one with findings in
+/// place, moves a damaged one aside and salvages what can be read into a
+/// new one at `path`. A database of a newer iocurve is left as it is.
 pub fn repair(path: &Path) -> Result<Repair> {
     let problem = match check(path)? {
-        Ok(sound) => return Ok(Repair::Healthy(sound)),
-        Err(problem) => problem,
+        Checked::Sound(sound, findings) if findings.is_empty() => {
+            return Ok(Repair::Healthy(sound));
+        }
+        Checked::Sound(_, findings) => {
+            if let Some(odd) = findings.stamp.as_ref().filter(|o| o.tables_of.is_none()) {
+                return Err(schema::odd(path, odd));
+            }
+            return super::fix::fix(path).map(Repair::Fixed);
+        }
+        Checked::Damaged(problem) => problem,
     };
-    let aside = aside_name(path);
+    let aside = aside_name(path, ".damaged");
     let p = path.display();
     std::fs::rename(path, &aside).map_err(|e| {
         crate::error::IoFailure::new(
@@ -263,10 +307,12 @@ fn salvage(aside: &Path) -> std::result::Result<Salvage, String> {
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )
     .map_err(|e| fail::detail(&e, None))?;
+    audit::disarm(&conn).map_err(|e| fail::detail(&e, None))?;
     let version = match schema::recognise(&conn).map_err(|e| format!("{e:#}"))? {
         // Tables of unknown make: the runs are read if they have the
         // columns of version 1's, and looked at no further.
         schema::Found::Foreign(_) => u32::from(schema::has_runs(&conn)),
+        schema::Found::Odd(odd) if odd.tables_of.is_none() => u32::from(schema::has_runs(&conn)),
         found => found.version(),
     };
     if version == 0 {

@@ -14,6 +14,7 @@
 
 use super::fail::retry_busy;
 use super::{figures, ranks};
+use crate::result::stored::OddStamp;
 use anyhow::{Context, Result};
 use rusqlite::{Connection, Transaction, TransactionBehavior};
 
@@ -81,6 +82,8 @@ pub enum Found {
     Unstamped(u32),
     /// No stamp, and tables no version of iocurve makes (their names).
     Foreign(Vec<String>),
+    /// A stamp iocurve never writes: negative, or past the latest.
+    Odd(OddStamp),
 }
 
 impl Found {
@@ -88,17 +91,22 @@ impl Found {
     pub fn version(&self) -> u32 {
         match self {
             Found::Stamped(v) | Found::Unstamped(v) => *v,
+            Found::Odd(odd) => odd.tables_of.unwrap_or(0),
             Found::Empty | Found::Foreign(_) => 0,
         }
     }
 }
 
 /// The tables, their columns in order, and the indexes of a database:
-/// what must match for two databases to have one schema.
+/// what must match for two databases to have one schema. Triggers and
+/// views are left out: iocurve makes none, and those found are judged on
+/// their own (see [`super::audit`]), so that one planted in a database
+/// does not hide which version its tables are.
 fn layout(conn: &Connection) -> rusqlite::Result<Vec<String>> {
     let mut stmt = conn.prepare(
         "SELECT type, name, tbl_name FROM sqlite_master
-         WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name",
+         WHERE name NOT LIKE 'sqlite_%' AND type IN ('table', 'index')
+         ORDER BY type, name",
     )?;
     let items: Vec<(String, String, String)> = stmt
         .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
@@ -129,9 +137,16 @@ fn layout_of(version: u32) -> Result<Vec<String>> {
 
 /// What the database behind `conn` holds; reads only.
 pub fn recognise(conn: &Connection) -> Result<Found> {
-    let stamped = version(conn)?;
+    let stamped = stamp(conn)?;
+    if stamped < 0 || stamped > i64::from(latest()) {
+        return Ok(Found::Odd(OddStamp {
+            stamp: stamped,
+            latest: latest(),
+            tables_of: tables_of(conn)?,
+        }));
+    }
     if stamped > 0 {
-        return Ok(Found::Stamped(stamped));
+        return Ok(Found::Stamped(stamped as u32));
     }
     let found = layout(conn)?;
     if found.is_empty() {
@@ -148,6 +163,49 @@ pub fn recognise(conn: &Connection) -> Result<Found> {
         .map(|t| t.split('(').next().unwrap_or(t).to_string())
         .collect();
     Ok(Found::Foreign(tables))
+}
+
+/// The version whose tables and indexes the database has, leaving out
+/// objects iocurve never makes (see [`known`]): the stamp a
+/// database with an odd one should have. `None` when no version matches.
+fn tables_of(conn: &Connection) -> Result<Option<u32>> {
+    let known = known()?;
+    let ours: Vec<String> = layout(conn)?
+        .into_iter()
+        .filter(|l| known.iter().any(|(_, name)| layout_names(l, name)))
+        .collect();
+    if ours.is_empty() {
+        return Ok(None);
+    }
+    for v in (1..=latest()).rev() {
+        if layout_of(v)? == ours {
+            return Ok(Some(v));
+        }
+    }
+    Ok(None)
+}
+
+/// The objects the migrations make (every version's: none is ever
+/// dropped), by kind (`table`, `index`) and name; built once, in memory.
+pub fn known() -> Result<&'static [(String, String)]> {
+    static KNOWN: std::sync::OnceLock<Vec<(String, String)>> = std::sync::OnceLock::new();
+    if let Some(k) = KNOWN.get() {
+        return Ok(k);
+    }
+    let mut conn = Connection::open_in_memory()?;
+    migrate_to(&mut conn, latest())?;
+    let mut stmt = conn.prepare("SELECT type, name FROM sqlite_master")?;
+    let made = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(KNOWN.get_or_init(|| made))
+}
+
+/// Whether a line of [`layout`] is of the object called `name`.
+fn layout_names(line: &str, name: &str) -> bool {
+    let rest = line.split_once(' ').map_or("", |(_, r)| r);
+    rest.strip_prefix(name)
+        .is_some_and(|after| after.starts_with('(') || after.starts_with(' '))
 }
 
 /// Whether a database has a `runs` table with the columns a salvage
@@ -190,6 +248,7 @@ fn restamp(conn: &mut Connection, path: &std::path::Path) -> Result<()> {
         match recognise(&tx)? {
             Found::Unstamped(v) => tx.pragma_update(None, "user_version", v)?,
             Found::Foreign(tables) => return Err(foreign(path, &tables)),
+            Found::Odd(stamp) => return Err(odd(path, &stamp)),
             Found::Empty | Found::Stamped(_) => {}
         }
         tx.commit()?;
@@ -202,9 +261,50 @@ pub fn latest() -> u32 {
     MIGRATIONS.len() as u32
 }
 
-/// The database's version.
-pub fn version(conn: &Connection) -> Result<u32> {
+/// The database's `user_version` as stored: a signed 32-bit number, which
+/// a tool may have set to anything.
+pub fn stamp(conn: &Connection) -> Result<i64> {
     Ok(conn.query_row("PRAGMA user_version", [], |r| r.get(0))?)
+}
+
+/// The database's version; a negative stamp is refused naming the repair
+/// (one past the latest is left to [`migrate_to`], which says which).
+pub fn version(conn: &Connection) -> Result<u32> {
+    let stamped = stamp(conn)?;
+    u32::try_from(stamped).map_err(|_| {
+        let path = std::path::PathBuf::from(conn.path().unwrap_or_default());
+        odd(
+            &path,
+            &OddStamp {
+                stamp: stamped,
+                latest: latest(),
+                tables_of: tables_of(conn).ok().flatten(),
+            },
+        )
+    })
+}
+
+/// The refusal to use a database with an odd stamp: one line, naming
+/// `db repair` when it can set the stamp back (the tables are those of one
+/// version); a database of a newer iocurve is left to that iocurve.
+pub fn odd(path: &std::path::Path, odd: &OddStamp) -> anyhow::Error {
+    let p = path.display();
+    let repair = super::fail::repair_command(path);
+    let message = match odd.tables_of {
+        Some(v) => format!(
+            "the results database {p} has schema version {}, which no iocurve writes, and the tables of version {v}: run `{repair}` to set it back",
+            odd.stamp
+        ),
+        None if odd.stamp > 0 => format!(
+            "the results database {p} has schema version {}, newer than this iocurve knows ({}): upgrade iocurve, or pass another --db",
+            odd.stamp, odd.latest
+        ),
+        None => format!(
+            "the results database {p} has schema version {}, which no iocurve writes, and tables of no version: pass another --db, or run `{repair}` to see what it holds",
+            odd.stamp
+        ),
+    };
+    crate::error::IoFailure::new(message, None).into()
 }
 
 /// Applies migrations until the database has version `target`.

@@ -70,10 +70,11 @@ fn a_newer_database_is_refused() {
     let err = Store::from_connection(conn, schema::latest())
         .err()
         .unwrap();
-    // As `main` prints it: the operation, the file, then why.
+    // As `main` prints it: the file, then why, on one line, exit 3.
+    assert_eq!(crate::error::exit_code(&err), crate::error::EXIT_IO);
     let err = format!("{err:#}");
     assert!(
-        err.starts_with("cannot update the schema of the results database :memory:: schema version 99, newer than this iocurve knows"),
+        err.starts_with("the results database :memory: has schema version 99, newer than this iocurve knows (3): upgrade iocurve"),
         "{err}"
     );
 }
@@ -200,7 +201,7 @@ fn a_damaged_file_is_refused_and_left_as_it_is() {
     );
     assert!(matches!(
         repair::check(&path).unwrap(),
-        Err(problem) if problem.starts_with("quick_check: ")
+        repair::Checked::Damaged(problem) if problem.starts_with("quick_check: ")
     ));
     // Not a database at all is damage too.
     let text = dir.path().join("notes.db");
@@ -383,4 +384,94 @@ fn migrating_from_version_2_fills_the_rank_rows() {
     }
     let s = Store::open(&path).unwrap();
     assert_eq!(s.rank_rows(1).unwrap(), result.mpi.unwrap().ranks);
+}
+
+/// A trigger planted in the file: the connection has triggers switched
+/// off, and opening to save is refused (exit 3, naming the repair) before
+/// anything is written.
+#[test]
+fn a_planted_trigger_never_fires_and_saving_is_refused() {
+    let conn = Connection::open_in_memory().unwrap();
+    conn.execute_batch(
+        "CREATE TABLE a (x); CREATE TABLE log (x);
+         CREATE TRIGGER t AFTER INSERT ON a BEGIN INSERT INTO log VALUES (1); END;",
+    )
+    .unwrap();
+    audit::disarm(&conn).unwrap();
+    conn.execute("INSERT INTO a VALUES (1)", []).unwrap();
+    let fired: i64 = conn
+        .query_row("SELECT count(*) FROM log", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(fired, 0);
+
+    let mut s = memory(schema::latest());
+    s.save(
+        &testdata::run(None, "2024-03-01T10:00:00Z", &[20.0], &[10.0]),
+        "iocurve",
+    )
+    .unwrap();
+    s.conn
+        .execute_batch("CREATE TRIGGER t AFTER INSERT ON runs BEGIN DELETE FROM runs; END;")
+        .unwrap();
+    let err = Store::from_connection(s.conn, schema::latest())
+        .err()
+        .unwrap();
+    assert_eq!(crate::error::exit_code(&err), crate::error::EXIT_IO);
+    let err = format!("{err:#}");
+    assert!(
+        err.contains("holds trigger t on runs, which iocurve did not make")
+            && err.contains("`iocurve db repair --db :memory:`"),
+        "{err}"
+    );
+}
+
+/// A document that does not parse: `load` and the listings fail with an
+/// I/O failure naming the run and the repair, never an internal error.
+#[test]
+fn an_unreadable_document_is_an_io_failure_naming_the_repair() {
+    let mut s = memory(schema::latest());
+    let run = testdata::run(None, "2024-03-01T10:00:00Z", &[20.0], &[10.0]);
+    s.save(&run, "iocurve").unwrap();
+    s.conn
+        .execute("UPDATE runs SET result_json = '{\"x\": 1}'", [])
+        .unwrap();
+    let err = s.load(1).err().unwrap();
+    assert_eq!(crate::error::exit_code(&err), crate::error::EXIT_IO);
+    assert!(
+        format!("{err:#}").starts_with("run 1 of the results database :memory: cannot be read (")
+    );
+    assert_eq!(s.runs(None).unwrap().len(), 1, "JSON, if not a result");
+    s.conn
+        .execute("UPDATE runs SET result_json = '{not json'", [])
+        .unwrap();
+    let err = s.runs(None).err().unwrap();
+    assert_eq!(crate::error::exit_code(&err), crate::error::EXIT_IO);
+    assert!(format!("{err:#}").contains("cannot be read (not JSON): run `iocurve db repair"));
+    assert_eq!(
+        audit::unreadable(&s.conn)
+            .unwrap()
+            .iter()
+            .map(|u| u.id)
+            .collect::<Vec<_>>(),
+        [1]
+    );
+}
+
+/// A negative stamp is read as a number, not an error of the driver, and
+/// named with the version its tables are.
+#[test]
+fn a_negative_stamp_names_the_version_of_its_tables_and_the_repair() {
+    let s = memory(schema::latest());
+    s.conn.pragma_update(None, "user_version", -5).unwrap();
+    assert_eq!(schema::stamp(&s.conn).unwrap(), -5);
+    let err = format!(
+        "{:#}",
+        Store::from_connection(s.conn, schema::latest())
+            .err()
+            .unwrap()
+    );
+    assert!(
+        err.contains("has schema version -5, which no iocurve writes, and the tables of version 3: run `iocurve db repair"),
+        "{err}"
+    );
 }

@@ -3,6 +3,8 @@
 //! is, repaired), a full disk, and errors that name the file.
 
 use crate::common;
+#[path = "db_safety/findings.rs"]
+mod findings;
 
 use common::{fails, iocurve, ok, ok_json, sh, skipped, text};
 use std::path::{Path, PathBuf};

@@ -9,6 +9,9 @@
 
 use crate::common;
 
+#[path = "output_flags/special_files.rs"]
+mod special_files;
+
 use clap::CommandFactory;
 use common::{iocurve, json, text};
 use iocurve::cli::Cli;

@@ -6,13 +6,17 @@ use clap::Subcommand;
 
 #[derive(Debug, Subcommand)]
 pub enum DbCommand {
-    /// Checks the results database with SQLite's quick_check: prints "ok",
-    /// or the problem with exit code 3.
+    /// Checks the results database: SQLite's quick_check, every stored run
+    /// parsed as iocurve reads it, objects iocurve did not make (triggers,
+    /// views, tables, indexes) and the schema stamp; prints "ok", or the
+    /// problems, one line each, with exit code 3.
     Check(DbArg),
     /// Moves a damaged results database aside (to NAME.damaged-TIMESTAMP,
     /// in UTC, with its -wal/-shm files), saves the runs that can still be
-    /// read into a new one, and says how many; a sound database is left as
-    /// it is.
+    /// read into a new one, and says how many; on a sound one, removes the
+    /// objects iocurve did not make (triggers first), sets aside the runs
+    /// that do not parse (to NAME.unreadable-TIMESTAMP.jsonl) and fixes the
+    /// schema stamp, after copying the file to NAME.before-repair-TIMESTAMP.
     Repair(DbArg),
 }
 

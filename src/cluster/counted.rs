@@ -17,7 +17,8 @@ use std::time::{Duration, Instant};
 /// does by default): waking every 200 µs cost 13% of 400k IOPS there,
 /// every 1 ms 4%, every 5 ms nothing measurable. A rank that finishes
 /// sends its `Done` at once, so `--stonewall` and the first-done figure
-/// are late by one look at most, plus the scheduler's wake-up.
+/// are late by one look at most, plus the scheduler's wake-up: measured
+/// on two loaded cores, a median 4.0 ms, at most 18 ms (README).
 const WATCH_EVERY: Duration = Duration::from_millis(3);
 
 /// What the watcher learned while the pass ran.

@@ -189,3 +189,24 @@ impl Coordinator for Job {
         first
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stall_is_told_once_after_bytes_moved_then_stood_still() {
+        let timeout = Duration::from_millis(30);
+        let mut stall = Stall::new();
+        // Nothing moved yet (a command that does not count here): never.
+        std::thread::sleep(timeout * 2);
+        assert_eq!(stall.check(0, timeout), None);
+        assert_eq!(stall.check(4096, timeout), None);
+        std::thread::sleep(timeout / 3);
+        assert_eq!(stall.check(8192, timeout), None, "still moving");
+        std::thread::sleep(timeout + Duration::from_millis(5));
+        let told = stall.check(8192, timeout).expect("stood still");
+        assert!(told >= timeout, "{told:?}");
+        assert_eq!(stall.check(8192, timeout), None, "told once");
+    }
+}

@@ -11,7 +11,6 @@
 
 use super::liveness::Liveness;
 use super::placeholders::RankNames;
-pub use super::steps::Agreed;
 use super::wire::{Tag, Wire, broadcast, gather};
 use crate::analysis::cluster::clock::OffsetEstimate;
 use crate::interrupt;

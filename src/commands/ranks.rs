@@ -15,8 +15,9 @@
 
 use crate::cli::Cli;
 use crate::cli::cluster::ClusterArgs;
-use crate::cluster::job::{Agreed, Job, JobOptions, Stop};
+use crate::cluster::job::{Job, JobOptions, Stop};
 use crate::cluster::placeholders::expand;
+use crate::cluster::steps::Agreed;
 use crate::error::{EXIT_USAGE, exit_code, render};
 use crate::medium::scratch::{ScratchNaming, name_scratch_files};
 use clap::Parser;

@@ -354,6 +354,7 @@ pub fn mpi_result() -> RunResult {
             read_from: vec![2, 3, 0, 1],
         }),
         note: None,
+        lost: Vec::new(),
     });
     r
 }

@@ -2,8 +2,10 @@
 //! and which commands take part in one.
 
 use super::{Cli, Command, apps::FilesAction};
+use crate::vocab::limits;
 use clap::Args;
 use std::path::Path;
+use std::time::Duration;
 
 /// How the ranks of an MPI job work together; each is refused outside one.
 #[derive(Debug, Args, Clone, Default)]
@@ -11,6 +13,8 @@ use std::path::Path;
 pub struct ClusterArgs {
     /// End every rank's measurement when the first rank finishes (IOR's
     /// stonewalling): the figures then cover only time when all ranks ran.
+    /// The others stop a few milliseconds after (a median 4 ms measured on
+    /// a loaded machine; see README).
     #[arg(long)]
     pub stonewall: bool,
 
@@ -28,6 +32,14 @@ pub struct ClusterArgs {
     /// builds must still be one).
     #[arg(long)]
     pub mixed_hosts: bool,
+
+    /// How long a rank may be silent (stopped, hung, its host unreachable,
+    /// or its measurement moving no data) before the job goes on without
+    /// it: rank 0 names it and its host, every other rank stops and
+    /// restores what it overwrote, and the job ends with the partial
+    /// result within about 5 s more [default: 30s].
+    #[arg(long, value_name = "DURATION", value_parser = limits::INTERVAL.parser())]
+    pub rank_timeout: Option<Duration>,
 }
 
 impl ClusterArgs {
@@ -38,6 +50,7 @@ impl ClusterArgs {
             (self.shared_file, "--shared-file"),
             (self.read_other_host, "--read-other-host"),
             (self.mixed_hosts, "--mixed-hosts"),
+            (self.rank_timeout.is_some(), "--rank-timeout"),
         ]
         .into_iter()
         .find_map(|(given, name)| given.then_some(name))

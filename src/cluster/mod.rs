@@ -7,12 +7,18 @@
 //! ranks through one small wire (rsmpi behind the `mpi` feature;
 //! threads in one process for the unit tests), measures the clocks, holds
 //! every rank at the start of each counted pass, and hands rank 0 what the
-//! pure merge in [`crate::analysis::cluster`] needs.
+//! pure merge in [`crate::analysis::cluster`] needs. No wait is for good:
+//! a rank silent for `--rank-timeout` is named and the job goes on
+//! without it to a clean end ([`liveness`]).
 
+mod counted;
 pub mod job;
+pub mod liveness;
 #[cfg(feature = "mpi")]
 pub mod mpi_wire;
 pub mod placeholders;
+mod pulse;
+pub mod steps;
 #[cfg(test)]
 pub mod threads;
 pub mod wire;
@@ -24,12 +30,14 @@ use std::sync::OnceLock;
 
 static JOB: OnceLock<Job> = OnceLock::new();
 
-/// Makes `job` this process's job for the rest of its life, and holds
-/// every measurement's counted pass with the other ranks'.
+/// Makes `job` this process's job for the rest of its life, holds every
+/// measurement's counted pass with the other ranks', and starts the
+/// liveness beat.
 pub fn install(job: Job) -> &'static Job {
     let _ = JOB.set(job);
     let job = JOB.get().expect("set just above");
     crate::workload::coordinate::install(job);
+    job.start_beating();
     job
 }
 
@@ -61,10 +69,14 @@ pub fn join() -> Option<Job> {
 }
 
 /// Leaves MPI before the process exits: cleanly (`MPI_Finalize`), or,
-/// for a rank that gave up on a job whose other rank died, without it.
+/// for a rank that gave up on the job or went on without a lost rank,
+/// without it (finalize would wait for the lost rank).
 pub fn leave() {
+    if let Some(job) = job() {
+        job.close();
+    }
     #[cfg(feature = "mpi")]
-    match job().is_some_and(Job::abandoned) {
+    match job().is_some_and(|j| j.abandoned() || j.lost_any()) {
         false => mpi_wire::MpiWire::finalize(),
         true => mpi_wire::MpiWire::forsake(),
     }
@@ -72,6 +84,9 @@ pub fn leave() {
 
 /// Leaves without `MPI_Finalize` (the job is being ended by the launcher).
 pub fn leave_abandoned() {
+    if let Some(job) = job() {
+        job.close();
+    }
     #[cfg(feature = "mpi")]
     mpi_wire::MpiWire::forsake();
 }

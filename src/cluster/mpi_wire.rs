@@ -1,15 +1,24 @@
 //! The [`Wire`] over MPI (rsmpi, Open MPI or MPICH underneath): the
 //! world communicator, point-to-point messages of bytes, and `MPI_Abort`.
 //!
-//! MPI is initialised with `MPI_THREAD_SERIALIZED`: the stonewall's watcher
-//! thread probes for a finished rank while the main thread waits for the
-//! counted pass, and never at the same time as another MPI call.
+//! MPI is initialised with `MPI_THREAD_SERIALIZED`: three threads speak
+//! (the command's, the stonewall's watcher and the liveness beat), one at
+//! a time, each call taken under one lock. A message is taken only once a
+//! matched probe found it, so no call ever blocks while holding the lock.
 
 use super::wire::{Tag, Wire};
 use mpi::environment::{Threading, Universe};
 use mpi::topology::{Communicator, SimpleCommunicator};
-use mpi::traits::{Destination, Source};
+use mpi::traits::{Destination, MatchedReceiveVec, Source};
 use std::cell::RefCell;
+use std::sync::{Mutex, MutexGuard};
+
+/// One MPI call at a time, whichever thread makes it.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 thread_local! {
     /// The initialised MPI; dropping it calls `MPI_Finalize`, which every
@@ -42,6 +51,7 @@ impl MpiWire {
 
     /// `MPI_Finalize`, on the thread that called [`MpiWire::init`].
     pub fn finalize() {
+        let _one = serial();
         UNIVERSE.with(|u| drop(u.borrow_mut().take()));
     }
 
@@ -67,40 +77,30 @@ impl Wire for MpiWire {
     }
 
     fn send(&self, to: u32, tag: Tag, bytes: &[u8]) {
+        let _one = serial();
         Self::world()
             .process_at_rank(to as i32)
             .send_with_tag(bytes, tag as i32);
     }
 
-    fn receive(&self, from: u32, tag: Tag) -> Vec<u8> {
-        Self::world()
-            .process_at_rank(from as i32)
-            .receive_vec_with_tag::<u8>(tag as i32)
-            .0
-    }
-
-    fn receive_any(&self, tag: Tag) -> (u32, Vec<u8>) {
-        let (bytes, status) = Self::world()
-            .any_process()
-            .receive_vec_with_tag::<u8>(tag as i32);
-        (status.source_rank() as u32, bytes)
-    }
-
-    fn probe(&self, tag: Tag) -> bool {
-        Self::world()
-            .any_process()
-            .immediate_probe_with_tag(tag as i32)
-            .is_some()
-    }
-
-    fn probe_from(&self, from: u32, tag: Tag) -> bool {
-        Self::world()
-            .process_at_rank(from as i32)
-            .immediate_probe_with_tag(tag as i32)
-            .is_some()
+    fn try_receive(&self, from: Option<u32>, tag: Tag) -> Option<(u32, Vec<u8>)> {
+        let _one = serial();
+        let world = Self::world();
+        let found = match from {
+            Some(rank) => world
+                .process_at_rank(rank as i32)
+                .immediate_matched_probe_with_tag(tag as i32)?,
+            None => world
+                .any_process()
+                .immediate_matched_probe_with_tag(tag as i32)?,
+        };
+        let (bytes, status) = found.matched_receive_vec::<u8>();
+        Some((status.source_rank() as u32, bytes))
     }
 
     fn abort(&self, code: i32) -> ! {
+        // Not under the lock: a thread stuck in a call must not keep the
+        // job alive.
         Self::world().abort(code)
     }
 }

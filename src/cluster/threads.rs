@@ -4,13 +4,12 @@
 
 use super::wire::{Tag, Wire};
 use std::collections::VecDeque;
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Mutex};
 
 /// One mailbox per rank: (from, tag, bytes) in arrival order.
 #[derive(Default)]
 struct Mailbox {
     queue: Mutex<VecDeque<(u32, Tag, Vec<u8>)>>,
-    arrived: Condvar,
 }
 
 /// A rank of an in-process job.
@@ -30,18 +29,6 @@ impl ThreadWire {
             })
             .collect()
     }
-
-    fn take(&self, pick: impl Fn(u32, Tag) -> bool) -> (u32, Vec<u8>) {
-        let mailbox = &self.boxes[self.rank as usize];
-        let mut queue = mailbox.queue.lock().unwrap();
-        loop {
-            if let Some(i) = queue.iter().position(|(f, t, _)| pick(*f, *t)) {
-                let (from, _, bytes) = queue.remove(i).unwrap();
-                return (from, bytes);
-            }
-            queue = mailbox.arrived.wait(queue).unwrap();
-        }
-    }
 }
 
 impl Wire for ThreadWire {
@@ -60,27 +47,16 @@ impl Wire for ThreadWire {
             .lock()
             .unwrap()
             .push_back((self.rank, tag, bytes.to_vec()));
-        mailbox.arrived.notify_all();
     }
 
-    fn receive(&self, from: u32, tag: Tag) -> Vec<u8> {
-        self.take(|f, t| f == from && t == tag).1
-    }
-
-    fn receive_any(&self, tag: Tag) -> (u32, Vec<u8>) {
-        self.take(|_, t| t == tag)
-    }
-
-    fn probe(&self, tag: Tag) -> bool {
+    fn try_receive(&self, from: Option<u32>, tag: Tag) -> Option<(u32, Vec<u8>)> {
         let mailbox = &self.boxes[self.rank as usize];
-        let queue = mailbox.queue.lock().unwrap();
-        queue.iter().any(|(_, t, _)| *t == tag)
-    }
-
-    fn probe_from(&self, from: u32, tag: Tag) -> bool {
-        let mailbox = &self.boxes[self.rank as usize];
-        let queue = mailbox.queue.lock().unwrap();
-        queue.iter().any(|(f, t, _)| *f == from && *t == tag)
+        let mut queue = mailbox.queue.lock().unwrap();
+        let i = queue
+            .iter()
+            .position(|(f, t, _)| *t == tag && from.is_none_or(|want| want == *f))?;
+        let (from, _, bytes) = queue.remove(i)?;
+        Some((from, bytes))
     }
 
     fn abort(&self, code: i32) -> ! {

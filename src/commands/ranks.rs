@@ -15,8 +15,9 @@
 
 use crate::cli::Cli;
 use crate::cli::cluster::ClusterArgs;
-use crate::cluster::job::{Agreed, Job, JobOptions, Stop};
+use crate::cluster::job::{Job, JobOptions, Stop};
 use crate::cluster::placeholders::expand;
+use crate::cluster::steps::Agreed;
 use crate::error::{EXIT_USAGE, exit_code, render};
 use crate::medium::scratch::{ScratchNaming, name_scratch_files};
 use clap::Parser;
@@ -52,10 +53,12 @@ fn launched_main() -> i32 {
     if let Some(job) = crate::cluster::job()
         && job.ended_by().is_some()
     {
-        // Another rank ended the job; this one has wound down.
+        // Another rank ended the job; this one has wound down and exits
+        // with that rank's code, so the launcher reports the failure's own
+        // code whichever rank it hears from first.
         job.say_left();
         crate::cluster::leave_abandoned();
-        return crate::error::EXIT_INTERRUPTED;
+        return job.end_code();
     }
     crate::cluster::leave();
     code
@@ -212,6 +215,11 @@ fn prepare(job: &Job, cli: &mut Cli, options: &ClusterArgs, job_key: &str) -> Re
         shared_file: options.shared_file,
         read_other_host: options.read_other_host,
     });
+    job.set_rank_timeout(
+        options
+            .rank_timeout
+            .unwrap_or(crate::cluster::liveness::DEFAULT_TIMEOUT),
+    );
     name_scratch_files(scratch_naming(job, cli, options, job_key));
     let target = cli
         .measured_target()

@@ -31,6 +31,25 @@ pub fn ranks_block(out: &mut String, r: &RunResult) {
     mode_lines(out, m);
     let _ = writeln!(out, "{}", rank_table(m));
     straggler_line(out, m);
+    lost_lines(out, m);
+}
+
+/// One line per rank the job went on without: its figures are missing.
+fn lost_lines(out: &mut String, m: &MpiSection) {
+    use crate::result::cluster::RankLoss;
+    for lost in &m.lost {
+        let secs = lost.after_ms as f64 / 1000.0;
+        let why = match lost.why {
+            RankLoss::StoppedAnswering => format!("stopped answering for {secs:.1} s"),
+            RankLoss::Stalled => format!("moved no data for {secs:.1} s"),
+            RankLoss::Vanished => "did not answer once the job was stopped".to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "lost        rank {} ({}): {why}; its figures are not in the merge",
+            lost.rank, lost.host
+        );
+    }
 }
 
 /// The figures of one repetition across the ranks.

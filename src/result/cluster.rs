@@ -35,6 +35,38 @@ pub struct MpiSection {
     /// intervals are rank 0's alone).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// Ranks the job lost before the end (their figures are missing from
+    /// the merge, which is then marked interrupted), by rank.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lost: Vec<LostRank>,
+}
+
+/// A rank the job went on without.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct LostRank {
+    /// The MPI rank, from 0.
+    pub rank: u32,
+    /// The host it ran on.
+    pub host: String,
+    /// How it was lost.
+    pub why: RankLoss,
+    /// How long it had been silent (or had moved no data) when it was
+    /// given up, milliseconds.
+    pub after_ms: u64,
+}
+
+/// How a rank was lost.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RankLoss {
+    /// It stopped answering (stopped, hung, or its host unreachable) for
+    /// `--rank-timeout`.
+    StoppedAnswering,
+    /// Its measurement moved no data for `--rank-timeout` (a hung mount or
+    /// device).
+    Stalled,
+    /// It did not answer once the job was being stopped (it died).
+    Vanished,
 }
 
 /// One rank's totals over the whole command (warm-ups excluded), and its

@@ -35,6 +35,12 @@ const JOB_DEADLINE: Duration = Duration::from_secs(120);
 /// "within seconds"; generous for a loaded two-core machine).
 const FAILURE_DEADLINE: Duration = Duration::from_secs(20);
 
+/// `--rank-timeout` in the tests of a silent rank, and how long after it
+/// the job must have ended (README: within 5 s more; generous for a loaded
+/// two-core machine).
+const RANK_TIMEOUT: &str = "2s";
+const SILENCE_DEADLINE: Duration = Duration::from_secs(2 + 13);
+
 /// Slack on a recovered clock offset beyond its stated bound: scheduling
 /// noise between the ping-pong and the bound's estimate.
 const CLOCK_SLACK_NS: u64 = 1_000_000;
@@ -679,7 +685,9 @@ fn a_missing_target_on_one_rank_ends_the_job_naming_it() {
         "0",
         "--no-save",
     ]);
-    assert!(!out.status.success(), "{}", text(&out.stderr));
+    // The failing rank's own code (a usage error), not the 130 of the
+    // ranks it told to stop.
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
     assert!(took < FAILURE_DEADLINE, "the job took {took:?}");
     let stderr = text(&out.stderr);
     let want = format!("rank 1 ({})", hostname());
@@ -953,6 +961,157 @@ fn ctrl_c_on_the_launcher(ranks: u32) {
         "rank 0 printed the merged partial result ({shape}): {stdout}\n{}",
         text(&out.stderr)
     );
+}
+
+/// Waits until the job's rank `rank` is measuring (its journal or scratch
+/// file is there, `ready` says) and a moment more; its process id.
+fn measuring_rank(
+    job: &Job,
+    child: &mut std::process::Child,
+    rank: u32,
+    ready: impl Fn() -> bool,
+) -> u32 {
+    let waited = Instant::now();
+    while !ready() {
+        if waited.elapsed() > JOB_DEADLINE || child.try_wait().unwrap().is_some() {
+            kill_marked(&job.marker);
+            panic!("the job never got to measuring");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    rank_process(&job.marker, rank).expect("the rank's process")
+}
+
+#[test]
+fn a_rank_that_stops_answering_is_named_and_the_others_restore() {
+    let job = job_or_skip!(Job::local(3));
+    let targets = match Targets::loop_devices(3) {
+        Ok(t) => t,
+        Err(why) => return skipped(&why),
+    };
+    let (devs, before, jdir) = (&targets.devs, &targets.before, &targets.jdir);
+    let args = [
+        "run",
+        &targets.pattern,
+        "--rw",
+        "randwrite",
+        "--bs",
+        "4k",
+        "--span",
+        "4M",
+        "--time",
+        "60s",
+        "--ramp",
+        "0",
+        "--preserve",
+        "--journal-dir",
+        jdir.to_str().unwrap(),
+        "--rank-timeout",
+        RANK_TIMEOUT,
+        "--no-save",
+    ];
+    let mut child = job.command(&args).spawn().expect("start mpirun");
+    let victim = measuring_rank(&job, &mut child, 1, || journals_in(jdir) >= 3);
+    // A rank that stops answering: SIGSTOP, as a hung host looks.
+    signal(victim, rustix::process::Signal::STOP);
+    let stopped = Instant::now();
+    let out = wait_or_kill(child, SILENCE_DEADLINE + FAILURE_DEADLINE, &job.marker);
+    let took = stopped.elapsed();
+    // Whatever the launcher left of the stopped rank.
+    kill_marked(&job.marker);
+    let stderr = text(&out.stderr);
+    assert!(took < SILENCE_DEADLINE, "the job took {took:?}: {stderr}");
+    assert!(!out.status.success(), "{stderr}");
+    let want = format!("Error: rank 1 ({}) stopped answering for", hostname());
+    assert!(stderr.contains(&want), "{want} in: {stderr}");
+    for r in [0, 2] {
+        assert!(
+            devs[r].contents() == before[r],
+            "rank {r} restored its device byte for byte"
+        );
+    }
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("INTERRUPTED"), "{stdout}");
+}
+
+#[test]
+fn a_killed_rank_is_named_with_the_partial_merge() {
+    // Open MPI's one second between its SIGTERM and SIGKILL is short on a
+    // loaded machine; the job then takes about twice this longer.
+    let job = job_or_skip!(Job::local(3)).mca("odls_base_sigkill_timeout", "3");
+    let dir = scratch_dir();
+    let args = [
+        "run",
+        dir.path().to_str().unwrap(),
+        "--rw",
+        "randwrite",
+        "--bs",
+        "4k",
+        "--span",
+        "4M",
+        "--time",
+        "60s",
+        "--ramp",
+        "0",
+        "--json",
+        "--no-save",
+    ];
+    let mut child = job.command(&args).spawn().expect("start mpirun");
+    let scratch = || std::fs::read_dir(dir.path()).unwrap().count() >= 3;
+    let victim = measuring_rank(&job, &mut child, 1, scratch);
+    signal(victim, rustix::process::Signal::KILL);
+    let out = wait_or_kill(child, FAILURE_DEADLINE, &job.marker);
+    let stderr = text(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    let want = format!("Error: rank 1 ({}) did not answer", hostname());
+    assert!(stderr.contains(&want), "{want} in: {stderr}");
+    let doc = json(&out.stdout);
+    assert_eq!(doc["interrupted"], true, "marked INTERRUPTED");
+    let mpi = &doc["mpi"];
+    assert_eq!(mpi["size"], 3);
+    assert_eq!(mpi["lost"][0]["rank"], 1, "{mpi}");
+    assert_eq!(mpi["lost"][0]["why"], "vanished", "{mpi}");
+    let rows: Vec<u64> = mpi["ranks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["rank"].as_u64().unwrap())
+        .collect();
+    assert_eq!(rows, [0, 2], "the ranks left are merged");
+    assert!(job.left_running().is_empty(), "iocurve left running");
+}
+
+#[test]
+fn curve_over_a_file_per_rank_merges() {
+    let job = job_or_skip!(Job::local(2));
+    let dir = scratch_dir();
+    for r in 0..2 {
+        std::fs::write(
+            dir.path().join(format!("f{r}")),
+            vec![7u8; 8 * MIB as usize],
+        )
+        .unwrap();
+    }
+    let pattern = format!("{}/f{{rank}}", dir.path().display());
+    // The tests' names carry each rank's own file: not a difference.
+    let doc = job.json(&[
+        "curve",
+        &pattern,
+        "--rw",
+        "read",
+        "--sizes",
+        "4k,64k",
+        "--time",
+        "100ms",
+        "--repeat",
+        "1",
+        "--json",
+        "--no-save",
+    ]);
+    assert_merged_exactly(&doc, 2);
+    let rows = doc["mpi"]["ranks"].as_array().unwrap();
+    assert_eq!(rows[1]["target"], format!("{}/f1", dir.path().display()));
 }
 
 /// Every command that runs on every rank (found in the clap tree by its

@@ -41,6 +41,7 @@ pub(super) fn build(
         shared_file: options.shared_file,
         read_other_host: options.read_other_host,
         note: detail_of_rank_zero(ranks),
+        lost: Vec::new(),
     }
 }
 

@@ -146,22 +146,17 @@ fn openers_of(nodes: &[PathBuf]) -> Vec<Opener> {
         return Vec::new();
     };
     let mut found = Vec::new();
-    // This process holds the node too (the O_PATH descriptor it was
-    // examined through), and is not what keeps it busy.
-    let me = std::process::id();
     for p in procs.filter_map(|e| e.ok()) {
         let Some(pid) = p.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
             continue;
         };
-        if pid == me {
-            continue;
-        }
         let Ok(fds) = fs::read_dir(p.path().join("fd")) else {
             continue;
         };
         let hit = fds.filter_map(|e| e.ok()).find_map(|fd| {
             let target = fs::read_link(fd.path()).ok()?;
-            nodes.iter().find(|n| **n == target).cloned()
+            let node = nodes.iter().find(|n| **n == target)?;
+            (!path_only(&p.path(), &fd.file_name())).then(|| node.clone())
         });
         let Some(node) = hit else { continue };
         let command = fs::read_to_string(p.path().join("comm"))
@@ -175,6 +170,19 @@ fn openers_of(nodes: &[PathBuf]) -> Vec<Opener> {
     }
     found.sort_by_key(|o| o.pid);
     found
+}
+
+/// Whether descriptor `fd` of the process at `proc_dir` is an `O_PATH` one:
+/// it opened nothing (no driver's open ran), so it holds nothing busy; this
+/// process holds the target so while it checks it.
+fn path_only(proc_dir: &std::path::Path, fd: &std::ffi::OsStr) -> bool {
+    let Ok(info) = fs::read_to_string(proc_dir.join("fdinfo").join(fd)) else {
+        return false;
+    };
+    info.lines()
+        .find_map(|l| l.strip_prefix("flags:"))
+        .and_then(|v| u32::from_str_radix(v.trim(), 8).ok())
+        .is_some_and(|flags| flags & libc::O_PATH as u32 != 0)
 }
 
 /// Whether the kernel refuses an `O_EXCL` open of the device node with

@@ -5,6 +5,7 @@
 //! ever written back to the medium it came from, and [`trust`] that it is
 //! one iocurve could have made, not one planted for root to apply.
 
+pub mod birth;
 pub mod identity;
 pub mod journal;
 pub mod lock;

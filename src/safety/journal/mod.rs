@@ -39,9 +39,12 @@
 //! regions are cut into chunks); `writer` makes a journal and `reader`
 //! reads one back and checks it.
 
+pub mod beat;
+pub mod hashes;
 mod reader;
 mod writer;
 
+pub use beat::{BEAT_ROOM, Beat};
 pub use reader::{Journal, open_file};
 pub use writer::{JournalWriter, set_state, sync_dir};
 
@@ -50,6 +53,11 @@ use serde::{Deserialize, Serialize};
 use std::io;
 
 pub const MAGIC: &[u8; 8] = b"IOCJRNL1";
+/// The metadata format written now: 2 adds the strong identity (birth
+/// time, inode generation, loop backing), the heartbeat block before the
+/// data and the `WRITTEN` state with its table of hashes. Format 1
+/// journals are still read and recovered.
+pub const FORMAT: u32 = 2;
 /// Bytes before the metadata.
 pub const PREFIX_LEN: u64 = 64;
 const STATE_OFFSET: u64 = 8;
@@ -70,29 +78,34 @@ pub enum State {
     Filling,
     /// Complete and fsynced; the medium may hold benchmark data.
     Armed,
+    /// The test is over and what it wrote is in the table of hashes
+    /// (fsynced): a restore writes back only blocks that still hold it.
+    Written,
     /// Restored and verified; waiting to be deleted.
     Done,
 }
+
+const STATES: [State; 4] = [State::Filling, State::Armed, State::Written, State::Done];
 
 impl State {
     fn word(self) -> [u8; 8] {
         match self {
             State::Filling => *b"FILLING\0",
             State::Armed => *b"ARMED\0\0\0",
+            State::Written => *b"WRITTEN\0",
             State::Done => *b"DONE\0\0\0\0",
         }
     }
 
     fn from_word(word: &[u8]) -> Option<State> {
-        [State::Filling, State::Armed, State::Done]
-            .into_iter()
-            .find(|s| s.word() == word)
+        STATES.into_iter().find(|s| s.word() == word)
     }
 
     pub fn name(self) -> &'static str {
         match self {
             State::Filling => "filling",
             State::Armed => "armed",
+            State::Written => "written",
             State::Done => "done",
         }
     }
@@ -187,12 +200,22 @@ impl Meta {
     }
 
     /// Where the data starts: after the longest metadata these regions can
-    /// have (every checksum at its widest), rounded up to 4096.
+    /// have (every checksum at its widest), rounded up to 4096, and (format
+    /// 2 on) the heartbeat block.
     pub fn data_offset(&self) -> u64 {
         let mut widest = self.clone();
         widest.checksums = vec![u32::MAX; self.chunk_count()];
         let len = serde_json::to_vec(&widest).map_or(0, |v| v.len() as u64);
-        (PREFIX_LEN + len + 1).div_ceil(DATA_ALIGN) * DATA_ALIGN
+        (PREFIX_LEN + len + 1).div_ceil(DATA_ALIGN) * DATA_ALIGN + self.beat_room()
+    }
+
+    fn beat_room(&self) -> u64 {
+        if self.format >= 2 { BEAT_ROOM } else { 0 }
+    }
+
+    /// Where the heartbeat block is, in a journal that has one.
+    pub fn beat_offset(&self, data_offset: u64) -> Option<u64> {
+        (self.format >= 2).then(|| data_offset - BEAT_ROOM)
     }
 }
 
@@ -238,6 +261,7 @@ mod tests {
             serial: Some("S1".into()),
             loop_backing_file: Some("/tmp/x.img".into()),
             cid: None,
+            ..Identity::default()
         };
         Meta {
             format: 1,
@@ -282,8 +306,8 @@ mod tests {
 
     #[test]
     fn states_differ_in_every_byte_that_matters() {
-        for a in [State::Filling, State::Armed, State::Done] {
-            for b in [State::Filling, State::Armed, State::Done] {
+        for a in STATES {
+            for b in STATES {
                 let diff = a
                     .word()
                     .iter()

@@ -8,7 +8,11 @@
 //! is the device number, the size, and what sysfs tells of the hardware
 //! (model, serial or WWID, an SD card's CID, a loop device's backing file);
 //! for a regular file it is the file system's device number, the inode
-//! number and the size. Paths are stored canonical and absolute, so that
+//! number, the size and (format 2 on) the birth time and inode generation,
+//! which tell a file from a new one that took its inode; for a loop device
+//! also the backing file's device, inode, birth and offset. All are read
+//! from a descriptor ([`Identity::of_file`]): the one a test writes
+//! through, or the one `recover` opened and will write through. Paths are stored canonical and absolute, so that
 //! `recover` works from any directory; a device replugged under another node
 //! name (`/dev/sdb` now `/dev/sdc`) is found again by [`locate`] from its
 //! serial, CID or loop backing file.

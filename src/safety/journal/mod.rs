@@ -9,8 +9,12 @@
 //!
 //! - no journal, or one still `FILLING`: the medium was never written by the
 //!   benchmark, and the journal is simply discarded;
-//! - `ARMED`: the medium may hold benchmark data; writing every chunk back
-//!   (any number of times: it is the same bytes) restores it;
+//! - `ARMED`: the medium may hold benchmark data; writing the chunks back
+//!   restores it, but only where nothing wrote to the medium after the
+//!   test: the heartbeat block ([`beat`]) says when the test last wrote;
+//! - `WRITTEN`: the test is over and what it wrote is in the table of
+//!   hashes after the data ([`hashes`]); a restore writes back only the
+//!   blocks that still hold those bytes, any number of times;
 //! - `DONE`: the restore was written, read back and verified; the file only
 //!   waits to be deleted.
 //!
@@ -18,14 +22,16 @@
 //!
 //! ```text
 //! 0   8  magic "IOCJRNL1"
-//! 8   8  state: "FILLING\0" | "ARMED\0\0\0" | "DONE\0\0\0\0"
+//! 8   8  state: "FILLING\0" | "ARMED\0\0\0" | "WRITTEN\0" | "DONE\0\0\0\0"
 //! 16  8  length of the metadata
 //! 24  8  offset of the data (a multiple of 4096)
 //! 32  4  CRC-32C of the metadata
 //! 36  4  CRC-32C of bytes 0..8, 16..36 and 40..64 (all but state and itself)
 //! 40 24  reserved, zero
-//! 64  …  metadata: JSON (identity, regions, chunk size, chunk checksums)
+//! 64  …  metadata: JSON (format, identity, regions, chunk size, checksums)
+//! data-4096  the heartbeat block (format 2 on)
 //! data   the chunks, in region order
+//! table  (WRITTEN) one 64-bit hash per 4 KiB block, then its trailer
 //! ```
 //!
 //! Each chunk's checksum covers its target offset and its bytes, so a chunk

@@ -212,7 +212,8 @@ fn check_meta(meta: &Meta, data_offset: u64, len: u64, state: State) -> Result<(
             meta.format
         )));
     }
-    if meta.chunk_size == 0 || meta.chunk_size > 1 << 30 {
+    // Whole 4 KiB blocks per chunk: the table of hashes counts by block.
+    if meta.chunk_size == 0 || meta.chunk_size > 1 << 30 || meta.chunk_size % 4096 != 0 {
         return Err(JournalError::Corrupt(format!(
             "chunk size {}",
             meta.chunk_size

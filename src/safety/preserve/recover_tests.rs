@@ -408,3 +408,49 @@ fn blocks_written_since_the_test_are_left_as_found() {
     want[20480..24576].copy_from_slice(&now[20480..24576]);
     assert_eq!(contents(&s), want);
 }
+
+/// A journal of format 1 (no heartbeat, no table) is still recovered,
+/// whole, and the outcome says nothing could be told.
+#[test]
+fn a_format_1_journal_is_restored_whole_and_says_it_could_not_tell() {
+    let s = setup(63);
+    let mut meta = new_meta(
+        Identity::of_path(&s.target).unwrap(),
+        vec![Region {
+            offset: 4096,
+            length: 4096,
+        }],
+        4096,
+    );
+    meta.format = 1;
+    meta.part = 1;
+    let p = ended(
+        write_journal(
+            &opened(&s.target),
+            &s.target,
+            meta,
+            &s.journals,
+            &AtomicBool::new(false),
+        )
+        .unwrap(),
+    );
+    assert!(Journal::peek(&p).unwrap().last_beat().is_none());
+    std::fs::remove_file(&s.journal).unwrap();
+    // Its test writes over what it journalled (the fixture's bytes).
+    let mut now = s.written.clone();
+    now[4096..8192].fill(0x33);
+    std::fs::write(&s.target, &now).unwrap();
+    let out = recover(&p, false).unwrap();
+    assert!(
+        matches!(
+            out,
+            Outcome::Restored {
+                bytes: 4096,
+                evidence: Evidence::Unknown(crate::safety::preserve::Unknowable::NoHeartbeat),
+                ..
+            }
+        ),
+        "{out:?}"
+    );
+    assert_eq!(contents(&s), s.written);
+}

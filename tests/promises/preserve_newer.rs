@@ -293,3 +293,72 @@ fn a_target_renamed_and_replaced_by_a_link_mid_test_leaves_the_link_alone() {
     );
     assert!(journals(jdir.path()).is_empty(), "journal removed");
 }
+
+#[test]
+fn after_a_kill_in_the_restore_only_blocks_still_holding_the_tests_bytes_go_back() {
+    let (_dev, mnt) = match ext4(64 * MIB) {
+        Ok(x) => x,
+        Err(why) => return skipped(&why),
+    };
+    let jdir = tempfile::tempdir().unwrap();
+    let f = mnt.join("F");
+    let original = random(9);
+    std::fs::write(&f, &original).unwrap();
+    // 100 ms per 1 MiB chunk copied or written back: the kill lands in the
+    // restore, after the table of what the test wrote is stored.
+    let mut child = common::iocurve_std()
+        .arg("run")
+        .arg(&f)
+        .args([
+            "--rw",
+            "randwrite",
+            "--bs",
+            "4k",
+            "--span",
+            "16M",
+            "--time",
+            "1s",
+        ])
+        .args(["--ramp", "0", "--no-save", "--preserve", "--journal-dir"])
+        .arg(jdir.path())
+        .env("IOCURVE_TEST_JOURNAL_DELAY_MS", "100")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while !journals(jdir.path())
+        .iter()
+        .any(|j| state_of(j) == "WRITTEN")
+    {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "ended before its table"
+        );
+        assert!(started.elapsed() < Duration::from_secs(60), "never WRITTEN");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let newer = random(10);
+    rewrite(&f, &newer[..SIZE / 2]);
+    let out = recover(jdir.path(), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let words = text(&out).split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        words.contains("8 MiB written since the test left as found"),
+        "{words}"
+    );
+    let now = std::fs::read(&f).unwrap();
+    assert_eq!(
+        differing(&now[..SIZE / 2], &newer[..SIZE / 2]),
+        0,
+        "newer half kept"
+    );
+    assert_eq!(
+        differing(&now[SIZE / 2..], &original[SIZE / 2..]),
+        0,
+        "rest restored"
+    );
+    assert!(journals(jdir.path()).is_empty());
+}

@@ -16,12 +16,11 @@ pub fn recover_command(journal: &Path) -> String {
 }
 
 /// What to do about a journal left behind after a verified restore:
-/// `left` names it and says why it stayed. It still reads as armed, so a
-/// later `recover` would write the same original bytes again, over
-/// anything written to the target since.
+/// `left` names it and says why it stayed (and where its restore is
+/// recorded, so that no `recover` applies it again).
 pub fn journal_left_note(left: &str) -> String {
     format!(
-        "the journal was not removed after the verified restore ({left}); delete it once its file system is writable, before writing to the target again: `recover` would put back the bytes it holds"
+        "the journal was not removed after the verified restore ({left}); delete it once its file system is writable"
     )
 }
 

@@ -371,5 +371,5 @@ fn raw_state(path: &Path) -> Option<State> {
 }
 
 #[cfg(test)]
-#[path = "recover_tests.rs"]
+#[path = "recover/tests.rs"]
 mod tests;

@@ -40,6 +40,8 @@ pub fn recover(args: &RecoverArgs) -> Result<i32> {
         }
         match preserve::recover(j, args.force) {
             Ok(outcome) => println!("{}", describe(j, &outcome)),
+            // Found in the listing, gone since: its own test finished it.
+            Err(_) if args.journal.is_none() && !j.exists() => {}
             Err(e) => report(&e, &mut code),
         }
     }

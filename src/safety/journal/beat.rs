@@ -40,6 +40,9 @@ pub struct Beat {
     pub prev_wall: Option<Stamp>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prev_sectors: Option<u64>,
+    /// The fastest the test wrote between two beats so far, sectors/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_rate: Option<u64>,
     /// `/proc/sys/kernel/random/boot_id`: counters only compare within a boot.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub boot_id: Option<String>,
@@ -94,6 +97,7 @@ mod tests {
             sectors: None,
             prev_wall: None,
             prev_sectors: None,
+            peak_rate: None,
             boot_id: Some("0b7f3c3e-3c1a-4a6e-9d1e-8f3b2a1c0d9e".into()),
         }
     }

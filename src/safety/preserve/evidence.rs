@@ -9,9 +9,10 @@
 //! [`MARGIN`] (2 s, ten periods) leaves room for a loaded machine, and a
 //! later ctime was someone else's write. Erring refuses, never overwrites;
 //! `--force` is the way past. A block device's sectors-written counter
-//! (since boot) is compared the same way: the test's last-interval rate
-//! times [`MARGIN`], plus [`SLACK_SECTORS`] for writes in flight at the
-//! kill, is all it could have added.
+//! (since boot) is compared the same way: the fastest the test wrote
+//! between two beats, times [`MARGIN`], plus [`SLACK_SECTORS`] for writes
+//! in flight at the kill, is all it could have added. A test killed in
+//! its first second has no rate yet: nothing is told then.
 
 use super::heart::{boot_id, sectors_written};
 use crate::safety::birth::ctime_of;
@@ -25,6 +26,8 @@ pub const MARGIN: Duration = Duration::from_secs(2);
 /// Sectors (512 B) a block device may see written after the last beat
 /// beyond the test's rate: 4 MiB, what a deep queue has in flight.
 const SLACK_SECTORS: u64 = 8192;
+/// Beats (a second's worth) before a device's write rate is known.
+const RATE_BEATS: u64 = 5;
 
 /// What decided how a journal was written back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,7 +52,7 @@ pub enum Unknowable {
     OtherBoot,
     /// The device's write counter could not be read.
     NoCounter,
-    /// The test died before its second beat: its write rate is unknown.
+    /// The test died in its first second: its write rate is unknown.
     NoRate,
 }
 
@@ -93,12 +96,11 @@ pub(super) fn weigh(beat: Option<&Beat>, target: &File) -> Result<Evidence, Seen
     let (Some(now), Some(then)) = (sectors_written(stat.as_ref()), beat.sectors) else {
         return Ok(Evidence::Unknown(Unknowable::NoCounter));
     };
-    let (Some(prev_wall), Some(prev)) = (beat.prev_wall, beat.prev_sectors) else {
+    // A test still speeding up has no rate to go by yet.
+    let (Some(peak), true) = (beat.peak_rate, beat.seq >= RATE_BEATS) else {
         return Ok(Evidence::Unknown(Unknowable::NoRate));
     };
-    let interval = (beat.wall.nanos() - prev_wall.nanos()).max(1) as f64 / 1e9;
-    let rate = then.saturating_sub(prev) as f64 / interval;
-    let allowed = (rate * MARGIN.as_secs_f64()) as u64 + SLACK_SECTORS;
+    let allowed = (peak as f64 * MARGIN.as_secs_f64()) as u64 + SLACK_SECTORS;
     let sectors = now.saturating_sub(then);
     if sectors > allowed {
         return Err(Seen::SectorsWritten { sectors, allowed });
@@ -119,6 +121,7 @@ mod tests {
             sectors: None,
             prev_wall: None,
             prev_sectors: None,
+            peak_rate: None,
             boot_id: boot_id(),
         }
     }

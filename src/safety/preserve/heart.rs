@@ -34,6 +34,7 @@ pub(super) struct Beater {
     boot_id: Option<String>,
     seq: u64,
     prev: Option<(Stamp, Option<u64>)>,
+    peak_rate: Option<u64>,
 }
 
 impl Beater {
@@ -56,6 +57,7 @@ impl Beater {
             boot_id: boot_id(),
             seq: 0,
             prev: None,
+            peak_rate: None,
         })
     }
 
@@ -64,6 +66,11 @@ impl Beater {
         self.seq += 1;
         let wall = Stamp::now();
         let sectors = self.counter.as_ref().and_then(|c| sectors_written(c));
+        if let (Some(now), Some((then, Some(before)))) = (sectors, self.prev) {
+            let secs = (wall.nanos() - then.nanos()).max(1) as f64 / 1e9;
+            let rate = (now.saturating_sub(before) as f64 / secs) as u64;
+            self.peak_rate = Some(self.peak_rate.unwrap_or(0).max(rate));
+        }
         let beat = Beat {
             seq: self.seq,
             wall,
@@ -75,6 +82,7 @@ impl Beater {
             sectors,
             prev_wall: self.prev.map(|p| p.0),
             prev_sectors: self.prev.and_then(|p| p.1),
+            peak_rate: self.peak_rate,
             boot_id: self.boot_id.clone(),
         };
         self.prev = Some((wall, sectors));

@@ -213,7 +213,7 @@ fn check_meta(meta: &Meta, data_offset: u64, len: u64, state: State) -> Result<(
         )));
     }
     // Whole 4 KiB blocks per chunk: the table of hashes counts by block.
-    if meta.chunk_size == 0 || meta.chunk_size > 1 << 30 || meta.chunk_size % 4096 != 0 {
+    if meta.chunk_size == 0 || meta.chunk_size > 1 << 30 || !meta.chunk_size.is_multiple_of(4096) {
         return Err(JournalError::Corrupt(format!(
             "chunk size {}",
             meta.chunk_size

@@ -41,6 +41,8 @@ mod output_flags;
 mod panic_restores;
 #[path = "promises/preserve.rs"]
 mod preserve;
+#[path = "promises/preserve_newer.rs"]
+mod preserve_newer;
 #[path = "promises/readme_samples.rs"]
 mod readme_samples;
 #[path = "promises/recover_identity.rs"]

@@ -579,6 +579,11 @@ pub struct RecoverArgs {
     /// The journal directory [default: $XDG_DATA_HOME/iocurve/journals].
     #[arg(long, value_name = "DIR", value_parser = parse_dir)]
     pub journal_dir: Option<PathBuf>,
+
+    /// Put the originals back whole even where the target was written
+    /// after the test (those newer bytes are lost).
+    #[arg(long)]
+    pub force: bool,
 }
 
 fn parse_target(text: &str) -> Result<PathBuf, String> {

@@ -71,6 +71,8 @@ pub struct WriteGuard {
     /// The medium, for a restore that must open it again (a regular file).
     path: PathBuf,
     /// A block device restores through this (exclusive) descriptor.
+    // No longer read: files and devices alike restore through `file`.
+    #[allow(dead_code)]
     block: bool,
 }
 
@@ -121,7 +123,7 @@ impl WriteGuard {
             return Ok(());
         }
         let stop = interrupt::stop_flag();
-        let journal = preserve::backup(&self.path, new.clone(), &dir, stop, part)?;
+        let journal = preserve::backup(&self.file, &self.path, new.clone(), &dir, stop, part)?;
         match &mut self.permit {
             Permit::Preserved {
                 journals, regions, ..
@@ -152,7 +154,6 @@ impl WriteGuard {
             return None;
         };
         interrupt::set_restoring(true);
-        let block_fd = self.block.then_some(&self.file);
         let mut done = Restoration {
             bytes: 0,
             save_time: journals.iter().map(|j| j.save_time).sum(),
@@ -160,7 +161,7 @@ impl WriteGuard {
             journal_left: Vec::new(),
         };
         for journal in journals.iter().rev() {
-            match preserve::restore_after_test(journal, block_fd) {
+            match preserve::restore_after_test(journal, &self.file) {
                 Ok(part) => {
                     done.bytes += part.bytes;
                     done.restore_time += part.time;

@@ -1,7 +1,7 @@
 //! The lines `iocurve recover` prints: what became of each journal, and
 //! that there was nothing to do. Pure builders; the command prints them.
 
-use crate::safety::preserve::Outcome;
+use crate::safety::preserve::{Evidence, Outcome, Unknowable};
 use crate::units::format_size;
 use std::path::Path;
 
@@ -22,9 +22,12 @@ pub fn describe(journal: &Path, outcome: &Outcome) -> String {
             bytes,
             journals: 1,
             left,
+            kept,
+            evidence,
         } => format!(
-            "{target}: restored {} from {j}, read back and verified; {}",
+            "{target}: restored {} from {j}, read back and verified{}; {}",
             format_size(*bytes),
+            caveat(*kept, *evidence),
             removal(left, "journal removed")
         ),
         Outcome::Restored {
@@ -32,12 +35,32 @@ pub fn describe(journal: &Path, outcome: &Outcome) -> String {
             bytes,
             journals,
             left,
+            kept,
+            evidence,
         } => format!(
-            "{target}: restored {} from {j} and {} more journal{} of the same test (latest first), read back and verified; {}",
+            "{target}: restored {} from {j} and {} more journal{} of the same test (latest first), read back and verified{}; {}",
             format_size(*bytes),
             journals - 1,
             if *journals > 2 { "s" } else { "" },
+            caveat(*kept, *evidence),
             removal(left, "journals removed")
+        ),
+        Outcome::RecordedDone { marker, removed } => format!(
+            "{j} was already restored (recorded in {}); not applied again; {}",
+            marker.display(),
+            if *removed {
+                "journal removed".to_string()
+            } else {
+                format!("delete {j} once its file system is writable")
+            }
+        ),
+        Outcome::SetAside { target, kept_at } => format!(
+            "{j} belongs to a file that no longer exists ({target} is another file now); nothing was written. Delete {}",
+            kept_at
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(" and ")
         ),
         Outcome::InUse { pid } => format!(
             "{j}: left alone, in use by {} (a test still saving, writing or restoring, or another recover); that process finishes it",
@@ -49,6 +72,29 @@ pub fn describe(journal: &Path, outcome: &Outcome) -> String {
         ),
         Outcome::AlreadyDone => format!("{j} was already restored; leftover journal removed"),
     }
+}
+
+/// What was not written back, and what told it.
+fn caveat(kept: u64, evidence: Evidence) -> String {
+    let kept = if kept > 0 {
+        format!(
+            " ({} written since the test left as found)",
+            format_size(kept)
+        )
+    } else {
+        String::new()
+    };
+    let told = match evidence {
+        Evidence::TestHashes | Evidence::Quiet => "",
+        Evidence::Forced => " (forced: written back whole)",
+        Evidence::Unknown(Unknowable::OtherBoot) => {
+            " (whole: the machine restarted since the test, so writes since could not be told)"
+        }
+        Evidence::Unknown(_) => {
+            " (whole: the journal cannot tell whether the target was written since the test)"
+        }
+    };
+    format!("{kept}{told}")
 }
 
 /// What became of the journals after a verified restore: removed, or
@@ -74,6 +120,8 @@ mod tests {
             bytes: 4096,
             journals,
             left: Vec::new(),
+            kept: 0,
+            evidence: Evidence::TestHashes,
         };
         describe(Path::new("j.iojournal"), &outcome)
     }

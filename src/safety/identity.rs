@@ -8,19 +8,26 @@
 //! is the device number, the size, and what sysfs tells of the hardware
 //! (model, serial or WWID, an SD card's CID, a loop device's backing file);
 //! for a regular file it is the file system's device number, the inode
-//! number and the size. Paths are stored canonical and absolute, so that
+//! number, the size and (format 2 on) the birth time and inode generation,
+//! which tell a file from a new one that took its inode; for a loop device
+//! also the backing file's device, inode, birth and offset. All are read
+//! from a descriptor ([`Identity::of_file`]): the one a test writes
+//! through, or the one `recover` opened and will write through. Paths are stored canonical and absolute, so that
 //! `recover` works from any directory; a device replugged under another node
 //! name (`/dev/sdb` now `/dev/sdc`) is found again by [`locate`] from its
 //! serial, CID or loop backing file.
 
 use crate::probe::sysfs::BlockDevice;
+use crate::safety::birth::{self, Backing, Stamp, differ};
 use serde::{Deserialize, Serialize};
+use std::fs::File;
 use std::io;
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::os::fd::AsFd;
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::Path;
 
 /// What a journal records about the medium it was taken from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Identity {
     /// The path the user gave (`/dev/sdb`, `/data/disk.img`).
     pub path: String,
@@ -38,30 +45,53 @@ pub struct Identity {
     /// An SD/MMC card's CID register (unique per card).
     #[serde(default)]
     pub cid: Option<String>,
+    /// A regular file's birth time, where its file system keeps one
+    /// (format 2 on; see [`crate::safety::birth`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub birth: Option<Stamp>,
+    /// A regular file's inode generation, where its file system keeps one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generation: Option<u32>,
+    /// The file behind a loop device: device, inode, offset, birth.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loop_backing: Option<Backing>,
 }
 
 impl Identity {
-    /// The identity of what `path` names now.
+    /// The identity of what `path` names now (opened once, read-only,
+    /// and examined through that descriptor).
     pub fn of_path(path: &Path) -> io::Result<Identity> {
-        let meta = std::fs::metadata(path)?;
-        let shown = absolute(path).display().to_string();
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(path)?;
+        Identity::of_file(&file, path)
+    }
+
+    /// The identity of the object open on `file`; `name` is only recorded
+    /// (made absolute), for `recover` to look there first and for messages.
+    pub fn of_file(file: &File, name: &Path) -> io::Result<Identity> {
+        let meta = file.metadata()?;
+        let shown = absolute(name).display().to_string();
         if meta.file_type().is_block_device() {
             let (major, minor) = (
                 rustix::fs::major(meta.rdev()),
                 rustix::fs::minor(meta.rdev()),
             );
             let dev = BlockDevice::from_dev_t(major, minor).ok();
+            let backing_name = dev.as_ref().and_then(|d| d.loop_backing_file.clone());
             Ok(Identity {
                 path: shown,
                 kind: "block_device".into(),
                 major,
                 minor,
-                inode: None,
-                size: block_size_of(path)?,
+                size: block_size_of(file)?,
                 model: dev.as_ref().and_then(|d| d.model.clone()),
                 serial: dev.as_ref().and_then(serial_of),
                 cid: dev.as_ref().and_then(cid_of),
-                loop_backing_file: dev.and_then(|d| d.loop_backing_file),
+                loop_backing: birth::backing_of(file, backing_name.as_deref()),
+                loop_backing_file: backing_name,
+                ..Identity::default()
             })
         } else if meta.is_file() {
             Ok(Identity {
@@ -71,10 +101,9 @@ impl Identity {
                 minor: rustix::fs::minor(meta.dev()),
                 inode: Some(meta.ino()),
                 size: meta.len(),
-                model: None,
-                serial: None,
-                cid: None,
-                loop_backing_file: None,
+                birth: birth::birth_of(file),
+                generation: birth::generation_of(file),
+                ..Identity::default()
             })
         } else {
             Err(io::Error::new(
@@ -82,6 +111,25 @@ impl Identity {
                 format!("{shown} is neither a block device nor a regular file"),
             ))
         }
+    }
+
+    /// Whether the object this identity describes is proven gone, `now`
+    /// having taken its inode: the same device and inode (of the file, or
+    /// of the file behind a loop device) with another birth time or inode
+    /// generation. Its journal can never be applied anywhere.
+    pub fn replaced_by(&self, now: &Identity) -> bool {
+        let file_reborn = self.kind == "file"
+            && now.kind == "file"
+            && (self.major, self.minor, self.inode) == (now.major, now.minor, now.inode)
+            && (differ(&self.birth, &now.birth) || differ(&self.generation, &now.generation));
+        let backing_reborn = match (&self.loop_backing, &now.loop_backing) {
+            (Some(a), Some(b)) => {
+                (a.dev, a.inode) == (b.dev, b.inode)
+                    && (differ(&a.birth, &b.birth) || differ(&a.generation, &b.generation))
+            }
+            _ => false,
+        };
+        file_reborn || backing_reborn
     }
 
     /// Why `now` is not the medium this identity describes, or `None` when
@@ -115,6 +163,12 @@ impl Identity {
                 now.loop_backing_file.clone(),
             ),
         ];
+        if differ(&self.birth, &now.birth) || differ(&self.generation, &now.generation) {
+            why.push("another file now has its inode (birth time or generation differ)".into());
+        }
+        if backing_differs(&self.loop_backing, &now.loop_backing) {
+            why.push("another file (or offset) now backs the loop device".into());
+        }
         for (name, was, is) in pairs {
             if let (Some(was), Some(is)) = (was, is) {
                 if was != is {
@@ -137,6 +191,9 @@ impl Identity {
             return false;
         }
         let key_agrees = |a: &Option<String>, b: &Option<String>| matches!((a, b), (Some(a), Some(b)) if !a.is_empty() && a == b);
+        if backing_differs(&self.loop_backing, &now.loop_backing) {
+            return false;
+        }
         let strong = key_agrees(&self.serial, &now.serial)
             || key_agrees(&self.cid, &now.cid)
             || key_agrees(&self.loop_backing_file, &now.loop_backing_file);
@@ -170,6 +227,19 @@ impl Identity {
                 }
             })
             .collect()
+    }
+}
+
+/// Whether two loop backings are both known and not the same file at the
+/// same offset.
+fn backing_differs(a: &Option<Backing>, b: &Option<Backing>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => {
+            (a.dev, a.inode, a.offset) != (b.dev, b.inode, b.offset)
+                || differ(&a.birth, &b.birth)
+                || differ(&a.generation, &b.generation)
+        }
+        _ => false,
     }
 }
 
@@ -249,10 +319,11 @@ fn cid_of(dev: &BlockDevice) -> Option<String> {
         .filter(|s| !s.is_empty())
 }
 
-/// Size of a block device: the end of the device node.
-fn block_size_of(path: &Path) -> io::Result<u64> {
-    let file = std::fs::File::open(path)?;
-    Ok(rustix::fs::seek(&file, rustix::fs::SeekFrom::End(0))?)
+/// Size of a block device: the end of the device, sought on a reopen of
+/// the descriptor held (its own file position, so the test's is untouched).
+fn block_size_of(file: &File) -> io::Result<u64> {
+    let own = crate::sys::reopen::reopen(file.as_fd(), rustix::fs::OFlags::RDONLY)?;
+    Ok(rustix::fs::seek(&own, rustix::fs::SeekFrom::End(0))?)
 }
 
 #[cfg(test)]
@@ -300,6 +371,7 @@ mod tests {
             serial: serial.map(String::from),
             loop_backing_file: None,
             cid: cid.map(String::from),
+            ..Identity::default()
         }
     }
 

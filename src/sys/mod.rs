@@ -7,6 +7,7 @@
 
 pub mod affinity;
 pub mod buffer;
+pub mod inode_version;
 pub mod loop_device;
 pub mod mmap;
 pub mod page_cache;
@@ -18,6 +19,7 @@ pub mod test_pause;
 pub mod uring;
 
 pub use affinity::{allowed_cpus, pin_current_thread};
+pub use inode_version::inode_generation;
 pub use loop_device::{LoopInfo64, loop_status64};
 pub use page_cache::{evict_file, resident_pages};
 pub use rusage::{cpu_seconds, thread_cpu_seconds};

@@ -9,8 +9,12 @@
 //!
 //! - no journal, or one still `FILLING`: the medium was never written by the
 //!   benchmark, and the journal is simply discarded;
-//! - `ARMED`: the medium may hold benchmark data; writing every chunk back
-//!   (any number of times: it is the same bytes) restores it;
+//! - `ARMED`: the medium may hold benchmark data; writing the chunks back
+//!   restores it, but only where nothing wrote to the medium after the
+//!   test: the heartbeat block ([`beat`]) says when the test last wrote;
+//! - `WRITTEN`: the test is over and what it wrote is in the table of
+//!   hashes after the data ([`hashes`]); a restore writes back only the
+//!   blocks that still hold those bytes, any number of times;
 //! - `DONE`: the restore was written, read back and verified; the file only
 //!   waits to be deleted.
 //!
@@ -18,14 +22,16 @@
 //!
 //! ```text
 //! 0   8  magic "IOCJRNL1"
-//! 8   8  state: "FILLING\0" | "ARMED\0\0\0" | "DONE\0\0\0\0"
+//! 8   8  state: "FILLING\0" | "ARMED\0\0\0" | "WRITTEN\0" | "DONE\0\0\0\0"
 //! 16  8  length of the metadata
 //! 24  8  offset of the data (a multiple of 4096)
 //! 32  4  CRC-32C of the metadata
 //! 36  4  CRC-32C of bytes 0..8, 16..36 and 40..64 (all but state and itself)
 //! 40 24  reserved, zero
-//! 64  …  metadata: JSON (identity, regions, chunk size, chunk checksums)
+//! 64  …  metadata: JSON (format, identity, regions, chunk size, checksums)
+//! data-4096  the heartbeat block (format 2 on)
 //! data   the chunks, in region order
+//! table  (WRITTEN) one 64-bit hash per 4 KiB block, then its trailer
 //! ```
 //!
 //! Each chunk's checksum covers its target offset and its bytes, so a chunk
@@ -39,9 +45,12 @@
 //! regions are cut into chunks); `writer` makes a journal and `reader`
 //! reads one back and checks it.
 
+pub mod beat;
+pub mod hashes;
 mod reader;
 mod writer;
 
+pub use beat::{BEAT_ROOM, Beat};
 pub use reader::{Journal, open_file};
 pub use writer::{JournalWriter, set_state, sync_dir};
 
@@ -50,6 +59,11 @@ use serde::{Deserialize, Serialize};
 use std::io;
 
 pub const MAGIC: &[u8; 8] = b"IOCJRNL1";
+/// The metadata format written now: 2 adds the strong identity (birth
+/// time, inode generation, loop backing), the heartbeat block before the
+/// data and the `WRITTEN` state with its table of hashes. Format 1
+/// journals are still read and recovered.
+pub const FORMAT: u32 = 2;
 /// Bytes before the metadata.
 pub const PREFIX_LEN: u64 = 64;
 const STATE_OFFSET: u64 = 8;
@@ -70,29 +84,34 @@ pub enum State {
     Filling,
     /// Complete and fsynced; the medium may hold benchmark data.
     Armed,
+    /// The test is over and what it wrote is in the table of hashes
+    /// (fsynced): a restore writes back only blocks that still hold it.
+    Written,
     /// Restored and verified; waiting to be deleted.
     Done,
 }
+
+const STATES: [State; 4] = [State::Filling, State::Armed, State::Written, State::Done];
 
 impl State {
     fn word(self) -> [u8; 8] {
         match self {
             State::Filling => *b"FILLING\0",
             State::Armed => *b"ARMED\0\0\0",
+            State::Written => *b"WRITTEN\0",
             State::Done => *b"DONE\0\0\0\0",
         }
     }
 
     fn from_word(word: &[u8]) -> Option<State> {
-        [State::Filling, State::Armed, State::Done]
-            .into_iter()
-            .find(|s| s.word() == word)
+        STATES.into_iter().find(|s| s.word() == word)
     }
 
     pub fn name(self) -> &'static str {
         match self {
             State::Filling => "filling",
             State::Armed => "armed",
+            State::Written => "written",
             State::Done => "done",
         }
     }
@@ -187,12 +206,22 @@ impl Meta {
     }
 
     /// Where the data starts: after the longest metadata these regions can
-    /// have (every checksum at its widest), rounded up to 4096.
+    /// have (every checksum at its widest), rounded up to 4096, and (format
+    /// 2 on) the heartbeat block.
     pub fn data_offset(&self) -> u64 {
         let mut widest = self.clone();
         widest.checksums = vec![u32::MAX; self.chunk_count()];
         let len = serde_json::to_vec(&widest).map_or(0, |v| v.len() as u64);
-        (PREFIX_LEN + len + 1).div_ceil(DATA_ALIGN) * DATA_ALIGN
+        (PREFIX_LEN + len + 1).div_ceil(DATA_ALIGN) * DATA_ALIGN + self.beat_room()
+    }
+
+    fn beat_room(&self) -> u64 {
+        if self.format >= 2 { BEAT_ROOM } else { 0 }
+    }
+
+    /// Where the heartbeat block is, in a journal that has one.
+    pub fn beat_offset(&self, data_offset: u64) -> Option<u64> {
+        (self.format >= 2).then(|| data_offset - BEAT_ROOM)
     }
 }
 
@@ -238,6 +267,7 @@ mod tests {
             serial: Some("S1".into()),
             loop_backing_file: Some("/tmp/x.img".into()),
             cid: None,
+            ..Identity::default()
         };
         Meta {
             format: 1,
@@ -282,8 +312,8 @@ mod tests {
 
     #[test]
     fn states_differ_in_every_byte_that_matters() {
-        for a in [State::Filling, State::Armed, State::Done] {
-            for b in [State::Filling, State::Armed, State::Done] {
+        for a in STATES {
+            for b in STATES {
                 let diff = a
                     .word()
                     .iter()

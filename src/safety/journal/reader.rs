@@ -2,13 +2,17 @@
 //! chunk before anything is written to the medium, so that a damaged or
 //! truncated journal is refused whole.
 
+use super::beat::{Beat, last_beat};
+use super::hashes::{block_count, read_table, table_end, table_offset, write_table};
 use super::writer::set_state;
 use super::{
-    Chunk, JournalError, MAGIC, Meta, PREFIX_LEN, State, chunk_checksum, chunks, prefix_crc,
-    u32_at, u64_at,
+    Chunk, FORMAT, JournalError, MAGIC, Meta, PREFIX_LEN, State, chunk_checksum, chunks,
+    prefix_crc, u32_at, u64_at,
 };
+use rustix::fs::OFlags;
 use std::fs::File;
 use std::io;
+use std::os::fd::AsFd;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
@@ -21,6 +25,10 @@ pub struct Journal {
     /// `None` for a journal that was still `FILLING` before its metadata.
     pub meta: Option<Meta>,
     pub data_offset: u64,
+    /// What the test wrote, one hash per 4 KiB block in region order (see
+    /// [`super::hashes`]): read and checked in a `WRITTEN` journal, or
+    /// just stored by [`Journal::store_hashes`].
+    pub test_hashes: Option<Vec<u64>>,
 }
 
 impl Journal {
@@ -70,6 +78,7 @@ impl Journal {
             state,
             meta: None,
             data_offset,
+            test_hashes: None,
         };
         if meta_len == 0 {
             if state != State::Filling {
@@ -91,6 +100,10 @@ impl Journal {
         let meta: Meta = serde_json::from_slice(&json)
             .map_err(|e| JournalError::Corrupt(format!("metadata unreadable: {e}")))?;
         check_meta(&meta, data_offset, len, state)?;
+        if state == State::Written {
+            let at = table_offset(&meta, data_offset);
+            journal.test_hashes = Some(read_table(&journal.file, at, block_count(&meta.regions))?);
+        }
         journal.meta = Some(meta);
         Ok(journal)
     }
@@ -127,22 +140,45 @@ impl Journal {
     }
 
     /// Writes the state word, through this descriptor where it is
-    /// writable, else through the journal's name, if that still names this
-    /// very file (a read-only descriptor, or a read-only file system, which
-    /// is then the error).
+    /// writable, else through a writable reopen of it (never its name: a
+    /// read-only file system is then the error).
     pub fn set_state(&mut self, state: State) -> io::Result<()> {
         match set_state(&self.file, state) {
             Err(e) if e.raw_os_error() == Some(libc::EBADF) => {
-                let named = open_writable(&self.path)?;
-                if !crate::safety::lock::same_file(&named.metadata()?, &self.file.metadata()?) {
-                    return Err(io::Error::other("its name now belongs to another file"));
-                }
-                set_state(&named, state)?;
+                set_state(&self.writable()?, state)?;
             }
             other => other?,
         }
         self.state = state;
         Ok(())
+    }
+
+    /// A writable descriptor on this very journal file.
+    pub fn writable(&self) -> io::Result<File> {
+        crate::sys::reopen::reopen(self.file.as_fd(), OFlags::RDWR)
+    }
+
+    /// Stores the table of what the test wrote (fsynced) and turns the
+    /// journal `WRITTEN`; the table is kept here either way, for the
+    /// restore now (a journal on a read-only file system takes neither).
+    pub fn store_hashes(&mut self, table: Vec<u64>) -> io::Result<()> {
+        let meta = self
+            .meta
+            .as_ref()
+            .ok_or_else(|| io::Error::other("no metadata"))?;
+        let at = table_offset(meta, self.data_offset);
+        let stored = self
+            .writable()
+            .and_then(|f| write_table(&f, at, &table))
+            .and_then(|_| self.set_state(State::Written));
+        self.test_hashes = Some(table);
+        stored
+    }
+
+    /// The test's last heartbeat, in a journal that has them.
+    pub fn last_beat(&self) -> Option<Beat> {
+        let at = self.meta.as_ref()?.beat_offset(self.data_offset)?;
+        last_beat(&self.file, at)
     }
 }
 
@@ -170,13 +206,14 @@ pub fn open_file(path: &Path) -> io::Result<File> {
 }
 
 fn check_meta(meta: &Meta, data_offset: u64, len: u64, state: State) -> Result<(), JournalError> {
-    if meta.format != 1 {
+    if meta.format == 0 || meta.format > FORMAT {
         return Err(JournalError::Corrupt(format!(
             "unknown format {}",
             meta.format
         )));
     }
-    if meta.chunk_size == 0 || meta.chunk_size > 1 << 30 {
+    // Whole 4 KiB blocks per chunk: the table of hashes counts by block.
+    if meta.chunk_size == 0 || meta.chunk_size > 1 << 30 || !meta.chunk_size.is_multiple_of(4096) {
         return Err(JournalError::Corrupt(format!(
             "chunk size {}",
             meta.chunk_size
@@ -202,10 +239,17 @@ fn check_meta(meta: &Meta, data_offset: u64, len: u64, state: State) -> Result<(
         )));
     }
     let need = data_offset.saturating_add(total.unwrap_or(0));
+    let need = match state {
+        State::Written => table_end(meta, data_offset),
+        _ => need,
+    };
     if state != State::Filling && len < need {
         return Err(JournalError::Truncated(format!(
             "{len} bytes of the {need} it must hold"
         )));
+    }
+    if meta.format >= 2 && data_offset < PREFIX_LEN + super::BEAT_ROOM {
+        return Err(JournalError::Corrupt("no room for its heartbeat".into()));
     }
     Ok(())
 }

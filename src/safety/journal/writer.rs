@@ -99,7 +99,10 @@ impl JournalWriter {
     pub fn seal(&self, meta: &Meta) -> io::Result<()> {
         let json = serde_json::to_vec(meta).map_err(io::Error::other)?;
         let len = json.len() as u64;
-        if PREFIX_LEN + len > self.data_offset {
+        let room = meta
+            .beat_offset(self.data_offset)
+            .unwrap_or(self.data_offset);
+        if PREFIX_LEN + len > room {
             return Err(io::Error::other("journal metadata outgrew its room"));
         }
         self.file.write_all_at(&json, PREFIX_LEN)?;

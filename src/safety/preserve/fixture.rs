@@ -43,7 +43,14 @@ pub(super) fn setup(seed: u64) -> Setup {
         },
     ];
     let meta = new_meta(Identity::of_path(&target).unwrap(), regions.clone(), 4096);
-    let p = write_journal(&target, meta, &journals, &AtomicBool::new(false)).unwrap();
+    let p = write_journal(
+        &opened(&target),
+        &target,
+        meta,
+        &journals,
+        &AtomicBool::new(false),
+    )
+    .unwrap();
     let journal = ended(p);
     let mut written = original.clone();
     for r in &regions {
@@ -81,6 +88,15 @@ pub(super) fn unlocked(path: &Path) {
         }
         std::thread::sleep(Duration::from_millis(1));
     }
+}
+
+/// The target opened as a test holds it (read-write).
+pub(super) fn opened(path: &Path) -> File {
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .unwrap()
 }
 
 pub(super) fn contents(s: &Setup) -> Vec<u8> {

@@ -22,3 +22,22 @@ pub(super) fn test_sleep(env: &str) {
         std::thread::sleep(Duration::from_millis(ms));
     }
 }
+
+/// Test hook: a path P. Before a test's restore (its heartbeat stopped,
+/// nothing written back yet) the process creates `P.waiting` and waits
+/// until P exists (two minutes at most), so that a test can change the
+/// world there: remount the journal's file system read-only, say.
+const BEFORE_RESTORE_ENV: &str = "IOCURVE_TEST_BEFORE_RESTORE";
+
+pub(super) fn before_restore() {
+    let Some(gate) = std::env::var_os(BEFORE_RESTORE_ENV).map(std::path::PathBuf::from) else {
+        return;
+    };
+    let mut waiting = gate.clone().into_os_string();
+    waiting.push(".waiting");
+    let _ = std::fs::write(&waiting, b"");
+    let started = std::time::Instant::now();
+    while !gate.exists() && started.elapsed() < Duration::from_secs(120) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}

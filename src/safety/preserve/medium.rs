@@ -1,17 +1,21 @@
 //! Reading and writing the medium itself, past the page cache: what the
 //! journal copies is what the medium holds, and a restore counts only once
-//! read back from it. Also the checks that the descriptor a restore writes
-//! through is the medium checked, and that no test is writing there now.
+//! read back from it. Every read and write goes through the descriptor
+//! whose identity was checked, or a reopen of that very object (see
+//! [`crate::sys::reopen`]): never by name, which may lead elsewhere by
+//! now. Also the check that no test is writing there now.
 
 use super::messages::recover_command;
 use crate::error::usage;
-use crate::safety::identity::Identity;
 use crate::safety::lock::{self, Lock};
 use crate::sys::buffer::AlignedBuf;
+use crate::sys::reopen::reopen;
 use anyhow::Result;
+use rustix::fs::OFlags;
 use std::fs::{File, OpenOptions};
 use std::io;
-use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::os::fd::AsFd;
+use std::os::unix::fs::{FileExt, FileTypeExt, OpenOptionsExt};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -21,21 +25,30 @@ const BUSY_WAIT: Duration = Duration::from_secs(10);
 /// The unit a refused restore write is retried in: what O_DIRECT takes.
 const PIECE: usize = 4096;
 
-/// Opens the medium for reading with O_DIRECT (falling back to the page
-/// cache, evicted first, where the file system refuses O_DIRECT).
-pub(super) fn open_reader(path: &Path) -> io::Result<File> {
-    match OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_DIRECT)
-        .open(path)
-    {
+/// A reader of the object `target` refers to (never its name), past the
+/// page cache: a reopen of it with O_DIRECT, checked to be the same object,
+/// or where the file system refuses O_DIRECT (EINVAL) a plain reopen with
+/// the cache evicted first.
+pub(super) fn reader_for(target: &File) -> io::Result<File> {
+    match reopen(target.as_fd(), OFlags::RDONLY | OFlags::DIRECT) {
         Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
-            let f = File::open(path)?;
+            let f = reopen(target.as_fd(), OFlags::RDONLY)?;
             let _ = rustix::fs::fadvise(&f, 0, None, rustix::fs::Advice::DontNeed);
             Ok(f)
         }
         other => other,
     }
+}
+
+/// The descriptor a restore writes through: a block device's own (held
+/// exclusively, O_DIRECT), or for a regular file a reopen of it through
+/// the page cache (its unaligned tail cannot go through O_DIRECT), fsynced
+/// before anything is read back.
+pub(super) fn writer_for(target: &File) -> io::Result<File> {
+    if target.metadata()?.file_type().is_block_device() {
+        return target.try_clone();
+    }
+    reopen(target.as_fd(), OFlags::RDWR)
 }
 
 /// Reads `out.len()` bytes at `offset` through `scratch`, asking for whole
@@ -75,19 +88,26 @@ pub(super) fn read_scratch(chunk: u64) -> AlignedBuf {
     AlignedBuf::new((chunk as usize).next_multiple_of(4096) + 8192, 4096)
 }
 
-/// Opens the medium for writing the restore: O_DIRECT and O_EXCL for a block
-/// device (waiting a little while a killed process lets go of it), plain for
-/// a file.
-pub(super) fn open_writer(path: &Path, block: bool) -> io::Result<File> {
+/// Opens what `path` names for a restore by `recover`, once: O_DIRECT and
+/// O_EXCL for a block device (waiting a little while a killed process lets
+/// go of it), read-write for a file; never through a final symbolic link,
+/// never blocking on a FIFO. Its identity is then checked on this very
+/// descriptor, and everything after goes through it or reopens of it.
+pub(super) fn open_target(path: &Path, block: bool) -> io::Result<File> {
+    let flags = libc::O_NOFOLLOW | libc::O_NONBLOCK;
     if !block {
-        return OpenOptions::new().read(true).write(true).open(path);
+        return OpenOptions::new()
+            .read(true)
+            .write(true)
+            .custom_flags(flags)
+            .open(path);
     }
     let started = Instant::now();
     loop {
         let r = OpenOptions::new()
             .read(true)
             .write(true)
-            .custom_flags(libc::O_DIRECT | libc::O_EXCL)
+            .custom_flags(flags | libc::O_DIRECT | libc::O_EXCL)
             .open(path);
         match r {
             Err(e) if e.raw_os_error() == Some(libc::EBUSY) && started.elapsed() < BUSY_WAIT => {
@@ -108,12 +128,9 @@ fn write_medium(file: &File, data: &[u8], offset: u64) -> io::Result<()> {
 /// page cache): a fake card's blocks beyond its real size refuse every
 /// write, the test's as well, so they were never changed. Anything else is
 /// the first error.
-pub(super) fn write_back(file: &File, data: &[u8], offset: u64, path: &Path) -> io::Result<()> {
+pub(super) fn write_back(file: &File, data: &[u8], offset: u64, reader: &File) -> io::Result<()> {
     let Err(first) = write_medium(file, data, offset) else {
         return Ok(());
-    };
-    let Ok(reader) = open_reader(path) else {
-        return Err(first);
     };
     let mut scratch = read_scratch(PIECE as u64);
     let mut held = vec![0u8; PIECE];
@@ -123,37 +140,11 @@ pub(super) fn write_back(file: &File, data: &[u8], offset: u64, path: &Path) -> 
             continue;
         }
         let got = &mut held[..piece.len()];
-        if read_medium(&reader, &mut scratch, at, got).is_err() || got != piece {
+        if read_medium(reader, &mut scratch, at, got).is_err() || got != piece {
             return Err(first);
         }
     }
     Ok(())
-}
-
-/// Checks that the descriptor the restore will write through is the medium
-/// whose identity was just checked: the name could have been pointed
-/// elsewhere between the check and the open.
-pub(super) fn opened_is(writer: &File, checked: &Identity, target: &Path) -> Result<()> {
-    use std::os::unix::fs::{FileTypeExt, MetadataExt};
-    let meta = writer.metadata()?;
-    let same = if meta.file_type().is_block_device() {
-        (
-            rustix::fs::major(meta.rdev()),
-            rustix::fs::minor(meta.rdev()),
-        ) == (checked.major, checked.minor)
-    } else {
-        meta.is_file()
-            && (rustix::fs::major(meta.dev()), rustix::fs::minor(meta.dev()))
-                == (checked.major, checked.minor)
-            && Some(meta.ino()) == checked.inode
-    };
-    if same {
-        return Ok(());
-    }
-    Err(usage(format!(
-        "refusing to restore onto {}: it changed while it was being opened (another file or device now has that name); nothing was written. Run recover again",
-        target.display()
-    )))
 }
 
 /// Takes the medium's lock (see [`lock`]) for a restore by

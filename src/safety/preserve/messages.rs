@@ -2,9 +2,10 @@
 //! target holds now, where the original data is kept and the command that
 //! puts it back. Kept together so that every one names the same command.
 
+use super::evidence::Seen;
 use super::restore::{Changes, RestoreError, changed_bytes};
 use super::save::Preserved;
-use crate::error::IoFailure;
+use crate::error::{IoFailure, usage};
 use crate::safety::journal::{Journal, JournalError};
 use crate::units::format_size;
 use std::path::Path;
@@ -15,12 +16,11 @@ pub fn recover_command(journal: &Path) -> String {
 }
 
 /// What to do about a journal left behind after a verified restore:
-/// `left` names it and says why it stayed. It still reads as armed, so a
-/// later `recover` would write the same original bytes again, over
-/// anything written to the target since.
+/// `left` names it and says why it stayed (and where its restore is
+/// recorded, so that no `recover` applies it again).
 pub fn journal_left_note(left: &str) -> String {
     format!(
-        "the journal was not removed after the verified restore ({left}); delete it once its file system is writable, before writing to the target again: `recover` would put back the bytes it holds"
+        "the journal was not removed after the verified restore ({left}); delete it once its file system is writable"
     )
 }
 
@@ -54,14 +54,14 @@ pub fn failed_after_test(p: &Preserved, e: RestoreError) -> anyhow::Error {
 /// What the test left on its target, in a sentence, compared with the
 /// journal's checksums.
 fn target_state(p: &Preserved) -> String {
-    let target = p.target_path.display();
+    let target = p.name.display();
     let measured = p
         .lock
         .try_clone()
         .map_err(JournalError::Io)
         .and_then(|f| Journal::from_open_file(&p.journal, f))
         .map_err(|e| e.to_string())
-        .and_then(|j| changed_bytes(&j, &p.target_path).map_err(|e| e.to_string()));
+        .and_then(|j| changed_bytes(&j, &p.target).map_err(|e| e.to_string()));
     match measured {
         Ok(Changes {
             changed: 0,
@@ -115,4 +115,26 @@ pub(super) fn refusal(path: &Path, e: &JournalError) -> anyhow::Error {
         None,
     )
     .into()
+}
+
+/// `recover` will not write a journal back over data written since its
+/// test: what was seen, and the command that does it anyway.
+pub(super) fn written_since(journal: &Path, target: &Path, seen: Seen) -> anyhow::Error {
+    let what = match seen {
+        Seen::ChangedAfter(d) => format!(
+            "it was changed {:.1} s after the test's last heartbeat",
+            d.as_secs_f64()
+        ),
+        Seen::SectorsWritten { sectors, allowed } => format!(
+            "{} were written to it after the test's last heartbeat, more than the {} the test could have",
+            format_size(sectors * 512),
+            format_size(allowed * 512)
+        ),
+    };
+    usage(format!(
+        "refusing to restore {} onto {}: {what}, so it holds newer data the originals would overwrite; the journal is kept. `iocurve recover --force {}` puts the originals back anyway",
+        journal.display(),
+        target.display(),
+        journal.display()
+    ))
 }

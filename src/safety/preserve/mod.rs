@@ -4,10 +4,17 @@
 //! The sequence, each step fsynced before the next (see [`super::journal`]):
 //! check the journal directory (another file system than the target, one
 //! that survives power loss, with room for the copy); copy the regions into
-//! a `FILLING` journal with per-chunk checksums; arm it; run the test; check
-//! the whole journal, write it back, fsync, read the medium back with
-//! O_DIRECT and compare with the checksums; mark the journal `DONE`; delete
-//! it. None of this is timed: the commands call it outside the measurements.
+//! a `FILLING` journal with per-chunk checksums; arm it; run the test while
+//! a heartbeat records how far the target has changed; hash what the test
+//! wrote, block by block, into the journal (`WRITTEN`); write back only the
+//! blocks that still hold the test's bytes, fsync, read the medium back
+//! with O_DIRECT and compare; mark the journal `DONE`; delete it. None of
+//! this is timed: the commands call it outside the measurements.
+//!
+//! Every byte goes through the descriptor the test holds (or a reopen of
+//! that very object through `/proc/self/fd`): the target's name may lead
+//! elsewhere by the end of a test, and the originals belong to the object
+//! the test wrote, not to whatever now has its name.
 //!
 //! A test that learns where it must write while running (the capacity
 //! search) journals each new set of regions the same way, in a journal of
@@ -19,28 +26,35 @@
 //! in a file that `recover` can replay any number of times.
 //!
 //! One file per job: `directory` checks where the journal goes, `save`
-//! fills and arms it, `restore` writes it back after the test, `recover`
-//! finishes it after a crash, `unfinished` finds the journals left behind,
-//! `holder` tells who holds one, `medium` reads and writes the medium
-//! past the page cache, and `messages` words what failed and how to
-//! finish it.
+//! fills and arms it, `heart` beats while the test runs, `restore` writes
+//! it back after the test (`writeback` block by block), `recover`
+//! finishes it after a crash (`evidence` says whether it still may),
+//! `marker` records a restore a read-only journal could not, `unfinished`
+//! finds the journals left behind, `holder` tells who holds one, `medium`
+//! reads and writes the medium past the page cache, and `messages` words
+//! what failed and how to finish it.
 
 mod directory;
+mod evidence;
+mod heart;
 mod holder;
 mod hooks;
+mod marker;
 mod medium;
 mod messages;
 mod recover;
 mod restore;
 mod save;
 mod unfinished;
+mod writeback;
 
 #[cfg(test)]
 mod fixture;
 
 pub use directory::{check_journal_dir, journal_dir};
+pub use evidence::{Evidence, MARGIN, Seen, Unknowable};
 pub use messages::{failed_after_test, journal_left_note, recover_command, restore_failure};
 pub use recover::{Outcome, recover};
-pub use restore::{Changes, RestoreError, Restored, apply, changed_bytes, restore_after_test};
+pub use restore::{Changes, NameNow, RestoreError, Restored, changed_bytes, restore_after_test};
 pub use save::{Preserved, Timing, backup, regions_for};
 pub use unfinished::{list, refuse_if_unfinished, unfinished};

@@ -1,26 +1,50 @@
-//! Restoring: writing an armed journal back, reading the medium back
-//! against the journal's checksums, then marking the journal done and
-//! removing it; and measuring what a test left on the medium.
+//! Restoring after a test: the heartbeat stopped, what the test wrote
+//! hashed block by block and stored in the journal (fsynced, `WRITTEN`)
+//! before anything is written back, then the journal written back block by
+//! block (see [`super::writeback`]), read back and verified, marked done
+//! and removed; all through the descriptor the test held, never the
+//! target's name. Also what a test left on the medium, for the messages.
 
-use super::hooks::test_delay;
-use super::medium::{open_reader, open_writer, read_medium, read_scratch, write_back};
+use super::hooks::before_restore;
+use super::marker;
+use super::medium::{read_medium, read_scratch, reader_for, writer_for};
 use super::save::Preserved;
-use crate::safety::journal::{self, Chunk, Journal, JournalError, State, sync_dir};
+use super::writeback::{hash_test_bytes, read_back, write_blocks};
+use crate::safety::journal::{self, Journal, JournalError, State, sync_dir};
 use crate::safety::lock;
-use crate::sys::buffer::AlignedBuf;
 use std::fs::File;
 use std::io;
+use std::os::fd::AsFd;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// What a restore did.
 #[derive(Debug, Clone)]
 pub struct Restored {
+    /// Bytes written back.
     pub bytes: u64,
+    /// Bytes that held the originals already (the test never wrote them,
+    /// or an earlier restore did).
+    pub unchanged: u64,
+    /// Bytes written since the test (neither the test's bytes nor the
+    /// originals): left as found, never overwritten.
+    pub kept: u64,
     pub time: Duration,
     /// Why the journal is still there after a verified restore (its file
     /// system turned read-only, say); `None` when it was removed.
     pub journal_left: Option<String>,
+    /// Whether the target's name still leads to the object restored.
+    pub name: NameNow,
+}
+
+/// What the target's name leads to after the restore, which always goes
+/// to the object the test wrote, through the descriptor it held.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NameNow {
+    /// The object restored.
+    Same,
+    /// Another object, or nothing: the name was moved during the test.
+    Elsewhere,
 }
 
 /// Why a restore did not finish; the journal is kept (unless it is damaged,
@@ -33,81 +57,104 @@ pub enum RestoreError {
     Medium(String, #[source] io::Error),
 }
 
-/// Restores after a test, with the target's own descriptor where it is a
-/// block device (held with O_EXCL, so no second exclusive open is possible).
-pub fn restore_after_test(
-    p: &Preserved,
-    block_fd: Option<&File>,
-) -> Result<Restored, RestoreError> {
+/// Restores after a test through `target`, the descriptor the test wrote
+/// through (for files and block devices alike: nothing is opened by name).
+pub fn restore_after_test(p: &Preserved, target: &File) -> Result<Restored, RestoreError> {
+    if let Some(heart) = &p.heart {
+        heart.stop();
+    }
+    before_restore();
     // Read through the test's own locked descriptor: the bytes it copied,
     // whatever has become of the journal's name or its file system since.
     let mut journal =
         Journal::from_open_file(&p.journal, p.lock.try_clone().map_err(JournalError::Io)?)?;
-    let own;
-    let writer = match block_fd {
-        Some(f) => f,
-        None => {
-            own = open_writer(&p.target_path, false).map_err(|e| {
-                RestoreError::Medium(
-                    format!("cannot open {} to restore it: {e}", p.target_path.display()),
-                    e,
-                )
-            })?;
-            &own
-        }
-    };
-    apply(&mut journal, writer, &p.target_path)
+    journal.verify_all()?;
+    let reader = reader_for(target).map_err(|e| cannot_reopen(&p.name, e))?;
+    let table = hash_test_bytes(&journal, &reader).map_err(|e| {
+        let msg = format!(
+            "reading back what the test wrote to {} failed: {e}",
+            p.name.display()
+        );
+        RestoreError::Medium(msg, e)
+    })?;
+    // Stored where the journal's file system takes it; in memory else,
+    // for this restore (see `finish` for what a later recover then knows).
+    let _ = journal.store_hashes(table);
+    let mut done = apply(&mut journal, target, &p.name, false)?;
+    done.name = name_now(&p.name, target);
+    Ok(done)
 }
 
-/// Writes an armed journal back, verifies the medium, marks the journal
-/// done and deletes it. The whole journal is checked before the first write.
-pub fn apply(journal: &mut Journal, writer: &File, path: &Path) -> Result<Restored, RestoreError> {
+/// Writes a checked journal back through `target` (block by block against
+/// its table of hashes, or whole where it has none or `whole` asks),
+/// verifies the medium, marks the journal done and deletes it.
+pub(super) fn apply(
+    journal: &mut Journal,
+    target: &File,
+    name: &Path,
+    whole: bool,
+) -> Result<Restored, RestoreError> {
     let started = Instant::now();
     journal.verify_all()?;
-    let chunks = journal.chunks();
-    let size = chunks.iter().map(|c| c.len).max().unwrap_or(4096).max(4096) as usize;
-    let mut buf = AlignedBuf::new(size.next_multiple_of(4096), 4096);
-    for c in &chunks {
-        test_delay();
-        journal.read_chunk(c, buf.as_mut_slice())?;
-        write_back(
-            writer,
-            &buf.as_slice()[..c.len as usize],
-            c.target_offset,
-            path,
-        )
-        .map_err(|e| medium_error("write", c, path, e))?;
-    }
-    writer.sync_all().map_err(|e| {
-        RestoreError::Medium(
-            format!(
-                "flushing the restored data to {} failed: {e}",
-                path.display()
-            ),
-            e,
-        )
-    })?;
-    read_back(journal, &chunks, path)?;
+    let writer = writer_for(target).map_err(|e| cannot_reopen(name, e))?;
+    let reader = reader_for(target).map_err(|e| cannot_reopen(name, e))?;
+    let hashes = journal.test_hashes.clone().filter(|_| !whole);
+    let tally = write_blocks(journal, &writer, &reader, name, hashes.as_deref())?;
+    read_back(journal, &reader, name, &tally.kept_blocks)?;
     let journal_left = finish(journal);
-    let bytes = chunks.iter().map(|c| c.len).sum();
     Ok(Restored {
-        bytes,
+        bytes: tally.written,
+        unchanged: tally.unchanged,
+        kept: tally.kept,
         time: started.elapsed(),
         journal_left,
+        name: NameNow::Same,
     })
+}
+
+fn cannot_reopen(name: &Path, e: io::Error) -> RestoreError {
+    RestoreError::Medium(
+        format!("cannot reopen {} to restore it: {e}", name.display()),
+        e,
+    )
+}
+
+/// Whether `name` still leads to the object open on `target`.
+/// (A stat, never an open: the name may lead to anything by now.)
+fn name_now(name: &Path, target: &File) -> NameNow {
+    let same = match (rustix::fs::stat(name), rustix::fs::fstat(target.as_fd())) {
+        (Ok(a), Ok(b)) => (a.st_dev, a.st_ino, a.st_rdev) == (b.st_dev, b.st_ino, b.st_rdev),
+        _ => false,
+    };
+    if same {
+        NameNow::Same
+    } else {
+        NameNow::Elsewhere
+    }
 }
 
 /// Marks a journal whose restore was verified done and removes it; why
 /// not, where either failed (the restore stands: the medium was read back).
+/// A journal that could be neither (a read-only file system) still reads
+/// as unfinished, so the restore is recorded beside it (see [`marker`]).
 fn finish(journal: &mut Journal) -> Option<String> {
     let marked = journal.set_state(State::Done);
     let removed = remove_own(journal);
     match (marked, removed) {
-        (_, Ok(())) => None,
+        (_, Ok(())) => {
+            marker::forget(journal);
+            None
+        }
         (Ok(()), Err(e)) => Some(format!("it is marked done but could not be removed: {e}")),
-        (Err(m), Err(e)) => Some(format!(
-            "it could not be marked done ({m}) nor removed ({e})"
-        )),
+        (Err(m), Err(e)) => Some(match marker::record(journal) {
+            Some(at) => format!(
+                "it could not be marked done ({m}) nor removed ({e}); its restore is recorded in {}, so no recover applies it again",
+                at.display()
+            ),
+            None => format!(
+                "it could not be marked done ({m}) nor removed ({e}), nor its restore recorded elsewhere; a recover checks the target for writes since the test and refuses if it finds any"
+            ),
+        }),
     }
 }
 
@@ -128,45 +175,6 @@ pub(super) fn remove_own(journal: &Journal) -> io::Result<()> {
     Ok(())
 }
 
-/// Reads the restored regions back past the page cache and compares them
-/// with the journal's checksums.
-fn read_back(journal: &Journal, chunks: &[Chunk], path: &Path) -> Result<(), RestoreError> {
-    let reader = open_reader(path).map_err(|e| {
-        RestoreError::Medium(
-            format!("cannot reopen {} to check the restore: {e}", path.display()),
-            e,
-        )
-    })?;
-    let meta = journal
-        .meta
-        .as_ref()
-        .expect("an armed journal has metadata");
-    let mut scratch = read_scratch(meta.chunk_size);
-    let mut buf = vec![0u8; meta.chunk_size as usize];
-    for c in chunks {
-        let data = &mut buf[..c.len as usize];
-        read_medium(&reader, &mut scratch, c.target_offset, data)
-            .map_err(|e| medium_error("read-back", c, path, e))?;
-        if journal::chunk_checksum(c.target_offset, data) != meta.checksums[c.index] {
-            let e = io::Error::other("the bytes read back differ from the original");
-            return Err(medium_error("read-back check", c, path, e));
-        }
-    }
-    Ok(())
-}
-
-fn medium_error(op: &str, c: &Chunk, path: &Path, e: io::Error) -> RestoreError {
-    RestoreError::Medium(
-        format!(
-            "restoring the original data failed: {op} of {} bytes at offset {} of {}: {e}",
-            c.len,
-            c.target_offset,
-            path.display()
-        ),
-        e,
-    )
-}
-
 /// What a write test left on its medium, measured against the chunks
 /// `journal` holds (read past the page cache, as the restore's check).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -179,12 +187,13 @@ pub struct Changes {
     pub total: u64,
 }
 
-pub fn changed_bytes(journal: &Journal, path: &Path) -> io::Result<Changes> {
+/// What the test left on the object open on `target`.
+pub fn changed_bytes(journal: &Journal, target: &File) -> io::Result<Changes> {
     let meta = journal
         .meta
         .as_ref()
         .ok_or_else(|| io::Error::other("the journal has no metadata"))?;
-    let reader = open_reader(path)?;
+    let reader = reader_for(target)?;
     let mut scratch = read_scratch(meta.chunk_size);
     let mut buf = vec![0u8; meta.chunk_size as usize];
     let mut seen = Changes {

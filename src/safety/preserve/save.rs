@@ -2,8 +2,9 @@
 //! sealing and arming it, so that the test may write.
 
 use super::directory::check_journal_dir;
+use super::heart::{Beater, Heart};
 use super::hooks::{LATER_PART_DELAY_ENV, test_delay, test_sleep};
-use super::medium::{open_reader, read_medium, read_scratch};
+use super::medium::{read_medium, read_scratch, reader_for};
 use super::messages::recover_command;
 use crate::error::{Interrupted, IoFailure};
 use crate::safety::identity::Identity;
@@ -47,10 +48,17 @@ pub struct Preserved {
     pub journal: PathBuf,
     pub bytes: u64,
     pub save_time: Duration,
-    pub(super) target_path: PathBuf,
+    /// The target's name when the test began, for messages only.
+    pub(super) name: PathBuf,
+    /// A duplicate of the descriptor the test writes through, for the
+    /// messages that measure what a failed restore left.
+    pub(super) target: File,
     /// Holds the journal's lock (see [`lock`]) until this is
     /// dropped, after the journal is gone; the restore reads through it.
     pub(super) lock: File,
+    /// Beats while the test runs (see [`super::heart`]); `None` for a
+    /// format-1 journal or where no beat could be set up.
+    pub(super) heart: Option<Heart>,
 }
 
 impl Preserved {
@@ -59,32 +67,42 @@ impl Preserved {
     }
 }
 
-/// Copies `regions` of the medium at `path` into a new journal in `dir`,
-/// fsyncs it and arms it; `part` numbers it among the journals of the same
-/// test (0 for the first). `stop` (Ctrl-C) abandons the copy: the journal
-/// is removed and nothing more has been written to the medium.
+/// Copies `regions` of the object open on `target` (the descriptor the
+/// test will write through, read through a reopen of it, never by name)
+/// into a new journal in `dir`, fsyncs it and arms it; `name` is the
+/// target's name, recorded for `recover` and used in messages only. `part`
+/// numbers it among the journals of the same test (0 for the first).
+/// `stop` (Ctrl-C) abandons the copy: the journal is removed and nothing
+/// more has been written to the medium. Once armed, a heartbeat thread
+/// records in the journal how far the target has been changed, until the
+/// restore begins.
 pub fn backup(
-    path: &Path,
+    target: &File,
+    name: &Path,
     regions: Vec<Region>,
     dir: &Path,
     stop: &AtomicBool,
     part: u32,
 ) -> Result<Preserved> {
-    let mut meta = new_meta(Identity::of_path(path)?, regions, CHUNK);
+    let identity = Identity::of_file(target, name)
+        .map_err(|e| IoFailure::new(format!("cannot examine {}: {e}", name.display()), Some(e)))?;
+    let mut meta = new_meta(identity, regions, CHUNK);
     meta.part = part;
     check_journal_dir(dir, &meta.identity, meta.data_offset() + meta.total_bytes())?;
-    write_journal(path, meta, dir, stop)
+    write_journal(target, name, meta, dir, stop)
 }
 
 /// Writes, seals and arms a journal of `meta.regions` (the directory
 /// already checked).
 pub(super) fn write_journal(
-    path: &Path,
+    target: &File,
+    name: &Path,
     mut meta: Meta,
     dir: &Path,
     stop: &AtomicBool,
 ) -> Result<Preserved> {
     let started = Instant::now();
+    let own_target = target.try_clone()?;
     let data_offset = meta.data_offset();
     let journal_path = dir.join(journal_name(&meta.identity));
     let writer = JournalWriter::create(&journal_path, data_offset)
@@ -92,7 +110,7 @@ pub(super) fn write_journal(
     if meta.part > 0 {
         test_sleep(LATER_PART_DELAY_ENV);
     }
-    if let Err(e) = fill(&writer, &mut meta, path, stop) {
+    if let Err(e) = fill(&writer, &mut meta, target, name, stop) {
         discard(&journal_path);
         return Err(e);
     }
@@ -102,12 +120,18 @@ pub(super) fn write_journal(
     }
     let lock = writer.into_lock();
     still_named(&journal_path, &lock)?;
+    let heart = meta
+        .beat_offset(data_offset)
+        .and_then(|room| Beater::new(&lock, room, target).ok())
+        .map(Heart::start);
     Ok(Preserved {
         journal: journal_path,
         bytes: meta.total_bytes(),
         save_time: started.elapsed(),
-        target_path: path.to_path_buf(),
+        name: name.to_path_buf(),
+        target: own_target,
         lock,
+        heart,
     })
 }
 
@@ -158,7 +182,7 @@ fn untouched(part: u32) -> &'static str {
 
 pub(super) fn new_meta(identity: Identity, regions: Vec<Region>, chunk_size: u64) -> Meta {
     Meta {
-        format: 1,
+        format: journal::FORMAT,
         iocurve_version: env!("CARGO_PKG_VERSION").to_string(),
         created_at: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
         pid: std::process::id(),
@@ -191,8 +215,17 @@ pub(super) fn discard(journal: &Path) {
     }
 }
 
-fn fill(writer: &JournalWriter, meta: &mut Meta, path: &Path, stop: &AtomicBool) -> Result<()> {
-    let reader = open_reader(path)?;
+fn fill(
+    writer: &JournalWriter,
+    meta: &mut Meta,
+    target: &File,
+    name: &Path,
+    stop: &AtomicBool,
+) -> Result<()> {
+    let reader = reader_for(target).map_err(|e| {
+        let msg = format!("cannot reopen {} to save its data: {e}", name.display());
+        IoFailure::new(msg, Some(e))
+    })?;
     let mut scratch = read_scratch(meta.chunk_size);
     let mut buf = vec![0u8; meta.chunk_size as usize];
     for c in journal::chunks(&meta.regions, meta.chunk_size, writer.data_offset()) {
@@ -211,7 +244,7 @@ fn fill(writer: &JournalWriter, meta: &mut Meta, path: &Path, stop: &AtomicBool)
                     "saving the original data failed: read of {} bytes at offset {} of {}: {e}; {}",
                     c.len,
                     c.target_offset,
-                    path.display(),
+                    name.display(),
                     untouched(meta.part)
                 ),
                 Some(e),

@@ -4,6 +4,7 @@
 
 use super::directory::journal_dir;
 use super::holder::{held_by, pid_in_name, process_exists};
+use super::marker;
 use super::messages::recover_command;
 use crate::error::usage;
 use crate::safety::identity::Identity;
@@ -51,7 +52,8 @@ fn sweep_unnamed(dir: &Path) {
 }
 
 /// Refuses a write test on `path` while `dir` holds an unfinished journal
-/// of it (armed, or too damaged to tell but named after its device).
+/// of it (armed or written, or too damaged to tell but named after its
+/// device); not one whose restore a marker records (see [`marker`]).
 pub fn refuse_if_unfinished(dir: &Path, path: &Path) -> Result<()> {
     let Ok(now) = Identity::of_path(path) else {
         return Ok(());
@@ -60,11 +62,12 @@ pub fn refuse_if_unfinished(dir: &Path, path: &Path) -> Result<()> {
     for j in list(dir).unwrap_or_default() {
         let blocks = match Journal::peek(&j) {
             Ok(found) => {
-                found.state == State::Armed
+                matches!(found.state, State::Armed | State::Written)
                     && found
                         .meta
                         .as_ref()
                         .is_some_and(|m| m.identity.is_same_medium(&now))
+                    && marker::find(&found).is_none()
             }
             Err(_) => j
                 .file_name()

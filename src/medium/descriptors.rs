@@ -35,7 +35,6 @@ pub(super) fn write_gate(req: &TargetRequest, held: &Held, block: bool) -> Resul
             file,
             Permit::Sealed { journal_dir },
             &req.path,
-            block,
         ));
     }
     let file = open_writer(held, &req.path, req, block)?;
@@ -45,7 +44,7 @@ pub(super) fn write_gate(req: &TargetRequest, held: &Held, block: bool) -> Resul
         // now would make its journal restore stale data over new.
         preserve::refuse_if_unfinished(&dir, &req.path)?;
     }
-    Ok(WriteGate::new(file, Permit::Destructive, &req.path, block))
+    Ok(WriteGate::new(file, Permit::Destructive, &req.path))
 }
 
 /// Takes the medium's own lock for the whole test (see

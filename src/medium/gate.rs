@@ -68,12 +68,9 @@ pub enum Permit {
 pub struct WriteGuard {
     file: File,
     permit: Permit,
-    /// The medium, for a restore that must open it again (a regular file).
+    /// The name the target was given, for messages only: everything is
+    /// done through `file`.
     path: PathBuf,
-    /// A block device restores through this (exclusive) descriptor.
-    // No longer read: files and devices alike restore through `file`.
-    #[allow(dead_code)]
-    block: bool,
 }
 
 impl WriteGuard {
@@ -156,6 +153,8 @@ impl WriteGuard {
         interrupt::set_restoring(true);
         let mut done = Restoration {
             bytes: 0,
+            unchanged: 0,
+            kept: 0,
             save_time: journals.iter().map(|j| j.save_time).sum(),
             restore_time: Duration::ZERO,
             journal_left: Vec::new(),
@@ -164,6 +163,8 @@ impl WriteGuard {
             match preserve::restore_after_test(journal, &self.file) {
                 Ok(part) => {
                     done.bytes += part.bytes;
+                    done.unchanged += part.unchanged;
+                    done.kept += part.kept;
                     done.restore_time += part.time;
                     done.journal_left.extend(
                         part.journal_left
@@ -191,7 +192,7 @@ impl Drop for WriteGuard {
                 Ok(r) => {
                     eprintln!(
                         "the original {} of {} were restored and verified",
-                        crate::units::format_size(r.bytes),
+                        crate::units::format_size(r.bytes + r.unchanged),
                         self.path.display()
                     );
                     for left in &r.journal_left {
@@ -207,7 +208,12 @@ impl Drop for WriteGuard {
 /// What a finished restore did.
 #[derive(Debug, Clone)]
 pub struct Restoration {
+    /// Bytes written back (they held the test's bytes).
     pub bytes: u64,
+    /// Bytes that held the originals already (the test never wrote them).
+    pub unchanged: u64,
+    /// Bytes written since the test by someone else, left as they are.
+    pub kept: u64,
     pub save_time: Duration,
     pub restore_time: Duration,
     /// Journals still there after the verified restore, and why (their
@@ -227,12 +233,11 @@ pub enum WriteGate {
 impl WriteGate {
     /// A writable descriptor held under `permit` (writes allowed at once
     /// unless it is [`Permit::Sealed`]).
-    pub fn new(file: File, permit: Permit, path: &Path, block: bool) -> WriteGate {
+    pub fn new(file: File, permit: Permit, path: &Path) -> WriteGate {
         WriteGate::Held(WriteGuard {
             file,
             permit,
             path: path.to_path_buf(),
-            block,
         })
     }
 
@@ -437,7 +442,7 @@ mod tests {
         let sealed = Permit::Sealed {
             journal_dir: journals.path().to_path_buf(),
         };
-        let mut gate = WriteGate::new(file, sealed, &path, false);
+        let mut gate = WriteGate::new(file, sealed, &path);
         let size = original.len() as u64;
         assert!(!gate.allows(8192, 4096), "sealed: nothing yet");
         if let Err(e) = gate.arm(&[(8192, 8192)], size) {
@@ -479,7 +484,7 @@ mod tests {
     #[test]
     fn a_destructive_gate_is_open_without_a_journal() {
         let file = tempfile::tempfile().unwrap();
-        let mut gate = WriteGate::new(file, Permit::Destructive, Path::new("x"), false);
+        let mut gate = WriteGate::new(file, Permit::Destructive, Path::new("x"));
         gate.arm(&[(0, 4096)], 1 << 20).unwrap();
         assert!(gate.guard().is_some());
         assert!(gate.restore().is_none());

@@ -36,12 +36,7 @@ pub(super) fn open_directory(
     // iocurve's own file: writable whatever the command, since the
     // preparation pass fills it even for a read test.
     let reader = scratch.file().try_clone()?;
-    let gate = WriteGate::new(
-        scratch.file().try_clone()?,
-        Permit::Scratch,
-        scratch.path(),
-        false,
-    );
+    let gate = WriteGate::new(scratch.file().try_clone()?, Permit::Scratch, scratch.path());
     let align = dio_alignment(&reader, device.as_ref());
     let info = TargetInfo {
         path: display(&req.path),
@@ -201,7 +196,7 @@ pub(super) fn open_sim(req: &TargetRequest, spec: &str) -> Result<OpenTarget> {
     let params = SimParams::parse(spec).map_err(usage)?;
     let file = dev_null()?;
     let reader = file.try_clone()?;
-    let gate = WriteGate::new(file, Permit::Simulated, &req.path, false);
+    let gate = WriteGate::new(file, Permit::Simulated, &req.path);
     let info = TargetInfo {
         path: display(&req.path),
         kind: TargetKind::Simulated,

@@ -55,10 +55,11 @@ pub fn restore(target: &mut OpenTarget, result: &mut RunResult) {
                 ));
             }
             result.target.notes.push(crate::result::Caveat::preserved(format!(
-            "the original {} of the test region were restored, read back and verified ({:.1} s saving, {:.1} s restoring, not counted in any figure)",
-            crate::units::format_size(done.bytes),
-            done.save_time.as_secs_f64(),
-            done.restore_time.as_secs_f64()
+                "the original {} of the test region were restored, read back and verified ({:.1} s saving, {:.1} s restoring, not counted in any figure){}",
+                crate::units::format_size(done.bytes + done.unchanged),
+                done.save_time.as_secs_f64(),
+                done.restore_time.as_secs_f64(),
+                kept_clause(done.kept)
             )));
         }
         Some(Err(e)) => {
@@ -68,5 +69,17 @@ pub fn restore(target: &mut OpenTarget, result: &mut RunResult) {
                 None => message,
             });
         }
+    }
+}
+
+/// What the restore left alone because someone wrote it after the test:
+/// said, since those bytes are not the originals.
+fn kept_clause(kept: u64) -> String {
+    match kept {
+        0 => String::new(),
+        n => format!(
+            "; {} written there since the test by another program were left as they are",
+            crate::units::format_size(n)
+        ),
     }
 }

@@ -100,6 +100,7 @@ pub(super) fn apply(
     let reader = reader_for(target).map_err(|e| cannot_reopen(name, e))?;
     let hashes = journal.test_hashes.clone().filter(|_| !whole);
     let tally = write_blocks(journal, &writer, &reader, name, hashes.as_deref())?;
+    crate::sys::test_pause::pause(crate::sys::test_pause::Moment::BeforeReadBack);
     read_back(journal, &reader, name, &tally.kept_blocks)?;
     let journal_left = finish(journal);
     Ok(Restored {

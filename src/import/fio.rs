@@ -249,7 +249,7 @@ fn block_size(src: &Source, opts: &Map<String, Value>) -> Result<u64> {
     let Some(text) = opt(opts, "bs") else {
         return Ok(4096);
     };
-    match fio_size(text) {
+    match fields::fio_size(text) {
         Ok(0) => Err(src.refuse(
             "bs",
             &fields::clip(text),
@@ -263,31 +263,6 @@ fn block_size(src: &Source, opts: &Map<String, Value>) -> Result<u64> {
             "iocurve reads one block size for the job, such as 4k or 1M",
         )),
     }
-}
-
-/// A size as fio writes it: per direction (`4k,64k` is 4 KiB reads and
-/// 64 KiB writes; the first one given stands for the job), and with fio's
-/// spellings of a unit (`4kb`, `4KiB`, `1m`), all powers of 1024 as fio
-/// reads them by default.
-fn fio_size(text: &str) -> std::result::Result<u64, crate::units::ParseError> {
-    let first = text
-        .split(',')
-        .map(str::trim)
-        .find(|p| !p.is_empty())
-        .unwrap_or(text);
-    crate::units::parse_size(first).or_else(|e| {
-        let digits = first.trim_end_matches(|c: char| c.is_ascii_alphabetic());
-        let unit = first[digits.len()..].to_ascii_lowercase();
-        let unit = match unit.as_str() {
-            "" | "b" => "",
-            "k" | "kb" | "kib" => "K",
-            "m" | "mb" | "mib" => "M",
-            "g" | "gb" | "gib" => "G",
-            "t" | "tb" | "tib" => "T",
-            _ => return Err(e),
-        };
-        crate::units::parse_size(&format!("{digits}{unit}")).map_err(|_| e)
-    })
 }
 
 /// A whole-number option in `min..=max` (`iodepth`, `numjobs`,

@@ -273,6 +273,31 @@ pub(super) fn clip(text: &str) -> String {
     kept
 }
 
+/// A size as fio writes it: per direction (`4k,64k` is 4 KiB reads and
+/// 64 KiB writes; the first one given stands for the job), and with fio's
+/// spellings of a unit (`4kb`, `4KiB`, `1m`), all powers of 1024 as fio
+/// reads them by default.
+pub(super) fn fio_size(text: &str) -> std::result::Result<u64, crate::units::ParseError> {
+    let first = text
+        .split(',')
+        .map(str::trim)
+        .find(|p| !p.is_empty())
+        .unwrap_or(text);
+    crate::units::parse_size(first).or_else(|e| {
+        let digits = first.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+        let unit = first[digits.len()..].to_ascii_lowercase();
+        let unit = match unit.as_str() {
+            "" | "b" => "",
+            "k" | "kb" | "kib" => "K",
+            "m" | "mb" | "mib" => "M",
+            "g" | "gb" | "gib" => "G",
+            "t" | "tb" | "tib" => "T",
+            _ => return Err(e),
+        };
+        crate::units::parse_size(&format!("{digits}{unit}")).map_err(|_| e)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -360,7 +360,7 @@ fn fio_spellings_of_a_block_size_are_read() {
         (",64k", 65536),
         ("512", 512),
     ] {
-        assert_eq!(super::fio_size(text).ok(), Some(bytes), "{text}");
+        assert_eq!(super::fields::fio_size(text).ok(), Some(bytes), "{text}");
     }
-    assert!(super::fio_size("4q").is_err());
+    assert!(super::fields::fio_size("4q").is_err());
 }

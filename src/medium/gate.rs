@@ -159,6 +159,14 @@ impl WriteGuard {
             restore_time: Duration::ZERO,
             journal_left: Vec::new(),
         };
+        // Every journal's test bytes are hashed before the first is
+        // written back (see `preserve::record_test_bytes`).
+        for journal in journals.iter().rev() {
+            if let Err(e) = preserve::record_test_bytes(journal, &self.file) {
+                interrupt::set_restoring(false);
+                return Some(Err(preserve::failed_after_test(journal, e)));
+            }
+        }
         for journal in journals.iter().rev() {
             match preserve::restore_after_test(journal, &self.file) {
                 Ok(part) => {

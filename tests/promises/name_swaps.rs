@@ -390,3 +390,169 @@ fn the_plan_meets_every_change_moment_and_kind() {
     }
     assert_eq!(met.len(), CHANGES.len() * MOMENTS.len() * 2, "{met:?}");
 }
+
+/// What is done to the target after the test was killed, before
+/// `recover` runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Afterwards {
+    /// The file deleted and a new one made at its name (files only).
+    Recreated,
+    /// Every byte written anew by the user.
+    Rewritten,
+    /// The first half written anew.
+    HalfRewritten,
+}
+
+/// Kill a `--preserve` run at `moment` (plus `after` more), do
+/// `afterwards`, run `recover`: no byte the user wrote since may be
+/// overwritten, nothing may hang, and the originals come back where the
+/// journal can prove the bytes are the test's. Returns a failure, or the
+/// number of original bytes `recover` could not put back without
+/// `--force` (counted, not a failure: it refused and said why).
+fn killed(
+    bench: &Bench,
+    case: &Case,
+    moment: &str,
+    after: Duration,
+    afterwards: Afterwards,
+) -> Result<u64, String> {
+    bench.reset();
+    for e in std::fs::read_dir(bench.journals.path()).unwrap().flatten() {
+        if e.file_name() != "image" {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+    let what = format!(
+        "{:?} {} {} / kill at {moment}+{after:?}, {afterwards:?}",
+        bench.kind, case.leaf, case.args
+    );
+    let original = read(&bench.object);
+    let pause = bench.journals.path().join("pause");
+    let mut child = common::iocurve_std()
+        .args(bench.argv(case))
+        .env("IOCURVE_TEST_PAUSE_AT", moment)
+        .env("IOCURVE_TEST_PAUSE_FILE", &pause)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("iocurve starts");
+    let started = Instant::now();
+    while !pause.exists() && started.elapsed() < HANG {
+        if child.try_wait().ok().flatten().is_some() {
+            return Err(format!("{what}: ended before the moment"));
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let _ = std::fs::remove_file(&pause);
+    std::thread::sleep(after);
+    let _ = child.kill();
+    let _ = child.wait();
+    // A change within half a second of the kill cannot be told from the
+    // test's own last writes (README: the heartbeat's margin); a person
+    // who writes the target again does so later than that.
+    std::thread::sleep(Duration::from_millis(600));
+    let newer = random(SIZE, 7);
+    let written_since = match afterwards {
+        Afterwards::Recreated => {
+            std::fs::remove_file(&bench.object).expect("delete");
+            let _ = std::fs::remove_file(bench.name());
+            std::fs::write(&bench.object, &newer).expect("recreate");
+            std::fs::hard_link(&bench.object, bench.name()).expect("relink");
+            0..SIZE as usize
+        }
+        Afterwards::Rewritten => {
+            write_at(&bench.object, &newer, 0);
+            0..SIZE as usize
+        }
+        Afterwards::HalfRewritten => {
+            write_at(&bench.object, &newer[..SIZE as usize / 2], 0);
+            0..SIZE as usize / 2
+        }
+    };
+    let out = common::iocurve_std()
+        .args(["recover", "--journal-dir"])
+        .arg(bench.journals.path())
+        .stdin(Stdio::null())
+        .output()
+        .expect("recover runs");
+    let said = String::from_utf8_lossy(&out.stderr).into_owned();
+    let now = read(&bench.object);
+    if now[written_since.clone()] != newer[written_since.clone()] {
+        return Err(format!(
+            "{what}: recover (exit {:?}) overwrote bytes written since: {said}",
+            out.status.code()
+        ));
+    }
+    if !matches!(out.status.code(), Some(0 | 2)) {
+        return Err(format!(
+            "{what}: recover exit {:?}: {said}",
+            out.status.code()
+        ));
+    }
+    let rest = written_since.end..SIZE as usize;
+    let not_back = now[rest.clone()]
+        .chunks(4096)
+        .zip(original[rest].chunks(4096))
+        .filter(|(a, b)| a != b)
+        .count() as u64
+        * 4096;
+    if not_back > 0 && out.status.code() == Some(0) {
+        return Err(format!(
+            "{what}: recover said it finished, yet {not_back} bytes are not the originals: {said}"
+        ));
+    }
+    Ok(not_back)
+}
+
+/// Writes `data` at `offset` of `path`, through the page cache, synced.
+fn write_at(path: &Path, data: &[u8], offset: u64) {
+    use std::os::unix::fs::FileExt;
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .expect("open to rewrite");
+    f.write_all_at(data, offset).expect("rewrite");
+    f.sync_all().expect("sync");
+}
+
+#[test]
+fn a_killed_test_then_newer_data_then_recover_overwrites_nothing_newer() {
+    let benches = [Bench::new(Kind::File), Bench::new(Kind::Device)];
+    let moments = [
+        ("armed", Duration::from_millis(30)),
+        ("before-read-back", Duration::ZERO),
+    ];
+    let (mut tries, mut failures, mut refused_bytes) = (0, Vec::new(), 0u64);
+    for (i, case) in writing_cases().iter().enumerate() {
+        for (j, afterwards) in [
+            Afterwards::Recreated,
+            Afterwards::Rewritten,
+            Afterwards::HalfRewritten,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let kind = match afterwards {
+                Afterwards::Recreated => Kind::File,
+                _ if (i + j) % 2 == 0 => Kind::File,
+                _ => Kind::Device,
+            };
+            let Ok(bench) = &benches[usize::from(kind == Kind::Device)] else {
+                skipped(&format!("(in part) {kind:?}: no bench"));
+                continue;
+            };
+            let (moment, after) = moments[(i + j) % moments.len()];
+            tries += 1;
+            match killed(bench, case, moment, after, afterwards) {
+                Ok(n) => refused_bytes += n,
+                Err(f) => failures.push(f),
+            }
+        }
+    }
+    eprintln!(
+        "kill, newer data, recover: {tries} runs, {} failed, {refused_bytes} original bytes left for recover --force",
+        failures.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

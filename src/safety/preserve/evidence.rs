@@ -4,9 +4,9 @@
 //! last heartbeat beyond what the test itself could have written then.
 //!
 //! A regular file's ctime moves with every write. The test beats every
-//! 200 ms, so its own last writes are at most one period (plus the time
+//! 50 ms, so its own last writes are at most one period (plus the time
 //! the heartbeat thread waited for a CPU) after its last beat:
-//! [`MARGIN`] (2 s, ten periods) leaves room for a loaded machine, and a
+//! [`MARGIN`] (0.5 s, ten periods) leaves room for a loaded machine, and a
 //! later ctime was someone else's write. Erring refuses, never overwrites;
 //! `--force` is the way past. A block device's sectors-written counter
 //! (since boot) is compared the same way: the fastest the test wrote
@@ -22,12 +22,12 @@ use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::time::Duration;
 
 /// How long after its last beat the test's own writes may still land.
-pub const MARGIN: Duration = Duration::from_secs(2);
+pub const MARGIN: Duration = Duration::from_millis(500);
 /// Sectors (512 B) a block device may see written after the last beat
 /// beyond the test's rate: 4 MiB, what a deep queue has in flight.
 const SLACK_SECTORS: u64 = 8192;
 /// Beats (a second's worth) before a device's write rate is known.
-const RATE_BEATS: u64 = 5;
+const RATE_BEATS: u64 = 20;
 
 /// What decided how a journal was written back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -22,7 +22,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 /// How often a running test beats.
-pub(super) const PERIOD: Duration = Duration::from_millis(200);
+pub(super) const PERIOD: Duration = Duration::from_millis(50);
 
 /// What one beat reads and where it writes.
 pub(super) struct Beater {

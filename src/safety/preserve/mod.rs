@@ -55,6 +55,8 @@ pub use directory::{check_journal_dir, journal_dir};
 pub use evidence::{Evidence, MARGIN, Seen, Unknowable};
 pub use messages::{failed_after_test, journal_left_note, recover_command, restore_failure};
 pub use recover::{Outcome, recover};
-pub use restore::{Changes, NameNow, RestoreError, Restored, changed_bytes, restore_after_test};
+pub use restore::{
+    Changes, NameNow, RestoreError, Restored, changed_bytes, record_test_bytes, restore_after_test,
+};
 pub use save::{Preserved, Timing, backup, regions_for};
 pub use unfinished::{list, refuse_if_unfinished, unfinished};

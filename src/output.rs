@@ -111,7 +111,10 @@ impl Output {
                 finished
             }
             Some(Err(why)) => {
-                eprintln!("Error: the ranks' results could not be merged: {why}");
+                eprintln!(
+                    "Error: the ranks' results could not be merged: {}",
+                    crate::units::escape::line(&why.to_string())
+                );
                 Ok(job.share_exit(Some(crate::error::EXIT_INTERNAL)))
             }
         }
@@ -182,10 +185,11 @@ impl Output {
         }
     }
 
-    /// A note for the user on stderr, unless `-q`.
+    /// A note for the user on stderr, unless `-q`; a path it names is
+    /// shown escaped (see [`crate::units::escape::line`]).
     fn note(&self, text: std::fmt::Arguments) {
         if !self.choice.quiet {
-            eprintln!("{text}");
+            eprintln!("{}", crate::units::escape::line(&text.to_string()));
         }
     }
 
@@ -302,8 +306,11 @@ fn json_line(result: &RunResult) -> String {
 }
 
 /// Writes to stdout; a closed pipe (`| head`) is not an error worth a
-/// message.
+/// message. The last net before the terminal: a control character a
+/// renderer let through is shown escaped (see
+/// [`crate::units::escape::text`]); line breaks and tabs stay.
 pub fn print_text(text: &str) {
+    let text = crate::units::escape::text(text);
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(text.as_bytes());
     let _ = stdout.flush();

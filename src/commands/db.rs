@@ -30,6 +30,6 @@ pub fn db(cmd: &DbCommand, settings: &store::Settings) -> Result<i32> {
             Repair::Replaced(r) => text::replaced(&path, &r),
         },
     };
-    print!("{message}");
+    crate::output::print_text(&message);
     Ok(0)
 }

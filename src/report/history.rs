@@ -1,19 +1,32 @@
 //! The text of `iocurve history` and `iocurve list`: the database's devices
 //! and runs, one per line. Pure builders so the commands only fetch rows and
 //! print what these return.
+//!
+//! Every text a row holds came from outside at some point (a device's
+//! label, an imported fio job's name, the date fio wrote), so each is shown
+//! through [`shown`]: escaped and cut, never as it is.
 
-use crate::report::table::{WIDTH, columns, fit};
+use crate::report::table::{NAME_COLUMNS, WIDTH, columns, cut, fit};
 use crate::result::stored::{DeviceRow, RankCount, RunRow, RunStatus};
 use crate::units::format_mbps;
 
 /// The closing line of `history`: what the figures mean.
 pub const HISTORY_FOOTER: &str = "MB/s = 10^6 bytes/s; median (min-max) of the repetitions\n";
 
+/// A stored text as a line may show it: control characters escaped, cut
+/// at [`NAME_COLUMNS`].
+fn shown(text: &str) -> String {
+    cut(text, NAME_COLUMNS)
+}
+
 /// The heading of one device in `history`.
 pub fn device_heading(d: &DeviceRow) -> String {
     let line = format!(
         "{} [{}] · device {} · {} run(s)",
-        d.label, d.key, d.id, d.runs
+        shown(&d.label),
+        shown(&d.key),
+        d.id,
+        d.runs
     );
     format!("{}\n", fit(&line, WIDTH))
 }
@@ -29,14 +42,19 @@ pub fn run_line(r: &RunRow) -> String {
             } else {
                 String::new()
             };
-            format!("{} {} {}{range}", f.test, f.rw, format_mbps(f.median))
+            format!(
+                "{} {} {}{range}",
+                shown(&f.test),
+                shown(f.rw.as_str()),
+                format_mbps(f.median)
+            )
         })
         .collect();
     let lead = format!(
         "  run {:>4}  {}  {:<8} {}{}",
         r.id,
-        r.started_at,
-        r.command,
+        shown(&r.started_at),
+        shown(&r.command),
         status_prefix(r.status),
         spread_prefix(r.ranks)
     );
@@ -103,7 +121,12 @@ pub fn list(devices: &[DeviceRow], runs: &[RunRow]) -> String {
         // The key and dates on a second line when one would not fit.
         let line = format!(
             "  {:>4}  {}  [{}]  {} run(s), {} to {}",
-            d.id, d.label, d.key, d.runs, d.first_seen, d.last_seen
+            d.id,
+            shown(&d.label),
+            shown(&d.key),
+            d.runs,
+            shown(&d.first_seen),
+            shown(&d.last_seen)
         );
         out.push_str(&fit(&line, WIDTH));
         out.push('\n');
@@ -117,12 +140,12 @@ pub fn list(devices: &[DeviceRow], runs: &[RunRow]) -> String {
         out.push_str(&format!(
             "  run {:>4}  {}  {:<8} {:<8} {}{spread}device {} ({})\n",
             r.id,
-            r.started_at,
-            r.command,
-            r.source,
+            shown(&r.started_at),
+            shown(&r.command),
+            shown(&r.source),
             status_prefix(r.status),
             r.device_id,
-            r.device_label
+            shown(&r.device_label)
         ));
     }
     out

@@ -104,12 +104,25 @@ pub fn text(s: &str) -> Cow<'_, str> {
 /// when its shown form is wider than `max` columns, cut to `max` with an
 /// ellipsis as the last column. Reads at most `max + 1` characters of `s`.
 pub fn name(s: &str, max: usize) -> String {
+    cut_escaped(s, max, |_| false)
+}
+
+/// One outside value in a CSV cell: as [`name`], but its line breaks and
+/// tabs kept, since the cell's quotes hold them (RFC 4180) and a reader
+/// gets them back.
+pub fn cell(s: &str, max: usize) -> String {
+    cut_escaped(s, max, |c| c == '\n' || c == '\t')
+}
+
+/// `s` escaped except for what `keep` allows, cut at `max` columns with an
+/// ellipsis; a kept character takes one column.
+fn cut_escaped(s: &str, max: usize, keep: fn(char) -> bool) -> String {
     let mut out = String::new();
     // The length of `out` while it still leaves a column for the ellipsis.
     let mut fits_with_ellipsis = 0;
     let mut used = 0;
     for c in s.chars() {
-        let w = shown_columns(c);
+        let w = if keep(c) { 1 } else { shown_columns(c) };
         if used + w > max {
             out.truncate(fits_with_ellipsis);
             if max > 0 {
@@ -117,7 +130,10 @@ pub fn name(s: &str, max: usize) -> String {
             }
             return out;
         }
-        push_escaped(&mut out, c);
+        match keep(c) {
+            true => out.push(c),
+            false => push_escaped(&mut out, c),
+        }
         used += w;
         if used < max {
             fits_with_ellipsis = out.len();
@@ -164,6 +180,7 @@ mod tests {
         // An escape is never split by the cut.
         assert_eq!(name("abcdefgh\u{1b}x", 10), "abcdefgh…");
         assert_eq!(name("abcdefg\u{1b}", 9), "abcdefg\\e");
+        assert_eq!(cell("a\nb\tc\rd", 10), "a\nb\tc\\rd");
         let huge = "\u{202e}".repeat(4 << 20);
         let shown = name(&huge, NAME_COLUMNS);
         assert!(shown.chars().count() <= NAME_COLUMNS, "{shown}");

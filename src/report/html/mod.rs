@@ -50,7 +50,9 @@ pub fn render(input: &ReportInput) -> String {
     )
 }
 
-/// Escapes text for HTML content and attribute values.
+/// Escapes text for HTML content and attribute values; a control or
+/// bidirectional character is shown escaped as a terminal shows it (see
+/// [`crate::units::escape`]), so that a name reads the same in both.
 pub fn esc(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -60,7 +62,7 @@ pub fn esc(text: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
-            c => out.push(c),
+            c => crate::units::escape::push_escaped(&mut out, c),
         }
     }
     out

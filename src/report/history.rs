@@ -297,4 +297,45 @@ mod tests {
             "runs:\n  run    7  2026-01-01T00:00:00Z  run      local    device 3 (Card)\n"
         ));
     }
+
+    /// A terminal obeys these; none may be printed raw.
+    fn raw_controls(text: &str) -> Vec<char> {
+        text.chars()
+            .filter(|&c| crate::units::escape::is_unsafe(c) && c != '\n')
+            .collect()
+    }
+
+    #[test]
+    fn a_hostile_or_50_mb_name_is_escaped_and_cut_in_history_and_list() {
+        let hostile = "seq\u{1b}]0;owned\u{7}\u{1b}[2J\rread\u{202e}\u{85}";
+        let huge = "w".repeat(50_000_000);
+        let figure = |test: &str| Figure {
+            test: test.into(),
+            rw: hostile.into(),
+            median: 2.0e6,
+            min: 1.0e6,
+            max: 3.0e6,
+            repetitions: 3,
+        };
+        let mut r = run(vec![figure(hostile), figure(&huge)]);
+        r.device_label = huge.clone();
+        r.command = hostile.into();
+        let mut d = device();
+        d.label = huge.clone();
+        d.key = hostile.into();
+        let text = format!(
+            "{}{}{}",
+            device_heading(&d),
+            run_line(&r),
+            list(&[d.clone()], &[r.clone()])
+        );
+        // Each name is read up to its cut, not whole: the output is a few
+        // lines, whatever the names' length.
+        assert!(text.len() < 4 * 1024, "{} bytes", text.len());
+        assert!(raw_controls(&text).is_empty(), "{text}");
+        assert!(text.contains("\\e]0;owned") && text.contains('…'), "{text}");
+        for line in text.lines() {
+            assert!(columns(line) <= NAME_COLUMNS + WIDTH, "{line}");
+        }
+    }
 }

@@ -370,4 +370,41 @@ mod tests {
         let cut = fit(&"x".repeat(90), 40);
         assert!(cut.lines().all(|l| columns(l) <= 40), "{cut}");
     }
+
+    #[test]
+    fn a_50_mb_cell_is_cut_and_its_table_stays_narrow() {
+        let mut t = Table::new(&["test", "MB/s"]);
+        t.add_row(vec!["w".repeat(50_000_000), "1.0".into()]);
+        t.add_row(vec!["a\u{1b}[2J\rb\u{202e}".into(), "2.0".into()]);
+        let text = t.to_string();
+        assert!(
+            text.lines().all(|l| columns(l) <= NAME_COLUMNS + 2 + 4),
+            "{text}"
+        );
+        assert!(text.contains('…') && text.contains("a\\e[2J\\rb\\u{202e}"));
+        assert!(!text.contains(['\u{1b}', '\r', '\u{202e}']));
+        let md = t.markdown();
+        assert!(
+            md.len() < 1024 && !md.contains(['\u{1b}', '\r', '\u{202e}']),
+            "{md}"
+        );
+    }
+
+    #[test]
+    fn megabytes_of_prose_wrap_in_one_pass_and_lose_nothing() {
+        // Words, one word, and spaces: each wraps by walking it once (the
+        // wrapper never re-reads what it has placed), so this is quick
+        // at any length; what is checked is the result.
+        let words = "ab 12 MiB ".repeat(400_000);
+        let word = "x".repeat(4 << 20);
+        let spaced = format!("a{}b", " ".repeat(4 << 20));
+        for text in [words, word, spaced] {
+            let out = fit(&format!("model       {text}"), 80);
+            assert!(out.lines().all(|l| columns(l) <= 80));
+            let kept = |s: &str| s.chars().filter(|c| !c.is_whitespace()).count();
+            assert_eq!(kept(&out), kept(&text) + "model".len());
+        }
+        let hostile = fit("note        a\u{1b}]0;t\u{7} b\r\n", 80);
+        assert_eq!(hostile, "note        a\\e]0;t\\u{7} b\n");
+    }
 }

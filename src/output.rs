@@ -69,7 +69,7 @@ impl Output {
                 let _ = self.announced.set(header);
             }
             Format::JsonLines => {
-                print_text(&(crate::report::start_line(provisional) + "\n"));
+                print_json(&(crate::report::start_line(provisional) + "\n"));
                 crate::live::json_lines::begin_intervals();
             }
             _ => {}
@@ -167,7 +167,10 @@ impl Output {
             Some(path) => write_output(path, text.as_bytes(), "the output"),
             None if self.choice.quiet => Ok(()),
             None => {
-                print_text(text);
+                match self.choice.format {
+                    Format::Json | Format::JsonLines => print_json(text),
+                    _ => print_text(text),
+                }
                 Ok(())
             }
         }
@@ -310,7 +313,17 @@ fn json_line(result: &RunResult) -> String {
 /// renderer let through is shown escaped (see
 /// [`crate::units::escape::text`]); line breaks and tabs stay.
 pub fn print_text(text: &str) {
-    let text = crate::units::escape::text(text);
+    write_stdout(&crate::units::escape::text(text));
+}
+
+/// [`print_text`] for a JSON document: its unsafe characters written as
+/// JSON escapes, so that it still parses to the same values (see
+/// [`crate::units::escape::json`]).
+pub fn print_json(text: &str) {
+    write_stdout(&crate::units::escape::json(text));
+}
+
+fn write_stdout(text: &str) {
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(text.as_bytes());
     let _ = stdout.flush();

@@ -15,10 +15,15 @@
 //!   never cut.
 //! - [`text`]: a whole rendered output, the last net before a terminal:
 //!   escaped, its line breaks and tabs kept.
+//! - [`json`]: a whole JSON document on its way to a terminal: what JSON
+//!   allows raw in a string but a terminal obeys (C1, DEL, the
+//!   bidirectional controls) written as JSON's own `\uXXXX`, so the
+//!   document still parses to the same values.
 //! - [`push_escaped`]: the shown form of one unsafe character, for the
 //!   Markdown, HTML and CSV escapers, which add their own rules around it.
 //!
-//! JSON keeps the value whole: serde escapes control characters itself.
+//! JSON keeps the value whole: serde escapes the C0 controls itself, and
+//! [`json`] the rest.
 //!
 //! An unsafe character is shown as `\e` (ESC), `\r`, `\n`, `\t`, `\0`, or
 //! `\u{…}` with its hexadecimal code. A backslash already in the value is
@@ -100,6 +105,32 @@ pub fn text(s: &str) -> Cow<'_, str> {
     escaped(s, |c| c == '\n' || c == '\t')
 }
 
+/// A JSON document (pretty or one object per line) on its way to a
+/// terminal: every unsafe character but its line breaks and tabs written
+/// as a JSON `\uXXXX` escape. A serialiser writes such characters only
+/// inside strings (it escapes the C0 controls itself), where the escape
+/// reads back as the same character: the values are unchanged.
+pub fn json(s: &str) -> Cow<'_, str> {
+    let keep = |c: char| !is_unsafe(c) || c == '\n' || c == '\t';
+    let Some(first) = s.find(|c: char| !keep(c)) else {
+        return Cow::Borrowed(s);
+    };
+    let mut out = String::with_capacity(s.len() + 8);
+    out.push_str(&s[..first]);
+    for c in s[first..].chars() {
+        match keep(c) {
+            true => out.push(c),
+            false => {
+                use std::fmt::Write;
+                // Every unsafe character is in the basic plane: one
+                // four-digit escape each.
+                let _ = write!(out, "\\u{:04x}", u32::from(c));
+            }
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// One outside value in a table or a line: escaped as [`line`] does, and
 /// when its shown form is wider than `max` columns, cut to `max` with an
 /// ellipsis as the last column. Reads at most `max + 1` characters of `s`.
@@ -168,6 +199,20 @@ mod tests {
     #[test]
     fn whole_text_keeps_its_line_breaks_and_tabs() {
         assert_eq!(text("a\tb\nc\r\u{1b}[2J\n"), "a\tb\nc\\r\\e[2J\n");
+    }
+
+    #[test]
+    fn json_keeps_its_values_and_loses_its_unsafe_characters() {
+        let value = serde_json::json!({ "name": HOSTILE, "list": [HOSTILE] });
+        for doc in [
+            serde_json::to_string(&value).unwrap(),
+            serde_json::to_string_pretty(&value).unwrap(),
+        ] {
+            let shown = json(&doc);
+            assert!(raw_controls(&shown).iter().all(|c| *c == '\n'), "{shown}");
+            let back: serde_json::Value = serde_json::from_str(&shown).unwrap();
+            assert_eq!(back, value);
+        }
     }
 
     #[test]

@@ -35,8 +35,9 @@ printf '%-28s %8s %10s\n' command seconds "bytes out"
 for cmd in "history" "list" "compare 1 2" "export 1 --format markdown" \
     "export 1 --format csv" "report 1 -o $work/report.html"; do
     # shellcheck disable=SC2086
-    start=$(date +%s.%N)
+    start=$(date +%s%N)
     bytes=$("$IOCURVE" --db "$db" $cmd | wc -c)
-    end=$(date +%s.%N)
-    printf '%-28s %8.2f %10s\n' "${cmd%% -o*}" "$(echo "$end - $start" | bc)" "$bytes"
+    end=$(date +%s%N)
+    ms=$(((end - start) / 1000000))
+    printf '%-28s %4d.%03d %10s\n' "${cmd%% -o*}" $((ms / 1000)) $((ms % 1000)) "$bytes"
 done

@@ -78,7 +78,9 @@ pub const EXIT_CODES: &[(i32, &str)] = &[
 
 /// An error as one line: each cause in the chain once, outermost first. A
 /// cause whose text the line already holds (an OS error a message quoted
-/// already) is not repeated.
+/// already) is not repeated. A message may quote a path or a name from
+/// outside, so the line's control characters are shown escaped (see
+/// [`crate::units::escape::line`]): every error is printed through here.
 pub fn render(err: &anyhow::Error) -> String {
     let mut line = String::new();
     for cause in err.chain() {
@@ -91,7 +93,7 @@ pub fn render(err: &anyhow::Error) -> String {
         }
         line.push_str(&text);
     }
-    line
+    crate::units::escape::line(&line).into_owned()
 }
 
 /// A usage error where only an `io::Error` can be returned (the flash
@@ -133,6 +135,16 @@ mod tests {
         assert_eq!(line.matches("os error 30").count(), 1, "{line}");
         let wrapped = err.context("saving the result");
         assert!(render(&wrapped).starts_with("saving the result: cannot open x"));
+    }
+
+    #[test]
+    fn a_path_in_a_message_reaches_the_terminal_escaped() {
+        let err = usage("no such file /tmp/x\u{1b}]0;owned\u{7}\r\u{202e}y: pass another");
+        let line = render(&err);
+        assert_eq!(
+            line,
+            "no such file /tmp/x\\e]0;owned\\u{7}\\r\\u{202e}y: pass another"
+        );
     }
 
     #[test]

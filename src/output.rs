@@ -72,7 +72,7 @@ impl Output {
                 let _ = self.announced.set(header);
             }
             Format::JsonLines => {
-                print_text(&(crate::report::start_line(provisional) + "\n"));
+                print_json(&(crate::report::start_line(provisional) + "\n"));
                 crate::live::json_lines::begin_intervals();
             }
             _ => {}
@@ -114,7 +114,10 @@ impl Output {
                 finished
             }
             Some(Err(why)) => {
-                eprintln!("Error: the ranks' results could not be merged: {why}");
+                eprintln!(
+                    "Error: the ranks' results could not be merged: {}",
+                    crate::units::escape::line(&why.to_string())
+                );
                 Ok(job.share_exit(Some(crate::error::EXIT_INTERNAL)))
             }
         }
@@ -167,7 +170,10 @@ impl Output {
             Some(path) => write_output(path, text.as_bytes(), "the output"),
             None if self.choice.quiet => Ok(()),
             None => {
-                print_text(text);
+                match self.choice.format {
+                    Format::Json | Format::JsonLines => print_json(text),
+                    _ => print_text(text),
+                }
                 Ok(())
             }
         }
@@ -185,10 +191,11 @@ impl Output {
         }
     }
 
-    /// A note for the user on stderr, unless `-q`.
+    /// A note for the user on stderr, unless `-q`; a path it names is
+    /// shown escaped (see [`crate::units::escape::line`]).
     fn note(&self, text: std::fmt::Arguments) {
         if !self.choice.quiet {
-            eprintln!("{text}");
+            eprintln!("{}", crate::units::escape::line(&text.to_string()));
         }
     }
 
@@ -305,8 +312,21 @@ fn json_line(result: &RunResult) -> String {
 }
 
 /// Writes to stdout; a closed pipe (`| head`) is not an error worth a
-/// message.
+/// message. The last net before the terminal: a control character a
+/// renderer let through is shown escaped (see
+/// [`crate::units::escape::text`]); line breaks and tabs stay.
 pub fn print_text(text: &str) {
+    write_stdout(&crate::units::escape::text(text));
+}
+
+/// [`print_text`] for a JSON document: its unsafe characters written as
+/// JSON escapes, so that it still parses to the same values (see
+/// [`crate::units::escape::json`]).
+pub fn print_json(text: &str) {
+    write_stdout(&crate::units::escape::json(text));
+}
+
+fn write_stdout(text: &str) {
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(text.as_bytes());
     let _ = stdout.flush();

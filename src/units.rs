@@ -7,6 +7,8 @@
 
 use std::time::Duration;
 
+pub mod escape;
+
 /// Why a size, duration or number could not be read; the caller adds the
 /// option name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -18,6 +18,8 @@ mod curve;
 mod ecosystem;
 #[path = "commands/flash.rs"]
 mod flash;
+#[path = "commands/hostile_names.rs"]
+mod hostile_names;
 #[path = "commands/life.rs"]
 mod life;
 #[path = "commands/mpi_results.rs"]

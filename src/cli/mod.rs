@@ -58,12 +58,14 @@ impl Cli {
             Ok(cli) => cli,
             Err(err) => match one_line_error(&err) {
                 Some(line) => {
-                    eprintln!("Error: {line}");
+                    // The line quotes the value given, which may hold
+                    // anything: shown escaped.
+                    eprintln!("Error: {}", crate::units::escape::line(&line));
                     std::process::exit(crate::error::EXIT_USAGE);
                 }
                 None => match plain_usage(&err) {
                     Some(text) => {
-                        eprint!("{text}");
+                        eprint!("{}", crate::units::escape::text(&text));
                         std::process::exit(crate::error::EXIT_USAGE);
                     }
                     None => err.exit(),

@@ -46,6 +46,6 @@ pub fn db(cmd: &DbCommand, settings: &store::Settings) -> Result<i32> {
             Repair::Fixed(r) => text::fixed(&path, &r),
         },
     };
-    print!("{message}");
+    crate::output::print_text(&message);
     Ok(0)
 }

@@ -16,6 +16,10 @@ pub fn delete(args: &DeleteArgs, settings: &Settings) -> Result<i32> {
     ids.dedup();
     Store::open(&path)?.delete(&ids)?;
     let names: Vec<String> = ids.iter().map(|id| format!("run {id}")).collect();
-    println!("deleted {} from {}", names.join(", "), path.display());
+    crate::output::print_text(&format!(
+        "deleted {} from {}\n",
+        names.join(", "),
+        crate::units::escape::line(&path.display().to_string())
+    ));
     Ok(0)
 }

@@ -21,13 +21,17 @@ pub fn export(args: &ExportArgs, settings: &Settings) -> Result<i32> {
             select::entry(&id.to_string(), settings, &mut Some(db))?
         }
     };
-    let format: &dyn Export = match (args.output.format(), args.format) {
-        (Format::Json, _) | (Format::Text, ExportFormat::Json) => &Json,
-        (Format::Csv, _) | (Format::Text, ExportFormat::Csv) => &Csv,
-        _ => &Markdown,
+    let (format, shown_as): (&dyn Export, Format) = match (args.output.format(), args.format) {
+        (Format::Json, _) | (Format::Text, ExportFormat::Json) => (&Json, Format::Json),
+        (Format::Csv, _) | (Format::Text, ExportFormat::Csv) => (&Csv, Format::Csv),
+        _ => (&Markdown, Format::Markdown),
     };
     let text = format.render(&entry.result);
-    let output = Output::new(settings, &args.output.choice(), None);
+    // The output step escapes JSON as JSON and the rest as text: it is
+    // told which this is.
+    let mut choice = args.output.choice();
+    choice.format = shown_as;
+    let output = Output::new(settings, &choice, None);
     output.show(&text)?;
     output.write_exports(|format| {
         Ok(match format {

@@ -28,7 +28,7 @@ pub fn history(args: &HistoryArgs, store: &Settings) -> Result<i32> {
         .map(|d| Ok((db.runs(Some(d.id))?, d)))
         .collect::<Result<Vec<_>>>()?;
     if args.json {
-        println!("{}", history::history_json(&with_runs)?);
+        crate::output::print_json(&format!("{}\n", history::history_json(&with_runs)?));
         return Ok(0);
     }
     let mut out = String::new();
@@ -39,7 +39,7 @@ pub fn history(args: &HistoryArgs, store: &Settings) -> Result<i32> {
         }
     }
     out.push_str(HISTORY_FOOTER);
-    print!("{out}");
+    crate::output::print_text(&out);
     Ok(0)
 }
 
@@ -50,8 +50,8 @@ pub fn list(args: &ListArgs, store: &Settings) -> Result<i32> {
     // run keeps fio's date, which would sort it among older runs.
     runs.sort_by_key(|r| r.id);
     match args.json {
-        true => println!("{}", history::list_json(&devices, &runs)?),
-        false => print!("{}", history::list(&devices, &runs)),
+        true => crate::output::print_json(&format!("{}\n", history::list_json(&devices, &runs)?)),
+        false => crate::output::print_text(&history::list(&devices, &runs)),
     }
     Ok(0)
 }

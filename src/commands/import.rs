@@ -58,10 +58,13 @@ pub fn import(args: &ImportArgs, settings: &store::Settings) -> Result<i32> {
         });
     let path = settings.path()?;
     let id = store::Store::open(&path)?.save(&result, "fio")?;
-    println!(
-        "imported {} fio job(s) as run {id} of {label} ({key}) in {}",
+    let shown = |text: &str| crate::units::escape::name(text, crate::units::escape::NAME_COLUMNS);
+    crate::output::print_text(&format!(
+        "imported {} fio job(s) as run {id} of {} ({}) in {}\n",
         result.tests.len(),
-        path.display()
-    );
+        shown(&label),
+        shown(&key),
+        crate::units::escape::line(&path.display().to_string())
+    ));
     Ok(0)
 }

@@ -15,9 +15,10 @@ pub fn probe(args: &ProbeArgs) -> Result<i32> {
     crate::medium::storage::refuse_unless_storage(&args.target)?;
     let id = crate::probe::identify(&args.target);
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&id)?);
+        let doc = serde_json::to_string_pretty(&id)?;
+        crate::output::print_json(&format!("{doc}\n"));
     } else {
-        print!("{}", crate::report::probe::render_text(&id));
+        crate::output::print_text(&crate::report::probe::render_text(&id));
     }
     Ok(0)
 }

@@ -27,7 +27,7 @@ pub fn recover(args: &RecoverArgs) -> Result<i32> {
             let (dir, found) = preserve::unfinished(args.journal_dir.as_deref())?;
             refused = trust::list_journals(&dir)?.refused;
             if found.is_empty() && refused.is_empty() {
-                println!("{}", nothing_to_recover(&dir));
+                crate::output::print_text(&format!("{}\n", nothing_to_recover(&dir)));
             }
             found
         }
@@ -39,7 +39,9 @@ pub fn recover(args: &RecoverArgs) -> Result<i32> {
             continue;
         }
         match preserve::recover(j, args.force) {
-            Ok(outcome) => println!("{}", describe(j, &outcome)),
+            // The line names the journal's paths: printed through the
+            // output step, which escapes what a terminal would obey.
+            Ok(outcome) => crate::output::print_text(&format!("{}\n", describe(j, &outcome))),
             // Found in the listing, gone since: its own test finished it.
             Err(_) if args.journal.is_none() && !j.exists() => {}
             Err(e) => report(&e, &mut code),

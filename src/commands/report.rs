@@ -23,11 +23,11 @@ pub fn report(args: &ReportArgs, settings: &Settings) -> Result<i32> {
         runs,
     };
     write(&input, &args.output)?;
-    println!(
-        "wrote {} ({} run(s))",
-        args.output.display(),
+    crate::output::print_text(&format!(
+        "wrote {} ({} run(s))\n",
+        crate::units::escape::line(&args.output.display().to_string()),
         input.runs.len()
-    );
+    ));
     Ok(0)
 }
 

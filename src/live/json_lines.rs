@@ -32,6 +32,7 @@ pub fn live_line(interval: &LiveInterval) -> String {
 /// (the measurement goes on; its result goes where it was asked).
 pub fn print_line(line: &str) {
     let mut out = std::io::stdout().lock();
+    let line = crate::units::escape::json(line);
     let _ = writeln!(out, "{line}").and_then(|_| out.flush());
 }
 
@@ -40,7 +41,8 @@ pub fn print_line(line: &str) {
 pub fn print_intervals(rx: Receiver<LiveInterval>) {
     let mut out = std::io::stdout();
     for s in rx {
-        if writeln!(out, "{}", live_line(&s))
+        // A label in the line came from outside: written as JSON escapes.
+        if writeln!(out, "{}", crate::units::escape::json(&live_line(&s)))
             .and_then(|_| out.flush())
             .is_err()
         {

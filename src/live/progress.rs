@@ -66,22 +66,28 @@ pub struct Live<'a> {
     pub block: u64,
 }
 
+/// The widest label a bar's message shows.
+const LABEL_COLUMNS: usize = 60;
+
 /// How often the live rate is recomputed: long enough to hold many
 /// requests, short enough to follow a cache filling.
 const RATE_WINDOW: Duration = Duration::from_millis(500);
 
 /// `label · 123 MB/s · 4.07k IOPS` for `bytes` moved in `window`.
 pub fn rate_message(live: Live<'_>, bytes: u64, window: Duration) -> String {
+    // The label is a test's name, which a configuration or a fio job file
+    // chose: shown escaped, and short enough to leave the bar its line.
+    let label = crate::units::escape::name(live.label, LABEL_COLUMNS);
     if window.is_zero() {
-        return live.label.to_string();
+        return label;
     }
     let per_second = bytes as f64 / window.as_secs_f64();
     let mb_s = crate::units::format_mbps(per_second / 1e6);
     match live.block {
-        0 => format!("{} · {mb_s} MB/s", live.label),
+        0 => format!("{label} · {mb_s} MB/s"),
         block => {
             let iops = crate::units::format_iops(per_second / block as f64);
-            format!("{} · {mb_s} MB/s · {iops} IOPS", live.label)
+            format!("{label} · {mb_s} MB/s · {iops} IOPS")
         }
     }
 }

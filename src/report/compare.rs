@@ -153,7 +153,11 @@ fn table_heading(key: &TestKey, entries: &[Entry]) -> String {
             }
         }
     };
-    format!("test: {shown}, engine {}\n", key.engine)
+    format!(
+        "test: {}, engine {}\n",
+        table::cut(&shown, table::NAME_COLUMNS),
+        table::cut(&key.engine.to_string(), table::NAME_COLUMNS)
+    )
 }
 
 /// Remarks a reader must see beside the figures.
@@ -223,12 +227,15 @@ fn row(e: &Entry, key: &TestKey) -> Vec<String> {
             format!("{none}; {notes}")
         };
     }
+    // Escaped and cut here, not only by the table: the identity list under
+    // a narrow table prints the label and identity itself.
+    let shown = |text: &str| table::cut(text, table::NAME_COLUMNS);
     vec![
-        label,
-        format!("{} {}", e.source, date),
+        shown(&label),
+        format!("{} {}", shown(&e.source), shown(&date)),
         read.map_or("-".into(), |t| figure_text(&repetitions(t))),
         write.map_or("-".into(), |t| figure_text(&repetitions(t))),
-        identity_text(r.device_identity.as_ref()),
+        shown(&identity_text(r.device_identity.as_ref())),
         notes,
     ]
 }
@@ -316,9 +323,11 @@ pub fn render(entries: &[Entry], opts: &Options) -> Result<String, String> {
         RANGE_SPREAD * 100.0
     ));
     for caveat in &comparison.caveats {
+        // A caveat may name hosts: cut once, whole.
+        let caveat = table::cut(caveat, 3 * table::NAME_COLUMNS);
         let caveat = match opts.markdown {
-            true => super::markdown::escape(caveat),
-            false => caveat.clone(),
+            true => super::markdown::escape(&caveat),
+            false => caveat,
         };
         out.push_str(&format!("caveat: {caveat}\n"));
     }
@@ -330,7 +339,9 @@ pub fn render(entries: &[Entry], opts: &Options) -> Result<String, String> {
         out.push('\n');
         out.push_str(&verdicts::not_compared_lines(&comparison, opts.markdown));
     }
-    Ok(out)
+    // The last net: whatever a line above quoted from outside reaches the
+    // terminal escaped (see `crate::units::escape`).
+    Ok(crate::units::escape::text(&out).into_owned())
 }
 
 /// The comparison as JSON (the table's figures are in the runs).

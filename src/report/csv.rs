@@ -3,9 +3,13 @@
 //!
 //! Text cells carry what a run or an imported fio file said (test names,
 //! device labels, paths), and a spreadsheet runs a cell that begins with
-//! `=`, `+`, `-` or `@` as a formula. So every text cell is neutralised as
-//! OWASP's CSV-injection rule says (see [`field`]); figures are written by
-//! [`num`] and stay numbers.
+//! `=`, `+`, `-` or `@` as a formula, even behind blanks or invisible
+//! characters it skips. So every text cell is neutralised as OWASP's
+//! CSV-injection rule says (see [`field`]); figures are written by [`num`]
+//! and stay numbers. A text cell also has its control characters shown
+//! escaped and is cut at [`NAME_COLUMNS`] (see [`escape::cell`]): a CSV is
+//! read with `cat` as often as with a spreadsheet. The JSON export keeps
+//! every name whole.
 //!
 //! A run on many hosts (`mpi` in the result) adds two columns, `rank` and
 //! `host`, and after the merged rows one row per rank and test (or curve
@@ -26,6 +30,7 @@ use super::Export;
 use crate::result::RunResult;
 use crate::result::cluster::MpiSection;
 use crate::stats::Spread;
+use crate::units::escape::{self, NAME_COLUMNS};
 use std::fmt::Write;
 
 pub struct Csv;
@@ -54,11 +59,13 @@ fn ns_cell(ns: Option<u64>) -> String {
     ns.map(|n| n.to_string()).unwrap_or_default()
 }
 
-/// A text cell: quoted when it holds a comma, quote or line break (RFC
-/// 4180), and, when a spreadsheet would read it as a formula, prefixed with
-/// a single quote and quoted (OWASP), unless it is a plain number.
+/// A text cell: escaped and cut (see [`escape::cell`]); quoted when it
+/// holds a comma, quote or line break (RFC 4180); and, when a spreadsheet
+/// would read it as a formula, prefixed with a single quote and quoted
+/// (OWASP), unless it is a plain number.
 fn field(v: &str) -> String {
-    let formula = v.starts_with(['=', '+', '-', '@', '\t', '\r']) && !is_number(v);
+    let v = &escape::cell(v, NAME_COLUMNS);
+    let formula = starts_formula(v) && !is_number(v);
     if formula {
         format!("\"'{}\"", v.replace('"', "\"\""))
     } else if v.contains([',', '"', '\n', '\r']) {
@@ -66,6 +73,35 @@ fn field(v: &str) -> String {
     } else {
         v.to_string()
     }
+}
+
+/// Whether a spreadsheet may read `v` as a formula: its first character
+/// that is not a blank or invisible ([`skipped_before_formula`]) is `=`,
+/// `+`, `-`, `@`, a tab or a carriage return.
+fn starts_formula(v: &str) -> bool {
+    v.chars()
+        .find(|&c| !skipped_before_formula(c))
+        .is_some_and(|c| matches!(c, '=' | '+' | '-' | '@' | '\t' | '\r'))
+}
+
+/// The characters a spreadsheet may pass over before it decides a cell is
+/// a formula: spaces of every width (ASCII, no-break, ogham, the
+/// U+2000 block, narrow, mathematical, ideographic), line and paragraph
+/// separators and line breaks, the byte-order mark, and the zero-width
+/// characters.
+fn skipped_before_formula(c: char) -> bool {
+    matches!(
+        c,
+        ' ' | '\n' | '\u{a0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200d}'
+                | '\u{2028}'
+                | '\u{2029}'
+                | '\u{202f}'
+                | '\u{205f}'
+                | '\u{2060}'
+                | '\u{3000}'
+                | '\u{feff}'
+    )
 }
 
 /// A decimal number such as `-3.2` or `-1e-3`, which a spreadsheet reads
@@ -391,8 +427,13 @@ mod tests {
                     );
                 }
             }
-            // The text is kept, behind its quote.
-            assert_eq!(rows[1][4].trim_start_matches('\''), hostile);
+            // The text is kept (its control characters escaped), behind
+            // its quote.
+            assert_eq!(
+                rows[1][4].trim_start_matches('\''),
+                escape::cell(hostile, NAME_COLUMNS)
+            );
+            assert!(!csv.contains('\r'), "{csv:?}");
         }
     }
 
@@ -410,12 +451,58 @@ mod tests {
         assert_eq!(field("plain"), "plain");
     }
 
+    #[test]
+    fn a_formula_behind_blanks_or_invisible_characters_is_neutralised() {
+        for lead in [
+            " ",
+            "  ",
+            "\u{a0}",
+            "\u{1680}",
+            "\u{2000}",
+            "\u{2007}",
+            "\u{200a}",
+            "\u{200b}",
+            "\u{200c}",
+            "\u{200d}",
+            "\u{202f}",
+            "\u{205f}",
+            "\u{2060}",
+            "\u{3000}",
+            "\u{feff}",
+            "\n",
+            " \u{feff}\u{3000}",
+        ] {
+            for trigger in ["=", "+", "-", "@", "\t"] {
+                let text = format!("{lead}{trigger}HYPERLINK(\"x\")");
+                let read = &cells(&field(&text))[0];
+                assert!(read.starts_with('\''), "{text:?} came out as {read:?}");
+            }
+        }
+        // Blanks before a number make it text to a spreadsheet: quoted too.
+        assert!(field(" -1.5").starts_with("\"'"));
+        // Text that merely holds such characters is left alone.
+        assert_eq!(field("a\u{3000}=b"), "a\u{3000}=b");
+        // A control character is shown escaped, so it starts nothing.
+        assert_eq!(field("\u{2028}=1"), "\\u{2028}=1");
+        assert_eq!(field("\r=1"), "\\r=1");
+    }
+
+    #[test]
+    fn a_long_cell_is_cut_and_bounded() {
+        let long = format!("={}", "x".repeat(4 << 20));
+        let cell = field(&long);
+        assert!(cell.chars().count() <= NAME_COLUMNS + 3, "{}", cell.len());
+        assert!(cell.starts_with("\"'=") && cell.ends_with("…\""));
+    }
+
     proptest::proptest! {
         #[test]
         fn any_text_is_one_cell_that_runs_nothing(
-            lead in "[=+\\-@\t\r0-9a ]?", rest in "[=+\\-@\t\r\n,\"'.eE0-9a |<>]{0,10}"
+            lead in "[=+\\-@\t\r0-9a \u{a0}\u{200b}\u{3000}\u{feff}]{0,3}",
+            rest in "[=+\\-@\t\r\n,\"'.eE0-9a |<>\u{1b}\u{202e}]{0,10}"
         ) {
             let text = format!("{lead}{rest}");
+            let shown = escape::cell(&text, NAME_COLUMNS);
             let cell = field(&text);
             let read = cells(&cell);
             proptest::prop_assert_eq!(read.len(), 1, "{:?} split into {:?}", text, read);
@@ -423,11 +510,27 @@ mod tests {
             match is_number(&text) {
                 true => proptest::prop_assert_eq!(read, &text),
                 false => {
-                    proptest::prop_assert!(!read.starts_with(['=', '+', '-', '@', '\t', '\r']), "{:?}", read);
-                    // The text itself, or behind the neutralising quote.
-                    proptest::prop_assert!(*read == text || *read == format!("'{text}"), "{:?}", read);
+                    proptest::prop_assert!(!starts_formula(read), "{:?}", read);
+                    // The text itself, or behind the neutralising quote,
+                    // which every cell that could start a formula has.
+                    match starts_formula(&shown) {
+                        true => proptest::prop_assert_eq!(read, &format!("'{shown}")),
+                        false => proptest::prop_assert_eq!(read, &shown),
+                    }
                 }
             }
+            proptest::prop_assert!(!read.contains(['\r', '\u{1b}', '\u{202e}']), "{:?}", read);
+        }
+
+        #[test]
+        fn no_text_panics_and_numbers_stay_numbers(text in "\\PC{0,30}", n in -1e9f64..1e9) {
+            let cell = field(&text);
+            if starts_formula(&escape::cell(&text, NAME_COLUMNS)) && !is_number(&text) {
+                proptest::prop_assert!(cell.starts_with("\"'"), "{:?}", cell);
+            }
+            let figure = format!("{n}");
+            proptest::prop_assert_eq!(field(&figure), figure.clone());
+            proptest::prop_assert_eq!(num(Some(n)).parse::<f64>().is_ok(), true);
         }
     }
 

@@ -1,19 +1,32 @@
 //! The text of `iocurve history` and `iocurve list`: the database's devices
 //! and runs, one per line. Pure builders so the commands only fetch rows and
 //! print what these return.
+//!
+//! Every text a row holds came from outside at some point (a device's
+//! label, an imported fio job's name, the date fio wrote), so each is shown
+//! through [`shown`]: escaped and cut, never as it is.
 
-use crate::report::table::{WIDTH, columns, fit};
+use crate::report::table::{NAME_COLUMNS, WIDTH, columns, cut, fit};
 use crate::result::stored::{DeviceRow, RankCount, RunRow, RunStatus};
 use crate::units::format_mbps;
 
 /// The closing line of `history`: what the figures mean.
 pub const HISTORY_FOOTER: &str = "MB/s = 10^6 bytes/s; median (min-max) of the repetitions\n";
 
+/// A stored text as a line may show it: control characters escaped, cut
+/// at [`NAME_COLUMNS`].
+fn shown(text: &str) -> String {
+    cut(text, NAME_COLUMNS)
+}
+
 /// The heading of one device in `history`.
 pub fn device_heading(d: &DeviceRow) -> String {
     let line = format!(
         "{} [{}] · device {} · {} run(s)",
-        d.label, d.key, d.id, d.runs
+        shown(&d.label),
+        shown(&d.key),
+        d.id,
+        d.runs
     );
     format!("{}\n", fit(&line, WIDTH))
 }
@@ -29,14 +42,19 @@ pub fn run_line(r: &RunRow) -> String {
             } else {
                 String::new()
             };
-            format!("{} {} {}{range}", f.test, f.rw, format_mbps(f.median))
+            format!(
+                "{} {} {}{range}",
+                shown(&f.test),
+                shown(f.rw.as_str()),
+                format_mbps(f.median)
+            )
         })
         .collect();
     let lead = format!(
         "  run {:>4}  {}  {:<8} {}{}",
         r.id,
-        r.started_at,
-        r.command,
+        shown(&r.started_at),
+        shown(&r.command),
         status_prefix(r.status),
         spread_prefix(r.ranks)
     );
@@ -103,7 +121,12 @@ pub fn list(devices: &[DeviceRow], runs: &[RunRow]) -> String {
         // The key and dates on a second line when one would not fit.
         let line = format!(
             "  {:>4}  {}  [{}]  {} run(s), {} to {}",
-            d.id, d.label, d.key, d.runs, d.first_seen, d.last_seen
+            d.id,
+            shown(&d.label),
+            shown(&d.key),
+            d.runs,
+            shown(&d.first_seen),
+            shown(&d.last_seen)
         );
         out.push_str(&fit(&line, WIDTH));
         out.push('\n');
@@ -117,12 +140,12 @@ pub fn list(devices: &[DeviceRow], runs: &[RunRow]) -> String {
         out.push_str(&format!(
             "  run {:>4}  {}  {:<8} {:<8} {}{spread}device {} ({})\n",
             r.id,
-            r.started_at,
-            r.command,
-            r.source,
+            shown(&r.started_at),
+            shown(&r.command),
+            shown(&r.source),
             status_prefix(r.status),
             r.device_id,
-            r.device_label
+            shown(&r.device_label)
         ));
     }
     out
@@ -273,5 +296,46 @@ mod tests {
         assert!(text.ends_with(
             "runs:\n  run    7  2026-01-01T00:00:00Z  run      local    device 3 (Card)\n"
         ));
+    }
+
+    /// A terminal obeys these; none may be printed raw.
+    fn raw_controls(text: &str) -> Vec<char> {
+        text.chars()
+            .filter(|&c| crate::units::escape::is_unsafe(c) && c != '\n')
+            .collect()
+    }
+
+    #[test]
+    fn a_hostile_or_50_mb_name_is_escaped_and_cut_in_history_and_list() {
+        let hostile = "seq\u{1b}]0;owned\u{7}\u{1b}[2J\rread\u{202e}\u{85}";
+        let huge = "w".repeat(50_000_000);
+        let figure = |test: &str| Figure {
+            test: test.into(),
+            rw: hostile.into(),
+            median: 2.0e6,
+            min: 1.0e6,
+            max: 3.0e6,
+            repetitions: 3,
+        };
+        let mut r = run(vec![figure(hostile), figure(&huge)]);
+        r.device_label = huge.clone();
+        r.command = hostile.into();
+        let mut d = device();
+        d.label = huge.clone();
+        d.key = hostile.into();
+        let text = format!(
+            "{}{}{}",
+            device_heading(&d),
+            run_line(&r),
+            list(&[d.clone()], &[r.clone()])
+        );
+        // Each name is read up to its cut, not whole: the output is a few
+        // lines, whatever the names' length.
+        assert!(text.len() < 4 * 1024, "{} bytes", text.len());
+        assert!(raw_controls(&text).is_empty(), "{text}");
+        assert!(text.contains("\\e]0;owned") && text.contains('…'), "{text}");
+        for line in text.lines() {
+            assert!(columns(line) <= NAME_COLUMNS + WIDTH, "{line}");
+        }
     }
 }

@@ -13,6 +13,7 @@ use super::table::Table;
 use crate::analysis::ranks;
 use crate::result::cluster::MpiSection;
 use crate::result::{RunResult, TestResult};
+use crate::units::escape::{self as outside, NAME_COLUMNS};
 use crate::units::{format_iops, format_latency, format_mbps};
 use crate::vocab::Rw;
 
@@ -110,7 +111,9 @@ fn cell(r: &RunResult, name: &str, write: bool, quantity: Quantity) -> String {
 /// `&`, `<` and `>` as entities; `|` escaped so that it stays inside its
 /// table cell; backslashes, backticks and brackets as entities, so that
 /// they can neither undo an escape nor open a code span or a link; line
-/// breaks as spaces, so that a cell or a heading stays on its line.
+/// breaks as spaces, so that a cell or a heading stays on its line; any
+/// other control or bidirectional character shown escaped (see
+/// [`crate::units::escape`]), its backslash as an entity too.
 pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
@@ -126,6 +129,11 @@ pub fn escape(text: &str) -> String {
             ']' => out.push_str("&#93;"),
             '\r' if chars.peek() == Some(&'\n') => {}
             '\r' | '\n' | '\u{0b}' | '\u{0c}' | '\u{85}' | '\u{2028}' | '\u{2029}' => out.push(' '),
+            c if outside::is_unsafe(c) => {
+                let mut shown = String::new();
+                outside::push_escaped(&mut shown, c);
+                out.push_str(&shown.replace('\\', "&#92;"));
+            }
             c => out.push(c),
         }
     }
@@ -140,12 +148,12 @@ impl Export for Markdown {
             .map_or_else(|| r.target.path.clone(), |i| i.label.clone());
         let mut out = format!(
             "**{}** · iocurve {} {} · {}\n\n",
-            escape(&label),
-            escape(&r.iocurve_version),
-            escape(&r.command()),
-            escape(&r.started_at)
+            escape(&outside::name(&label, NAME_COLUMNS)),
+            escape(&outside::name(&r.iocurve_version, NAME_COLUMNS)),
+            escape(&outside::name(&r.command(), NAME_COLUMNS)),
+            escape(&outside::name(&r.started_at, NAME_COLUMNS))
         );
-        let identity = identity_text(r.device_identity.as_ref());
+        let identity = outside::name(&identity_text(r.device_identity.as_ref()), NAME_COLUMNS);
         if !identity.is_empty() {
             out.push_str(&format!("{}\n\n", escape(&identity)));
         }
@@ -233,7 +241,10 @@ fn rank_tables(out: &mut String, r: &RunResult, m: &MpiSection) {
     out.push_str(&table.markdown());
     let slow: Vec<String> = ranks::stragglers(m)
         .iter()
-        .map(|k| format!("rank {} on {}", k.rank, escape(&k.host)))
+        .map(|k| {
+            let host = outside::name(&k.host, NAME_COLUMNS);
+            format!("rank {} on {}", k.rank, escape(&host))
+        })
         .collect();
     if let (false, Some(median)) = (slow.is_empty(), ranks::median_rate(m)) {
         out.push_str(&format!(

@@ -61,7 +61,12 @@ impl SvgSize {
     fn series_name(self, s: &CurveSeries, several_targets: bool) -> String {
         match self == SvgSize::Page && !several_targets {
             true => format!("{} · QD {}", s.pattern.name(), s.queue_depth),
-            false => format!("{} · {} · QD {}", s.target, s.pattern.name(), s.queue_depth),
+            false => format!(
+                "{} · {} · QD {}",
+                shown_target(s),
+                s.pattern.name(),
+                s.queue_depth
+            ),
         }
     }
 
@@ -248,13 +253,28 @@ fn draw_unaligned(
             )
             .map_err(|e| e.to_string())?
             .label(match size {
-                SvgSize::File => format!("{} · {} · unaligned sizes", s.target, s.pattern.name()),
+                SvgSize::File => {
+                    format!(
+                        "{} · {} · unaligned sizes",
+                        shown_target(s),
+                        s.pattern.name()
+                    )
+                }
                 SvgSize::Page => format!("{} · unaligned sizes", s.pattern.name()),
             })
             .legend(move |(x, y)| Cross::new((x + 10, y), 5, colour.stroke_width(2)));
     }
     legend(&mut chart, size)
 }
+
+/// A series' target path as a legend shows it: escaped and cut, since an
+/// XML file may not hold control characters and a legend has one line.
+fn shown_target(s: &CurveSeries) -> String {
+    super::table::cut(&s.target, LEGEND_COLUMNS)
+}
+
+/// The widest target path a legend shows.
+const LEGEND_COLUMNS: usize = 60;
 
 /// True when the series were measured on more than one target.
 fn several_targets(series: &[&CurveSeries]) -> bool {

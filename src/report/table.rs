@@ -14,6 +14,8 @@
 //! no line of a report is wider than [`WIDTH`] (or [`NARROW`] for
 //! `profile`, which must read in an 80-column terminal).
 
+use crate::units::escape;
+pub use crate::units::escape::NAME_COLUMNS;
 use std::fmt;
 
 /// The widest line of any text output.
@@ -71,8 +73,13 @@ impl Table {
         self
     }
 
+    /// Adds a row. Every cell is shown through [`cut`]: a cell may hold a
+    /// name from outside (a job name from an imported fio file, a path, a
+    /// host), and no table may carry a terminal's control characters or be
+    /// widened past [`NAME_COLUMNS`] by one cell.
     pub fn add_row(&mut self, row: Vec<String>) -> &mut Table {
-        self.rows.push(row);
+        self.rows
+            .push(row.iter().map(|c| cut(c, NAME_COLUMNS)).collect());
         self
     }
 
@@ -182,15 +189,13 @@ pub fn columns(s: &str) -> usize {
     s.chars().count()
 }
 
-/// `name` cut to `width` columns, its end replaced by an ellipsis (a
-/// host name, a kernel release: text from outside that must not widen a
-/// line).
+/// `name` as a terminal may show it: every control or bidirectional
+/// character escaped, and cut to `width` columns with an ellipsis as the
+/// last (a host name, a kernel release, a job name: text from outside that
+/// must neither command the terminal nor widen a line). See
+/// [`escape::name`].
 pub fn cut(name: &str, width: usize) -> String {
-    if columns(name) <= width {
-        return name.to_string();
-    }
-    let head: String = name.chars().take(width.saturating_sub(1)).collect();
-    format!("{head}…")
+    escape::name(name, width)
 }
 
 fn pad(s: &str, width: usize, align: Align) -> String {
@@ -205,6 +210,8 @@ fn pad(s: &str, width: usize, align: Align) -> String {
 /// ending in a space. A continued line is indented under the text of a
 /// labelled line (`model       t(n) = …` continues at column 12), else two
 /// past the line's own indent. A word wider than the room left is cut.
+/// Control characters are shown escaped (see [`escape::line`]). The work is
+/// linear in the length of `text`.
 pub fn fit(text: &str, width: usize) -> String {
     let mut out = String::with_capacity(text.len());
     for line in text.split_inclusive('\n') {
@@ -212,7 +219,10 @@ pub fn fit(text: &str, width: usize) -> String {
             Some(b) => (b, "\n"),
             None => (line, ""),
         };
-        let body = body.trim_end();
+        // Prose may quote text from outside; its control characters are
+        // shown escaped, whatever line they came in on.
+        let body = escape::line(body.trim_end());
+        let body = body.as_ref();
         if columns(body) <= width {
             out.push_str(body);
         } else {
@@ -228,7 +238,9 @@ pub fn fit(text: &str, width: usize) -> String {
 /// columns past the line's indent.
 fn continuation_indent(line: &str) -> usize {
     const LABEL: usize = 12;
-    let chars: Vec<char> = line.chars().collect();
+    // Only the start of the line decides (its label, or its indent up to
+    // the guard), so only that much is read.
+    let chars: Vec<char> = line.chars().take(LABEL.max(width_guard()) + 1).collect();
     let labelled = chars.len() > LABEL
         && chars[0] != ' '
         && chars[LABEL - 1] == ' '
@@ -249,6 +261,7 @@ fn width_guard() -> usize {
 /// Whether the space at `i` joins a number to its unit (`256 MiB`,
 /// `13.1 ms`) or a sign to its figure, which a wrapped line keeps together.
 fn binds_unit(chars: &[char], i: usize) -> bool {
+    const UNIT_READ: usize = 12;
     const UNITS: [&str; 9] = ["B", "KiB", "MiB", "GiB", "TiB", "MB/s", "µs", "ms", "s"];
     // Nor is a sign cut from what it joins (`t0 ± 1.3 µs`, `B = 20`).
     let sign = |c: Option<&char>| c.is_some_and(|c| ['±', '=', '≈'].contains(c));
@@ -258,10 +271,16 @@ fn binds_unit(chars: &[char], i: usize) -> bool {
     if i == 0 || !chars[i - 1].is_ascii_digit() {
         return false;
     }
+    // A unit with its punctuation is a few characters: no more is read
+    // (a word of megabytes after a figure is no unit).
     let word: String = chars[i + 1..]
         .iter()
         .take_while(|c| !c.is_whitespace())
+        .take(UNIT_READ)
         .collect();
+    if word.chars().count() == UNIT_READ {
+        return false;
+    }
     let word = word.trim_end_matches([',', ';', ')', '.', ':']);
     UNITS.contains(&word)
 }
@@ -269,35 +288,35 @@ fn binds_unit(chars: &[char], i: usize) -> bool {
 /// Breaks `line` at the last space that keeps each piece within `width`,
 /// keeping the spacing inside each piece as it was (a label's padding);
 /// every piece after the first is indented by `indent`.
+///
+/// One pass: the characters are collected once and a position walks them;
+/// each piece looks back over at most its own room for a space, so the
+/// work is linear in the length of `line` (a name of megabytes included).
 fn wrap(line: &str, width: usize, indent: usize) -> Vec<String> {
     let prefix = " ".repeat(indent);
+    let chars: Vec<char> = line.chars().collect();
     let mut lines = Vec::new();
-    let mut rest: Vec<char> = line.chars().collect();
-    let mut lead = String::new();
-    loop {
-        let room = width.saturating_sub(columns(&lead)).max(1);
+    let mut at = 0;
+    let mut lead = "";
+    while at < chars.len() {
+        let rest = &chars[at..];
+        let room = width.saturating_sub(columns(lead)).max(1);
         if rest.len() <= room {
             lines.push(format!("{lead}{}", rest.iter().collect::<String>()));
             break;
         }
         // The last space within the room that has text before it.
-        let start = rest.iter().take_while(|c| **c == ' ').count();
+        let start = rest[..room].iter().take_while(|c| **c == ' ').count();
         let cut = (start + 1..=room)
             .rev()
-            .find(|&i| rest[i] == ' ' && rest[i - 1] != ' ' && !binds_unit(&rest, i));
-        let (piece, next) = match cut {
-            Some(i) => (&rest[..i], i),
-            // A word longer than the room: cut it.
-            None => (&rest[..room], room),
-        };
-        let piece: String = piece.iter().collect();
+            .find(|&i| rest[i] == ' ' && rest[i - 1] != ' ' && !binds_unit(rest, i));
+        // A word longer than the room is cut.
+        let next = cut.unwrap_or(room);
+        let piece: String = rest[..next].iter().collect();
         lines.push(format!("{lead}{}", piece.trim_end()));
         let skip = rest[next..].iter().take_while(|c| **c == ' ').count();
-        rest = rest[next + skip..].to_vec();
-        lead = prefix.clone();
-        if rest.is_empty() {
-            break;
-        }
+        at += next + skip;
+        lead = &prefix;
     }
     lines
 }
@@ -350,5 +369,42 @@ mod tests {
         );
         let cut = fit(&"x".repeat(90), 40);
         assert!(cut.lines().all(|l| columns(l) <= 40), "{cut}");
+    }
+
+    #[test]
+    fn a_50_mb_cell_is_cut_and_its_table_stays_narrow() {
+        let mut t = Table::new(&["test", "MB/s"]);
+        t.add_row(vec!["w".repeat(50_000_000), "1.0".into()]);
+        t.add_row(vec!["a\u{1b}[2J\rb\u{202e}".into(), "2.0".into()]);
+        let text = t.to_string();
+        assert!(
+            text.lines().all(|l| columns(l) <= NAME_COLUMNS + 2 + 4),
+            "{text}"
+        );
+        assert!(text.contains('…') && text.contains("a\\e[2J\\rb\\u{202e}"));
+        assert!(!text.contains(['\u{1b}', '\r', '\u{202e}']));
+        let md = t.markdown();
+        assert!(
+            md.len() < 1024 && !md.contains(['\u{1b}', '\r', '\u{202e}']),
+            "{md}"
+        );
+    }
+
+    #[test]
+    fn megabytes_of_prose_wrap_in_one_pass_and_lose_nothing() {
+        // Words, one word, and spaces: each wraps by walking it once (the
+        // wrapper never re-reads what it has placed), so this is quick
+        // at any length; what is checked is the result.
+        let words = "ab 12 MiB ".repeat(400_000);
+        let word = "x".repeat(4 << 20);
+        let spaced = format!("a{}b", " ".repeat(4 << 20));
+        for text in [words, word, spaced] {
+            let out = fit(&format!("model       {text}"), 80);
+            assert!(out.lines().all(|l| columns(l) <= 80));
+            let kept = |s: &str| s.chars().filter(|c| !c.is_whitespace()).count();
+            assert_eq!(kept(&out), kept(&text) + "model".len());
+        }
+        let hostile = fit("note        a\u{1b}]0;t\u{7} b\r\n", 80);
+        assert_eq!(hostile, "note        a\\e]0;t\\u{7} b\n");
     }
 }

@@ -67,15 +67,21 @@ fn width_of(r: &RunResult) -> usize {
 const HOST_NAME_WIDTH: usize = 36;
 const KERNEL_WIDTH: usize = 22;
 
+/// Text from outside (a path, a model, a mount point, a test's name) as
+/// the report shows it: escaped and cut (see [`table::cut`]).
+fn shown(text: &str) -> String {
+    table::cut(text, table::NAME_COLUMNS)
+}
+
 fn header(out: &mut String, r: &RunResult) {
     // The host on a line of its own: a host name is as long as its owner
     // made it, and the first line must fit whatever it is.
     let _ = writeln!(
         out,
         "iocurve {} · {} · {}",
-        r.iocurve_version,
-        r.command(),
-        r.started_at
+        shown(&r.iocurve_version),
+        shown(&r.command()),
+        shown(&r.started_at)
     );
     let _ = writeln!(
         out,
@@ -92,7 +98,9 @@ fn header(out: &mut String, r: &RunResult) {
         .map_or("none (raw device)".to_string(), |m| {
             format!(
                 "{} on {} (mounted at {})",
-                m.fstype, m.source, m.mount_point
+                shown(&m.fstype),
+                shown(&m.source),
+                shown(&m.mount_point)
             )
         });
     let mode = match t.mode {
@@ -130,24 +138,28 @@ fn describe_target(t: &TargetInfo) -> String {
     match t.kind {
         TargetKind::Directory if t.size_bytes == 0 => format!(
             "{} (directory; working files in {}, removed afterwards)",
-            t.path,
-            t.scratch_file.as_deref().unwrap_or("?")
+            shown(&t.path),
+            shown(t.scratch_file.as_deref().unwrap_or("?"))
         ),
         TargetKind::Directory => format!(
             "{} (directory; scratch file {}, {}, removed afterwards)",
-            t.path,
-            t.scratch_file.as_deref().unwrap_or("?"),
+            shown(&t.path),
+            shown(t.scratch_file.as_deref().unwrap_or("?")),
             format_size_figure(t.size_bytes)
         ),
-        TargetKind::File => format!("{} (file, {})", t.path, format_size_figure(t.size_bytes)),
+        TargetKind::File => format!(
+            "{} (file, {})",
+            shown(&t.path),
+            format_size_figure(t.size_bytes)
+        ),
         TargetKind::Simulated => format!(
             "{} (simulated, {})",
-            t.path,
+            shown(&t.path),
             format_size_figure(t.size_bytes)
         ),
         TargetKind::BlockDevice => format!(
             "{} (block device, {}, logical block {} B)",
-            t.path,
+            shown(&t.path),
             format_size_figure(t.size_bytes),
             t.logical_block_size
         ),
@@ -163,13 +175,13 @@ fn describe_device(t: &TargetInfo) -> String {
     };
     let mut s = format!(
         "{} ({}:{}), {}",
-        d.name,
+        shown(&d.name),
         d.major,
         d.minor,
         format_size_figure(d.size_bytes)
     );
     if let Some(model) = &d.model {
-        let _ = write!(s, ", {model}");
+        let _ = write!(s, ", {}", shown(model));
     }
     if let Some(rot) = d.rotational {
         s.push_str(if rot {
@@ -179,7 +191,7 @@ fn describe_device(t: &TargetInfo) -> String {
         });
     }
     if let Some(back) = &d.loop_backing_file {
-        let _ = write!(s, ", loop over {back}");
+        let _ = write!(s, ", loop over {}", shown(back));
     }
     s
 }
@@ -413,7 +425,12 @@ fn profile_table(out: &mut String, r: &RunResult) {
     for t in &r.tests {
         for m in &t.repetitions {
             for w in &m.warnings {
-                let _ = writeln!(out, "WARNING     {} {}: {w}", t.name, t.workload.rw);
+                let _ = writeln!(
+                    out,
+                    "WARNING     {} {}: {w}",
+                    shown(&t.name),
+                    shown(t.workload.rw.as_str())
+                );
             }
         }
     }

@@ -19,7 +19,7 @@ pub fn curve_tables(out: &mut String, curve: &CurveReport) {
         let _ = writeln!(
             out,
             "target      {} ({:?}, {}, {:?})",
-            t.path,
+            super::table::cut(&t.path, super::table::NAME_COLUMNS),
             t.kind,
             format_size_figure(t.size_bytes),
             t.mode

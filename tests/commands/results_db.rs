@@ -657,8 +657,10 @@ fn assert_csv_inert(csv: &str, rows: usize) {
         .iter()
         .map(|r| r[test].strip_prefix('\'').unwrap_or(&r[test]))
         .collect();
-    for name in HOSTILE {
-        assert!(names.contains(&name), "{name:?} in {names:?}");
+    // A carriage return is shown escaped, as every control character but
+    // the line breaks and tabs a quoted cell holds.
+    for name in HOSTILE.map(|n| n.replace('\r', "\\r")) {
+        assert!(names.contains(&name.as_str()), "{name:?} in {names:?}");
     }
 }
 

@@ -3,9 +3,16 @@
 //! The figures behind them come from [`crate::analysis::compare`].
 
 use crate::report::markdown::escape;
+use crate::report::table::{NAME_COLUMNS, cut};
 use crate::result::compare::{Comparison, TestChange};
 use crate::stats::between_runs::{BetweenRuns, MIN_HISTORY, NoiseBasis};
 use crate::stats::bootstrap::{self, NoVerdict, Verdict};
+
+/// A run's or a test's name as a verdict shows it: escaped and cut (a
+/// name comes from a file name, a stored run, an imported job).
+fn shown(name: &str) -> String {
+    cut(name, NAME_COLUMNS)
+}
 
 /// One line per regression: which run, which test, by how much.
 pub fn regression_line(c: &Comparison, ch: &TestChange, fail_above: f64) -> String {
@@ -13,10 +20,10 @@ pub fn regression_line(c: &Comparison, ch: &TestChange, fail_above: f64) -> Stri
     let pct = |x: f64| format!("{:.1}%", x * 100.0);
     format!(
         "{} is slower than {} by more than {}: {} {} ({} to {})",
-        ch.run,
-        c.baseline,
+        shown(&ch.run),
+        shown(&c.baseline),
         pct(fail_above),
-        ch.test,
+        shown(&ch.test),
         p.map_or("?".into(), |p| pct(p.estimate)),
         p.map_or("?".into(), |p| pct(p.low)),
         p.map_or("?".into(), |p| pct(p.high)),
@@ -41,8 +48,8 @@ pub(super) fn verdict_lines(c: &Comparison, markdown: bool) -> String {
     let mut out = format!(
         "{whose}: each run against {}, test by test ({:.0}% bootstrap interval of the ratio of mean MB/s, after/before, widened by the noise between runs; changes within ±{:.0}% are noise)\n",
         match markdown {
-            true => escape(&c.baseline),
-            false => c.baseline.clone(),
+            true => escape(&shown(&c.baseline)),
+            false => shown(&c.baseline),
         },
         c.level * 100.0,
         c.threshold * 100.0
@@ -52,8 +59,8 @@ pub(super) fn verdict_lines(c: &Comparison, markdown: bool) -> String {
             markdown,
             &format!(
                 "{}, {}: {}{}{}",
-                ch.run,
-                ch.test,
+                shown(&ch.run),
+                shown(&ch.test),
                 verdict_text(&ch.verdict),
                 ch.engines
                     .as_ref()
@@ -113,7 +120,9 @@ fn noise_text(b: &BetweenRuns) -> String {
 pub(super) fn not_compared_lines(c: &Comparison, markdown: bool) -> String {
     let mut out = "not compared (no like test on the other side):\n".to_string();
     for n in &c.not_compared {
-        out.push_str(&item(markdown, &n.text()));
+        // The whole item cut once: it names a run, maybe a test, and a
+        // reason that may quote either.
+        out.push_str(&item(markdown, &cut(&n.text(), 3 * NAME_COLUMNS)));
     }
     out
 }

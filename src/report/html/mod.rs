@@ -50,21 +50,35 @@ pub fn render(input: &ReportInput) -> String {
     )
 }
 
-/// Escapes text for HTML content and attribute values.
+/// Escapes text for HTML content and attribute values; a control or
+/// bidirectional character other than a line break or tab is shown escaped
+/// as a terminal shows it (see [`crate::units::escape`]), so that a name
+/// reads the same in both. A text longer than [`TEXT_MAX`] characters (a
+/// name of megabytes from an imported file) is cut with an ellipsis, so
+/// that the page stays a page.
 pub fn esc(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
+    let mut out = String::with_capacity(text.len().min(TEXT_MAX));
+    let mut chars = text.chars();
+    for c in chars.by_ref().take(TEXT_MAX) {
         match c {
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
-            c => out.push(c),
+            '\n' | '\t' => out.push(c),
+            c => crate::units::escape::push_escaped(&mut out, c),
         }
+    }
+    if chars.next().is_some() {
+        out.push(crate::units::escape::ELLIPSIS);
     }
     out
 }
+
+/// The longest text [`esc`] writes whole: far beyond any sentence or name
+/// the page shows of its own.
+const TEXT_MAX: usize = 64 * 1024;
 
 #[cfg(test)]
 mod tests;

@@ -602,12 +602,22 @@ fn a_device_whose_file_system_holds_a_loop_backing_file_is_refused() {
 /// Starts a Python process that opens `node` with `O_EXCL` and waits;
 /// returns it with its pid once the node is held.
 fn hold_in_python(node: &str) -> Result<(Child, u32), String> {
-    let script = "import os, sys, time\n\
-                  fd = os.open(sys.argv[1], os.O_RDONLY | os.O_EXCL)\n\
-                  print(os.getpid(), flush=True)\n\
-                  time.sleep(300)\n";
+    python_holding(node.as_ref(), "os.O_RDONLY | os.O_EXCL")
+}
+
+/// Starts a Python process that opens `path` with `flags` (Python's `os`
+/// names) and waits; returns it with its pid once the file is open.
+fn python_holding(path: &Path, flags: &str) -> Result<(Child, u32), String> {
+    let script = format!(
+        "import os, sys, time\n\
+         fd = os.open(sys.argv[1], {flags})\n\
+         print(os.getpid(), flush=True)\n\
+         time.sleep(300)\n"
+    );
     let mut child = Command::new("python3")
-        .args(["-c", script, node])
+        .arg("-c")
+        .arg(script)
+        .arg(path)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -623,7 +633,8 @@ fn hold_in_python(node: &str) -> Result<(Child, u32), String> {
             let _ = child.kill();
             let out = child.wait_with_output().map_err(|e| e.to_string())?;
             Err(format!(
-                "python3 could not hold {node}: {}",
+                "python3 could not open {}: {}",
+                path.display(),
                 String::from_utf8_lossy(&out.stderr).trim()
             ))
         }
@@ -849,35 +860,6 @@ fn a_bind_mounted_file_is_refused_by_either_name() {
 
 // ---- (j) a loop device over a file someone is writing ------------------------
 
-/// Starts a Python process that opens `file` for writing and waits.
-fn write_in_python(file: &Path) -> Result<(Child, u32), String> {
-    let script = "import os, sys, time\n\
-                  fd = os.open(sys.argv[1], os.O_RDWR)\n\
-                  print(os.getpid(), flush=True)\n\
-                  time.sleep(300)\n";
-    let mut child = Command::new("python3")
-        .arg("-c")
-        .arg(script)
-        .arg(file)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| format!("python3: {e}"))?;
-    let mut line = String::new();
-    if let Some(out) = child.stdout.take() {
-        let _ = BufReader::new(out).read_line(&mut line);
-    }
-    match line.trim().parse() {
-        Ok(pid) => Ok((child, pid)),
-        Err(_) => {
-            let _ = child.kill();
-            let _ = child.wait();
-            Err("python3 could not open the backing file".into())
-        }
-    }
-}
-
 #[test]
 fn a_loop_device_whose_backing_file_is_being_written_is_refused() {
     let _serial = serial();
@@ -887,7 +869,7 @@ fn a_loop_device_whose_backing_file_is_being_written_is_refused() {
     };
     let mut cleanup = Cleanup::default();
     let before = settled_hash(&dev.backing);
-    match write_in_python(&dev.backing) {
+    match python_holding(&dev.backing, "os.O_RDWR") {
         Ok((child, pid)) => {
             cleanup.children.push(child);
             both_refused(

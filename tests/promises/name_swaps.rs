@@ -140,6 +140,11 @@ impl Bench {
         })
     }
 
+    /// The handshake file of `sys::test_pause`.
+    fn pause(&self) -> PathBuf {
+        self.journals.path().join("pause")
+    }
+
     /// The name the command is given.
     fn name(&self) -> PathBuf {
         self.dir.path().join("target")
@@ -231,33 +236,45 @@ fn node_of(node: &Path, at: &Path) {
     .expect("mknod");
 }
 
-/// One run: the command paused at `moment`, the name changed, the command
-/// let go; then every promise checked. Returns a failure or `None`.
-fn one(bench: &Bench, case: &Case, change: Change, moment: &str) -> Option<String> {
+/// Points the name at the target again, with known bytes, and removes an
+/// earlier run's journal (which would refuse every later run).
+fn fresh(bench: &Bench) {
     bench.reset();
-    // A journal an earlier failure left would refuse every later run.
     for e in std::fs::read_dir(bench.journals.path()).unwrap().flatten() {
         if e.file_name() != "image" {
             let _ = std::fs::remove_file(e.path());
         }
     }
+}
+
+/// Starts `case` under `--preserve`, to pause at `moment`; stderr goes to
+/// `said`.
+fn start_paused(bench: &Bench, case: &Case, moment: &str, said: Stdio) -> std::process::Child {
+    common::iocurve_std()
+        .args(bench.argv(case))
+        .env("IOCURVE_TEST_PAUSE_AT", moment)
+        .env("IOCURVE_TEST_PAUSE_FILE", bench.pause())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(said)
+        .spawn()
+        .expect("iocurve starts")
+}
+
+/// One run: the command paused at `moment`, the name changed, the command
+/// let go; then every promise checked. Returns a failure or `None`.
+fn one(bench: &Bench, case: &Case, change: Change, moment: &str) -> Option<String> {
+    fresh(bench);
     let what = format!(
         "{:?} {} {} / {change:?} at {moment}",
         bench.kind, case.leaf, case.args
     );
     let (before, other_before) = (read(&bench.object), read(&bench.other));
     let proc_before = std::fs::read(PROC_SYS).ok();
-    let pause = bench.journals.path().join("pause");
+    let pause = bench.pause();
     let said = bench.journals.path().join("stderr");
-    let mut child = common::iocurve_std()
-        .args(bench.argv(case))
-        .env("IOCURVE_TEST_PAUSE_AT", moment)
-        .env("IOCURVE_TEST_PAUSE_FILE", &pause)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(std::fs::File::create(&said).expect("stderr file"))
-        .spawn()
-        .expect("iocurve starts");
+    let file = std::fs::File::create(&said).expect("stderr file");
+    let mut child = start_paused(bench, case, moment, file.into());
     let started = Instant::now();
     let mut at_name = None;
     let mut paused = false;
@@ -416,27 +433,14 @@ fn killed(
     after: Duration,
     afterwards: Afterwards,
 ) -> Result<u64, String> {
-    bench.reset();
-    for e in std::fs::read_dir(bench.journals.path()).unwrap().flatten() {
-        if e.file_name() != "image" {
-            let _ = std::fs::remove_file(e.path());
-        }
-    }
     let what = format!(
         "{:?} {} {} / kill at {moment}+{after:?}, {afterwards:?}",
         bench.kind, case.leaf, case.args
     );
+    fresh(bench);
     let original = read(&bench.object);
-    let pause = bench.journals.path().join("pause");
-    let mut child = common::iocurve_std()
-        .args(bench.argv(case))
-        .env("IOCURVE_TEST_PAUSE_AT", moment)
-        .env("IOCURVE_TEST_PAUSE_FILE", &pause)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("iocurve starts");
+    let pause = bench.pause();
+    let mut child = start_paused(bench, case, moment, Stdio::null());
     let started = Instant::now();
     while !pause.exists() && started.elapsed() < HANG {
         if child.try_wait().ok().flatten().is_some() {

@@ -63,33 +63,24 @@ pub enum RestoreError {
 /// proved before the first restore, so a kill between two restores leaves
 /// no journal that cannot tell the test's bytes from newer ones.
 pub fn record_test_bytes(p: &Preserved, target: &File) -> Result<(), RestoreError> {
-    if let Some(heart) = &p.heart {
-        heart.stop();
-    }
-    before_restore();
-    let mut journal =
-        Journal::from_open_file(&p.journal, p.lock.try_clone().map_err(JournalError::Io)?)?;
-    journal.verify_all()?;
-    if journal.test_hashes.is_some() {
-        return Ok(());
-    }
-    let reader = reader_for(target).map_err(|e| cannot_reopen(&p.name, e))?;
-    let table = hash_test_bytes(&journal, &reader).map_err(|e| {
-        let msg = format!(
-            "reading back what the test wrote to {} failed: {e}",
-            p.name.display()
-        );
-        RestoreError::Medium(msg, e)
-    })?;
-    // Stored where the journal's file system takes it; in memory else,
-    // for this restore (see `finish` for what a later recover then knows).
-    let _ = journal.store_hashes(table);
-    Ok(())
+    proved_journal(p, target).map(|_| ())
 }
 
 /// Restores after a test through `target`, the descriptor the test wrote
 /// through (for files and block devices alike: nothing is opened by name).
 pub fn restore_after_test(p: &Preserved, target: &File) -> Result<Restored, RestoreError> {
+    let mut journal = proved_journal(p, target)?;
+    let mut done = apply(&mut journal, target, &p.name, false)?;
+    done.name = name_now(&p.name, target);
+    Ok(done)
+}
+
+/// `p`'s journal, checked whole, with its table of the test's bytes: read
+/// from the journal where [`record_test_bytes`] stored it, else hashed now
+/// through `target` (and stored where the journal's file system takes it;
+/// in memory else, for this restore: see `finish` for what a later recover
+/// then knows). The heartbeat stops first: the test has ended.
+fn proved_journal(p: &Preserved, target: &File) -> Result<Journal, RestoreError> {
     if let Some(heart) = &p.heart {
         heart.stop();
     }
@@ -99,20 +90,19 @@ pub fn restore_after_test(p: &Preserved, target: &File) -> Result<Restored, Rest
     let mut journal =
         Journal::from_open_file(&p.journal, p.lock.try_clone().map_err(JournalError::Io)?)?;
     journal.verify_all()?;
-    if journal.test_hashes.is_none() {
-        let reader = reader_for(target).map_err(|e| cannot_reopen(&p.name, e))?;
-        let table = hash_test_bytes(&journal, &reader).map_err(|e| {
-            let msg = format!(
-                "reading back what the test wrote to {} failed: {e}",
-                p.name.display()
-            );
-            RestoreError::Medium(msg, e)
-        })?;
-        let _ = journal.store_hashes(table);
+    if journal.test_hashes.is_some() {
+        return Ok(journal);
     }
-    let mut done = apply(&mut journal, target, &p.name, false)?;
-    done.name = name_now(&p.name, target);
-    Ok(done)
+    let reader = reader_for(target).map_err(|e| cannot_reopen(&p.name, e))?;
+    let table = hash_test_bytes(&journal, &reader).map_err(|e| {
+        let msg = format!(
+            "reading back what the test wrote to {} failed: {e}",
+            p.name.display()
+        );
+        RestoreError::Medium(msg, e)
+    })?;
+    let _ = journal.store_hashes(table);
+    Ok(journal)
 }
 
 /// Writes a checked journal back through `target` (block by block against

@@ -155,6 +155,7 @@ impl WriteGuard {
             bytes: 0,
             unchanged: 0,
             kept: 0,
+            name_moved: false,
             save_time: journals.iter().map(|j| j.save_time).sum(),
             restore_time: Duration::ZERO,
             journal_left: Vec::new(),
@@ -173,6 +174,7 @@ impl WriteGuard {
                     done.bytes += part.bytes;
                     done.unchanged += part.unchanged;
                     done.kept += part.kept;
+                    done.name_moved |= part.name == preserve::NameNow::Elsewhere;
                     done.restore_time += part.time;
                     done.journal_left.extend(
                         part.journal_left
@@ -222,6 +224,10 @@ pub struct Restoration {
     pub unchanged: u64,
     /// Bytes written since the test by someone else, left as they are.
     pub kept: u64,
+    /// The name given no longer names the object tested (renamed or
+    /// replaced while the test ran); the restore went to the object,
+    /// through the descriptor held.
+    pub name_moved: bool,
     pub save_time: Duration,
     pub restore_time: Duration,
     /// Journals still there after the verified restore, and why (their

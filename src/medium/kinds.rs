@@ -51,7 +51,6 @@ pub(super) fn open_directory(
         notes,
     };
     Ok(OpenTarget {
-        examined: Some(held.examined),
         reader,
         gate,
         info,
@@ -107,7 +106,6 @@ pub(super) fn open_file(
         notes: Vec::new(),
     };
     Ok(OpenTarget {
-        examined: Some(held.examined),
         reader,
         gate,
         info,
@@ -178,7 +176,6 @@ pub(super) fn open_block_device(
         notes: Vec::new(),
     };
     Ok(OpenTarget {
-        examined: Some(held.examined),
         reader,
         gate,
         info,
@@ -210,7 +207,6 @@ pub(super) fn open_sim(req: &TargetRequest, spec: &str) -> Result<OpenTarget> {
         notes: vec![Caveat::simulated(params.describe())],
     };
     Ok(OpenTarget {
-        examined: None,
         reader,
         gate,
         info,
@@ -274,9 +270,10 @@ fn first_bytes(reader: &File) -> io::Result<Vec<u8>> {
     // Through the reader (O_DIRECT unless buffered): whole aligned blocks
     // into an aligned buffer, by offset, so the descriptor's position is
     // left alone.
-    let mut buf = crate::sys::buffer::AlignedBuf::new(SIGNATURE_BYTES, 4096);
+    let want = write_rules::SIGNATURE_PROBE_BYTES;
+    let mut buf = crate::sys::buffer::AlignedBuf::new(want, 4096);
     let mut filled = 0;
-    while filled < SIGNATURE_BYTES {
+    while filled < want {
         match rustix::io::pread(reader, &mut buf.as_mut_slice()[filled..], filled as u64)? {
             0 => break,
             n => filled += n,
@@ -284,7 +281,3 @@ fn first_bytes(reader: &File) -> io::Result<Vec<u8>> {
     }
     Ok(buf.as_slice()[..filled].to_vec())
 }
-
-/// How much of a target is read to look for a data signature: every
-/// signature `write_rules` knows lies in the first 72 KiB.
-const SIGNATURE_BYTES: usize = 72 * 1024;

@@ -80,8 +80,6 @@ pub struct OpenTarget {
     scratch: Option<ScratchFile>,
     /// The simulated card of a `sim:` target.
     sim: Option<Box<SimDevice>>,
-    /// What the name named when it was checked (`None` for `sim:`).
-    examined: Option<storage::Examined>,
 }
 
 impl OpenTarget {
@@ -161,20 +159,6 @@ impl OpenTarget {
     pub fn reopen_buffered(&self) -> Result<File> {
         descriptors::reopen_buffered(self.fd(), self.gate.guard().is_some(), &self.info.path)
     }
-    /// Whether the name given no longer names the object that was checked
-    /// and measured (renamed, replaced, relinked while the test ran): the
-    /// test and its restore went to that object, through the descriptors
-    /// held, and the result says so.
-    pub fn name_moved(&self) -> bool {
-        let Some(was) = self.examined else {
-            return false;
-        };
-        match storage::examine(Path::new(&self.info.path)) {
-            Ok(Ok(now)) => now.id != was.id || now.rdev != was.rdev,
-            _ => true,
-        }
-    }
-
     /// Shrinks the usable size (after a time-limited preparation pass).
     pub fn set_size(&mut self, size: u64) {
         self.info.size_bytes = size;

@@ -40,15 +40,15 @@ pub fn restore_after_error(target: &mut OpenTarget, err: anyhow::Error) -> anyho
 /// becomes the result's error, naming the journal and the recover command.
 pub fn restore(target: &mut OpenTarget, result: &mut RunResult) {
     let outcome = target.restore();
-    if outcome.is_some() && target.name_moved() {
-        result.target.notes.push(crate::result::Caveat::note(format!(
-            "{} no longer names the file or device that was tested: it was renamed or replaced while the test ran; the test and the restore went to the object that was checked, through the descriptors held, and nothing was written to what the name names now",
-            result.target.path
-        )));
-    }
     match outcome {
         None => {}
         Some(Ok(done)) => {
+            if done.name_moved {
+                result.target.notes.push(crate::result::Caveat::note(format!(
+                    "{} no longer names the file or device that was tested: it was renamed or replaced while the test ran; the test and the restore went to the object that was checked, through the descriptors held, and nothing was written to what the name names now",
+                    result.target.path
+                )));
+            }
             for left in &done.journal_left {
                 result.target.notes.push(crate::result::Caveat::note(
                     crate::safety::preserve::journal_left_note(left),

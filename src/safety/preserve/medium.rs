@@ -12,10 +12,10 @@ use crate::sys::buffer::AlignedBuf;
 use crate::sys::reopen::reopen;
 use anyhow::Result;
 use rustix::fs::OFlags;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io;
 use std::os::fd::AsFd;
-use std::os::unix::fs::{FileExt, FileTypeExt, OpenOptionsExt};
+use std::os::unix::fs::{FileExt, FileTypeExt};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -88,28 +88,41 @@ pub(super) fn read_scratch(chunk: u64) -> AlignedBuf {
     AlignedBuf::new((chunk as usize).next_multiple_of(4096) + 8192, 4096)
 }
 
-/// Opens what `path` names for a restore by `recover`, once: O_DIRECT and
-/// O_EXCL for a block device (waiting a little while a killed process lets
-/// go of it), read-write for a file; never through a final symbolic link,
-/// never blocking on a FIFO. Its identity is then checked on this very
-/// descriptor, and everything after goes through it or reopens of it.
+/// Opens what `path` names for a restore by `recover`, once: first with
+/// `O_PATH` (no final symbolic link followed, no driver's open run, no
+/// FIFO to block on), refused unless it is a regular file or, when
+/// `block`, a block device; then reopened from that descriptor, O_DIRECT
+/// and O_EXCL for a block device (waiting a little while a killed process
+/// lets go of it), read-write for a file. Its identity is then checked on
+/// this very descriptor, and everything after goes through it or reopens
+/// of it.
 pub(super) fn open_target(path: &Path, block: bool) -> io::Result<File> {
-    let flags = libc::O_NOFOLLOW | libc::O_NONBLOCK;
+    let held = rustix::fs::open(
+        path,
+        OFlags::PATH | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        rustix::fs::Mode::empty(),
+    )?;
+    let kind = rustix::fs::FileType::from_raw_mode(rustix::fs::fstat(&held)?.st_mode);
+    let expected = match block {
+        true => rustix::fs::FileType::BlockDevice,
+        false => rustix::fs::FileType::RegularFile,
+    };
+    if kind != expected {
+        return Err(io::Error::other(format!(
+            "it is not a {} now",
+            if block {
+                "block device"
+            } else {
+                "regular file"
+            }
+        )));
+    }
     if !block {
-        return OpenOptions::new()
-            .read(true)
-            .write(true)
-            .custom_flags(flags)
-            .open(path);
+        return reopen(held.as_fd(), OFlags::RDWR);
     }
     let started = Instant::now();
     loop {
-        let r = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .custom_flags(flags | libc::O_DIRECT | libc::O_EXCL)
-            .open(path);
-        match r {
+        match reopen(held.as_fd(), OFlags::RDWR | OFlags::DIRECT | OFlags::EXCL) {
             Err(e) if e.raw_os_error() == Some(libc::EBUSY) && started.elapsed() < BUSY_WAIT => {
                 std::thread::sleep(Duration::from_millis(50));
             }

@@ -8,6 +8,7 @@
 use std::time::Duration;
 
 pub mod escape;
+pub mod wire;
 
 /// Why a size, duration or number could not be read; the caller adds the
 /// option name.

@@ -27,6 +27,8 @@ mod fuzz_args;
 mod in_use;
 #[path = "promises/interrupt.rs"]
 mod interrupt;
+#[path = "promises/json_naming.rs"]
+mod json_naming;
 #[path = "promises/json_schema.rs"]
 mod json_schema;
 #[path = "promises/live_header.rs"]

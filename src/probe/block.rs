@@ -198,10 +198,21 @@ pub struct BlockFacts {
     /// `queue/rotational`: the kernel's belief that the disk spins; null when
     /// not stated.
     pub rotational: Option<bool>,
-    /// Largest transfer the kernel sends now, and the hardware's limit, KiB.
+    /// Largest transfer the kernel sends now, KiB as sysfs gives it
+    /// (`queue/max_sectors_kb`); written in bytes.
+    #[serde(
+        rename = "max_sectors_bytes",
+        with = "crate::units::wire::opt_kib_as_bytes"
+    )]
+    #[schemars(with = "Option<u64>")]
     pub max_sectors_kb: Option<u64>,
-    /// The hardware's largest transfer, KiB (`queue/max_hw_sectors_kb`);
-    /// 2147483647 means the driver states none.
+    /// The hardware's largest transfer, KiB (`queue/max_hw_sectors_kb`),
+    /// written in bytes; 2147483647 KiB means the driver states none.
+    #[serde(
+        rename = "max_hw_sectors_bytes",
+        with = "crate::units::wire::opt_kib_as_bytes"
+    )]
+    #[schemars(with = "Option<u64>")]
     pub max_hw_sectors_kb: Option<u64>,
     /// Requests the kernel queues for the disk at once (`queue/nr_requests`);
     /// null when not stated.

@@ -18,11 +18,18 @@ pub struct Interface {
     pub kind: String,
     /// For people: "USB 2.0 High Speed (480 Mb/s)", "PCIe 3.0 x4", ...
     pub description: String,
-    /// Negotiated signalling rate in Mb/s, when known.
+    /// Negotiated signalling rate in Mbit/s, when known; written as MB/s
+    /// (an eighth of it).
+    #[serde(
+        rename = "link_mb_per_s",
+        with = "crate::units::wire::opt_mbit_as_mb_per_s"
+    )]
+    #[schemars(with = "Option<f64>")]
     pub link_mbit_s: Option<f64>,
     /// Practical payload ceiling in MB/s (10^6 B/s) after protocol
     /// overhead, when known. A figure above it did not come through the
     /// link (a cache answered).
+    #[serde(rename = "practical_limit_mb_per_s", alias = "practical_limit_mb_s")]
     pub practical_limit_mb_s: Option<f64>,
 }
 

@@ -148,6 +148,7 @@ impl StreamReport {
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FindMaxReport {
     /// 0 when even the lowest rate tried missed.
+    #[serde(rename = "max_rate_mb_per_s", alias = "max_rate_mb_s")]
     pub max_rate_mb_s: f64,
     /// Every rate tried, in order.
     pub trials: Vec<StreamOutcome>,
@@ -328,6 +329,7 @@ impl SaveCheck {
 #[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct StreamOutcome {
     /// The rate the schedule asked for, MB/s.
+    #[serde(rename = "rate_mb_per_s", alias = "rate_mb_s")]
     pub rate_mb_s: f64,
     /// Bytes per request.
     pub chunk: u32,
@@ -344,6 +346,7 @@ pub struct StreamOutcome {
     /// From the first scheduled start to the last completion.
     pub elapsed_ns: u64,
     /// The rate delivered, MB/s.
+    #[serde(rename = "achieved_mb_per_s", alias = "achieved_mb_s")]
     pub achieved_mb_s: f64,
     /// Requests that completed after their deadline.
     pub misses: u64,
@@ -395,17 +398,22 @@ pub struct MarkSample {
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CpuLoadInfo {
     /// The share of every CPU asked for, percent.
+    #[serde(rename = "asked_pct", alias = "percent")]
     pub percent: u8,
     /// CPUs loaded (one pinned thread each).
     pub cpus: Vec<usize>,
     /// Threads that could not be pinned (they still ran, unpinned).
     pub unpinned: usize,
-    /// Length of one busy-then-idle cycle of each load thread, µs.
+    /// Length of one busy-then-idle cycle of each load thread, µs (written
+    /// as ns, `period_ns`).
+    #[serde(rename = "period_ns", with = "crate::units::wire::us_as_ns")]
+    #[schemars(with = "u64")]
     pub period_us: u64,
     /// Wall time the load ran, seconds.
     pub wall_s: f64,
     /// CPU seconds the load threads burned, all CPUs together.
     pub busy_cpu_s: f64,
     /// `busy_cpu_s` over `wall_s × cpus`, percent: the load delivered.
+    #[serde(rename = "achieved_pct", alias = "achieved_percent")]
     pub achieved_percent: f64,
 }

@@ -34,12 +34,30 @@ impl<T> From<T> for Recorded<T> {
     }
 }
 
+/// Written with the seed at `config.seed` for every command: a
+/// configuration whose target settings hold the seed (`target.seed`) gives
+/// it up to the top, where `flash` and `files` keep theirs.
 impl<T: Serialize> Serialize for Recorded<T> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
-            Recorded::Typed(t) => t.serialize(s),
+            Recorded::Typed(t) => {
+                let mut v = serde_json::to_value(t).map_err(serde::ser::Error::custom)?;
+                seed_to_top(&mut v);
+                v.serialize(s)
+            }
             Recorded::Stored(v) => v.serialize(s),
         }
+    }
+}
+
+/// Moves `target.seed` to `seed` in a configuration's JSON.
+fn seed_to_top(config: &mut serde_json::Value) {
+    let seed = config
+        .get_mut("target")
+        .and_then(serde_json::Value::as_object_mut)
+        .and_then(|t| t.remove("seed"));
+    if let (Some(seed), Some(top)) = (seed, config.as_object_mut()) {
+        top.insert("seed".into(), seed);
     }
 }
 
@@ -60,8 +78,26 @@ impl<T: schemars::JsonSchema> schemars::JsonSchema for Recorded<T> {
         T::schema_name()
     }
 
+    /// T's schema, with the seed at the top when T's target settings hold
+    /// it (their own schema leaves it out: see [`seed_to_top`]).
     fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        generator.subschema_for::<T>()
+        let mut schema = T::json_schema(generator);
+        let has_target_settings = schema
+            .get("properties")
+            .and_then(|p| p.get("target"))
+            .and_then(|t| t.get("$ref"))
+            .and_then(serde_json::Value::as_str)
+            .is_some_and(|r| r.ends_with("/TargetConfig"));
+        if has_target_settings {
+            let seed = crate::vocab::wide::schema(generator).to_value();
+            if let Some(props) = schema.get_mut("properties").and_then(|p| p.as_object_mut()) {
+                props.insert("seed".into(), seed);
+            }
+            if let Some(req) = schema.get_mut("required").and_then(|r| r.as_array_mut()) {
+                req.push("seed".into());
+            }
+        }
+        schema
     }
 }
 
@@ -142,7 +178,12 @@ pub struct StreamSettings {
     pub rw: StreamDirection,
     /// Bytes per request (the frame size with `--fps`).
     pub chunk: u64,
-    /// Planned data rate, bytes per second.
+    /// Planned data rate, bytes per second (written as MB/s,
+    /// `rate_mb_per_s`).
+    #[serde(
+        rename = "rate_mb_per_s",
+        serialize_with = "crate::units::wire::bytes_per_s_as_mb_per_s"
+    )]
     pub rate_bytes_per_s: f64,
     /// `--fps`: requests (frames) per second; null when `--rate` set the
     /// schedule.
@@ -220,6 +261,7 @@ pub struct SurfaceSettings {
     /// (0: none).
     pub access_reads: u32,
     /// A position below this percent of the median speed is slow.
+    #[serde(rename = "threshold_pct")]
     pub threshold_percent: f64,
 }
 

@@ -15,9 +15,13 @@ use serde::{Deserialize, Serialize};
 /// The fitted model t(n) = t0 + max(n, U)/B (U absent: t0 + n/B).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ModelFit {
-    /// Fixed cost per request, µs. Below zero only in a poor fit.
+    /// Fixed cost per request, µs (written as seconds, `t0_s`). Below zero
+    /// only in a poor fit.
+    #[serde(rename = "t0_s", with = "crate::units::wire::us_as_s")]
+    #[schemars(with = "f64")]
     pub t0_us: f64,
     /// Asymptotic bandwidth, MB/s (10^6 B/s).
+    #[serde(rename = "bandwidth_mb_per_s", alias = "bandwidth_mb_s")]
     pub bandwidth_mb_s: f64,
     /// Size reaching half the bandwidth in the model, bytes.
     pub n_half_bytes: f64,
@@ -35,11 +39,14 @@ pub struct ModelFit {
     /// when no such unit was found: the plain line.
     #[serde(default)]
     pub unit_bytes: Option<u64>,
-    /// Standard error of t0, µs (absent with only two points).
-    #[serde(default)]
+    /// Standard error of t0, µs, written as seconds (`t0_se_s`; absent
+    /// with only two points).
+    #[serde(default, rename = "t0_se_s", with = "crate::units::wire::opt_us_as_s")]
+    #[schemars(with = "Option<f64>")]
     pub t0_se_us: Option<f64>,
     /// Standard error of B, MB/s (absent with only two points).
     #[serde(default)]
+    #[serde(rename = "bandwidth_se_mb_per_s", alias = "bandwidth_se_mb_s")]
     pub bandwidth_se_mb_s: Option<f64>,
     /// Largest relative change of t0 when any one point of the line is
     /// left out (absent with only two points).
@@ -50,6 +57,7 @@ pub struct ModelFit {
     pub bandwidth_sensitivity: Option<f64>,
     /// The best MB/s measured among the direct points.
     #[serde(default)]
+    #[serde(rename = "best_measured_mb_per_s", alias = "best_measured_mb_s")]
     pub best_measured_mb_s: Option<f64>,
 }
 
@@ -117,6 +125,7 @@ pub struct Advice {
     /// Measured MB/s at `size`.
     pub mb_per_s: f64,
     /// The peak: the best measured MB/s among the direct points.
+    #[serde(rename = "peak_mb_per_s", alias = "peak_mb_s")]
     pub peak_mb_s: f64,
     /// `mb_per_s / peak_mb_s`.
     pub share_of_peak: f64,
@@ -139,8 +148,10 @@ pub struct AlignmentPenalty {
     /// The unaligned transfer size, bytes.
     pub size: u64,
     /// Median MB/s over the repetitions.
+    #[serde(rename = "measured_mb_per_s", alias = "measured_mb_s")]
     pub measured_mb_s: f64,
     /// MB/s interpolated between the aligned neighbours' medians.
+    #[serde(rename = "expected_mb_per_s", alias = "expected_mb_s")]
     pub expected_mb_s: f64,
     /// expected / measured (medians): 15 means fifteen times slower than
     /// expected. Only a finding when `verdict` says so.
@@ -219,6 +230,7 @@ pub struct CeilingVerdict {
     /// The link, in words (`USB 2.0 High Speed`).
     pub interface: String,
     /// What the link can carry at most, MB/s (10^6 bytes per second).
+    #[serde(rename = "limit_mb_per_s", alias = "limit_mb_s")]
     pub limit_mb_s: f64,
     /// The plateau sits at the link's ceiling: the link, not the medium,
     /// limits this curve.

@@ -54,8 +54,10 @@ pub struct SurfaceReport {
     /// One entry per position, in order of offset.
     pub samples: Vec<SurfaceSample>,
     /// Median read MB/s over the samples.
+    #[serde(rename = "median_read_mb_per_s", alias = "median_read_mb_s")]
     pub median_read_mb_s: f64,
     /// A sample below this share (percent) of the median is slow.
+    #[serde(rename = "threshold_pct", alias = "threshold_percent")]
     pub threshold_percent: f64,
     /// Runs of consecutive samples below `threshold_percent` of the median.
     pub slow_regions: Vec<SlowRegion>,
@@ -72,11 +74,13 @@ pub struct SurfaceSample {
     /// Offset as a share of the device, 0..100.
     pub percent: f64,
     /// Sequential read speed at the position, MB/s (10^6 bytes per second).
+    #[serde(rename = "read_mb_per_s", alias = "read_mb_s")]
     pub read_mb_s: f64,
     /// Median latency of small random reads near the position.
     pub access_ns: Option<u64>,
     /// Sequential write speed at the position, MB/s; null when the scan only
     /// read.
+    #[serde(rename = "write_mb_per_s", alias = "write_mb_s")]
     pub write_mb_s: Option<f64>,
     /// The I/O error at this position; null when there was none.
     pub error: Option<String>,
@@ -90,12 +94,15 @@ pub struct SlowRegion {
     /// End of the last slow sample.
     pub end: u64,
     /// `start` as a share of the device, percent.
+    #[serde(rename = "start_pct", alias = "start_percent")]
     pub start_percent: f64,
     /// `end` as a share of the device, percent.
+    #[serde(rename = "end_pct", alias = "end_percent")]
     pub end_percent: f64,
     /// Slow samples in the region.
     pub samples: usize,
     /// Slowest read speed in the region, MB/s.
+    #[serde(rename = "min_mb_per_s", alias = "min_mb_s")]
     pub min_mb_s: f64,
 }
 
@@ -118,8 +125,10 @@ pub struct ParallelTest {
     /// Each target's speed alone and together.
     pub devices: Vec<ParallelDevice>,
     /// Sum of the devices' MB/s while all ran together.
+    #[serde(rename = "aggregate_mb_per_s", alias = "aggregate_mb_s")]
     pub aggregate_mb_s: f64,
     /// Sum of the devices' MB/s, each measured alone.
+    #[serde(rename = "sum_alone_mb_per_s", alias = "sum_alone_mb_s")]
     pub sum_alone_mb_s: f64,
     /// Aggregate over the sum alone (1.0: no shared limit).
     pub efficiency: Option<f64>,
@@ -131,8 +140,10 @@ pub struct ParallelDevice {
     /// The target, as given.
     pub target: String,
     /// Its MB/s measured alone; null when not measured.
+    #[serde(rename = "alone_mb_per_s", alias = "alone_mb_s")]
     pub alone_mb_s: Option<f64>,
     /// Its MB/s while every target ran at once; null when not measured.
+    #[serde(rename = "together_mb_per_s", alias = "together_mb_s")]
     pub together_mb_s: Option<f64>,
     /// Indexes of its tests in `RunResult::tests`: alone, together.
     pub tests: (usize, usize),
@@ -159,10 +170,16 @@ pub struct CopyReport {
     /// Time of the final fsync (part of `elapsed_ns`).
     pub sync_ns: u64,
     /// The source's read speed alone, MB/s; null with `--no-alone`.
+    #[serde(rename = "source_read_mb_per_s", alias = "source_read_mb_s")]
     pub source_read_mb_s: Option<f64>,
     /// The destination's write speed alone, MB/s; null with `--no-alone`.
+    #[serde(
+        rename = "destination_write_mb_per_s",
+        alias = "destination_write_mb_s"
+    )]
     pub destination_write_mb_s: Option<f64>,
     /// What a copy that reads then writes each block would reach.
+    #[serde(rename = "serial_estimate_mb_per_s", alias = "serial_estimate_mb_s")]
     pub serial_estimate_mb_s: Option<f64>,
     /// The slower side alone.
     pub bottleneck: Option<Bottleneck>,
@@ -204,8 +221,10 @@ pub struct EndureCycle {
     /// 1-based.
     pub cycle: u32,
     /// Write speed over the span, MB/s (10^6 bytes per second).
+    #[serde(rename = "write_mb_per_s", alias = "write_mb_s")]
     pub write_mb_s: f64,
     /// Timed read speed over the span, MB/s; null when the read did not run.
+    #[serde(rename = "read_mb_per_s", alias = "read_mb_s")]
     pub read_mb_s: Option<f64>,
     /// Latency of the writes; null when none completed.
     pub write_latency: Option<LatencySummary>,

@@ -33,6 +33,7 @@ mod payload;
 pub mod schema;
 pub mod stored;
 pub mod target;
+mod upgrade;
 pub mod verify;
 
 pub use caveat::{Caveat, CaveatKind};
@@ -52,8 +53,12 @@ use verify::VerifyTally;
 /// number above 2^53 is rounded by most readers, so a run could not be
 /// repeated from its own JSON), and the JSON Schema of the document is
 /// shipped (schema/, see [`schema`]); documents of version 3 and before,
-/// whose seeds are numbers, still read.
-pub const SCHEMA_VERSION: u32 = 4;
+/// whose seeds are numbers, still read. 5: one naming rule for every key
+/// (README, "JSON naming"): snake_case, one suffix per unit (`_bytes`,
+/// `_ns`, `_s`, `_mb_per_s`, `_iops`, `_pct`, `_ratio`), the seed at
+/// `config.seed` for every command; documents of version 4 and before are
+/// brought to these keys and units when read ([`upgrade`]).
+pub const SCHEMA_VERSION: u32 = 5;
 
 /// Everything one invocation of a measuring command found.
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
@@ -108,7 +113,9 @@ impl RunResult {
     /// an older document reads as the matching payload and is then a
     /// current result (its figures unchanged).
     pub fn from_json(text: &str) -> serde_json::Result<RunResult> {
-        let mut r: RunResult = serde_json::from_str(text)?;
+        let mut doc: serde_json::Value = serde_json::from_str(text)?;
+        upgrade::to_current(&mut doc);
+        let mut r: RunResult = serde_json::from_value(doc)?;
         r.schema_version = r.schema_version.max(SCHEMA_VERSION);
         Ok(r)
     }
@@ -182,6 +189,7 @@ pub struct WorkloadInfo {
     /// Length of the region tested, bytes.
     pub span: u64,
     /// Share of reads in a mixed workload, percent; null otherwise.
+    #[serde(rename = "mix_read_pct", alias = "mix_read_percent")]
     pub mix_read_percent: Option<u8>,
     /// Seed of offsets, data and verify stamps (pass it again with --seed
     /// to repeat the run). A string of
@@ -203,7 +211,10 @@ pub struct Measurement {
     pub elapsed_ns: u64,
     /// 10^6 bytes per second.
     pub mb_per_s: f64,
-    /// 2^20 bytes per second.
+    /// 2^20 bytes per second; not written (MB/s is the one rate unit of
+    /// the JSON), zero when read back.
+    #[serde(skip_serializing, default)]
+    #[schemars(skip)]
     pub mib_per_s: f64,
     /// I/Os completed per second.
     pub iops: f64,
@@ -270,6 +281,7 @@ pub struct CpuUsage {
     /// CPU time in the kernel, seconds.
     pub system_s: f64,
     /// CPU seconds per 10^9 bytes moved.
+    #[serde(rename = "cpu_per_gb_s", alias = "cpu_s_per_gb")]
     pub cpu_s_per_gb: f64,
 }
 
@@ -291,7 +303,10 @@ pub struct DeviceIo {
     pub read_bytes: u64,
     /// Bytes the device wrote.
     pub write_bytes: u64,
-    /// Time the device had requests in flight, ms.
+    /// Time the device had requests in flight, ms (written as ns,
+    /// `busy_ns`).
+    #[serde(rename = "busy_ns", with = "crate::units::wire::ms_as_ns")]
+    #[schemars(with = "u64")]
     pub busy_ms: u64,
     /// Mean size of a read request at the device, bytes; null without reads.
     pub avg_read_request_bytes: Option<f64>,

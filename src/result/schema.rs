@@ -54,7 +54,7 @@ pub const SHIPPED: [Shipped; 6] = [
 pub fn result() -> Schema {
     titled::<super::RunResult>(
         "iocurve result",
-        "What one run of a measuring command found, as `--json` prints it and `export --json` gives back. Sizes are bytes, times nanoseconds (`_ns`) or seconds (`_s`), rates MB/s = 10^6 bytes per second (`mb_per_s`) or MiB/s = 2^20 bytes per second (`mib_per_s`). `schema_version` changes when a field changes meaning or type; added optional fields do not change it.",
+        "What one run of a measuring command found, as `--json` prints it and `export --json` gives back. Keys are snake_case and a figure's unit is its suffix: sizes `_bytes`, integer times nanoseconds (`_ns`), float times seconds (`_s`), rates MB/s = 10^6 bytes per second (`_mb_per_s`), `_iops`, percent (`_pct`), plain ratios (`_ratio`). The run's seed is `config.seed`. `schema_version` changes when a field changes meaning or type; added optional fields do not change it. Documents of schema_version 4 and before used other keys (`t0_us`, `read_mb_s`, `threshold_percent`, ...); iocurve reads them and writes them anew under this schema.",
     )
 }
 

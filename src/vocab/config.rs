@@ -52,8 +52,10 @@ pub struct TargetConfig {
     /// Seed of offsets, data and verify stamps (`--seed`; from the clock
     /// when not given). A string of
     /// decimal digits: JSON readers round integers above 2^53.
+    /// Written at `config.seed` by the result (`result::config`), so left
+    /// out of this struct's schema.
     #[serde(with = "crate::vocab::wide")]
-    #[schemars(schema_with = "crate::vocab::wide::schema")]
+    #[schemars(skip)]
     pub seed: u64,
     /// True when `--seed` was given (a verify read can then trust it).
     pub seed_given: bool,
@@ -77,6 +79,7 @@ pub struct RunConfig {
     /// `randrw`.
     pub rw: Rw,
     /// Read share of a mixed (`rw`, `randrw`) workload, percent.
+    #[serde(rename = "mix_read_pct")]
     pub mix_read_percent: u8,
     /// `--bs` as given; `max` becomes a size only once the device is open
     /// ([`RunConfig::resolve_blocks`]). Recorded as `bs_max`.

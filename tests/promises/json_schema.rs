@@ -39,7 +39,7 @@ impl Doc {
 const NO_SCHEMA: [(&str, &str); 0] = [];
 
 /// The commands that offer `flag`.
-fn offering(flag: &str) -> Vec<String> {
+pub(crate) fn offering(flag: &str) -> Vec<String> {
     crate::output_flags::leaves()
         .into_iter()
         .filter(|(_, cmd)| cmd.get_arguments().any(|a| a.get_long() == Some(flag)))
@@ -49,7 +49,7 @@ fn offering(flag: &str) -> Vec<String> {
 
 /// A short run of command `name` on a simulated card or in `dir`, its
 /// results kept in `dir/r.db`, and the schema its `--json` follows.
-fn case(name: &str, dir: &Path) -> (Vec<String>, Doc) {
+pub(crate) fn case(name: &str, dir: &Path) -> (Vec<String>, Doc) {
     let d = dir.to_str().unwrap();
     let words: &[&str] = match name {
         "run" => &["run", CARD, "--bs", "64k", "--time", "100ms", "--ramp", "0"],
@@ -153,7 +153,7 @@ fn refuses_a_broken_copy(v: &jsonschema::Validator, doc: &Value, name: &str) {
 }
 
 /// Runs `args` plus `extra` in `dir`: exit code, stdout, stderr.
-fn run_in(dir: &Path, args: &[String], extra: &[&str]) -> (i32, String, String) {
+pub(crate) fn run_in(dir: &Path, args: &[String], extra: &[&str]) -> (i32, String, String) {
     let out = iocurve()
         .current_dir(dir)
         .args(args)
@@ -222,7 +222,7 @@ fn every_json_document_follows_its_shipped_schema() {
         let v = &validators.iter().find(|(d, _)| *d == doc).unwrap().1;
         assert_valid(v, &value, &format!("{name} --json"));
         if doc == Doc::Result {
-            assert_eq!(value["schema_version"], 4, "{name}");
+            assert_eq!(value["schema_version"], 5, "{name}");
             refuses_a_broken_copy(v, &value, &name);
             let mut found = Vec::new();
             seeds(&value, &mut found);

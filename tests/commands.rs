@@ -30,6 +30,8 @@ mod results_db;
 mod run_directory;
 #[path = "commands/sim_commands.rs"]
 mod sim_commands;
+#[path = "commands/stored_figures.rs"]
+mod stored_figures;
 #[path = "commands/stored_runs.rs"]
 mod stored_runs;
 #[path = "commands/sustain.rs"]

@@ -132,6 +132,7 @@ fn size_list(sizes: &[u64], format: fn(u64) -> String) -> String {
 struct RunPlan {
     target: TargetPlan,
     rw: String,
+    #[serde(rename = "mix_read_pct")]
     mix_read_percent: u8,
     block_size: u64,
     #[serde(default)]
@@ -303,7 +304,7 @@ impl CurvePlan {
 struct StreamPlan {
     rw: String,
     chunk: u64,
-    rate_bytes_per_s: f64,
+    rate_mb_per_s: f64,
     #[serde(default)]
     fps: Option<f64>,
     #[serde(default)]
@@ -323,7 +324,7 @@ impl StreamPlan {
             .fps
             .map_or(String::new(), |f| format!(" ({} frames/s)", figure(f)));
         let chunk = format_size_exact(self.chunk);
-        let rate = figure(self.rate_bytes_per_s / 1e6);
+        let rate = figure(self.rate_mb_per_s);
         if self.find_max {
             return format!(
                 "the highest {} rate with no missed deadline, from {rate} MB/s, in {chunk} requests{frames}, {} per trial; {deadline}",
@@ -439,6 +440,7 @@ struct SurfacePlan {
     sample_bytes: u64,
     block_size: u64,
     access_reads: u32,
+    #[serde(rename = "threshold_pct")]
     threshold_percent: f64,
 }
 
@@ -536,7 +538,7 @@ mod tests {
     fn a_run_plan_names_size_pattern_queue_time_and_repetitions() {
         let plan: RunPlan = serde_json::from_value(serde_json::json!({
             "target": {"threads": 1},
-            "rw": "read", "mix_read_percent": 50, "block_size": 1048576, "size": null,
+            "rw": "read", "mix_read_pct": 50, "block_size": 1048576, "size": null,
             "queue_depth": 1, "time": 10.0, "ramp": 1.0, "repeat": 3,
             "default_limits": false, "method": "pread", "targets": ["x"], "parallel": false
         }))

@@ -18,13 +18,10 @@ pub enum Recorded<T> {
     Stored(serde_json::Value),
 }
 
-impl<T: Serialize> Recorded<T> {
+impl<T: Serialize + SeedPlace> Recorded<T> {
     /// The configuration as JSON, whichever way it is held.
     pub fn to_json(&self) -> serde_json::Value {
-        match self {
-            Recorded::Typed(t) => serde_json::to_value(t).unwrap_or(serde_json::Value::Null),
-            Recorded::Stored(v) => v.clone(),
-        }
+        serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
     }
 }
 
@@ -34,30 +31,39 @@ impl<T> From<T> for Recorded<T> {
     }
 }
 
-/// Written with the seed at `config.seed` for every command: a
-/// configuration whose target settings hold the seed (`target.seed`) gives
-/// it up to the top, where `flash` and `files` keep theirs.
-impl<T: Serialize> Serialize for Recorded<T> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Recorded::Typed(t) => {
-                let mut v = serde_json::to_value(t).map_err(serde::ser::Error::custom)?;
-                seed_to_top(&mut v);
-                v.serialize(s)
-            }
-            Recorded::Stored(v) => v.serialize(s),
-        }
+/// Where a configuration keeps the run's seed. The JSON has it at
+/// `config.seed` for every command: `flash` and `files` settings have their
+/// own `seed` field; the others keep it in their target settings
+/// ([`TargetConfig`], which does not write it), and it is written beside
+/// them.
+pub trait SeedPlace {
+    /// True when the seed is in the target settings and written beside them.
+    const IN_TARGET: bool;
+    /// The seed of the target settings, when [`SeedPlace::IN_TARGET`].
+    fn target_seed(&self) -> Option<u64> {
+        None
     }
 }
 
-/// Moves `target.seed` to `seed` in a configuration's JSON.
-fn seed_to_top(config: &mut serde_json::Value) {
-    let seed = config
-        .get_mut("target")
-        .and_then(serde_json::Value::as_object_mut)
-        .and_then(|t| t.remove("seed"));
-    if let (Some(seed), Some(top)) = (seed, config.as_object_mut()) {
-        top.insert("seed".into(), seed);
+/// A configuration and the seed of its target settings, written as one
+/// object in the configuration's own key order, the seed last.
+#[derive(Serialize)]
+struct WithSeed<'a, T> {
+    #[serde(flatten)]
+    config: &'a T,
+    #[serde(with = "crate::vocab::wide")]
+    seed: u64,
+}
+
+impl<T: Serialize + SeedPlace> Serialize for Recorded<T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Recorded::Typed(t) => match t.target_seed() {
+                Some(seed) => WithSeed { config: t, seed }.serialize(s),
+                None => t.serialize(s),
+            },
+            Recorded::Stored(v) => v.serialize(s),
+        }
     }
 }
 
@@ -69,7 +75,7 @@ impl<'de, T> Deserialize<'de> for Recorded<T> {
 
 /// The schema is the typed configuration's: what this release writes. A
 /// run stored by an older release keeps the keys it was stored with.
-impl<T: schemars::JsonSchema> schemars::JsonSchema for Recorded<T> {
+impl<T: schemars::JsonSchema + SeedPlace> schemars::JsonSchema for Recorded<T> {
     fn inline_schema() -> bool {
         true
     }
@@ -78,27 +84,57 @@ impl<T: schemars::JsonSchema> schemars::JsonSchema for Recorded<T> {
         T::schema_name()
     }
 
-    /// T's schema, with the seed at the top when T's target settings hold
-    /// it (their own schema leaves it out: see [`seed_to_top`]).
+    /// T's schema, with `seed` when T writes its target's seed beside it.
     fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        if !T::IN_TARGET {
+            return generator.subschema_for::<T>();
+        }
         let mut schema = T::json_schema(generator);
-        let has_target_settings = schema
-            .get("properties")
-            .and_then(|p| p.get("target"))
-            .and_then(|t| t.get("$ref"))
-            .and_then(serde_json::Value::as_str)
-            .is_some_and(|r| r.ends_with("/TargetConfig"));
-        if has_target_settings {
-            let seed = crate::vocab::wide::schema(generator).to_value();
-            if let Some(props) = schema.get_mut("properties").and_then(|p| p.as_object_mut()) {
-                props.insert("seed".into(), seed);
-            }
-            if let Some(req) = schema.get_mut("required").and_then(|r| r.as_array_mut()) {
-                req.push("seed".into());
-            }
+        let seed = crate::vocab::wide::schema(generator).to_value();
+        if let Some(props) = schema.get_mut("properties").and_then(|p| p.as_object_mut()) {
+            props.insert("seed".into(), seed);
+        }
+        if let Some(req) = schema.get_mut("required").and_then(|r| r.as_array_mut()) {
+            req.push("seed".into());
         }
         schema
     }
+}
+
+/// Settings whose target holds the seed.
+macro_rules! seed_in_target {
+    ($($t:ty => |$c:ident| $target:expr),* $(,)?) => {$(
+        impl SeedPlace for $t {
+            const IN_TARGET: bool = true;
+            fn target_seed(&self) -> Option<u64> {
+                let $c = self;
+                Some($target.seed)
+            }
+        }
+    )*};
+}
+
+seed_in_target! {
+    crate::vocab::config::RunConfig => |c| c.target,
+    crate::vocab::config::CurveConfig => |c| c.target,
+    ProfileSettings => |c| c.options.target,
+    StreamSettings => |c| c.target,
+    SustainSettings => |c| c.target,
+    SurfaceSettings => |c| c.target,
+    CopySettings => |c| c.target,
+    EndureSettings => |c| c.target,
+}
+
+impl SeedPlace for FilesLoadSettings {
+    const IN_TARGET: bool = false;
+}
+
+impl SeedPlace for FilesSaveSettings {
+    const IN_TARGET: bool = false;
+}
+
+impl SeedPlace for FlashSettings {
+    const IN_TARGET: bool = false;
 }
 
 /// `iocurve profile`: its options, and the time and area each row got.

@@ -245,12 +245,19 @@ mod tests {
 
     #[test]
     fn old_fits_and_qualities_load() {
-        let old: ModelFit = serde_json::from_str(
-            r#"{"t0_us":200.0,"bandwidth_mb_s":20.0,"n_half_bytes":4000.0,"n90_bytes":36000.0,"r_squared":0.99,"max_relative_error":0.01,"points_used":16}"#,
-        )
-        .unwrap();
+        // Schema 4's keys and units (t0 in µs), brought to the current ones
+        // as every stored document is.
+        let mut doc = serde_json::json!({"t0_us":200.0,"bandwidth_mb_s":20.0,"n_half_bytes":4000.0,"n90_bytes":36000.0,"r_squared":0.99,"max_relative_error":0.01,"points_used":16});
+        super::super::upgrade::to_current(&mut doc);
+        let old: ModelFit = serde_json::from_value(doc).unwrap();
         assert_eq!(old.unit_bytes, None);
         assert!((old.mb_per_s_at(4000.0) - 10.0).abs() < 1e-9);
+        let now = serde_json::to_value(old).unwrap();
+        assert!(
+            (now["t0_s"].as_f64().unwrap() - 0.0002).abs() < 1e-15,
+            "{now}"
+        );
+        assert_eq!(now["bandwidth_mb_per_s"], 20.0);
         let q = serde_json::to_value(FitQuality::poor("why")).unwrap();
         assert_eq!(q, serde_json::json!({"verdict": "poor", "reason": "why"}));
         assert_eq!(

@@ -52,10 +52,9 @@ pub struct TargetConfig {
     /// Seed of offsets, data and verify stamps (`--seed`; from the clock
     /// when not given). A string of
     /// decimal digits: JSON readers round integers above 2^53.
-    /// Written at `config.seed` by the result (`result::config`), so left
-    /// out of this struct's schema.
-    #[serde(with = "crate::vocab::wide")]
-    #[schemars(skip)]
+    /// Recorded at `config.seed`, beside the command's other settings (see
+    /// `result::config::SeedPlace`), not under `target`.
+    #[serde(skip)]
     pub seed: u64,
     /// True when `--seed` was given (a verify read can then trust it).
     pub seed_given: bool,

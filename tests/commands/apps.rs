@@ -46,7 +46,7 @@ fn files_load_reads_every_file_from_the_device_after_proved_eviction() {
         assert!(device >= 20 * size, "device read {device} < {}", 20 * size);
         assert!(p["frames_per_file"].as_f64().unwrap() > 0.0);
     }
-    assert!(report["model"]["t0_us"].as_f64().is_some(), "{report}");
+    assert!(report["model"]["t0_s"].as_f64().is_some(), "{report}");
     let left: Vec<_> = std::fs::read_dir(&mnt)
         .unwrap()
         .filter_map(|e| e.ok())
@@ -279,7 +279,7 @@ fn sustain_finds_where_the_write_cache_fills() {
     let (last, live) = rest.split_last().expect("output");
     assert!(live.len() >= 5, "one object per interval while writing");
     assert!(live.iter().all(|l| l["type"] == "interval"));
-    assert_eq!(last["schema_version"], 4);
+    assert_eq!(last["schema_version"], 5);
     let s = &last["sustain"];
     assert_eq!(s["bytes"], 28 * MIB);
     assert_eq!(s["ended_by"], "end of target");
@@ -313,10 +313,10 @@ fn run_records_the_cpu_load_it_ran_under() {
             .timeout(Duration::from_secs(120)),
     );
     let load = &doc["cpu_load"];
-    assert_eq!(load["percent"], 50);
+    assert_eq!(load["asked_pct"], 50);
     assert!(!load["cpus"].as_array().unwrap().is_empty());
     // Delivered load with a wide margin: other work may take CPUs from it.
-    assert!(load["achieved_percent"].as_f64().unwrap() > 10.0, "{load}");
+    assert!(load["achieved_pct"].as_f64().unwrap() > 10.0, "{load}");
     assert_eq!(load["unpinned"], 0);
 }
 

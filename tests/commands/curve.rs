@@ -45,7 +45,10 @@ fn a_curve_runs_end_to_end_on_a_loop_device() {
             assert_eq!(test["workload"]["block_size"], p["size"]);
         }
         let model = &s["model"];
-        assert!(model["bandwidth_mb_s"].as_f64().unwrap() > 0.0, "{model}");
+        assert!(
+            model["bandwidth_mb_per_s"].as_f64().unwrap() > 0.0,
+            "{model}"
+        );
         // A loop device over a file is as noisy as the machine: the fit is
         // judged, and the advice is either a measured size or its absence
         // with the reason.
@@ -351,8 +354,8 @@ fn a_card_with_64_kib_pages_is_fitted_from_its_page_up_and_advised_64_kib() {
     let s = &doc["curve"]["series"][0];
     let m = &s["model"];
     assert_eq!(m["unit_bytes"], 65536, "{m}");
-    let t0 = m["t0_us"].as_f64().unwrap();
-    let b = m["bandwidth_mb_s"].as_f64().unwrap();
+    let t0 = m["t0_s"].as_f64().unwrap() * 1e6;
+    let b = m["bandwidth_mb_per_s"].as_f64().unwrap();
     assert!((t0 - 50.0).abs() < 1.0, "t0 {t0}");
     assert!((b - 4.0).abs() < 0.04, "B {b}");
     assert_eq!(s["fit_quality"]["verdict"], "good", "{}", s["fit_quality"]);
@@ -463,8 +466,8 @@ fn simulated_cards_are_read_within_ten_percent_or_not_advised() {
             } else {
                 write
             };
-            let t0 = s["model"]["t0_us"].as_f64().unwrap();
-            let b = s["model"]["bandwidth_mb_s"].as_f64().unwrap();
+            let t0 = s["model"]["t0_s"].as_f64().unwrap() * 1e6;
+            let b = s["model"]["bandwidth_mb_per_s"].as_f64().unwrap();
             assert!(
                 (t0 / cmd_us - 1.0).abs() <= 0.1,
                 "{spec} {pattern}: t0 {t0} for {cmd_us}"
@@ -570,8 +573,8 @@ fn writes_that_cost_whole_pages_on_a_loop_device_are_fitted_from_the_page_up() {
     let s = &doc["curve"]["series"][0];
     let m = &s["model"];
     assert_eq!(m["unit_bytes"], 16384, "{s}");
-    let t0 = m["t0_us"].as_f64().unwrap();
-    let b = m["bandwidth_mb_s"].as_f64().unwrap();
+    let t0 = m["t0_s"].as_f64().unwrap() * 1e6;
+    let b = m["bandwidth_mb_per_s"].as_f64().unwrap();
     assert!(
         (2000.0..4000.0).contains(&t0),
         "t0 {t0} µs for 2 ms per request: {s}"

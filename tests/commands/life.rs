@@ -62,7 +62,7 @@ fn surface_covers_the_device_evenly_and_finds_a_planted_slow_region() {
         .unwrap();
     let doc = ok_json(&out);
     let s = &doc["surface"];
-    assert_eq!(s["threshold_percent"], SURFACE_THRESHOLD_PERCENT);
+    assert_eq!(s["threshold_pct"], SURFACE_THRESHOLD_PERCENT);
     let samples = s["samples"].as_array().unwrap();
     let offsets: Vec<u64> = samples
         .iter()
@@ -76,7 +76,7 @@ fn surface_covers_the_device_evenly_and_finds_a_planted_slow_region() {
     assert!(hi - lo <= 4096, "uneven steps {steps:?}");
     // Every sample wholly inside the planted range waited for each of its
     // requests, and is below the line; a slow region overlaps the range.
-    let median = s["median_read_mb_s"].as_f64().unwrap();
+    let median = s["median_read_mb_per_s"].as_f64().unwrap();
     let limit = median * SURFACE_THRESHOLD_PERCENT / 100.0;
     let per_request_ms = SURFACE_DELAY_MS + SURFACE_PLANTED_MS;
     let ceiling = sample as f64 / (f64::from(requests * per_request_ms) / 1e3) / 1e6;
@@ -85,7 +85,7 @@ fn surface_covers_the_device_evenly_and_finds_a_planted_slow_region() {
         let o = p["offset"].as_u64().unwrap();
         if o >= slow_start && o + sample <= slow_start + slow_len {
             inside += 1;
-            let mb = p["read_mb_s"].as_f64().unwrap();
+            let mb = p["read_mb_per_s"].as_f64().unwrap();
             fastest_planted = fastest_planted.max(mb);
             assert!(
                 mb <= ceiling,
@@ -108,7 +108,7 @@ fn surface_covers_the_device_evenly_and_finds_a_planted_slow_region() {
     let slowest_elsewhere = samples
         .iter()
         .filter(|p| elsewhere(p["offset"].as_u64().unwrap()))
-        .map(|p| p["read_mb_s"].as_f64().unwrap())
+        .map(|p| p["read_mb_per_s"].as_f64().unwrap())
         .fold(f64::INFINITY, f64::min);
     eprintln!(
         "median {median:.1} MB/s, slow below {limit:.2}, planted at most {ceiling:.2} \
@@ -117,9 +117,9 @@ fn surface_covers_the_device_evenly_and_finds_a_planted_slow_region() {
     let slow_elsewhere: Vec<String> = samples
         .iter()
         .filter(|p| {
-            elsewhere(p["offset"].as_u64().unwrap()) && p["read_mb_s"].as_f64().unwrap() < limit
+            elsewhere(p["offset"].as_u64().unwrap()) && p["read_mb_per_s"].as_f64().unwrap() < limit
         })
-        .map(|p| format!("{} at {} MB/s", p["offset"], p["read_mb_s"]))
+        .map(|p| format!("{} at {} MB/s", p["offset"], p["read_mb_per_s"]))
         .collect();
     assert!(
         slow_elsewhere.len() <= 2,
@@ -158,8 +158,8 @@ fn parallel_run_on_two_loop_devices_reports_both_and_the_aggregate() {
     let mut together_sum = 0.0;
     for (d, dev) in devices.iter().zip([&a, &b]) {
         assert_eq!(d["target"], dev.path());
-        assert!(d["alone_mb_s"].as_f64().unwrap() > 0.0);
-        together_sum += d["together_mb_s"].as_f64().unwrap();
+        assert!(d["alone_mb_per_s"].as_f64().unwrap() > 0.0);
+        together_sum += d["together_mb_per_s"].as_f64().unwrap();
         for index in [
             d["tests"][0].as_u64().unwrap(),
             d["tests"][1].as_u64().unwrap(),
@@ -169,10 +169,10 @@ fn parallel_run_on_two_loop_devices_reports_both_and_the_aggregate() {
             assert_eq!(m["device_io"]["device"], dev.name());
         }
     }
-    let aggregate = test["aggregate_mb_s"].as_f64().unwrap();
+    let aggregate = test["aggregate_mb_per_s"].as_f64().unwrap();
     assert!((aggregate - together_sum).abs() < 1e-6);
     let efficiency = test["efficiency"].as_f64().unwrap();
-    let sum_alone = test["sum_alone_mb_s"].as_f64().unwrap();
+    let sum_alone = test["sum_alone_mb_per_s"].as_f64().unwrap();
     assert!((efficiency - aggregate / sum_alone).abs() < 1e-9);
 }
 
@@ -308,7 +308,7 @@ fn endure_keeps_its_completed_cycles_after_sigint() {
     assert!(complete.len() >= 2, "{cycles:?}");
     for c in &complete {
         assert_eq!(c["verify"]["ok"], 32, "every 256 KiB block checked: {c}");
-        assert!(c["write_mb_s"].as_f64().unwrap() > 0.0);
+        assert!(c["write_mb_per_s"].as_f64().unwrap() > 0.0);
         assert!(c["read_latency"]["p99_ns"].as_u64().unwrap() > 0);
     }
     let stored = iocurve()

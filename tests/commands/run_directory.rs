@@ -37,7 +37,7 @@ fn bytes_moved_equal_the_requested_size_and_scratch_is_removed() {
     assert_eq!(m["write"]["ops"], 128);
     assert_eq!(doc["target"]["kind"], "directory");
     assert_eq!(doc["target"]["mode"], "direct");
-    assert_eq!(doc["schema_version"], 4);
+    assert_eq!(doc["schema_version"], 5);
     assert!(m["latency"]["p50_ns"].as_u64().unwrap() > 0);
     assert!(
         scratch_files(dir.path()).is_empty(),

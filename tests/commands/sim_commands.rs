@@ -233,7 +233,7 @@ fn stream_find_max_on_a_simulated_card_brackets_its_read_speed() {
     // A 64 KiB read costs 200 µs + 64 KiB at 20 MB/s: at most 18.85 MB/s.
     let s = stream_json("sim:size=1G,read=20MB/s,cmd=200us", &["--find-max"]);
     let limit = 65536.0 / (200e-6 + 65536.0 / 20e6) / 1e6;
-    let best = s["find_max"]["max_rate_mb_s"].as_f64().unwrap();
+    let best = s["find_max"]["max_rate_mb_per_s"].as_f64().unwrap();
     assert!(best <= limit && best > 0.95 * limit, "{best} vs {limit}");
     assert_eq!(s["outcome"]["misses"], 0, "5 MB/s is well within reach");
 }

@@ -73,7 +73,7 @@ fn every_run_of_the_previous_release_reads_as_its_command_in_the_current_schema(
     ];
     for (run, command, section) in expected {
         let doc: serde_json::Value = serde_json::from_str(&export(&db, run, "json")).unwrap();
-        assert_eq!(doc["schema_version"], 4, "run {run}");
+        assert_eq!(doc["schema_version"], 5, "run {run}");
         assert_eq!(doc["command"], command, "run {run}");
         if let Some(key) = section {
             assert!(
@@ -165,7 +165,7 @@ mod schema_2 {
         ];
         for (i, command) in commands.iter().enumerate() {
             let doc = export(&db, i as u32 + 1);
-            assert_eq!(doc["schema_version"], 4, "run {}", i + 1);
+            assert_eq!(doc["schema_version"], 5, "run {}", i + 1);
             assert_eq!(doc["command"], *command, "run {}", i + 1);
         }
         let first = export(&db, 1);

@@ -15,7 +15,7 @@ const CARD: &str = "sim:size=256M,write=20MB/s,read=40MB/s,cmd=100us";
 
 /// Which shipped schema a command's `--json` document follows.
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum Doc {
+pub(crate) enum Doc {
     Result,
     Compare,
     Probe,

@@ -126,7 +126,7 @@ fn volatile_placeholder(key: &str) -> Option<&'static str> {
         "kernel" => "[kernel]",
         "cpu_model" => "[cpu model]",
         "iocurve_version" => "[version]",
-        "user_s" | "system_s" | "cpu_s_per_gb" => "[cpu seconds]",
+        "user_s" | "system_s" | "cpu_per_gb_s" => "[cpu seconds]",
         _ => return None,
     })
 }
@@ -291,13 +291,13 @@ fn curve_finds_the_cards_command_cost_and_bandwidth() {
     let read = series.iter().find(|s| s["pattern"] == "read").unwrap();
     let model = &read["model"];
     assert_near(
-        model["bandwidth_mb_s"].as_f64().unwrap(),
+        model["bandwidth_mb_per_s"].as_f64().unwrap(),
         READ_B_S / 1e6,
         0.02,
         "read bandwidth",
     );
     assert_near(
-        model["t0_us"].as_f64().unwrap(),
+        model["t0_s"].as_f64().unwrap() * 1e6,
         CMD_S * 1e6,
         0.05,
         "cost per request",
@@ -337,8 +337,11 @@ fn surface_of_a_uniform_card_is_flat() {
     assert_eq!(samples.len(), 16);
     let read = law_mb_s(MIB, CMD_S, READ_B_S);
     for p in samples {
-        assert_near(p["read_mb_s"].as_f64().unwrap(), read, 0.01, "read");
-        assert!(p["write_mb_s"].as_f64().unwrap() <= WRITE_B_S / 1e6, "{p}");
+        assert_near(p["read_mb_per_s"].as_f64().unwrap(), read, 0.01, "read");
+        assert!(
+            p["write_mb_per_s"].as_f64().unwrap() <= WRITE_B_S / 1e6,
+            "{p}"
+        );
     }
     assert_eq!(s["outer_inner_ratio"], 1.0);
     assert_eq!(s["slow_regions"], serde_json::json!([]), "{s}");
@@ -378,9 +381,9 @@ fn endure_verifies_every_block_of_every_cycle() {
             assert_eq!(c["verify"][bad], 0, "{c}");
         }
         let write = law_mb_s(MIB, CMD_S, WRITE_B_S);
-        assert_near(c["write_mb_s"].as_f64().unwrap(), write, 0.01, "write");
+        assert_near(c["write_mb_per_s"].as_f64().unwrap(), write, 0.01, "write");
         let read = law_mb_s(MIB, CMD_S, READ_B_S);
-        assert_near(c["read_mb_s"].as_f64().unwrap(), read, 0.01, "read");
+        assert_near(c["read_mb_per_s"].as_f64().unwrap(), read, 0.01, "read");
     }
     assert!(out.contains("2 of 2 cycles over 32 MiB"), "{out}");
     pin("endure", &out, &doc);

@@ -71,6 +71,7 @@ fn outcome(r: &capacity::CapacityResult) -> Outcome {
         real_bytes: real,
         at_most_bytes: (found_by == FoundBy::Interval).then_some(real + r.precision),
         found_by,
+        rounds: r.rounds,
         confidence: r.confidence,
     }
 }

@@ -33,6 +33,8 @@ pub enum Outcome {
         at_most_bytes: Option<u64>,
         /// How the real size was found.
         found_by: FoundBy,
+        /// Rounds of probes the search took.
+        rounds: u32,
         confidence: Confidence,
     },
     /// `align`: the erase block and page found by boundary timing.

@@ -381,7 +381,7 @@ impl Output {
     /// nothing worse happened.
     pub fn finish_flash(&self, result: &RunResult, verbose: bool) -> Result<i32> {
         let code = self.finish_as(result, &FlashTable { verbose })?;
-        let failed = result.payload.flash().is_some_and(|f| f.failed);
+        let failed = result.payload.flash().is_some_and(|f| f.failed());
         Ok(if code == 0 && failed {
             EXIT_FLASH_FAIL
         } else {

@@ -37,11 +37,12 @@
 
 use super::Outcome;
 use super::flash::FlashCalibration;
+use iocurve::analysis::flash::class::Need;
 use iocurve::engine::population::{Mix, Population, spec_of};
 use iocurve::engine::sim::{SimDevice, SimParams};
 use iocurve::flash::SimIo;
 use iocurve::flash::class::{self, Check, ClassPlan};
-use iocurve::result::flash::{Need, Status};
+use iocurve::result::flash::Status;
 
 const SMALL: u64 = 4096;
 
@@ -196,9 +197,9 @@ fn judged(c: &Check, right: bool, truth: f64) -> Outcome {
     match right {
         true => Outcome::Right,
         false => Outcome::Wrong(format!(
-            "{} {}: {} at {:.2}, the law gives {truth:.2} (limit {})",
+            "{} {:?}: {} at {:.2}, the law gives {truth:.2} (limit {})",
             c.class,
-            c.need.what(),
+            c.need.kind(),
             c.status.name(),
             c.measured,
             c.limit

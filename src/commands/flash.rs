@@ -2,8 +2,8 @@
 //! usual rules: `--preserve` journals and restores, `--destructive` allows
 //! loss, a `sim:` card holds nothing), run one detector
 //! ([`crate::flash::session`]), turn its figures into a [`FlashReport`]
-//! ([`crate::report::flash_verdicts`]) inside the one [`RunResult`], print,
-//! save.
+//! ([`crate::flash::findings`]) inside the one [`RunResult`], complete
+//! before anything is worded, then print and save.
 //!
 //!
 //! `flash capacity --fix` then writes the partition table that makes a
@@ -17,11 +17,11 @@
 
 use crate::cli::FlashCommand;
 use crate::cli::flash::{target_config, test_of};
+use crate::flash::findings;
 use crate::flash::partition::{self, Mbr};
 use crate::flash::session::{self, Figures, FlashOptions, Measured};
 use crate::medium::OpenTarget;
 use crate::output::Output;
-use crate::report::flash_verdicts;
 use crate::result::Payload;
 use crate::result::config::FlashSettings;
 use crate::result::flash::FixOutcome;
@@ -46,13 +46,13 @@ pub fn flash(cmd: &FlashCommand, store: &Settings) -> Result<i32> {
     let planned = session::plan(test, &options, &mut target, &identity)?;
     let measured = session::measure(planned, &mut target)
         .map_err(|e| crate::medium::restore::restore_after_error(&mut target, e))?;
-    let mut flash = flash_verdicts::build(&measured, &args.target.display().to_string());
+    let mut flash = findings::build(&measured, &args.target.display().to_string());
     let mut fix_shown_only = false;
     if args.fix {
         let outcome = fix(&measured, &mut target, args.writes.destructive, cfg.seed)
             .map_err(|e| crate::medium::restore::restore_after_error(&mut target, e))?;
         fix_shown_only = outcome == FixOutcome::NotWritten;
-        flash.findings.push(flash_verdicts::fixed(outcome));
+        flash.findings.push(findings::fixed(outcome));
     }
     let config = FlashSettings {
         test,

@@ -121,7 +121,7 @@ impl CapacityPlan {
             zone_offset: PROTECTED,
             zone_bytes,
             flush_offset,
-            flush_bytes: flush_bytes.min(flush_cap(size)) / MIB * MIB,
+            flush_bytes: flush_bound(flush_bytes, size),
             flush_asked: flush_bytes,
             probes,
         }
@@ -158,6 +158,22 @@ impl CapacityPlan {
 /// shortened to this (and the result says so).
 pub fn flush_cap(size: u64) -> u64 {
     flush_needed(size) / MIB * MIB
+}
+
+/// The one rule that shortens a flush: whole MiB, and never beyond
+/// [`flush_cap`]. A `--flush` of a value it keeps is run as given.
+pub fn flush_bound(asked: u64, size: u64) -> u64 {
+    asked.min(flush_cap(size)) / MIB * MIB
+}
+
+/// The `--flush` to advise when the flush needs `needed` bytes and wrote
+/// `flushed`: the whole MiB at or above `needed`, under [`flush_bound`]'s
+/// rule, so that it runs as printed; `None` when that is no more than was
+/// flushed (the flush reached the most any cache of the card needs).
+pub fn flush_advice(needed: u64, flushed: u64, size: u64) -> Option<u64> {
+    let whole = needed.div_ceil(MIB).saturating_mul(MIB);
+    let advice = flush_bound(whole, size);
+    (advice > flushed).then_some(advice)
 }
 
 /// The runs of `from..to` outside the `BLOCK`-long `blocks` (ascending):

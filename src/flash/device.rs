@@ -9,6 +9,7 @@
 use super::class;
 use crate::medium::OpenTarget;
 use crate::probe::DeviceIdentity;
+use crate::result::flash::ClaimSource;
 
 /// The erase-block size the kernel reports (`preferred_erase_size`).
 pub fn kernel_au(identity: &DeviceIdentity) -> Option<u64> {
@@ -42,6 +43,15 @@ pub fn claimed_classes(claim: Option<&str>, identity: &DeviceIdentity) -> Vec<St
     match from_ssr.is_empty() {
         true => every_class(),
         false => from_ssr,
+    }
+}
+
+/// Where [`claimed_classes`] takes the classes from.
+pub fn claim_source(claim: Option<&str>, identity: &DeviceIdentity) -> ClaimSource {
+    match (claim, claimed_classes(None, identity) == every_class()) {
+        (Some(_), _) => ClaimSource::Given,
+        (None, true) => ClaimSource::None,
+        (None, false) => ClaimSource::Card,
     }
 }
 

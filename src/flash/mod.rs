@@ -25,6 +25,7 @@ pub mod capacity;
 pub(crate) mod claiming;
 pub mod class;
 pub mod device;
+pub mod findings;
 pub mod open_au;
 pub mod partition;
 pub mod session;

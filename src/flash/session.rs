@@ -6,18 +6,18 @@
 //! a test writes are known and checked against the device before anything
 //! is journalled or written), and the choice between the simulated card
 //! and the target's descriptor is made once, here. The figures go on to
-//! `crate::report` to become a verdict; nothing here judges or words them.
+//! `super::findings` to become the result; nothing here judges or words them.
 
 use super::{Confidence, FdIo, FlashIo, SimIo, align, cache, capacity, class, device, open_au};
 use crate::engine::sim::SimDevice;
 use crate::medium::OpenTarget;
 use crate::probe::DeviceIdentity;
+use crate::result::flash::{AuFrom, ClaimSource};
 use crate::units::format_size;
 use anyhow::Result;
 
 /// Fallback AU when neither the user, the kernel nor the timing gives one.
 pub const DEFAULT_AU: u64 = 4 << 20;
-const ASSUMED_AU_NOTE: &str = "no AU found by boundary timing: assumed 4 MiB (give --au)";
 
 use crate::vocab::options::FlashTest;
 
@@ -49,15 +49,18 @@ pub enum Figures {
     },
     Class {
         classes: Vec<String>,
+        /// Where the classes came from: `--claim`, the card, or none.
+        claim: ClaimSource,
         figures: class::ClassFigures,
         link_mb_s: Option<f64>,
     },
 }
 
-/// The AU a test used, and where it came from.
+/// The AU a test used, where it came from, and (found by timing) how sure.
 pub struct AuChoice {
     pub au: u64,
-    pub source: String,
+    pub from: AuFrom,
+    pub confidence: Option<Confidence>,
 }
 
 /// What one test measured.
@@ -124,7 +127,7 @@ fn detector(
         }
         FlashTest::OpenAu => {
             let plan = open_au::OpenAuPlan {
-                au_assumed: au.is_some_and(|a| a.source == ASSUMED_AU_NOTE),
+                au_assumed: au.is_some_and(|a| a.from == AuFrom::Assumed),
                 seed: opts.seed,
                 ..open_au::OpenAuPlan::fitting(au_bytes, size)
             };
@@ -155,10 +158,11 @@ fn detector(
         }
         FlashTest::Class => {
             let plan = class::ClassPlan {
-                au_assumed: au.is_some_and(|a| a.source == ASSUMED_AU_NOTE),
+                au_assumed: au.is_some_and(|a| a.from == AuFrom::Assumed),
                 ..class::ClassPlan::new(au_bytes, size)
             };
             let classes = device::claimed_classes(opts.claim.as_deref(), identity);
+            let claim = device::claim_source(opts.claim.as_deref(), identity);
             let link_mb_s = device::link_mb_s(target, identity);
             let seed = opts.seed;
             let regions = plan.regions();
@@ -166,6 +170,7 @@ fn detector(
                 let figures = class::measure(io, &plan, seed)?;
                 Ok(Figures::Class {
                     classes,
+                    claim,
                     figures,
                     link_mb_s,
                 })
@@ -330,23 +335,25 @@ fn refuse_beyond_end(name: &str, regions: &[(u64, u64)], size: u64, path: &str) 
 /// The AU: from `--au`, else the kernel's (when usable), else boundary
 /// timing when it is at least of medium confidence, else [`DEFAULT_AU`].
 fn choose_au(asked: Option<u64>, kernel: Option<u64>, io: &mut dyn FlashIo) -> Result<AuChoice> {
-    let chosen = |au: u64, source: String| Ok(AuChoice { au, source });
+    let chosen = |au: u64, from: AuFrom, confidence: Option<Confidence>| {
+        Ok(AuChoice {
+            au,
+            from,
+            confidence,
+        })
+    };
     if let Some(au) = asked {
-        return chosen(au, "from --au".into());
+        return chosen(au, AuFrom::Option, None);
     }
     if let Some(au) = kernel.filter(|a| super::usable_au(*a)) {
-        return chosen(au, "the kernel's preferred_erase_size".into());
+        return chosen(au, AuFrom::Kernel, None);
     }
     let r = align::detect(io, align::AlignPlan::default())?;
     match r.au {
-        Some(au) if r.au_confidence >= Confidence::Medium => chosen(
-            au,
-            format!(
-                "detected by boundary timing ({} confidence)",
-                r.au_confidence.name()
-            ),
-        ),
-        _ => chosen(DEFAULT_AU, ASSUMED_AU_NOTE.into()),
+        Some(au) if r.au_confidence >= Confidence::Medium => {
+            chosen(au, AuFrom::Timing, Some(r.au_confidence))
+        }
+        _ => chosen(DEFAULT_AU, AuFrom::Assumed, None),
     }
 }
 

@@ -132,6 +132,9 @@ impl Csv {
     /// asks for them on every run when one of its runs has them, so that
     /// every row has the same columns).
     pub fn rows(r: &RunResult, rank_columns: bool) -> String {
+        if let Some(flash) = super::flash_rows::csv(r, field) {
+            return flash;
+        }
         let rank_columns = rank_columns || r.mpi.is_some();
         let mut out = match r.payload.curve().is_some() {
             true => curve_rows(r, rank_columns),

@@ -2,7 +2,7 @@
 //! its confidence, the raw table with `--verbose`, then the notes. The
 //! words come from each finding's figures ([`words`]).
 
-use super::flash_verdicts::words;
+use super::flash_verdicts::{self, words};
 use crate::result::RunResult;
 use std::fmt::Write;
 
@@ -13,7 +13,7 @@ pub fn render(result: &RunResult, verbose: bool) -> String {
     };
     let mut out = String::new();
     let _ = writeln!(out, "iocurve flash {} · {}", f.test, result.target.path);
-    let _ = writeln!(out, "verdict     {}", f.verdict);
+    let _ = writeln!(out, "verdict     {}", flash_verdicts::headline(f));
     for x in &f.findings {
         let status = x
             .status
@@ -35,12 +35,7 @@ pub fn render(result: &RunResult, verbose: bool) -> String {
             words.name, words.value
         );
     }
-    let commands: Vec<String> = f
-        .findings
-        .iter()
-        .filter_map(|x| x.figure.as_ref())
-        .flat_map(words::repair_commands)
-        .collect();
+    let commands = words::repair_commands(&f.findings);
     if !commands.is_empty() {
         let _ = writeln!(out, "to use the card at its real size, one of:");
         for c in &commands {

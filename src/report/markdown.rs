@@ -157,6 +157,9 @@ impl Export for Markdown {
         if !identity.is_empty() {
             out.push_str(&format!("{}\n\n", escape(&identity)));
         }
+        if let Some(flash) = super::flash_rows::markdown(r, escape) {
+            return out + &flash;
+        }
         let mut table = Table::new(&[
             "Test",
             "Read MB/s",

@@ -9,6 +9,7 @@ mod csv;
 pub mod cycle_line;
 pub mod db;
 pub mod flash;
+pub mod flash_rows;
 pub mod flash_verdicts;
 pub mod history;
 pub mod html;

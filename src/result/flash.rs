@@ -1,51 +1,76 @@
-//! What a `flash` command found: the one-line verdict, its findings with
-//! their figures and confidence, the raw table as typed cells, and the
-//! detector's own figures.
+//! What a `flash` command found: its outcome (fake or genuine, the
+//! classes met, the geometry, the cache) with its figures and confidence,
+//! its findings as typed figures, and the raw table as typed cells.
 //!
-//! Why typed: a finding records what was measured (sizes, speeds, counts,
-//! times), so every format words it itself (`crate::report::flash`). The
-//! words written when the result was made stay beside the figures for JSON
-//! readers, and are all that results stored before schema 3 have.
+//! Why typed: the result records what was measured (sizes, speeds, counts,
+//! times) and what was decided, never a sentence, so every format words
+//! it itself (`crate::report::flash_verdicts`). Runs stored by earlier
+//! releases kept sentences: they load as [`Outcome::Legacy`] and
+//! [`Figure::Words`], shown as stored ([`outcome`] reads both forms).
+
+pub mod outcome;
 
 use serde::{Deserialize, Serialize};
 
 use crate::vocab::options::FlashTest;
+pub use outcome::{ClaimSource, ClassCheck, Family, FamilyMet, FoundBy, NoCount, Outcome, Reason};
 
-/// What a `flash` command found, as the result records it.
-#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+/// What a `flash` command found, as the result records it (read in any
+/// stored form: `outcome`).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct FlashReport {
     /// The flash test: `align`, `open-au`, `cache`, `capacity` or `class`.
     pub test: FlashTest,
-    /// The one-line answer.
-    pub verdict: String,
-    /// One entry per line of the verdict.
+    /// The answer, with its figures (`outcome` names the variant).
+    #[serde(flatten)]
+    pub outcome: Outcome,
+    /// The figures behind the answer, one per line of the report.
     pub findings: Vec<Finding>,
     /// The raw table (`--verbose`).
     pub table: FlashTable,
-    /// True when the verdict is a failure (fake card, failed class).
-    pub failed: bool,
-    /// The detector's own figures, for JSON readers.
-    pub details: serde_json::Value,
 }
 
-/// One line of a flash verdict: what was found, and how sure.
-#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+impl FlashReport {
+    /// True when the card failed: a fake, or a class claimed (by
+    /// `--claim` or by the card) that it does not meet.
+    pub fn failed(&self) -> bool {
+        self.outcome.failed()
+    }
+}
+
+/// One figure of a flash run: what was measured, how sure, and why not
+/// surer (read in any stored form: `outcome`).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Finding {
-    /// The finding's name and value in words, as written when the result
-    /// was made.
-    pub name: String,
-    /// The value in words, as written when the result was made.
-    pub value: String,
+    /// What was measured.
+    pub figure: Figure,
     /// How sure the finding is; null when the test does not judge it.
     pub confidence: Option<Confidence>,
     /// PASS, FAIL or LINK for class requirements.
     pub status: Option<Status>,
-    /// A remark on the finding (why the confidence is not high); null when
-    /// none.
-    pub note: Option<String>,
-    /// What was measured (absent in results stored before schema 3).
+    /// Why the confidence is not high; null when nothing lowers it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub figure: Option<Figure>,
+    pub reason: Option<Reason>,
+}
+
+impl Finding {
+    /// A finding of `figure` that judges nothing.
+    pub fn of(figure: Figure) -> Finding {
+        Finding {
+            figure,
+            confidence: None,
+            status: None,
+            reason: None,
+        }
+    }
+
+    /// A finding of `figure` with its confidence.
+    pub fn sure(figure: Figure, confidence: Confidence) -> Finding {
+        Finding {
+            confidence: Some(confidence),
+            ..Finding::of(figure)
+        }
+    }
 }
 
 /// The measured figures of one finding, one variant per kind of line.
@@ -59,7 +84,8 @@ pub enum Figure {
         /// The erase block (AU) found, bytes; null: no boundary seen.
         bytes: Option<u64>,
         /// The kernel's `preferred_erase_size`, bytes; null when it has none.
-        kernel: Option<u64>,
+        #[serde(alias = "kernel")]
+        kernel_bytes: Option<u64>,
     },
     /// `align`: the page found by boundary timing.
     Page {
@@ -74,7 +100,8 @@ pub enum Figure {
     /// `cache`: the speed of the first writes.
     Burst {
         /// Write speed before the cache filled, MB/s (10^6 bytes per second).
-        mb_s: f64,
+        #[serde(alias = "mb_s")]
+        mb_per_s: f64,
     },
     /// `cache`: the cache's size, net of what drained while it filled.
     Cache {
@@ -89,7 +116,8 @@ pub enum Figure {
     /// `cache`: the speed once the cache was full.
     Sustained {
         /// Write speed once the cache was full, MB/s.
-        mb_s: f64,
+        #[serde(alias = "mb_s")]
+        mb_per_s: f64,
     },
     /// `capacity`: what the card really holds (the claimed size if genuine).
     UsableCapacity {
@@ -98,8 +126,8 @@ pub enum Figure {
         bytes: u64,
         /// On a fake found to an interval rather than exactly: the most it
         /// may hold, bytes.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        at_most: Option<u64>,
+        #[serde(default, skip_serializing_if = "Option::is_none", alias = "at_most")]
+        at_most_bytes: Option<u64>,
     },
     /// `capacity`: aliased blocks were read (a block that reads back
     /// another address's data): the card wraps around.
@@ -108,14 +136,18 @@ pub enum Figure {
     /// lost, with the flush's write and the read-back's speed.
     OkLost {
         /// Bytes that hold data (H2testw's "OK").
-        ok: u64,
+        #[serde(alias = "ok")]
+        ok_bytes: u64,
         /// Bytes claimed beyond that, which lose what is written (H2testw's
         /// "lost").
-        lost: u64,
+        #[serde(alias = "lost")]
+        lost_bytes: u64,
         /// Speed of the flush's writes, MB/s; null when not measured.
-        write_mb_s: Option<f64>,
+        #[serde(alias = "write_mb_s")]
+        write_mb_per_s: Option<f64>,
         /// Speed of the read-back, MB/s; null when not measured.
-        read_mb_s: Option<f64>,
+        #[serde(alias = "read_mb_s")]
+        read_mb_per_s: Option<f64>,
     },
     /// `capacity`, on a fake card: the last 512-byte sector shown to hold
     /// data (f3fix's `--last-sec`).
@@ -138,30 +170,42 @@ pub enum Figure {
         /// What became of the partition table.
         outcome: FixOutcome,
     },
-    /// `capacity`: the write cache filled after `filled_after` bytes of
-    /// flush, which stopped at `flushed`, short of the `needed`.
+    /// `capacity`: the write cache filled after `filled_after_bytes` of
+    /// flush, which stopped at `flushed_bytes`, short of `needed_bytes`
+    /// (whole MiB, never more than the card's own bound, so that
+    /// `--flush` of it is not shortened).
     FlushTooShort {
         /// Bytes of flush written when the write cache filled.
-        filled_after: u64,
+        #[serde(alias = "filled_after")]
+        filled_after_bytes: u64,
         /// Bytes the flush wrote.
-        flushed: u64,
+        #[serde(alias = "flushed")]
+        flushed_bytes: u64,
         /// Bytes the flush needs to get past a cache that fills after
-        /// `filled_after`.
-        needed: u64,
+        /// `filled_after_bytes`.
+        #[serde(alias = "needed")]
+        needed_bytes: u64,
     },
     /// `capacity`: the `--flush` asked for was more than any write cache of
     /// the card could need (one as large as the card), so the flush was
     /// bounded by that.
     FlushShortened {
         /// Bytes of flush asked for.
-        asked: u64,
+        #[serde(alias = "asked")]
+        asked_bytes: u64,
         /// Bytes the flush was bounded to.
-        bound: u64,
+        #[serde(alias = "bound")]
+        bound_bytes: u64,
     },
     /// `capacity`: a genuine card whose flush filled no cache.
     NoCacheFilled {
         /// Bytes the flush wrote.
-        flushed: u64,
+        #[serde(alias = "flushed")]
+        flushed_bytes: u64,
+        /// True when the flush already wrote the most any cache of this
+        /// card could need: a larger `--flush` would change nothing.
+        #[serde(default)]
+        at_bound: bool,
     },
     /// `capacity`: what data beyond the real size does; `errors` when it
     /// fails with I/O errors rather than reading back as something else.
@@ -177,31 +221,39 @@ pub enum Figure {
         /// Whether the write cache was shown exhausted before Pw was taken.
         exhaustion: Exhaustion,
         /// Write speed before the speed fell, MB/s.
-        burst_mb_s: f64,
+        #[serde(alias = "burst_mb_s")]
+        burst_mb_per_s: f64,
         /// Bytes written when the speed first fell; null when it did not fall.
-        fell_after: Option<u64>,
+        #[serde(alias = "fell_after")]
+        fell_after_bytes: Option<u64>,
         /// Bytes written whole AU by whole AU.
-        written: u64,
+        #[serde(alias = "written")]
+        written_bytes: u64,
     },
-    /// `class`: Pw over whole free AUs of `ru`-byte RUs.
+    /// `class`: Pw over whole free AUs of `ru_bytes`-byte RUs.
     Pw {
         /// Pw: mean write speed over the steady AUs, MB/s.
-        mean_mb_s: f64,
+        #[serde(alias = "mean_mb_s")]
+        mean_mb_per_s: f64,
         /// Slowest of those AUs, MB/s.
-        min_mb_s: f64,
+        #[serde(alias = "min_mb_s")]
+        min_mb_per_s: f64,
         /// AUs Pw is averaged over (the last steady ones).
         aus: u64,
         /// Size of one recording unit (RU), bytes.
-        ru: u64,
+        #[serde(alias = "ru")]
+        ru_bytes: u64,
     },
     /// `class`: Pr over 256 random RUs, beside the Pw it must reach.
     Pr {
         /// Pr: read speed over 256 random RUs, MB/s.
-        mb_s: f64,
+        #[serde(alias = "mb_s")]
+        mb_per_s: f64,
         /// The Pw it must reach, MB/s.
-        pw_mean_mb_s: f64,
+        #[serde(alias = "pw_mean_mb_s")]
+        pw_mean_mb_per_s: f64,
     },
-    /// `class`: FAT write times.
+    /// `class`, as stored by earlier releases: FAT write times in ms.
     FatWrites {
         /// Worst mean of 8 consecutive FAT writes, ms.
         worst_mean8_ms: f64,
@@ -209,6 +261,17 @@ pub enum Figure {
         max_ms: f64,
         /// Median FAT write, ms.
         median_ms: f64,
+        /// FAT writes timed.
+        writes: u64,
+    },
+    /// `class`: FAT write times.
+    FatWriteTimes {
+        /// Worst mean of 8 consecutive FAT writes, ns.
+        worst_mean8_ns: u64,
+        /// Longest single FAT write, ns.
+        max_ns: u64,
+        /// Median FAT write, ns.
+        median_ns: u64,
         /// FAT writes timed.
         writes: u64,
     },
@@ -220,14 +283,17 @@ pub enum Figure {
         curve: Vec<PnuPoint>,
         /// The move speed the curve implies, MB/s; null when flat or not
         /// measured.
-        pm_mb_s: Option<f64>,
+        #[serde(alias = "pm_mb_s")]
+        pm_mb_per_s: Option<f64>,
     },
     /// `class`: one requirement of one class, checked.
     Requirement {
         /// The class, as its logo reads (`C10`, `U3`, `V30`, `A1`).
         class: String,
-        /// What the class asks for, and its unit.
-        need: Need,
+        /// What the class asks for (its unit: MB/s, ms or IOPS).
+        #[serde(deserialize_with = "outcome::need_either")]
+        #[schemars(with = "NeedKind")]
+        need: NeedKind,
         /// The measured value, in the unit of `need`.
         measured: f64,
         /// The class's limit, in the unit of `need`.
@@ -237,9 +303,87 @@ pub enum Figure {
     AuUsed {
         /// The AU, bytes.
         bytes: u64,
-        /// Where its size came from, in words.
-        source: String,
+        /// Where its size came from.
+        source: AuSource,
     },
+    /// A finding stored by an earlier release as words only.
+    Words {
+        /// The finding's name, as stored.
+        name: String,
+        /// Its value, as stored.
+        value: String,
+    },
+}
+
+/// Where the AU a test worked in came from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(untagged)]
+pub enum AuSource {
+    /// Chosen by iocurve.
+    Chosen(AuFrom),
+    /// The words stored by an earlier release.
+    Words(String),
+}
+
+/// How the AU was chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AuFrom {
+    /// `--au`.
+    Option,
+    /// The kernel's `preferred_erase_size`.
+    Kernel,
+    /// Boundary timing (its confidence is the finding's).
+    Timing,
+    /// None given or found: the default was assumed.
+    Assumed,
+}
+
+/// What a class requirement measures, with its unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum NeedKind {
+    /// Pw, MB/s.
+    #[serde(alias = "SeqWrite")]
+    SeqWrite,
+    /// Pr, MB/s.
+    #[serde(alias = "RuRead")]
+    RuRead,
+    /// T_FW, worst mean of 8 FAT writes, ms (at most).
+    #[serde(alias = "FatMean")]
+    FatMean,
+    /// T_FW, largest single FAT write, ms (at most).
+    #[serde(alias = "FatMax")]
+    FatMax,
+    /// Random 4 KiB reads, IOPS.
+    #[serde(alias = "RandomReadIops")]
+    RandomReadIops,
+    /// Random 4 KiB writes, IOPS.
+    #[serde(alias = "RandomWriteIops")]
+    RandomWriteIops,
+    /// Sustained sequential write, MB/s.
+    #[serde(alias = "Sustained")]
+    Sustained,
+}
+
+impl NeedKind {
+    /// Whether the measured value must be at least (true) or at most
+    /// (false) the limit.
+    pub fn at_least(self) -> bool {
+        !matches!(self, NeedKind::FatMean | NeedKind::FatMax)
+    }
+}
+
+/// What became of a bad probe of `capacity`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ProbeFate {
+    /// It read back another address's data.
+    Aliased,
+    /// Bits flipped.
+    Changed,
+    /// Zeros, stale or foreign data.
+    Lost,
 }
 
 /// What `flash capacity --fix` did with the partition table.
@@ -262,7 +406,8 @@ pub struct PnuPoint {
     /// Nu / Nt.
     pub used_share: f64,
     /// Write speed at that share, MB/s.
-    pub mb_s: f64,
+    #[serde(alias = "mb_s")]
+    pub mb_per_s: f64,
 }
 
 /// The raw table of a test: typed columns and cells, or the text of a
@@ -306,8 +451,10 @@ pub enum Column {
     /// Bytes written so far.
     Written,
     /// MB/s of that step.
+    #[serde(rename = "mb_per_s", alias = "mb_s")]
     MbS,
     /// MB/s of one AU (`class`).
+    #[serde(rename = "au_mb_per_s", alias = "au_mb_s")]
     AuMbS,
     /// How many AUs were written in turn (`open-au`).
     Aus,
@@ -328,6 +475,7 @@ pub enum Cell {
         /// A time, ns (negative for a difference).
         i64,
     ),
+    #[serde(rename = "mb_per_s", alias = "mb_s")]
     MbS(
         /// A speed, MB/s (10^6 bytes per second).
         f64,
@@ -341,7 +489,12 @@ pub enum Cell {
         /// The count measured again.
         u64,
     ),
-    /// A name from another closed set, as it prints.
+    /// What became of a bad probe (`capacity`).
+    Probe(
+        /// What became of it.
+        ProbeFate,
+    ),
+    /// A word stored by an earlier release, as it prints.
     Name(
         /// The name, as it prints.
         String,
@@ -387,90 +540,6 @@ impl Status {
             Status::Fail => "FAIL",
             Status::Link => "LINK",
         }
-    }
-}
-
-/// What a class asks for.
-/// Random 4 KiB reads, IOPS (at least).
-/// Random 4 KiB writes, IOPS (at least).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize, schemars::JsonSchema)]
-pub enum Need {
-    /// Pw, MB/s.
-    SeqWrite(
-        /// Least Pw, MB/s.
-        f64,
-    ),
-    /// Pr, MB/s (Pr ≥ Pw ≥ the class speed).
-    RuRead(
-        /// Least Pr, MB/s.
-        f64,
-    ),
-    /// T_FW, worst mean of 8 FAT writes, ms (at most).
-    FatMean(
-        /// Most T_FW mean of 8, ms.
-        f64,
-    ),
-    /// T_FW, largest single FAT write, ms (at most).
-    FatMax(
-        /// Most T_FW single write, ms.
-        f64,
-    ),
-    RandomReadIops(
-        /// Least random 4 KiB reads per second (IOPS).
-        f64,
-    ),
-    RandomWriteIops(
-        /// Least random 4 KiB writes per second (IOPS).
-        f64,
-    ),
-    /// Sustained sequential write, MB/s.
-    Sustained(
-        /// Least sustained write, MB/s.
-        f64,
-    ),
-}
-
-impl Need {
-    /// The limit, and whether the measured value must be at least (true)
-    /// or at most (false) it.
-    pub fn limit(self) -> (f64, bool) {
-        match self {
-            Need::SeqWrite(v)
-            | Need::RuRead(v)
-            | Need::RandomReadIops(v)
-            | Need::RandomWriteIops(v)
-            | Need::Sustained(v) => (v, true),
-            Need::FatMean(v) | Need::FatMax(v) => (v, false),
-        }
-    }
-
-    /// What is measured, with its unit.
-    pub fn what(self) -> &'static str {
-        match self {
-            Need::SeqWrite(_) => "Pw MB/s",
-            Need::RuRead(_) => "Pr MB/s",
-            Need::FatMean(_) => "T_FW mean of 8, ms",
-            Need::FatMax(_) => "T_FW max, ms",
-            Need::RandomReadIops(_) => "4 KiB read IOPS",
-            Need::RandomWriteIops(_) => "4 KiB write IOPS",
-            Need::Sustained(_) => "sustained write MB/s",
-        }
-    }
-
-    /// Whether the figure is a transfer rate, which a slow link can cap.
-    pub fn is_rate(self) -> bool {
-        matches!(
-            self,
-            Need::SeqWrite(_) | Need::RuRead(_) | Need::Sustained(_)
-        )
-    }
-
-    /// Whether a write cache can inflate the figure.
-    pub fn after_cache(self) -> bool {
-        matches!(
-            self,
-            Need::SeqWrite(_) | Need::Sustained(_) | Need::RandomWriteIops(_)
-        )
     }
 }
 

@@ -26,24 +26,26 @@ fn flash(args: &[&str]) -> (i32, serde_json::Value) {
 fn simulated_fake_card_is_named_with_its_real_size_and_exit_code_5() {
     let (code, doc) = flash(&["capacity", "sim:size=8G,real=1G"]);
     assert_eq!(code, 5);
-    assert_eq!(doc["flash"]["details"]["usable"], 1u64 << 30);
+    assert_eq!(doc["flash"]["outcome"], "fake");
+    assert_eq!(doc["flash"]["claimed_bytes"], 8u64 << 30);
+    assert_eq!(doc["flash"]["real_bytes"], 1u64 << 30);
     assert_eq!(doc["target"]["kind"], "simulated");
 }
 
 #[test]
 fn simulated_geometry_comes_back_through_the_command_line() {
     let (_, doc) = flash(&["align", "sim:size=2G,au=2M,page=32k"]);
-    assert_eq!(doc["flash"]["details"]["au"], 2 * MIB);
-    assert_eq!(doc["flash"]["details"]["page"], 32 * 1024);
+    assert_eq!(doc["flash"]["au_bytes"], 2 * MIB);
+    assert_eq!(doc["flash"]["page_bytes"], 32 * 1024);
     let (_, doc) = flash(&["open-au", "sim:size=1G,au=2M,open_au=5"]);
-    assert_eq!(doc["flash"]["details"]["open_aus"], 5);
+    assert_eq!(doc["flash"]["count"], 5);
 }
 
 #[test]
 fn a_12_mib_au_from_the_sd_specification_is_named() {
     let (_, doc) = flash(&["align", "sim:size=8G,au=12M,page=16k"]);
-    assert_eq!(doc["flash"]["details"]["au"], 12 * MIB);
-    assert_eq!(doc["flash"]["details"]["au_confidence"], "high");
+    assert_eq!(doc["flash"]["au_bytes"], 12 * MIB);
+    assert_eq!(doc["flash"]["au_confidence"], "high");
 }
 
 #[test]
@@ -55,10 +57,8 @@ fn fakes_that_drop_writes_or_fail_are_found_at_a_size_that_is_not_a_power_of_two
     ] {
         let (code, doc) = flash(&["capacity", spec, "--seed", "7"]);
         assert_eq!(code, 5, "{spec}");
-        let d = &doc["flash"]["details"];
-        let usable = d["usable"].as_u64().unwrap();
-        let precision = d["precision"].as_u64().unwrap();
-        assert!(usable <= real && real <= usable + precision, "{spec}: {d}");
+        let (lo, hi) = real_interval(&doc);
+        assert!(lo <= real && real <= hi, "{spec}: {doc}");
     }
 }
 
@@ -69,13 +69,14 @@ fn a_cached_slow_card_fails_v30_after_its_cache_is_exhausted() {
     let spec = "sim:size=8G,au=12M,write=8MB/s,burst=60MB/s,cache=512M";
     let (code, doc) = flash(&["class", spec, "--claim", "V30", "--au", "12M"]);
     assert_eq!(code, 5);
-    let d = &doc["flash"]["details"];
-    assert_eq!(d["figures"]["pw"]["exhaustion"], "exhausted", "{d}");
-    let pw = d["figures"]["pw"]["mean_mb_s"].as_f64().unwrap();
+    let cache = figure(&doc, "write_cache");
+    assert_eq!(cache["exhaustion"], "exhausted", "{cache}");
+    let pw = figure(&doc, "pw")["mean_mb_per_s"].as_f64().unwrap();
     assert!((pw - 8.0).abs() < 0.5, "{pw}");
-    assert_eq!(d["checks"][0]["need"]["SeqWrite"], 30.0);
-    assert_eq!(d["checks"][0]["status"], "FAIL");
-    assert_eq!(d["checks"][0]["confidence"], "high");
+    let c = class_check(&doc, "seq_write");
+    assert_eq!(c["figure"]["requirement"]["limit"], 30.0);
+    assert_eq!(c["status"], "FAIL");
+    assert_eq!(c["confidence"], "high");
 }
 
 #[test]
@@ -85,20 +86,23 @@ fn on_a_loop_device_every_command_runs_and_claims_no_geometry() {
         Err(why) => return skipped(&why),
     };
     let (_, doc) = flash(&["align", dev.path()]);
-    let d = &doc["flash"]["details"];
-    assert!(d["au"].is_null() || d["au_confidence"] == "low", "{d}");
+    let d = &doc["flash"];
+    assert!(
+        d["au_bytes"].is_null() || d["au_confidence"] == "low",
+        "{d}"
+    );
     let (_, doc) = flash(&["open-au", dev.path(), "--destructive", "--au", "4M"]);
-    let d = &doc["flash"]["details"];
+    let d = &doc["flash"];
     // Noise on a busy machine can suggest a count, but never with more
     // than low confidence (as for align above).
-    assert!(d["open_aus"].is_null() || d["confidence"] == "low", "{d}");
+    assert!(d["count"].is_null() || d["confidence"] == "low", "{d}");
     assert_eq!(d["confidence"], "low", "{d}");
     let (_, doc) = flash(&["cache", dev.path(), "--destructive"]);
-    assert_eq!(doc["flash"]["details"]["confidence"], "low");
+    assert_eq!(doc["flash"]["confidence"], "low");
     let before = dev.contents();
     let (code, doc) = flash(&["capacity", dev.path(), "--preserve", "--flush", "16M"]);
     assert_eq!(code, 0, "a loop device is genuine");
-    assert_eq!(doc["flash"]["details"]["genuine"], true);
+    assert_eq!(doc["flash"]["outcome"], "genuine");
     assert!(
         dev.contents() == before,
         "--preserve put every overwritten block back"
@@ -120,31 +124,50 @@ fn a_fake_behind_a_cache_larger_than_the_old_fixed_flush_is_found_without_flush(
     let spec = "sim:size=16G,real=3G,cache=300M,write=20MB/s,burst=80MB/s,fake=zeros";
     let (code, doc) = flash(&["capacity", spec, "--seed", "3"]);
     assert_eq!(code, 5, "{spec}");
-    let d = &doc["flash"]["details"];
-    let (usable, precision) = (
-        d["usable"].as_u64().unwrap(),
-        d["precision"].as_u64().unwrap(),
+    let (lo, hi) = real_interval(&doc);
+    assert!(lo <= 3 << 30 && 3 << 30 <= hi, "{doc}");
+    let said = doc["flash"]["findings"].to_string();
+    assert!(
+        !said.contains("flush_too_short"),
+        "the cache was beaten: {said}"
     );
-    assert!(usable <= 3 << 30 && 3 << 30 <= usable + precision, "{d}");
-    assert_eq!(d["cache_beaten"], true, "{d}");
     let (_, doc) = flash(&["capacity", spec, "--seed", "3", "--flush", "128M"]);
     // With the old bound the cache is never seen full: the verdict says
     // so, and is not sure.
     let findings = doc["flash"]["findings"].to_string();
-    assert!(findings.contains("larger --flush"), "{findings}");
+    assert_eq!(
+        figure(&doc, "no_cache_filled")["at_bound"],
+        false,
+        "a larger --flush can help: {findings}"
+    );
     assert_eq!(
         doc["flash"]["findings"][0]["confidence"], "low",
         "{findings}"
     );
 }
 
-/// The checks of one class requirement (`need`: "SeqWrite", "RuRead")
+/// The figure of one kind among a run's findings.
+fn figure<'a>(doc: &'a serde_json::Value, kind: &str) -> &'a serde_json::Value {
+    let findings = doc["flash"]["findings"].as_array().unwrap();
+    findings
+        .iter()
+        .find_map(|f| f["figure"].get(kind))
+        .unwrap_or_else(|| panic!("no {kind}: {doc}"))
+}
+
+/// A fake card's real size: at least, and at most.
+fn real_interval(doc: &serde_json::Value) -> (u64, u64) {
+    let lo = doc["flash"]["real_bytes"].as_u64().unwrap();
+    (lo, doc["flash"]["at_most_bytes"].as_u64().unwrap_or(lo))
+}
+
+/// The check of one class requirement (`need`: "seq_write", "ru_read")
 /// in a `flash class --json` document.
 fn class_check<'a>(doc: &'a serde_json::Value, need: &str) -> &'a serde_json::Value {
-    let checks = doc["flash"]["details"]["checks"].as_array().unwrap();
-    checks
+    let findings = doc["flash"]["findings"].as_array().unwrap();
+    findings
         .iter()
-        .find(|c| c["need"].get(need).is_some())
+        .find(|c| c["figure"]["requirement"]["need"] == need)
         .unwrap_or_else(|| panic!("no {need} check: {doc}"))
 }
 
@@ -156,10 +179,10 @@ fn class_verdicts_are_no_stronger_than_what_they_assumed_issue_25() {
     // one from the assumed AU names it.
     let card = "sim:size=2147483648,au=16384,page=2048,open_au=3,read=7994631B/s,write=5188415B/s,cmd=4938124ns";
     let (_, assumed) = flash(&["class", card, "--destructive", "--claim", "C4"]);
-    let pr = class_check(&assumed, "RuRead");
+    let pr = class_check(&assumed, "ru_read");
     assert_eq!(pr["confidence"], "low", "{pr}");
-    let note = pr["note"].as_str().unwrap_or_default();
-    assert!(note.contains("assumed AU of 4 MiB"), "{note}");
+    assert_eq!(pr["reason"]["reason"], "assumed_au", "{pr}");
+    assert_eq!(pr["reason"]["au_bytes"], 4 * MIB, "{pr}");
     let (_, given) = flash(&[
         "class",
         card,
@@ -170,7 +193,7 @@ fn class_verdicts_are_no_stronger_than_what_they_assumed_issue_25() {
         "16K",
     ]);
     let sure = |c: &serde_json::Value| c["confidence"] != "low";
-    let pr_given = class_check(&given, "RuRead");
+    let pr_given = class_check(&given, "ru_read");
     assert!(
         pr["status"] == pr_given["status"] || !sure(pr) || !sure(pr_given),
         "{pr} vs {pr_given}"
@@ -181,30 +204,26 @@ fn class_verdicts_are_no_stronger_than_what_they_assumed_issue_25() {
     let cached =
         "sim:size=256G,au=64M,open_au=4,cache=6G,write=20MB/s,burst=32MB/s,read=90MB/s,cmd=100us";
     let (_, doc) = flash(&["class", cached, "--destructive", "--claim", "V30"]);
-    let pw = class_check(&doc, "SeqWrite");
+    let pw = class_check(&doc, "seq_write");
     assert!(pw["status"] == "FAIL" || pw["confidence"] == "low", "{pw}");
-    let note = pw["note"].as_str().unwrap_or_default();
     assert!(
-        pw["status"] == "FAIL" || note.contains("is not ruled out"),
-        "{note}"
+        pw["status"] == "FAIL" || pw["reason"]["reason"] == "no_fall_open",
+        "{pw}"
     );
 
     // A card slower than U3 behind a 3 MB/s link: the link hides it, so
     // "cannot tell", never a confident LINK.
     let linked = "sim:size=8G,au=4M,open_au=4,read=10MB/s,write=8MB/s,link=3MB/s";
     let (_, doc) = flash(&["class", linked, "--destructive", "--claim", "U3"]);
-    let pr = class_check(&doc, "RuRead");
+    let pr = class_check(&doc, "ru_read");
     assert_ne!(
         (&pr["status"], &pr["confidence"]),
         (&"LINK".into(), &"high".into())
     );
     if pr["status"] == "LINK" {
         assert_eq!(pr["confidence"], "low", "{pr}");
-        let note = pr["note"].as_str().unwrap_or_default();
-        assert!(
-            note.starts_with("cannot tell: the link caps at 3.0 MB/s"),
-            "{note}"
-        );
+        assert_eq!(pr["reason"]["reason"], "link_caps", "{pr}");
+        assert_eq!(pr["reason"]["link_mb_per_s"], 3.0, "{pr}");
     }
 }
 /// Every `flash` subcommand, from the clap definition (a new one cannot
@@ -276,13 +295,9 @@ fn capacity_issue_cases_say_what_they_did() {
         "1G",
     ]);
     assert_eq!(code, 5, "{doc}");
-    let d = &doc["flash"]["details"];
-    let (lo, hi) = (
-        d["lower_bound"].as_u64().unwrap(),
-        d["upper_bound"].as_u64().unwrap(),
-    );
-    assert!(lo <= 16 << 20 && 16 << 20 <= hi, "{d}");
-    assert_eq!(d["flush_asked"], 1u64 << 30);
+    let (lo, hi) = real_interval(&doc);
+    assert!(lo <= 16 << 20 && 16 << 20 <= hi, "{doc}");
+    assert_eq!(figure(&doc, "flush_shortened")["asked_bytes"], 1u64 << 30);
     let said = doc["flash"]["findings"].to_string();
     assert!(said.contains("flush_shortened"), "{said}");
     // The fake's headline is its interval, never a point outside it.
@@ -294,12 +309,8 @@ fn capacity_issue_cases_say_what_they_did() {
         "8G",
     ]);
     assert_eq!(code, 5);
-    let d = &doc["flash"]["details"];
-    let (lo, hi) = (
-        d["lower_bound"].as_u64().unwrap(),
-        d["upper_bound"].as_u64().unwrap(),
-    );
-    assert!(lo <= 2 << 30 && 2 << 30 <= hi && hi - lo <= 8192, "{d}");
+    let (lo, hi) = real_interval(&doc);
+    assert!(lo <= 2 << 30 && 2 << 30 <= hi && hi - lo <= 8192, "{doc}");
     let (code, doc) = flash(&[
         "capacity",
         "sim:size=8192M,real=1024M,cache=2G",
@@ -308,6 +319,170 @@ fn capacity_issue_cases_say_what_they_did() {
         "4G",
     ]);
     assert_eq!(code, 5);
-    assert_eq!(doc["flash"]["details"]["usable"], 1u64 << 30);
-    assert_eq!(doc["flash"]["details"]["upper_bound"], 1u64 << 30);
+    assert_eq!(real_interval(&doc), (1u64 << 30, 1u64 << 30));
+}
+
+/// The text, CSV and Markdown of one flash command (not saved).
+fn outputs(args: &[&str]) -> (i32, String, String, String) {
+    let run = |format: Option<&str>| {
+        let out = iocurve()
+            .args(["--no-save", "flash"])
+            .args(args)
+            .args(format)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        (out.status.code().unwrap_or(-1), text)
+    };
+    let (code, text) = run(None);
+    let (_, csv) = run(Some("--csv"));
+    let (_, md) = run(Some("--markdown"));
+    (code, text, csv, md)
+}
+
+#[test]
+fn a_fake_card_and_its_real_size_are_in_the_csv_and_the_markdown() {
+    let (code, text, csv, md) = outputs(&["capacity", "sim:size=8G,real=2G", "--destructive"]);
+    assert_eq!(code, 5);
+    assert!(
+        text.contains("FAKE: claims 8 GiB, really holds 2 GiB"),
+        "{text}"
+    );
+    // Before: a header alone.
+    assert!(csv.lines().count() > 3, "{csv}");
+    assert!(
+        csv.contains(",capacity,fake,real,2147483648,bytes,"),
+        "{csv}"
+    );
+    assert!(
+        csv.contains(",capacity,fake,claimed,8589934592,bytes,"),
+        "{csv}"
+    );
+    assert!(
+        md.contains("| capacity | fake | real | 2147483648 | bytes |"),
+        "{md}"
+    );
+    assert!(md.contains("FAKE: claims 8 GiB"), "{md}");
+}
+
+#[test]
+fn class_without_a_claim_answers_what_the_card_meets_and_exits_0() {
+    let card = "sim:size=8G,write=12MB/s,cache=64M";
+    let (code, text, csv, md) = outputs(&["class", card, "--destructive"]);
+    assert_eq!(code, 0, "no claim: an answer, not a failure\n{text}");
+    let verdict = text.lines().nth(1).unwrap_or_default();
+    assert!(
+        verdict.starts_with("verdict     meets C10 U1 V10 A1; not U3: Pw 12.0 MB/s, needs 30"),
+        "{text}"
+    );
+    for out in [&csv, &md] {
+        assert!(out.contains("highest class met"), "{out}");
+        assert!(out.contains("U1") && out.contains("V10"), "{out}");
+    }
+    let (code, doc) = flash(&["class", card, "--destructive"]);
+    assert_eq!(code, 0);
+    let f = &doc["flash"];
+    assert_eq!(
+        (&f["outcome"], &f["claim"]),
+        (&"classes".into(), &"none".into())
+    );
+    let highest: Vec<&str> = f["families"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|x| x["highest"].as_str())
+        .collect();
+    assert_eq!(highest, ["C10", "U1", "V10", "A1"], "{f}");
+    assert_eq!(f["binding"]["class"], "U3");
+    assert_eq!(f["binding"]["need"], "seq_write");
+    assert_eq!(f["binding"]["limit"], 30.0);
+    // A claim the card does not meet fails; one it meets passes.
+    let (code, doc) = flash(&["class", card, "--destructive", "--claim", "U3"]);
+    assert_eq!(code, 5, "{doc}");
+    let (code, _) = flash(&["class", card, "--destructive", "--claim", "V10"]);
+    assert_eq!(code, 0);
+}
+
+/// The `--flush` value a capacity run advises, as printed.
+fn advised_flush(text: &str) -> Option<String> {
+    let at = text.find("(give --flush ")? + "(give --flush ".len();
+    let rest = &text[at..];
+    Some(rest[..rest.find(')')?].to_string())
+}
+
+#[test]
+fn the_flush_advice_runs_as_printed_and_is_not_shortened() {
+    // A 100 MiB cache filling after about 115 MiB of a 150 MiB flush.
+    let card = "sim:size=256M,cache=100M,write=10MB/s,burst=100MB/s";
+    let (_, text, _, _) = outputs(&["capacity", card, "--destructive", "--flush", "150M"]);
+    let advice = advised_flush(&text).unwrap_or_else(|| panic!("no advice: {text}"));
+    assert!(advice.ends_with('M') && !advice.contains('.'), "{advice}");
+    let (code, again, _, _) = outputs(&["capacity", card, "--destructive", "--flush", &advice]);
+    assert_eq!(code, 0, "{again}");
+    assert!(!again.contains("shortened"), "{again}");
+    assert!(advised_flush(&again).is_none(), "{again}");
+}
+
+#[test]
+fn a_genuine_loop_device_is_never_advised_a_flush_it_refuses_nor_a_fix() {
+    let dev = match LoopDevice::new(256 * MIB) {
+        Ok(d) => d,
+        Err(why) => return skipped(&why),
+    };
+    let args = ["capacity", dev.path(), "--fix", "--destructive"];
+    let (code, text, _, _) = outputs(&args);
+    assert_eq!(code, 0, "{text}");
+    assert!(!text.contains("--fix --destructive"), "{text}");
+    if let Some(advice) = advised_flush(&text) {
+        let mut again = args.to_vec();
+        again.extend(["--flush", &advice]);
+        let (code, text, _, _) = outputs(&again);
+        assert_eq!(code, 0, "the advice runs as printed: {text}");
+        assert!(!text.contains("shortened"), "{text}");
+    }
+}
+
+#[test]
+fn a_fake_card_just_fixed_is_not_told_to_fix_it() {
+    let (code, text, _, _) =
+        outputs(&["capacity", "sim:size=8G,real=2G", "--destructive", "--fix"]);
+    assert_eq!(code, 5, "still a fake card: {text}");
+    assert!(text.contains("partition table written"), "{text}");
+    assert!(!text.contains("--fix --destructive"), "{text}");
+    assert!(!text.contains("sfdisk"), "{text}");
+}
+
+#[test]
+fn a_flash_run_stored_in_the_old_form_shows_its_words_in_csv_markdown_and_html() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("old.db");
+    std::fs::copy("tests/fixtures/results-v2.db", &db).unwrap();
+    let run = |args: &[&str]| {
+        let out = iocurve().arg("--db").arg(&db).args(args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let csv = run(&["export", "3", "--format", "csv"]);
+    assert!(
+        csv.contains(",capacity,failed,verdict,\"FAKE: claims 8 GiB, really holds 1 GiB"),
+        "{csv}"
+    );
+    assert!(csv.contains(",usable capacity,1 GiB,"), "{csv}");
+    let md = run(&["export", "3", "--format", "markdown"]);
+    assert!(
+        md.contains("| capacity | failed | verdict | FAKE: claims 8 GiB"),
+        "{md}"
+    );
+    let page = dir.path().join("report.html");
+    let page_arg = page.to_str().unwrap();
+    run(&["report", "--device", "3", "-o", page_arg]);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains("FAKE: claims 8 GiB, really holds 1 GiB"),
+        "{html}"
+    );
 }

@@ -345,18 +345,15 @@ fn every_command_that_takes_a_target_runs_on_a_simulated_card_or_refuses_it_in_o
     }
 }
 
-/// The verdict line of `flash class --json` on a simulated card.
-fn class_verdict(card: &str, claim: &[&str]) -> String {
+/// The outcome of `flash class --json` on a simulated card.
+fn class_outcome(card: &str, claim: &[&str]) -> serde_json::Value {
     let out = iocurve()
         .args(["flash", "class", card, "--no-save", "--json"])
         .args(claim)
         .output()
         .unwrap();
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    doc["flash"]["verdict"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string()
+    doc["flash"].clone()
 }
 
 #[test]
@@ -364,28 +361,28 @@ fn a_class_met_before_any_cache_was_ruled_out_is_not_called_certain() {
     // No fall in speed within 3.72 GiB of a 4 GiB card: at 4× its limit,
     // that fills any cache of up to a third of the card that could hide a
     // speed below C10's, so the PASS is medium (not high: the cache law is
-    // the field's, not this card's), and the note says why.
-    let v = class_verdict(
+    // the field's, not this card's), and the reason says why.
+    let f = class_outcome(
         "sim:size=4G,write=40MB/s,read=80MB/s,cmd=50us",
         &["--claim", "C10"],
     );
-    assert!(
-        v.starts_with("meets: C10 (medium confidence, set by C10 Pw"),
-        "{v}"
+    assert_eq!(f["families"][0]["highest"], "C10", "{f}");
+    let w = &f["weakest"];
+    assert_eq!(
+        (&w["class"], &w["need"]),
+        (&"C10".into(), &"seq_write".into()),
+        "{f}"
     );
-    assert!(
-        v.contains("enough to fill any cache of up to 1.33 GiB"),
-        "{v}"
-    );
+    assert_eq!(w["confidence"], "medium", "{f}");
+    assert_eq!(w["reason"]["reason"], "no_fall_covered", "{f}");
+    assert_eq!(w["reason"]["largest_cache_bytes"], (4u64 << 30) / 3, "{f}");
     // The same card at 64 GiB: the writes stop at 16 GiB, short of a third
     // of the card, so a cache is not ruled out and the PASS is low.
-    let v = class_verdict(
+    let f = class_outcome(
         "sim:size=64G,au=4M,write=40MB/s,read=80MB/s,cmd=50us",
         &["--claim", "C10"],
     );
-    assert!(
-        v.starts_with("meets: C10 (low confidence, set by C10 Pw"),
-        "{v}"
-    );
-    assert!(v.contains("is not ruled out"), "{v}");
+    assert_eq!(f["families"][0]["highest"], "C10", "{f}");
+    assert_eq!(f["weakest"]["confidence"], "low", "{f}");
+    assert_eq!(f["weakest"]["reason"]["reason"], "no_fall_open", "{f}");
 }

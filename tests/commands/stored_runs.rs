@@ -216,13 +216,14 @@ mod schema_2 {
             let doc = export(&db, id);
             let flash = &doc["flash"];
             assert_eq!(flash["test"], test, "run {id}");
-            assert_eq!(flash["findings"][0]["name"], name, "run {id}");
-            assert_eq!(flash["findings"][0]["value"], value, "run {id}");
+            let words = &flash["findings"][0]["figure"]["words"];
+            assert_eq!(words["name"], name, "run {id}");
+            assert_eq!(words["value"], value, "run {id}");
             assert!(flash["table"][0].is_array(), "run {id}: {}", flash["table"]);
         }
         let capacity = export(&db, 3);
+        assert_eq!(capacity["flash"]["outcome"], "legacy");
         assert_eq!(capacity["flash"]["failed"], true);
-        assert_eq!(capacity["flash"]["details"]["usable"], 1u64 << 30);
         assert_eq!(capacity["flash"]["table"][1][1], "Corrupted");
         let class = export(&db, 4);
         assert_eq!(class["flash"]["findings"][5]["status"], "PASS");

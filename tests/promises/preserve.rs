@@ -617,9 +617,11 @@ fn wait_for_later_journal(child: &mut Child, journal_dir: &Path, state: &str) ->
 
 /// (usable, precision, rounds) from a capacity verdict.
 fn found(doc: &serde_json::Value) -> (u64, u64, u64) {
-    let d = &doc["flash"]["details"];
+    let d = &doc["flash"];
     let n = |k: &str| d[k].as_u64().unwrap_or_else(|| panic!("{k} in {d}"));
-    (n("usable"), n("precision"), n("rounds"))
+    let real = n("real_bytes");
+    let at_most = d["at_most_bytes"].as_u64().unwrap_or(real);
+    (real, at_most - real, n("rounds"))
 }
 
 #[test]

@@ -11,8 +11,7 @@
 
 use super::{Confidence, HIGH_RATIO, MEDIUM_RATIO};
 use crate::result::flash::Status;
-use crate::result::flash::{Exhaustion, Need};
-use crate::units::format_size;
+use crate::result::flash::{Exhaustion, NeedKind, Reason};
 use serde::Serialize;
 
 /// Speed Class: Pw and Pr of at least the class number in MB/s, and the
@@ -130,6 +129,88 @@ pub const PR_SPREAD_DIVISOR: f64 = 4.0;
 /// A rate at this share of the link's ceiling or more ran at the link's
 /// speed: the host, not the card, may have set it.
 pub const AT_LINK: f64 = 0.9;
+
+/// What a class asks for, with its limit.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Need {
+    /// Pw, MB/s.
+    SeqWrite(
+        /// Least Pw, MB/s.
+        f64,
+    ),
+    /// Pr, MB/s (Pr ≥ Pw ≥ the class speed).
+    RuRead(
+        /// Least Pr, MB/s.
+        f64,
+    ),
+    /// T_FW, worst mean of 8 FAT writes, ms (at most).
+    FatMean(
+        /// Most T_FW mean of 8, ms.
+        f64,
+    ),
+    /// T_FW, largest single FAT write, ms (at most).
+    FatMax(
+        /// Most T_FW single write, ms.
+        f64,
+    ),
+    RandomReadIops(
+        /// Least random 4 KiB reads per second (IOPS).
+        f64,
+    ),
+    RandomWriteIops(
+        /// Least random 4 KiB writes per second (IOPS).
+        f64,
+    ),
+    /// Sustained sequential write, MB/s.
+    Sustained(
+        /// Least sustained write, MB/s.
+        f64,
+    ),
+}
+
+impl Need {
+    /// The limit, and whether the measured value must be at least (true)
+    /// or at most (false) it.
+    pub fn limit(self) -> (f64, bool) {
+        match self {
+            Need::SeqWrite(v)
+            | Need::RuRead(v)
+            | Need::RandomReadIops(v)
+            | Need::RandomWriteIops(v)
+            | Need::Sustained(v) => (v, true),
+            Need::FatMean(v) | Need::FatMax(v) => (v, false),
+        }
+    }
+
+    /// What is measured, as the result names it.
+    pub fn kind(self) -> NeedKind {
+        match self {
+            Need::SeqWrite(_) => NeedKind::SeqWrite,
+            Need::RuRead(_) => NeedKind::RuRead,
+            Need::FatMean(_) => NeedKind::FatMean,
+            Need::FatMax(_) => NeedKind::FatMax,
+            Need::RandomReadIops(_) => NeedKind::RandomReadIops,
+            Need::RandomWriteIops(_) => NeedKind::RandomWriteIops,
+            Need::Sustained(_) => NeedKind::Sustained,
+        }
+    }
+
+    /// Whether the figure is a transfer rate, which a slow link can cap.
+    pub fn is_rate(self) -> bool {
+        matches!(
+            self,
+            Need::SeqWrite(_) | Need::RuRead(_) | Need::Sustained(_)
+        )
+    }
+
+    /// Whether a write cache can inflate the figure.
+    pub fn after_cache(self) -> bool {
+        matches!(
+            self,
+            Need::SeqWrite(_) | Need::Sustained(_) | Need::RandomWriteIops(_)
+        )
+    }
+}
 
 /// The requirements of a class label (`C10`, `U3`, `V30`, `A1`, ...).
 pub fn requirements(class: &str) -> Option<Vec<Need>> {
@@ -306,7 +387,7 @@ pub fn move_speed(points: &[PnuPoint], pw: f64, au: u64, ru: u64) -> Option<f64>
 }
 
 /// One requirement's verdict.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct Check {
     pub class: String,
     pub need: Need,
@@ -315,7 +396,7 @@ pub struct Check {
     pub status: Status,
     pub confidence: Confidence,
     /// Why the confidence is capped, when it is.
-    pub note: Option<String>,
+    pub reason: Option<Reason>,
 }
 
 /// The figure a need is checked against.
@@ -392,21 +473,19 @@ fn check(class: &str, need: Need, f: &ClassFigures, link_mb_s: Option<f64>) -> C
             margin_confidence(value, limit, spread(need, f)),
         ),
     };
-    let mut note = link.map(|l| {
-        format!(
-            "cannot tell: the link caps at {l:.1} MB/s, below the {limit} required, and the card ran at it (its own speed beyond the link is not seen)"
-        )
+    let mut reason = link.map(|l| Reason::LinkCaps {
+        link_mb_per_s: l,
+        limit,
     });
     // A figure measured in the recording units of an assumed AU is the
     // card's for that AU only: another AU (the card's) can turn it over.
     if let Some(au) = f.au_assumed.filter(|_| need.is_rate()) {
         if confidence > Confidence::Low {
             confidence = Confidence::Low;
-            note = Some(format!(
-                "measured in {} recording units of an assumed AU of {} (none given or found; give --au)",
-                format_size(f.ru),
-                format_size(au)
-            ));
+            reason = Some(Reason::AssumedAu {
+                ru_bytes: f.ru,
+                au_bytes: au,
+            });
         }
     }
     // A write cache only makes a card look faster: a FAIL stands, a PASS
@@ -426,20 +505,20 @@ fn check(class: &str, need: Need, f: &ClassFigures, link_mb_s: Option<f64>) -> C
         };
         if cap < confidence {
             confidence = cap;
-            let written = format_size(f.pw.written);
-            let largest = (f.card_bytes as f64 * CACHE_SHARE_MAX) as u64;
-            note = Some(match f.pw.exhaustion {
-                Exhaustion::NoFall if covered && !at_link => format!(
-                    "no fall in speed within {written}: enough to fill any cache of up to {} (a third of this {} card) that could hide a speed below the limit",
-                    format_size(largest),
-                    format_size(f.card_bytes)
-                ),
-                Exhaustion::NoFall => format!(
-                    "no fall in speed within {written}: a cache of up to {} (a third of this {} card) hiding a speed below the limit is not ruled out",
-                    format_size(largest),
-                    format_size(f.card_bytes)
-                ),
-                _ => format!("speed after {written}, cache not exhausted"),
+            let (written_bytes, card_bytes) = (f.pw.written, f.card_bytes);
+            let largest_cache_bytes = (f.card_bytes as f64 * CACHE_SHARE_MAX) as u64;
+            reason = Some(match f.pw.exhaustion {
+                Exhaustion::NoFall if covered && !at_link => Reason::NoFallCovered {
+                    written_bytes,
+                    largest_cache_bytes,
+                    card_bytes,
+                },
+                Exhaustion::NoFall => Reason::NoFallOpen {
+                    written_bytes,
+                    largest_cache_bytes,
+                    card_bytes,
+                },
+                _ => Reason::NotExhausted { written_bytes },
             });
         }
     }
@@ -450,7 +529,7 @@ fn check(class: &str, need: Need, f: &ClassFigures, link_mb_s: Option<f64>) -> C
         limit,
         status,
         confidence,
-        note,
+        reason,
     }
 }
 

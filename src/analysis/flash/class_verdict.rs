@@ -10,8 +10,8 @@
 //! cache ruled out) is not read as certain. Pure: the words are built by
 //! the report layer.
 
-use super::class::Check;
-use crate::result::flash::Status;
+use super::class::{CLASSES, Check};
+use crate::result::flash::{ClassCheck, Family, FamilyMet, Status};
 
 /// The claimed classes whose every requirement passed, in claimed order.
 pub fn met_classes<'a>(classes: &'a [String], checks: &[Check]) -> Vec<&'a String> {
@@ -47,6 +47,62 @@ pub fn room(c: &Check) -> f64 {
     }
 }
 
+/// The family of a class label (`C10`, `U3`, `V30`, `A1`).
+pub fn family(class: &str) -> Option<Family> {
+    match class.trim().to_ascii_uppercase().chars().next()? {
+        'C' => Some(Family::Speed),
+        'U' => Some(Family::Uhs),
+        'V' => Some(Family::Video),
+        'A' => Some(Family::App),
+        _ => None,
+    }
+}
+
+/// Where a class stands in its family: later is higher (A2 after A1).
+fn rank(class: &str) -> usize {
+    let c = class.trim().to_ascii_uppercase();
+    let c = c.replace("CLASS", "C").replace(' ', "");
+    let order = CLASSES.iter().copied().chain(["A2"]);
+    order.clone().position(|k| k == c).unwrap_or(order.count())
+}
+
+/// Per family with a class checked, the classes met (lowest first) and
+/// the highest of them.
+pub fn families(classes: &[String], checks: &[Check]) -> Vec<FamilyMet> {
+    let met = met_classes(classes, checks);
+    let mut out: Vec<FamilyMet> = Vec::new();
+    for f in [Family::Speed, Family::Uhs, Family::Video, Family::App] {
+        if !classes.iter().any(|c| family(c) == Some(f)) {
+            continue;
+        }
+        let mut of: Vec<String> = met
+            .iter()
+            .filter(|c| family(c) == Some(f))
+            .map(|c| c.to_string())
+            .collect();
+        of.sort_by_key(|c| rank(c));
+        out.push(FamilyMet {
+            family: f,
+            highest: of.last().cloned(),
+            met: of,
+        });
+    }
+    out
+}
+
+/// A check as the result records it.
+pub fn recorded(c: &Check) -> ClassCheck {
+    ClassCheck {
+        class: c.class.clone(),
+        need: c.need.kind(),
+        measured: c.measured,
+        limit: c.limit,
+        status: c.status,
+        confidence: c.confidence,
+        reason: c.reason.clone(),
+    }
+}
+
 fn checks_of<'a>(checks: &'a [Check], class: &'a str) -> impl Iterator<Item = &'a Check> {
     checks.iter().filter(move |c| c.class == class)
 }
@@ -55,7 +111,7 @@ fn checks_of<'a>(checks: &'a [Check], class: &'a str) -> impl Iterator<Item = &'
 mod tests {
     use super::*;
     use crate::analysis::flash::Confidence;
-    use crate::result::flash::Need;
+    use crate::analysis::flash::class::Need;
 
     fn check(class: &str, need: Need, measured: f64, status: Status, conf: Confidence) -> Check {
         Check {
@@ -65,7 +121,7 @@ mod tests {
             limit: need.limit().0,
             status,
             confidence: conf,
-            note: None,
+            reason: None,
         }
     }
 
@@ -138,6 +194,38 @@ mod tests {
         // 500 ms under a 750 ms ceiling (1.5×) is tighter than 20 over 10 MB/s (2×).
         assert_eq!(binding(passing).unwrap().need, Need::FatMax(750.0));
         assert!(binding(&[]).is_none());
+    }
+
+    #[test]
+    fn each_family_names_its_highest_class_met() {
+        let classes: Vec<String> = ["C10", "V30", "V6", "C4"].map(String::from).into();
+        let mut checks = sample();
+        checks.push(check(
+            "V6",
+            Need::SeqWrite(6.0),
+            20.0,
+            Status::Pass,
+            Confidence::High,
+        ));
+        checks.push(check(
+            "C4",
+            Need::SeqWrite(4.0),
+            20.0,
+            Status::Pass,
+            Confidence::High,
+        ));
+        let f = families(&classes, &checks);
+        assert_eq!(f.len(), 2);
+        assert_eq!(
+            (f[0].family, f[0].met.clone()),
+            (Family::Speed, vec!["C4".into(), "C10".into()])
+        );
+        assert_eq!(f[0].highest.as_deref(), Some("C10"));
+        assert_eq!(
+            (f[1].family, f[1].highest.as_deref()),
+            (Family::Video, Some("V6"))
+        );
+        assert_eq!(family("a2"), Some(Family::App));
     }
 
     #[test]

@@ -26,19 +26,8 @@ pub struct Point {
     pub mb_per_s: f64,
 }
 
-/// Why no count was given.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum NoCount {
-    /// No collapse up to `max_n` AUs (none, or hidden behind a cache).
-    NoCollapse,
-    /// The throughput fell but stayed low when going back to fewer AUs: it
-    /// did not depend on the AU count (a write cache filling, say).
-    NotFromTheCount,
-    /// The collapse was not larger than the noise within the count by
-    /// [`VISIBLE`].
-    InTheNoise,
-}
+/// Why no count was given (kept in the result).
+pub use crate::result::flash::NoCount;
 
 /// What the throughputs say.
 #[derive(Debug, Clone, Copy, PartialEq)]

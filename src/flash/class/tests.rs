@@ -2,11 +2,12 @@
 //! code it is.
 
 use super::*;
+use crate::analysis::flash::class::Need;
 use crate::analysis::flash::class::largest_cache_fill;
 use crate::engine::sim::{SimDevice, SimParams};
 use crate::flash::Confidence;
 use crate::flash::SimIo;
-use crate::result::flash::{Need, Status};
+use crate::result::flash::{Reason, Status};
 
 fn figures(spec: &str) -> (ClassFigures, Option<f64>) {
     let p = SimParams::parse(spec).unwrap();
@@ -88,7 +89,11 @@ fn a_cache_larger_than_the_writes_can_exhaust_is_said_and_not_trusted() {
     let c = &judge(&["V30".into()], &f, None)[0];
     assert_eq!(c.status, Status::Pass);
     assert_eq!(c.confidence, Confidence::Low);
-    assert!(c.note.as_deref().unwrap().contains("is not ruled out"));
+    assert!(
+        matches!(c.reason, Some(Reason::NoFallOpen { .. })),
+        "{:?}",
+        c.reason
+    );
 }
 
 #[test]
@@ -156,10 +161,10 @@ fn a_slow_link_is_named_and_the_card_behind_it_cannot_be_told() {
     let c = checks("V60", spec);
     let low = (Status::Link, Confidence::Low);
     assert_eq!((c[0].status, c[0].confidence), low);
-    let note = c[0].note.as_deref().unwrap_or_default();
     assert!(
-        note.starts_with("cannot tell: the link caps at 38.0 MB/s"),
-        "{note}"
+        matches!(c[0].reason, Some(Reason::LinkCaps { link_mb_per_s, .. }) if link_mb_per_s == 38.0),
+        "{:?}",
+        c[0].reason
     );
     // Issue 25: a card too slow for U3 on its own behind a slower link
     // gets no confident LINK either.
@@ -238,8 +243,11 @@ fn a_pass_before_a_cache_the_capacity_allows_is_ruled_out_is_low() {
         "{c:?}"
     );
     if c.status == Status::Pass {
-        let note = c.note.as_deref().unwrap_or_default();
-        assert!(note.contains("a third of this 256 GiB card"), "{note}");
+        assert!(
+            matches!(c.reason, Some(Reason::NoFallOpen { card_bytes, .. }) if card_bytes == 256 << 30),
+            "{:?}",
+            c.reason
+        );
     }
     assert!(largest_cache_fill(256 << 30, 2.0) > PW_CAP);
     assert!(largest_cache_fill(4 << 30, 2.0) < PW_CAP);
@@ -265,8 +273,11 @@ fn figures_from_an_assumed_au_give_low_verdicts_that_name_it() {
     for c in judge(&["C4".into()], &f, None) {
         if c.need.is_rate() {
             assert_eq!(c.confidence, Confidence::Low, "{c:?}");
-            let note = c.note.as_deref().unwrap_or_default();
-            assert!(note.contains("assumed AU of 4 MiB"), "{note}");
+            assert!(
+                matches!(c.reason, Some(Reason::AssumedAu { au_bytes, .. }) if au_bytes == 4 << 20),
+                "{:?}",
+                c.reason
+            );
         }
     }
     let own = checks("C4", spec);

@@ -5,9 +5,9 @@
 //! reports; this words each one, the same whether the result was just
 //! measured or read back from the database.
 
-use crate::result::flash::Exhaustion;
-use crate::result::flash::{Cell, Column, Figure, Finding, PnuPoint, Status};
-use crate::units::{format_mbps, format_size};
+use crate::result::flash::{AuFrom, AuSource, Cell, Column, Figure, Finding, PnuPoint, ProbeFate};
+use crate::result::flash::{Exhaustion, FixOutcome};
+use crate::units::{format_latency, format_mbps, format_size};
 
 /// A finding's name, value and, when the figures say it, its note.
 pub struct Words {
@@ -16,50 +16,34 @@ pub struct Words {
     pub note: Option<String>,
 }
 
-/// The words of `x`: from its figures when it has them, else (a result
-/// stored before schema 3) the words stored with it.
+/// The words of `x`: from its figure, with its reason (or the note a
+/// figure carries) as the note; a finding stored by an earlier release as
+/// words is shown as stored.
 pub fn of_finding(x: &Finding) -> Words {
-    match &x.figure {
-        Some(f) => {
-            let w = words(f, x.status);
-            Words {
-                note: w.note.or_else(|| x.note.clone()),
-                ..w
-            }
-        }
-        None => Words {
-            name: x.name.clone(),
-            value: x.value.clone(),
-            note: x.note.clone(),
-        },
+    let w = words(&x.figure);
+    Words {
+        note: x.reason.as_ref().map(super::reason_text).or(w.note),
+        ..w
     }
 }
 
-/// The words of one figure (`_status`: a class requirement's, whose note
-/// is the check's own, since only the check knows what its LINK hides).
-pub fn words(f: &Figure, _status: Option<Status>) -> Words {
+/// The words of one figure.
+pub fn words(f: &Figure) -> Words {
     let (name, value) = match f {
         Figure::Requirement {
             class,
             need,
             measured,
             limit,
+        } => (
+            format!("{class} {}", super::outcome::need_name(*need)),
+            super::need_text(*need, *measured, *limit),
+        ),
+        Figure::Au {
+            bytes,
+            kernel_bytes,
         } => {
-            let bound = if need.limit().1 {
-                "needs >="
-            } else {
-                "limit <="
-            };
-            // A LINK's note is the check's own: what the link hides.
-            let note = None;
-            return Words {
-                name: format!("{class} {}", need.what()),
-                value: format!("{measured:.1} ({bound} {limit})"),
-                note,
-            };
-        }
-        Figure::Au { bytes, kernel } => {
-            let note = kernel.map(|k| {
+            let note = kernel_bytes.map(|k| {
                 let agrees = if *bytes == Some(k) {
                     "agrees"
                 } else {
@@ -77,15 +61,33 @@ pub fn words(f: &Figure, _status: Option<Status>) -> Words {
             return Words {
                 name: "AU used".into(),
                 value: format_size(*bytes),
-                note: Some(source.clone()),
+                note: Some(au_source(source, *bytes)),
             };
         }
-        other => plain(other),
+        Figure::Words { name, value } => (name.clone(), value.clone()),
+        other => {
+            let (name, value) = plain(other);
+            (name.to_string(), value)
+        }
     };
     Words {
-        name: name.into(),
+        name,
         value,
         note: None,
+    }
+}
+
+/// Where the AU a test used came from.
+fn au_source(s: &AuSource, bytes: u64) -> String {
+    match s {
+        AuSource::Chosen(AuFrom::Option) => "from --au".into(),
+        AuSource::Chosen(AuFrom::Kernel) => "the kernel's preferred_erase_size".into(),
+        AuSource::Chosen(AuFrom::Timing) => "detected by boundary timing".into(),
+        AuSource::Chosen(AuFrom::Assumed) => format!(
+            "no AU found by boundary timing: assumed {} (give --au)",
+            format_size(bytes)
+        ),
+        AuSource::Words(w) => w.clone(),
     }
 }
 
@@ -97,19 +99,23 @@ fn plain(f: &Figure) -> (&'static str, String) {
             "open AUs",
             count.map_or("not seen".into(), |n| n.to_string()),
         ),
-        Figure::Burst { mb_s } => ("burst", mb_s_text(*mb_s)),
+        Figure::Burst { mb_per_s: mb_s } => ("burst", mb_s_text(*mb_s)),
         Figure::Cache { bytes } => ("cache", size_or_not_seen(*bytes)),
         Figure::Absorbed { bytes } => ("absorbed", format_size(*bytes)),
-        Figure::Sustained { mb_s } => ("sustained", mb_s_text(*mb_s)),
-        Figure::UsableCapacity { bytes, at_most } => {
-            ("usable capacity", super::holds_text(*bytes, *at_most))
-        }
-        Figure::FlushShortened { asked, bound } => (
+        Figure::Sustained { mb_per_s: mb_s } => ("sustained", mb_s_text(*mb_s)),
+        Figure::UsableCapacity {
+            bytes,
+            at_most_bytes: at_most,
+        } => ("usable capacity", super::holds_text(*bytes, *at_most)),
+        Figure::FlushShortened {
+            asked_bytes,
+            bound_bytes,
+        } => (
             "flush",
             format!(
-                "--flush {} shortened to {}: that beats a write cache as large as the whole card, so no cache of this card needs more",
-                format_size(*asked),
-                format_size(*bound)
+                "{} asked, shortened to {}: that beats a write cache as large as the whole card, so no cache of this card needs more",
+                format_size(*asked_bytes),
+                format_size(*bound_bytes)
             ),
         ),
         Figure::WrapAround => (
@@ -117,10 +123,10 @@ fn plain(f: &Figure) -> (&'static str, String) {
             format!("{ALIASED} blocks read: {ALIASED_MEANS}"),
         ),
         Figure::OkLost {
-            ok,
-            lost,
-            write_mb_s,
-            read_mb_s,
+            ok_bytes: ok,
+            lost_bytes: lost,
+            write_mb_per_s: write_mb_s,
+            read_mb_per_s: read_mb_s,
         } => (
             "OK / lost",
             ok_lost_text(*ok, *lost, *write_mb_s, *read_mb_s),
@@ -132,49 +138,62 @@ fn plain(f: &Figure) -> (&'static str, String) {
         Figure::Repair { start, sectors, .. } => (
             "to use it",
             format!(
-                "one FAT32 partition, sectors {start}..{} ({}), ending at or before the last good sector: the commands below write it",
+                "one FAT32 partition, sectors {start}..{} ({}), ending at or before the last good sector",
                 start + sectors - 1,
                 format_size(sectors * 512)
             ),
         ),
         Figure::Fixed { outcome } => ("--fix", fixed_text(*outcome).into()),
         Figure::FlushTooShort {
-            filled_after,
-            flushed,
-            needed,
+            filled_after_bytes,
+            flushed_bytes,
+            needed_bytes,
         } => (
             "cache",
             format!(
                 "the write cache filled after {} of flush, which stopped at {}: below the {} the measured cache needs, it may still hold probes (give --flush {})",
-                format_size(*filled_after),
-                format_size(*flushed),
-                format_size(*needed),
-                format_size(*needed)
+                format_size(*filled_after_bytes),
+                format_size(*flushed_bytes),
+                format_size(*needed_bytes),
+                flush_option(*needed_bytes)
             ),
         ),
-        Figure::NoCacheFilled { flushed } => (
+        Figure::NoCacheFilled {
+            flushed_bytes,
+            at_bound: false,
+        } => (
             "cache",
             format!(
                 "no write cache filled within the {} flush: a larger one could hide a fake (give a larger --flush)",
-                format_size(*flushed)
+                format_size(*flushed_bytes)
+            ),
+        ),
+        Figure::NoCacheFilled {
+            flushed_bytes,
+            at_bound: true,
+        } => (
+            "cache",
+            format!(
+                "no write cache filled within the {} flush, which beats one as large as the whole card",
+                format_size(*flushed_bytes)
             ),
         ),
         Figure::Beyond { errors } => ("beyond", beyond_text(*errors).into()),
         Figure::CacheHid => ("cache", "hid the fraud from an immediate read-back".into()),
         Figure::WriteCache {
             exhaustion,
-            burst_mb_s,
-            fell_after,
-            written,
+            burst_mb_per_s: burst_mb_s,
+            fell_after_bytes: fell_after,
+            written_bytes: written,
         } => (
             "write cache",
             write_cache_text(*exhaustion, *burst_mb_s, *fell_after, *written),
         ),
         Figure::Pw {
-            mean_mb_s,
-            min_mb_s,
+            mean_mb_per_s: mean_mb_s,
+            min_mb_per_s: min_mb_s,
             aus,
-            ru,
+            ru_bytes: ru,
         } => (
             "Pw (whole free AUs)",
             format!(
@@ -184,7 +203,10 @@ fn plain(f: &Figure) -> (&'static str, String) {
                 format_size(*ru)
             ),
         ),
-        Figure::Pr { mb_s, pw_mean_mb_s } => (
+        Figure::Pr {
+            mb_per_s: mb_s,
+            pw_mean_mb_per_s: pw_mean_mb_s,
+        } => (
             "Pr (256 random RUs)",
             format!(
                 "{} MB/s{}",
@@ -206,8 +228,28 @@ fn plain(f: &Figure) -> (&'static str, String) {
                 "worst mean of 8 {worst_mean8_ms:.1} ms, max {max_ms:.1} ms, median {median_ms:.1} ms over {writes} writes"
             ),
         ),
-        Figure::Pnu { curve, pm_mb_s } => ("P(Nu)", pnu_text(curve, *pm_mb_s)),
-        Figure::Requirement { .. } | Figure::Au { .. } | Figure::AuUsed { .. } => {
+        Figure::FatWriteTimes {
+            worst_mean8_ns,
+            max_ns,
+            median_ns,
+            writes,
+        } => (
+            "T_FW (FAT writes)",
+            format!(
+                "worst mean of 8 {}, max {}, median {} over {writes} writes",
+                format_latency(*worst_mean8_ns as f64),
+                format_latency(*max_ns as f64),
+                format_latency(*median_ns as f64)
+            ),
+        ),
+        Figure::Pnu {
+            curve,
+            pm_mb_per_s: pm_mb_s,
+        } => ("P(Nu)", pnu_text(curve, *pm_mb_s)),
+        Figure::Requirement { .. }
+        | Figure::Au { .. }
+        | Figure::AuUsed { .. }
+        | Figure::Words { .. } => {
             unreachable!("worded with their notes in `words`")
         }
     }
@@ -232,8 +274,7 @@ fn ok_lost_text(ok: u64, lost: u64, write: Option<f64>, read: Option<f64>) -> St
     format!("{} OK, {} lost{tail}", format_size(ok), format_size(lost))
 }
 
-fn fixed_text(outcome: crate::result::flash::FixOutcome) -> &'static str {
-    use crate::result::flash::FixOutcome;
+fn fixed_text(outcome: FixOutcome) -> &'static str {
     match outcome {
         FixOutcome::Written => {
             "partition table written to sector 0 and read back: format the partition (mkfs.vfat -F 32)"
@@ -248,22 +289,42 @@ fn fixed_text(outcome: crate::result::flash::FixOutcome) -> &'static str {
     }
 }
 
-/// The command lines of a [`Figure::Repair`] (empty for any other).
-pub fn repair_commands(f: &Figure) -> Vec<String> {
-    match f {
-        Figure::Repair {
-            target,
-            start,
-            sectors,
-        } => {
-            let r = crate::flash::partition::Repair {
-                last_good_sector: start + sectors - 1,
-                start: *start,
-                sectors: *sectors,
-            };
-            crate::flash::partition::commands(&r, target).to_vec()
-        }
-        _ => Vec::new(),
+/// The command lines that make a fake card usable at its real size:
+/// those of its [`Figure::Repair`], none once `--fix` wrote the table.
+pub fn repair_commands(findings: &[Finding]) -> Vec<String> {
+    let fixed = findings.iter().any(|x| {
+        x.figure
+            == Figure::Fixed {
+                outcome: FixOutcome::Written,
+            }
+    });
+    findings
+        .iter()
+        .filter(|_| !fixed)
+        .flat_map(|x| match &x.figure {
+            Figure::Repair {
+                target,
+                start,
+                sectors,
+            } => {
+                let r = crate::flash::partition::Repair {
+                    last_good_sector: start + sectors - 1,
+                    start: *start,
+                    sectors: *sectors,
+                };
+                crate::flash::partition::commands(&r, target).to_vec()
+            }
+            _ => Vec::new(),
+        })
+        .collect()
+}
+
+/// A `--flush` value as the option reads it: whole MiB as `534M`, else
+/// bytes.
+pub fn flush_option(bytes: u64) -> String {
+    match bytes.is_multiple_of(1 << 20) {
+        true => format!("{}M", bytes >> 20),
+        false => bytes.to_string(),
     }
 }
 
@@ -320,7 +381,7 @@ fn pnu_text(curve: &[PnuPoint], pm_mb_s: Option<f64>) -> String {
             format!(
                 "{:.0}% used {} MB/s",
                 100.0 * p.used_share,
-                format_mbps(p.mb_s)
+                format_mbps(p.mb_per_s)
             )
         })
         .collect();
@@ -329,6 +390,15 @@ fn pnu_text(curve: &[PnuPoint], pm_mb_s: Option<f64>) -> String {
         None => "no move cost (SDXC-like)".into(),
     };
     format!("{}; {moves}", points.join(", "))
+}
+
+/// What became of a bad probe, as the `-v` table and README name it.
+pub fn probe_word(p: ProbeFate) -> &'static str {
+    match p {
+        ProbeFate::Aliased => ALIASED,
+        ProbeFate::Changed => "changed",
+        ProbeFate::Lost => "lost",
+    }
 }
 
 /// A column's heading.
@@ -358,6 +428,7 @@ pub fn cell(c: &Cell, column: Column) -> String {
         Cell::MbS(v) => format_mbps(*v),
         Cell::Count(n) => n.to_string(),
         Cell::CountAgain(n) => format!("{n} again"),
+        Cell::Probe(p) => probe_word(*p).into(),
         Cell::Name(name) => name.clone(),
     }
 }

@@ -12,13 +12,12 @@
 //! needs no unit of its own.
 
 use super::esc;
-use crate::report::flash_verdicts::words;
+use crate::report::flash_verdicts::{self, words};
 use crate::result::RunResult;
 use crate::result::flash::{
-    Cell, Column, Confidence, Figure, Finding, FlashReport, FlashTable, Need, Status,
+    Cell, ClaimSource, Column, Confidence, Figure, Finding, FlashTable, NeedKind, Outcome, Status,
 };
 use crate::units::{format_latency, format_mbps, format_size};
-use crate::vocab::options::FlashTest;
 use std::fmt::Write;
 
 /// How a verdict reads at a glance.
@@ -99,20 +98,20 @@ pub fn of_run(run: &RunResult) -> Vec<Verdict> {
     let Some(f) = run.payload.flash() else {
         return Vec::new();
     };
-    let mut out = match f.test {
-        FlashTest::Capacity => vec![capacity(run, f)],
-        FlashTest::Class => classes(f),
+    let mut out = match &f.outcome {
+        Outcome::Genuine { .. } | Outcome::Fake { .. } => vec![capacity(&f.outcome)],
+        Outcome::Classes { .. } => classes(&f.outcome),
         _ => Vec::new(),
     };
     out.extend(f.findings.iter().filter_map(found));
     if out.is_empty() {
-        // A result stored before its findings had figures.
-        let mark = if f.failed { Mark::Fail } else { Mark::Found };
+        // A result stored before its findings had figures: its words.
+        let mark = if f.failed() { Mark::Fail } else { Mark::Found };
         out.push(Verdict::new(
             Kind::Capacity,
             mark,
             &f.test.to_string(),
-            f.verdict.clone(),
+            flash_verdicts::headline(f),
         ));
     }
     out
@@ -137,110 +136,82 @@ pub fn of_device(runs: &[&RunResult]) -> Vec<Verdict> {
     out
 }
 
-fn capacity(run: &RunResult, f: &FlashReport) -> Verdict {
-    let usable = f.findings.iter().find_map(|x| match x.figure {
-        Some(Figure::UsableCapacity { bytes, at_most }) => Some((bytes, at_most)),
-        _ => None,
-    });
-    let claimed = f
-        .details
-        .get("claimed")
-        .and_then(|c| c.as_u64())
-        .unwrap_or(run.target.size_bytes);
-    let confidence = f.findings.iter().find_map(|x| x.confidence);
-    match (f.failed, usable) {
-        (true, Some((real, at_most))) => Verdict::new(
+/// FAKE with the claimed and real size, or GENUINE.
+fn capacity(o: &Outcome) -> Verdict {
+    match *o {
+        Outcome::Fake {
+            claimed_bytes,
+            real_bytes,
+            at_most_bytes,
+            ..
+        } => Verdict::new(
             Kind::Capacity,
             Mark::Fail,
             "FAKE",
             format!(
                 "claims {}, really holds {}",
-                format_size(claimed),
-                crate::report::flash_verdicts::holds_text(real, at_most)
+                format_size(claimed_bytes),
+                flash_verdicts::holds_text(real_bytes, at_most_bytes)
             ),
         ),
-        (true, None) => Verdict::new(
-            Kind::Capacity,
-            Mark::Fail,
-            "FAKE",
-            f.verdict.trim_start_matches("FAKE: ").to_string(),
-        ),
-        (false, _) => Verdict::new(
+        Outcome::Genuine {
+            claimed_bytes,
+            confidence,
+            ..
+        } => Verdict::new(
             Kind::Capacity,
             Mark::Pass,
             "GENUINE",
             format!(
                 "holds the {} it claims{}",
-                format_size(claimed),
-                confidence
+                format_size(claimed_bytes),
+                Some(confidence)
                     .filter(|c| *c < Confidence::High)
                     .map(|c| format!(" ({} confidence)", c.name()))
                     .unwrap_or_default()
             ),
         ),
+        _ => unreachable!("capacity outcomes only"),
     }
 }
 
-/// One verdict per class claimed: FAIL when a requirement failed (naming
-/// each), LINK when the link capped one, else PASS.
-fn classes(f: &FlashReport) -> Vec<Verdict> {
-    let mut names: Vec<&str> = Vec::new();
-    for x in &f.findings {
-        if let Some(Figure::Requirement { class, .. }) = &x.figure
-            && !names.contains(&class.as_str())
-        {
-            names.push(class);
-        }
+/// The classes met (the highest of each family), then what binds: FAIL
+/// only when a claimed class is not met; a class above those met, with
+/// no claim, is named without alarm.
+fn classes(o: &Outcome) -> Vec<Verdict> {
+    let Outcome::Classes { binding, claim, .. } = o else {
+        return Vec::new();
+    };
+    let met = flash_verdicts::class_met(o);
+    let mut out = vec![Verdict::new(
+        Kind::Class("met".into()),
+        if met == "none" {
+            Mark::Found
+        } else {
+            Mark::Pass
+        },
+        "MEETS",
+        met,
+    )];
+    if let Some(b) = binding.as_ref().filter(|b| b.status != Status::Pass) {
+        let text = format!(
+            "{}: {}",
+            b.class,
+            requirement_text(b.need, b.measured, b.limit)
+        );
+        let (mark, word) = match (b.status, *claim != ClaimSource::None && o.failed()) {
+            (Status::Link, _) => (Mark::Link, "LINK"),
+            (_, true) => (Mark::Fail, "FAIL"),
+            _ => (Mark::Found, "NOT"),
+        };
+        out.push(Verdict::new(
+            Kind::Class("binding".into()),
+            mark,
+            word,
+            text,
+        ));
     }
-    names
-        .into_iter()
-        .map(|name| {
-            let of_class: Vec<(&Finding, Need, f64, f64)> = f
-                .findings
-                .iter()
-                .filter_map(|x| match &x.figure {
-                    Some(Figure::Requirement {
-                        class,
-                        need,
-                        measured,
-                        limit,
-                    }) if class == name => Some((x, *need, *measured, *limit)),
-                    _ => None,
-                })
-                .collect();
-            let with = |s: Status| {
-                of_class
-                    .iter()
-                    .filter(|(x, ..)| x.status == Some(s))
-                    .map(|(_, need, measured, limit)| requirement_text(*need, *measured, *limit))
-                    .collect::<Vec<_>>()
-            };
-            let (fails, links) = (with(Status::Fail), with(Status::Link));
-            let kind = Kind::Class(name.to_string());
-            if !fails.is_empty() {
-                Verdict::new(
-                    kind,
-                    Mark::Fail,
-                    "FAIL",
-                    format!("{name}: {}", fails.join("; ")),
-                )
-            } else if !links.is_empty() {
-                Verdict::new(
-                    kind,
-                    Mark::Link,
-                    "LINK",
-                    format!("{name}: cannot tell, the link caps {}", links.join("; ")),
-                )
-            } else {
-                Verdict::new(
-                    kind,
-                    Mark::Pass,
-                    "PASS",
-                    format!("{name}: all {} requirements met", of_class.len()),
-                )
-            }
-        })
-        .collect()
+    out
 }
 
 /// A figure found (no judgement): the AU, the page, the cache, open AUs.
@@ -250,7 +221,7 @@ fn found(x: &Finding) -> Option<Verdict> {
         .map(|c| format!(" ({} confidence)", c.name()))
         .unwrap_or_default();
     let size = |b: Option<u64>| b.map_or("not seen".to_string(), format_size);
-    let (kind, word, text) = match x.figure.as_ref()? {
+    let (kind, word, text) = match &x.figure {
         Figure::Au { bytes, .. } => (Kind::Au, "AU", size(*bytes)),
         Figure::Page { bytes } => (Kind::Page, "page", size(*bytes)),
         Figure::Cache { bytes } => (Kind::Cache, "cache", size(*bytes)),
@@ -259,10 +230,14 @@ fn found(x: &Finding) -> Option<Verdict> {
             "open AUs",
             count.map_or("not seen".into(), |n| n.to_string()),
         ),
-        Figure::AuUsed { bytes, source } => (
+        Figure::AuUsed { bytes, .. } => (
             Kind::AuUsed,
             "AU",
-            format!("{} ({source})", format_size(*bytes)),
+            format!(
+                "{} ({})",
+                format_size(*bytes),
+                words::words(&x.figure).note.unwrap_or_default()
+            ),
         ),
         _ => return None,
     };
@@ -276,22 +251,25 @@ fn found(x: &Finding) -> Option<Verdict> {
 
 /// A requirement's figure beside its limit, each in its own unit:
 /// `Pw 9.96 MB/s, needs ≥ 10 MB/s`, `T_FW max 1.80 ms, limit ≤ 750 ms`.
-fn requirement_text(need: Need, measured: f64, limit: f64) -> String {
-    let (what, value): (&str, fn(f64) -> String) = match need {
-        Need::SeqWrite(_) => ("Pw", |v| format!("{} MB/s", format_mbps(v))),
-        Need::RuRead(_) => ("Pr", |v| format!("{} MB/s", format_mbps(v))),
-        Need::Sustained(_) => ("sustained write", |v| format!("{} MB/s", format_mbps(v))),
-        Need::FatMean(_) => ("T_FW mean of 8", |v| format_latency(v * 1e6)),
-        Need::FatMax(_) => ("T_FW max", |v| format_latency(v * 1e6)),
-        Need::RandomReadIops(_) => ("4 KiB read", |v| format!("{v:.0} IOPS")),
-        Need::RandomWriteIops(_) => ("4 KiB write", |v| format!("{v:.0} IOPS")),
+fn requirement_text(need: NeedKind, measured: f64, limit: f64) -> String {
+    let value: fn(f64) -> String = match need {
+        NeedKind::SeqWrite | NeedKind::RuRead | NeedKind::Sustained => {
+            |v| format!("{} MB/s", format_mbps(v))
+        }
+        NeedKind::FatMean | NeedKind::FatMax => |v| format_latency(v * 1e6),
+        NeedKind::RandomReadIops | NeedKind::RandomWriteIops => |v| format!("{v:.0} IOPS"),
     };
-    let bound = if need.limit().1 {
+    let bound = if need.at_least() {
         "needs ≥"
     } else {
         "limit ≤"
     };
-    format!("{what} {}, {bound} {}", value(measured), value(limit))
+    format!(
+        "{} {}, {bound} {}",
+        flash_verdicts::need_name(need),
+        value(measured),
+        value(limit)
+    )
 }
 
 /// Rows of a raw table shown open; a longer one starts folded.
@@ -317,8 +295,13 @@ pub fn section(out: &mut String, run: &RunResult) {
             .map(|v| format!("<li>{}</li>", v.html()))
             .collect::<String>()
     );
-    let _ = writeln!(out, "<p class=\"verdict-line\">{}</p>", esc(&f.verdict));
+    let _ = writeln!(
+        out,
+        "<p class=\"verdict-line\">{}</p>",
+        esc(&flash_verdicts::headline(f))
+    );
     findings(out, &f.findings);
+    repair(out, &f.findings);
     raw_table(out, &f.table);
     let _ = writeln!(out, "</section>");
 }
@@ -342,18 +325,18 @@ fn findings(out: &mut String, list: &[Finding]) {
             badge(mark, s.name())
         });
         let value = match &x.figure {
-            Some(Figure::Requirement {
+            Figure::Requirement {
                 need,
                 measured,
                 limit,
                 ..
-            }) => requirement_text(*need, *measured, *limit),
-            Some(Figure::FatWrites {
+            } => requirement_text(*need, *measured, *limit),
+            Figure::FatWrites {
                 worst_mean8_ms,
                 max_ms,
                 median_ms,
                 writes,
-            }) => format!(
+            } => format!(
                 "worst mean of 8 {}, max {}, median {} over {writes} writes",
                 format_latency(worst_mean8_ms * 1e6),
                 format_latency(max_ms * 1e6),
@@ -371,6 +354,20 @@ fn findings(out: &mut String, list: &[Finding]) {
         );
     }
     let _ = writeln!(out, "</tbody></table>");
+}
+
+/// The commands that make a fake card usable at its real size (none
+/// once `--fix` wrote the table).
+fn repair(out: &mut String, list: &[Finding]) {
+    let commands = words::repair_commands(list);
+    if commands.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "<p>To use the card at its real size, one of:</p><pre class=\"commands\">{}</pre>",
+        esc(&commands.join("\n"))
+    );
 }
 
 /// A column's heading in the page: times carry their unit in each cell.
@@ -394,14 +391,14 @@ fn cell(c: &Cell, column: Column) -> String {
 /// The raw table as an HTML table in a scrolling box, folded when long.
 fn raw_table(out: &mut String, table: &FlashTable) {
     let (head, rows): (Vec<String>, Vec<Vec<String>>) = match table {
-        FlashTable::Typed(t) if !t.columns.is_empty() => (
+        FlashTable::Typed(t) if !t.rows.is_empty() => (
             t.columns.iter().map(|c| heading(*c).to_string()).collect(),
             t.rows
                 .iter()
                 .map(|r| r.iter().zip(&t.columns).map(|(c, k)| cell(c, *k)).collect())
                 .collect(),
         ),
-        FlashTable::Words(w) if !w.is_empty() => (w[0].clone(), w[1..].to_vec()),
+        FlashTable::Words(w) if w.len() > 1 => (w[0].clone(), w[1..].to_vec()),
         _ => return,
     };
     let _ = writeln!(

@@ -261,7 +261,7 @@ fn status(run: &RunResult) -> String {
         "complete".to_string()
     };
     let state = match run.payload.flash() {
-        Some(f) if f.failed => format!(
+        Some(f) if f.failed() => format!(
             "{state} · {} {}",
             flash::badge(Mark::Fail, "FAILED"),
             match f.test {

@@ -121,17 +121,13 @@ fn flash_run(report: crate::result::flash::FlashReport) -> RunResult {
 
 fn fake_card() -> RunResult {
     use crate::result::flash::*;
-    let usable = Finding {
-        name: "usable capacity".into(),
-        value: "2 GiB".into(),
-        confidence: Some(Confidence::High),
-        status: None,
-        note: None,
-        figure: Some(Figure::UsableCapacity {
+    let usable = Finding::sure(
+        Figure::UsableCapacity {
             bytes: 2 << 30,
-            at_most: None,
-        }),
-    };
+            at_most_bytes: None,
+        },
+        Confidence::High,
+    );
     let offsets = (0..40u64).map(|i| {
         vec![
             Cell::Bytes((2 << 30) + i * 29_400_000),
@@ -140,59 +136,68 @@ fn fake_card() -> RunResult {
     });
     flash_run(FlashReport {
         test: crate::vocab::options::FlashTest::Capacity,
-        verdict:
-            "FAKE: claims 8 GiB, really holds 2 GiB (exactly: blocks read back at their alias)"
-                .into(),
+        outcome: Outcome::Fake {
+            claimed_bytes: 8 << 30,
+            real_bytes: 2 << 30,
+            at_most_bytes: None,
+            found_by: FoundBy::Aliased,
+            rounds: 1,
+            confidence: Confidence::High,
+        },
         findings: vec![usable],
         table: FlashTable::Typed(TypedTable {
             columns: vec![Column::Offset, Column::Verdict],
             rows: offsets.collect(),
         }),
-        failed: true,
-        details: serde_json::json!({ "claimed": 8u64 << 30 }),
     })
 }
 
 fn failed_class() -> RunResult {
     use crate::result::flash::*;
-    let requirement = |need: Need, measured: f64, status: Status| Finding {
-        name: String::new(),
-        value: String::new(),
-        confidence: Some(Confidence::High),
-        status: Some(status),
-        note: None,
-        figure: Some(Figure::Requirement {
-            class: "C10".into(),
-            need,
-            measured,
-            limit: need.limit().0,
-        }),
+    let check = |need: NeedKind, measured: f64, limit: f64, status: Status| ClassCheck {
+        class: "C10".into(),
+        need,
+        measured,
+        limit,
+        status,
+        confidence: Confidence::High,
+        reason: None,
     };
-    let au = Finding {
-        name: "AU used".into(),
-        value: "4 MiB".into(),
-        confidence: None,
-        status: None,
-        note: None,
-        figure: Some(Figure::AuUsed {
-            bytes: 4 << 20,
-            source: "detected by boundary timing".into(),
-        }),
+    let requirement = |c: &ClassCheck| Finding {
+        figure: Figure::Requirement {
+            class: c.class.clone(),
+            need: c.need,
+            measured: c.measured,
+            limit: c.limit,
+        },
+        confidence: Some(c.confidence),
+        status: Some(c.status),
+        reason: None,
     };
+    let pw = check(NeedKind::SeqWrite, 9.96, 10.0, Status::Fail);
+    let fat = check(NeedKind::FatMax, 1.8, 750.0, Status::Pass);
+    let au = Finding::of(Figure::AuUsed {
+        bytes: 4 << 20,
+        source: AuSource::Chosen(AuFrom::Timing),
+    });
     flash_run(FlashReport {
         test: crate::vocab::options::FlashTest::Class,
-        verdict: "meets: none; binding: C10 needs Pw MB/s >= 10, measured 10.0: FAIL".into(),
-        findings: vec![
-            requirement(Need::SeqWrite(10.0), 9.96, Status::Fail),
-            requirement(Need::FatMax(750.0), 1.8, Status::Pass),
-            au,
-        ],
+        outcome: Outcome::Classes {
+            claim: ClaimSource::Given,
+            claimed: vec!["C10".into()],
+            families: vec![FamilyMet {
+                family: Family::Speed,
+                met: Vec::new(),
+                highest: None,
+            }],
+            binding: Some(pw.clone()),
+            weakest: None,
+        },
+        findings: vec![requirement(&pw), requirement(&fat), au],
         table: FlashTable::Typed(TypedTable {
             columns: vec![Column::Written, Column::AuMbS],
             rows: vec![vec![Cell::Bytes(4 << 20), Cell::MbS(9.96)]],
         }),
-        failed: true,
-        details: serde_json::Value::Null,
     })
 }
 
@@ -258,17 +263,20 @@ fn a_failed_class_names_the_requirement_in_its_units() {
 fn the_newest_verdict_of_each_kind_stands_and_failures_come_first() {
     let mut genuine = fake_card();
     if let crate::result::Payload::Flash { flash, .. } = &mut genuine.payload {
-        flash.failed = false;
-        flash.verdict = "genuine: all 64 probe blocks held their data".into();
-        flash.findings[0].figure = Some(crate::result::flash::Figure::UsableCapacity {
+        flash.outcome = crate::result::flash::Outcome::Genuine {
+            claimed_bytes: 8 << 30,
+            probes: 64,
+            confidence: crate::result::flash::Confidence::High,
+        };
+        flash.findings[0].figure = crate::result::flash::Figure::UsableCapacity {
             bytes: 8 << 30,
-            at_most: None,
-        });
+            at_most_bytes: None,
+        };
     }
     let (fake, class) = (fake_card(), failed_class());
     let verdicts = super::flash::of_device(&[&fake, &class, &genuine]);
     let words: Vec<&str> = verdicts.iter().map(|v| v.word.as_str()).collect();
-    assert_eq!(words, ["FAIL", "GENUINE", "AU"], "{verdicts:?}");
+    assert_eq!(words, ["FAIL", "GENUINE", "MEETS", "AU"], "{verdicts:?}");
     assert_eq!(verdicts[1].text, "holds the 8 GiB it claims");
 }
 

@@ -1,34 +1,27 @@
-//! The words of `flash align`: the AU and page found by boundary timing,
-//! compared with the kernel's erase size.
+//! The findings of `flash align`: the AU and page found by boundary
+//! timing, beside the kernel's erase size.
 
-use super::{assemble, finding};
+use super::assemble;
 use crate::flash::{FlashReport, align};
-use crate::result::flash::{Cell, Column, Figure, TypedTable};
-use crate::units::format_size;
+use crate::result::flash::{Cell, Column, Figure, Finding, Outcome, TypedTable};
 use crate::vocab::options::FlashTest;
 
 pub(super) fn report(r: &align::AlignResult, kernel: Option<u64>) -> FlashReport {
-    let au = finding(
+    let au = Finding::sure(
         Figure::Au {
             bytes: r.au,
-            kernel,
+            kernel_bytes: kernel,
         },
-        Some(r.au_confidence),
+        r.au_confidence,
     );
-    let page = finding(Figure::Page { bytes: r.page }, Some(r.page_confidence));
-    let verdict = match (r.au, r.page) {
-        (Some(a), Some(p)) => format!("AU {}, page {}", format_size(a), format_size(p)),
-        (Some(a), None) => format!("AU {}, no page step seen", format_size(a)),
-        _ => "no boundary pattern: the geometry cannot be read from timing here".into(),
+    let page = Finding::sure(Figure::Page { bytes: r.page }, r.page_confidence);
+    let outcome = Outcome::Geometry {
+        au_bytes: r.au,
+        au_confidence: r.au_confidence,
+        page_bytes: r.page,
+        page_confidence: r.page_confidence,
     };
-    assemble(
-        FlashTest::Align,
-        verdict,
-        vec![au, page],
-        table(r),
-        false,
-        r,
-    )
+    assemble(FlashTest::Align, outcome, vec![au, page], table(r))
 }
 
 /// Read times before, on and after each candidate boundary.

@@ -1,0 +1,260 @@
+//! The one-line answer of a flash run, from its typed outcome: a fake
+//! card's claimed and real size, the classes a card meets per family and
+//! what holds it back, the geometry, the cache, the open AUs; and the
+//! words of a requirement and of a reason a confidence is not high.
+
+use crate::result::flash::{
+    ClaimSource, ClassCheck, Confidence, FlashReport, FoundBy, NeedKind, NoCount, Outcome, Reason,
+    Status,
+};
+use crate::units::{format_mbps, format_size};
+
+/// The answer, in one line.
+pub fn headline(f: &FlashReport) -> String {
+    match &f.outcome {
+        Outcome::Genuine { probes, .. } => {
+            format!("genuine: all {probes} probe blocks held their data")
+        }
+        Outcome::Fake {
+            claimed_bytes,
+            real_bytes,
+            at_most_bytes,
+            found_by,
+            ..
+        } => fake(*claimed_bytes, *real_bytes, *at_most_bytes, *found_by),
+        Outcome::Geometry {
+            au_bytes,
+            page_bytes,
+            ..
+        } => match (au_bytes, page_bytes) {
+            (Some(a), Some(p)) => format!("AU {}, page {}", format_size(*a), format_size(*p)),
+            (Some(a), None) => format!("AU {}, no page step seen", format_size(*a)),
+            _ => "no boundary pattern: the geometry cannot be read from timing here".into(),
+        },
+        Outcome::OpenAus {
+            count,
+            no_count,
+            collapse,
+            spread,
+            most_aus,
+            ..
+        } => open_aus(*count, *no_count, *collapse, *spread, *most_aus),
+        Outcome::Cache {
+            cache_bytes,
+            absorbed_bytes,
+            burst_mb_per_s,
+            sustained_mb_per_s,
+            most_bytes,
+            ..
+        } => match (cache_bytes, absorbed_bytes, sustained_mb_per_s) {
+            // The net size assumes the cache drained at the sustained
+            // speed while it filled; one that does not drain then holds
+            // all that was absorbed. Both are named.
+            (Some(c), Some(a), Some(s)) => format!(
+                "write cache of {}–{} ({} if it drains while it fills): {} MB/s, then {} MB/s",
+                format_size(*c),
+                format_size(*a.max(c)),
+                format_size(*c),
+                format_mbps(*burst_mb_per_s),
+                format_mbps(*s)
+            ),
+            _ => format!(
+                "no fall in speed within {}: no cache seen (or a larger one)",
+                format_size(*most_bytes)
+            ),
+        },
+        Outcome::Classes { .. } => classes(&f.outcome),
+        Outcome::Legacy { verdict, .. } => verdict.clone(),
+    }
+}
+
+fn fake(claimed: u64, real: u64, at_most: Option<u64>, by: FoundBy) -> String {
+    let (claimed, holds) = (format_size(claimed), format_size(real));
+    match by {
+        FoundBy::Aliased => {
+            format!(
+                "FAKE: claims {claimed}, really holds {holds} (exactly: aliased blocks name it)"
+            )
+        }
+        FoundBy::LastSector => format!(
+            "FAKE: claims {claimed}, really holds {holds} ({real} bytes: the last sector that held its data ends there)"
+        ),
+        FoundBy::Interval => format!(
+            "FAKE: claims {claimed}, really holds {}",
+            super::holds_text(real, at_most)
+        ),
+    }
+}
+
+fn open_aus(
+    count: Option<u32>,
+    why: Option<NoCount>,
+    collapse: f64,
+    spread: f64,
+    most: u32,
+) -> String {
+    match (count, why) {
+        (Some(n), _) => format!(
+            "{n} open AU(s): writing to more in turn collapses throughput {collapse:.1}× (noise {spread:.2}×)"
+        ),
+        (None, Some(NoCount::NotFromTheCount)) => {
+            "throughput fell but stayed low with fewer AUs again: not the open-AU limit (a write cache filling?)".into()
+        }
+        (None, Some(NoCount::InTheNoise)) => {
+            format!("a collapse of {collapse:.2}× is within the noise ({spread:.2}×): no count")
+        }
+        (None, _) => format!(
+            "no collapse up to {most} AUs: no open-AU limit seen (none, more than {}, or hidden by a write cache)",
+            most.saturating_sub(2)
+        ),
+    }
+}
+
+/// "C10 U1 V10 A1": the highest class met in each family, or "none".
+pub fn class_met(o: &Outcome) -> String {
+    let Outcome::Classes { families, .. } = o else {
+        return String::new();
+    };
+    let met: Vec<&str> = families
+        .iter()
+        .filter_map(|f| f.highest.as_deref())
+        .collect();
+    match met.is_empty() {
+        true => "none".into(),
+        false => met.join(" "),
+    }
+}
+
+/// "meets C10 U1 V10 A1; not U3: Pw 12.0 MB/s, needs 30", with the
+/// claim's answer first when there was one, and the confidence when not
+/// high.
+fn classes(o: &Outcome) -> String {
+    let Outcome::Classes {
+        claim,
+        claimed,
+        binding,
+        weakest,
+        ..
+    } = o
+    else {
+        return String::new();
+    };
+    let mut out = String::new();
+    if *claim != ClaimSource::None {
+        let by = match claim {
+            ClaimSource::Given => "claim",
+            _ => "the card claims",
+        };
+        let verdict = if o.failed() { "NOT met" } else { "met" };
+        out += &format!("{by} {}: {verdict}; ", claimed.join(" "));
+    }
+    out += &format!("meets {}", class_met(o));
+    if let Some(w) = weakest.as_ref().filter(|w| w.confidence < Confidence::High) {
+        out += &format!(
+            " ({} confidence, set by {} {}",
+            w.confidence.name(),
+            w.class,
+            need_name(w.need)
+        );
+        if let Some(r) = &w.reason {
+            out += &format!(": {}", reason_text(r));
+        }
+        out += ")";
+    }
+    if let Some(b) = binding {
+        out += &binding_text(b);
+    }
+    out
+}
+
+/// "; not U3: Pw 12.0 MB/s, needs 30", "; U3 cannot be told: …", or
+/// (all met) "; closest to its limit: …".
+fn binding_text(b: &ClassCheck) -> String {
+    let figure = need_text(b.need, b.measured, b.limit);
+    match b.status {
+        Status::Fail => format!("; not {}: {figure}", b.class),
+        Status::Link => format!(
+            "; {} cannot be told: {figure}{}",
+            b.class,
+            b.reason
+                .as_ref()
+                .map(|r| format!(" ({})", reason_text(r)))
+                .unwrap_or_default()
+        ),
+        Status::Pass => format!("; closest to its limit: {} {figure}", b.class),
+    }
+}
+
+/// What a requirement measures, as people name it.
+pub fn need_name(n: NeedKind) -> &'static str {
+    match n {
+        NeedKind::SeqWrite => "Pw",
+        NeedKind::RuRead => "Pr",
+        NeedKind::FatMean => "T_FW mean of 8",
+        NeedKind::FatMax => "T_FW max",
+        NeedKind::RandomReadIops => "4 KiB random read",
+        NeedKind::RandomWriteIops => "4 KiB random write",
+        NeedKind::Sustained => "sustained write",
+    }
+}
+
+/// The unit of a requirement's figures.
+pub fn need_unit(n: NeedKind) -> &'static str {
+    match n {
+        NeedKind::FatMean | NeedKind::FatMax => "ms",
+        NeedKind::RandomReadIops | NeedKind::RandomWriteIops => "IOPS",
+        _ => "MB/s",
+    }
+}
+
+/// "Pw 12.0 MB/s, needs 30" or "T_FW max 300.0 ms, limit 250".
+pub fn need_text(n: NeedKind, measured: f64, limit: f64) -> String {
+    let bound = if n.at_least() { "needs" } else { "limit" };
+    let value = match n {
+        NeedKind::RandomReadIops | NeedKind::RandomWriteIops => format!("{measured:.0}"),
+        _ => format!("{measured:.1}"),
+    };
+    format!("{} {value} {}, {bound} {limit}", need_name(n), need_unit(n))
+}
+
+/// Why a finding is not sure, in words.
+pub fn reason_text(r: &Reason) -> String {
+    match r {
+        Reason::LinkCaps {
+            link_mb_per_s,
+            limit,
+        } => format!(
+            "cannot tell: the link caps at {link_mb_per_s:.1} MB/s, below the {limit} required, and the card ran at it (its own speed beyond the link is not seen)"
+        ),
+        Reason::AssumedAu { ru_bytes, au_bytes } => format!(
+            "measured in {} recording units of an assumed AU of {} (none given or found; give --au)",
+            format_size(*ru_bytes),
+            format_size(*au_bytes)
+        ),
+        Reason::NoFallCovered {
+            written_bytes,
+            largest_cache_bytes,
+            card_bytes,
+        } => format!(
+            "no fall in speed within {}: enough to fill any cache of up to {} (a third of this {} card) that could hide a speed below the limit",
+            format_size(*written_bytes),
+            format_size(*largest_cache_bytes),
+            format_size(*card_bytes)
+        ),
+        Reason::NoFallOpen {
+            written_bytes,
+            largest_cache_bytes,
+            card_bytes,
+        } => format!(
+            "no fall in speed within {}: a cache of up to {} (a third of this {} card) hiding a speed below the limit is not ruled out",
+            format_size(*written_bytes),
+            format_size(*largest_cache_bytes),
+            format_size(*card_bytes)
+        ),
+        Reason::NotExhausted { written_bytes } => format!(
+            "speed after {}, cache not exhausted",
+            format_size(*written_bytes)
+        ),
+        Reason::Stored { note } => note.clone(),
+    }
+}

@@ -1,0 +1,406 @@
+//! The answer of a flash test as figures: a fake card's claimed and real
+//! bytes, the classes a card meets per family, the geometry, the cache,
+//! and the reasons a confidence is not high; and the reading of runs
+//! stored by earlier releases, whose answer is a sentence.
+//!
+//! Why apart from `super`: the outcome is what every format leads with,
+//! and the legacy forms it must still read (a `verdict` string, findings
+//! of words, needs keyed by their Rust names) are kept in one place.
+
+use super::{Confidence, Figure, Finding, FlashTable, NeedKind, Status};
+use crate::vocab::options::FlashTest;
+use serde::{Deserialize, Deserializer, Serialize};
+
+/// The answer of one flash test (`outcome` names the variant).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum Outcome {
+    /// `capacity`: every probe held its data.
+    Genuine {
+        /// The size the card claims, bytes.
+        claimed_bytes: u64,
+        /// Probe blocks written and read back.
+        probes: u64,
+        confidence: Confidence,
+    },
+    /// `capacity`: the card holds less than it claims.
+    Fake {
+        /// The size the card claims, bytes.
+        claimed_bytes: u64,
+        /// What it really holds, bytes (found to an interval: the least).
+        real_bytes: u64,
+        /// Found to an interval: the most it may hold, bytes.
+        at_most_bytes: Option<u64>,
+        /// How the real size was found.
+        found_by: FoundBy,
+        /// Rounds of probes the search took.
+        rounds: u32,
+        confidence: Confidence,
+    },
+    /// `align`: the erase block and page found by boundary timing.
+    Geometry {
+        /// The AU, bytes; null: no boundary seen.
+        au_bytes: Option<u64>,
+        au_confidence: Confidence,
+        /// The page, bytes; null: no step seen.
+        page_bytes: Option<u64>,
+        page_confidence: Confidence,
+    },
+    /// `open-au`: how many AUs the card keeps open.
+    OpenAus {
+        /// The count; null when none could be made (`no_count` says why).
+        count: Option<u32>,
+        confidence: Confidence,
+        no_count: Option<NoCount>,
+        /// Throughput within the count over throughput past it.
+        collapse: f64,
+        /// Largest over smallest throughput within the count.
+        spread: f64,
+        /// The most AUs written in turn.
+        most_aus: u32,
+    },
+    /// `cache`: the write cache, net of what drained while it filled.
+    Cache {
+        /// The cache, bytes; null: no fall in speed seen.
+        cache_bytes: Option<u64>,
+        /// Bytes taken at the burst speed (the gross size).
+        absorbed_bytes: Option<u64>,
+        burst_mb_per_s: f64,
+        sustained_mb_per_s: Option<f64>,
+        confidence: Confidence,
+        /// The most the test wrote, bytes.
+        most_bytes: u64,
+    },
+    /// `class`: the classes met, per family, and what binds.
+    Classes {
+        /// Where the classes checked came from.
+        claim: ClaimSource,
+        /// The classes claimed (by `--claim` or the card); empty when none.
+        claimed: Vec<String>,
+        /// Per family, the classes met and the highest.
+        families: Vec<FamilyMet>,
+        /// The requirement that binds: the first not met, else the one
+        /// with the least room.
+        binding: Option<ClassCheck>,
+        /// The least sure requirement of the classes met.
+        weakest: Option<ClassCheck>,
+    },
+    /// A run stored by an earlier release: its verdict as written then.
+    Legacy {
+        /// The verdict, as stored.
+        verdict: String,
+        /// Whether it was a failure.
+        failed: bool,
+    },
+}
+
+impl Outcome {
+    /// A fake card, or a claimed class not met.
+    pub fn failed(&self) -> bool {
+        match self {
+            Outcome::Fake { .. } => true,
+            Outcome::Legacy { failed, .. } => *failed,
+            Outcome::Classes {
+                claim,
+                claimed,
+                families,
+                ..
+            } => {
+                *claim != ClaimSource::None
+                    && claimed
+                        .iter()
+                        .any(|c| !families.iter().any(|f| f.met.contains(c)))
+            }
+            _ => false,
+        }
+    }
+}
+
+/// How a fake card's real size was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FoundBy {
+    /// Aliased blocks name it exactly.
+    Aliased,
+    /// The last sector that held its data ends there.
+    LastSector,
+    /// A search narrowed it to an interval.
+    Interval,
+}
+
+/// Where the classes a `class` run checked came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ClaimSource {
+    /// `--claim`.
+    Given,
+    /// The card's SD Status register.
+    Card,
+    /// No claim: every class was checked.
+    None,
+}
+
+/// A family of SD classes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Family {
+    /// Speed Class C2..C10.
+    Speed,
+    /// UHS Speed Class U1, U3.
+    Uhs,
+    /// Video Speed Class V6..V90.
+    Video,
+    /// Application Performance Class A1, A2.
+    App,
+}
+
+/// The classes of one family a card met.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct FamilyMet {
+    pub family: Family,
+    /// The classes of the family checked and met, slowest first.
+    pub met: Vec<String>,
+    /// The highest met; null when none.
+    pub highest: Option<String>,
+}
+
+/// One requirement of one class, checked.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ClassCheck {
+    /// The class, as its logo reads.
+    pub class: String,
+    pub need: NeedKind,
+    /// The measured value, in the unit of `need`.
+    pub measured: f64,
+    /// The class's limit, in the unit of `need`.
+    pub limit: f64,
+    pub status: Status,
+    pub confidence: Confidence,
+    /// Why the confidence is not high; null when nothing lowers it.
+    pub reason: Option<Reason>,
+}
+
+/// Why a finding is not sure.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(tag = "reason", rename_all = "snake_case")]
+pub enum Reason {
+    /// The link caps below the limit and the card ran at it.
+    LinkCaps { link_mb_per_s: f64, limit: f64 },
+    /// Measured in the RUs of an assumed AU (none given or found).
+    AssumedAu { ru_bytes: u64, au_bytes: u64 },
+    /// No fall in speed within the writes, enough to fill any cache that
+    /// could hide a speed below the limit.
+    NoFallCovered {
+        written_bytes: u64,
+        largest_cache_bytes: u64,
+        card_bytes: u64,
+    },
+    /// No fall in speed within the writes, too few to rule out a cache.
+    NoFallOpen {
+        written_bytes: u64,
+        largest_cache_bytes: u64,
+        card_bytes: u64,
+    },
+    /// The speed was still falling when the writes stopped.
+    NotExhausted { written_bytes: u64 },
+    /// A note stored by an earlier release, as written then.
+    Stored { note: String },
+}
+
+/// Why `open-au` gives no count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum NoCount {
+    /// No collapse up to the most AUs written (none, or hidden behind a
+    /// cache).
+    NoCollapse,
+    /// The throughput fell but stayed low with fewer AUs again: it did not
+    /// depend on the AU count (a write cache filling, say).
+    NotFromTheCount,
+    /// The collapse was within the noise.
+    InTheNoise,
+}
+
+/// A flash report in any stored form: the typed one, or that of an
+/// earlier release (`verdict`, `failed`, `details`, findings of words).
+#[derive(Deserialize)]
+pub(super) struct StoredReport {
+    test: FlashTest,
+    #[serde(default)]
+    findings: Vec<Finding>,
+    table: FlashTable,
+    #[serde(flatten)]
+    rest: serde_json::Map<String, serde_json::Value>,
+}
+
+impl<'de> Deserialize<'de> for super::FlashReport {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let stored = StoredReport::deserialize(d)?;
+        stored.try_into().map_err(serde::de::Error::custom)
+    }
+}
+
+impl<'de> Deserialize<'de> for Finding {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(StoredFinding::deserialize(d)?.into())
+    }
+}
+
+impl TryFrom<StoredReport> for super::FlashReport {
+    type Error = String;
+
+    fn try_from(s: StoredReport) -> Result<Self, String> {
+        let rest = serde_json::Value::Object(s.rest);
+        let outcome = match rest.get("outcome") {
+            Some(_) => serde_json::from_value(rest).map_err(|e| e.to_string())?,
+            None => Outcome::Legacy {
+                verdict: rest["verdict"].as_str().unwrap_or_default().to_string(),
+                failed: rest["failed"].as_bool().unwrap_or(false),
+            },
+        };
+        Ok(super::FlashReport {
+            test: s.test,
+            outcome,
+            findings: s.findings,
+            table: s.table,
+        })
+    }
+}
+
+/// A finding in any stored form: typed, or the words of an earlier
+/// release (with or without its figure).
+#[derive(Deserialize)]
+pub(super) struct StoredFinding {
+    figure: Option<Figure>,
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    value: String,
+    confidence: Option<Confidence>,
+    status: Option<Status>,
+    reason: Option<Reason>,
+    note: Option<String>,
+}
+
+impl From<StoredFinding> for Finding {
+    fn from(s: StoredFinding) -> Finding {
+        let figure = s.figure.unwrap_or(Figure::Words {
+            name: s.name,
+            value: s.value,
+        });
+        Finding {
+            figure,
+            confidence: s.confidence,
+            status: s.status,
+            reason: s.reason.or(s.note.map(|note| Reason::Stored { note })),
+        }
+    }
+}
+
+/// A need as written now (`"seq_write"`) or by an earlier release, keyed
+/// by its Rust name with the limit (`{"SeqWrite": 10.0}`).
+pub(super) fn need_either<'de, D: Deserializer<'de>>(d: D) -> Result<NeedKind, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Either {
+        Name(NeedKind),
+        Keyed(std::collections::HashMap<NeedKind, f64>),
+    }
+    match Either::deserialize(d)? {
+        Either::Name(n) => Ok(n),
+        Either::Keyed(m) => m
+            .into_keys()
+            .next()
+            .ok_or_else(|| serde::de::Error::custom("an empty need")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{AuSource, Figure, FlashReport};
+    use super::*;
+
+    #[test]
+    fn a_report_stored_with_words_loads_as_legacy_with_its_words() {
+        let old = serde_json::json!({
+            "test": "class",
+            "verdict": "meets: C10; binding: U3 needs Pw MB/s >= 30, measured 12.0: FAIL",
+            "failed": true,
+            "details": {"checks": []},
+            "findings": [
+                {"name": "write cache", "value": "no fall", "confidence": null,
+                 "status": null, "note": "a note"},
+                {"name": "", "value": "", "confidence": "high", "status": "FAIL", "note": null,
+                 "figure": {"requirement": {"class": "U3", "need": {"SeqWrite": 30.0},
+                                            "measured": 12.0, "limit": 30.0}}},
+                {"name": "", "value": "", "confidence": null, "status": null, "note": null,
+                 "figure": {"au_used": {"bytes": 4194304, "source": "from --au"}}},
+                {"name": "", "value": "", "confidence": null, "status": null, "note": null,
+                 "figure": {"burst": {"mb_s": 47.5}}}
+            ],
+            "table": [["written", "AU MB/s"], ["4 MiB", "12.0"]]
+        });
+        let r: FlashReport = serde_json::from_value(old).unwrap();
+        assert!(r.failed());
+        assert!(
+            matches!(&r.outcome, Outcome::Legacy { verdict, .. } if verdict.starts_with("meets: C10"))
+        );
+        let f = &r.findings;
+        assert_eq!(
+            f[0].figure,
+            Figure::Words {
+                name: "write cache".into(),
+                value: "no fall".into()
+            }
+        );
+        assert_eq!(
+            f[0].reason,
+            Some(Reason::Stored {
+                note: "a note".into()
+            })
+        );
+        assert!(matches!(
+            f[1].figure,
+            Figure::Requirement {
+                need: NeedKind::SeqWrite,
+                ..
+            }
+        ));
+        assert!(
+            matches!(&f[2].figure, Figure::AuUsed { source: AuSource::Words(w), .. } if w == "from --au")
+        );
+        assert_eq!(f[3].figure, Figure::Burst { mb_per_s: 47.5 });
+    }
+
+    #[test]
+    fn a_typed_report_goes_round_in_snake_case_with_its_outcome_at_the_top() {
+        let r = FlashReport {
+            test: FlashTest::Capacity,
+            outcome: Outcome::Fake {
+                claimed_bytes: 8 << 30,
+                real_bytes: 2 << 30,
+                at_most_bytes: None,
+                found_by: FoundBy::Aliased,
+                rounds: 1,
+                confidence: Confidence::High,
+            },
+            findings: vec![Finding::of(Figure::Requirement {
+                class: "U3".into(),
+                need: NeedKind::SeqWrite,
+                measured: 12.0,
+                limit: 30.0,
+            })],
+            table: FlashTable::Words(Vec::new()),
+        };
+        let v = serde_json::to_value(&r).unwrap();
+        assert_eq!(v["outcome"], "fake");
+        assert_eq!(v["real_bytes"], 2u64 << 30);
+        assert_eq!(
+            v["findings"][0]["figure"]["requirement"]["need"],
+            "seq_write"
+        );
+        let back: FlashReport = serde_json::from_value(v).unwrap();
+        assert_eq!(back.outcome, r.outcome);
+        assert!(back.failed());
+    }
+}

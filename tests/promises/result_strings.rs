@@ -163,7 +163,6 @@ const ALLOWED: &[(&str, &str)] = &[
         "device.rs: CopyReport.destination",
         "the destination's path",
     ),
-    ("device.rs: CopyReport.error", "OS error text"),
     (
         "measured.rs: SaveRun.failure",
         "OS error text (not stored: a measurement's hand-over)",
@@ -180,13 +179,20 @@ const ALLOWED: &[(&str, &str)] = &[
         "named.rs: TestEngine::Imported.0",
         "an imported job's engine as the other tool named it",
     ),
-    ("live.rs: LiveLine.command", "the command's name"),
+    ("live.rs: StartLine.command", "the command's name as typed"),
     (
-        "live.rs: LiveLine.plan",
-        "the plan line, a label of the run",
+        "live.rs: StartLine.plan",
+        "the live start line's plan, the text header's words (live output, not a stored result)",
     ),
-    ("host.rs: HostLoad.top", "process names from /proc"),
-    ("config.rs: TargetSettings.path", "the target's path"),
+    ("device.rs: EndureCycle.error", "OS error text"),
+    (
+        "config.rs: Recorded::Stored.0",
+        "legacy: a configuration as earlier releases stored it (JSON)",
+    ),
+    (
+        "payload.rs: Payload::Imported.config",
+        "the imported tool's own options, free-form JSON from outside",
+    ),
     // --- owned by another change, to shrink ---
     // result/flash.rs (helper A), result/compare.rs and result/stored.rs
     // (helper C), result/cluster.rs (helper D): their words become enums

@@ -264,10 +264,11 @@ fn stringly_fields(file: &str, src: &str) -> Vec<String> {
         match &mut item {
             None => {
                 if let Some((is_enum, name)) = opens_item(t) {
-                    if let (Some(a), Some(b)) = (t.find('('), t.rfind(')')) {
-                        if !is_enum && is_stringly(&t[a + 1..b]) {
-                            found.push(format!("{file}: {name}.0"));
-                        }
+                    if let (Some(a), Some(b)) = (t.find('('), t.rfind(')'))
+                        && !is_enum
+                        && is_stringly(&t[a + 1..b])
+                    {
+                        found.push(format!("{file}: {name}.0"));
                     }
                     if opens > closes {
                         item = Some(Item {
@@ -302,10 +303,10 @@ fn stringly_fields(file: &str, src: &str) -> Vec<String> {
                         .chars()
                         .take_while(|c| c.is_alphanumeric() || *c == '_')
                         .collect();
-                    if let (Some(a), Some(b)) = (t.find('('), t.rfind(')')) {
-                        if is_stringly(&t[a + 1..b]) {
-                            found.push(format!("{file}: {}::{name}.0", it.name));
-                        }
+                    if let (Some(a), Some(b)) = (t.find('('), t.rfind(')'))
+                        && is_stringly(&t[a + 1..b])
+                    {
+                        found.push(format!("{file}: {}::{name}.0", it.name));
                     }
                     if let (Some(a), Some(b)) = (t.find('{'), t.rfind('}')) {
                         for (field, ty) in t[a + 1..b].split(',').filter_map(|f| f.split_once(':'))

@@ -63,7 +63,7 @@ fn too_few_points(fit: &ModelFit) -> Option<FitReason> {
 
 /// One point lies too far from the fitted line.
 fn point_off_the_model(fit: &ModelFit) -> Option<FitReason> {
-    (fit.max_relative_error > MAX_POINT_ERROR).then(|| FitReason::PointOffModel {
+    (fit.max_relative_error > MAX_POINT_ERROR).then_some(FitReason::PointOffModel {
         off_pct: fit.max_relative_error * 100.0,
         allowed_pct: MAX_POINT_ERROR * 100.0,
     })

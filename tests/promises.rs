@@ -49,6 +49,8 @@ mod preserve_newer;
 mod readme_samples;
 #[path = "promises/recover_identity.rs"]
 mod recover_identity;
+#[path = "promises/result_strings.rs"]
+mod result_strings;
 #[path = "promises/safety_matrix.rs"]
 mod safety_matrix;
 #[path = "promises/snapshots.rs"]

@@ -27,8 +27,6 @@ pub fn analyse(series: &mut CurveSeries, max_transfer: Option<u64>) {
         let stable = points_where(series, |p| p.mb_per_s.is_some_and(|m| !m.is_unstable()));
         series.deviations = model::deviations(&stable, fit, max_transfer);
     }
-    let pattern = describe_pattern(series.pattern.name());
-    series.recommendation = Some(model::recommendation(&reading, &pattern));
     series.fit_quality = Some(reading.quality);
     series.advice = reading.advice;
     series.alignment_penalties = unaligned_verdicts(series);
@@ -78,16 +76,6 @@ fn points_where(series: &CurveSeries, keep: impl Fn(&CurvePoint) -> bool) -> Vec
             })
         })
         .collect()
-}
-
-fn describe_pattern(name: &str) -> String {
-    match name {
-        "read" => "sequential read".into(),
-        "write" => "sequential write".into(),
-        "randread" => "random read".into(),
-        "randwrite" => "random write".into(),
-        other => other.into(),
-    }
 }
 
 /// Crossovers between every pair of targets, pattern by pattern.
@@ -162,13 +150,6 @@ mod tests {
     }
 
     #[test]
-    fn patterns_are_described_in_words_and_others_kept() {
-        assert_eq!(describe_pattern("read"), "sequential read");
-        assert_eq!(describe_pattern("randwrite"), "random write");
-        assert_eq!(describe_pattern("rw"), "rw");
-    }
-
-    #[test]
     fn size_points_keep_measured_points_with_their_time_per_request() {
         let mut unmeasured = point(8192, 1.0);
         unmeasured.iops = None;
@@ -231,6 +212,6 @@ mod tests {
         assert!(s.model.is_none());
         assert!(s.deviations.is_empty());
         assert!(s.alignment_penalties.is_empty());
-        assert!(s.recommendation.is_some());
+        assert!(s.fit_quality.is_some() && s.recommendation.is_none());
     }
 }

@@ -19,7 +19,11 @@ use crate::vocab::options::CopySync;
 /// The load report: one point per size that timed at least one file,
 /// the model over their medians, and each point's efficiency and distance
 /// from the model. `method` says how the files were read.
-pub fn load_report(measured: Vec<SizeTimes>, fps: Option<f64>, method: String) -> FilesLoadReport {
+pub fn load_report(
+    measured: Vec<SizeTimes>,
+    fps: Option<f64>,
+    method: crate::result::apps::LoadMethod,
+) -> FilesLoadReport {
     let mut points: Vec<LoadPoint> = measured
         .into_iter()
         .filter_map(|m| load_point(m, fps))
@@ -122,7 +126,7 @@ mod tests {
             .into_iter()
             .map(|s| sized(s, 100_000.0, 100.0, true))
             .collect();
-        let r = load_report(measured, None, "read".into());
+        let r = load_report(measured, None, crate::result::apps::LoadMethod::Read);
         let m = r.model.expect("a model over four sizes");
         assert!((m.t0_us - 100.0).abs() < 1.0, "t0 {}", m.t0_us);
         assert!(
@@ -136,7 +140,7 @@ mod tests {
         let small = r.points[0].efficiency;
         assert!((0.28..0.30).contains(&small), "{small}");
         assert!(r.eviction_proved);
-        assert_eq!(r.method.as_deref(), Some("read"));
+        assert_eq!(r.method, Some(crate::result::apps::LoadMethod::Read));
     }
 
     #[test]
@@ -162,6 +166,8 @@ mod tests {
             sized(4096, 1e5, 50.0, true),
             sized(1 << 20, 1e5, 50.0, false),
         ];
-        assert!(!load_report(measured, None, "mmap".into()).eviction_proved);
+        assert!(
+            !load_report(measured, None, crate::result::apps::LoadMethod::Mmap).eviction_proved
+        );
     }
 }

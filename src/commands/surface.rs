@@ -7,7 +7,7 @@ use crate::cli::SurfaceArgs;
 use crate::cli::surface::SurfaceConfig;
 use crate::interrupt;
 use crate::output::Output;
-use crate::result::{Caveat, Payload};
+use crate::result::Payload;
 use crate::store::Settings;
 use crate::workload::surface::{self as scan, ScanPlan};
 use anyhow::Result;
@@ -41,7 +41,7 @@ pub fn surface(args: &SurfaceArgs, store: &Settings) -> Result<i32> {
     result.error = error;
     if !cfg.writes {
         let why = crate::medium::open::writes_skipped_because(&target);
-        result.target.notes.push(Caveat::note(why));
+        result.target.notes.push(why.caveat());
     }
     result.interrupted = interrupt::stop_flag().load(Ordering::Relaxed);
     crate::medium::restore::restore(&mut target, &mut result);

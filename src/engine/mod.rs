@@ -140,10 +140,18 @@ pub trait Engine {
     /// The engine's clock, for phase boundaries shared by jobs.
     fn now_ns(&self) -> u64;
 
-    /// A remark about how the engine runs (e.g. a fallback it had to take).
-    fn note(&self) -> Option<String> {
+    /// A fallback the engine had to take: what it could not register.
+    fn note(&self) -> Option<Registered> {
         None
     }
+}
+
+/// What io_uring registered; a `false` is a fallback to plain buffers or
+/// a plain descriptor (worded in `report`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Registered {
+    pub buffers: bool,
+    pub file: bool,
 }
 
 /// Everything an engine is built from.
@@ -230,7 +238,7 @@ impl Engine for AnyEngine<'_> {
         }
     }
 
-    fn note(&self) -> Option<String> {
+    fn note(&self) -> Option<Registered> {
         match self {
             AnyEngine::Sync(e) => e.note(),
             AnyEngine::Uring(e) => e.note(),

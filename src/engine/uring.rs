@@ -142,18 +142,10 @@ impl<'a, C: Clock> UringEngine<'a, C> {
         });
     }
 
-    pub fn note(&self) -> Option<String> {
+    pub fn note(&self) -> Option<super::Registered> {
         match (self.ring.fixed_buffers(), self.ring.fixed_file()) {
             (true, true) => None,
-            (false, true) => Some(
-                "io_uring could not register buffers (memlock limit?); using plain buffers".into(),
-            ),
-            (true, false) => {
-                Some("io_uring could not register the file; using a plain descriptor".into())
-            }
-            (false, false) => {
-                Some("io_uring could not register buffers or file; using plain ones".into())
-            }
+            (buffers, file) => Some(super::Registered { buffers, file }),
         }
     }
 }
@@ -167,7 +159,7 @@ impl<C: Clock> Engine for UringEngine<'_, C> {
         self.clock.now_ns()
     }
 
-    fn note(&self) -> Option<String> {
+    fn note(&self) -> Option<super::Registered> {
         UringEngine::note(self)
     }
 

@@ -204,7 +204,7 @@ fn measurement(src: &Source) -> Result<Measurement> {
         sync_ns: 0,
         verify: None,
         warnings: if runtime_ms == 0 {
-            vec![crate::result::Caveat::note("fio reported no runtime")]
+            vec![crate::result::Caveat::FioNoRuntime]
         } else {
             Vec::new()
         },
@@ -464,19 +464,16 @@ pub fn parse_sized(text: &str, file_size: &dyn Fn(&str) -> Option<u64>) -> Resul
 
 /// Where the run came from, and which jobs' span is unknown.
 fn import_notes(version: &str, tests: &[TestResult]) -> Vec<crate::result::Caveat> {
-    let mut notes = vec![crate::result::Caveat::note(format!(
-        "imported from {version} JSON output"
-    ))];
-    let unknown: Vec<&str> = tests
+    let mut notes = vec![crate::result::Caveat::FioImported {
+        version: version.to_string(),
+    }];
+    let unknown: Vec<String> = tests
         .iter()
         .filter(|t| t.workload.span == 0)
-        .map(|t| t.name.as_str())
+        .map(|t| t.name.clone())
         .collect();
     if !unknown.is_empty() {
-        notes.push(crate::result::Caveat::note(format!(
-            "span unknown for {}: the job gave no size and its file was not there to measure at import (recorded as 0)",
-            unknown.join(", ")
-        )));
+        notes.push(crate::result::Caveat::FioSpanUnknown { jobs: unknown });
     }
     notes
 }
@@ -563,7 +560,7 @@ mod tests {
             r.target
                 .notes
                 .iter()
-                .any(|n| n.text().contains("span unknown for seqread")),
+                .any(|n| matches!(n, crate::result::Caveat::FioSpanUnknown { jobs } if jobs.iter().any(|j| j == "seqread"))),
             "{:?}",
             r.target.notes
         );

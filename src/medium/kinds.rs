@@ -31,7 +31,7 @@ pub(super) fn open_directory(
     scratch_in_examined(&scratch, &held.examined, &req.path)?;
     let mut notes = Vec::new();
     if let Some(note) = scratch.size_note() {
-        notes.push(Caveat::note(note));
+        notes.push(note);
     }
     // iocurve's own file: writable whatever the command, since the
     // preparation pass fills it even for a read test.
@@ -204,7 +204,7 @@ pub(super) fn open_sim(req: &TargetRequest, spec: &str) -> Result<OpenTarget> {
         mode: IoMode::Direct,
         logical_block_size: crate::engine::sim::SECTOR as u32,
         writable: true,
-        notes: vec![Caveat::simulated(params.describe())],
+        notes: vec![simulated_caveat(&params)],
     };
     Ok(OpenTarget {
         reader,
@@ -280,4 +280,19 @@ fn first_bytes(reader: &File) -> io::Result<Vec<u8>> {
         }
     }
     Ok(buf.as_slice()[..filled].to_vec())
+}
+
+/// What the result says of a simulated card: its figures, worded in
+/// `report`.
+fn simulated_caveat(params: &crate::engine::sim::SimParams) -> Caveat {
+    Caveat::Simulated(crate::result::SimulatedCard {
+        claimed_bytes: params.size,
+        real_bytes: params.real,
+        beyond: (params.real < params.size).then(|| params.fake.name().to_string()),
+        au_bytes: params.au,
+        page_bytes: params.page,
+        open_au: params.open_au,
+        cache_bytes: params.cache,
+        move_mb_per_s: params.move_speed.map(|m| m as f64 / 1e6),
+    })
 }

@@ -206,9 +206,7 @@ pub fn open(req: &TargetRequest) -> Result<OpenTarget> {
         }
     }?;
     if memory_fs {
-        target.info.notes.push(Caveat::memory(
-            "this file system keeps its files in RAM, so the figures are memory speed, not a storage device's",
-        ));
+        target.info.notes.push(Caveat::MemoryFileSystem);
     }
     if let Some(dev) = &target.info.device {
         let caches = crate::probe::block::caches_in(Path::new(crate::probe::SYSFS), &dev.name);
@@ -224,30 +222,16 @@ pub fn open(req: &TargetRequest) -> Result<OpenTarget> {
 /// the target is that device, a file system on it, or a device above it:
 /// what answers there may never reach the medium.
 fn stack_cache_caveat(device: &str, layer: &Layer) -> Option<Caveat> {
-    let through = if layer.name == device {
-        String::new()
-    } else {
-        format!("{device} sits on {}, and ", layer.name)
-    };
-    let file = layer.detail.as_deref().unwrap_or("its backing file");
-    Some(match layer.cache? {
-        StackCache::PageCache => Caveat::cache(format!(
-            "{through}{} reads {file} through the page cache (loop direct I/O is off), so figures may be memory speed; attach it with `losetup --direct-io=on` to measure the medium",
-            layer.name
-        )),
-        StackCache::Memory => Caveat::memory(format!(
-            "{through}{} keeps its data in {file}, on {} in RAM, so the figures are memory speed, not a storage device's",
-            layer.name,
-            layer
-                .file_system
-                .as_deref()
-                .unwrap_or("a memory file system")
-        )),
-        StackCache::DmCache | StackCache::Bcache => Caveat::cache(format!(
-            "{through}{} is {}: what its fast device answers never reaches the slow one beneath, so figures may be the cache's",
-            layer.name,
-            layer.cache?.describe()
-        )),
+    let cache = layer.cache?;
+    Some(Caveat::StackCache {
+        device: device.to_string(),
+        layer: layer.name.clone(),
+        cache,
+        backing: layer.detail.clone(),
+        file_system: match cache {
+            StackCache::Memory => layer.file_system.clone(),
+            _ => None,
+        },
     })
 }
 

@@ -45,20 +45,15 @@ pub fn writes_may_be_asked(cfg: &TargetConfig) -> bool {
 /// Why a command that was not allowed to write skipped its write tests, and
 /// what would allow them: `--preserve` or `--destructive`, or nothing at all
 /// while the device is in use (both would be refused then).
-pub fn writes_skipped_because(target: &OpenTarget) -> String {
-    let path = &target.info.path;
+pub fn writes_skipped_because(target: &OpenTarget) -> crate::result::SkipReason {
     let busy = target
         .info
         .device
         .as_ref()
         .filter(|_| target.info.kind == crate::result::TargetKind::BlockDevice)
         .and_then(|d| crate::medium::write_rules::why_busy(d).ok().flatten());
-    match busy {
-        Some(why) => format!(
-            "write tests skipped: {why}, so no write test may run on {path}; give a directory on its file system to test writes through a scratch file"
-        ),
-        None => format!(
-            "write tests skipped: {path} is not a scratch file; pass --preserve to let them write and then restore every byte, or --destructive to let them overwrite it"
-        ),
+    crate::result::SkipReason::WritesNotAllowed {
+        path: target.info.path.clone(),
+        busy,
     }
 }

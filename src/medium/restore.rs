@@ -44,23 +44,24 @@ pub fn restore(target: &mut OpenTarget, result: &mut RunResult) {
         None => {}
         Some(Ok(done)) => {
             if done.name_moved {
-                result.target.notes.push(crate::result::Caveat::note(format!(
-                    "{} no longer names the file or device that was tested: it was renamed or replaced while the test ran; the test and the restore went to the object that was checked, through the descriptors held, and nothing was written to what the name names now",
-                    result.target.path
-                )));
+                result.target.notes.push(crate::result::Caveat::NameMoved {
+                    path: result.target.path.clone(),
+                });
             }
             for left in &done.journal_left {
-                result.target.notes.push(crate::result::Caveat::note(
-                    crate::safety::preserve::journal_left_note(left),
-                ));
+                result
+                    .target
+                    .notes
+                    .push(crate::result::Caveat::JournalLeft {
+                        safety_words: left.clone(),
+                    });
             }
-            result.target.notes.push(crate::result::Caveat::preserved(format!(
-                "the original {} of the test region were restored, read back and verified ({:.1} s saving, {:.1} s restoring, not counted in any figure){}",
-                crate::units::format_size(done.bytes + done.unchanged),
-                done.save_time.as_secs_f64(),
-                done.restore_time.as_secs_f64(),
-                kept_clause(done.kept)
-            )));
+            result.target.notes.push(crate::result::Caveat::Preserved {
+                bytes: done.bytes + done.unchanged,
+                save_s: done.save_time.as_secs_f64(),
+                restore_s: done.restore_time.as_secs_f64(),
+                kept_bytes: done.kept,
+            });
         }
         Some(Err(e)) => {
             let message = crate::error::render(&e);
@@ -69,17 +70,5 @@ pub fn restore(target: &mut OpenTarget, result: &mut RunResult) {
                 None => message,
             });
         }
-    }
-}
-
-/// What the restore left alone because someone wrote it after the test:
-/// said, since those bytes are not the originals.
-fn kept_clause(kept: u64) -> String {
-    match kept {
-        0 => String::new(),
-        n => format!(
-            "; {} written there since the test by another program were left as they are",
-            crate::units::format_size(n)
-        ),
     }
 }

@@ -31,7 +31,7 @@ pub struct ScratchFile {
     path: PathBuf,
     file: File,
     size: u64,
-    note: Option<String>,
+    note: Option<crate::result::Caveat>,
     /// Where this process's part of a file shared by the ranks of a job
     /// starts (0 for a file of its own): the preparation fills only its
     /// own segment.
@@ -129,13 +129,10 @@ impl ScratchFile {
             )
             .into());
         }
-        let note = (size < requested).then(|| {
-            format!(
-                "scratch file is {} instead of {}: only {} free on the file system",
-                format_size(size),
-                format_size(requested),
-                format_size(free)
-            )
+        let note = (size < requested).then_some(crate::result::Caveat::ScratchShrunk {
+            size_bytes: size,
+            requested_bytes: requested,
+            free_bytes: free,
         });
         let naming = naming();
         let path = dir.join(naming.file_name());
@@ -187,7 +184,7 @@ impl ScratchFile {
         self.size
     }
 
-    pub fn size_note(&self) -> Option<String> {
+    pub fn size_note(&self) -> Option<crate::result::Caveat> {
         self.note.clone()
     }
 

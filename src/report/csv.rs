@@ -266,7 +266,11 @@ fn test_rows(r: &RunResult, rank_columns: bool) -> String {
             num(t.mb_per_s.map(|s| s.min)),
             num(t.mb_per_s.map(|s| s.max)),
             num(t.iops.map(|s| s.median)),
-            field(t.skipped.as_deref().unwrap_or("")),
+            field(
+                &t.skipped
+                    .as_ref()
+                    .map_or(String::new(), super::caveats::skipped),
+            ),
         ];
         out.push_str(&cells.join(","));
         for cell in latency_cells(super::cells::test_latency(t)) {
@@ -417,7 +421,7 @@ mod tests {
             id.key = hostile.to_string();
             let mut r = testdata::run(Some(id), hostile, &[20.1], &[12.2]);
             r.tests[0].name = hostile.to_string();
-            r.tests[1].skipped = Some(hostile.to_string());
+            r.tests[1].skipped = Some(crate::result::SkipReason::Stored(hostile.to_string()));
             let csv = Csv.render(&r);
             let rows = records(&csv);
             assert_eq!(rows.len(), 3, "{csv:?}");

@@ -50,7 +50,7 @@ pub fn render(result: &RunResult, verbose: bool) -> String {
         }
     }
     for note in &result.target.notes {
-        let _ = writeln!(out, "note        {note}");
+        let _ = writeln!(out, "note        {}", super::caveats::line(note));
     }
     if let Some(e) = &result.error {
         let _ = writeln!(out, "error       {e}");

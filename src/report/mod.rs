@@ -3,9 +3,11 @@
 //! trait (JSON, CSV, Markdown, the text table), the side-by-side comparison
 //! of several runs, plus the progress bar shown while measuring.
 
+pub mod caveats;
 mod cells;
 pub mod compare;
 mod csv;
+pub mod curve_words;
 pub mod cycle_line;
 pub mod db;
 pub mod flash;

@@ -116,7 +116,7 @@ fn header(out: &mut String, r: &RunResult) {
         let _ = writeln!(out, "plan        {plan}");
     }
     for note in &t.notes {
-        let _ = writeln!(out, "note        {note}");
+        let _ = writeln!(out, "note        {}", super::caveats::line(note));
     }
     if let Some(l) = &r.cpu_load {
         let _ = writeln!(
@@ -216,7 +216,7 @@ fn run_tables(out: &mut String, test: &TestResult) {
         w.seed
     );
     if let Some(why) = &test.skipped {
-        let _ = writeln!(out, "skipped     {why}");
+        let _ = writeln!(out, "skipped     {}", super::caveats::skipped(why));
         return;
     }
     let many = test.repetitions.len() > 1;
@@ -350,7 +350,7 @@ fn measurement_details(out: &mut String, m: &Measurement) {
     // An interrupted measurement is said once, for the whole run, at the
     // end of the report (a stop ends every measurement at once).
     for w in &m.warnings {
-        let _ = writeln!(out, "WARNING     {w}");
+        let _ = writeln!(out, "WARNING     {}", super::caveats::line(w));
     }
 }
 
@@ -427,9 +427,10 @@ fn profile_table(out: &mut String, r: &RunResult) {
             for w in &m.warnings {
                 let _ = writeln!(
                     out,
-                    "WARNING     {} {}: {w}",
+                    "WARNING     {} {}: {}",
                     shown(&t.name),
-                    shown(t.workload.rw.as_str())
+                    shown(t.workload.rw.as_str()),
+                    super::caveats::line(w)
                 );
             }
         }
@@ -577,7 +578,7 @@ fn footer(out: &mut String, r: &RunResult) {
         .collect();
     if r.is_profile() {
         if let Some((_, why)) = skipped.first() {
-            let _ = writeln!(out, "skipped     {why}");
+            let _ = writeln!(out, "skipped     {}", super::caveats::skipped(why));
         }
     }
     if r.interrupted {

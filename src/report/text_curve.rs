@@ -3,6 +3,7 @@
 //! the unaligned sizes beside aligned neighbours measured the same way
 //! (through the page cache), with their own table, chart and verdicts.
 
+use super::curve_words::AdviceWords;
 use super::table::Table;
 use super::text::{UNSTABLE_LEGEND, unstable_mark};
 use super::text_files::model_ratio;
@@ -66,7 +67,7 @@ fn series_block(out: &mut String, s: &CurveSeries) {
         s.queue_depth
     );
     if let Some(why) = &s.skipped {
-        let _ = writeln!(out, "skipped     {why}");
+        let _ = writeln!(out, "skipped     {}", super::caveats::skipped(why));
         return;
     }
     let points: Vec<&CurvePoint> = s.series_points().collect();
@@ -85,7 +86,12 @@ fn series_block(out: &mut String, s: &CurveSeries) {
     let _ = writeln!(out, "{table}");
     model_lines(out, s);
     for (size, warning) in &s.warnings {
-        let _ = writeln!(out, "WARNING     {}: {warning}", format_size_figure(*size));
+        let _ = writeln!(
+            out,
+            "WARNING     {}: {}",
+            format_size_figure(*size),
+            super::caveats::line(warning)
+        );
     }
     chart(out, &s.series_points().collect::<Vec<_>>(), |p| {
         format_size_figure(p.size)
@@ -127,17 +133,16 @@ fn model_lines(out: &mut String, s: &CurveSeries) {
             );
         }
     }
-    if let Some(line) = &s.recommendation {
-        match (line.strip_prefix("no advice: "), &s.model) {
-            (None, _) => {
-                let _ = writeln!(out, "advice      {line}");
-            }
-            (Some(why), Some(_)) => {
-                let _ = writeln!(out, "advice      none: {why}");
-            }
-            (Some(_), None) => {
-                let _ = writeln!(out, "advice      none: there is no model to base it on");
-            }
+    match (super::curve_words::advice(s), &s.model) {
+        (None, _) => {}
+        (Some(AdviceWords::Use(line)), _) => {
+            let _ = writeln!(out, "advice      {line}");
+        }
+        (Some(AdviceWords::None(why)), Some(_)) => {
+            let _ = writeln!(out, "advice      none: {why}");
+        }
+        (Some(AdviceWords::None(_)), None) => {
+            let _ = writeln!(out, "advice      none: there is no model to base it on");
         }
     }
     for d in &s.deviations {
@@ -145,7 +150,7 @@ fn model_lines(out: &mut String, s: &CurveSeries) {
             out,
             "off-model   {}: {}",
             format_size_figure(d.size),
-            d.note
+            super::curve_words::deviation(d)
         );
     }
     let unstable = s

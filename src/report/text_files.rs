@@ -1,7 +1,10 @@
 //! The `files load` and `files save` parts of the text report.
 
 use super::table::{Table, WIDTH, fit};
-use crate::result::apps::{FilesLoadReport, FilesSaveReport, SavePoint};
+use crate::result::apps::{
+    EvictionProblem, EvictionProof, FilesLoadReport, FilesSaveReport, LoadMethod, SavePoint,
+    SaveSkip,
+};
 use crate::units::{
     format_latency, format_mbps, format_size_exact, format_size_figure, three_figures,
 };
@@ -16,7 +19,8 @@ pub fn load_table(out: &mut String, r: &FilesLoadReport) {
     if let Some(method) = &r.method {
         let _ = writeln!(
             out,
-            "method      each file opened, read whole by {method}, closed"
+            "method      each file opened, read whole by {}, closed",
+            method_words(method)
         );
     }
     let mut headers = vec![
@@ -69,7 +73,7 @@ pub fn load_table(out: &mut String, r: &FilesLoadReport) {
         let _ = writeln!(out, "frames      at {fps} frames per second");
     }
     for p in r.points.iter().filter(|p| !p.eviction.proved) {
-        let why = p.eviction.problem.as_deref().unwrap_or("unknown");
+        let why = eviction_problem(&p.eviction);
         let _ = writeln!(
             out,
             "CACHE: eviction of the {} files not proved ({why}); their figures may include memory speed",
@@ -155,7 +159,11 @@ pub fn save_table(out: &mut String, r: &FilesSaveReport) {
 /// the calls caused it, and the read-back verdict.
 fn save_notes(out: &mut String, r: &FilesSaveReport) {
     for s in &r.skipped {
-        let line = format!("{:<11} {}", format_size_exact(s.write_size), s.why);
+        let line = format!(
+            "{:<11} {}",
+            format_size_exact(s.write_size),
+            save_skip_words(&s.why)
+        );
         let _ = writeln!(out, "{}", fit(&line, WIDTH));
     }
     // Only when every call went to the device on its own do extra bytes
@@ -189,4 +197,36 @@ fn save_notes(out: &mut String, r: &FilesSaveReport) {
 /// Measured over modelled speed, as every table prints it: `1.02×`.
 pub(super) fn model_ratio(ratio: f64) -> String {
     format!("{ratio:.2}×")
+}
+/// How `files load` read each file, in words.
+pub fn method_words(m: &LoadMethod) -> String {
+    match m {
+        LoadMethod::Read => "read(2) into one buffer".into(),
+        LoadMethod::Mmap => "mmap page faults".into(),
+        LoadMethod::Stdio { call_bytes } => format!("stdio fread of {call_bytes} bytes per call"),
+        LoadMethod::Stored(words) => words.clone(),
+    }
+}
+
+/// Why a write-call size of `files save` was not measured.
+pub fn save_skip_words(s: &SaveSkip) -> String {
+    match s {
+        SaveSkip::DirectUnaligned { align_bytes } => format!(
+            "not measured: O_DIRECT needs write calls and a file size in whole {align_bytes}-byte blocks; `--sync each` measures this size"
+        ),
+        SaveSkip::Stored(words) => words.clone(),
+    }
+}
+
+/// Why the eviction of a size's files was not shown.
+pub fn eviction_problem(e: &EvictionProof) -> String {
+    match &e.problem {
+        None => "unknown".into(),
+        Some(EvictionProblem::Failed { path, os_error }) => format!("{path}: {os_error}"),
+        Some(EvictionProblem::PagesStayed) => format!(
+            "{} of {} pages stayed in the page cache after eviction (tmpfs and some network file systems keep them)",
+            e.resident_pages, e.total_pages
+        ),
+        Some(EvictionProblem::Stored(words)) => words.clone(),
+    }
 }

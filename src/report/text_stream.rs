@@ -87,4 +87,7 @@ fn outcome_lines(out: &mut String, o: &StreamOutcome) {
         with_unit(o.jitter_ns),
         o.late_starts
     );
+    for w in &o.warnings {
+        let _ = writeln!(out, "warning: {}", super::caveats::line(w));
+    }
 }

@@ -22,7 +22,25 @@ pub struct FilesLoadReport {
     pub eviction_proved: bool,
     /// How each file was read (`--method`).
     #[serde(default)]
-    pub method: Option<String>,
+    pub method: Option<LoadMethod>,
+}
+
+/// How `files load` read each file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(tag = "by", rename_all = "snake_case")]
+pub enum LoadMethod {
+    /// read(2) into one buffer.
+    Read,
+    /// mmap page faults.
+    Mmap,
+    /// stdio fread calls of a set size.
+    Stdio {
+        /// Bytes per fread call.
+        call_bytes: u64,
+    },
+    /// As a run of an earlier release worded it, shown as stored.
+    #[serde(untagged)]
+    Stored(String),
 }
 
 /// One file size of `files load`.
@@ -82,8 +100,22 @@ fn sync_at_end() -> CopySync {
 pub struct SkippedSave {
     /// The write-call size not measured, bytes.
     pub write_size: u64,
-    /// Why it was not measured, in words.
-    pub why: String,
+    /// Why it was not measured.
+    pub why: SaveSkip,
+}
+
+/// Why `files save` did not measure a write-call size.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(tag = "reason", rename_all = "snake_case")]
+pub enum SaveSkip {
+    /// O_DIRECT needs write calls and a file size in whole blocks.
+    DirectUnaligned {
+        /// The block O_DIRECT needs, bytes.
+        align_bytes: u64,
+    },
+    /// As a run of an earlier release worded it, shown as stored.
+    #[serde(untagged)]
+    Stored(String),
 }
 
 /// One write-call size of `files save`.
@@ -280,7 +312,26 @@ pub struct EvictionProof {
     /// True when every page of every file was shown absent.
     pub proved: bool,
     /// Why it could not be shown, when it could not.
-    pub problem: Option<String>,
+    pub problem: Option<EvictionProblem>,
+}
+
+/// Why the eviction of a set of files could not be shown.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(tag = "problem", rename_all = "snake_case")]
+pub enum EvictionProblem {
+    /// A file could not be evicted or checked.
+    Failed {
+        /// The file.
+        path: String,
+        /// The OS's error text.
+        os_error: String,
+    },
+    /// Pages stayed in the page cache (tmpfs and some network file systems
+    /// keep them); the counts are the proof's own.
+    PagesStayed,
+    /// As a run of an earlier release worded it, shown as stored.
+    #[serde(untagged)]
+    Stored(String),
 }
 
 /// Times of one `save` with one write-call size.
@@ -362,6 +413,9 @@ pub struct StreamOutcome {
     pub jitter_ns: f64,
     /// Requests that started later than their schedule (behind a slow one).
     pub late_starts: u64,
+    /// What the eviction before a buffered read stream could not do.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<super::Caveat>,
 }
 
 /// Throughput over one interval of time.

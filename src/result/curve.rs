@@ -95,10 +95,10 @@ pub enum FitQuality {
     /// its figures; `also` the other checks that failed, if any.
     Poor {
         /// The most basic check that failed, with its figures.
-        reason: String,
+        reason: FitReason,
         /// The other checks that failed, if any.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        also: Vec<String>,
+        also: Vec<FitReason>,
     },
 }
 
@@ -108,12 +108,101 @@ impl FitQuality {
     }
 
     /// A poor fit for one reason and no other.
-    pub fn poor(reason: impl Into<String>) -> FitQuality {
+    pub fn poor(reason: FitReason) -> FitQuality {
         FitQuality::Poor {
-            reason: reason.into(),
+            reason,
             also: Vec::new(),
         }
     }
+}
+
+/// A check of the fit that failed, with the figures it failed on (the
+/// limits are the analysis's constants at the time of the run).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(tag = "check", rename_all = "snake_case")]
+pub enum FitReason {
+    /// No model at all: fewer than two direct sizes, or the time per
+    /// request did not grow with size.
+    NoModel,
+    /// Too few sizes at or above where the line starts.
+    TooFewPoints {
+        /// Sizes measured there.
+        measured: usize,
+        /// Sizes a line needs to be judged.
+        needed: usize,
+        /// The unit the line starts at, bytes; null: the smallest size.
+        #[serde(default)]
+        from_unit_bytes: Option<u64>,
+    },
+    /// A point lies too far from the model.
+    PointOffModel {
+        /// The largest |measured − model| / model, percent.
+        off_pct: f64,
+        /// The most allowed, percent.
+        allowed_pct: f64,
+    },
+    /// The weighted R² is too low.
+    RSquaredLow {
+        /// The fit's weighted R².
+        r_squared: f64,
+        /// The least allowed.
+        min: f64,
+    },
+    /// B is well above the best measured: the sweep stopped before the
+    /// plateau.
+    PlateauNotReached {
+        /// The fitted bandwidth, MB/s.
+        bandwidth_mb_per_s: f64,
+        /// The best measured, MB/s.
+        best_mb_per_s: f64,
+    },
+    /// The larger sizes follow a line with a clearly smaller fixed cost.
+    FixedCostCapped {
+        /// The smallest size of the larger half, bytes.
+        from_bytes: u64,
+        /// t0 of that half, seconds.
+        t0_s: f64,
+        /// Its standard error, seconds.
+        t0_se_s: f64,
+        /// t0 over all sizes, seconds.
+        overall_t0_s: f64,
+    },
+    /// The fixed cost came out at or below zero.
+    FixedCostNotPositive {
+        /// t0, seconds.
+        t0_s: f64,
+    },
+    /// The fixed cost's standard error is too large.
+    FixedCostUncertain {
+        /// t0, seconds.
+        t0_s: f64,
+        /// Its standard error, seconds.
+        se_s: f64,
+    },
+    /// Leaving out one size moves the fixed cost too much.
+    FixedCostSensitive {
+        /// t0, seconds.
+        t0_s: f64,
+        /// The largest relative move, percent.
+        shift_pct: f64,
+    },
+    /// The bandwidth's standard error is too large.
+    BandwidthUncertain {
+        /// B, MB/s.
+        bandwidth_mb_per_s: f64,
+        /// Its standard error, MB/s.
+        se_mb_per_s: f64,
+    },
+    /// Leaving out one size moves the bandwidth too much.
+    BandwidthSensitive {
+        /// B, MB/s.
+        bandwidth_mb_per_s: f64,
+        /// The largest relative move, percent.
+        shift_pct: f64,
+    },
+    /// A reason as a run of an earlier release worded it, shown as stored.
+    #[serde(untagged)]
+    Stored(String),
 }
 
 /// A request size worth using, among those measured.
@@ -138,8 +227,30 @@ pub struct Deviation {
     pub size: u64,
     /// Measured MB/s over model MB/s.
     pub ratio: f64,
-    /// What the deviation suggests, in words.
-    pub note: String,
+    /// What the deviation suggests (runs of earlier releases: `note`, in
+    /// words).
+    #[serde(alias = "note")]
+    pub cause: DeviationCause,
+}
+
+/// What the shape of a deviation suggests.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(tag = "shape", rename_all = "snake_case")]
+pub enum DeviationCause {
+    /// Slower above the largest transfer the kernel sends: requests split.
+    SplitAboveMaxTransfer {
+        /// The kernel's largest request (max_sectors_kb), bytes.
+        max_transfer_bytes: u64,
+    },
+    /// This size alone is off (its neighbours fit): no cause evident.
+    Lone,
+    /// Slower from this size on: a knee (page, erase block, controller).
+    Knee,
+    /// Faster over neighbouring sizes: a cache or read-ahead.
+    CacheHelps,
+    /// The words of a run of an earlier release, shown as stored.
+    #[serde(untagged)]
+    Stored(String),
 }
 
 /// How much slower an unaligned size is than its aligned neighbours imply.
@@ -258,8 +369,32 @@ mod tests {
             "{now}"
         );
         assert_eq!(now["bandwidth_mb_per_s"], 20.0);
-        let q = serde_json::to_value(FitQuality::poor("why")).unwrap();
-        assert_eq!(q, serde_json::json!({"verdict": "poor", "reason": "why"}));
+        let q = serde_json::to_value(FitQuality::poor(FitReason::NoModel)).unwrap();
+        assert_eq!(
+            q,
+            serde_json::json!({"verdict": "poor", "reason": {"check": "no_model"}})
+        );
+        // Earlier releases stored the reasons and the notes as words.
+        let old: FitQuality = serde_json::from_value(
+            serde_json::json!({"verdict": "poor", "reason": "why", "also": ["and"]}),
+        )
+        .unwrap();
+        assert_eq!(
+            old,
+            FitQuality::Poor {
+                reason: FitReason::Stored("why".into()),
+                also: vec![FitReason::Stored("and".into())],
+            }
+        );
+        let d: Deviation =
+            serde_json::from_str(r#"{"size":4096,"ratio":0.5,"note":"50% slower"}"#).unwrap();
+        assert_eq!(d.cause, DeviationCause::Stored("50% slower".into()));
+        let new = serde_json::to_value(Deviation {
+            cause: DeviationCause::Knee,
+            ..d
+        })
+        .unwrap();
+        assert_eq!(new["cause"], serde_json::json!({"shape": "knee"}));
         assert_eq!(
             serde_json::to_value(FitQuality::Good).unwrap(),
             serde_json::json!({"verdict": "good"})

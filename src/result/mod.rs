@@ -36,7 +36,7 @@ pub mod target;
 mod upgrade;
 pub mod verify;
 
-pub use caveat::{Caveat, CaveatKind};
+pub use caveat::{Caveat, CaveatKind, CutBy, SimulatedCard, SkipReason};
 use curve::{Advice, AlignmentPenalty, CeilingVerdict, Crossover, Deviation, FitQuality, ModelFit};
 pub use named::{Bottleneck, EndedBy, TestEngine, TestRw};
 pub use payload::Payload;
@@ -154,7 +154,7 @@ pub struct TestResult {
     /// Median and range of IOPS over the repetitions.
     pub iops: Option<Spread>,
     /// Why the test was not measured, when it was skipped.
-    pub skipped: Option<String>,
+    pub skipped: Option<SkipReason>,
 }
 
 impl TestResult {
@@ -369,7 +369,10 @@ pub struct CurveSeries {
     pub deviations: Vec<Deviation>,
     /// Unaligned sizes against their aligned neighbours.
     pub alignment_penalties: Vec<AlignmentPenalty>,
-    /// The advice as a sentence, or "no advice: " and why.
+    /// Runs of earlier releases only: the advice as they worded it, or
+    /// "no advice: " and why (now worded in `report` from `fit_quality`
+    /// and `advice`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recommendation: Option<String>,
     /// The link the device sits behind, when the probe knows it.
     pub interface: Option<Interface>,
@@ -377,7 +380,7 @@ pub struct CurveSeries {
     /// known.
     pub ceiling: Option<CeilingVerdict>,
     /// Why the pattern was not measured.
-    pub skipped: Option<String>,
+    pub skipped: Option<SkipReason>,
     /// Warnings of the points' measurements (cache, eviction), by size.
     pub warnings: Vec<(u64, Caveat)>,
     /// On an O_DIRECT target: the sizes O_DIRECT cannot transfer, measured

@@ -29,7 +29,9 @@ use crate::error::{IoFailure, usage};
 use crate::interrupt;
 use crate::probe::sysfs::{self, BlockDevice, DiskStat};
 use crate::result::Caveat;
-use crate::result::apps::{EvictionProof, SaveCheck, SaveTimes};
+use crate::result::apps::{
+    EvictionProblem, EvictionProof, LoadMethod, SaveCheck, SaveSkip, SaveTimes,
+};
 use crate::result::apps::{SaveDeviceIo, SavePoint, SkippedSave};
 use crate::result::measured::{SaveRun, SizeTimes};
 use crate::result::{TargetInfo, TargetKind};
@@ -96,17 +98,19 @@ pub fn evict_all(paths: &[PathBuf]) -> EvictionProof {
                 proof.resident_pages += resident;
                 proof.total_pages += total;
             }
-            Err(e) => proof.problem = Some(format!("{}: {e}", path.display())),
+            Err(e) => {
+                proof.problem = Some(EvictionProblem::Failed {
+                    path: path.display().to_string(),
+                    os_error: e.to_string(),
+                })
+            }
         }
     }
     if proof.problem.is_some() {
         proof.proved = false;
     } else if proof.resident_pages > 0 {
         proof.proved = false;
-        proof.problem = Some(format!(
-            "{} of {} pages stayed in the page cache after eviction (tmpfs and some network file systems keep them)",
-            proof.resident_pages, proof.total_pages
-        ));
+        proof.problem = Some(EvictionProblem::PagesStayed);
     }
     proof
 }
@@ -277,11 +281,13 @@ pub fn read_method(method: FileReadMethod, stdio_bs: u64) -> anyhow::Result<File
 }
 
 /// The method as the result records it.
-pub fn describe_method(how: FileRead) -> String {
+pub fn describe_method(how: FileRead) -> LoadMethod {
     match how {
-        FileRead::Read => "read(2) into one buffer".into(),
-        FileRead::Mmap => "mmap page faults".into(),
-        FileRead::Stdio(call) => format!("stdio fread of {call} bytes per call"),
+        FileRead::Read => LoadMethod::Read,
+        FileRead::Mmap => LoadMethod::Mmap,
+        FileRead::Stdio(call) => LoadMethod::Stdio {
+            call_bytes: call as u64,
+        },
     }
 }
 
@@ -316,11 +322,9 @@ pub fn open_dir(dir: &Path) -> anyhow::Result<(WorkDir, Option<BlockDevice>, Tar
 /// The target as the result records it: a directory, read through the
 /// page cache, with the device beneath when there is one.
 fn dir_info(dir: &Path, work: &WorkDir, device: Option<&BlockDevice>) -> TargetInfo {
-    let mut notes = vec![Caveat::note(
-        "files go through the file system and the page cache; reads start from an evicted cache",
-    )];
+    let mut notes = vec![Caveat::FilesThroughPageCache];
     if device.is_none() {
-        notes.push(Caveat::note("no single block device beneath this directory: device request counts are not available"));
+        notes.push(Caveat::NoBlockDevice);
     }
     TargetInfo {
         path: dir.display().to_string(),
@@ -461,13 +465,11 @@ pub fn measure_saves(work: &Path, plan: &SavePlan, device: Option<&BlockDevice>)
 /// Why O_DIRECT cannot save a file with `w`-byte calls: every call (the
 /// last, shorter one too) must start and end on the device's logical
 /// block (`align` bytes), as open(2) says of O_DIRECT.
-pub fn direct_refusal(w: u64, file_size: u64, align: u64) -> Option<String> {
+pub fn direct_refusal(w: u64, file_size: u64, align: u64) -> Option<SaveSkip> {
     if w.is_multiple_of(align) && file_size.is_multiple_of(align) {
         return None;
     }
-    Some(format!(
-        "not measured: O_DIRECT needs write calls and a file size in whole {align}-byte blocks; `--sync each` measures this size"
-    ))
+    Some(SaveSkip::DirectUnaligned { align_bytes: align })
 }
 
 fn save_one(

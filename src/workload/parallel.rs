@@ -224,10 +224,9 @@ pub fn close(members: Vec<Member>, report: ParallelReport, result: &mut RunResul
         result
             .target
             .notes
-            .push(crate::result::Caveat::note(format!(
-                "also measured at the same time: {}",
-                m.target.info.path
-            )));
+            .push(crate::result::Caveat::AlsoMeasured {
+                path: m.target.info.path.clone(),
+            });
     }
     for mut m in members {
         crate::medium::restore::restore(&mut m.target, result);

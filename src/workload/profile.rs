@@ -110,11 +110,10 @@ pub fn prepare_area(
             let span = written / (1 << 20) * (1 << 20);
             Ok((
                 span,
-                vec![Caveat::note(format!(
-                    "test area cut to {}: {}",
-                    format_size(span),
-                    cut_reason(stopped())
-                ))],
+                vec![Caveat::AreaCut {
+                    span_bytes: span,
+                    by: cut_reason(stopped()),
+                }],
             ))
         }
         Some(_) => Ok((span, Vec::new())),
@@ -125,24 +124,18 @@ pub fn prepare_area(
             let _ = crate::workload::live::unreported(|| {
                 crate::workload::repeat::measure(target, &spec, "preparing (read)", None)
             });
-            Ok((
-                span,
-                vec![Caveat::note(
-                    "test area not written first (reads only): an SSD may answer unwritten or trimmed blocks without reading the medium",
-                )],
-            ))
+            Ok((span, vec![Caveat::AreaNotWritten]))
         }
     }
 }
 
 /// Why the preparation pass wrote less than the test area.
-fn cut_reason(interrupted: bool) -> String {
+fn cut_reason(interrupted: bool) -> crate::result::CutBy {
     match interrupted {
-        true => "the preparation pass was interrupted".to_string(),
-        false => format!(
-            "the preparation pass stopped after {} s on this slow device",
-            PREP_TIME_LIMIT.as_secs()
-        ),
+        true => crate::result::CutBy::Interrupted,
+        false => crate::result::CutBy::TimeLimit {
+            limit_s: PREP_TIME_LIMIT.as_secs(),
+        },
     }
 }
 
@@ -215,7 +208,7 @@ pub fn measure_rows(
     );
     let ticker = progress::ClockTicker::start(&overall);
     let skip_reason = (!writes).then(|| match cfg.read_only {
-        true => "write tests skipped (--read-only)".to_string(),
+        true => crate::result::SkipReason::ReadOnly,
         false => crate::medium::open::writes_skipped_because(target),
     });
     'rows: for row in &cfg.rows {
@@ -367,10 +360,10 @@ mod tests {
 
     #[test]
     fn a_cut_preparation_says_whether_it_was_interrupted_or_too_slow() {
-        assert_eq!(cut_reason(true), "the preparation pass was interrupted");
+        assert_eq!(cut_reason(true), crate::result::CutBy::Interrupted);
         assert_eq!(
             cut_reason(false),
-            "the preparation pass stopped after 15 s on this slow device"
+            crate::result::CutBy::TimeLimit { limit_s: 15 }
         );
     }
 }

@@ -391,7 +391,9 @@ fn verify_written(
     }
     match read_back(target, spec, written, stop) {
         Ok(tally) => m.verify = Some(tally),
-        Err(e) => warnings.push(Caveat::note(format!("verification read-back failed: {e}"))),
+        Err(e) => warnings.push(Caveat::VerifyFailed {
+            os_error: e.to_string(),
+        }),
     }
     m.interrupted = stop.load(Ordering::Relaxed);
 }
@@ -435,9 +437,9 @@ fn timed_fdatasync(
     let cpu_before = sys::thread_cpu_seconds();
     let start = clock.now_ns();
     if let Err(e) = rustix::fs::fdatasync(fd) {
-        warnings.push(Caveat::note(format!(
-            "fdatasync after the writes failed: {e}"
-        )));
+        warnings.push(Caveat::SyncFailed {
+            os_error: e.to_string(),
+        });
     }
     let cpu_after = sys::thread_cpu_seconds();
     record.cpu.0 += cpu_after.0 - cpu_before.0;
@@ -545,7 +547,12 @@ fn run_pass(
                 if merged.error.is_none() {
                     merged.error = o.error;
                 }
-                merged.notes.extend(o.note.map(Caveat::note));
+                merged
+                    .notes
+                    .extend(o.note.map(|r| Caveat::UringUnregistered {
+                        buffers: r.buffers,
+                        file: r.file,
+                    }));
             }
             Err(_) => {
                 let error = std::io::Error::other(
@@ -577,7 +584,7 @@ struct Shared<'a> {
 struct JobOutcome {
     record: JobRecord,
     error: Option<IoError>,
-    note: Option<String>,
+    note: Option<crate::engine::Registered>,
 }
 
 fn run_one_job<'a>(

@@ -223,6 +223,7 @@ impl<'a, P: Pacer> StreamSource<'a, P> {
                 0.0
             },
             late_starts: t.late_starts,
+            warnings: Vec::new(),
         }
     }
 }
@@ -448,14 +449,11 @@ pub fn run_at(
 ) -> (StreamOutcome, Option<String>) {
     let plan = schedule.plan_at(rate);
     let base = schedule.base;
+    let mut warnings = Vec::new();
     if target.info.mode == IoMode::Buffered && base.kind == OpKindName::Read {
         // A buffered stream must start from the device, not from pages an
         // earlier trial (or the preparation pass) left in memory.
-        let mut warnings = Vec::new();
         crate::workload::runner::evict_region(target.fd(), base.offset, base.span, &mut warnings);
-        for w in warnings {
-            eprintln!("warning: {w}");
-        }
     }
     let on = match target.sim() {
         Some(device) => StreamTarget::Sim(device),
@@ -473,9 +471,10 @@ pub fn run_at(
         },
         crate::units::format_mbps(rate / 1e6)
     );
-    let (outcome, error) = live::watch(&label, &gauges, || {
+    let (mut outcome, error) = live::watch(&label, &gauges, || {
         run(on, plan, schedule.seed, interrupt::stop_flag(), &gauges[0])
     });
+    outcome.warnings = warnings;
     (
         outcome,
         error.map(|e| crate::engine::io_failure_message(&e)),

@@ -177,14 +177,12 @@ fn prepare_target(
     if let Some(written) = crate::workload::prepare::prepare(&mut one.target, fill, fill_too)? {
         if written < span {
             span = (written / (1 << 20) * (1 << 20)).max(smallest);
-            one.target
-                .info
-                .notes
-                .push(crate::result::Caveat::note(format!(
-                    "test area cut to {}: the preparation pass stopped after {} s",
-                    format_size(span),
-                    PREP_TIME_LIMIT.as_secs()
-                )));
+            one.target.info.notes.push(crate::result::Caveat::AreaCut {
+                span_bytes: span,
+                by: crate::result::CutBy::TimeLimit {
+                    limit_s: PREP_TIME_LIMIT.as_secs(),
+                },
+            });
         }
     }
     if simulated && sizes.iter().any(|s| !s.is_multiple_of(512)) {

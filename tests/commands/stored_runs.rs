@@ -271,3 +271,92 @@ mod schema_2 {
         );
     }
 }
+
+/// The words earlier releases stored (caveats as `"KIND: text"`, the
+/// curve's advice, fit reasons and deviation notes, skip reasons) read back
+/// as legacy variants, are shown as stored by the text and CSV renderers,
+/// and are written back unchanged; no figure is lost on the way.
+mod stored_words {
+    use iocurve::report::{Csv, Export, Text};
+    use iocurve::result::RunResult;
+    use iocurve::store::Store;
+    use std::path::Path;
+
+    fn runs(fixture: &str, dir: &Path) -> Vec<(i64, RunResult, serde_json::Value)> {
+        let db = dir.join("copy.db");
+        std::fs::copy(fixture, &db).expect("copy the fixture database");
+        let store = Store::open(&db).expect("open the fixture");
+        let raw = Store::open_to_read(&db).expect("open again");
+        (1..=15)
+            .map(|id| {
+                let r = store.load(id).expect("load").expect("stored");
+                let json: String = raw
+                    .connection()
+                    .query_row("SELECT result_json FROM runs WHERE id = ?1", [id], |row| {
+                        row.get(0)
+                    })
+                    .expect("the stored document");
+                (id, r, serde_json::from_str(&json).expect("JSON"))
+            })
+            .collect()
+    }
+
+    /// Every string a stored document held under `key`, anywhere in it.
+    fn strings_under(v: &serde_json::Value, key: &str, out: &mut Vec<String>) {
+        match v {
+            serde_json::Value::Object(m) => {
+                for (k, x) in m {
+                    match (k == key, x) {
+                        (true, serde_json::Value::String(s)) => out.push(s.clone()),
+                        (true, serde_json::Value::Array(a)) => {
+                            out.extend(a.iter().filter_map(|s| s.as_str().map(String::from)))
+                        }
+                        _ => strings_under(x, key, out),
+                    }
+                }
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|x| strings_under(x, key, out)),
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn stored_words_are_shown_as_stored_and_figures_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut shown = 0;
+        for fixture in [
+            "tests/fixtures/results-v1.db",
+            "tests/fixtures/results-v2.db",
+        ] {
+            for (id, r, stored) in runs(fixture, dir.path()) {
+                let text = Text.render(&r);
+                let csv = Csv.render(&r);
+                let mut notes = Vec::new();
+                strings_under(&stored, "notes", &mut notes);
+                strings_under(&stored, "recommendation", &mut notes);
+                for note in notes {
+                    // The text wraps long lines: compare words, not lines.
+                    let flat = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+                    let words = flat(&note.replace("no advice: ", ""));
+                    assert!(
+                        flat(&text).contains(&words),
+                        "{fixture} run {id}: {note:?} missing from\n{text}"
+                    );
+                    shown += 1;
+                }
+                // Written back, the stored words are what they were.
+                let again = serde_json::to_value(&r).unwrap();
+                for key in ["notes", "warnings", "skipped"] {
+                    let (mut before, mut after) = (Vec::new(), Vec::new());
+                    strings_under(&stored, key, &mut before);
+                    strings_under(&again, key, &mut after);
+                    assert_eq!(before, after, "{fixture} run {id}: {key}");
+                }
+                // One CSV row per test, every measured one with its median
+                // (v1's CSV is also compared byte for byte above).
+                assert_eq!(csv.lines().count(), r.tests.len() + 1, "{fixture} run {id}");
+            }
+        }
+        assert!(shown > 10, "only {shown} stored sentences were checked");
+    }
+}

@@ -4,8 +4,7 @@
 
 use super::fit::{SizePoint, fit_unit_model};
 use super::quality::judge;
-use crate::result::curve::{Advice, FitQuality, ModelFit};
-use crate::units::{format_mbps, format_size};
+use crate::result::curve::{Advice, FitQuality, FitReason, ModelFit};
 use serde::{Deserialize, Serialize};
 
 /// The advice names the smallest size from which every measured size
@@ -55,7 +54,7 @@ pub fn read_curve(points: &[SizePoint]) -> CurveReading {
     let Some(fit) = fit_unit_model(points) else {
         return CurveReading {
             fit: None,
-            quality: FitQuality::poor(NO_FIT),
+            quality: FitQuality::poor(FitReason::NoModel),
             advice: None,
             unit: None,
         };
@@ -67,35 +66,6 @@ pub fn read_curve(points: &[SizePoint]) -> CurveReading {
         quality,
         advice,
         unit: fit.unit_bytes,
-    }
-}
-
-/// Why there is no model at all.
-pub const NO_FIT: &str = "no model: fewer than two direct sizes, or the time per request did not grow with size (small requests costing more than large ones, as with flash garbage collection)";
-
-/// One line a person can act on: the advice, or that there is none and
-/// why. `pattern` is how the pattern reads in a sentence ("random write").
-pub fn recommendation(reading: &CurveReading, pattern: &str) -> String {
-    match (&reading.advice, &reading.fit, &reading.quality) {
-        (Some(a), Some(fit), _) => format!(
-            "use requests of at least {}: from there up every measured size reaches {:.0}% of the best measured {pattern} speed ({} of {} MB/s, {:.1}%); fixed cost {:.1} µs per request, B = {} MB/s",
-            format_size(a.size),
-            ADVICE_SHARE * 100.0,
-            format_mbps(a.mb_per_s),
-            format_mbps(a.peak_mb_s),
-            a.share_of_peak * 100.0,
-            fit.t0_us,
-            format_mbps(fit.bandwidth_mb_s)
-        ),
-        (_, _, FitQuality::Poor { reason, also }) if also.is_empty() => {
-            format!("no advice: {reason}")
-        }
-        (_, _, FitQuality::Poor { reason, also }) => format!(
-            "no advice: {reason} (and {} more check{} failed)",
-            also.len(),
-            if also.len() == 1 { "" } else { "s" }
-        ),
-        _ => "no advice: no measured size could be named".to_string(),
     }
 }
 
@@ -121,11 +91,6 @@ mod tests {
         let advice = r.advice.unwrap();
         assert_eq!(advice.size, 64 << 10);
         assert!((advice.share_of_peak - 0.997).abs() < 0.001, "{advice:?}");
-        let line = recommendation(&r, "sequential write");
-        assert!(
-            line.starts_with("use requests of at least 64 KiB"),
-            "{line}"
-        );
         // The model is flat below the unit: half of B at half the unit.
         assert!((fit.n_half_bytes - 0.5 * (50e-6 * 4e6 + 65536.0)).abs() < 1e-6);
     }

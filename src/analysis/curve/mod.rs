@@ -84,9 +84,9 @@ mod crossover;
 mod fit;
 mod quality;
 #[cfg(test)]
-mod test_points;
+pub(crate) mod test_points;
 
-pub use advice::{ADVICE_SHARE, CurveReading, NO_FIT, advise, read_curve, recommendation};
+pub use advice::{ADVICE_SHARE, CurveReading, advise, read_curve};
 pub use alignment::{
     RangedPoint, TimeRange, aligned_neighbours, alignment_penalties, interpolate, judge_penalty,
 };
@@ -100,6 +100,6 @@ pub use quality::{
 // The types this analysis fills are defined in `result`, below it, because
 // the result records them; re-exported so a reader of the curve finds them here.
 pub use crate::result::curve::{
-    Advice, AlignmentPenalty, CeilingVerdict, Crossover, Deviation, FitQuality, MbRange, ModelFit,
-    Penalty,
+    Advice, AlignmentPenalty, CeilingVerdict, Crossover, Deviation, DeviationCause, FitQuality,
+    FitReason, MbRange, ModelFit, Penalty,
 };

@@ -139,8 +139,7 @@ pub fn verdicts(group: &DeviceGroup<'_>, history: &[HistoryPoint]) -> Vec<String
     for run in group.runs.iter().rev() {
         if let Some(curve) = run.payload.curve() {
             out.extend(curve.series.iter().filter_map(|s| {
-                s.recommendation
-                    .as_ref()
+                crate::report::curve_words::advice_cell(s)
                     .map(|advice| format!("curve ({}): {advice}", s.pattern.name()))
             }));
             break;

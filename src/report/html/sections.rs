@@ -181,7 +181,10 @@ fn tests_table(out: &mut String, run: &RunResult) {
                 let _ = write!(
                     out,
                     "<td colspan=\"2\" data-label=\"MB/s\" class=\"range\">{}</td>",
-                    esc(t.skipped.as_deref().unwrap_or("not measured"))
+                    esc(&t
+                        .skipped
+                        .as_ref()
+                        .map_or("not measured".into(), crate::report::caveats::skipped))
                 );
             }
         }
@@ -231,8 +234,8 @@ fn curve_section(out: &mut String, run: &RunResult, series: &[CurveSeries]) {
                 m.r_squared
             );
         }
-        if let Some(advice) = &s.recommendation {
-            let _ = writeln!(out, "<p><strong>{}</strong></p>", esc(advice));
+        if let Some(advice) = crate::report::curve_words::advice_line(s) {
+            let _ = writeln!(out, "<p><strong>{}</strong></p>", esc(&advice));
         }
         let points: Vec<&CurvePoint> = s.series_points().collect();
         let _ = writeln!(
@@ -410,12 +413,20 @@ pub fn note_lines(run: &RunResult) -> Vec<(bool, String)> {
         .target
         .notes
         .iter()
-        .map(|c| (c.kind().undermines_figure(), c.to_string()))
+        .map(|c| {
+            (
+                c.kind().undermines_figure(),
+                crate::report::caveats::line(c),
+            )
+        })
         .collect();
     for t in &run.tests {
         for m in &t.repetitions {
             for w in &m.warnings {
-                let line = (w.kind().undermines_figure(), format!("{}: {w}", t.name));
+                let line = (
+                    w.kind().undermines_figure(),
+                    format!("{}: {}", t.name, crate::report::caveats::line(w)),
+                );
                 if !lines.contains(&line) {
                     lines.push(line);
                 }

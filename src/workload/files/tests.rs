@@ -40,9 +40,9 @@ fn the_stdio_call_size_must_be_1_byte_to_1_gib() {
     );
     assert_eq!(
         describe_method(FileRead::Stdio(4096)),
-        "stdio fread of 4096 bytes per call"
+        LoadMethod::Stdio { call_bytes: 4096 }
     );
-    assert_eq!(describe_method(FileRead::Mmap), "mmap page faults");
+    assert_eq!(describe_method(FileRead::Mmap), LoadMethod::Mmap);
 }
 
 #[test]
@@ -82,7 +82,7 @@ fn o_direct_takes_only_calls_and_files_of_whole_blocks() {
         (512, 256 << 10, 4096),
     ] {
         let why = direct_refusal(call, file, align).expect("refused");
-        assert!(why.contains(&format!("{align}-byte blocks")), "{why}");
+        assert_eq!(why, SaveSkip::DirectUnaligned { align_bytes: align });
     }
 }
 

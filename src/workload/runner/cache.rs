@@ -25,13 +25,12 @@ pub(super) fn device_io(
         0.0
     };
     if served > 0.1 {
-        warnings.push(Caveat::cache(format!(
-            "the device ({}) delivered only {} of the {} iocurve read ({:.0}% came from a cache): the read figures are not the device's speed",
-            device.name,
-            format_size(read_bytes),
-            format_size(ours_read),
-            served * 100.0
-        )));
+        warnings.push(Caveat::CacheServed {
+            device: device.name.clone(),
+            device_read_bytes: read_bytes,
+            iocurve_read_bytes: ours_read,
+            served_pct: served * 100.0,
+        });
     }
     let avg = |bytes: u64, reqs: u64| (reqs > 0).then(|| bytes as f64 / reqs as f64);
     Some(DeviceIo {
@@ -63,16 +62,19 @@ pub fn evict_region(fd: BorrowedFd<'_>, offset: u64, span: u64, warnings: &mut V
     let _ = rustix::fs::fdatasync(fd);
     let len = NonZeroU64::new(span);
     if let Err(e) = rustix::fs::fadvise(fd, offset, len, rustix::fs::Advice::DontNeed) {
-        warnings.push(Caveat::note(format!("could not evict the page cache (posix_fadvise: {e}); buffered reads may come from memory")));
+        warnings.push(Caveat::EvictionFailed {
+            os_error: e.to_string(),
+        });
         return;
     }
     match sys::resident_pages(fd, offset, span) {
         Ok((0, _)) => {}
-        Ok((resident, total)) => warnings.push(Caveat::cache(format!(
-            "{resident} of {total} pages of the region stayed in the page cache after eviction; buffered read figures include memory speed"
-        ))),
-        Err(e) => warnings.push(Caveat::note(format!(
-            "could not prove the page cache was evicted (mincore: {e})"
-        ))),
+        Ok((resident, total)) => warnings.push(Caveat::PagesResident {
+            resident_pages: resident,
+            total_pages: total,
+        }),
+        Err(e) => warnings.push(Caveat::EvictionUnproved {
+            os_error: e.to_string(),
+        }),
     }
 }

@@ -141,10 +141,20 @@ fn merge_test(ranks: &[RankResult], i: usize) -> TestResult {
 
 /// The first rank's reason to skip the test, naming the rank when there
 /// are several.
-fn first_skip(having: &[(&RankResult, &TestResult)], single: bool) -> Option<String> {
+fn first_skip(
+    having: &[(&RankResult, &TestResult)],
+    single: bool,
+) -> Option<crate::result::SkipReason> {
     having.iter().find_map(|(r, t)| {
-        let reason = t.skipped.as_deref()?;
-        Some(attributed(r, reason, single))
+        let reason = t.skipped.clone()?;
+        Some(match single {
+            true => reason,
+            false => crate::result::SkipReason::OnRank {
+                rank: r.rank,
+                host: r.host.clone(),
+                reason: Box::new(reason),
+            },
+        })
     })
 }
 

@@ -21,13 +21,9 @@ fn shown(text: &str) -> String {
 
 /// The heading of one device in `history`.
 pub fn device_heading(d: &DeviceRow) -> String {
-    let line = format!(
-        "{} [{}] · device {} · {} run(s)",
-        shown(&d.label),
-        shown(&d.key),
-        d.id,
-        d.runs
-    );
+    // The device's name, not the store's key (`model:vda@vm|...`): the
+    // key is in `--json`, and `history KEY` still finds it.
+    let line = format!("{} · device {} · {} run(s)", shown(&d.label), d.id, d.runs);
     format!("{}\n", fit(&line, WIDTH))
 }
 
@@ -51,10 +47,11 @@ pub fn run_line(r: &RunRow) -> String {
         })
         .collect();
     let lead = format!(
-        "  run {:>4}  {}  {:<8} {}{}",
+        "  run {:>4}  {}  {:<8} {}{}{}",
         r.id,
         shown(&r.started_at),
         shown(&r.command),
+        target_prefix(r.target.as_deref()),
         status_prefix(r.status),
         spread_prefix(r.ranks)
     );
@@ -106,6 +103,12 @@ fn spread_prefix(count: Option<RankCount>) -> String {
     count.map_or(String::new(), |c| format!("{} · ", spread(c)))
 }
 
+/// The run's target and a separator, so two files on one disk are told
+/// apart (nothing when the run recorded none).
+fn target_prefix(target: Option<&str>) -> String {
+    target.map_or(String::new(), |t| format!("{} · ", shown(t)))
+}
+
 /// `INTERRUPTED ` or `FAILED ` before a partial run's figures.
 fn status_prefix(status: RunStatus) -> String {
     match status {
@@ -114,16 +117,36 @@ fn status_prefix(status: RunStatus) -> String {
     }
 }
 
+/// The newest change of each target of a device, as `compare` states it
+/// of the same two runs: one line per pair of like tests.
+pub fn change_lines(newest: &[crate::analysis::compare::series::Newest]) -> String {
+    let mut out = String::new();
+    for n in newest {
+        for ch in &n.changes {
+            let line = format!(
+                "  newest change · {} · {}: {} (run of {} against {})",
+                shown(&n.target),
+                shown(&ch.test),
+                crate::report::compare::statement(ch),
+                shown(&n.after_started_at),
+                shown(&n.before_started_at)
+            );
+            out.push_str(&fit(&line, WIDTH));
+            out.push('\n');
+        }
+    }
+    out
+}
+
 /// `iocurve list`: every device, then every run with its device.
 pub fn list(devices: &[DeviceRow], runs: &[RunRow]) -> String {
     let mut out = String::from("devices:\n");
     for d in devices {
         // The key and dates on a second line when one would not fit.
         let line = format!(
-            "  {:>4}  {}  [{}]  {} run(s), {} to {}",
+            "  {:>4}  {}  {} run(s), {} to {}",
             d.id,
             shown(&d.label),
-            shown(&d.key),
             d.runs,
             shown(&d.first_seen),
             shown(&d.last_seen)
@@ -138,12 +161,13 @@ pub fn list(devices: &[DeviceRow], runs: &[RunRow]) -> String {
             .ranks
             .map_or(String::new(), |c| format!("{}, ", spread(c)));
         out.push_str(&format!(
-            "  run {:>4}  {}  {:<8} {:<8} {}{spread}device {} ({})\n",
+            "  run {:>4}  {}  {:<8} {:<8} {}{spread}{}device {} ({})\n",
             r.id,
             shown(&r.started_at),
             shown(&r.command),
             shown(&r.source),
             status_prefix(r.status),
+            target_prefix(r.target.as_deref()),
             r.device_id,
             shown(&r.device_label)
         ));
@@ -190,6 +214,7 @@ mod tests {
 
     fn run(figures: Vec<Figure>) -> RunRow {
         RunRow {
+            target: Some("/dev/sdb".into()),
             id: 7,
             device_id: 3,
             device_label: "Card".into(),

@@ -489,10 +489,13 @@ mod tests {
             history,
         };
         let text = render(&runs, &opts).unwrap();
-        assert!(text.contains("run 9, 1 MiB read QD1: no change"), "{text}");
+        assert!(
+            text.contains("run 9, 1 MiB read QD1: no clear change (-0%, 95% CI -9% to +9%"),
+            "{text}"
+        );
         assert!(
             text.contains(
-                "run 9, 1 MiB write QD1: slower by 20% (95% CI 17%–23%, 3 vs 3 repetitions; run-to-run noise ±1% from 4 earlier runs)"
+                "run 9, 1 MiB write QD1: slower by 20% (95% CI 12%–27%, 3 vs 3 repetitions; run-to-run noise ±2% from 4 earlier runs)"
             ),
             "{text}"
         );
@@ -680,7 +683,7 @@ mod tests {
         let text = render(&runs, &opts()).unwrap();
         assert!(
             text.contains(
-                "no verdict: 2 vs 1 repetition, and an interval needs at least 2 on each side"
+                "cannot tell: 2 vs 1 repetition, and an interval needs at least 2 on each side"
             ),
             "{text}"
         );

@@ -160,8 +160,8 @@ pub fn list(devices: &[DeviceRow], runs: &[RunRow]) -> String {
         let spread = r
             .ranks
             .map_or(String::new(), |c| format!("{}, ", spread(c)));
-        out.push_str(&format!(
-            "  run {:>4}  {}  {:<8} {:<8} {}{spread}{}device {} ({})\n",
+        let line = format!(
+            "  run {:>4}  {}  {:<8} {:<8} {}{spread}{}device {} ({})",
             r.id,
             shown(&r.started_at),
             shown(&r.command),
@@ -170,7 +170,9 @@ pub fn list(devices: &[DeviceRow], runs: &[RunRow]) -> String {
             target_prefix(r.target.as_deref()),
             r.device_id,
             shown(&r.device_label)
-        ));
+        );
+        out.push_str(&fit(&line, WIDTH));
+        out.push('\n');
     }
     out
 }
@@ -248,12 +250,12 @@ mod tests {
         r.status = RunStatus::Interrupted;
         assert_eq!(
             run_line(&r),
-            "  run    7  2026-01-01T00:00:00Z  run      INTERRUPTED no figures\n"
+            "  run    7  2026-01-01T00:00:00Z  run      /dev/sdb · INTERRUPTED no figures\n"
         );
         r.status = RunStatus::Failed;
         let listed = list(&[], &[r]);
         assert!(
-            listed.contains("local    FAILED device 3 (Card)"),
+            listed.contains("local    FAILED /dev/sdb · device 3 (Card)"),
             "{listed}"
         );
         assert_eq!(RunStatus::of(true, true), RunStatus::Failed);
@@ -263,7 +265,7 @@ mod tests {
     fn a_run_without_figures_says_so() {
         assert_eq!(
             run_line(&run(vec![])),
-            "  run    7  2026-01-01T00:00:00Z  run      no figures\n"
+            "  run    7  2026-01-01T00:00:00Z  run      /dev/sdb · no figures\n"
         );
     }
 
@@ -289,11 +291,11 @@ mod tests {
         r.ranks = Some(RankCount { ranks: 8, hosts: 4 });
         assert_eq!(
             run_line(&r),
-            "  run    7  2026-01-01T00:00:00Z  run      8 ranks / 4 hosts · no figures\n"
+            "  run    7  2026-01-01T00:00:00Z  run      /dev/sdb · 8 ranks / 4 hosts · no figures\n"
         );
         let listed = list(&[], &[r.clone()]);
         assert!(
-            listed.contains("local    8 ranks / 4 hosts, device 3 (Card)"),
+            listed.contains("local    8 ranks / 4 hosts, /dev/sdb · device 3 (Card)"),
             "{listed}"
         );
         let doc: serde_json::Value = serde_json::from_str(&list_json(&[], &[r]).unwrap()).unwrap();
@@ -305,21 +307,16 @@ mod tests {
     }
 
     #[test]
-    fn the_heading_names_label_key_id_and_runs() {
-        assert_eq!(
-            device_heading(&device()),
-            "Card [k1] · device 3 · 2 run(s)\n"
-        );
+    fn the_heading_names_label_id_and_runs_not_the_key() {
+        assert_eq!(device_heading(&device()), "Card · device 3 · 2 run(s)\n");
     }
 
     #[test]
     fn list_has_both_sections_in_order() {
         let text = list(&[device()], &[run(vec![])]);
-        assert!(
-            text.starts_with("devices:\n     3  Card  [k1]  2 run(s), 2026-01-01 to 2026-01-02\n")
-        );
+        assert!(text.starts_with("devices:\n     3  Card  2 run(s), 2026-01-01 to 2026-01-02\n"));
         assert!(text.ends_with(
-            "runs:\n  run    7  2026-01-01T00:00:00Z  run      local    device 3 (Card)\n"
+            "runs:\n  run    7  2026-01-01T00:00:00Z  run      local    /dev/sdb · device 3 (Card)\n"
         ));
     }
 
@@ -345,6 +342,7 @@ mod tests {
         let mut r = run(vec![figure(hostile), figure(&huge)]);
         r.device_label = huge.clone();
         r.command = hostile.into();
+        r.target = Some(hostile.into());
         let mut d = device();
         d.label = huge.clone();
         d.key = hostile.into();

@@ -222,24 +222,42 @@ mod tests {
         assert!(busy.disturbed, "{busy:?}");
         assert_eq!(busy.disturbances, [Disturbance::OtherIo]);
         let d = differences(&quiet, &busy);
-        assert_eq!(
-            d,
-            [
-                ConditionChange::Load {
-                    before: 0.2,
-                    after: 3.9
-                },
-                ConditionChange::OtherIo {
-                    side: Side::After,
-                    bytes: 41_000_000 / 3 * 3
-                }
-            ]
+        assert!(
+            matches!(d[..], [ConditionChange::Load { after, .. }, ConditionChange::OtherIo { side: Side::After, bytes }]
+                if (after - 3.9).abs() < 1e-9 && bytes == 41_000_000 / 3 * 3),
+            "{d:?}"
         );
         assert!(differences(&quiet, &quiet).is_empty());
         // Other I/O of 1% of iocurve's: named when over 1 MiB, not a disturbance.
         let light = of_test(&test_with(0.2, 2 << 20)).unwrap();
         assert!(!light.disturbed);
         assert_eq!(differences(&quiet, &light).len(), 1);
+    }
+
+    /// Under CPU hogs a page-cache-warm loop device read 2.8 times
+    /// faster, and only the CPUs were named: the backing file's residency
+    /// is named now, and pressure on the CPUs disturbs the run.
+    #[test]
+    fn the_backing_files_cache_and_cpu_pressure_are_named() {
+        let mut warm = test_with(0.2, 0);
+        let mut cold = test_with(0.2, 0);
+        for (t, share, pressure) in [(&mut warm, 1.0, 0.9), (&mut cold, 0.0, 0.01)] {
+            for m in &mut t.repetitions {
+                let h = m.host.as_mut().unwrap();
+                h.backing_resident_share = Some(share);
+                h.cpu_pressure_share = Some(pressure);
+            }
+        }
+        let (warm, cold) = (of_test(&warm).unwrap(), of_test(&cold).unwrap());
+        assert_eq!(warm.disturbances, [Disturbance::CpuBusy]);
+        assert!(!cold.disturbed);
+        assert_eq!(
+            differences(&cold, &warm),
+            [ConditionChange::BackingResident {
+                before: 0.0,
+                after: 1.0
+            }]
+        );
     }
 
     #[test]

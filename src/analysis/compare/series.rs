@@ -52,12 +52,15 @@ pub fn by_target<'a>(runs: &[&'a RunResult]) -> Vec<Vec<&'a RunResult>> {
 fn newest_of(series: &[&RunResult], history: &[RunResult]) -> Option<Newest> {
     let (after, earlier) = series.split_last()?;
     earlier.iter().rev().find_map(|before| {
-        let noise: Vec<RunResult> = series
-            .iter()
-            .map(|r| (*r).clone())
-            .chain(history.iter().cloned())
-            .filter(|r| r.started_at != before.started_at && r.started_at != after.started_at)
-            .collect();
+        // Each run once (the caller's history may hold the series' runs),
+        // the two compared left out, as `compare` leaves them out.
+        let mut noise: Vec<RunResult> = Vec::new();
+        for r in series.iter().copied().chain(history) {
+            let compared = [&before.started_at, &after.started_at].contains(&&r.started_at);
+            if !compared && !noise.iter().any(|n| n.started_at == r.started_at) {
+                noise.push(r.clone());
+            }
+        }
         let entries = [entry("before", before), entry("after", after)];
         let c = compare(&entries, THRESHOLD, &noise).ok()?;
         Some(Newest {

@@ -101,39 +101,71 @@ pub fn headlines(runs: &[&RunResult]) -> Headlines {
     let rnd4k = |rw: &'static str| {
         move |t: &TestResult| t.workload.rw == rw && t.workload.block_size == 4096
     };
-    let flash = preferred.iter().find_map(|r| flash_speeds(r));
-    let flash_head = |v: Option<f64>| {
-        v.map(|value| Headline {
-            test: "flash capacity".into(),
-            value,
+    let flash = |read: bool| {
+        preferred.iter().find_map(|r| {
+            let speeds = flash_speeds(r)?;
+            flash_headline(
+                r,
+                if read {
+                    speeds.read_mb_s
+                } else {
+                    speeds.write_mb_s
+                },
+            )
         })
     };
     Headlines {
-        seq_read_mb_s: pick(&seq(crate::vocab::Rw::Read), false)
-            .or_else(|| flash_head(flash.and_then(|f| f.1))),
-        seq_write_mb_s: pick(&seq(crate::vocab::Rw::Write), false)
-            .or_else(|| flash_head(flash.and_then(|f| f.0))),
+        seq_read_mb_s: pick(&seq(crate::vocab::Rw::Read), false).or_else(|| flash(true)),
+        seq_write_mb_s: pick(&seq(crate::vocab::Rw::Write), false).or_else(|| flash(false)),
         rnd4k_read_iops: pick(&rnd4k("randread"), true),
         rnd4k_write_iops: pick(&rnd4k("randwrite"), true),
     }
 }
 
-/// The write and read speeds a flash capacity run measured (its flush's
-/// writes and the read-back), from its typed figures; `None` for other
-/// runs. One small reading so a retyped flash result changes one place.
-fn flash_speeds(run: &RunResult) -> Option<(Option<f64>, Option<f64>)> {
-    run.payload
+/// Speeds a flash run measured, as the summary shows them.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct FlashSpeeds {
+    write_mb_s: Option<f64>,
+    read_mb_s: Option<f64>,
+}
+
+/// The write and read speeds a flash run measured, from its typed
+/// figures: a fake card's flush and read-back (capacity), Pw and Pr
+/// (class); `None` for other runs. One small reading, so a retyped flash
+/// result changes one place.
+fn flash_speeds(run: &RunResult) -> Option<FlashSpeeds> {
+    use crate::result::flash::Figure;
+    let mut out = FlashSpeeds::default();
+    for f in run
+        .payload
         .flash()?
         .findings
         .iter()
-        .find_map(|f| match f.figure {
-            Some(crate::result::flash::Figure::OkLost {
+        .filter_map(|f| f.figure.as_ref())
+    {
+        match *f {
+            Figure::OkLost {
                 write_mb_s,
                 read_mb_s,
                 ..
-            }) => Some((write_mb_s, read_mb_s)),
-            _ => None,
-        })
+            } => {
+                out.write_mb_s = out.write_mb_s.or(write_mb_s);
+                out.read_mb_s = out.read_mb_s.or(read_mb_s);
+            }
+            Figure::Pw { mean_mb_s, .. } => out.write_mb_s = out.write_mb_s.or(Some(mean_mb_s)),
+            Figure::Pr { mb_s, .. } => out.read_mb_s = out.read_mb_s.or(Some(mb_s)),
+            _ => {}
+        }
+    }
+    (out != FlashSpeeds::default()).then_some(out)
+}
+
+/// The headline of a flash run's speed, named by its test.
+fn flash_headline(run: &RunResult, value: Option<f64>) -> Option<Headline> {
+    Some(Headline {
+        test: format!("flash {}", run.payload.flash()?.test.name()),
+        value: value?,
+    })
 }
 
 /// Short sentences about a device: the newest change of each of its

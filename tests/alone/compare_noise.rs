@@ -355,6 +355,7 @@ fn score(
     if loaded.pairs - loaded.cannot_tell > 0 {
         eprintln!("the hogs did not disturb every loaded run (a host with more CPUs than hogs?)");
     }
+    noise_model_alone(file_runs, loop_runs, throttled_runs);
     let Some(throttled) = throttled_runs else {
         return;
     };
@@ -383,5 +384,32 @@ fn score(
             apart_pairs.slower
         ),
         false => eprintln!("the host was not quiet: the detection rate is shown, not held to 90%"),
+    }
+}
+
+/// The runs as if they had recorded no host state: nothing is disturbed,
+/// every run is history, and the verdicts are the noise model's alone.
+fn stripped(runs: &[RunResult]) -> Vec<RunResult> {
+    let mut runs = runs.to_vec();
+    for m in runs.iter_mut().flat_map(|r| &mut r.tests[0].repetitions) {
+        m.host = None;
+    }
+    runs
+}
+
+/// The between-run noise model scored by itself (host state stripped), so
+/// its calibration shows on a busy host too, where every real statement is
+/// "cannot tell".
+fn noise_model_alone(file: &[RunResult], lo: &[RunResult], throttled: Option<&[RunResult]>) {
+    let (file, lo) = (stripped(file), stripped(lo));
+    let (f, l) = (unchanged(&file), unchanged(&lo));
+    eprintln!("{}", f.line("noise model alone, unchanged file"));
+    eprintln!("{}", l.line("noise model alone, unchanged loop device"));
+    if let Some(t) = throttled {
+        let t = against(&lo, &stripped(t), apart);
+        eprintln!(
+            "{}",
+            t.line("noise model alone, 70% throttle, repetitions apart")
+        );
     }
 }

@@ -73,7 +73,7 @@ fn item(markdown: bool, text: &str) -> String {
 pub(super) fn verdict_lines(c: &Comparison, markdown: bool) -> String {
     let one_target = c.targets.windows(2).all(|w| w[0].target == w[1].target);
     let whose = match (c.same_device, one_target) {
-        (true, true) => "same device and target",
+        (true, true) => "same device",
         (true, false) => "same device, different targets, so a difference between targets",
         (false, _) => "different devices, so a difference between devices, not a change of one",
     };

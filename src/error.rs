@@ -52,6 +52,10 @@ pub const EXIT_VERIFY: i32 = 4;
 pub const EXIT_FLASH_FAIL: i32 = 5;
 /// `--fail-above`: a run was slower than its baseline by more than allowed.
 pub const EXIT_REGRESSION: i32 = 6;
+/// `--fail-above`: no slowdown found, but a pair could not be judged (a
+/// run shared its device or CPUs, or had too few repetitions): the gate
+/// cannot vouch for it.
+pub const EXIT_UNDECIDED: i32 = 7;
 pub const EXIT_INTERRUPTED: i32 = 130;
 
 /// Every exit code with what it means: the one table the man pages' EXIT
@@ -72,6 +76,10 @@ pub const EXIT_CODES: &[(i32, &str)] = &[
     (
         EXIT_REGRESSION,
         "compare --fail-above: a run was slower than its baseline by more than allowed",
+    ),
+    (
+        EXIT_UNDECIDED,
+        "compare --fail-above: cannot tell (a run shared its device or CPUs, or too few repetitions)",
     ),
     (EXIT_INTERRUPTED, "interrupted (Ctrl-C, SIGTERM)"),
 ];

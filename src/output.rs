@@ -362,6 +362,7 @@ fn write_report_page(result: &RunResult, path: &Path, store: &Settings) -> Resul
     let input = ReportInput {
         runs: vec![result.clone()],
         history,
+        earlier: Vec::new(),
     };
     write_output(path, html::render(&input).as_bytes(), "the report")
 }

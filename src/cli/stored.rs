@@ -73,7 +73,8 @@ pub struct CompareArgs {
 
     /// Exit 6 when a test of a later run is slower than the baseline by
     /// more than this share, with a verdict that says slower (for CI, e.g.
-    /// 5%) [default: never fail on a slowdown].
+    /// 5%); else exit 7 when a pair cannot be told (a run shared its device
+    /// or CPUs, or too few repetitions) [default: never fail].
     #[arg(long, value_name = "PERCENT", value_parser = limits::fail_above)]
     pub fail_above: Option<f64>,
 

@@ -1,12 +1,13 @@
 //! `iocurve compare A B ...`: runs side by side, and every later run
 //! against the first (or `--baseline`), test by test (like tests only; see
-//! `analysis::compare`); `--fail-above` turns a slowdown into exit code 6.
+//! `analysis::compare`); `--fail-above` turns a slowdown into exit code 6,
+//! and a pair it cannot judge (a disturbed run) into exit code 7.
 //! The device's other stored runs go along as history: their spread is the
 //! noise between runs that every verdict's interval includes.
 
 use crate::analysis;
 use crate::cli::CompareArgs;
-use crate::error::{EXIT_REGRESSION, usage};
+use crate::error::{EXIT_REGRESSION, EXIT_UNDECIDED, usage};
 use crate::output::Output;
 use crate::report::compare::{self, Options};
 use crate::store::{Settings, select};
@@ -58,9 +59,16 @@ pub fn compare(args: &CompareArgs, settings: &Settings) -> Result<i32> {
         let line = compare::regression_line(&comparison, r, fail_above);
         eprintln!("REGRESSION: {line}");
     }
-    Ok(if regressions.is_empty() {
+    if !regressions.is_empty() {
+        return Ok(EXIT_REGRESSION);
+    }
+    let undecided = analysis::compare::undecided(&comparison);
+    for u in &undecided {
+        eprintln!("CANNOT TELL: {}", compare::undecided_line(&comparison, u));
+    }
+    Ok(if undecided.is_empty() {
         0
     } else {
-        EXIT_REGRESSION
+        EXIT_UNDECIDED
     })
 }

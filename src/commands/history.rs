@@ -1,6 +1,7 @@
 //! `iocurve history [DEVICE]` and `iocurve list`: what the database holds.
 //! The lines themselves are built in [`crate::report::history`].
 
+use crate::analysis::compare::series;
 use crate::cli::{HistoryArgs, ListArgs};
 use crate::error::usage;
 use crate::report::history::{self, HISTORY_FOOTER};
@@ -37,10 +38,21 @@ pub fn history(args: &HistoryArgs, store: &Settings) -> Result<i32> {
         for r in runs {
             out.push_str(&history::run_line(r));
         }
+        out.push_str(&history::change_lines(&newest_changes(&db, &d.key)));
     }
     out.push_str(HISTORY_FOOTER);
     crate::output::print_text(&out);
     Ok(0)
+}
+
+/// The newest change of each target of the device `key`, from its latest
+/// stored runs of repeated tests: the statement `compare` and `report`
+/// make of the same runs.
+fn newest_changes(db: &crate::store::Store, key: &str) -> Vec<series::Newest> {
+    let mut runs = select::device_runs(db, key, select::HISTORY_RUNS + 2, |_| true);
+    runs.reverse();
+    let refs: Vec<&crate::result::RunResult> = runs.iter().collect();
+    series::newest(&refs, &[])
 }
 
 pub fn list(args: &ListArgs, store: &Settings) -> Result<i32> {

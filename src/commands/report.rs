@@ -20,6 +20,7 @@ pub fn report(args: &ReportArgs, settings: &Settings) -> Result<i32> {
     }
     let input = ReportInput {
         history: store::history::points(&db, &runs)?,
+        earlier: earlier_runs(&db, &runs),
         runs,
     };
     write(&input, &args.output)?;
@@ -29,6 +30,22 @@ pub fn report(args: &ReportArgs, settings: &Settings) -> Result<i32> {
         input.runs.len()
     ));
     Ok(0)
+}
+
+/// The stored runs of the report's devices that set the noise between
+/// runs of the report's statements of change: as many as `compare` reads
+/// (and the two a statement compares, which it leaves out), so the report
+/// and `compare` of the same two runs say the same.
+fn earlier_runs(db: &Store, runs: &[crate::result::RunResult]) -> Vec<crate::result::RunResult> {
+    let mut keys: Vec<&str> = runs
+        .iter()
+        .filter_map(|r| r.device_identity.as_ref().map(|i| i.key.as_str()))
+        .collect();
+    keys.sort_unstable();
+    keys.dedup();
+    keys.into_iter()
+        .flat_map(|k| select::device_runs(db, k, select::HISTORY_RUNS + 2, |_| true))
+        .collect()
 }
 
 /// Run ids given, else the latest `--last` runs (of `--device`, or of all).

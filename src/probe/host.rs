@@ -60,6 +60,10 @@ pub struct HostSnapshot {
     pub cpu: Option<CpuTimes>,
     /// Page cache and dirty pages (`/proc/meminfo`).
     pub memory: Option<MemoryState>,
+    /// CPU pressure: microseconds in which some task waited for a CPU
+    /// (`/proc/pressure/cpu`, `some total`), and the monotonic clock then,
+    /// in microseconds; null without PSI.
+    pub cpu_pressure: Option<(u64, u64)>,
 }
 
 /// The aggregate `cpu` line of `/proc/stat`, in clock ticks (USER_HZ).
@@ -132,7 +136,32 @@ pub fn snapshot() -> HostSnapshot {
         load_1m: read("/proc/loadavg").and_then(|t| load_1m(&t)),
         cpu: read("/proc/stat").and_then(|t| cpu_times(&t)),
         memory: read("/proc/meminfo").and_then(|t| memory_state(&t)),
+        cpu_pressure: read("/proc/pressure/cpu")
+            .and_then(|t| cpu_pressure_us(&t))
+            .map(|waited| {
+                let now = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
+                let now_us = now.tv_sec as u64 * 1_000_000 + now.tv_nsec as u64 / 1_000;
+                (waited, now_us)
+            }),
     }
+}
+
+/// The `some total` of `/proc/pressure/cpu` text: microseconds in which
+/// at least one task waited for a CPU.
+pub fn cpu_pressure_us(psi: &str) -> Option<u64> {
+    let some = psi.lines().find(|l| l.starts_with("some "))?;
+    some.split_whitespace()
+        .find_map(|f| f.strip_prefix("total="))?
+        .parse()
+        .ok()
+}
+
+/// The share of the time between two snapshots in which some task waited
+/// for a CPU (0 to 1); `None` without PSI in both.
+pub fn cpu_pressure_share(start: &HostSnapshot, end: &HostSnapshot) -> Option<f64> {
+    let ((w0, t0), (w1, t1)) = (start.cpu_pressure?, end.cpu_pressure?);
+    let wall = t1.checked_sub(t0).filter(|w| *w > 0)?;
+    Some((w1.saturating_sub(w0) as f64 / wall as f64).min(1.0))
 }
 
 /// The one-minute load average of `/proc/loadavg` text.

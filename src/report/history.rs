@@ -21,13 +21,9 @@ fn shown(text: &str) -> String {
 
 /// The heading of one device in `history`.
 pub fn device_heading(d: &DeviceRow) -> String {
-    let line = format!(
-        "{} [{}] · device {} · {} run(s)",
-        shown(&d.label),
-        shown(&d.key),
-        d.id,
-        d.runs
-    );
+    // The device's name, not the store's key (`model:vda@vm|...`): the
+    // key is in `--json`, and `history KEY` still finds it.
+    let line = format!("{} · device {} · {} run(s)", shown(&d.label), d.id, d.runs);
     format!("{}\n", fit(&line, WIDTH))
 }
 
@@ -51,10 +47,11 @@ pub fn run_line(r: &RunRow) -> String {
         })
         .collect();
     let lead = format!(
-        "  run {:>4}  {}  {:<8} {}{}",
+        "  run {:>4}  {}  {:<8} {}{}{}",
         r.id,
         shown(&r.started_at),
         shown(&r.command),
+        target_prefix(r.target.as_deref()),
         status_prefix(r.status),
         spread_prefix(r.ranks)
     );
@@ -106,6 +103,12 @@ fn spread_prefix(count: Option<RankCount>) -> String {
     count.map_or(String::new(), |c| format!("{} · ", spread(c)))
 }
 
+/// The run's target and a separator, so two files on one disk are told
+/// apart (nothing when the run recorded none).
+fn target_prefix(target: Option<&str>) -> String {
+    target.map_or(String::new(), |t| format!("{} · ", shown(t)))
+}
+
 /// `INTERRUPTED ` or `FAILED ` before a partial run's figures.
 fn status_prefix(status: RunStatus) -> String {
     match status {
@@ -114,16 +117,36 @@ fn status_prefix(status: RunStatus) -> String {
     }
 }
 
+/// The newest change of each target of a device, as `compare` states it
+/// of the same two runs: one line per pair of like tests.
+pub fn change_lines(newest: &[crate::analysis::compare::series::Newest]) -> String {
+    let mut out = String::new();
+    for n in newest {
+        for ch in &n.changes {
+            let line = format!(
+                "  newest change · {} · {}: {} (run of {} against {})",
+                shown(&n.target),
+                shown(&ch.test),
+                crate::report::compare::statement(ch),
+                shown(&n.after_started_at),
+                shown(&n.before_started_at)
+            );
+            out.push_str(&fit(&line, WIDTH));
+            out.push('\n');
+        }
+    }
+    out
+}
+
 /// `iocurve list`: every device, then every run with its device.
 pub fn list(devices: &[DeviceRow], runs: &[RunRow]) -> String {
     let mut out = String::from("devices:\n");
     for d in devices {
         // The key and dates on a second line when one would not fit.
         let line = format!(
-            "  {:>4}  {}  [{}]  {} run(s), {} to {}",
+            "  {:>4}  {}  {} run(s), {} to {}",
             d.id,
             shown(&d.label),
-            shown(&d.key),
             d.runs,
             shown(&d.first_seen),
             shown(&d.last_seen)
@@ -137,16 +160,19 @@ pub fn list(devices: &[DeviceRow], runs: &[RunRow]) -> String {
         let spread = r
             .ranks
             .map_or(String::new(), |c| format!("{}, ", spread(c)));
-        out.push_str(&format!(
-            "  run {:>4}  {}  {:<8} {:<8} {}{spread}device {} ({})\n",
+        let line = format!(
+            "  run {:>4}  {}  {:<8} {:<8} {}{spread}{}device {} ({})",
             r.id,
             shown(&r.started_at),
             shown(&r.command),
             shown(&r.source),
             status_prefix(r.status),
+            target_prefix(r.target.as_deref()),
             r.device_id,
             shown(&r.device_label)
-        ));
+        );
+        out.push_str(&fit(&line, WIDTH));
+        out.push('\n');
     }
     out
 }
@@ -190,6 +216,7 @@ mod tests {
 
     fn run(figures: Vec<Figure>) -> RunRow {
         RunRow {
+            target: Some("/dev/sdb".into()),
             id: 7,
             device_id: 3,
             device_label: "Card".into(),
@@ -223,12 +250,12 @@ mod tests {
         r.status = RunStatus::Interrupted;
         assert_eq!(
             run_line(&r),
-            "  run    7  2026-01-01T00:00:00Z  run      INTERRUPTED no figures\n"
+            "  run    7  2026-01-01T00:00:00Z  run      /dev/sdb · INTERRUPTED no figures\n"
         );
         r.status = RunStatus::Failed;
         let listed = list(&[], &[r]);
         assert!(
-            listed.contains("local    FAILED device 3 (Card)"),
+            listed.contains("local    FAILED /dev/sdb · device 3 (Card)"),
             "{listed}"
         );
         assert_eq!(RunStatus::of(true, true), RunStatus::Failed);
@@ -238,7 +265,7 @@ mod tests {
     fn a_run_without_figures_says_so() {
         assert_eq!(
             run_line(&run(vec![])),
-            "  run    7  2026-01-01T00:00:00Z  run      no figures\n"
+            "  run    7  2026-01-01T00:00:00Z  run      /dev/sdb · no figures\n"
         );
     }
 
@@ -264,11 +291,11 @@ mod tests {
         r.ranks = Some(RankCount { ranks: 8, hosts: 4 });
         assert_eq!(
             run_line(&r),
-            "  run    7  2026-01-01T00:00:00Z  run      8 ranks / 4 hosts · no figures\n"
+            "  run    7  2026-01-01T00:00:00Z  run      /dev/sdb · 8 ranks / 4 hosts · no figures\n"
         );
         let listed = list(&[], &[r.clone()]);
         assert!(
-            listed.contains("local    8 ranks / 4 hosts, device 3 (Card)"),
+            listed.contains("local    8 ranks / 4 hosts, /dev/sdb · device 3 (Card)"),
             "{listed}"
         );
         let doc: serde_json::Value = serde_json::from_str(&list_json(&[], &[r]).unwrap()).unwrap();
@@ -280,21 +307,16 @@ mod tests {
     }
 
     #[test]
-    fn the_heading_names_label_key_id_and_runs() {
-        assert_eq!(
-            device_heading(&device()),
-            "Card [k1] · device 3 · 2 run(s)\n"
-        );
+    fn the_heading_names_label_id_and_runs_not_the_key() {
+        assert_eq!(device_heading(&device()), "Card · device 3 · 2 run(s)\n");
     }
 
     #[test]
     fn list_has_both_sections_in_order() {
         let text = list(&[device()], &[run(vec![])]);
-        assert!(
-            text.starts_with("devices:\n     3  Card  [k1]  2 run(s), 2026-01-01 to 2026-01-02\n")
-        );
+        assert!(text.starts_with("devices:\n     3  Card  2 run(s), 2026-01-01 to 2026-01-02\n"));
         assert!(text.ends_with(
-            "runs:\n  run    7  2026-01-01T00:00:00Z  run      local    device 3 (Card)\n"
+            "runs:\n  run    7  2026-01-01T00:00:00Z  run      local    /dev/sdb · device 3 (Card)\n"
         ));
     }
 
@@ -320,6 +342,7 @@ mod tests {
         let mut r = run(vec![figure(hostile), figure(&huge)]);
         r.device_label = huge.clone();
         r.command = hostile.into();
+        r.target = Some(hostile.into());
         let mut d = device();
         d.label = huge.clone();
         d.key = hostile.into();

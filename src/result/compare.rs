@@ -140,7 +140,11 @@ pub struct TestChange {
     pub before_mb_s: Vec<f64>,
     /// MB/s of the complete repetitions of the later run.
     pub after_mb_s: Vec<f64>,
-    /// The verdict, or why there is none.
+    /// The one statement of change `compare`, `report` and `history`
+    /// make of this pair (see [`ChangeVerdict`]).
+    pub change: ChangeVerdict,
+    /// The evidence: the bootstrap verdict on the widened interval, or why
+    /// there is none.
     #[serde(serialize_with = "verdict_json")]
     #[schemars(schema_with = "verdict_schema")]
     pub verdict: Result<Verdict, NoVerdict>,
@@ -252,6 +256,9 @@ pub struct Comparison {
     pub baseline: String,
     /// True when every run is of one device (its key).
     pub same_device: bool,
+    /// Each run's target and device, in the order given: two files on one
+    /// disk are one device and two targets.
+    pub targets: Vec<RunTarget>,
     /// Noise threshold, as a share.
     pub threshold: f64,
     /// Confidence level of the verdicts' intervals, e.g. 0.95.
@@ -266,9 +273,22 @@ pub struct Comparison {
     pub caveats: Vec<String>,
 }
 
+/// What one compared run measured.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct RunTarget {
+    /// The run (`run 12`, or a file name).
+    pub run: String,
+    /// The target as given: a file, a directory, a block device, a `sim:`
+    /// card.
+    pub target: String,
+    /// The device's name (`SanDisk SD08G, 7.4 GiB`); null when the run
+    /// recorded no identity.
+    pub device: Option<String>,
+}
+
 /// What the machine was doing over one test's repetitions, from what each
 /// measurement recorded (see [`crate::result::host`]).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct RunConditions {
     /// Mean one-minute load average over the repetitions' starts and ends.
     pub load: Option<f64>,
@@ -276,6 +296,9 @@ pub struct RunConditions {
     pub cpu_busy_share: Option<f64>,
     /// Mean share of all CPUs' time stolen by a hypervisor.
     pub cpu_steal_share: Option<f64>,
+    /// Mean share of the time some task waited for a CPU (PSI).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_pressure_share: Option<f64>,
     /// Bytes the device moved for others over the repetitions.
     pub other_io_bytes: Option<u64>,
     /// Bytes iocurve itself moved over the repetitions (warm-ups included).
@@ -285,10 +308,104 @@ pub struct RunConditions {
     /// Mean share of the measured region in the page cache at the starts
     /// (buffered I/O only).
     pub target_resident_share: Option<f64>,
+    /// Share of the layer beneath the target (a loop device's backing
+    /// file) resident in the page cache at the starts; absent when the
+    /// target has no such layer or it was not recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backing_resident_share: Option<f64>,
     /// True when the run shared its device with other I/O (at least a
-    /// tenth of its own) or lost CPU to a hypervisor (5% or more): its
-    /// figure may say more about its company than about the device.
+    /// tenth of its own), lost CPU to a hypervisor (5% or more), or ran on
+    /// CPUs kept busy all along: its figure may say more about its company
+    /// than about the device.
     pub disturbed: bool,
+    /// What disturbed it (empty when `disturbed` is false).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub disturbances: Vec<Disturbance>,
+}
+
+/// What made a run's figure its company's as much as the device's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Disturbance {
+    /// Other I/O on the device, at least a tenth of iocurve's own.
+    OtherIo,
+    /// A hypervisor stole 5% or more of the CPUs.
+    CpuSteal,
+    /// Tasks waited for a CPU a quarter of the time or more (others' work
+    /// kept the CPUs busy); without PSI, the CPUs were busy nearly all
+    /// along.
+    CpuBusy,
+}
+
+/// The statement of change of one pair of like tests: the single typed
+/// outcome every output words (`compare`, `report`, `history`).
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case", tag = "outcome")]
+#[schemars(transform = crate::result::schema::describe_variant_keys)]
+pub enum ChangeVerdict {
+    /// Faster beyond the run-to-run noise and the threshold.
+    Faster {
+        /// After / before − 1 with its interval (0.3: 30% faster).
+        percent: Interval,
+    },
+    /// Slower beyond the run-to-run noise and the threshold.
+    Slower {
+        /// After / before − 1 with its interval (−0.3: 30% slower).
+        percent: Interval,
+    },
+    /// The whole interval lies within the threshold: no change.
+    NoChange {
+        /// After / before − 1 with its interval.
+        percent: Interval,
+    },
+    /// The interval reaches past the threshold on one side at least but
+    /// not wholly: neither a change nor its absence is shown.
+    NoClearChange {
+        /// After / before − 1 with its interval.
+        percent: Interval,
+    },
+    /// No statement can be made, and why.
+    CannotTell {
+        /// Why not.
+        why: CannotTell,
+        /// What the repetitions alone show (after / before − 1), when they
+        /// show anything; not a verdict.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        measured: Option<Interval>,
+    },
+}
+
+/// Why a pair of runs allows no statement of change.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case", tag = "reason")]
+#[schemars(transform = crate::result::schema::describe_variant_keys)]
+pub enum CannotTell {
+    /// A run shared its device or CPUs while it measured: its figure may
+    /// be its company's.
+    Disturbed {
+        /// Which run (or both).
+        sides: Sides,
+        /// What disturbed them, each once.
+        causes: Vec<Disturbance>,
+    },
+    /// A side has fewer complete repetitions than an interval needs.
+    TooFewRepetitions {
+        /// Complete repetitions of the earlier run.
+        before: usize,
+        /// Complete repetitions of the later run.
+        after: usize,
+    },
+    /// A repetition moved nothing (zero or non-finite MB/s).
+    NotPositive,
+}
+
+/// Which runs of a pair.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Sides {
+    Before,
+    After,
+    Both,
 }
 
 /// Which run of a pair.
@@ -345,38 +462,13 @@ pub enum ConditionChange {
         /// Later run.
         after: f64,
     },
-}
-
-impl ConditionChange {
-    /// "host load 0.2 vs 3.9", "41 MiB of other I/O on the device during
-    /// the later run".
-    pub fn text(&self) -> String {
-        let pct = |x: f64| format!("{:.0}%", x * 100.0);
-        let size = crate::units::format_size_figure;
-        match *self {
-            ConditionChange::Load { before, after } => {
-                format!("host load {before:.1} vs {after:.1}")
-            }
-            ConditionChange::CpuBusy { before, after } => {
-                format!("CPUs busy {} vs {}", pct(before), pct(after))
-            }
-            ConditionChange::CpuSteal { before, after } => {
-                format!("CPU steal {} vs {}", pct(before), pct(after))
-            }
-            ConditionChange::OtherIo { side, bytes } => format!(
-                "{} of other I/O on the device during the {} run",
-                size(bytes),
-                match side {
-                    Side::Before => "earlier",
-                    Side::After => "later",
-                }
-            ),
-            ConditionChange::Dirty { before, after } => {
-                format!("dirty pages {} vs {}", size(before), size(after))
-            }
-            ConditionChange::Resident { before, after } => {
-                format!("target in the page cache {} vs {}", pct(before), pct(after))
-            }
-        }
-    }
+    /// Share of the layer beneath the target (a loop device's backing
+    /// file) already in the page cache: reads of a stacked device served
+    /// from memory beneath it.
+    BackingResident {
+        /// Earlier run.
+        before: f64,
+        /// Later run.
+        after: f64,
+    },
 }

@@ -46,6 +46,11 @@ pub struct HostConditions {
     /// Share of all CPUs' time a hypervisor stole over the measurement
     /// (`steal` of `/proc/stat`); null where unreadable.
     pub cpu_steal_share: Option<f64>,
+    /// Share of the measurement's time in which some task waited for a
+    /// CPU (`/proc/pressure/cpu`): others' work kept the CPUs busy, or
+    /// more threads ran than there are CPUs. Absent without PSI.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_pressure_share: Option<f64>,
     /// Bytes the block device read over the measurement beyond what
     /// iocurve read (`/sys/block/<dev>/stat` deltas minus iocurve's own
     /// I/O): another process reading the same device. Null without the
@@ -60,6 +65,12 @@ pub struct HostConditions {
     /// cache can serve it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_resident_share: Option<f64>,
+    /// Share of the layer beneath the target (a loop device's backing
+    /// file) resident in the page cache when the passes started (mincore):
+    /// reads of the stacked device that miss its own cache may be served
+    /// from this one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backing_resident_share: Option<f64>,
 }
 
 impl HostConditions {
@@ -80,10 +91,12 @@ impl HostConditions {
             end: HostSample::of(end),
             cpu_busy_share: shares.map(|s| s.busy),
             cpu_steal_share: shares.map(|s| s.steal),
+            cpu_pressure_share: crate::probe::host::cpu_pressure_share(start, end),
             other_read_bytes: device_io.map(|d| d.read_bytes.saturating_sub(d.iocurve_read_bytes)),
             other_write_bytes: device_io
                 .map(|d| d.write_bytes.saturating_sub(d.iocurve_write_bytes)),
             target_resident_share,
+            backing_resident_share: None,
         }
     }
 
@@ -125,6 +138,7 @@ mod tests {
                 cached_bytes: 1 << 30,
                 dirty_bytes: 4096,
             }),
+            cpu_pressure: Some((1_000, 0)),
         };
         let end = HostSnapshot {
             load_1m: Some(0.4),
@@ -135,11 +149,13 @@ mod tests {
                 ..Default::default()
             }),
             memory: None,
+            cpu_pressure: Some((251_000, 1_000_000)),
         };
         let c = HostConditions::between(&start, &end, Some(&io), Some(0.25));
         assert_eq!(c.other_read_bytes, Some(2 << 20));
         assert_eq!(c.other_write_bytes, Some(41_000_000));
         assert_eq!(c.other_bytes(), Some((2 << 20) + 41_000_000));
+        assert_eq!(c.cpu_pressure_share, Some(0.25));
         assert!((c.load().unwrap() - 0.3).abs() < 1e-12);
         // 110 ticks: 50 user + 10 steal busy, 50 idle.
         assert!((c.cpu_busy_share.unwrap() - 60.0 / 110.0).abs() < 1e-12);

@@ -33,6 +33,9 @@ pub struct RunRow {
     pub device_id: i64,
     /// That device's label.
     pub device_label: String,
+    /// The target the run measured, as given (a file, a directory, a block
+    /// device, a `sim:` card); null when its document records none.
+    pub target: Option<String>,
     /// The command that made it: `profile`, `flash class`, `fio`.
     pub command: String,
     /// Who measured it: `iocurve`, or `fio` for an import.

@@ -371,7 +371,8 @@ impl Store {
             let mut stmt = conn.prepare(
                 "SELECT r.id, r.device_id, d.label, r.command, r.source, r.started_at,
                         json_extract(r.result_json, '$.error') IS NOT NULL,
-                        coalesce(json_extract(r.result_json, '$.interrupted'), 0)
+                        coalesce(json_extract(r.result_json, '$.interrupted'), 0),
+                        json_extract(r.result_json, '$.target.path')
                  FROM runs r JOIN devices d ON d.id = r.device_id
                  WHERE ?1 IS NULL OR r.device_id = ?1
                  ORDER BY r.started_at, r.id",
@@ -386,6 +387,8 @@ impl Store {
                         source: r.get(4)?,
                         started_at: r.get(5)?,
                         status: RunStatus::of(r.get(6)?, r.get(7)?),
+                        // A path is text; anything else stored there is no target.
+                        target: r.get::<_, Option<String>>(8).unwrap_or(None),
                         figures: Vec::new(),
                         ranks: None,
                     })

@@ -101,7 +101,21 @@ pub fn history(
         .iter()
         .map(|e| e.result.started_at.as_str())
         .collect();
-    let Ok(Some(device)) = db.find_device(&key) else {
+    device_runs(db, &key, HISTORY_RUNS, |r| {
+        !compared.contains(&r.id) && !started.contains(&r.started_at.as_str())
+    })
+}
+
+/// The latest `limit` stored runs of repeated tests of the device `key`
+/// that `keep` keeps, latest first; empty when it cannot be read (the
+/// noise between runs then falls back to a floor, and says so).
+pub fn device_runs(
+    db: &Store,
+    key: &str,
+    limit: usize,
+    keep: impl Fn(&crate::result::stored::RunRow) -> bool,
+) -> Vec<RunResult> {
+    let Ok(Some(device)) = db.find_device(key) else {
         return Vec::new();
     };
     let Ok(rows) = db.runs(Some(device.id)) else {
@@ -109,12 +123,12 @@ pub fn history(
     };
     rows.iter()
         .rev()
-        .filter(|r| !compared.contains(&r.id) && !started.contains(&r.started_at.as_str()))
+        .filter(|r| keep(r))
         // Repeated tests only: a stored flash or sustain run has none to match.
         .filter(|r| {
             r.source != "iocurve" || matches!(r.command.as_str(), "profile" | "run" | "curve")
         })
-        .take(HISTORY_RUNS)
+        .take(limit)
         .filter_map(|r| db.load(r.id).ok().flatten())
         .collect()
 }

@@ -45,6 +45,35 @@ pub fn resident_pages(fd: BorrowedFd<'_>, offset: u64, len: u64) -> io::Result<(
     Ok((resident, pages as u64))
 }
 
+/// The largest file [`resident_share_of_file`] maps: its residency
+/// vector is one byte per page (16 MiB for 64 GiB).
+const MAX_SHARE_FILE: u64 = 64 << 30;
+
+/// Share of the pages of the file at `path` in the page cache, read-only
+/// and without following a final symlink; `None` for an empty file, one
+/// over [`MAX_SHARE_FILE`], or one that cannot be opened or mapped. For
+/// the file beneath a stacked device (a loop device's backing file),
+/// whose cache may serve what the device's own does not.
+pub fn resident_share_of_file(path: &std::path::Path) -> Option<f64> {
+    use rustix::fs::{Mode, OFlags};
+    let fd = rustix::fs::open(
+        path,
+        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NONBLOCK,
+        Mode::empty(),
+    )
+    .ok()?;
+    let stat = rustix::fs::fstat(&fd).ok()?;
+    let size = u64::try_from(stat.st_size).ok()?;
+    let regular =
+        rustix::fs::FileType::from_raw_mode(stat.st_mode) == rustix::fs::FileType::RegularFile;
+    if !regular || size == 0 || size > MAX_SHARE_FILE {
+        return None;
+    }
+    use std::os::fd::AsFd;
+    let (resident, pages) = resident_pages(fd.as_fd(), 0, size).ok()?;
+    (pages > 0).then(|| resident as f64 / pages as f64)
+}
+
 /// Writes back and drops a file's pages from the page cache: fdatasync,
 /// then posix_fadvise(DONTNEED) over the whole file. Whether it worked is
 /// for [`resident_pages`] to prove; the kernel treats DONTNEED as advice.

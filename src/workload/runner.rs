@@ -103,6 +103,14 @@ pub fn measure(
         peers_stop: None,
     };
     let host_before = host_snapshot(target, spec);
+    // The layer beneath a stacked device (a loop device's backing file):
+    // its page cache can serve what the device's own does not.
+    let backing_before = target
+        .sim
+        .is_none()
+        .then(|| target.device?.loop_backing_file.as_deref())
+        .flatten()
+        .and_then(|f| crate::sys::page_cache::resident_share_of_file(std::path::Path::new(f)));
     let stat_before = target.device.and_then(|d| d.read_stat().ok());
     let passes = run_passes(&shared, progress, &mut warnings);
     let stat_after = target.device.and_then(|d| d.read_stat().ok());
@@ -110,7 +118,9 @@ pub fn measure(
     let mut m = assemble(&shared, passes, stat_before, stat_after, warnings);
     let with_host = |m: &mut Measurement| {
         m.host = host_before.zip(host_after).map(|((a, resident), (b, _))| {
-            HostConditions::between(&a, &b, m.device_io.as_ref(), resident)
+            let mut c = HostConditions::between(&a, &b, m.device_io.as_ref(), resident);
+            c.backing_resident_share = backing_before;
+            c
         });
     };
     match &mut m {

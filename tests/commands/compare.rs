@@ -5,7 +5,7 @@ use crate::common;
 
 use common::faultdev::FaultDevice;
 use common::{MIB, fails, iocurve, is_root, json, ok, skipped, text};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// `iocurve run` on `dev` with `args`, saved into `db`.
 fn saved_run(dev: &Path, db: &Path, args: &[&str]) {
@@ -72,10 +72,12 @@ fn half_the_speed_is_slower_by_half_and_an_unlike_run_is_set_apart() {
     // FUSE device falls short of its configured speed.
     // Lines wrapped to the terminal's width, joined again.
     let flat = cmp.split_whitespace().collect::<Vec<_>>().join(" ");
+    // A host whose CPUs others kept busy gets "cannot tell".
     assert!(
-        (flat.contains("run 2, 128 KiB read QD1: slower by ")
+        ((flat.contains("run 2, 128 KiB read QD1: slower by ")
             || flat.contains("run 2, 128 KiB read QD1: no clear change ("))
-            && flat.contains("4 vs 4 repetitions; run-to-run noise ±15% assumed"),
+            && flat.contains("4 vs 4 repetitions; run-to-run noise ±15% assumed"))
+            || flat.contains("run 2, 128 KiB read QD1: cannot tell: "),
         "{cmp}"
     );
     assert!(
@@ -132,6 +134,118 @@ fn half_the_speed_is_slower_by_half_and_an_unlike_run_is_set_apart() {
     let out = fails(iocurve().args(["compare", "1", "3", "--db"]).arg(&db), 2);
     assert!(
         text(&out.stderr).contains("nothing to compare"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+/// A real run of a file, stored as two result files: the earlier with
+/// its repetitions set to its first one's speed ±1%, the later at
+/// `factor` of that and its host's CPUs `busy` (a share): the issue's
+/// `compare 5 7`, 67% apart with repetitions that do not overlap.
+fn pair_of_files(dir: &Path, factor: f64, busy: f64) -> (PathBuf, PathBuf) {
+    let target = dir.join("target");
+    std::fs::write(&target, vec![7u8; 8 << 20]).unwrap();
+    let out = ok(iocurve().arg("run").arg(&target).args([
+        "--rw",
+        "randread",
+        "--bs",
+        "4k",
+        "--time",
+        "100ms",
+        "--ramp",
+        "0",
+        "--repeat",
+        "3",
+        "--no-save",
+        "--json",
+    ]));
+    let mut doc = json(&out.stdout);
+    let base = doc["tests"][0]["repetitions"][0]["mb_per_s"]
+        .as_f64()
+        .unwrap();
+    let mut write = |name: &str, scale: f64, share: f64| {
+        let reps = doc["tests"][0]["repetitions"].as_array_mut().unwrap();
+        for (m, wobble) in reps.iter_mut().zip([1.0, 1.01, 0.99]) {
+            m["mb_per_s"] = (base * scale * wobble).into();
+            if m["host"].is_object() {
+                m["host"]["cpu_busy_share"] = share.into();
+                m["host"]["cpu_pressure_share"] = share.into();
+                m["host"]["cpu_steal_share"] = 0.0.into();
+                m["host"]["other_read_bytes"] = 0.into();
+                m["host"]["other_write_bytes"] = 0.into();
+            }
+        }
+        let path = dir.join(name);
+        std::fs::write(&path, doc.to_string()).unwrap();
+        path
+    };
+    (
+        write("before.json", 1.0, 0.1),
+        write("after.json", factor, busy),
+    )
+}
+
+/// 67% slower with repetitions apart on a quiet host: slower, and
+/// `--fail-above 5` exits 6. The later run on CPUs kept busy by others:
+/// "cannot tell", naming why, and the gate exits 7, not 0.
+#[test]
+fn a_disturbed_run_cannot_tell_and_the_gate_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let (before, after) = pair_of_files(dir.path(), 0.33, 0.1);
+    let doc = json(
+        &ok(iocurve()
+            .arg("compare")
+            .arg(&before)
+            .arg(&after)
+            .arg("--json"))
+        .stdout,
+    );
+    if doc["changes"][0]["host_after"].is_null() {
+        return skipped("the run recorded no host state (no /proc?)");
+    }
+    assert_eq!(doc["changes"][0]["change"]["outcome"], "slower", "{doc}");
+    assert!(
+        doc["targets"][1]["target"]
+            .as_str()
+            .unwrap()
+            .ends_with("target")
+    );
+    let out = fails(
+        iocurve()
+            .args(["compare", "--fail-above", "5", "--baseline"])
+            .arg(&before)
+            .arg(&after),
+        6,
+    );
+    assert!(
+        text(&out.stderr).contains("REGRESSION"),
+        "{}",
+        text(&out.stderr)
+    );
+    let (before, after) = pair_of_files(dir.path(), 0.33, 0.99);
+    let out = ok(iocurve().arg("compare").arg(&before).arg(&after));
+    let flat = text(&out.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        flat.contains("cannot tell: the later run ran on CPUs kept busy by others (measured -67%)"),
+        "{flat}"
+    );
+    assert!(
+        flat.contains("targets:") && flat.contains("/target"),
+        "{flat}"
+    );
+    let out = fails(
+        iocurve()
+            .args(["compare", "--fail-above", "5", "--baseline"])
+            .arg(&before)
+            .arg(&after),
+        7,
+    );
+    assert!(
+        text(&out.stderr).contains("CANNOT TELL"),
         "{}",
         text(&out.stderr)
     );

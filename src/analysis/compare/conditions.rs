@@ -5,14 +5,17 @@
 //! [`crate::result::host`]); a test's conditions are those of its complete
 //! repetitions, averaged (load, CPU shares, residency) or summed (other
 //! I/O). A run is *disturbed* when the device served others at least a
-//! tenth of what it served iocurve, or a hypervisor stole 5% or more of
-//! the CPUs: then its figure may be its company's, and the verdict takes
-//! the larger between-run floor ([`crate::stats::between_runs`]). The
+//! tenth of what it served iocurve, a hypervisor stole 5% or more of the
+//! CPUs, or tasks waited for a CPU [`CPU_PRESSURE_SHARE`] of the time
+//! (busy loops beside a loop device made its reads 2.8 times faster or
+//! slower, by where the page cache stood): then its figure may be its
+//! company's, and the verdict is "cannot tell" (see the `verdict` module).
+//! The
 //! differences named are those large enough to move a figure by
 //! themselves; small wobbles of the load are not listed.
 
 use crate::result::TestResult;
-use crate::result::compare::{ConditionChange, RunConditions, Side};
+use crate::result::compare::{ConditionChange, Disturbance, RunConditions, Side};
 use crate::result::host::HostConditions;
 
 /// Other I/O on the device, as a share of iocurve's own, that disturbs a
@@ -24,6 +27,21 @@ const OTHER_IO_NAMED: u64 = 1 << 20;
 
 /// CPU steal that disturbs a run.
 const STEAL_SHARE: f64 = 0.05;
+
+/// The share of a measurement's time in which some task waited for a CPU
+/// (PSI, `/proc/pressure/cpu`) that disturbs it: beside busy loops it is
+/// near 1, with iocurve alone on a quiet host near 0 (its own threads and
+/// a loop device's kernel worker fit the CPUs unless `--threads` exceeds
+/// them). Pressure, not the busy share: a loop device over a cached file
+/// keeps two CPUs busy by itself without anyone waiting.
+pub const CPU_PRESSURE_SHARE: f64 = 0.25;
+
+/// Without PSI, the busy share of all CPUs that disturbs a run: every CPU
+/// busy nearly all along.
+pub const CPU_BUSY_SHARE: f64 = 0.95;
+
+/// A change of page-cache residency worth naming.
+const RESIDENT_NAMED: f64 = 0.10;
 
 /// The conditions of `t`'s complete repetitions; `None` when none of them
 /// recorded its host.
@@ -56,18 +74,48 @@ pub fn of_test(t: &TestResult) -> Option<RunConditions> {
         .flatten()
         .max();
     let steal = mean(&|h| h.cpu_steal_share);
-    let disturbed = matches!((other, own), (Some(o), Some(w)) if o >= OTHER_IO_NAMED && o as f64 >= OTHER_IO_SHARE * w as f64)
-        || steal.is_some_and(|s| s >= STEAL_SHARE);
+    let busy = mean(&|h| h.cpu_busy_share);
+    let pressure = mean(&|h| h.cpu_pressure_share);
+    let disturbances = disturbances(other, own, steal, (pressure, busy));
     Some(RunConditions {
         load: mean(&|h| h.load()),
-        cpu_busy_share: mean(&|h| h.cpu_busy_share),
+        cpu_busy_share: busy,
         cpu_steal_share: steal,
+        cpu_pressure_share: pressure,
         other_io_bytes: other,
         own_io_bytes: own,
         dirty_bytes: dirty,
         target_resident_share: mean(&|h| h.target_resident_share),
-        disturbed,
+        backing_resident_share: mean(&|h| h.backing_resident_share),
+        disturbed: !disturbances.is_empty(),
+        disturbances,
     })
+}
+
+/// What disturbed a run, from its other I/O and iocurve's own, the CPU
+/// steal share, and the CPU pressure (else the busy share).
+fn disturbances(
+    other: Option<u64>,
+    own: Option<u64>,
+    steal: Option<f64>,
+    (pressure, busy): (Option<f64>, Option<f64>),
+) -> Vec<Disturbance> {
+    let mut out = Vec::new();
+    if matches!((other, own), (Some(o), Some(w)) if o >= OTHER_IO_NAMED && o as f64 >= OTHER_IO_SHARE * w as f64)
+    {
+        out.push(Disturbance::OtherIo);
+    }
+    if steal.is_some_and(|s| s >= STEAL_SHARE) {
+        out.push(Disturbance::CpuSteal);
+    }
+    let waited = match pressure {
+        Some(p) => p >= CPU_PRESSURE_SHARE,
+        None => busy.is_some_and(|b| b >= CPU_BUSY_SHARE),
+    };
+    if waited {
+        out.push(Disturbance::CpuBusy);
+    }
+    out
 }
 
 /// The differences between the two runs' conditions worth naming.
@@ -112,8 +160,16 @@ pub fn differences(before: &RunConditions, after: &RunConditions) -> Vec<Conditi
         }
     }
     if let (Some(b), Some(a)) = (before.target_resident_share, after.target_resident_share) {
-        if (a - b).abs() >= 0.10 {
+        if (a - b).abs() >= RESIDENT_NAMED {
             out.push(ConditionChange::Resident {
+                before: b,
+                after: a,
+            });
+        }
+    }
+    if let (Some(b), Some(a)) = (before.backing_resident_share, after.backing_resident_share) {
+        if (a - b).abs() >= RESIDENT_NAMED {
+            out.push(ConditionChange::BackingResident {
                 before: b,
                 after: a,
             });
@@ -138,9 +194,11 @@ mod tests {
             end: sample,
             cpu_busy_share: Some(0.3),
             cpu_steal_share: Some(0.0),
+            cpu_pressure_share: None,
             other_read_bytes: Some(0),
             other_write_bytes: Some(other_write),
             target_resident_share: None,
+            backing_resident_share: None,
         }
     }
 
@@ -162,20 +220,44 @@ mod tests {
         // 41 MB over three repetitions of 64 MiB each: 20% of iocurve's own.
         let busy = of_test(&test_with(3.9, 41_000_000 / 3)).unwrap();
         assert!(busy.disturbed, "{busy:?}");
+        assert_eq!(busy.disturbances, [Disturbance::OtherIo]);
         let d = differences(&quiet, &busy);
-        let words: Vec<String> = d.iter().map(ConditionChange::text).collect();
-        assert_eq!(
-            words,
-            [
-                "host load 0.2 vs 3.9",
-                "39.1 MiB of other I/O on the device during the later run"
-            ]
+        assert!(
+            matches!(d[..], [ConditionChange::Load { after, .. }, ConditionChange::OtherIo { side: Side::After, bytes }]
+                if (after - 3.9).abs() < 1e-9 && bytes == 41_000_000 / 3 * 3),
+            "{d:?}"
         );
         assert!(differences(&quiet, &quiet).is_empty());
         // Other I/O of 1% of iocurve's: named when over 1 MiB, not a disturbance.
         let light = of_test(&test_with(0.2, 2 << 20)).unwrap();
         assert!(!light.disturbed);
         assert_eq!(differences(&quiet, &light).len(), 1);
+    }
+
+    /// Under CPU hogs a page-cache-warm loop device read 2.8 times
+    /// faster, and only the CPUs were named: the backing file's residency
+    /// is named now, and pressure on the CPUs disturbs the run.
+    #[test]
+    fn the_backing_files_cache_and_cpu_pressure_are_named() {
+        let mut warm = test_with(0.2, 0);
+        let mut cold = test_with(0.2, 0);
+        for (t, share, pressure) in [(&mut warm, 1.0, 0.9), (&mut cold, 0.0, 0.01)] {
+            for m in &mut t.repetitions {
+                let h = m.host.as_mut().unwrap();
+                h.backing_resident_share = Some(share);
+                h.cpu_pressure_share = Some(pressure);
+            }
+        }
+        let (warm, cold) = (of_test(&warm).unwrap(), of_test(&cold).unwrap());
+        assert_eq!(warm.disturbances, [Disturbance::CpuBusy]);
+        assert!(!cold.disturbed);
+        assert_eq!(
+            differences(&cold, &warm),
+            [ConditionChange::BackingResident {
+                before: 0.0,
+                after: 1.0
+            }]
+        );
     }
 
     #[test]

@@ -12,21 +12,27 @@
 //! load, page cache and thermal state, and two runs differ by more than
 //! that. Each verdict adds the run-to-run noise of
 //! [`crate::stats::between_runs`] (a two-level variance: within-run plus
-//! between-run), estimated from the device's earlier runs of the same test
-//! when the caller passes them (`history`), else a floor, a larger one for
-//! a run that shared its device or CPUs ([`conditions`]). What differed
-//! between the two runs' machines is named beside the verdict.
+//! between-run), estimated from the earlier runs of the same test on the
+//! same target when the caller passes them (`history`; disturbed ones left
+//! out), else a floor. A run that shared its device or CPUs
+//! ([`conditions`]) gets "cannot tell" ([`verdict`]). What differed between
+//! the two runs' machines is named beside the verdict, and every run's
+//! target is named, so two files on one disk are not taken for one series.
 //!
 //! Pure: entries (and the device's earlier runs) in, a [`Comparison`] out; `report::compare` prints it and
 //! `commands::compare` turns [`regressions`] into an exit code.
 
 pub mod conditions;
 pub mod matching;
+pub mod series;
+pub mod verdict;
 
-use crate::result::compare::{Comparison, Entry, NotCompared, RunConditions, TestChange};
+use crate::result::compare::{
+    ChangeVerdict, Comparison, Entry, NotCompared, RunTarget, TestChange,
+};
 use crate::result::{RunResult, TestResult};
 use crate::stats::between_runs;
-use crate::stats::bootstrap::{self, Change, Verdict};
+use crate::stats::bootstrap::{self, Verdict};
 use matching::Keyed;
 
 /// MB/s of the complete repetitions of a test: what a verdict rests on
@@ -59,43 +65,64 @@ pub fn same_device(entries: &[Entry]) -> Option<&str> {
         .then_some(key)
 }
 
-/// The repetitions of every run of `history` with a test like `key`.
-fn history_of(key: &crate::result::compare::TestKey, history: &[RunResult]) -> Vec<Vec<f64>> {
+/// What a run measured, as the reader knows it: the device's key and the
+/// target's path. Two files on one disk share the one, not the other.
+pub fn target_of(r: &RunResult) -> (Option<&str>, &str) {
+    (
+        r.device_identity.as_ref().map(|i| i.key.as_str()),
+        r.target.path.as_str(),
+    )
+}
+
+/// The repetitions of every run of `history` on one of `targets` with an
+/// undisturbed test like `key`: the runs whose spread is the noise of the
+/// test (a disturbed run's figure is its company's, and another file's
+/// figures are another series).
+fn history_of(
+    key: &crate::result::compare::TestKey,
+    targets: &[(Option<&str>, &str)],
+    history: &[RunResult],
+) -> Vec<Vec<f64>> {
     history
         .iter()
+        .filter(|r| targets.contains(&target_of(r)))
         .filter_map(|r| {
             let tests = matching::tests_of(r).ok()?;
             let like = tests.iter().find(|k| &k.key == key)?;
-            Some(repetitions(like.test))
+            let quiet = conditions::of_test(like.test).is_none_or(|c| !c.disturbed);
+            quiet.then(|| repetitions(like.test))
         })
         .collect()
 }
 
-/// The verdict on one pair of like tests, widened by the run-to-run noise
-/// (from `history`, the device's earlier runs, when it has enough).
-fn change(
-    run: &str,
-    before: &Keyed<'_>,
-    after: &Keyed<'_>,
-    threshold: f64,
-    history: &[RunResult],
-    simulated: bool,
-) -> TestChange {
-    let (b, a) = (repetitions(before.test), repetitions(after.test));
+/// One pair of like tests: the runs' names, their tests, and what the
+/// verdict rests on besides them.
+struct Pair<'p, 'a> {
+    run: &'p str,
+    before: &'p Keyed<'a>,
+    after: &'p Keyed<'a>,
+    targets: [(Option<&'a str>, &'a str); 2],
+}
+
+/// The statement on one pair of like tests (see [`verdict`]), with the
+/// run-to-run noise from `history` when it has enough runs.
+fn change(p: &Pair<'_, '_>, threshold: f64, history: &[RunResult], simulated: bool) -> TestChange {
+    let (b, a) = (repetitions(p.before.test), repetitions(p.after.test));
     let (host_before, host_after) = (
-        conditions::of_test(before.test),
-        conditions::of_test(after.test),
+        conditions::of_test(p.before.test),
+        conditions::of_test(p.after.test),
     );
-    let disturbed = |c: &Option<_>| c.as_ref().is_some_and(|c: &RunConditions| c.disturbed);
     let noise = match simulated {
         true => between_runs::BetweenRuns::simulated(),
-        false => between_runs::between(
-            &history_of(&before.key, history),
-            disturbed(&host_before),
-            disturbed(&host_after),
-        ),
+        false => between_runs::between(&history_of(&p.before.key, &p.targets, history)),
     };
-    let verdict = bootstrap::judge_runs(&b, &a, threshold, noise);
+    let (statement, evidence) = verdict::judge(
+        &b,
+        &a,
+        threshold,
+        noise,
+        (host_before.as_ref(), host_after.as_ref()),
+    );
     let host_differences = match (&host_before, &host_after) {
         (Some(x), Some(y)) => conditions::differences(x, y),
         _ => Vec::new(),
@@ -104,14 +131,15 @@ fn change(
         host_before,
         host_after,
         host_differences,
-        run: run.to_string(),
-        test: matching::describe(&before.key),
-        key: before.key.clone(),
-        percent_change: verdict.as_ref().ok().map(Verdict::percent_change),
-        verdict,
+        run: p.run.to_string(),
+        test: matching::describe(&p.before.key),
+        key: p.before.key.clone(),
+        percent_change: evidence.as_ref().ok().map(Verdict::percent_change),
+        change: statement,
+        verdict: evidence,
         before_mb_s: b,
         after_mb_s: a,
-        engines: matching::engines_differ(&before.key, &after.key),
+        engines: matching::engines_differ(&p.before.key, &p.after.key),
     }
 }
 
@@ -155,8 +183,14 @@ fn against_base(
         .iter()
         .all(|x| x.result.target.kind == crate::result::TargetKind::Simulated);
     for (b, a) in &pairing.pairs {
+        let pair = Pair {
+            run: &e.source,
+            before: b,
+            after: a,
+            targets: [target_of(&base.result), target_of(&e.result)],
+        };
         out.changes
-            .push(change(&e.source, b, a, threshold, history, simulated));
+            .push(change(&pair, threshold, history, simulated));
     }
     for t in &pairing.other_only {
         out.not_compared.push(NotCompared {
@@ -194,6 +228,7 @@ pub fn compare(
     let mut out = Comparison {
         baseline: base.source.clone(),
         same_device: same_device(entries).is_some(),
+        targets: entries.iter().map(run_target).collect(),
         threshold,
         level: bootstrap::LEVEL,
         changes: Vec::new(),
@@ -214,6 +249,16 @@ pub fn compare(
     Ok(out)
 }
 
+/// Which target a run measured, on which device, as `compare` names it.
+fn run_target(e: &Entry) -> RunTarget {
+    let r = &e.result;
+    RunTarget {
+        run: e.source.clone(),
+        target: r.target.path.clone(),
+        device: r.device_identity.as_ref().map(|i| i.label.clone()),
+    }
+}
+
 /// What the verdicts rest on that the figures do not show: runs on many
 /// hosts compared with runs spread otherwise (their merged figures are
 /// compared, but 8 ranks on 4 hosts against 4 on 2 is a different job).
@@ -231,9 +276,18 @@ fn caveats(entries: &[Entry]) -> Vec<String> {
 pub fn regressions(c: &Comparison, fail_above: f64) -> Vec<&TestChange> {
     c.changes
         .iter()
-        .filter(|ch| match &ch.verdict {
-            Ok(v) => v.change == Change::Slower && v.percent_change().estimate < -fail_above,
-            Err(_) => false,
+        .filter(|ch| match &ch.change {
+            ChangeVerdict::Slower { percent } => percent.estimate < -fail_above,
+            _ => false,
         })
+        .collect()
+}
+
+/// The pairs a `--fail-above` gate cannot vouch for: no statement could be
+/// made (a disturbed run, too few repetitions).
+pub fn undecided(c: &Comparison) -> Vec<&TestChange> {
+    c.changes
+        .iter()
+        .filter(|ch| matches!(ch.change, ChangeVerdict::CannotTell { .. }))
         .collect()
 }

@@ -4,10 +4,10 @@
 //! verdicts, worked out here from the runs and the stored history so the
 //! sections only lay them out.
 
+use crate::analysis::compare::series;
 use crate::probe::DeviceIdentity;
-use crate::result::stored::HistoryPoint;
+use crate::result::compare::{Access, Direction};
 use crate::result::{RunResult, TestResult};
-use crate::units::format_mbps;
 
 /// The key the store gives a run without a device identity.
 pub const UNKNOWN_KEY: &str = "unknown";
@@ -101,30 +101,79 @@ pub fn headlines(runs: &[&RunResult]) -> Headlines {
     let rnd4k = |rw: &'static str| {
         move |t: &TestResult| t.workload.rw == rw && t.workload.block_size == 4096
     };
+    let flash = |read: bool| {
+        preferred.iter().find_map(|r| {
+            let speeds = flash_speeds(r)?;
+            flash_headline(
+                r,
+                if read {
+                    speeds.read_mb_s
+                } else {
+                    speeds.write_mb_s
+                },
+            )
+        })
+    };
     Headlines {
-        seq_read_mb_s: pick(&seq(crate::vocab::Rw::Read), false),
-        seq_write_mb_s: pick(&seq(crate::vocab::Rw::Write), false),
+        seq_read_mb_s: pick(&seq(crate::vocab::Rw::Read), false).or_else(|| flash(true)),
+        seq_write_mb_s: pick(&seq(crate::vocab::Rw::Write), false).or_else(|| flash(false)),
         rnd4k_read_iops: pick(&rnd4k("randread"), true),
         rnd4k_write_iops: pick(&rnd4k("randwrite"), true),
     }
 }
 
-/// Two figures count as the same speed within this share of each other.
-const STEADY: f64 = 0.05;
+/// Speeds a flash run measured, as the summary shows them.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct FlashSpeeds {
+    write_mb_s: Option<f64>,
+    read_mb_s: Option<f64>,
+}
 
-/// Short sentences about a device: how its figures moved across its stored
-/// runs, runs that did not finish, advice its curves gave.
-pub fn verdicts(group: &DeviceGroup<'_>, history: &[HistoryPoint]) -> Vec<String> {
-    let mut out = Vec::new();
-    let heads = headlines(&group.runs);
-    for (what, head, rw) in [
-        ("sequential read", &heads.seq_read_mb_s, "read"),
-        ("sequential write", &heads.seq_write_mb_s, "write"),
-    ] {
-        if let Some(h) = head {
-            out.extend(trend(what, &h.test, rw, history));
+/// The write and read speeds a flash run measured, from its typed
+/// figures: a fake card's flush and read-back (capacity), Pw and Pr
+/// (class); `None` for other runs. One small reading, so a retyped flash
+/// result changes one place.
+fn flash_speeds(run: &RunResult) -> Option<FlashSpeeds> {
+    use crate::result::flash::Figure;
+    let mut out = FlashSpeeds::default();
+    for f in run
+        .payload
+        .flash()?
+        .findings
+        .iter()
+        .filter_map(|f| f.figure.as_ref())
+    {
+        match *f {
+            Figure::OkLost {
+                write_mb_s,
+                read_mb_s,
+                ..
+            } => {
+                out.write_mb_s = out.write_mb_s.or(write_mb_s);
+                out.read_mb_s = out.read_mb_s.or(read_mb_s);
+            }
+            Figure::Pw { mean_mb_s, .. } => out.write_mb_s = out.write_mb_s.or(Some(mean_mb_s)),
+            Figure::Pr { mb_s, .. } => out.read_mb_s = out.read_mb_s.or(Some(mb_s)),
+            _ => {}
         }
     }
+    (out != FlashSpeeds::default()).then_some(out)
+}
+
+/// The headline of a flash run's speed, named by its test.
+fn flash_headline(run: &RunResult, value: Option<f64>) -> Option<Headline> {
+    Some(Headline {
+        test: format!("flash {}", run.payload.flash()?.test.name()),
+        value: value?,
+    })
+}
+
+/// Short sentences about a device: the newest change of each of its
+/// targets (the statement `compare` makes of the same two runs, see
+/// [`series`]), runs that did not finish, advice its curves gave.
+/// `earlier` holds the device's stored runs that set the noise.
+pub fn verdicts(group: &DeviceGroup<'_>, earlier: &[RunResult]) -> Vec<String> {
+    let mut out = changes(group, earlier);
     let unfinished = |f: fn(&RunResult) -> bool| group.runs.iter().filter(|r| f(r)).count();
     let interrupted = unfinished(|r| r.interrupted);
     let failed = unfinished(|r| r.error.is_some());
@@ -159,42 +208,28 @@ pub fn verdicts(group: &DeviceGroup<'_>, history: &[HistoryPoint]) -> Vec<String
     out
 }
 
-/// How one test's median moved over the stored runs: the newest against
-/// the median of the earlier ones.
-fn trend(what: &str, test: &str, rw: &str, history: &[HistoryPoint]) -> Option<String> {
-    let mut points: Vec<&HistoryPoint> = history
-        .iter()
-        .filter(|p| p.test == test && p.rw == rw)
-        .collect();
-    points.sort_by_key(|p| p.run_id);
-    points.dedup_by_key(|p| p.run_id);
-    let (newest, earlier) = points.split_last()?;
-    if earlier.is_empty() {
-        return None;
+/// "/dev/vda, 1 MiB write QD8: no clear change (...)": the newest run of
+/// each target against its previous one, sequential tests only (those the
+/// summary's figures come from).
+fn changes(group: &DeviceGroup<'_>, earlier: &[RunResult]) -> Vec<String> {
+    let mut out = Vec::new();
+    for n in series::newest(&group.runs, earlier) {
+        for ch in &n.changes {
+            let k = &ch.key;
+            let shown = k.access == Access::Sequential
+                && k.block_size >= SEQUENTIAL_MIN
+                && matches!(k.direction, Direction::Read | Direction::Write);
+            if shown {
+                out.push(format!(
+                    "{}, {}: {} in the newest run",
+                    crate::report::table::cut(&n.target, crate::report::table::NAME_COLUMNS),
+                    ch.test,
+                    crate::report::compare::statement(ch)
+                ));
+            }
+        }
     }
-    let mut medians: Vec<f64> = earlier.iter().map(|p| p.median).collect();
-    medians.sort_by(f64::total_cmp);
-    let before = medians[medians.len() / 2];
-    if before <= 0.0 {
-        return None;
-    }
-    let change = newest.median / before - 1.0;
-    let runs = points.len();
-    Some(if change.abs() <= STEADY {
-        format!(
-            "{what} steady over {runs} runs: {} MB/s, within {:.0}% of earlier runs",
-            format_mbps(newest.median),
-            STEADY * 100.0
-        )
-    } else {
-        format!(
-            "{what} {} by {:.0}% in the newest run ({} MB/s against {} MB/s before)",
-            if change < 0.0 { "slower" } else { "faster" },
-            change.abs() * 100.0,
-            format_mbps(newest.median),
-            format_mbps(before)
-        )
-    })
+    out
 }
 
 #[cfg(test)]
@@ -205,19 +240,6 @@ mod tests {
     fn run_of(serial: Option<&str>, date: &str, read: f64) -> RunResult {
         let id = serial.map(|s| testdata::sd_identity("SD08G", 3, "SD", s, "2008-12"));
         testdata::run(id, date, &[read, read, read], &[10.0, 10.0, 10.0])
-    }
-
-    fn point(run_id: i64, median: f64) -> HistoryPoint {
-        HistoryPoint {
-            device: "k".into(),
-            run_id,
-            started_at: format!("2026-01-0{run_id}"),
-            test: "SEQ 1MiB Q8".into(),
-            rw: "read".into(),
-            median,
-            min: median,
-            max: median,
-        }
     }
 
     #[test]
@@ -257,14 +279,33 @@ mod tests {
         assert_eq!(h.seq_write_mb_s.map(|w| w.value), Some(10.0));
     }
 
+    /// The report's statement is `compare`'s, per target: a faster newest
+    /// run with noisy earlier runs is no clear change, not "faster by 38%".
     #[test]
-    fn trends_name_steady_and_slower_runs() {
-        let steady = [point(1, 20.0), point(2, 20.4), point(3, 20.2)];
-        let line = trend("sequential read", "SEQ 1MiB Q8", "read", &steady).unwrap();
-        assert!(line.contains("steady over 3 runs"), "{line}");
-        let slower = [point(1, 20.0), point(2, 20.0), point(3, 15.0)];
-        let line = trend("sequential read", "SEQ 1MiB Q8", "read", &slower).unwrap();
-        assert!(line.contains("slower by 25%"), "{line}");
-        assert_eq!(trend("x", "SEQ 1MiB Q8", "read", &[point(1, 2.0)]), None);
+    fn the_newest_change_is_compares_and_per_target() {
+        let mut runs = vec![
+            run_of(Some("0xaaaa"), "2026-01-01", 20.0),
+            run_of(Some("0xaaaa"), "2026-01-02", 26.0),
+            run_of(Some("0xaaaa"), "2026-01-03", 19.0),
+            run_of(Some("0xaaaa"), "2026-01-04", 27.6),
+        ];
+        for (r, reads) in
+            runs.iter_mut()
+                .zip([[16.0, 24.0], [21.0, 31.0], [15.0, 23.0], [22.0, 33.0]])
+        {
+            r.tests[0].repetitions = reads
+                .iter()
+                .map(|v| testdata::measurement(*v, 1 << 20))
+                .collect();
+        }
+        let groups = group_by_device(&runs);
+        let lines = verdicts(&groups[0], &[]);
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains("1 MiB read QD1: no clear change")),
+            "{lines:?}"
+        );
+        assert!(!lines.iter().any(|l| l.contains("faster by")), "{lines:?}");
     }
 }

@@ -30,6 +30,10 @@ pub struct ReportInput {
     pub runs: Vec<RunResult>,
     /// Every stored run of the same device(s), oldest first.
     pub history: Vec<HistoryPoint>,
+    /// Stored runs of the same device(s) that set the noise between runs
+    /// of the statements of change (the runs `compare` would read); empty
+    /// without a database.
+    pub earlier: Vec<RunResult>,
 }
 
 const STYLE: &str = include_str!("style.css");
@@ -39,7 +43,7 @@ pub fn render(input: &ReportInput) -> String {
     let mut body = String::new();
     sections::title(&mut body, input);
     let groups = devices::group_by_device(&input.runs);
-    overview::summary(&mut body, &groups, &input.history);
+    overview::summary(&mut body, &groups, &input.earlier);
     for (i, group) in groups.iter().enumerate() {
         overview::device(&mut body, i, group, &input.history);
     }

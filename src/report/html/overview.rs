@@ -14,7 +14,7 @@ use crate::units::{format_mbps, format_size};
 use std::fmt::Write;
 
 /// One row per device: the figures people compare devices by.
-pub fn summary(out: &mut String, groups: &[DeviceGroup<'_>], history: &[HistoryPoint]) {
+pub fn summary(out: &mut String, groups: &[DeviceGroup<'_>], earlier: &[RunResult]) {
     let _ = writeln!(
         out,
         "<section data-section=\"summary\"><h2>Summary</h2>\n<table class=\"stack summary\"><thead><tr><th>device</th><th>verdicts</th><th>runs</th><th>seq read MB/s</th><th>seq write MB/s</th><th>4K random read IOPS</th><th>4K random write IOPS</th></tr></thead><tbody>"
@@ -23,15 +23,17 @@ pub fn summary(out: &mut String, groups: &[DeviceGroup<'_>], history: &[HistoryP
         let heads = headlines(&g.runs);
         let flash = flash::of_device(&g.runs);
         let failed = flash.iter().any(|v| v.mark == Mark::Fail);
+        // The device's name and the targets measured on it, never the
+        // store's key (`model:vda@vm|274877906944|virtio`).
         let _ = write!(
             out,
-            "<tr data-device=\"{}\"{}><td data-label=\"device\"><a href=\"#device-{i}\">{}</a> <span class=\"range key\">{}</span></td>",
+            "<tr data-device=\"{}\"{}><td data-label=\"device\"><a href=\"#device-{i}\">{}</a> <span class=\"range target\">{}</span></td>",
             esc(&g.key),
             if failed { " class=\"failed\"" } else { "" },
             esc(&g.label),
-            esc(&g.key),
+            esc(&targets_of(g)),
         );
-        let lines = verdicts(g, device_history(history, &g.key).as_slice());
+        let lines = verdicts(g, earlier);
         let _ = write!(out, "<td data-label=\"verdicts\" class=\"verdicts\">");
         if lines.is_empty() && flash.is_empty() {
             let _ = write!(out, "<span class=\"range\">none yet</span>");
@@ -47,6 +49,17 @@ pub fn summary(out: &mut String, groups: &[DeviceGroup<'_>], history: &[HistoryP
         let _ = writeln!(out, "</tr>");
     }
     let _ = writeln!(out, "</tbody></table></section>");
+}
+
+/// The targets measured on a device, each once: "/mnt/a, /mnt/b".
+fn targets_of(g: &DeviceGroup<'_>) -> String {
+    let mut seen: Vec<&str> = Vec::new();
+    for r in &g.runs {
+        if !seen.contains(&r.target.path.as_str()) {
+            seen.push(&r.target.path);
+        }
+    }
+    seen.join(", ")
 }
 
 /// The flash verdicts, each with its badge, then the other sentences.

@@ -218,6 +218,7 @@ mod tests {
         let page = super::super::render(&super::super::ReportInput {
             runs: vec![testdata::mpi_result()],
             history: Vec::new(),
+            earlier: Vec::new(),
         });
         assert_eq!(page.matches("data-chart=\"ranks\"").count(), 1);
         assert!(

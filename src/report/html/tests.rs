@@ -26,6 +26,7 @@ fn sample() -> ReportInput {
     ReportInput {
         runs: vec![run],
         history,
+        earlier: Vec::new(),
     }
 }
 
@@ -212,6 +213,7 @@ fn a_fake_card_leads_the_summary_its_card_and_its_run_row() {
     let html = render(&ReportInput {
         runs: vec![fake_card()],
         history: Vec::new(),
+        earlier: Vec::new(),
     });
     let fake = "<span class=\"badge fail\" data-verdict=\"FAKE\">FAKE</span> claims 8 GiB, really holds 2 GiB";
     let summary = part(&html, "data-section=\"summary\"", "</section>");
@@ -239,6 +241,7 @@ fn a_failed_class_names_the_requirement_in_its_units() {
     let html = render(&ReportInput {
         runs: vec![failed_class()],
         history: Vec::new(),
+        earlier: Vec::new(),
     });
     let summary = part(&html, "data-section=\"summary\"", "</section>");
     assert!(

@@ -192,12 +192,11 @@ fn files_save_sync_direct_skips_what_o_direct_cannot_write_and_none_leaves_the_c
         .map(|s| s["write_size"].as_u64().unwrap())
         .collect();
     assert_eq!(skipped_sizes, vec![768], "{direct}");
-    assert!(
-        direct["skipped"][0]["why"]
-            .as_str()
-            .unwrap()
-            .contains("--sync each")
+    assert_eq!(
+        direct["skipped"][0]["why"]["reason"], "direct_unaligned",
+        "{direct}"
     );
+    assert!(direct["skipped"][0]["why"]["align_bytes"].as_u64().unwrap() >= 512);
     let p = save_point(&direct, 512);
     let dev = &p["device"];
     assert!(dev["write_requests"].as_u64().unwrap() >= 512, "{dev}");
@@ -349,10 +348,11 @@ fn files_load_reads_every_byte_by_each_method() {
         let out = ok(iocurve().args(&args).timeout(Duration::from_secs(60)));
         let doc = json(&out.stdout);
         let report = &doc["files_load"];
-        let recorded = report["method"].as_str().unwrap();
-        assert!(
-            recorded.contains(if method == "read" { "read(2)" } else { method }),
-            "{recorded}"
+        let recorded = report["method"]["by"].as_str().unwrap();
+        assert_eq!(
+            recorded,
+            if method == "pread" { "read" } else { method },
+            "{report}"
         );
         if let Some(bs) = extra {
             let call = if bs == "1" {

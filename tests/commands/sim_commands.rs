@@ -45,7 +45,7 @@ fn profile_on_a_simulated_card_follows_its_cost_law() {
     let rnd_write = median(&doc, "RND4K Q1T1", "randwrite");
     assert!(rnd_write < 0.05, "{rnd_write}");
     let note = doc["target"]["notes"].to_string();
-    assert!(!note.contains("not written first"), "{note}");
+    assert!(!note.contains("area_not_written"), "{note}");
 }
 
 /// The rows a profile measured, in order, with each row's workload as

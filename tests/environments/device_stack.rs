@@ -188,17 +188,12 @@ fn a_file_system_over_a_cached_loop_carries_the_cache_caveat() {
     ];
     let out = common::ok(iocurve().args(["profile", &dir]).args(quick).arg("--json"));
     let doc = json(&out.stdout);
-    let notes: Vec<&str> = doc["target"]["notes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(Value::as_str)
-        .collect();
+    let notes: &Vec<Value> = doc["target"]["notes"].as_array().unwrap();
     let name = dev.name();
     assert!(
-        notes
-            .iter()
-            .any(|n| n.starts_with("CACHE:") && n.contains(&name) && n.contains("page cache")),
+        notes.iter().any(|n| n["caveat"] == "stack_cache"
+            && n["layer"] == name.as_str()
+            && n["cache"] == "page_cache"),
         "{notes:?}"
     );
     let text = common::text(&common::ok(iocurve().args(["profile", &dir]).args(quick)).stdout);
@@ -219,7 +214,9 @@ fn a_file_system_over_a_cached_loop_carries_the_cache_caveat() {
         "--json",
     ]));
     assert!(
-        raw["target"]["notes"].to_string().contains("CACHE:"),
+        raw["target"]["notes"]
+            .to_string()
+            .contains("\"caveat\":\"stack_cache\""),
         "{raw:#}"
     );
 }

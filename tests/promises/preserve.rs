@@ -99,10 +99,7 @@ fn a_preserve_run_leaves_the_device_as_it_was() {
         "saving and restoring are not counted"
     );
     let notes = doc["target"]["notes"].to_string();
-    assert!(
-        notes.contains("restored, read back and verified"),
-        "{notes}"
-    );
+    assert!(notes.contains("\"caveat\":\"preserved\""), "{notes}");
     assert_eq!(hash(&dev.contents()), before);
     assert!(journals(jdir.path()).is_empty(), "journal removed");
 }
@@ -288,7 +285,9 @@ fn sigint_and_sigterm_restore_before_exiting() {
         assert_eq!(doc["interrupted"], true);
         assert!(doc["tests"][0]["repetitions"][0]["ops"].as_u64().unwrap() > 0);
         assert!(
-            doc["target"]["notes"].to_string().contains("restored"),
+            doc["target"]["notes"]
+                .to_string()
+                .contains("\"caveat\":\"preserved\""),
             "{sig:?}"
         );
         assert_eq!(hash(&dev.contents()), original, "{sig:?}");
@@ -409,7 +408,7 @@ fn eio_during_a_preserve_write_reports_keeps_results_and_restores() {
     assert!(
         doc["target"]["notes"]
             .to_string()
-            .contains("restored, read back and verified")
+            .contains("\"caveat\":\"preserved\"")
     );
     assert_eq!(
         std::fs::read(&dev.backing).unwrap(),
@@ -659,10 +658,7 @@ fn capacity_with_preserve_searches_to_the_block_and_puts_every_byte_back() {
     assert!(precision <= 8192, "searched to the block: {precision}");
     assert!(rounds > 1, "later rounds ran under --preserve");
     let notes = doc["target"]["notes"].to_string();
-    assert!(
-        notes.contains("restored, read back and verified"),
-        "{notes}"
-    );
+    assert!(notes.contains("\"caveat\":\"preserved\""), "{notes}");
     assert_eq!(
         hash(&std::fs::read(&dev.backing).unwrap()),
         original,

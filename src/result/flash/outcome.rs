@@ -21,6 +21,7 @@ pub enum Outcome {
         claimed_bytes: u64,
         /// Probe blocks written and read back.
         probes: u64,
+        /// How sure the verdict is.
         confidence: Confidence,
     },
     /// `capacity`: the card holds less than it claims.
@@ -35,22 +36,27 @@ pub enum Outcome {
         found_by: FoundBy,
         /// Rounds of probes the search took.
         rounds: u32,
+        /// How sure the verdict is.
         confidence: Confidence,
     },
     /// `align`: the erase block and page found by boundary timing.
     Geometry {
         /// The AU, bytes; null: no boundary seen.
         au_bytes: Option<u64>,
+        /// How sure the AU is.
         au_confidence: Confidence,
         /// The page, bytes; null: no step seen.
         page_bytes: Option<u64>,
+        /// How sure the page is.
         page_confidence: Confidence,
     },
     /// `open-au`: how many AUs the card keeps open.
     OpenAus {
         /// The count; null when none could be made (`no_count` says why).
         count: Option<u32>,
+        /// How sure the count is.
         confidence: Confidence,
+        /// Why no count was made; null when there is one.
         no_count: Option<NoCount>,
         /// Throughput within the count over throughput past it.
         collapse: f64,
@@ -65,8 +71,11 @@ pub enum Outcome {
         cache_bytes: Option<u64>,
         /// Bytes taken at the burst speed (the gross size).
         absorbed_bytes: Option<u64>,
+        /// Write speed before the cache filled, MB/s.
         burst_mb_per_s: f64,
+        /// Write speed once it was full, MB/s; null: no fall seen.
         sustained_mb_per_s: Option<f64>,
+        /// How sure the size is.
         confidence: Confidence,
         /// The most the test wrote, bytes.
         most_bytes: u64,
@@ -157,6 +166,7 @@ pub enum Family {
 /// The classes of one family a card met.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FamilyMet {
+    /// The family.
     pub family: Family,
     /// The classes of the family checked and met, slowest first.
     pub met: Vec<String>,
@@ -169,12 +179,15 @@ pub struct FamilyMet {
 pub struct ClassCheck {
     /// The class, as its logo reads.
     pub class: String,
+    /// What the class asks for (its unit: MB/s, ms or IOPS).
     pub need: NeedKind,
     /// The measured value, in the unit of `need`.
     pub measured: f64,
     /// The class's limit, in the unit of `need`.
     pub limit: f64,
+    /// PASS, FAIL, or LINK (the link caps it: cannot tell).
     pub status: Status,
+    /// How sure the status is.
     pub confidence: Confidence,
     /// Why the confidence is not high; null when nothing lowers it.
     pub reason: Option<Reason>,
@@ -185,26 +198,48 @@ pub struct ClassCheck {
 #[serde(tag = "reason", rename_all = "snake_case")]
 pub enum Reason {
     /// The link caps below the limit and the card ran at it.
-    LinkCaps { link_mb_per_s: f64, limit: f64 },
+    LinkCaps {
+        /// The link's ceiling, MB/s.
+        link_mb_per_s: f64,
+        /// The requirement's limit, MB/s.
+        limit: f64,
+    },
     /// Measured in the RUs of an assumed AU (none given or found).
-    AssumedAu { ru_bytes: u64, au_bytes: u64 },
+    AssumedAu {
+        /// The recording unit measured in, bytes.
+        ru_bytes: u64,
+        /// The AU assumed, bytes.
+        au_bytes: u64,
+    },
     /// No fall in speed within the writes, enough to fill any cache that
     /// could hide a speed below the limit.
     NoFallCovered {
+        /// Bytes written without a fall in speed.
         written_bytes: u64,
+        /// The largest cache the card may carry (a third of it), bytes.
         largest_cache_bytes: u64,
+        /// The card's size, bytes.
         card_bytes: u64,
     },
     /// No fall in speed within the writes, too few to rule out a cache.
     NoFallOpen {
+        /// Bytes written without a fall in speed.
         written_bytes: u64,
+        /// The largest cache the card may carry (a third of it), bytes.
         largest_cache_bytes: u64,
+        /// The card's size, bytes.
         card_bytes: u64,
     },
     /// The speed was still falling when the writes stopped.
-    NotExhausted { written_bytes: u64 },
+    NotExhausted {
+        /// Bytes written when the writes stopped.
+        written_bytes: u64,
+    },
     /// A note stored by an earlier release, as written then.
-    Stored { note: String },
+    Stored {
+        /// The note, as stored.
+        note: String,
+    },
 }
 
 /// Why `open-au` gives no count.

@@ -6,7 +6,7 @@
 //! label, an imported fio job's name, the date fio wrote), so each is shown
 //! through [`shown`]: escaped and cut, never as it is.
 
-use crate::report::table::{NAME_COLUMNS, WIDTH, columns, cut, fit};
+use crate::report::table::{NAME_COLUMNS, columns, cut, fitted};
 use crate::result::stored::{DeviceRow, RankCount, RunRow, RunStatus};
 use crate::units::format_mbps;
 
@@ -28,7 +28,7 @@ pub fn device_heading(d: &DeviceRow) -> String {
         d.id,
         d.runs
     );
-    format!("{}\n", fit(&line, WIDTH))
+    format!("{}\n", fitted(&line))
 }
 
 /// One run on one line: id, date, command, headline figures.
@@ -73,8 +73,8 @@ fn figure_lines(lead: &str, figures: &[String]) -> String {
     let mut first = true;
     for f in figures {
         let sep = if first { "" } else { " · " };
-        if !first && columns(&line) + columns(sep) + columns(f) > WIDTH {
-            out.push_str(&fit(line.trim_end(), WIDTH));
+        if !first && columns(&line) + columns(sep) + columns(f) > super::width::current() {
+            out.push_str(&fitted(line.trim_end()));
             out.push('\n');
             line = format!("{indent}{f}");
         } else {
@@ -83,7 +83,7 @@ fn figure_lines(lead: &str, figures: &[String]) -> String {
         }
         first = false;
     }
-    out.push_str(&fit(line.trim_end(), WIDTH));
+    out.push_str(&fitted(line.trim_end()));
     out.push('\n');
     out
 }
@@ -128,7 +128,7 @@ pub fn list(devices: &[DeviceRow], runs: &[RunRow]) -> String {
             shown(&d.first_seen),
             shown(&d.last_seen)
         );
-        out.push_str(&fit(&line, WIDTH));
+        out.push_str(&fitted(&line));
         out.push('\n');
     }
     out.push_str("runs:\n");
@@ -335,7 +335,10 @@ mod tests {
         assert!(raw_controls(&text).is_empty(), "{text}");
         assert!(text.contains("\\e]0;owned") && text.contains('…'), "{text}");
         for line in text.lines() {
-            assert!(columns(line) <= NAME_COLUMNS + WIDTH, "{line}");
+            assert!(
+                columns(line) <= NAME_COLUMNS + super::super::width::current(),
+                "{line}"
+            );
         }
     }
 }

@@ -333,9 +333,18 @@ fn binds_unit(chars: &[char], i: usize) -> bool {
 /// separator within `room` (not at its first character).
 fn after_separator(room: &[char]) -> Option<usize> {
     let start = room.iter().take_while(|c| **c == ' ').count();
-    (start + 1..room.len())
+    (start + 1..=room.len())
         .rev()
         .find(|&i| ['/', ',', ';', ':', '='].contains(&room[i - 1]))
+}
+
+/// The length of the word after the spaces at `at`, counted within the
+/// next `2 × most + 2` characters (only whether it exceeds `most` matters,
+/// and a word or a gap of megabytes is not read whole).
+fn word_after(chars: &[char], at: usize, most: usize) -> usize {
+    let rest = &chars[at..chars.len().min(at + 2 * most + 2)];
+    let spaces = rest.iter().take_while(|c| **c == ' ').count();
+    rest[spaces..].iter().take_while(|c| **c != ' ').count()
 }
 
 /// `text` as [`fit`] wraps it to the terminal's width
@@ -369,6 +378,16 @@ fn wrap(line: &str, width: usize, indent: usize) -> Vec<String> {
         let cut = (start + 1..=room)
             .rev()
             .find(|&i| rest[i] == ' ' && rest[i - 1] != ' ' && !binds_unit(rest, i));
+        // When the word after that space is too long for any line (a
+        // long name after a label), it is broken here, after a separator,
+        // rather than leaving the label alone on its line.
+        let room_after = width.saturating_sub(indent);
+        let cut = match cut {
+            Some(c) if word_after(rest, c, room_after) > room_after => {
+                after_separator(&rest[..room]).filter(|&s| s > c).or(cut)
+            }
+            _ => cut,
+        };
         // A word longer than the room is broken after a separator in it,
         // else cut.
         let next = cut
@@ -428,6 +447,14 @@ mod tests {
         assert_eq!(
             units, "target      a card of\n            256 MiB",
             "{units}"
+        );
+        let named = fit(
+            "target      sim:size=64M,au=1M,page=16k,write=20MB/s (simulated)",
+            40,
+        );
+        assert_eq!(
+            named,
+            "target      sim:size=64M,au=1M,page=16k,\n            write=20MB/s (simulated)"
         );
         let cut = fit(&"x".repeat(90), 40);
         assert!(cut.lines().all(|l| columns(l) <= 40), "{cut}");

@@ -104,7 +104,7 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
         }
         let mut word: Vec<char> = word.chars().collect();
         while line.is_empty() && word.len() > width.max(1) {
-            let at = (1..width.max(1))
+            let at = (1..=width.max(1))
                 .rev()
                 .find(|&i| ['/', ',', ':', '='].contains(&word[i - 1]))
                 .unwrap_or(width.max(1));

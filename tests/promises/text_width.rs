@@ -246,8 +246,15 @@ fn broken_words(narrow: &str, wide: &str) -> Vec<String> {
             // A rule (`-----`) is as long as its table, at any width; a
             // sign or a dash for "none" (`-,`) is no word.
             let rule = !whole.chars().any(char::is_alphabetic);
+            // A unit goes with its figure, which a real disk's two runs
+            // may give in different units (`512 KiB`, `1 MiB`).
+            let unit = [
+                "b", "kib", "mib", "gib", "tib", "kb", "mb", "gb", "ms", "µs", "ns", "s",
+            ]
+            .contains(&whole.trim_matches(|c: char| !c.is_alphanumeric()));
             if !known.contains(whole.as_str())
                 && !rule
+                && !unit
                 && !whole.contains(|c: char| c.is_ascii_digit())
             {
                 bad.push(format!("line {}: {whole:?}", i + 1));

@@ -434,7 +434,9 @@ mod tests {
             markdown: false,
             history: Vec::new(),
         };
-        insta::assert_snapshot!(render(&entries(), &opts).unwrap());
+        // Pinned as laid out in 100 columns.
+        let text = super::super::width::with(100, || render(&entries(), &opts).unwrap());
+        insta::assert_snapshot!(text);
     }
 
     #[test]
@@ -707,7 +709,7 @@ mod tests {
             entry("run 15", small),
             entry("run 16", single),
         ];
-        let text = render(&runs, &opts()).unwrap();
+        let text = super::super::width::with(1000, || render(&runs, &opts()).unwrap());
         assert!(
             text.contains("caveat: the runs were spread over hosts differently (run 12: 4 ranks on 2 hosts, run 15: 2 ranks on 1 host, run 16: one host)"),
             "{text}"

@@ -1,7 +1,9 @@
 //! The two kinds of failure a user must tell apart, and their exit codes.
 //!
-//! A usage error (exit 2) is fixed by changing the command line; an I/O
-//! failure (exit 3) is something the device or the system did. Everything
+//! A usage error (exit 2) is fixed by changing the command line or who runs
+//! it (a permission denied is one: the person, not the device, must change
+//! something); an I/O failure (exit 3) is something the device or the
+//! system did. Everything
 //! else is an internal error (exit 1). Errors travel as `anyhow::Error`; `main`
 //! finds the kind by walking the chain for one of these two types.
 
@@ -65,7 +67,7 @@ pub const EXIT_CODES: &[(i32, &str)] = &[
     (EXIT_INTERNAL, "internal error (a bug in iocurve)"),
     (
         EXIT_USAGE,
-        "usage error, or a refusal to write (the message says what to pass)",
+        "usage error, a refusal to write, or permission denied (the message says what to pass or who may run it)",
     ),
     (EXIT_IO, "I/O failure, or a restore that failed"),
     (EXIT_VERIFY, "--verify found bad blocks"),
@@ -110,14 +112,18 @@ pub fn usage_io(message: impl Into<String>) -> std::io::Error {
     std::io::Error::new(std::io::ErrorKind::InvalidInput, UsageError(message.into()))
 }
 
-/// The exit code for an error: 2 for usage, 3 for I/O, 1 otherwise.
+/// The exit code for an error: 2 for usage (permission denied included),
+/// 3 for I/O, 1 otherwise.
 pub fn exit_code(err: &anyhow::Error) -> i32 {
     let usage_in_io = |e: &(dyn std::error::Error + 'static)| {
         e.downcast_ref::<std::io::Error>()
             .and_then(|io| io.get_ref())
             .is_some_and(|inner| inner.is::<UsageError>())
     };
-    if err.chain().any(|e| e.is::<UsageError>() || usage_in_io(e)) {
+    if err
+        .chain()
+        .any(|e| e.is::<UsageError>() || usage_in_io(e) || denied(e))
+    {
         EXIT_USAGE
     } else if err.chain().any(|e| e.is::<Interrupted>()) {
         EXIT_INTERRUPTED
@@ -131,9 +137,34 @@ pub fn exit_code(err: &anyhow::Error) -> i32 {
     }
 }
 
+/// Whether `e` is the system refusing this user (EACCES, EPERM): fixed by
+/// running as someone who may, not by the device.
+fn denied(e: &(dyn std::error::Error + 'static)) -> bool {
+    let io = e.downcast_ref::<std::io::Error>().or_else(|| {
+        e.downcast_ref::<IoFailure>()
+            .and_then(|f| f.source.as_ref())
+    });
+    io.is_some_and(|io| io.kind() == std::io::ErrorKind::PermissionDenied)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn permission_denied_is_a_usage_error_and_eio_an_io_failure() {
+        let denied = std::io::Error::from_raw_os_error(libc::EACCES);
+        let err: anyhow::Error = IoFailure::new("permission denied opening x", Some(denied)).into();
+        assert_eq!(exit_code(&err), EXIT_USAGE);
+        let bare: anyhow::Error = std::io::Error::from_raw_os_error(libc::EPERM).into();
+        assert_eq!(exit_code(&bare.context("opening y")), EXIT_USAGE);
+        let eio: anyhow::Error = IoFailure::new(
+            "reading failed",
+            Some(std::io::Error::from_raw_os_error(libc::EIO)),
+        )
+        .into();
+        assert_eq!(exit_code(&eio), EXIT_IO);
+    }
 
     #[test]
     fn an_os_error_quoted_by_its_message_is_said_once() {

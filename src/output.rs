@@ -172,7 +172,8 @@ impl Output {
             None => {
                 match self.choice.format {
                     Format::Json | Format::JsonLines => print_json(text),
-                    _ => print_text(text),
+                    Format::Text | Format::Markdown => print_fitted(text),
+                    Format::Csv => print_text(text),
                 }
                 Ok(())
             }
@@ -317,6 +318,21 @@ fn json_line(result: &RunResult) -> String {
 /// [`crate::units::escape::text`]); line breaks and tabs stay.
 pub fn print_text(text: &str) {
     write_stdout(&crate::units::escape::text(text));
+}
+
+/// [`print_text`] for what a person reads (a command's one-line answer,
+/// `list`, `history`, a Markdown export): every line wrapped to the
+/// terminal's width first (see [`crate::report::table::fitted`]). A
+/// Markdown table row is left whole: it cannot wrap and stay a table.
+pub fn print_fitted(text: &str) {
+    let fitted: String = text
+        .split_inclusive('\n')
+        .map(|line| match line.starts_with('|') {
+            true => line.to_string(),
+            false => crate::report::table::fitted(line),
+        })
+        .collect();
+    print_text(&fitted);
 }
 
 /// [`print_text`] for a JSON document: its unsafe characters written as

@@ -9,6 +9,8 @@
 #[path = "common/mod.rs"]
 mod common;
 
+#[path = "promises/advice.rs"]
+mod advice;
 #[path = "promises/cluster_flags.rs"]
 mod cluster_flags;
 #[path = "promises/db_safety.rs"]
@@ -23,6 +25,8 @@ mod flash_options;
 mod floors;
 #[path = "promises/fuzz_args.rs"]
 mod fuzz_args;
+#[path = "promises/help_headings.rs"]
+mod help_headings;
 #[path = "promises/in_use.rs"]
 mod in_use;
 #[path = "promises/interrupt.rs"]

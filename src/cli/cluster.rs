@@ -7,30 +7,36 @@ use clap::Args;
 use std::path::Path;
 use std::time::Duration;
 
+/// The help heading of the many-hosts options, and of them only.
+pub const HEADING: &str = "Many hosts (under mpirun or srun)";
+
 /// How the ranks of an MPI job work together; each is refused outside one.
+///
+/// Each option names its heading itself: `next_help_heading` on the
+/// struct would also put every option flattened after it (`--rw`,
+/// `--time`, ...) under "Many hosts".
 #[derive(Debug, Args, Clone, Default)]
-#[command(next_help_heading = "Many hosts (under mpirun or srun)")]
 pub struct ClusterArgs {
     /// End every rank's measurement when the first rank finishes (IOR's
     /// stonewalling): the figures then cover only time when all ranks ran.
     /// The others stop a few milliseconds after (a median 4 ms measured on
     /// a loaded machine; see README).
-    #[arg(long)]
+    #[arg(long, help_heading = HEADING)]
     pub stonewall: bool,
 
     /// All ranks use one scratch file in a shared directory, each in its
     /// own segment (rank r at r × span, IOR's segmented layout).
-    #[arg(long)]
+    #[arg(long, help_heading = HEADING)]
     pub shared_file: bool,
 
     /// Each rank reads what a rank on another host wrote (chosen from the
     /// host names the ranks report), so no host reads from its own cache.
-    #[arg(long)]
+    #[arg(long, help_heading = HEADING)]
     pub read_other_host: bool,
 
     /// Go on when the ranks' kernels or file systems differ (their iocurve
     /// builds must still be one).
-    #[arg(long)]
+    #[arg(long, help_heading = HEADING)]
     pub mixed_hosts: bool,
 
     /// How long a rank may be silent (stopped, hung, its host unreachable,
@@ -38,7 +44,7 @@ pub struct ClusterArgs {
     /// it: rank 0 names it and its host, every other rank stops and
     /// restores what it overwrote, and the job ends with the partial
     /// result within about 5 s more [default: 30s].
-    #[arg(long, value_name = "DURATION", value_parser = limits::INTERVAL.parser())]
+    #[arg(long, help_heading = HEADING, value_name = "DURATION", value_parser = limits::INTERVAL.parser())]
     pub rank_timeout: Option<Duration>,
 }
 

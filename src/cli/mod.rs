@@ -3,6 +3,7 @@
 //! in this module opens a file or device; that happens only after every
 //! argument has been checked.
 
+mod advice;
 pub mod apps;
 pub mod cluster;
 pub mod config;
@@ -34,12 +35,23 @@ use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::time::Duration;
 
-const AFTER_HELP: &str = "Units: MB/s = 10^6 bytes/s; sizes take k/M/G (1024-based, also KiB/MiB/GiB) or kB/MB/GB (1000-based).\n\
-Exit codes: 0 ok, 1 internal error, 2 usage error or refusal, 3 I/O failure, 4 verification found bad blocks, 5 fake card or failed class (flash), 130 interrupted.";
+/// The text under `iocurve --help`: the units, and every exit code from
+/// the one table of them ([`crate::error::EXIT_CODES`]), so a code added
+/// there is listed here too.
+pub fn after_help() -> String {
+    let codes: Vec<String> = crate::error::EXIT_CODES
+        .iter()
+        .map(|(code, meaning)| format!("{code} {meaning}"))
+        .collect();
+    format!(
+        "Units: MB/s = 10^6 bytes/s; sizes take k/M/G (1024-based, also KiB/MiB/GiB) or kB/MB/GB (1000-based).\nExit codes: {}.",
+        codes.join("; ")
+    )
+}
 
 /// iocurve: how fast a storage device really is, and why.
 #[derive(Debug, Parser)]
-#[command(name = "iocurve", version, about, after_help = AFTER_HELP, propagate_version = true)]
+#[command(name = "iocurve", version, about, after_help = after_help(), propagate_version = true)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -55,7 +67,10 @@ impl Cli {
     /// are printed as clap prints them (exit 0 or 2).
     pub fn from_args() -> Cli {
         match Cli::try_parse() {
-            Ok(cli) => cli,
+            Ok(cli) => {
+                crate::medium::write_rules::advice::offer(cli.command.offered());
+                cli
+            }
             Err(err) => match one_line_error(&err) {
                 Some(line) => {
                     // The line quotes the value given, which may hold

@@ -44,8 +44,7 @@ pub fn compare(args: &CompareArgs, settings: &Settings) -> Result<i32> {
             },
         ),
         // For a terminal: long verdicts wrapped to the width of every text output.
-        _ => compare::render(&entries, &opts)
-            .map(|t| crate::report::table::fit(&t, crate::report::table::WIDTH)),
+        _ => compare::render(&entries, &opts).map(|t| crate::report::table::fitted(&t)),
     };
     output.show(&render(output.choice.format).map_err(usage)?)?;
     output.write_exports(render)?;

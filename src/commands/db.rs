@@ -32,7 +32,7 @@ pub fn db(cmd: &DbCommand, settings: &store::Settings) -> Result<i32> {
             // The findings on stdout, one line each; the verdict on stderr
             // with exit code 3, as for a damaged file.
             Checked::Sound(sound, found) => {
-                print!("{}", text::check_findings(&path, &sound, &found));
+                crate::output::print_fitted(&text::check_findings(&path, &sound, &found));
                 let repair = fail::repair_command(&path);
                 return Err(
                     IoFailure::new(text::findings_error(&path, &found, &repair), None).into(),
@@ -46,6 +46,6 @@ pub fn db(cmd: &DbCommand, settings: &store::Settings) -> Result<i32> {
             Repair::Fixed(r) => text::fixed(&path, &r),
         },
     };
-    crate::output::print_text(&message);
+    crate::output::print_fitted(&message);
     Ok(0)
 }

@@ -16,7 +16,7 @@ pub fn delete(args: &DeleteArgs, settings: &Settings) -> Result<i32> {
     ids.dedup();
     Store::open(&path)?.delete(&ids)?;
     let names: Vec<String> = ids.iter().map(|id| format!("run {id}")).collect();
-    crate::output::print_text(&format!(
+    crate::output::print_fitted(&format!(
         "deleted {} from {}\n",
         names.join(", "),
         crate::units::escape::line(&path.display().to_string())

@@ -41,7 +41,7 @@ pub fn history(args: &HistoryArgs, store: &Settings) -> Result<i32> {
         out.push_str(&history::change_lines(&newest_changes(&db, &d.key)));
     }
     out.push_str(HISTORY_FOOTER);
-    crate::output::print_text(&out);
+    crate::output::print_fitted(&out);
     Ok(0)
 }
 
@@ -63,7 +63,7 @@ pub fn list(args: &ListArgs, store: &Settings) -> Result<i32> {
     runs.sort_by_key(|r| r.id);
     match args.json {
         true => crate::output::print_json(&format!("{}\n", history::list_json(&devices, &runs)?)),
-        false => crate::output::print_text(&history::list(&devices, &runs)),
+        false => crate::output::print_fitted(&history::list(&devices, &runs)),
     }
     Ok(0)
 }

@@ -59,7 +59,7 @@ pub fn import(args: &ImportArgs, settings: &store::Settings) -> Result<i32> {
     let path = settings.path()?;
     let id = store::Store::open(&path)?.save(&result, "fio")?;
     let shown = |text: &str| crate::units::escape::name(text, crate::units::escape::NAME_COLUMNS);
-    crate::output::print_text(&format!(
+    crate::output::print_fitted(&format!(
         "imported {} fio job(s) as run {id} of {} ({}) in {}\n",
         result.tests.len(),
         shown(&label),

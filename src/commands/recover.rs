@@ -27,7 +27,7 @@ pub fn recover(args: &RecoverArgs) -> Result<i32> {
             let (dir, found) = preserve::unfinished(args.journal_dir.as_deref())?;
             refused = trust::list_journals(&dir)?.refused;
             if found.is_empty() && refused.is_empty() {
-                crate::output::print_text(&format!("{}\n", nothing_to_recover(&dir)));
+                crate::output::print_fitted(&format!("{}\n", nothing_to_recover(&dir)));
             }
             found
         }
@@ -41,7 +41,7 @@ pub fn recover(args: &RecoverArgs) -> Result<i32> {
         match preserve::recover(j, args.force) {
             // The line names the journal's paths: printed through the
             // output step, which escapes what a terminal would obey.
-            Ok(outcome) => crate::output::print_text(&format!("{}\n", describe(j, &outcome))),
+            Ok(outcome) => crate::output::print_fitted(&format!("{}\n", describe(j, &outcome))),
             // Found in the listing, gone since: its own test finished it.
             Err(_) if args.journal.is_none() && !j.exists() => {}
             Err(e) => report(&e, &mut code),

@@ -24,7 +24,7 @@ pub fn report(args: &ReportArgs, settings: &Settings) -> Result<i32> {
         runs,
     };
     write(&input, &args.output)?;
-    crate::output::print_text(&format!(
+    crate::output::print_fitted(&format!(
         "wrote {} ({} run(s))\n",
         crate::units::escape::line(&args.output.display().to_string()),
         input.runs.len()

@@ -323,8 +323,13 @@ fn refuse_beyond_end(name: &str, regions: &[(u64, u64)], size: u64, path: &str) 
         .max()
         .unwrap_or(0);
     if need > size {
+        // Only the tests that take --au are advised it.
+        let fix = match name {
+            "class" | "open-au" => "give a smaller --au (or a larger device)",
+            _ => "give a larger device",
+        };
         return Err(crate::error::usage(format!(
-            "flash {name} needs the first {} of {path}, which holds {}: give a smaller --au (or a larger device)",
+            "flash {name} needs the first {} of {path}, which holds {}: {fix}",
             format_size(need),
             format_size(size)
         )));

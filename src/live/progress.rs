@@ -3,8 +3,13 @@
 //!
 //! The bar is drawn from a separate thread that samples the jobs' counters
 //! ten times a second, so the measuring threads never format or lock.
+//!
+//! A bar leaves no line behind: however it ends (finished, dropped on an
+//! error's way out, a step that never moved it), its line is cleared, so
+//! a stale `curve [> ] 0% ETA 8s` never stays above the report or the
+//! error.
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressFinish, ProgressStyle};
 use std::io::IsTerminal;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -47,7 +52,10 @@ pub fn bar(message: &str, goal: Goal) -> ProgressBar {
     } else {
         ProgressDrawTarget::hidden()
     };
-    let bar = ProgressBar::with_draw_target(Some(len), target);
+    // Dropped unfinished (an error, an early return), indicatif would
+    // leave the bar drawn: cleared instead.
+    let bar =
+        ProgressBar::with_draw_target(Some(len), target).with_finish(ProgressFinish::AndClear);
     bar.set_style(
         ProgressStyle::with_template(template)
             .unwrap_or_else(|_| ProgressStyle::default_bar())

@@ -164,11 +164,19 @@ pub(super) fn explain_stat(path: &Path, e: io::Error) -> anyhow::Error {
 fn explain_open(path: &Path, e: io::Error, req: &TargetRequest, writing: bool) -> anyhow::Error {
     let name = path.display();
     let msg = match e.raw_os_error() {
-        Some(libc::EINVAL) if !req.buffered => format!(
+        Some(libc::EINVAL) if !req.buffered && super::write_rules::advice::buffered() => format!(
             "the file system holding {name} refuses O_DIRECT (tmpfs and some FUSE file systems do): pass --buffered to measure through the page cache (iocurve then evicts it before reads and syncs after writes)"
         ),
+        // A command without --buffered (the flash tests time the device
+        // itself) cannot go through the page cache.
+        Some(libc::EINVAL) if !req.buffered => format!(
+            "the file system holding {name} refuses O_DIRECT (tmpfs and some FUSE file systems do): give a file or device on another file system"
+        ),
         Some(libc::EROFS) => format!(
-            "{name} is on a read-only device or file system: measure reads only (--rw read or randread) or remount it read-write"
+            "{name} is on a read-only device or file system: {}remount it read-write",
+            super::write_rules::advice::reads_only_how().map_or(String::new(), |how| format!(
+                "measure reads only ({how}) or "
+            ))
         ),
         Some(libc::EACCES) | Some(libc::EPERM)
             if writing && rustix::process::geteuid().is_root() =>

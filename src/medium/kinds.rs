@@ -6,6 +6,7 @@
 use super::descriptors::{dev_null, dio_alignment, open_reader, scratch_file, write_gate};
 use super::gate::{Permit, WriteGate};
 use super::scratch::ScratchFile;
+use super::write_rules::advice;
 use super::{OpenTarget, TargetRequest, storage, write_rules};
 use crate::engine::sim::{SimDevice, SimParams};
 use crate::error::usage;
@@ -124,19 +125,24 @@ pub(super) fn open_block_device(
     let name = req.path.display();
     if req.want_write && device.is_none() {
         return Err(usage(format!(
-            "refusing to write to {name}: it cannot be identified in /sys/class/block, so iocurve cannot check that nothing uses it; measure reads only (--rw read or randread)"
+            "refusing to write to {name}: it cannot be identified in /sys/class/block, so iocurve cannot check that nothing uses it; {}",
+            advice::reads_only("give a block device the kernel lists there")
         )));
     }
     if req.want_write {
         if let Some(dev) = &device {
             if let Some(why) = write_rules::why_busy(dev)? {
                 return Err(usage(format!(
-                    "refusing to write to {name}: {why}. A write test overwrites the device, so nothing may use it: release it first, or measure reads only (--rw read or randread)"
+                    "refusing to write to {name}: {why}. A write test overwrites the device, so nothing may use it: release it first{}",
+                    advice::or_reads_only()
                 )));
             }
             if dev.read_only {
                 return Err(usage(format!(
-                    "{name} is read-only (write-protect switch or kernel setting): measure reads only (--rw read or randread)"
+                    "{name} is read-only (write-protect switch or kernel setting): {}",
+                    advice::reads_only(
+                        "slide the card's switch off, or clear the kernel's flag (blockdev --setrw)"
+                    )
                 )));
             }
         }
@@ -147,8 +153,9 @@ pub(super) fn open_block_device(
                 .and_then(|b| write_rules::has_data_signature(&b));
             let holds = found.map(|sig| format!(" It holds data ({sig} signature found)."));
             return Err(usage(format!(
-                "refusing to write to {name}: a write test overwrites the device and destroys its data.{} {PRESERVE_OR_DESTRUCTIVE}, or measure reads only (--rw read or randread)",
-                holds.unwrap_or_default()
+                "refusing to write to {name}: a write test overwrites the device and destroys its data.{} {PRESERVE_OR_DESTRUCTIVE}{}",
+                holds.unwrap_or_default(),
+                advice::or_reads_only()
             )));
         }
     }

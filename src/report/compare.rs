@@ -269,9 +269,14 @@ fn table_of(header: &[&str], rows: &[Vec<String>]) -> Table {
 /// terminal width, else without it and each device's identity listed once
 /// under the table (long card identities would wrap every row).
 fn text_table(rows: &[Vec<String>]) -> String {
-    let whole = format!("{}\n", table_of(&HEADER, rows));
-    if whole.lines().all(|l| table::columns(l) <= table::WIDTH) {
-        return whole;
+    let whole = table_of(&HEADER, rows);
+    // As laid out for its cells, not narrowed: does the identity fit?
+    let natural = whole.lines(usize::MAX);
+    if natural
+        .iter()
+        .all(|l| table::columns(l) <= super::width::current())
+    {
+        return format!("{whole}\n");
     }
     let mut header = HEADER.to_vec();
     header.remove(IDENTITY);

@@ -61,5 +61,5 @@ pub fn render(result: &RunResult, verbose: bool) -> String {
 /// [`render`] for a terminal: long findings wrapped to the width every
 /// text output keeps (the HTML report keeps the lines whole).
 pub fn render_text(result: &RunResult, verbose: bool) -> String {
-    super::table::fit(&render(result, verbose), super::table::WIDTH)
+    super::table::fitted(&render(result, verbose))
 }

@@ -6,7 +6,7 @@
 //! label, an imported fio job's name, the date fio wrote), so each is shown
 //! through [`shown`]: escaped and cut, never as it is.
 
-use crate::report::table::{NAME_COLUMNS, WIDTH, columns, cut, fit};
+use crate::report::table::{NAME_COLUMNS, columns, cut, fitted};
 use crate::result::stored::{DeviceRow, RankCount, RunRow, RunStatus};
 use crate::units::format_mbps;
 
@@ -24,7 +24,7 @@ pub fn device_heading(d: &DeviceRow) -> String {
     // The device's name, not the store's key (`model:vda@vm|...`): the
     // key is in `--json`, and `history KEY` still finds it.
     let line = format!("{} · device {} · {} run(s)", shown(&d.label), d.id, d.runs);
-    format!("{}\n", fit(&line, WIDTH))
+    format!("{}\n", fitted(&line))
 }
 
 /// One run on one line: id, date, command, headline figures.
@@ -70,8 +70,8 @@ fn figure_lines(lead: &str, figures: &[String]) -> String {
     let mut first = true;
     for f in figures {
         let sep = if first { "" } else { " · " };
-        if !first && columns(&line) + columns(sep) + columns(f) > WIDTH {
-            out.push_str(&fit(line.trim_end(), WIDTH));
+        if !first && columns(&line) + columns(sep) + columns(f) > super::width::current() {
+            out.push_str(&fitted(line.trim_end()));
             out.push('\n');
             line = format!("{indent}{f}");
         } else {
@@ -80,7 +80,7 @@ fn figure_lines(lead: &str, figures: &[String]) -> String {
         }
         first = false;
     }
-    out.push_str(&fit(line.trim_end(), WIDTH));
+    out.push_str(&fitted(line.trim_end()));
     out.push('\n');
     out
 }
@@ -131,7 +131,7 @@ pub fn change_lines(newest: &[crate::analysis::compare::series::Newest]) -> Stri
                 shown(&n.after_started_at),
                 shown(&n.before_started_at)
             );
-            out.push_str(&fit(&line, WIDTH));
+            out.push_str(&fitted(&line));
             out.push('\n');
         }
     }
@@ -151,7 +151,7 @@ pub fn list(devices: &[DeviceRow], runs: &[RunRow]) -> String {
             shown(&d.first_seen),
             shown(&d.last_seen)
         );
-        out.push_str(&fit(&line, WIDTH));
+        out.push_str(&fitted(&line));
         out.push('\n');
     }
     out.push_str("runs:\n");
@@ -171,7 +171,7 @@ pub fn list(devices: &[DeviceRow], runs: &[RunRow]) -> String {
             r.device_id,
             shown(&r.device_label)
         );
-        out.push_str(&fit(&line, WIDTH));
+        out.push_str(&fitted(&line));
         out.push('\n');
     }
     out
@@ -281,7 +281,7 @@ mod tests {
         };
         let one = run_line(&run(vec![fig(1)]));
         assert!(!one.contains('('), "{one}");
-        let many = run_line(&run(vec![fig(3), fig(1)]));
+        let many = super::super::width::with(100, || run_line(&run(vec![fig(3), fig(1)])));
         assert!(many.contains(" (") && many.contains(" · "), "{many}");
     }
 
@@ -346,19 +346,21 @@ mod tests {
         let mut d = device();
         d.label = huge.clone();
         d.key = hostile.into();
-        let text = format!(
-            "{}{}{}",
-            device_heading(&d),
-            run_line(&r),
-            list(&[d.clone()], &[r.clone()])
-        );
+        let text = super::super::width::with(100, || {
+            format!(
+                "{}{}{}",
+                device_heading(&d),
+                run_line(&r),
+                list(&[d.clone()], &[r.clone()])
+            )
+        });
         // Each name is read up to its cut, not whole: the output is a few
         // lines, whatever the names' length.
         assert!(text.len() < 4 * 1024, "{} bytes", text.len());
         assert!(raw_controls(&text).is_empty(), "{text}");
         assert!(text.contains("\\e]0;owned") && text.contains('…'), "{text}");
         for line in text.lines() {
-            assert!(columns(line) <= NAME_COLUMNS + WIDTH, "{line}");
+            assert!(columns(line) <= NAME_COLUMNS + 100, "{line}");
         }
     }
 }

@@ -30,6 +30,7 @@ pub mod text_plan;
 mod text_ranks;
 mod text_stream;
 pub(crate) mod text_sustain;
+pub mod width;
 
 pub use csv::Csv;
 pub use json::{Json, result_line, start_line};

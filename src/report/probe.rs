@@ -22,7 +22,7 @@ fn yes_no(v: Option<bool>) -> String {
 /// [`render`] for a terminal: long values wrapped under their column (the
 /// HTML identity card keeps one line per field).
 pub fn render_text(id: &DeviceIdentity) -> String {
-    super::table::fit(&render(id), super::table::WIDTH)
+    super::table::fitted(&render(id))
 }
 
 /// Renders the identity as `key: value` lines.

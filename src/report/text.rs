@@ -38,7 +38,7 @@ impl Export for Text {
         super::text_ranks::ranks_block(&mut out, r);
         super::text_life::sections_of_run(&mut out, &r.payload, run_direction(r));
         footer(&mut out, r);
-        table::fit(&out, width_of(r))
+        table::fitted(&out)
     }
 }
 
@@ -49,16 +49,7 @@ impl Text {
     pub fn header(r: &RunResult) -> String {
         let mut out = String::new();
         header(&mut out, r);
-        table::fit(&out, width_of(r))
-    }
-}
-
-/// The widest line of `r`'s report.
-fn width_of(r: &RunResult) -> usize {
-    if r.is_profile() {
-        table::NARROW
-    } else {
-        table::WIDTH
+        table::fitted(&out)
     }
 }
 

@@ -1,6 +1,6 @@
 //! The `files load` and `files save` parts of the text report.
 
-use super::table::{Table, WIDTH, fit};
+use super::table::{Table, fitted};
 use crate::result::apps::{
     EvictionProblem, EvictionProof, FilesLoadReport, FilesSaveReport, LoadMethod, SavePoint,
     SaveSkip,
@@ -110,7 +110,7 @@ pub fn save_table(out: &mut String, r: &FilesSaveReport) {
         format_size_figure(r.file_size),
         sync_words(r.sync)
     );
-    let _ = writeln!(out, "{}", fit(&line, WIDTH));
+    let _ = writeln!(out, "{}", fitted(&line));
     // Compact columns, each time naming its own unit, so that a slow
     // device's times (seconds per size on a FUSE-backed disk) and many
     // sizes still fit 100 columns. The read-back column is shown only when
@@ -164,7 +164,7 @@ fn save_notes(out: &mut String, r: &FilesSaveReport) {
             format_size_exact(s.write_size),
             save_skip_words(&s.why)
         );
-        let _ = writeln!(out, "{}", fit(&line, WIDTH));
+        let _ = writeln!(out, "{}", fitted(&line));
     }
     // Only when every call went to the device on its own do extra bytes
     // mean the calls themselves were rewritten; with one fsync at the end
@@ -181,7 +181,7 @@ fn save_notes(out: &mut String, r: &FilesSaveReport) {
             "device      {a:.1}× the file's bytes reached the device with {} calls: each call rewrote whole blocks (read-modify-write)",
             format_size_exact(p.write_size)
         );
-        let _ = writeln!(out, "{}", fit(&line, WIDTH));
+        let _ = writeln!(out, "{}", fitted(&line));
     }
     let _ = writeln!(
         out,

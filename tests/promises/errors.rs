@@ -1,5 +1,6 @@
 //! Every error is one line that names the problem and the fix, with exit
-//! code 2 for usage errors and 3 for I/O failures; never a panic.
+//! code 2 for usage errors (permission denied among them) and 3 for I/O
+//! failures; never a panic. `--help` lists every exit code.
 
 use crate::common;
 
@@ -96,7 +97,9 @@ fn permission_denied_names_the_fix() {
     let Ok(out) = out else {
         return skipped("setpriv is not installed");
     };
-    assert_one_line_error(&out, 3, &["permission denied", "root"]);
+    // Who runs it must change, not the device: a usage error (2), as
+    // `--help` says.
+    assert_one_line_error(&out, 2, &["permission denied", "root"]);
 }
 
 #[test]
@@ -632,4 +635,18 @@ fn a_mistyped_option_shows_the_commands_own_usage() {
         assert!(usage.starts_with(&expected), "{words:?} --{typo}: {usage}");
         assert!(!usage.contains(&format!("--{long}")), "{words:?}: {usage}");
     }
+}
+
+#[test]
+fn help_lists_every_exit_code() {
+    let help = common::text(&common::run_ok(["--help"]).stdout);
+    for (code, meaning) in iocurve::error::EXIT_CODES {
+        assert!(
+            help.contains(&format!("{code} ")),
+            "exit code {code} missing:\n{help}"
+        );
+        let first = meaning.split(' ').next().unwrap();
+        assert!(help.contains(first), "{meaning:?} missing:\n{help}");
+    }
+    assert!(help.contains("6 compare --fail-above"), "{help}");
 }

@@ -34,6 +34,7 @@
 //! and [`signature`] (what data a device seems to hold); [`messages`] says
 //! each use found, with its fix.
 
+pub mod advice;
 mod bind_mounts;
 mod device;
 mod loops;

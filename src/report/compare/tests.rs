@@ -77,7 +77,9 @@ fn snapshot_side_by_side() {
         markdown: false,
         history: Vec::new(),
     };
-    insta::assert_snapshot!(render(&entries(), &opts).unwrap());
+    // Pinned as laid out in 100 columns.
+    let text = crate::report::width::with(100, || render(&entries(), &opts).unwrap());
+    insta::assert_snapshot!(text);
 }
 
 #[test]

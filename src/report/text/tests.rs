@@ -140,7 +140,10 @@ fn the_first_lines_fit_80_columns_whatever_the_host_is_called() {
             );
         }
         let widest = lines.iter().map(|l| table::columns(l)).max().unwrap_or(0);
-        assert!(widest <= width_of(r), "{widest} columns:\n{text}");
+        assert!(
+            widest <= super::super::width::current(),
+            "{widest} columns:\n{text}"
+        );
         // The header printed before measuring is the start of the report.
         assert!(text.starts_with(&Text::header(r)), "{text}");
     }
@@ -214,7 +217,10 @@ fn files_save_with_many_sizes_and_slow_calls_fits_100_columns() {
         (widest, out)
     };
     let (columns, out) = widest(&report);
-    assert!(columns <= table::WIDTH, "{columns} columns:\n{out}");
+    assert!(
+        columns <= super::super::width::current(),
+        "{columns} columns:\n{out}"
+    );
     assert!(
         out.contains(" s ") || out.contains(" s\n") || out.contains(" ms"),
         "{out}"
@@ -224,5 +230,8 @@ fn files_save_with_many_sizes_and_slow_calls_fits_100_columns() {
     report.all_verified = false;
     let (columns, out) = widest(&report);
     assert!(out.contains("4096 B WRONG"), "{out}");
-    assert!(columns <= table::WIDTH, "{columns} columns:\n{out}");
+    assert!(
+        columns <= super::super::width::current(),
+        "{columns} columns:\n{out}"
+    );
 }

@@ -20,7 +20,7 @@ const DATABASES: [&str; 3] = ["results-v1.db", "results-v2.db", "results-v4.db"]
 
 /// Keys whose unit changed with the naming rule, and the factor from the
 /// old unit to the new.
-const CONVERTED: [(&str, f64); 8] = [
+const CONVERTED: [(&str, f64); 9] = [
     ("t0_us", 1e-6),
     ("t0_se_us", 1e-6),
     ("busy_ms", 1e6),
@@ -28,6 +28,7 @@ const CONVERTED: [(&str, f64); 8] = [
     ("max_sectors_kb", 1024.0),
     ("max_hw_sectors_kb", 1024.0),
     ("link_mbit_s", 0.125),
+    ("speed_mbit_s", 0.125),
     ("rate_bytes_per_s", 1e-6),
 ];
 

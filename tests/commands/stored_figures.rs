@@ -50,7 +50,8 @@ fn figures(v: &Value, path: &str, factor: f64, out: &mut Vec<(String, f64)>) {
         }
         Value::Object(map) => {
             for (k, x) in map {
-                if DROPPED.iter().any(|(d, _)| d == k) {
+                // The version is the one number meant to change.
+                if k == "schema_version" || DROPPED.iter().any(|(d, _)| d == k) {
                     continue;
                 }
                 let f = CONVERTED.iter().find(|(c, _)| c == k).map_or(1.0, |c| c.1);

@@ -17,7 +17,13 @@ pub struct UsbInfo {
     pub product_id: Option<String>,
     /// Device release (`bcdDevice`), four hex digits.
     pub bcd_device: Option<String>,
-    /// Negotiated signalling rate, Mb/s (1.5, 12, 480, 5000, 10000, 20000).
+    /// Negotiated signalling rate, Mbit/s (1.5, 12, 480, 5000, 10000,
+    /// 20000); written as MB/s, an eighth of it.
+    #[serde(
+        rename = "speed_mb_per_s",
+        with = "crate::units::wire::opt_mbit_as_mb_per_s"
+    )]
+    #[schemars(with = "Option<f64>")]
     pub speed_mbit_s: Option<f64>,
     /// The manufacturer string the device reports; null when none.
     pub manufacturer: Option<String>,

@@ -252,11 +252,14 @@ pub struct SpeedDrop {
     /// Bytes written before the first slow request.
     pub bytes_before_drop: u64,
     /// Seconds from the start to the end of the last fast request.
+    #[serde(rename = "before_drop_s", alias = "seconds_before_drop")]
     pub seconds_before_drop: f64,
     /// MB/s of the requests before and after the split (their bytes over
     /// their time).
+    #[serde(rename = "before_mb_per_s", alias = "mb_per_s_before")]
     pub mb_per_s_before: f64,
     /// MB/s of the requests after the split.
+    #[serde(rename = "after_mb_per_s", alias = "mb_per_s_after")]
     pub mb_per_s_after: f64,
     /// After over before.
     pub ratio: f64,
@@ -281,7 +284,7 @@ pub struct SpeedDrop {
     pub fast_from_bytes: u64,
     /// MB/s of the slow start, the requests before `fast_from_bytes` (0
     /// when there was none).
-    #[serde(default)]
+    #[serde(default, rename = "start_mb_per_s", alias = "mb_per_s_start")]
     pub mb_per_s_start: f64,
 }
 

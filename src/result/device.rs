@@ -72,6 +72,7 @@ pub struct SurfaceSample {
     /// Where the sample starts on the device, bytes.
     pub offset: u64,
     /// Offset as a share of the device, 0..100.
+    #[serde(rename = "position_pct", alias = "percent")]
     pub percent: f64,
     /// Sequential read speed at the position, MB/s (10^6 bytes per second).
     #[serde(rename = "read_mb_per_s", alias = "read_mb_s")]

@@ -15,7 +15,7 @@ pub const NAMING_RULE: u64 = 5;
 
 /// A key whose unit changed: the old key, the new key, and the factor from
 /// the old unit to the new.
-const CONVERTED: [(&str, &str, f64); 7] = [
+const CONVERTED: [(&str, &str, f64); 8] = [
     ("t0_us", "t0_s", 1e-6),
     ("t0_se_us", "t0_se_s", 1e-6),
     ("busy_ms", "busy_ns", 1e6),
@@ -23,6 +23,7 @@ const CONVERTED: [(&str, &str, f64); 7] = [
     ("max_sectors_kb", "max_sectors_bytes", 1024.0),
     ("max_hw_sectors_kb", "max_hw_sectors_bytes", 1024.0),
     ("link_mbit_s", "link_mb_per_s", 0.125),
+    ("speed_mbit_s", "speed_mb_per_s", 0.125),
 ];
 
 /// Keys of a stored configuration renamed by the rule.

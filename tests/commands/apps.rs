@@ -289,8 +289,8 @@ fn sustain_finds_where_the_write_cache_fills() {
         "drop after {before} bytes: {d}"
     );
     let (fast, slow) = (
-        d["mb_per_s_before"].as_f64().unwrap(),
-        d["mb_per_s_after"].as_f64().unwrap(),
+        d["before_mb_per_s"].as_f64().unwrap(),
+        d["after_mb_per_s"].as_f64().unwrap(),
     );
     assert!(slow < 6.0 && slow > 1.0, "after the cache: {slow} MB/s");
     assert!(fast > 2.0 * slow, "before {fast}, after {slow}");
@@ -399,7 +399,7 @@ fn sustain_finds_the_drop_behind_a_slow_start_within_a_request() {
     let at = d["at_request"].as_u64().expect("a drop was found");
     assert!(at.abs_diff(403) <= 1, "drop at request {at}: {d}");
     assert_eq!(d["fast_from_bytes"], 16 * MIB, "{d}");
-    let before = d["mb_per_s_before"].as_f64().unwrap();
+    let before = d["before_mb_per_s"].as_f64().unwrap();
     assert!((before - 37.7).abs() < 0.5, "the cache's speed: {d}");
     let text = String::from_utf8_lossy(&sustain_on(FAT_THEN_CACHE, false).stdout).to_string();
     assert!(text.contains("DROP        at 25.2 MiB"), "{text}");

@@ -464,8 +464,8 @@ fn sustain_places_a_24_mib_cache_to_the_request_through_the_kernel() {
     assert!(high - low <= 8 * bs, "range {low}..{high}: {d}");
     assert_eq!(d["requests"], 128);
     let (before, after) = (
-        d["mb_per_s_before"].as_f64().unwrap(),
-        d["mb_per_s_after"].as_f64().unwrap(),
+        d["before_mb_per_s"].as_f64().unwrap(),
+        d["after_mb_per_s"].as_f64().unwrap(),
     );
     assert!((3.0..6.0).contains(&after), "after the cache: {after} MB/s");
     assert!(before > 3.0 * after, "before {before}, after {after}");

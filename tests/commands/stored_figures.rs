@@ -20,7 +20,7 @@ const DATABASES: [&str; 3] = ["results-v1.db", "results-v2.db", "results-v4.db"]
 
 /// Keys whose unit changed with the naming rule, and the factor from the
 /// old unit to the new.
-const CONVERTED: [(&str, f64); 8] = [
+const CONVERTED: [(&str, f64); 9] = [
     ("t0_us", 1e-6),
     ("t0_se_us", 1e-6),
     ("busy_ms", 1e6),
@@ -28,6 +28,7 @@ const CONVERTED: [(&str, f64); 8] = [
     ("max_sectors_kb", 1024.0),
     ("max_hw_sectors_kb", 1024.0),
     ("link_mbit_s", 0.125),
+    ("speed_mbit_s", 0.125),
     ("rate_bytes_per_s", 1e-6),
 ];
 
@@ -49,7 +50,8 @@ fn figures(v: &Value, path: &str, factor: f64, out: &mut Vec<(String, f64)>) {
         }
         Value::Object(map) => {
             for (k, x) in map {
-                if DROPPED.iter().any(|(d, _)| d == k) {
+                // The version is the one number meant to change.
+                if k == "schema_version" || DROPPED.iter().any(|(d, _)| d == k) {
                     continue;
                 }
                 let f = CONVERTED.iter().find(|(c, _)| c == k).map_or(1.0, |c| c.1);

@@ -206,6 +206,6 @@ fn the_command_runs_on_a_simulated_card_on_its_virtual_clock() {
     );
     assert!(low <= truth && truth <= high, "{low}..{high} vs {truth}");
     assert_eq!(d["requests"], 160);
-    let after = d["mb_per_s_after"].as_f64().unwrap();
+    let after = d["after_mb_per_s"].as_f64().unwrap();
     assert!((after - 10.0).abs() < 0.5, "after {after} MB/s");
 }

@@ -456,13 +456,13 @@ fn sustain_drops_to_the_cards_write_speed_where_its_cache_is_full() {
     assert!(drop["bytes_low"].as_f64().unwrap() <= full_at, "{drop}");
     assert!(drop["bytes_high"].as_f64().unwrap() >= full_at, "{drop}");
     assert_near(
-        drop["mb_per_s_after"].as_f64().unwrap(),
+        drop["after_mb_per_s"].as_f64().unwrap(),
         10.0,
         0.01,
         "after",
     );
     assert_near(
-        drop["mb_per_s_before"].as_f64().unwrap(),
+        drop["before_mb_per_s"].as_f64().unwrap(),
         60.0,
         0.02,
         "before",

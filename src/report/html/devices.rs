@@ -141,19 +141,21 @@ fn flash_speeds(run: &RunResult) -> Option<FlashSpeeds> {
         .flash()?
         .findings
         .iter()
-        .filter_map(|f| f.figure.as_ref())
+        .map(|f| &f.figure)
     {
         match *f {
             Figure::OkLost {
-                write_mb_s,
-                read_mb_s,
+                write_mb_per_s,
+                read_mb_per_s,
                 ..
             } => {
-                out.write_mb_s = out.write_mb_s.or(write_mb_s);
-                out.read_mb_s = out.read_mb_s.or(read_mb_s);
+                out.write_mb_s = out.write_mb_s.or(write_mb_per_s);
+                out.read_mb_s = out.read_mb_s.or(read_mb_per_s);
             }
-            Figure::Pw { mean_mb_s, .. } => out.write_mb_s = out.write_mb_s.or(Some(mean_mb_s)),
-            Figure::Pr { mb_s, .. } => out.read_mb_s = out.read_mb_s.or(Some(mb_s)),
+            Figure::Pw { mean_mb_per_s, .. } => {
+                out.write_mb_s = out.write_mb_s.or(Some(mean_mb_per_s))
+            }
+            Figure::Pr { mb_per_s, .. } => out.read_mb_s = out.read_mb_s.or(Some(mb_per_s)),
             _ => {}
         }
     }

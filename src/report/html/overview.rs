@@ -123,10 +123,10 @@ fn device_history(history: &[HistoryPoint], key: &str) -> Vec<HistoryPoint> {
 pub fn device(out: &mut String, index: usize, g: &DeviceGroup<'_>, history: &[HistoryPoint]) {
     let _ = writeln!(
         out,
-        "<section class=\"device\" id=\"device-{index}\" data-device=\"{}\">\n<h2>{} <span class=\"range key\">{}</span></h2>",
+        "<section class=\"device\" id=\"device-{index}\" data-device=\"{}\">\n<h2>{} <span class=\"range target\">{}</span></h2>",
         esc(&g.key),
         esc(&g.label),
-        esc(&g.key)
+        esc(&targets_of(g))
     );
     identity_card(out, g);
     runs_table(out, index, g);

@@ -352,7 +352,8 @@ impl Job {
                     rank,
                     host: self.host_of(rank).to_string(),
                     why,
-                    after_ms: after.as_millis() as u64,
+                    after_ns: after.as_nanos() as u64,
+                    legacy_after_ms: None,
                 })
                 .collect();
         }

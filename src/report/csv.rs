@@ -27,6 +27,7 @@
 //! [`median_latency`](super::cells::median_latency)).
 
 use super::Export;
+use super::outcome::figure::{Figure, Value};
 use crate::result::RunResult;
 use crate::result::cluster::MpiSection;
 use crate::stats::Spread;
@@ -113,8 +114,28 @@ fn is_number(v: &str) -> bool {
         && v.parse::<f64>().is_ok_and(f64::is_finite)
 }
 
+/// A figure to [`SIGNIFICANT`] significant figures, trailing zeros cut
+/// (`0.00973`, `39.6985`, `20.1`): a spreadsheet that sums or compares
+/// cells keeps what was measured, where a fixed 3 decimals turned 0.00973
+/// MB/s into `0.010`. Empty when there is none.
 fn num(v: Option<f64>) -> String {
-    v.map(|v| format!("{v:.3}")).unwrap_or_default()
+    v.map(significant).unwrap_or_default()
+}
+
+/// Significant figures a CSV number keeps.
+const SIGNIFICANT: i32 = 6;
+
+fn significant(v: f64) -> String {
+    if !v.is_finite() || v == 0.0 {
+        return if v == 0.0 { "0".into() } else { v.to_string() };
+    }
+    let magnitude = v.abs().log10().floor() as i32;
+    let decimals = (SIGNIFICANT - 1 - magnitude).clamp(0, 17) as usize;
+    let text = format!("{v:.decimals$}");
+    match text.contains('.') {
+        true => text.trim_end_matches('0').trim_end_matches('.').to_string(),
+        false => text,
+    }
 }
 
 impl Export for Csv {
@@ -133,6 +154,10 @@ impl Csv {
     /// every row has the same columns).
     pub fn rows(r: &RunResult, rank_columns: bool) -> String {
         let rank_columns = rank_columns || r.mpi.is_some();
+        let figures = super::outcome::figures(r);
+        if r.tests.is_empty() && !figures.is_empty() {
+            return outcome_rows(r, &figures, rank_columns);
+        }
         let mut out = match r.payload.curve().is_some() {
             true => curve_rows(r, rank_columns),
             false => test_rows(r, rank_columns),
@@ -230,6 +255,58 @@ fn rank_rows(out: &mut String, r: &RunResult, m: &MpiSection) {
             out.push_str(&cells.join(","));
             out.push('\n');
         }
+    }
+}
+
+/// The header of a run whose figures are its outcome's, not tests.
+const OUTCOME_HEADER: &str = "started_at,device,device_key,command,section,index,figure,value";
+
+/// One row per figure of the outcome (see [`super::outcome`]): its
+/// section, its row in a section of many, its name with its unit, its
+/// value; then on many hosts each rank's own figures, in section `rank`.
+fn outcome_rows(r: &RunResult, figures: &[Figure], rank_columns: bool) -> String {
+    let (label, key) = device_cells(r);
+    let lead = [r.started_at.as_str(), &label, &key, &r.command()].map(field);
+    let mut out = format!("{OUTCOME_HEADER}{}\n", rank_header(rank_columns));
+    let mut row = |section: &str, index: String, figure: &str, value: String, rank: &str| {
+        let cells = [field(section), index, field(figure), value];
+        let _ = writeln!(out, "{},{}{rank}", lead.join(","), cells.join(","));
+    };
+    let blank = blank_ranks(rank_columns);
+    for f in figures {
+        let index = f.index.map(|i| i.to_string()).unwrap_or_default();
+        row(f.section, index, &f.column(), value_cell(&f.value), blank);
+    }
+    let Some(m) = &r.mpi else {
+        return out;
+    };
+    let mut ranks: Vec<_> = m.ranks.iter().collect();
+    ranks.sort_by_key(|k| k.rank);
+    for k in ranks {
+        let rank = format!(",{},{}", k.rank, field(&k.host));
+        let index = k.rank.to_string();
+        let figures = [
+            ("moved_bytes", k.bytes.to_string()),
+            ("ops", k.ops.to_string()),
+            ("speed_mb_per_s", num(Some(k.mb_per_s))),
+            ("start_ns", k.start_ns.to_string()),
+            ("end_ns", k.end_ns.to_string()),
+            ("start_skew_ns", k.start_skew_ns.to_string()),
+            ("end_skew_ns", k.end_skew_ns.to_string()),
+        ];
+        for (name, value) in figures {
+            row("rank", index.clone(), name, value, &rank);
+        }
+    }
+    out
+}
+
+/// A figure's value as a cell: numbers as numbers, words as text cells.
+fn value_cell(v: &Value) -> String {
+    match v {
+        Value::Real(x) => num(Some(*x)),
+        Value::Count(n) => n.to_string(),
+        Value::Word(w) => field(w),
     }
 }
 

@@ -96,6 +96,8 @@ pub fn merge(mut ranks: Vec<RankResult>, options: MergeOptions) -> Result<RunRes
         refresh_curve(&mut out, &|_| None);
     }
     out.mpi = Some(section::build(&ranks, &out.tests, options));
+    // Each rank's span went into the rank rows; it is never printed.
+    out.raw = None;
     Ok(out)
 }
 

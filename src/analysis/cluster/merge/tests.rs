@@ -108,6 +108,7 @@ fn measurement(p: &Part) -> Measurement {
             start_mono_ns: p.start,
             end_mono_ns: p.end,
             bytes_at_first_done: p.at_first_done,
+            ops: 0,
         }),
     }
 }

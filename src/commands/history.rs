@@ -55,7 +55,9 @@ pub fn list(args: &ListArgs, store: &Settings) -> Result<i32> {
     match args.json {
         true => crate::output::print_json(&format!("{}\n", history::list_json(&devices, &runs)?)),
         false => crate::output::print_text(&history::list_with(&devices, &runs, |r| {
-            outcome_of(&db, r.id)
+            let result = db.load(r.id).ok().flatten()?;
+            let outcome = crate::report::outcome::headline(&result);
+            outcome.or_else(|| crate::report::outcome::tests_line(&result))
         })),
     }
     Ok(0)

@@ -86,11 +86,11 @@ fn surface(doc: &Value) -> Expect {
 
 fn stream(doc: &Value) -> Expect {
     let o = &doc["stream"]["outcome"];
-    let done = u(&o["requests_done"]);
-    let misses = u(&o["misses"]);
+    let done = u(&o["requests_done"]).to_string();
+    let misses = u(&o["misses"]).to_string();
     Expect {
-        machine: vec![done.to_string()],
-        human: vec![format!("{misses} of {done}")],
+        machine: vec![done.clone(), misses.clone()],
+        human: vec![done, misses],
     }
 }
 
@@ -114,12 +114,13 @@ fn files_save(doc: &Value) -> Expect {
     }
 }
 
+/// The bytes copied and the bottleneck (the speeds are a real file's).
 fn copy(doc: &Value) -> Expect {
     let c = &doc["copy"];
     let bottleneck = c["bottleneck"].as_str().expect("a bottleneck").to_string();
     Expect {
         machine: vec![u(&c["bytes"]).to_string(), bottleneck.clone()],
-        human: vec![bottleneck, format_mbps(f(any(c, &["mb_per_s"])))],
+        human: vec![bottleneck, format_size_figure(u(&c["bytes"]))],
     }
 }
 
@@ -174,7 +175,8 @@ fn tests(doc: &Value) -> Expect {
     }
 }
 
-/// A curve: the first point's size, and each series' bandwidth.
+/// Figures of real files vary from run to run (each format is a run of
+/// its own): the sizes and counts, which the plan fixes.
 fn curve(doc: &Value) -> Expect {
     let s = &doc["curve"]["series"][0];
     let bandwidth = f(any(&s["model"], &["bandwidth_mb_s", "bandwidth_mb_per_s"]));
@@ -193,6 +195,8 @@ fn args(list: &[&str]) -> Vec<String> {
 /// Every measuring command's case; `dir` is a scratch directory, `image`
 /// an image file in it.
 fn cases(dir: &Path, image: &Path) -> Vec<Case> {
+    let copy_to = image.with_extension("copy");
+    let copy_to = copy_to.to_str().expect("a UTF-8 path").to_string();
     let dir = dir.to_str().expect("a UTF-8 path").to_string();
     let image = image.to_str().expect("a UTF-8 path").to_string();
     let card = "sim:size=64M,read=20MB/s,write=10MB/s";
@@ -233,7 +237,7 @@ fn cases(dir: &Path, image: &Path) -> Vec<Case> {
         },
         Case {
             command: "copy",
-            args: vec!["copy".into(), image, card.into(), "--destructive".into()],
+            args: vec!["copy".into(), image, copy_to, "--destructive".into()],
             exit: 0,
             expect: copy,
         },
@@ -315,6 +319,16 @@ impl Format {
     }
 }
 
+/// Whether the command (`flash capacity`) has the option `--long`.
+fn offers(command: &str, long: &str) -> bool {
+    use clap::CommandFactory;
+    let mut cmd = iocurve::cli::Cli::command();
+    for name in command.split(' ') {
+        cmd = cmd.find_subcommand(name).expect("a subcommand").clone();
+    }
+    cmd.get_arguments().any(|a| a.get_long() == Some(long))
+}
+
 /// Runs `args` with `extra`; its stdout, or why it failed.
 fn output(args: &[String], extra: &[&str], exit: i32) -> Result<(String, String), String> {
     let out = iocurve()
@@ -348,8 +362,6 @@ fn walk(case: &Case, db: &str, scratch: &Path, misses: &mut Vec<String>) {
         Err(e) => return misses.push(format!("{}: --json: {e}", case.command)),
     };
     let expect = (case.expect)(&doc);
-    let html = scratch.join(format!("{}.html", case.command.replace(' ', "-")));
-    let html_arg = html.to_str().expect("UTF-8");
     let mut texts: Vec<(Format, Result<String, String>)> = Vec::new();
     let text_run = output(&case.args, &db_args, case.exit);
     let run = text_run.as_ref().ok().and_then(|(_, e)| saved_run(e));
@@ -360,15 +372,13 @@ fn walk(case: &Case, db: &str, scratch: &Path, misses: &mut Vec<String>) {
         (Format::Csv, "--csv"),
         (Format::Markdown, "--markdown"),
     ] {
+        if !offers(case.command, &flag[2..]) {
+            continue;
+        }
         let out = output(&case.args, &[flag, "--no-save"], case.exit);
         texts.push((format, out.map(|(o, _)| o)));
     }
-    let out = output(&case.args, &["--report", html_arg, "--no-save"], case.exit);
-    texts.push((
-        Format::Html,
-        out.and_then(|_| std::fs::read_to_string(&html).map_err(|e| e.to_string())),
-    ));
-    stored_formats(run.as_deref(), db, &mut texts);
+    stored_formats(run.as_deref(), db, scratch, &mut texts);
     for (format, got) in texts {
         let needles = match format.machine() {
             true => &expect.machine,
@@ -387,7 +397,12 @@ fn walk(case: &Case, db: &str, scratch: &Path, misses: &mut Vec<String>) {
 
 /// The formats of a stored run: its exports, `history`, `list`, and
 /// `compare` of the run with itself.
-fn stored_formats(run: Option<&str>, db: &str, texts: &mut Vec<(Format, Result<String, String>)>) {
+fn stored_formats(
+    run: Option<&str>,
+    db: &str,
+    scratch: &Path,
+    texts: &mut Vec<(Format, Result<String, String>)>,
+) {
     let Some(run) = run else {
         texts.push((Format::History, Err("no run saved".into())));
         return;
@@ -400,6 +415,11 @@ fn stored_formats(run: Option<&str>, db: &str, texts: &mut Vec<(Format, Result<S
     ] {
         texts.push((format, stored(&["export", run, "--format", name])));
     }
+    let html = scratch.join(format!("run-{run}.html"));
+    let html_arg = html.to_str().expect("UTF-8");
+    let page = stored(&["report", run, "-o", html_arg])
+        .and_then(|_| std::fs::read_to_string(&html).map_err(|e| e.to_string()));
+    texts.push((Format::Html, page));
     texts.push((Format::History, stored(&["history"])));
     texts.push((Format::List, stored(&["list"])));
     texts.push((Format::Compare, stored(&["compare", run, run])));

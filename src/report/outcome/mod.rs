@@ -50,6 +50,26 @@ pub fn headline(r: &RunResult) -> Option<String> {
     }
 }
 
+/// A run of tests on one line, as `list` shows it (`history` shows the
+/// stored figures with their ranges): each measured test's name,
+/// direction and median MB/s.
+pub fn tests_line(r: &RunResult) -> Option<String> {
+    let parts: Vec<String> = r
+        .tests
+        .iter()
+        .filter_map(|t| {
+            let median = t.mb_per_s?.median;
+            Some(format!(
+                "{} {} {} MB/s",
+                t.name,
+                t.workload.rw,
+                crate::units::format_mbps(median)
+            ))
+        })
+        .collect();
+    (!parts.is_empty()).then(|| parts.join(" · "))
+}
+
 /// The sections of `figures` in first-seen order, each with its figures.
 pub fn sections(figures: &[Figure]) -> Vec<(&'static str, Vec<&Figure>)> {
     let mut out: Vec<(&'static str, Vec<&Figure>)> = Vec::new();

@@ -31,6 +31,8 @@ use crate::result::{Measurement, RunResult, TestResult};
 mod check;
 mod curve;
 mod measurement;
+#[cfg(test)]
+mod payload_tests;
 mod section;
 #[cfg(test)]
 mod tests;

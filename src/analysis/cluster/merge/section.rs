@@ -21,8 +21,7 @@ pub(super) fn build(
     tests: &[TestResult],
     options: MergeOptions,
 ) -> MpiSection {
-    let epoch = epoch(ranks).min(whole_epoch(ranks).unwrap_or(i64::MAX));
-    let epoch = if epoch == i64::MAX { 0 } else { epoch };
+    let epoch = epoch(ranks);
     let mpi_tests: Vec<MpiTest> = tests
         .iter()
         .enumerate()
@@ -133,6 +132,7 @@ fn epoch(ranks: &[RankResult]) -> i64 {
                 .filter_map(move |m| common_span(r, m))
         })
         .map(|(start, _)| start)
+        .chain(whole_epoch(ranks))
         .min()
         .unwrap_or(0)
 }

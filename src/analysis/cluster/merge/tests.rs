@@ -6,9 +6,8 @@
 use super::*;
 use crate::analysis::cluster::clock::OffsetEstimate;
 use crate::result::cluster::RawCounts;
-use crate::result::config::Recorded;
 use crate::result::verify::{Verdict, VerifyTally};
-use crate::result::{Caveat, CpuUsage, DirectionResult, Payload, RampInfo};
+use crate::result::{Caveat, CpuUsage, DirectionResult, RampInfo};
 use crate::stats::LatencyHistogram;
 use crate::units::mb_per_s;
 use proptest::prelude::*;

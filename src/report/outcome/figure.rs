@@ -66,6 +66,7 @@ impl Figure {
 }
 
 /// Builds the figures of one section, in the order they are added.
+#[derive(Default)]
 pub struct Rows {
     pub out: Vec<Figure>,
     section: &'static str,
@@ -73,14 +74,6 @@ pub struct Rows {
 }
 
 impl Rows {
-    pub fn new() -> Rows {
-        Rows {
-            out: Vec::new(),
-            section: "",
-            index: None,
-        }
-    }
-
     /// The figures that follow belong to `section` (one row of it).
     pub fn section(&mut self, section: &'static str) -> &mut Rows {
         self.section = section;

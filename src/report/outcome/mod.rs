@@ -17,7 +17,7 @@ use figure::{Figure, Rows};
 /// commands whose figures are their tests (`run`, `profile`, an import),
 /// or their curve points (`curve`); a flash test's are its own rows.
 pub fn figures(r: &RunResult) -> Vec<Figure> {
-    let mut rows = Rows::new();
+    let mut rows = Rows::default();
     match &r.payload {
         Payload::Sustain { sustain, .. } => apps::sustain(sustain, &mut rows),
         Payload::Stream { stream, .. } => apps::stream(stream, &mut rows),

@@ -189,6 +189,10 @@ impl Export for Markdown {
         out.push_str(&table.markdown());
         out.push_str("\nMB/s = 10^6 bytes/s; IOPS = I/Os per second (k = 10^3).\n");
         out.push_str("Each figure is the median of the repetitions, with their range (min–max)\nwhere they spread by more than 10%. Latency (p50, p99) is that of the\nmedian repetition; each value names its unit (µs, ms, s).\n");
+        if !figures.is_empty() {
+            // A command with tests and an outcome of its own (copy).
+            outcome_tables(&mut out, r, &figures);
+        }
         if let Some(m) = &r.mpi {
             rank_tables(&mut out, r, m);
         }

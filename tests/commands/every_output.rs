@@ -97,20 +97,18 @@ fn stream(doc: &Value) -> Expect {
 fn files_load(doc: &Value) -> Expect {
     let p = &doc["files_load"]["points"][0];
     Expect {
-        machine: vec![u(&p["median_ns"]).to_string(), u(&p["size"]).to_string()],
+        machine: vec![u(&p["size"]).to_string()],
         human: vec![format_size_figure(u(&p["size"]))],
     }
 }
 
+/// Real files' figures vary from run to run (each format is a run of its
+/// own): the sizes, which the plan fixes.
 fn files_save(doc: &Value) -> Expect {
-    let s = &doc["files_save"];
-    let p = &s["points"][0];
+    let p = &doc["files_save"]["points"][0];
     Expect {
-        machine: vec![
-            u(&p["total_ns"]).to_string(),
-            u(&p["write_size"]).to_string(),
-        ],
-        human: vec![format_size_figure(u(&s["file_size"]))],
+        machine: vec![u(&p["write_size"]).to_string()],
+        human: vec![format_size_figure(u(&p["write_size"]))],
     }
 }
 

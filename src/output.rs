@@ -230,6 +230,8 @@ impl Output {
         if let Some(id) = saved {
             self.note(format_args!("saved as run {id}"));
         }
+        // `--report` of a run saved as it went (endure) is written too.
+        self.write_report(result);
         let code = exit_code_unsaved(result)?;
         shown?;
         exported?;

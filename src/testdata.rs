@@ -184,6 +184,7 @@ pub fn run(
         error: None,
         device_identity: identity,
         mpi: None,
+        raw: None,
     }
 }
 
@@ -326,6 +327,7 @@ pub fn mpi_result() -> RunResult {
                 clock_offset_ns: offsets[i].0,
                 clock_offset_bound_ns: offsets[i].1,
                 clock_drift_ns_per_s: offsets[i].2,
+                clock_drift_uncertainty_ns_per_s: 0.0,
                 start_ns: spans[0].start_ns,
                 end_ns: spans[spans.len() - 1].end_ns,
                 bytes,
@@ -354,6 +356,7 @@ pub fn mpi_result() -> RunResult {
             read_from: vec![2, 3, 0, 1],
         }),
         note: None,
+        whole: None,
         lost: Vec::new(),
     });
     r

@@ -16,6 +16,8 @@ mod compare;
 mod curve;
 #[path = "commands/ecosystem.rs"]
 mod ecosystem;
+#[path = "commands/every_output.rs"]
+mod every_output;
 #[path = "commands/flash.rs"]
 mod flash;
 #[path = "commands/hostile_names.rs"]

@@ -25,7 +25,7 @@
 pub mod class;
 pub mod flash;
 
-use iocurve::analysis::sustain::DROP_RATIO;
+use iocurve::analysis::sustain::rules::DROP_RATIO;
 use iocurve::engine::population::{Mix, Population, spec_of};
 use iocurve::engine::sim::{FAT_AREA, SimDevice, SimParams};
 use iocurve::workload::sustain::drop_on_sim;

@@ -109,6 +109,25 @@ pub fn test_figures<'a>(
         .collect()
 }
 
+/// When every rank's drift is within its own uncertainty (what the two
+/// offsets' bounds allow): the largest uncertainty, ns per second, as the
+/// noise the drift is lost in. `None` when some rank drifted beyond it
+/// (or no rank has an uncertainty: runs stored before it was recorded).
+pub fn drift_within_noise(section: &MpiSection) -> Option<f64> {
+    let measured = section
+        .ranks
+        .iter()
+        .filter(|r| r.clock_drift_uncertainty_ns_per_s > 0.0);
+    let mut noise: Option<f64> = None;
+    for r in measured {
+        if r.clock_drift_ns_per_s.abs() > r.clock_drift_uncertainty_ns_per_s {
+            return None;
+        }
+        noise = Some(noise.unwrap_or(0.0).max(r.clock_drift_uncertainty_ns_per_s));
+    }
+    noise
+}
+
 /// The loosest clock of the job: the largest offset bound (ns) and the
 /// largest drift (ns per second) over the ranks.
 pub fn clock_bounds(section: &MpiSection) -> (u64, f64) {

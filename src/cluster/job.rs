@@ -9,6 +9,7 @@
 //! a millisecond, and gives up on a rank the job lost (see
 //! [`liveness`](super::liveness)).
 
+use super::codec::{decode, encode};
 use super::liveness::Liveness;
 use super::placeholders::RankNames;
 use super::wire::{Tag, Wire, broadcast, gather};
@@ -102,13 +103,14 @@ impl Job {
                     .into_iter()
                     .map(|b| String::from_utf8_lossy(&b).into_owned())
                     .collect();
-                serde_json::to_vec(&names).unwrap_or_default()
+                encode(&names, "the host names").unwrap_or_else(|e| broken_at_start(&*wire, &e))
             }),
             Err(rank) => silent_at_start(&*wire, rank),
         };
         let shared = broadcast(&*wire, Tag::Hosts, list, JOIN_TIMEOUT)
             .unwrap_or_else(|rank| silent_at_start(&*wire, rank));
-        let hosts: Vec<String> = serde_json::from_slice(&shared).unwrap_or_default();
+        let hosts: Vec<String> =
+            decode(&shared, "the host names").unwrap_or_else(|e| broken_at_start(&*wire, &e));
         let size = wire.size();
         Job {
             wire,
@@ -370,6 +372,16 @@ fn silent_at_start(wire: &dyn Wire, rank: u32) -> ! {
         JOIN_TIMEOUT.as_secs()
     );
     wire.abort(crate::error::EXIT_IO)
+}
+
+/// The job's first exchange did not decode: nothing is open yet, so the
+/// job ends at once, saying what arrived broken.
+fn broken_at_start(wire: &dyn Wire, why: &str) -> ! {
+    eprintln!(
+        "Error: rank {}: {why}: check that every rank runs the same iocurve build",
+        wire.rank()
+    );
+    wire.abort(crate::error::EXIT_INTERNAL)
 }
 
 #[cfg(test)]

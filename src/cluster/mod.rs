@@ -11,6 +11,7 @@
 //! a rank silent for `--rank-timeout` is named and the job goes on
 //! without it to a clean end ([`liveness`]).
 
+mod codec;
 mod counted;
 pub mod job;
 pub mod liveness;

@@ -8,6 +8,7 @@
 //! [`liveness`](super::liveness)) is skipped at every step, and rank 0
 //! merges the ranks that are left, marked interrupted, naming the lost.
 
+use super::codec::{decode, encode};
 use super::job::{Job, Stop};
 use super::liveness::loss_words;
 use super::wire::Tag;
@@ -58,6 +59,15 @@ pub struct Agreed {
 }
 
 impl Job {
+    /// The stop of a message that did not encode or decode: an internal
+    /// failure, said by this rank.
+    fn broken(&self, why: String) -> Stop {
+        Stop {
+            code: crate::error::EXIT_INTERNAL,
+            line: Some(format!("{}: {why}", self.who())),
+        }
+    }
+
     /// The stop of a rank whose job ended elsewhere (or lost rank 0).
     fn ended(&self) -> Stop {
         Stop {
@@ -72,14 +82,15 @@ impl Job {
         let bytes = match verdict {
             Some(v) => {
                 let message = match v {
-                    Ok(agreed) => serde_json::to_vec(&Ok::<_, (i32, Option<String>)>(agreed)),
-                    Err(stop) => serde_json::to_vec(&Err::<Agreed, _>((stop.code, stop.line))),
+                    Ok(agreed) => encode(&Ok::<_, (i32, Option<String>)>(agreed), "the arguments"),
+                    Err(stop) => encode(&Err::<Agreed, _>((stop.code, stop.line)), "the refusal"),
                 };
-                let bytes = message.unwrap_or_default();
+                // Sent even when broken (empty), so that no rank waits.
+                let bytes = message.as_ref().map_or(Vec::new(), Clone::clone);
                 for rank in 1..self.size() {
                     self.send(rank, Tag::Config, &bytes);
                 }
-                bytes
+                message.map_err(|e| self.broken(e))?
             }
             None => match self.receive(Some(0), Tag::Config) {
                 Some((_, bytes)) => bytes,
@@ -93,10 +104,10 @@ impl Job {
                 // Only rank 0 prints the reason.
                 line: line.filter(|_| self.is_root()),
             }),
-            Err(_) => Err(Stop {
+            Err(e) => Err(Stop {
                 code: crate::error::EXIT_INTERNAL,
                 line: Some(format!(
-                    "{}: rank 0's arguments did not arrive whole",
+                    "{}: rank 0's arguments did not arrive whole: {e}",
                     self.who()
                 )),
             }),
@@ -110,7 +121,7 @@ impl Job {
         mine: &RankIdentity,
         compare: impl Fn(&[RankIdentity]) -> Option<String>,
     ) -> Result<(), Stop> {
-        let bytes = serde_json::to_vec(mine).unwrap_or_default();
+        let bytes = encode(mine, "this rank's identity").map_err(|e| self.broken(e))?;
         let shared = if self.is_root() {
             let mut all = vec![bytes];
             for rank in 1..self.size() {
@@ -128,11 +139,13 @@ impl Job {
             }
             let ids: Vec<RankIdentity> = all
                 .iter()
-                .map(|b| serde_json::from_slice(b).unwrap_or_default())
-                .collect();
+                .enumerate()
+                .map(|(rank, b)| decode(b, &format!("rank {rank}'s identity")))
+                .collect::<Result<_, _>>()
+                .map_err(|e| self.broken(e))?;
             let targets: Vec<String> = ids.iter().map(|i| i.target.clone()).collect();
-            let verdict = serde_json::to_vec(&(compare(&ids).unwrap_or_default(), targets))
-                .unwrap_or_default();
+            let verdict = encode(&(compare(&ids).unwrap_or_default(), targets), "the verdict")
+                .map_err(|e| self.broken(e))?;
             for rank in 1..self.size() {
                 self.send(rank, Tag::Identity, &verdict);
             }
@@ -145,7 +158,7 @@ impl Job {
             verdict
         };
         let (line, targets): (String, Vec<String>) =
-            serde_json::from_slice(&shared).unwrap_or_default();
+            decode(&shared, "rank 0's verdict on the identities").map_err(|e| self.broken(e))?;
         *self.targets.lock().unwrap() = targets;
         match line.is_empty() {
             true => Ok(()),
@@ -275,11 +288,16 @@ impl Job {
     pub fn hand_over(&self, result: &RunResult) -> Option<Result<RunResult, String>> {
         self.arrive("end");
         let after = self.measure_clocks();
-        let bytes = serde_json::to_vec(result).unwrap_or_default();
+        let bytes = encode(result, "this rank's result");
         if !self.is_root() {
-            self.send(0, Tag::Result, &bytes);
-            return None;
+            // Sent even when broken (empty): rank 0 names it.
+            self.send(0, Tag::Result, bytes.as_deref().unwrap_or_default());
+            return bytes.err().map(Err);
         }
+        let bytes = match bytes {
+            Ok(bytes) => bytes,
+            Err(e) => return Some(Err(e)),
+        };
         let mut all = vec![(0, bytes)];
         for rank in 1..self.size() {
             match self.receive(Some(rank), Tag::Result) {
@@ -352,7 +370,8 @@ impl Job {
                     rank,
                     host: self.host_of(rank).to_string(),
                     why,
-                    after_ms: after.as_millis() as u64,
+                    after_ns: after.as_nanos() as u64,
+                    legacy_after_ms: None,
                 })
                 .collect();
         }

@@ -36,7 +36,10 @@ pub fn history(args: &HistoryArgs, store: &Settings) -> Result<i32> {
     for (runs, d) in &with_runs {
         out.push_str(&history::device_heading(d));
         for r in runs {
-            out.push_str(&history::run_line(r));
+            out.push_str(&match outcome_of(&db, r.id) {
+                Some(line) => history::outcome_line(r, &line),
+                None => history::run_line(r),
+            });
         }
         out.push_str(&history::change_lines(&newest_changes(&db, &d.key)));
     }
@@ -63,7 +66,22 @@ pub fn list(args: &ListArgs, store: &Settings) -> Result<i32> {
     runs.sort_by_key(|r| r.id);
     match args.json {
         true => crate::output::print_json(&format!("{}\n", history::list_json(&devices, &runs)?)),
-        false => crate::output::print_fitted(&history::list(&devices, &runs)),
+        false => crate::output::print_fitted(&history::list_with(&devices, &runs, |r| {
+            let result = db.load(r.id).ok().flatten()?;
+            let outcome = crate::report::outcome::headline(&result);
+            outcome.or_else(|| crate::report::outcome::tests_line(&result))
+        })),
     }
     Ok(0)
+}
+
+/// The one-line outcome of stored run `id` (see
+/// [`crate::report::outcome::headline`]); none for a run whose figures
+/// are its tests, or whose document this version cannot read (its line
+/// then shows the stored figures).
+fn outcome_of(db: &crate::store::Store, id: i64) -> Option<String> {
+    db.load(id)
+        .ok()
+        .flatten()
+        .and_then(|r| crate::report::outcome::headline(&r))
 }

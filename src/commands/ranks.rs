@@ -371,3 +371,34 @@ fn parse(args: &[String]) -> Result<Cli, Stop> {
         }
     })
 }
+
+/// Under `mpirun`: this rank's span and requests for a command whose
+/// figures are not tests (`sustain`, `files`), so that rank 0's rank rows
+/// and the job's aggregate hold them. The span ends now and lasts the
+/// time the command measured (the evictions and file creation between
+/// sizes are left out); requests are the writes of `sustain`, the files of
+/// `files load`, the write calls of `files save`. `None` alone.
+pub fn span_for_merge(
+    result: &crate::result::RunResult,
+) -> Option<crate::result::cluster::RawCounts> {
+    use crate::result::Payload;
+    crate::cluster::job()?;
+    let (_, took_ns) = result.payload.moved()?;
+    let ops = match &result.payload {
+        Payload::Sustain { sustain, .. } => {
+            sustain.bytes.div_ceil(u64::from(sustain.block_size.max(1)))
+        }
+        Payload::FilesLoad { files_load, .. } => files_load.points.iter().map(|p| p.files).sum(),
+        Payload::FilesSave { files_save, .. } => {
+            files_save.points.iter().map(|p| p.times.calls).sum()
+        }
+        _ => 0,
+    };
+    let end = crate::engine::monotonic_now_ns();
+    Some(crate::result::cluster::RawCounts {
+        start_mono_ns: end.saturating_sub(took_ns),
+        end_mono_ns: end,
+        ops,
+        ..Default::default()
+    })
+}

@@ -49,6 +49,7 @@ pub fn sustain(args: &SustainArgs, store: &Settings) -> Result<i32> {
     result.error = error;
     result.interrupted = ending.interrupted;
     result.cpu_load = cpu_load;
+    result.raw = super::ranks::span_for_merge(&result);
     crate::medium::restore::restore(&mut target, &mut result);
     drop(target);
     output.finish(&result)

@@ -459,6 +459,7 @@ pub fn parse_sized(text: &str, file_size: &dyn Fn(&str) -> Option<u64>) -> Resul
         error,
         device_identity: None,
         mpi: None,
+        raw: None,
     })
 }
 

@@ -81,11 +81,14 @@ pub fn wait_for(printer: Option<JoinHandle<()>>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::result::live::LiveTest;
 
     #[test]
     fn an_interval_line_is_one_flat_tagged_json_object() {
         let interval = LiveInterval {
-            test: "sustain write".into(),
+            test: LiveTest::Sustain {
+                block_size_bytes: 1 << 20,
+            },
             index: 3,
             start_ns: 3_000_000_000,
             end_ns: 4_000_000_000,
@@ -101,7 +104,9 @@ mod tests {
         assert!(!line.contains('\n'));
         let v: serde_json::Value = serde_json::from_str(&line).unwrap();
         assert_eq!(v["type"], "interval");
-        assert_eq!(v["test"], "sustain write");
+        // The test by its figures, not in words.
+        assert_eq!(v["test"]["kind"], "sustain");
+        assert_eq!(v["test"]["block_size_bytes"], 1 << 20);
         assert_eq!(v["index"], 3);
         assert_eq!(v["start_ns"], 3_000_000_000u64);
         assert_eq!(v["p99_ns"], 20_000_000u64);

@@ -46,7 +46,16 @@ pub fn run_line(r: &RunRow) -> String {
             )
         })
         .collect();
-    let lead = format!(
+    let lead = lead(r);
+    if figures.is_empty() {
+        return format!("{lead}no figures\n");
+    }
+    figure_lines(&lead, &figures)
+}
+
+/// The start of a run's line: id, date, command, status, spread.
+fn lead(r: &RunRow) -> String {
+    format!(
         "  run {:>4}  {}  {:<8} {}{}{}",
         r.id,
         shown(&r.started_at),
@@ -54,11 +63,19 @@ pub fn run_line(r: &RunRow) -> String {
         target_prefix(r.target.as_deref()),
         status_prefix(r.status),
         spread_prefix(r.ranks)
-    );
-    if figures.is_empty() {
-        return format!("{lead}no figures\n");
-    }
-    figure_lines(&lead, &figures)
+    )
+}
+
+/// One run whose outcome is a line of its own (a drop, misses, a curve's
+/// bandwidths, a flash verdict; see [`crate::report::outcome::headline`])
+/// in place of a figure per test, wrapped between its parts.
+pub fn outcome_line(r: &RunRow, headline: &str) -> String {
+    let parts: Vec<String> = headline
+        .split(" · ")
+        .flat_map(|p| p.split("; "))
+        .map(shown)
+        .collect();
+    figure_lines(&lead(r), &parts)
 }
 
 /// The figures after `lead`, joined by ` · ` and wrapped between figures,
@@ -140,6 +157,16 @@ pub fn change_lines(newest: &[crate::analysis::compare::series::Newest]) -> Stri
 
 /// `iocurve list`: every device, then every run with its device.
 pub fn list(devices: &[DeviceRow], runs: &[RunRow]) -> String {
+    list_with(devices, runs, |_| None)
+}
+
+/// [`list`], each run followed by its outcome (see [`outcome_line`]) on
+/// an indented line when `headline` has one.
+pub fn list_with(
+    devices: &[DeviceRow],
+    runs: &[RunRow],
+    headline: impl Fn(&RunRow) -> Option<String>,
+) -> String {
     let mut out = String::from("devices:\n");
     for d in devices {
         // The key and dates on a second line when one would not fit.
@@ -173,6 +200,10 @@ pub fn list(devices: &[DeviceRow], runs: &[RunRow]) -> String {
         );
         out.push_str(&fitted(&line));
         out.push('\n');
+        if let Some(h) = headline(r) {
+            out.push_str(&fitted(&format!("            {}", shown(&h))));
+            out.push('\n');
+        }
     }
     out
 }

@@ -9,12 +9,13 @@
 
 use super::Export;
 use super::cells::{figure_text, identity_text, spread_text};
+use super::outcome::figure::{Figure, Unit, Value};
 use super::table::Table;
 use crate::analysis::ranks;
 use crate::result::cluster::MpiSection;
 use crate::result::{RunResult, TestResult};
 use crate::units::escape::{self as outside, NAME_COLUMNS};
-use crate::units::{format_iops, format_latency, format_mbps};
+use crate::units::{format_iops, format_latency, format_mbps, format_size_figure, three_figures};
 use crate::vocab::Rw;
 
 pub struct Markdown;
@@ -160,6 +161,14 @@ impl Export for Markdown {
         if let Some(flash) = super::flash_rows::markdown(r, escape) {
             return out + &flash;
         }
+        let figures = super::outcome::figures(r);
+        if r.tests.is_empty() && !figures.is_empty() {
+            outcome_tables(&mut out, r, &figures);
+            if let Some(m) = &r.mpi {
+                rank_tables(&mut out, r, m);
+            }
+            return out;
+        }
         let mut table = Table::new(&[
             "Test",
             "Read MB/s",
@@ -183,10 +192,107 @@ impl Export for Markdown {
         out.push_str(&table.markdown());
         out.push_str("\nMB/s = 10^6 bytes/s; IOPS = I/Os per second (k = 10^3).\n");
         out.push_str("Each figure is the median of the repetitions, with their range (min–max)\nwhere they spread by more than 10%. Latency (p50, p99) is that of the\nmedian repetition; each value names its unit (µs, ms, s).\n");
+        if !figures.is_empty() {
+            // A command with tests and an outcome of its own (copy).
+            outcome_tables(&mut out, r, &figures);
+        }
         if let Some(m) = &r.mpi {
             rank_tables(&mut out, r, m);
         }
         out
+    }
+}
+
+/// Rows a Markdown table of a section of many shows; the CSV and JSON
+/// hold every one.
+const MAX_SECTION_ROWS: usize = 40;
+
+/// The outcome of a run whose figures are not tests: its line, then one
+/// table per section (a section of one row as figure and value, a section
+/// of many with a column per figure).
+fn outcome_tables(out: &mut String, r: &RunResult, figures: &[Figure]) {
+    if let Some(line) = super::outcome::headline(r) {
+        out.push_str(&format!("**Outcome**: {}\n", escape(&line)));
+    }
+    for (section, list) in super::outcome::sections(figures) {
+        out.push_str(&format!("\n**{section}**\n\n"));
+        if list.iter().all(|f| f.index.is_none()) {
+            let mut table = Table::new(&["Figure", "Value"]);
+            for f in list {
+                table.add_row(vec![heading(f), escape(&value_text(f))]);
+            }
+            out.push_str(&table.markdown());
+            continue;
+        }
+        pivot(out, &list);
+    }
+    out.push_str("\nMB/s = 10^6 bytes/s; KiB, MiB, GiB = 1024-based; each time names its unit.\n");
+}
+
+/// A section of many rows: one column per figure, one row per index.
+fn pivot(out: &mut String, list: &[&Figure]) {
+    let mut columns: Vec<String> = Vec::new();
+    for f in list {
+        if !columns.contains(&f.column()) {
+            columns.push(f.column());
+        }
+    }
+    let mut indexes: Vec<usize> = list.iter().filter_map(|f| f.index).collect();
+    indexes.dedup();
+    let mut header = vec!["#".to_string()];
+    header.extend(columns.iter().map(|c| {
+        list.iter()
+            .find(|f| &f.column() == c)
+            .map_or_else(|| c.clone(), |f| heading(f))
+    }));
+    let header: Vec<&str> = header.iter().map(String::as_str).collect();
+    let mut table = Table::new(&header);
+    for &i in indexes.iter().take(MAX_SECTION_ROWS) {
+        let mut row = vec![i.to_string()];
+        for c in &columns {
+            let cell = list.iter().find(|f| f.index == Some(i) && &f.column() == c);
+            row.push(cell.map_or("-".into(), |f| escape(&value_text(f))));
+        }
+        table.add_row(row);
+    }
+    out.push_str(&table.markdown());
+    if indexes.len() > MAX_SECTION_ROWS {
+        out.push_str(&format!(
+            "\n… {} more rows in the CSV and JSON exports.\n",
+            indexes.len() - MAX_SECTION_ROWS
+        ));
+    }
+}
+
+/// A figure's name and unit as a column heading: `before (MB/s)`.
+fn heading(f: &Figure) -> String {
+    let unit = match f.unit {
+        Unit::Bytes => "",
+        Unit::Ns | Unit::S => " (time)",
+        Unit::MbPerS => " (MB/s)",
+        Unit::Pct => " (%)",
+        Unit::Plain => "",
+    };
+    format!("{}{unit}", f.name.replace('_', " "))
+}
+
+/// A figure's value as a person reads it: sizes and times in the unit
+/// that suits them, speeds to three figures.
+fn value_text(f: &Figure) -> String {
+    let n = match &f.value {
+        Value::Word(w) => return outside::name(w, NAME_COLUMNS),
+        Value::Count(n) => *n as f64,
+        Value::Real(x) => *x,
+    };
+    match f.unit {
+        Unit::Bytes => format_size_figure(n as u64),
+        Unit::Ns => format_latency(n),
+        Unit::S => format_latency(n * 1e9),
+        Unit::MbPerS | Unit::Pct => three_figures(n),
+        Unit::Plain => match f.value {
+            Value::Count(c) => c.to_string(),
+            _ => three_figures(n),
+        },
     }
 }
 
@@ -206,9 +312,14 @@ fn rank_tables(out: &mut String, r: &RunResult, m: &MpiSection) {
         "Start skew",
         "End skew",
     ]);
-    for (t, _, rep) in &tests {
+    let whole = m.whole.as_ref().filter(|_| tests.is_empty());
+    let rows = tests
+        .iter()
+        .map(|(t, _, rep)| (format!("{} {}", t.name, t.workload.rw), *rep))
+        .chain(whole.map(|w| (r.command(), w)));
+    for (name, rep) in rows {
         table.add_row(vec![
-            format!("{} {}", t.name, t.workload.rw),
+            escape(&name),
             format_mbps(rep.aggregate_mb_per_s),
             format_mbps(rep.stonewall_mb_per_s),
             format_mbps(rep.sum_of_rank_mb_per_s),

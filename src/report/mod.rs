@@ -17,6 +17,7 @@ pub mod history;
 pub mod html;
 mod json;
 mod markdown;
+pub mod outcome;
 pub mod probe;
 pub mod recover;
 mod svg;

@@ -12,7 +12,9 @@
 use super::table::{Table, cut};
 use crate::analysis::ranks;
 use crate::result::RunResult;
-use crate::result::cluster::{MpiRepetition, MpiSection};
+use crate::result::cluster::{
+    MergeNote, MergeNoteKind, MpiRepetition, MpiSection, NoPartner, NoPartnerKind,
+};
 use crate::units::{format_latency, format_mbps};
 use std::fmt::Write;
 
@@ -28,7 +30,7 @@ pub fn ranks_block(out: &mut String, r: &RunResult) {
     out.push('\n');
     test_lines(out, r, m);
     clock_line(out, m);
-    mode_lines(out, m);
+    mode_lines(out, r, m);
     let _ = writeln!(out, "{}", rank_table(m));
     straggler_line(out, m);
     lost_lines(out, m);
@@ -38,7 +40,7 @@ pub fn ranks_block(out: &mut String, r: &RunResult) {
 fn lost_lines(out: &mut String, m: &MpiSection) {
     use crate::result::cluster::RankLoss;
     for lost in &m.lost {
-        let secs = lost.after_ms as f64 / 1000.0;
+        let secs = lost.silent_ns() as f64 / 1e9;
         let why = match lost.why {
             RankLoss::StoppedAnswering => format!("stopped answering for {secs:.1} s"),
             RankLoss::Stalled => format!("moved no data for {secs:.1} s"),
@@ -69,6 +71,15 @@ fn figures(rep: &MpiRepetition) -> String {
 fn test_lines(out: &mut String, r: &RunResult, m: &MpiSection) {
     let shape = ranks::shape_of(m);
     let tests = ranks::test_figures(r, m);
+    if let (true, Some(whole)) = (tests.is_empty(), &m.whole) {
+        let _ = writeln!(
+            out,
+            "ranks       {shape} · {} {} (aggregate: total bytes over first start to last end)",
+            r.command(),
+            figures(whole)
+        );
+        return;
+    }
     if let [(_, _, rep)] = tests.as_slice() {
         let _ = writeln!(
             out,
@@ -103,21 +114,62 @@ fn test_lines(out: &mut String, r: &RunResult, m: &MpiSection) {
     let _ = writeln!(out, "{table}\n");
 }
 
-/// How well the clocks were known: the loosest rank's bound and drift.
+/// How well the clocks were known: the loosest rank's bound, and its
+/// drift, or that the drift is noise when every rank's estimate is within
+/// its own uncertainty.
 fn clock_line(out: &mut String, m: &MpiSection) {
     let (bound, drift) = ranks::clock_bounds(m);
+    let drift_text = match ranks::drift_within_noise(m) {
+        Some(noise) => format!(
+            "drift within noise (± {} µs/s)",
+            crate::units::three_figures(noise / 1e3)
+        ),
+        None => format!("drift ≤ {} µs/s", crate::units::three_figures(drift / 1e3)),
+    };
     let _ = writeln!(
         out,
-        "clocks      offsets measured by ping-pong, bound ≤ {}, drift ≤ {} µs/s",
-        format_latency(bound as f64),
-        crate::units::three_figures(drift / 1e3)
+        "clocks      offsets measured by ping-pong, bound ≤ {}, {drift_text}",
+        format_latency(bound as f64)
     );
 }
 
+/// A merge's note in words.
+pub fn note_text(note: &MergeNote, r: &RunResult) -> String {
+    match note {
+        MergeNote::Typed(MergeNoteKind::DetailOfRankZero) => {
+            let host = r
+                .mpi
+                .as_ref()
+                .and_then(|m| m.ranks.iter().find(|k| k.rank == 0))
+                .map_or("", |k| k.host.as_str());
+            format!(
+                "the {} detail above is rank 0's ({}); each rank's totals are in the rank table",
+                r.command(),
+                cut(host, HOST_WIDTH)
+            )
+        }
+        MergeNote::Legacy(words) => words.clone(),
+    }
+}
+
+/// Why no rank read another host's data, in words.
+pub fn no_partner_text(why: &NoPartner) -> String {
+    match why {
+        NoPartner::Typed(NoPartnerKind::OneHost { host, ranks }) => format!(
+            "all {ranks} ranks ran on one host ({}): nothing to read from another host",
+            cut(host, HOST_WIDTH)
+        ),
+        NoPartner::Typed(NoPartnerKind::NoRanks) => {
+            "no ranks: nothing to read from another host".into()
+        }
+        NoPartner::Legacy(words) => words.clone(),
+    }
+}
+
 /// `--stonewall`, `--shared-file` and `--read-other-host`, when used.
-fn mode_lines(out: &mut String, m: &MpiSection) {
+fn mode_lines(out: &mut String, r: &RunResult, m: &MpiSection) {
     if let Some(note) = &m.note {
-        let _ = writeln!(out, "note        {note}");
+        let _ = writeln!(out, "note        {}", note_text(note, r));
     }
     if m.stonewall {
         let _ = writeln!(
@@ -150,7 +202,8 @@ fn mode_lines(out: &mut String, m: &MpiSection) {
                 let _ = writeln!(
                     out,
                     "reads       NOT from another host: {}; each rank read its own data",
-                    why.as_deref().unwrap_or("no reason given")
+                    why.as_ref()
+                        .map_or("no reason given".into(), no_partner_text)
                 );
             }
         }
@@ -267,7 +320,7 @@ mod tests {
         m.shared_file = true;
         m.read_other_host = Some(ReadOtherHost {
             done: false,
-            why_not: Some("every rank is on one host".into()),
+            why_not: Some(NoPartner::Legacy("every rank is on one host".into())),
             read_from: vec![0, 1, 2, 3],
         });
         let text = Text.render(&r);

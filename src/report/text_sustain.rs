@@ -1,7 +1,8 @@
 //! The `sustain` part of the text report: totals, the drop, and a compact
 //! bar per interval (at most [`MAX_ROWS`] rows, intervals merged to fit).
 
-use crate::analysis::sustain::{DROP_RATIO, Shape, shape};
+use crate::analysis::sustain::rules::DROP_RATIO;
+use crate::analysis::sustain::{Shape, shape};
 use crate::result::apps::SpeedDrop;
 use crate::result::apps::SpeedLevel;
 use crate::result::apps::SustainReport;

@@ -34,7 +34,12 @@ pub struct MpiSection {
     /// What the reader must know about the merge (e.g. that `sustain`'s
     /// intervals are rank 0's alone).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
+    pub note: Option<MergeNote>,
+    /// For a command whose figures are not tests (`sustain`, `files`): its
+    /// figures across the ranks, from each rank's bytes and span (the
+    /// stonewall figure assumes each rank moved its bytes at an even rate).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub whole: Option<MpiRepetition>,
     /// Ranks the job lost before the end (their figures are missing from
     /// the merge, which is then marked interrupted), by rank.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -51,8 +56,43 @@ pub struct LostRank {
     /// How it was lost.
     pub why: RankLoss,
     /// How long it had been silent (or had moved no data) when it was
-    /// given up, milliseconds.
-    pub after_ms: u64,
+    /// given up, ns (stored as whole milliseconds, `after_ms`, before).
+    #[serde(default)]
+    pub after_ns: u64,
+    /// `after_ns` as runs stored before wrote it; read, never written.
+    #[serde(default, rename = "after_ms", skip_serializing)]
+    #[schemars(skip)]
+    pub legacy_after_ms: Option<u64>,
+}
+
+impl LostRank {
+    /// How long it had been silent, ns, from either form.
+    pub fn silent_ns(&self) -> u64 {
+        match self.legacy_after_ms {
+            Some(ms) if self.after_ns == 0 => ms.saturating_mul(1_000_000),
+            _ => self.after_ns,
+        }
+    }
+}
+
+/// What a reader must know about a merge.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(untagged)]
+pub enum MergeNote {
+    /// Typed: which note (the renderers word it).
+    Typed(MergeNoteKind),
+    /// The words of a run stored before the notes were typed, shown as
+    /// stored.
+    Legacy(String),
+}
+
+/// The notes a merge may carry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum MergeNoteKind {
+    /// The command's detail (sustain's intervals, files' sizes) is rank
+    /// 0's; each rank's totals are in the rank rows, the job's in `whole`.
+    DetailOfRankZero,
 }
 
 /// How a rank was lost.
@@ -91,6 +131,11 @@ pub struct RankRow {
     /// How much the offset moved between the measurements before and after
     /// the tests, in nanoseconds per second of the job.
     pub clock_drift_ns_per_s: f64,
+    /// How far the drift may be off: the two offsets' bounds over the time
+    /// between them, ns per second (0 in runs stored before, and with one
+    /// measurement). A drift within it is noise.
+    #[serde(default)]
+    pub clock_drift_uncertainty_ns_per_s: f64,
     /// First measured start and last measured end of this rank, on the
     /// common clock.
     pub start_ns: i64,
@@ -192,9 +237,34 @@ pub struct ReadOtherHost {
     pub done: bool,
     /// Why not, when `done` is false (e.g. every rank is on one host).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub why_not: Option<String>,
+    pub why_not: Option<NoPartner>,
     /// For each rank, by rank: the rank whose data it read.
     pub read_from: Vec<u32>,
+}
+
+/// Why no rank could read another host's data.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(untagged)]
+pub enum NoPartner {
+    /// Typed: why.
+    Typed(NoPartnerKind),
+    /// The words of a run stored before the reasons were typed.
+    Legacy(String),
+}
+
+/// The reasons a rank has no partner on another host.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum NoPartnerKind {
+    /// Every rank ran on one host (named: a name from outside).
+    OneHost {
+        /// The one host.
+        host: String,
+        /// Ranks on it.
+        ranks: u32,
+    },
+    /// The job had no ranks.
+    NoRanks,
 }
 
 /// What one rank hands rank 0 beside each measurement so that the merge is
@@ -215,6 +285,10 @@ pub struct RawCounts {
     /// Bytes this rank had moved when it learned that the first rank had
     /// finished (its own total when it finished first).
     pub bytes_at_first_done: u64,
+    /// Requests this rank completed, for a command whose figures are not
+    /// tests (a measurement's own `ops` counts them otherwise).
+    #[serde(default)]
+    pub ops: u64,
 }
 
 /// What each rank says about itself before anything is opened; rank 0

@@ -9,8 +9,9 @@
 //! schema of the lines (schema/iocurve-json-lines.schema.json).
 
 use super::{RunResult, TargetInfo};
+use crate::vocab::Rw;
+use crate::vocab::options::StreamDirection;
 use serde::Serialize;
-use std::borrow::Cow;
 
 /// One line of `--json-lines`: `{"type": "start" | "interval" | "result",
 /// ...}`, the tag first and the object's own keys beside it.
@@ -50,9 +51,9 @@ pub struct StartLine<'a> {
 /// the warm-up is not reported.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct LiveInterval {
-    /// The test measured, as the progress line names it (borrowed when
-    /// the name is fixed, so a live interval is made without allocating).
-    pub test: Cow<'static, str>,
+    /// The test measured, by its figures (the words are the progress
+    /// line's, made from these).
+    pub test: LiveTest,
     /// 0 for the first interval of the test.
     pub index: u64,
     /// Start of the interval, ns from the start of the measured pass.
@@ -76,6 +77,38 @@ pub struct LiveInterval {
     /// The longest request that completed in the interval, ns; null when
     /// none completed.
     pub max_ns: Option<u64>,
+}
+
+/// What an interval measures, by kind: a workload of the tests (`run`,
+/// `profile`, `curve`), a stream at its rate, or a sustained write.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum LiveTest {
+    /// One workload of the tests.
+    Workload {
+        /// Access pattern and direction.
+        rw: Rw,
+        /// Bytes per request.
+        block_size_bytes: u64,
+        /// Requests in flight per job.
+        queue_depth: u32,
+        /// Jobs.
+        threads: u32,
+    },
+    /// `stream`: requests on a schedule.
+    Stream {
+        /// `read` (a player) or `write` (a recorder).
+        direction: StreamDirection,
+        /// The rate the schedule asks, MB/s (10^6 bytes per second).
+        rate_mb_per_s: f64,
+        /// Bytes per request.
+        chunk_bytes: u32,
+    },
+    /// `sustain`: the long sequential write.
+    Sustain {
+        /// Bytes per write.
+        block_size_bytes: u32,
+    },
 }
 
 impl LiveInterval {

@@ -96,6 +96,12 @@ pub struct RunResult {
     /// for a run on one host.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mpi: Option<cluster::MpiSection>,
+    /// A rank's span and requests for a command whose figures are not
+    /// tests (`sustain`, `files`), sent to rank 0 beside its result so that
+    /// the rank rows hold them; never in a printed or saved result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(skip)]
+    pub raw: Option<cluster::RawCounts>,
 }
 
 impl RunResult {

@@ -125,6 +125,8 @@ impl Store {
                     clock_offset_ns: r.get(4)?,
                     clock_offset_bound_ns: unsigned(r.get(5)?),
                     clock_drift_ns_per_s: r.get(6)?,
+                    // Not kept in the table: the stored document has it.
+                    clock_drift_uncertainty_ns_per_s: 0.0,
                     start_ns: r.get(7)?,
                     end_ns: r.get(8)?,
                     bytes: unsigned(r.get(9)?),

@@ -12,7 +12,7 @@
 //! then spans the stall, with its low rate and its long maximum.
 
 use crate::live::json_lines;
-use crate::result::live::{LiveInterval, capped_quantiles};
+use crate::result::live::{LiveInterval, LiveTest, capped_quantiles};
 use crate::stats::live_histogram::{BUCKETS, quantile_of_counts};
 use crate::workload::gauge::{Gauge, total_bytes};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -48,7 +48,7 @@ pub fn unreported<T>(work: impl FnOnce() -> T) -> T {
 /// Runs `work` while a watcher prints the intervals of `gauges` as JSON
 /// lines labelled `test`, the last one as soon as `work` returns. Without
 /// latency in the gauges (intervals not asked), just runs `work`.
-pub fn watch<T>(test: &str, gauges: &[Gauge], work: impl FnOnce() -> T) -> T {
+pub fn watch<T>(test: LiveTest, gauges: &[Gauge], work: impl FnOnce() -> T) -> T {
     if gauges.iter().all(|g| g.latency().is_none()) {
         return work();
     }
@@ -84,7 +84,7 @@ pub fn watch<T>(test: &str, gauges: &[Gauge], work: impl FnOnce() -> T) -> T {
 
 /// The state between two cuts of one measurement's intervals.
 pub struct IntervalCutter<'g> {
-    test: &'g str,
+    test: LiveTest,
     gauges: &'g [Gauge],
     index: u64,
     /// Bucket counts and bytes at the previous cut.
@@ -97,7 +97,7 @@ pub struct IntervalCutter<'g> {
 }
 
 impl<'g> IntervalCutter<'g> {
-    pub fn new(test: &'g str, gauges: &'g [Gauge]) -> Self {
+    pub fn new(test: LiveTest, gauges: &'g [Gauge]) -> Self {
         IntervalCutter {
             test,
             gauges,
@@ -156,7 +156,7 @@ impl<'g> IntervalCutter<'g> {
         let (p50, p99) = capped_quantiles((p50, p99), max_ns);
         let (mb_per_s, iops) = LiveInterval::rates(bytes, ops, (start, end));
         LiveInterval {
-            test: self.test.to_string().into(),
+            test: self.test,
             index: self.index,
             start_ns: start.saturating_sub(origin),
             end_ns: end.saturating_sub(origin),
@@ -181,7 +181,15 @@ mod tests {
         for g in &gauges {
             g.start(1_000);
         }
-        let mut cutter = IntervalCutter::new("4 KiB randread", &gauges);
+        let mut cutter = IntervalCutter::new(
+            LiveTest::Workload {
+                rw: crate::vocab::Rw::RandRead,
+                block_size_bytes: 4096,
+                queue_depth: 1,
+                threads: 1,
+            },
+            &gauges,
+        );
         assert!(cutter.cut().is_none(), "nothing completed yet");
         // First second: 1,000 requests of 4 KiB at 100 µs on each job.
         for (i, g) in gauges.iter().enumerate() {

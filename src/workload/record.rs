@@ -57,5 +57,6 @@ pub fn new_result_identified(
         device_identity: Some(identity),
         payload,
         mpi: None,
+        raw: None,
     }
 }

@@ -44,7 +44,13 @@ pub fn measure_on(
 ) -> Result<Measurement, Box<MeasureFailure>> {
     let gauges = Gauge::many(spec.threads as usize, live::wanted());
     let work = || {
-        let measured = live::watch(label, &gauges, || {
+        let test = crate::result::live::LiveTest::Workload {
+            rw: spec.rw,
+            block_size_bytes: spec.block_size,
+            queue_depth: spec.queue_depth,
+            threads: spec.threads,
+        };
+        let measured = live::watch(test, &gauges, || {
             runner::measure(mt, spec, interrupt::stop_flag(), &gauges)
         });
         panic_if_asked();

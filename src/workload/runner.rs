@@ -280,6 +280,7 @@ fn coordinated_pass(
         start_mono_ns: start,
         end_mono_ns: start + elapsed,
         bytes_at_first_done: first_done,
+        ops: 0,
     });
 }
 

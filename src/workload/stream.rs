@@ -463,15 +463,15 @@ pub fn run_at(
         },
     };
     let gauges = Gauge::many(1, live::wanted());
-    let label = format!(
-        "stream {} at {} MB/s",
-        match base.kind {
-            OpKindName::Read => "read",
-            OpKindName::Write => "write",
+    let test = crate::result::live::LiveTest::Stream {
+        direction: match base.kind {
+            OpKindName::Read => crate::vocab::options::StreamDirection::Read,
+            OpKindName::Write => crate::vocab::options::StreamDirection::Write,
         },
-        crate::units::format_mbps(rate / 1e6)
-    );
-    let (mut outcome, error) = live::watch(&label, &gauges, || {
+        rate_mb_per_s: rate / 1e6,
+        chunk_bytes: plan.chunk,
+    };
+    let (mut outcome, error) = live::watch(test, &gauges, || {
         run(on, plan, schedule.seed, interrupt::stop_flag(), &gauges[0])
     });
     outcome.warnings = warnings;

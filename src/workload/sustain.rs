@@ -143,7 +143,9 @@ impl<'a> SustainSource<'a> {
         );
         let (p50_ns, p99_ns) = capped_quantiles(quantiles, max_ns);
         let interval = LiveInterval {
-            test: "sustain write".into(),
+            test: crate::result::live::LiveTest::Sustain {
+                block_size_bytes: self.plan.block_size,
+            },
             index: s.index,
             start_ns: s.start_ns,
             end_ns: s.end_ns,

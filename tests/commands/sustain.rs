@@ -7,7 +7,7 @@
 use crate::common;
 
 use common::{MIB, iocurve, ok_json};
-use iocurve::analysis::sustain::DROP_RATIO;
+use iocurve::analysis::sustain::rules::DROP_RATIO;
 use iocurve::engine::sim::{SimDevice, SimParams};
 use iocurve::workload::sustain::drop_on_sim;
 

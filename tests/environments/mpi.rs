@@ -1178,9 +1178,20 @@ fn every_command_that_runs_on_ranks_merges_them_and_leaves_nothing() {
             assert_merged_exactly(&doc, 2);
         } else {
             // sustain and files: the detail is rank 0's, and the result
-            // says so.
-            let note = doc["mpi"]["note"].as_str().unwrap_or_default();
-            assert!(note.contains("rank 0's"), "{what}: {note}");
+            // says so; each rank's row holds its requests and span, and
+            // the job's aggregate is beside them.
+            assert_eq!(doc["mpi"]["note"], "detail_of_rank_zero", "{what}");
+            for row in rows {
+                assert!(row["ops"].as_u64().unwrap() > 0, "{what}: {row}");
+                let (start, end) = (row["start_ns"].as_i64(), row["end_ns"].as_i64());
+                assert!(end.unwrap() > start.unwrap(), "{what}: {row}");
+            }
+            let whole = &doc["mpi"]["whole"];
+            assert!(
+                whole["aggregate_mb_per_s"].as_f64().unwrap() > 0.0,
+                "{what}: {whole}"
+            );
+            assert_eq!(whole["ranks"].as_array().map(Vec::len), Some(2), "{what}");
         }
         assert!(
             job.left_running().is_empty(),

@@ -111,6 +111,17 @@ impl ClockMap {
         self.slope() * 1e9
     }
 
+    /// How far the drift may be off: the two offsets' bounds added, over
+    /// the time between them, ns per second; 0 with no after.
+    pub fn drift_uncertainty_ns_per_s(&self) -> f64 {
+        let Some(a) = self.after else { return 0.0 };
+        let span = a.at_ns.abs_diff(self.before.at_ns);
+        if span == 0 {
+            return 0.0;
+        }
+        (self.before.bound_ns + a.bound_ns) as f64 / span as f64 * 1e9
+    }
+
     /// max(before.bound, after.bound): the bound of a mapped time between
     /// the two measurements.
     pub fn bound_ns(&self) -> u64 {

@@ -10,7 +10,7 @@
 //! so every host's data is read by the next host and uneven counts per host
 //! still give everyone a partner elsewhere.
 
-use crate::result::cluster::ReadOtherHost;
+use crate::result::cluster::{NoPartner, NoPartnerKind, ReadOtherHost};
 use std::collections::BTreeMap;
 
 /// Each rank's partner on another host, chosen from the gathered host
@@ -20,15 +20,15 @@ pub fn read_partners(hosts: &[String]) -> ReadOtherHost {
     let itself: Vec<u32> = (0..hosts.len()).map(rank_number).collect();
     if groups.len() < 2 {
         let why = match groups.first() {
-            Some((host, _)) => format!(
-                "all {} ranks ran on one host ({host}): nothing to read from another host",
-                hosts.len()
-            ),
-            None => "no ranks: nothing to read from another host".to_string(),
+            Some((host, _)) => NoPartnerKind::OneHost {
+                host: host.to_string(),
+                ranks: rank_number(hosts.len()),
+            },
+            None => NoPartnerKind::NoRanks,
         };
         return ReadOtherHost {
             done: false,
-            why_not: Some(why),
+            why_not: Some(NoPartner::Typed(why)),
             read_from: itself,
         };
     }
@@ -120,11 +120,14 @@ mod tests {
         let plan = read_partners(&hosts);
         assert!(!plan.done);
         assert_eq!(plan.read_from, vec![0, 1, 2]);
-        assert_eq!(
-            plan.why_not.as_deref(),
-            Some("all 3 ranks ran on one host (node7): nothing to read from another host")
-        );
-        assert!(!read_partners(&[]).done);
+        let one_host = NoPartnerKind::OneHost {
+            host: "node7".into(),
+            ranks: 3,
+        };
+        assert_eq!(plan.why_not, Some(NoPartner::Typed(one_host)));
+        let none = read_partners(&[]);
+        assert!(!none.done);
+        assert_eq!(none.why_not, Some(NoPartner::Typed(NoPartnerKind::NoRanks)));
     }
 
     proptest! {

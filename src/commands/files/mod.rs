@@ -38,5 +38,6 @@ fn files_result(
     result.payload = payload;
     result.cpu_load = cpu_load;
     result.interrupted = crate::interrupt::stop_flag().load(Ordering::Relaxed);
+    result.raw = super::ranks::span_for_merge(&result);
     result
 }

@@ -8,7 +8,7 @@
 //! Markdown say the same. Runs stored by earlier releases keep their
 //! words, shown as stored.
 
-mod outcome;
+pub mod outcome;
 pub mod words;
 
 pub use outcome::{class_met, headline, need_name, need_text, need_unit, reason_text};

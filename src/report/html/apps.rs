@@ -1,9 +1,9 @@
 //! Report sections of the application workloads: file-load times, the
-//! write-call sweep of `files save`, stream deadlines and sustained-write
-//! throughput, each a chart beside its table.
+//! write-call sweep of `files save`, and stream deadlines, each a chart
+//! beside its table (a sustained write's is in `sustain.rs`).
 
 use super::{charts, esc};
-use crate::result::apps::{FilesLoadReport, FilesSaveReport, StreamReport, SustainReport};
+use crate::result::apps::{FilesLoadReport, FilesSaveReport, StreamReport};
 use crate::units::{format_latency, format_mbps, format_size};
 use std::fmt::Write;
 
@@ -182,64 +182,4 @@ pub fn stream(out: &mut String, r: &StreamReport) {
             format_latency(o.deadline_ns as f64)
         );
     }
-}
-
-pub fn sustain(out: &mut String, r: &SustainReport) {
-    let _ = writeln!(out, "<h4>Sustained write</h4>");
-    let series: Vec<(f64, f64)> = r
-        .intervals
-        .iter()
-        .map(|i| {
-            (
-                (i.bytes_before + i.bytes) as f64 / (1u64 << 30) as f64,
-                i.mb_per_s,
-            )
-        })
-        .collect();
-    let _ = writeln!(
-        out,
-        "<figure data-chart=\"sustain\">{}<figcaption>MB/s per interval against GiB written.</figcaption></figure>",
-        charts::line(&series, "GiB written", "MB/s (10^6 B/s)", "write speed")
-    );
-    match &r.drop {
-        Some(d) => {
-            let range = match d.per_request() {
-                true => format!(" {}.", crate::report::text_sustain::drop_range(d)),
-                false => String::new(),
-            };
-            let start = crate::report::text_sustain::slow_start(d)
-                .map(|s| format!(" {s}."))
-                .unwrap_or_default();
-            let _ = writeln!(
-                out,
-                "<p class=\"warn\">The speed dropped {}.{}{}</p>",
-                esc(&crate::report::text_sustain::drop_sentence(d)),
-                esc(&range),
-                esc(&start)
-            );
-        }
-        None => {
-            let _ = writeln!(
-                out,
-                "<p>Drop: {}. {} MB/s over {} ({}).</p>",
-                esc(&crate::report::text_sustain::no_drop_sentence(&r.levels)),
-                format_mbps(r.mb_per_s),
-                esc(&format_size(r.bytes)),
-                esc(r.ended_by.as_str())
-            );
-        }
-    }
-    let _ = writeln!(
-        out,
-        "<div class=\"scroll\"><table><thead><tr><th>GiB written</th><th>MB/s</th></tr></thead><tbody>"
-    );
-    for m in &r.marks {
-        let _ = writeln!(
-            out,
-            "<tr><td>{:.2}</td><td>{}</td></tr>",
-            m.bytes_end as f64 / (1u64 << 30) as f64,
-            format_mbps(m.mb_per_s)
-        );
-    }
-    let _ = writeln!(out, "</tbody></table></div>");
 }

@@ -18,6 +18,7 @@ mod flash;
 mod overview;
 mod ranks;
 mod sections;
+mod sustain;
 pub(crate) mod svg_kit;
 
 use crate::result::RunResult;

@@ -39,12 +39,16 @@ fn tests_table(out: &mut String, run: &RunResult, m: &MpiSection) {
         out,
         "<p>Each test's median repetition. Aggregate: total bytes over first start to last end, on rank 0's clock; first done: when the first rank finished; sum of ranks: each rank's own rate, added.</p>\n<div class=\"scroll\"><table><thead><tr><th>test</th><th>aggregate MB/s</th><th>first done MB/s</th><th>sum of ranks MB/s</th><th>start skew</th><th>end skew</th></tr></thead><tbody>"
     );
-    for (t, _, rep) in tests {
+    let whole = m.whole.as_ref().filter(|_| tests.is_empty());
+    let rows = tests
+        .iter()
+        .map(|(t, _, rep)| (format!("{} {}", t.name, t.workload.rw.as_str()), *rep))
+        .chain(whole.map(|w| (run.command(), w)));
+    for (name, rep) in rows {
         let _ = writeln!(
             out,
-            "<tr><td>{} {}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            esc(&t.name),
-            esc(t.workload.rw.as_str()),
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            esc(&name),
             format_mbps(rep.aggregate_mb_per_s),
             format_mbps(rep.stonewall_mb_per_s),
             format_mbps(rep.sum_of_rank_mb_per_s),

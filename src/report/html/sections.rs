@@ -66,7 +66,7 @@ pub fn run(out: &mut String, anchor: &str, run: &RunResult, open: bool) {
         Payload::FilesLoad { files_load, .. } => super::apps::files_load(out, files_load),
         Payload::FilesSave { files_save, .. } => super::apps::files_save(out, files_save),
         Payload::Stream { stream, .. } => super::apps::stream(out, stream),
-        Payload::Sustain { sustain, .. } => super::apps::sustain(out, sustain),
+        Payload::Sustain { sustain, .. } => super::sustain::section(out, sustain),
         _ => {}
     }
     life_sections(out, run);

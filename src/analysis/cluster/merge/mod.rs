@@ -31,6 +31,8 @@ use crate::result::{Measurement, RunResult, TestResult};
 mod check;
 mod curve;
 mod measurement;
+#[cfg(test)]
+mod payload_tests;
 mod section;
 #[cfg(test)]
 mod tests;
@@ -96,6 +98,8 @@ pub fn merge(mut ranks: Vec<RankResult>, options: MergeOptions) -> Result<RunRes
         refresh_curve(&mut out, &|_| None);
     }
     out.mpi = Some(section::build(&ranks, &out.tests, options));
+    // Each rank's span went into the rank rows; it is never printed.
+    out.raw = None;
     Ok(out)
 }
 

@@ -9,7 +9,9 @@
 
 use super::{MergeOptions, RankResult, common_span};
 use crate::result::TestResult;
-use crate::result::cluster::{MpiRepetition, MpiSection, MpiTest, RankRow, RankSpan};
+use crate::result::cluster::{
+    MergeNote, MergeNoteKind, MpiRepetition, MpiSection, MpiTest, RankRow, RankSpan,
+};
 use crate::stats::LatencyHistogram;
 use crate::units::mb_per_s;
 
@@ -30,34 +32,91 @@ pub(super) fn build(
                 .collect(),
         })
         .collect();
+    let whole = whole(ranks, epoch);
     MpiSection {
         size: u32::try_from(ranks.len()).expect("an MPI job has fewer than 2^32 ranks"),
         ranks: ranks
             .iter()
-            .map(|r| rank_row(r, &mpi_tests, epoch))
+            .map(|r| rank_row(r, &mpi_tests, whole.as_ref(), epoch))
             .collect(),
         tests: mpi_tests,
         stonewall: options.stonewall,
         shared_file: options.shared_file,
         read_other_host: options.read_other_host,
         note: detail_of_rank_zero(ranks),
+        whole,
         lost: Vec::new(),
     }
+}
+
+/// A rank's whole span on the common clock, for a command whose figures
+/// are not tests (see [`RunResult::raw`](crate::result::RunResult)).
+fn whole_span(rank: &RankResult) -> Option<(i64, i64)> {
+    if !rank.result.tests.is_empty() {
+        return None;
+    }
+    let raw = rank.result.raw.as_ref()?;
+    Some((
+        rank.clock.to_common(raw.start_mono_ns),
+        rank.clock.to_common(raw.end_mono_ns),
+    ))
+}
+
+/// The first start of any rank's whole span.
+fn whole_epoch(ranks: &[RankResult]) -> Option<i64> {
+    ranks.iter().filter_map(whole_span).map(|(s, _)| s).min()
+}
+
+/// Every rank's whole span as one repetition: the command's aggregate,
+/// first-done and sum-of-ranks figures for `sustain` and `files`.
+fn whole(ranks: &[RankResult], epoch: i64) -> Option<MpiRepetition> {
+    let spans: Vec<RankSpan> = ranks
+        .iter()
+        .filter_map(|r| {
+            let (start, end) = whole_span(r)?;
+            let (bytes, took) = r.result.payload.moved()?;
+            Some(RankSpan {
+                rank: r.rank,
+                start_ns: since(start, epoch),
+                end_ns: since(end, epoch),
+                bytes,
+                ops: r.result.raw.as_ref().map_or(0, |raw| raw.ops),
+                mb_per_s: mb_per_s(bytes, took),
+                bytes_at_first_done: 0,
+            })
+        })
+        .collect();
+    let first_start = spans.iter().map(|s| s.start_ns).min()?;
+    let first_end = spans.iter().map(|s| s.end_ns).min()?;
+    let spans: Vec<RankSpan> = spans
+        .into_iter()
+        .map(|s| RankSpan {
+            bytes_at_first_done: even_share(&s, first_end),
+            ..s
+        })
+        .collect();
+    let bytes = spans.iter().map(|s| s.bytes).sum();
+    Some(from_spans(spans, bytes, first_start))
+}
+
+/// The bytes a rank had moved by `at` if it moved them at an even rate
+/// over its span (its whole total when its span ended by then).
+fn even_share(s: &RankSpan, at: i64) -> u64 {
+    let length = duration(s.start_ns, s.end_ns);
+    if length == 0 || at >= s.end_ns {
+        return s.bytes;
+    }
+    let share = duration(s.start_ns, at) as f64 / length as f64;
+    (s.bytes as f64 * share) as u64
 }
 
 /// For commands whose detail is not tests (sustain's intervals, files'
 /// sizes), the detail shown is rank 0's; the rank rows hold every rank's
 /// totals. Said in the result so that no one reads it as the merge.
-fn detail_of_rank_zero(ranks: &[RankResult]) -> Option<String> {
+fn detail_of_rank_zero(ranks: &[RankResult]) -> Option<MergeNote> {
     let first = ranks.first()?;
     (ranks.len() > 1 && first.result.tests.is_empty() && first.result.payload.moved().is_some())
-        .then(|| {
-            format!(
-                "the {} detail above is rank 0's ({}); each rank's totals are in the rank table",
-                first.result.command(),
-                first.host
-            )
-        })
+        .then_some(MergeNote::Typed(MergeNoteKind::DetailOfRankZero))
 }
 
 /// The first measured start of any rank on the common clock (0 when no
@@ -73,6 +132,7 @@ fn epoch(ranks: &[RankResult]) -> i64 {
                 .filter_map(move |m| common_span(r, m))
         })
         .map(|(start, _)| start)
+        .chain(whole_epoch(ranks))
         .min()
         .unwrap_or(0)
 }
@@ -109,6 +169,12 @@ fn repetition(ranks: &[RankResult], i: usize, j: usize, bytes: u64, epoch: i64) 
     let Some(first_start) = spans.iter().map(|s| s.start_ns).min() else {
         return MpiRepetition::default();
     };
+    from_spans(spans, bytes, first_start)
+}
+
+/// The figures of one repetition from its ranks' spans; `bytes` is the
+/// merged repetition's.
+fn from_spans(spans: Vec<RankSpan>, bytes: u64, first_start: i64) -> MpiRepetition {
     let starts = spans.iter().map(|s| s.start_ns);
     let ends = spans.iter().map(|s| s.end_ns);
     let (last_start, first_end, last_end) = (
@@ -131,7 +197,12 @@ fn repetition(ranks: &[RankResult], i: usize, j: usize, bytes: u64, epoch: i64) 
 
 /// One rank's totals over the whole command, its clock, and how late it
 /// was at worst.
-fn rank_row(rank: &RankResult, tests: &[MpiTest], epoch: i64) -> RankRow {
+fn rank_row(
+    rank: &RankResult,
+    tests: &[MpiTest],
+    whole: Option<&MpiRepetition>,
+    epoch: i64,
+) -> RankRow {
     let measurements = || rank.result.tests.iter().flat_map(|t| &t.repetitions);
     let mut bytes: u64 = measurements().map(|m| m.bytes).sum();
     let mut elapsed: u64 = measurements().map(|m| m.elapsed_ns).sum();
@@ -150,9 +221,13 @@ fn rank_row(rank: &RankResult, tests: &[MpiTest], epoch: i64) -> RankRow {
     let spans = || {
         measurements()
             .filter_map(|m| common_span(rank, m))
+            .chain(whole_span(rank))
             .map(|(s, e)| (since(s, epoch), since(e, epoch)))
     };
-    let (start_skew_ns, end_skew_ns) = lateness(rank.rank, tests);
+    let (start_skew_ns, end_skew_ns) = lateness(rank.rank, tests, whole);
+    let whole_ops = whole_span(rank)
+        .and(rank.result.raw.as_ref())
+        .map_or(0, |raw| raw.ops);
     RankRow {
         rank: rank.rank,
         host: rank.host.clone(),
@@ -161,10 +236,11 @@ fn rank_row(rank: &RankResult, tests: &[MpiTest], epoch: i64) -> RankRow {
         clock_offset_ns: rank.clock.before.offset_ns,
         clock_offset_bound_ns: rank.clock.bound_ns(),
         clock_drift_ns_per_s: rank.clock.drift_ns_per_s(),
+        clock_drift_uncertainty_ns_per_s: rank.clock.drift_uncertainty_ns_per_s(),
         start_ns: spans().map(|s| s.0).min().unwrap_or(0),
         end_ns: spans().map(|s| s.1).max().unwrap_or(0),
         bytes,
-        ops: measurements().map(|m| m.ops).sum(),
+        ops: measurements().map(|m| m.ops).sum::<u64>() + whole_ops,
         mb_per_s: mb_per_s(bytes, elapsed),
         p50_ns: latency.map(|l| l.p50_ns),
         p99_ns: latency.map(|l| l.p99_ns),
@@ -175,10 +251,11 @@ fn rank_row(rank: &RankResult, tests: &[MpiTest], epoch: i64) -> RankRow {
 
 /// The rank's largest lateness behind the first start and behind the
 /// first end, over every repetition it took part in.
-fn lateness(rank: u32, tests: &[MpiTest]) -> (u64, u64) {
+fn lateness(rank: u32, tests: &[MpiTest], whole: Option<&MpiRepetition>) -> (u64, u64) {
     tests
         .iter()
         .flat_map(|t| &t.repetitions)
+        .chain(whole)
         .filter_map(|rep| {
             let span = rep.ranks.iter().find(|s| s.rank == rank)?;
             Some((

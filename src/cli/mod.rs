@@ -5,6 +5,7 @@
 
 pub mod apps;
 pub mod cluster;
+pub mod cluster_job;
 pub mod config;
 pub mod copy;
 pub mod db;

@@ -29,7 +29,7 @@ pub enum Access {
 /// What the requests do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
-#[schemars(transform = crate::result::schema::describe_variant_keys)]
+#[schemars(transform = crate::result::variant_keys::describe_variant_keys)]
 pub enum Direction {
     Read,
     Write,
@@ -66,7 +66,7 @@ pub enum Method {
 /// Whether the device had the machine to itself.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
-#[schemars(transform = crate::result::schema::describe_variant_keys)]
+#[schemars(transform = crate::result::variant_keys::describe_variant_keys)]
 pub enum Company {
     Alone,
     /// Measured while `devices` devices (itself included) ran at once.

@@ -33,6 +33,7 @@ mod payload;
 pub mod schema;
 pub mod stored;
 pub mod target;
+pub mod variant_keys;
 pub mod verify;
 
 pub use caveat::{Caveat, CaveatKind};

@@ -15,6 +15,7 @@ pub mod html;
 mod json;
 mod markdown;
 mod markdown_escape;
+mod palette;
 pub mod probe;
 pub mod recover;
 mod svg;

@@ -785,11 +785,10 @@ fn functions(code: &str) -> Vec<(String, usize, usize)> {
             }
         }
         let first = line_of(code, at);
-        let lines = code[at..close.min(b.len())]
+        let lines = code[at..(close + 1).min(b.len())]
             .lines()
             .filter(|l| !l.trim().is_empty())
-            .count()
-            + 1;
+            .count();
         found.push((code[i..name_end].to_string(), first, lines));
     }
     found

@@ -342,7 +342,16 @@ fn test_only_files(files: &[PathBuf]) -> BTreeSet<PathBuf> {
         let mut rest = code.as_str();
         while let Some(pos) = rest.find("#[cfg(test)]") {
             rest = &rest[pos + "#[cfg(test)]".len()..];
-            let item = rest.trim_start();
+            let mut item = rest.trim_start();
+            // `#[path = "x_tests.rs"]`: the file is beside this one.
+            let mut by_path = None;
+            if item.starts_with("#[path") {
+                let at = code.len() - item.len();
+                let end = item.find(']').unwrap_or(item.len());
+                let attr = &text[at..at + end];
+                by_path = attr.split('"').nth(1).map(str::to_string);
+                item = item[end + 1..].trim_start();
+            }
             let item = item.strip_prefix("pub(crate)").unwrap_or(item).trim_start();
             let Some(decl) = item.strip_prefix("mod ") else {
                 continue;
@@ -352,6 +361,10 @@ fn test_only_files(files: &[PathBuf]) -> BTreeSet<PathBuf> {
                 .take_while(|c| c.is_alphanumeric() || *c == '_')
                 .collect();
             if !decl[name.len()..].trim_start().starts_with(';') {
+                continue;
+            }
+            if let Some(rel) = by_path {
+                test_only.insert(file.parent().unwrap().join(rel));
                 continue;
             }
             // `a/mod.rs` and `lib.rs` declare children beside them; `a/b.rs`

@@ -42,7 +42,6 @@ use summary::summarise;
 
 /// Write data pool per job: large enough that a deduplicating device sees
 /// distinct blocks across any window a cache could hold cheaply.
-
 const MIN_POOL_BYTES: u64 = 16 << 20;
 
 /// Below this the device counters are too coarse to judge a cache.

@@ -391,7 +391,7 @@ pub fn write_chart(path: &Path, chart: &dyn Export, result: &RunResult) -> Resul
 }
 
 /// Exit code of a fake card or a failed class.
-pub use crate::error::EXIT_FLASH_FAIL;
+use crate::error::EXIT_FLASH_FAIL;
 
 impl Output {
     /// The output step of `iocurve flash`: prints the flash report (text,

@@ -215,11 +215,8 @@ pub fn as_run(mut r: RunResult) -> RunResult {
 /// `node-b` thousands of seconds off and measured, and rank 3 a straggler
 /// (under 80% of the median rank's rate).
 pub fn mpi_result() -> RunResult {
-    use crate::result::cluster::{
-        MpiRepetition, MpiSection, MpiTest, RankRow, RankSpan, ReadOtherHost,
-    };
+    use crate::result::cluster::{MpiRepetition, MpiSection, RankRow, RankSpan, ReadOtherHost};
     use crate::units::mb_per_s;
-    const MIB: u64 = 1 << 20;
     const HOSTS: [&str; 4] = ["node-a", "node-a", "node-b", "node-b"];
     // Per test: its start on the common clock, each rank's MiB, lateness
     // of its start and its own elapsed time (ns).
@@ -243,57 +240,8 @@ pub fn mpi_result() -> RunResult {
         t.workload.queue_depth = 8;
     }
     let mut tests = Vec::new();
-    for ((t0, mib, late, took), test) in plans.iter().zip(r.tests.iter_mut()) {
-        let spans: Vec<RankSpan> = (0..4)
-            .map(|i| RankSpan {
-                rank: i as u32,
-                start_ns: t0 + late[i],
-                end_ns: t0 + late[i] + took[i],
-                bytes: mib[i] * MIB,
-                ops: mib[i],
-                mb_per_s: mb_per_s(mib[i] * MIB, took[i] as u64),
-                bytes_at_first_done: 0,
-            })
-            .collect();
-        let first_start = spans.iter().map(|s| s.start_ns).min().unwrap_or(0);
-        let last_start = spans.iter().map(|s| s.start_ns).max().unwrap_or(0);
-        let first_end = spans.iter().map(|s| s.end_ns).min().unwrap_or(0);
-        let last_end = spans.iter().map(|s| s.end_ns).max().unwrap_or(0);
-        // What each rank had moved when the first finished, at its own
-        // steady rate.
-        let spans: Vec<RankSpan> = spans
-            .into_iter()
-            .map(|mut s| {
-                let share = (first_end - s.start_ns) as f64 / (s.end_ns - s.start_ns) as f64;
-                s.bytes_at_first_done = (s.bytes as f64 * share.min(1.0)) as u64;
-                s
-            })
-            .collect();
-        let bytes: u64 = spans.iter().map(|s| s.bytes).sum();
-        let elapsed = (last_end - first_start) as u64;
-        let m = &mut test.repetitions[0];
-        m.bytes = bytes;
-        m.ops = bytes / MIB;
-        m.elapsed_ns = elapsed;
-        m.mb_per_s = mb_per_s(bytes, elapsed);
-        m.mib_per_s = m.mb_per_s * 1e6 / MIB as f64;
-        m.iops = m.ops as f64 * 1e9 / elapsed as f64;
-        test.mb_per_s = Spread::of(&[m.mb_per_s]);
-        test.iops = Spread::of(&[m.iops]);
-        let done: u64 = spans.iter().map(|s| s.bytes_at_first_done).sum();
-        tests.push(MpiTest {
-            name: test.name.clone(),
-            repetitions: vec![MpiRepetition {
-                aggregate_mb_per_s: m.mb_per_s,
-                stonewall_mb_per_s: mb_per_s(done, (first_end - first_start) as u64),
-                sum_of_rank_mb_per_s: spans.iter().map(|s| s.mb_per_s).sum(),
-                first_start_ns: first_start,
-                last_start_ns: last_start,
-                first_end_ns: first_end,
-                last_end_ns: last_end,
-                ranks: spans,
-            }],
-        });
+    for (plan, test) in plans.iter().zip(r.tests.iter_mut()) {
+        tests.push(mpi_test(plan, test));
     }
     let offsets: [(i64, u64, f64); 4] = [
         (0, 0, 0.0),
@@ -360,4 +308,67 @@ pub fn mpi_result() -> RunResult {
         lost: Vec::new(),
     });
     r
+}
+
+/// One test of [`mpi_result`]: its ranks' spans from `plan` (its start on
+/// the common clock, each rank's MiB, lateness of its start and its own
+/// elapsed time, ns), and `test`'s figures made their exact sums.
+fn mpi_test(
+    plan: &(i64, [u64; 4], [i64; 4], [i64; 4]),
+    test: &mut TestResult,
+) -> crate::result::cluster::MpiTest {
+    use crate::result::cluster::{MpiRepetition, MpiTest, RankSpan};
+    use crate::units::mb_per_s;
+    const MIB: u64 = 1 << 20;
+    let (t0, mib, late, took) = plan;
+    let spans: Vec<RankSpan> = (0..4)
+        .map(|i| RankSpan {
+            rank: i as u32,
+            start_ns: t0 + late[i],
+            end_ns: t0 + late[i] + took[i],
+            bytes: mib[i] * MIB,
+            ops: mib[i],
+            mb_per_s: mb_per_s(mib[i] * MIB, took[i] as u64),
+            bytes_at_first_done: 0,
+        })
+        .collect();
+    let first_start = spans.iter().map(|s| s.start_ns).min().unwrap_or(0);
+    let last_start = spans.iter().map(|s| s.start_ns).max().unwrap_or(0);
+    let first_end = spans.iter().map(|s| s.end_ns).min().unwrap_or(0);
+    let last_end = spans.iter().map(|s| s.end_ns).max().unwrap_or(0);
+    // What each rank had moved when the first finished, at its own
+    // steady rate.
+    let spans: Vec<RankSpan> = spans
+        .into_iter()
+        .map(|mut s| {
+            let share = (first_end - s.start_ns) as f64 / (s.end_ns - s.start_ns) as f64;
+            s.bytes_at_first_done = (s.bytes as f64 * share.min(1.0)) as u64;
+            s
+        })
+        .collect();
+    let bytes: u64 = spans.iter().map(|s| s.bytes).sum();
+    let elapsed = (last_end - first_start) as u64;
+    let m = &mut test.repetitions[0];
+    m.bytes = bytes;
+    m.ops = bytes / MIB;
+    m.elapsed_ns = elapsed;
+    m.mb_per_s = mb_per_s(bytes, elapsed);
+    m.mib_per_s = m.mb_per_s * 1e6 / MIB as f64;
+    m.iops = m.ops as f64 * 1e9 / elapsed as f64;
+    test.mb_per_s = Spread::of(&[m.mb_per_s]);
+    test.iops = Spread::of(&[m.iops]);
+    let done: u64 = spans.iter().map(|s| s.bytes_at_first_done).sum();
+    MpiTest {
+        name: test.name.clone(),
+        repetitions: vec![MpiRepetition {
+            aggregate_mb_per_s: m.mb_per_s,
+            stonewall_mb_per_s: mb_per_s(done, (first_end - first_start) as u64),
+            sum_of_rank_mb_per_s: spans.iter().map(|s| s.mb_per_s).sum(),
+            first_start_ns: first_start,
+            last_start_ns: last_start,
+            first_end_ns: first_end,
+            last_end_ns: last_end,
+            ranks: spans,
+        }],
+    }
 }

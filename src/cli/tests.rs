@@ -1,6 +1,7 @@
 //! Unit tests of the argument parser, kept beside it so the module reads as
 //! the arguments it defines.
 
+use super::clap_errors::one_line_error;
 use super::*;
 use clap::CommandFactory;
 

@@ -28,7 +28,7 @@ use crate::result::flash::FixOutcome;
 use crate::store::Settings;
 use anyhow::Result;
 
-pub use crate::output::EXIT_FLASH_FAIL;
+use crate::error::EXIT_FLASH_FAIL;
 
 pub fn flash(cmd: &FlashCommand, store: &Settings) -> Result<i32> {
     let (test, args) = test_of(cmd);

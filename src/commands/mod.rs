@@ -78,5 +78,3 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Command::Man(args) => man::man(args.pages_dir.as_deref()),
     }
 }
-
-pub use crate::result::RunResult;

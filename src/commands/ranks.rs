@@ -361,7 +361,7 @@ fn usage(line: String) -> Stop {
 fn parse(args: &[String]) -> Result<Cli, Stop> {
     Cli::try_parse_from(args).map_err(|err| {
         let code = err.exit_code();
-        let line = match crate::cli::one_line_error(&err) {
+        let line = match crate::cli::clap_errors::one_line_error(&err) {
             Some(line) => format!("Error: {line}"),
             None => err.render().to_string(),
         };

@@ -18,7 +18,7 @@ pub mod sim;
 pub mod sync;
 pub mod uring;
 
-pub use crate::vocab::options::EngineKind;
+use crate::vocab::options::EngineKind;
 
 pub use clock::{MonotonicClock, monotonic_now_ns};
 

@@ -32,7 +32,6 @@ use crate::probe::block::{Layer, StackCache};
 use crate::probe::sysfs::{self, BlockDevice};
 use crate::result::Caveat;
 use crate::result::{TargetInfo, TargetKind};
-use crate::units::format_size;
 use anyhow::Result;
 use gate::{Restoration, WriteGate, WriteGuard};
 use scratch::ScratchFile;
@@ -241,9 +240,4 @@ fn stack_cache_caveat(device: &str, layer: &Layer) -> Option<Caveat> {
 fn device_of(examined: &storage::Examined) -> Option<BlockDevice> {
     let (major, minor) = examined.rdev.unwrap_or((examined.id.0, examined.id.1));
     BlockDevice::from_dev(major, minor).ok().flatten()
-}
-
-/// Describes a size for messages.
-pub fn describe_size(bytes: u64) -> String {
-    format_size(bytes)
 }

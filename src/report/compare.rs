@@ -311,7 +311,7 @@ pub fn render(entries: &[Entry], opts: &Options) -> Result<String, String> {
     let rows: Vec<Vec<String>> = entries.iter().map(|e| row(e, &key)).collect();
     let heading = table_heading(&key, entries);
     let mut out = match opts.markdown {
-        true => format!("{}\n\n", super::markdown::escape(heading.trim_end())),
+        true => format!("{}\n\n", super::markdown_escape::escape(heading.trim_end())),
         false => heading,
     };
     out.push_str(&if opts.markdown {
@@ -331,7 +331,7 @@ pub fn render(entries: &[Entry], opts: &Options) -> Result<String, String> {
         // A caveat may name hosts: cut once, whole.
         let caveat = table::cut(caveat, 3 * table::NAME_COLUMNS);
         let caveat = match opts.markdown {
-            true => super::markdown::escape(&caveat),
+            true => super::markdown_escape::escape(&caveat),
             false => caveat,
         };
         out.push_str(&format!("caveat: {caveat}\n"));

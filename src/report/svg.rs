@@ -50,7 +50,7 @@ impl SvgSize {
         match self {
             SvgSize::File => Palette99::pick(i).to_rgba(),
             SvgSize::Page => {
-                let (r, g, b) = crate::report::html::svg_kit::rgb(i);
+                let (r, g, b) = crate::report::palette::rgb(i);
                 RGBColor(r, g, b).to_rgba()
             }
         }

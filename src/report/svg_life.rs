@@ -41,7 +41,7 @@ fn colours(size: SvgSize) -> (RGBColor, RGBColor, RGBColor) {
         SvgSize::File => (BLUE, GREEN, RED),
         SvgSize::Page => {
             let pick = |i| {
-                let (r, g, b) = crate::report::html::svg_kit::rgb(i);
+                let (r, g, b) = crate::report::palette::rgb(i);
                 RGBColor(r, g, b)
             };
             (pick(0), pick(2), pick(1))

@@ -158,12 +158,15 @@ impl Table {
     }
 
     /// The table as Markdown: the header, the `|---|` rule, one line per
-    /// row, every cell escaped (see [`escape`](super::markdown::escape)) so
+    /// row, every cell escaped (see [`escape`](super::markdown_escape::escape)) so
     /// that text from a device reads as text. Every column is kept, and
     /// Markdown aligns them itself.
     pub fn markdown(&self) -> String {
         let line = |r: &[String]| {
-            let cells: Vec<String> = r.iter().map(|c| super::markdown::escape(c)).collect();
+            let cells: Vec<String> = r
+                .iter()
+                .map(|c| super::markdown_escape::escape(c))
+                .collect();
             format!("| {} |\n", cells.join(" | "))
         };
         let mut out = line(&self.headers);

@@ -3,6 +3,7 @@
 
 use super::Export;
 use super::table::{self, Table};
+use super::text_marks::{UNSTABLE_LEGEND, row_label, unstable_mark};
 use crate::result::{Measurement, Payload, RunResult, TestResult};
 use crate::result::{TargetInfo, TargetKind};
 use crate::stats::{LatencySummary, Spread};
@@ -455,18 +456,6 @@ fn profile_rows(r: &RunResult) -> Vec<ProfileRow<'_>> {
         .collect()
 }
 
-/// A test's name with its threads after its queue depth: `SEQ 1MiB Q8`
-/// run by 4 threads is `SEQ 1MiB Q8T4`, as CrystalDiskMark labels rows. A
-/// name that already says its threads, or does not end in its queue depth,
-/// is kept.
-pub(super) fn row_label(t: &TestResult) -> String {
-    let queue = format!("Q{}", t.workload.queue_depth);
-    match t.name.strip_suffix(&queue) {
-        Some(_) => format!("{}T{}", t.name, t.workload.threads),
-        None => t.name.clone(),
-    }
-}
-
 fn throughput_headers(ranges: bool) -> Vec<&'static str> {
     let mut headers = vec!["test"];
     for _ in 0..2 {
@@ -547,15 +536,6 @@ fn profile_cells(test: Option<&TestResult>, ranges: bool) -> Vec<String> {
         },
     }
 }
-
-/// The marker of a figure whose repetitions disagree ([`Spread::is_unstable`]).
-pub(super) fn unstable_mark(s: &Spread) -> &'static str {
-    if s.is_unstable() { "~" } else { "" }
-}
-
-/// The line explaining [`unstable_mark`], printed once below a table that has one.
-pub(super) const UNSTABLE_LEGEND: &str =
-    "~           unstable: range over 30% of the median (raise --time or --repeat)";
 
 fn range(s: &Spread) -> String {
     format!("({}–{})", format_mbps(s.min), format_mbps(s.max))

@@ -5,8 +5,8 @@
 
 use super::curve_words::AdviceWords;
 use super::table::Table;
-use super::text::{UNSTABLE_LEGEND, unstable_mark};
 use super::text_files::model_ratio;
+use super::text_marks::{UNSTABLE_LEGEND, unstable_mark};
 use crate::analysis::curve::{AlignmentPenalty, FitQuality, MbRange, ModelFit, Penalty};
 use crate::result::{CurvePoint, CurveReport, CurveSeries};
 use crate::units::{format_iops, format_latency, format_mbps, format_size_figure};

@@ -103,7 +103,7 @@ fn test_lines(out: &mut String, r: &RunResult, m: &MpiSection) {
     table.groups(&[("", 1), ("MB/s", 3), ("skew", 2)]);
     for (t, _, rep) in tests {
         table.add_row(vec![
-            format!("{} {}", super::text::row_label(t), t.workload.rw),
+            format!("{} {}", super::text_marks::row_label(t), t.workload.rw),
             format_mbps(rep.aggregate_mb_per_s),
             format_mbps(rep.stonewall_mb_per_s),
             format_mbps(rep.sum_of_rank_mb_per_s),

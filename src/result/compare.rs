@@ -29,7 +29,7 @@ pub enum Access {
 /// What the requests do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
-#[schemars(transform = crate::result::schema::describe_variant_keys)]
+#[schemars(transform = crate::result::variant_keys::describe_variant_keys)]
 pub enum Direction {
     Read,
     Write,
@@ -66,7 +66,7 @@ pub enum Method {
 /// Whether the device had the machine to itself.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
-#[schemars(transform = crate::result::schema::describe_variant_keys)]
+#[schemars(transform = crate::result::variant_keys::describe_variant_keys)]
 pub enum Company {
     Alone,
     /// Measured while `devices` devices (itself included) ran at once.
@@ -341,7 +341,7 @@ pub enum Disturbance {
 /// outcome every output words (`compare`, `report`, `history`).
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case", tag = "outcome")]
-#[schemars(transform = crate::result::schema::describe_variant_keys)]
+#[schemars(transform = crate::result::variant_keys::describe_variant_keys)]
 pub enum ChangeVerdict {
     /// Faster beyond the run-to-run noise and the threshold.
     Faster {
@@ -378,7 +378,7 @@ pub enum ChangeVerdict {
 /// Why a pair of runs allows no statement of change.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case", tag = "reason")]
-#[schemars(transform = crate::result::schema::describe_variant_keys)]
+#[schemars(transform = crate::result::variant_keys::describe_variant_keys)]
 pub enum CannotTell {
     /// A run shared its device or CPUs while it measured: its figure may
     /// be its company's.

@@ -76,7 +76,7 @@ impl Finding {
 /// The measured figures of one finding, one variant per kind of line.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
-#[schemars(transform = crate::result::schema::describe_variant_keys)]
+#[schemars(transform = crate::result::variant_keys::describe_variant_keys)]
 pub enum Figure {
     /// `align`: the erase block found by boundary timing (`None`: not
     /// seen), and the kernel's `preferred_erase_size` when it has one.

@@ -34,6 +34,7 @@ pub mod schema;
 pub mod stored;
 pub mod target;
 mod upgrade;
+pub mod variant_keys;
 pub mod verify;
 
 pub use caveat::{Caveat, CaveatKind, CutBy, SimulatedCard, SkipReason};

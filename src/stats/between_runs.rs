@@ -204,27 +204,10 @@ pub fn between(history: &[Vec<f64>]) -> BetweenRuns {
     }
 }
 
-/// `ratio` (a within-run interval of after/before) widened by the
-/// between-run part: each side's log distance from the estimate combined
-/// in quadrature with `b`'s half-width. Symmetric under swapping the
-/// sides and unchanged by scaling both, as the bootstrap interval is.
-pub fn widen(ratio: super::bootstrap::Interval, b: &BetweenRuns) -> super::bootstrap::Interval {
-    let h = b.log_half_width();
-    let e = ratio.estimate.ln();
-    let below = (e - ratio.low.ln()).max(0.0);
-    let above = (ratio.high.ln() - e).max(0.0);
-    super::bootstrap::Interval {
-        estimate: ratio.estimate,
-        low: (e - below.hypot(h)).exp(),
-        high: (e + above.hypot(h)).exp(),
-        level: ratio.level,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::bootstrap::Interval;
+    use crate::stats::bootstrap::{Interval, widen};
 
     #[test]
     fn the_log_mean_and_its_within_run_variance() {

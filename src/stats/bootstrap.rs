@@ -275,7 +275,7 @@ pub fn judge_runs(
     between: super::between_runs::BetweenRuns,
 ) -> Result<Verdict, NoVerdict> {
     let within = judge(before, after, threshold)?.ratio;
-    let wide = super::between_runs::widen(within, &between);
+    let wide = widen(within, &between);
     let mut v = verdict_on(wide, threshold, before.len(), after.len());
     v.within_runs = Some(within);
     v.between_runs = Some(between);
@@ -300,6 +300,23 @@ fn verdict_on(ratio: Interval, threshold: f64, before: usize, after: usize) -> V
         threshold,
         before_repetitions: before,
         after_repetitions: after,
+    }
+}
+
+/// `ratio` (a within-run interval of after/before) widened by the
+/// between-run part: each side's log distance from the estimate combined
+/// in quadrature with `b`'s half-width. Symmetric under swapping the
+/// sides and unchanged by scaling both, as the bootstrap interval is.
+pub fn widen(ratio: Interval, b: &super::between_runs::BetweenRuns) -> Interval {
+    let h = b.log_half_width();
+    let e = ratio.estimate.ln();
+    let below = (e - ratio.low.ln()).max(0.0);
+    let above = (ratio.high.ln() - e).max(0.0);
+    Interval {
+        estimate: ratio.estimate,
+        low: (e - below.hypot(h)).exp(),
+        high: (e + above.hypot(h)).exp(),
+        level: ratio.level,
     }
 }
 

@@ -10,8 +10,8 @@
 //! database and taken out of it (with their figures and ranks, and a
 //! device left without runs).
 
+use super::beside::{aside_name, open_existing, with_suffix};
 use super::fail::{self, Access, retry_busy};
-use super::repair::{aside_name, open_existing};
 use super::{audit, schema};
 use crate::error::IoFailure;
 use crate::result::stored::{Findings, Fixed, ObjectKind};
@@ -122,7 +122,7 @@ fn fix_in(tx: &Transaction, path: &Path, copy: &Path) -> Result<Fixed> {
 /// document kept as a string (as text, whatever it holds), with the row's
 /// id, command and start.
 fn write_out(tx: &Transaction, path: &Path, ids: &[i64]) -> Result<PathBuf> {
-    let file = super::repair::with_suffix(&aside_name(path, ".unreadable"), ".jsonl");
+    let file = with_suffix(&aside_name(path, ".unreadable"), ".jsonl");
     let mut lines = String::new();
     let mut stmt = tx.prepare("SELECT command, started_at, result_json FROM runs WHERE id = ?1")?;
     for &id in ids {

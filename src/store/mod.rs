@@ -36,6 +36,7 @@
 //!   says "disk full" when it is (see [`fail::explain`]).
 
 pub mod audit;
+mod beside;
 pub mod fail;
 pub mod figures;
 mod fix;

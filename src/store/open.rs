@@ -4,7 +4,6 @@
 //! cannot be written, so that reading stored runs never needs write access.
 
 use super::fail::{self, Access};
-use super::repair;
 use crate::error::IoFailure;
 use anyhow::Result;
 use rusqlite::Connection;
@@ -64,7 +63,7 @@ pub(super) fn connect_read_only(path: &Path, why: &std::io::Error) -> Result<Con
         Ok(conn) if usable(&conn) => return Ok(conn),
         _ => {}
     }
-    let wal = repair::with_suffix(path, "-wal");
+    let wal = super::beside::with_suffix(path, "-wal");
     let wal_empty = std::fs::metadata(&wal).map_or(true, |m| m.len() == 0);
     let failed = |e: Option<rusqlite::Error>| -> anyhow::Error {
         IoFailure::new(

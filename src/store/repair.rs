@@ -19,14 +19,15 @@
 //! library rusqlite builds, so nothing is read below the level of table
 //! rows: a run whose page is destroyed is lost, and said to be.
 
+use super::beside::{COMPANIONS, aside_name, open_existing, with_suffix};
 use super::fail::{self, Access, retry_busy};
-use super::{BUSY_TIMEOUT, Store, audit, insert_run, leave_untouched, schema};
+use super::{Store, audit, insert_run, leave_untouched, schema};
 use crate::result::RunResult;
 use crate::result::stored::{Findings, Fixed, Replaced, Sound};
 use anyhow::{Context, Result};
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// What quick_check found.
 #[derive(Debug, Clone, PartialEq)]
@@ -67,25 +68,6 @@ fn summary(rows: &[String]) -> String {
         n if n >= 20 => format!("quick_check: {first}; and 19 or more other problems"),
         n => format!("quick_check: {first}; and {} other problem(s)", n - 1),
     }
-}
-
-/// Opens an existing database without creating it, and never writes to it
-/// (no migration, no journal-mode change); triggers and views switched
-/// off (see [`audit::disarm`]).
-pub(super) fn open_existing(path: &Path) -> Result<Connection> {
-    super::check_path(path)?;
-    let conn = match super::read_only_here(path) {
-        Some(why) => super::connect_read_only(path, &why)?,
-        None => Connection::open_with_flags(
-            path,
-            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )
-        .map_err(|e| fail::explain(e.into(), None, path, "open", Access::Read))?,
-    };
-    audit::disarm(&conn)
-        .and_then(|()| conn.busy_timeout(BUSY_TIMEOUT))
-        .map_err(|e| fail::explain(e.into(), Some(&conn), path, "open", Access::Read))?;
-    Ok(conn)
 }
 
 /// What `db check` found.
@@ -154,31 +136,6 @@ pub enum Repair {
     Replaced(Replaced),
     /// Sound, but with findings, fixed in place (see [`super::fix`]).
     Fixed(Fixed),
-}
-
-/// The companion files SQLite keeps beside a database.
-const COMPANIONS: [&str; 3] = ["-wal", "-shm", "-journal"];
-
-pub(super) fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
-    let mut s = path.as_os_str().to_owned();
-    s.push(suffix);
-    PathBuf::from(s)
-}
-
-/// `NAME<what>-<UTC time>` beside `path` (`.damaged`, `.before-repair`),
-/// not taken yet, nor any of its companions.
-pub(super) fn aside_name(path: &Path, what: &str) -> PathBuf {
-    let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
-    let stamp: String = now.chars().filter(|c| *c != '-' && *c != ':').collect();
-    let base = with_suffix(path, &format!("{what}-{stamp}"));
-    let free = |p: &PathBuf| !p.exists() && COMPANIONS.iter().all(|c| !with_suffix(p, c).exists());
-    if free(&base) {
-        return base;
-    }
-    (2..)
-        .map(|n| with_suffix(&base, &format!("-{n}")))
-        .find(free)
-        .expect("some suffix is free")
 }
 
 /// `db repair`: leaves a sound database alone, fixes one with findings in

@@ -342,7 +342,16 @@ fn test_only_files(files: &[PathBuf]) -> BTreeSet<PathBuf> {
         let mut rest = code.as_str();
         while let Some(pos) = rest.find("#[cfg(test)]") {
             rest = &rest[pos + "#[cfg(test)]".len()..];
-            let item = rest.trim_start();
+            let mut item = rest.trim_start();
+            // `#[path = "x_tests.rs"]`: the file is beside this one.
+            let mut by_path = None;
+            if item.starts_with("#[path") {
+                let at = code.len() - item.len();
+                let end = item.find(']').unwrap_or(item.len());
+                let attr = &text[at..at + end];
+                by_path = attr.split('"').nth(1).map(str::to_string);
+                item = item[end + 1..].trim_start();
+            }
             let item = item.strip_prefix("pub(crate)").unwrap_or(item).trim_start();
             let Some(decl) = item.strip_prefix("mod ") else {
                 continue;
@@ -352,6 +361,10 @@ fn test_only_files(files: &[PathBuf]) -> BTreeSet<PathBuf> {
                 .take_while(|c| c.is_alphanumeric() || *c == '_')
                 .collect();
             if !decl[name.len()..].trim_start().starts_with(';') {
+                continue;
+            }
+            if let Some(rel) = by_path {
+                test_only.insert(file.parent().unwrap().join(rel));
                 continue;
             }
             // `a/mod.rs` and `lib.rs` declare children beside them; `a/b.rs`
@@ -532,4 +545,310 @@ fn the_reader_sees_what_it_is_meant_to() {
     let names: Vec<&str> = names.iter().map(|(_, n)| n.as_str()).collect();
     assert_eq!(names, ["report", "units", "analysis", "probe"]);
     assert_eq!(line_of(&code, code.find("analysis").unwrap()), 6);
+}
+
+// ----- Inside a folder: circles between its files, and sizes -----
+
+/// Every module path named after `crate::`, `super::` or `self::`, made
+/// absolute (`crate::{a::b, c}` gives `[a, b]` and `[c]`), with its byte
+/// offset. `path` is the naming file's own module path.
+fn absolute_paths(code: &str, path: &[String]) -> Vec<(usize, Vec<String>)> {
+    let b = code.as_bytes();
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if i > 0 && (is_ident(b[i - 1]) || b[i - 1] == b':') {
+            i += 1;
+            continue;
+        }
+        let (base, after) = if b[i..].starts_with(b"crate::") {
+            (Vec::new(), i + "crate::".len())
+        } else if b[i..].starts_with(b"self::") {
+            (path.to_vec(), i + "self::".len())
+        } else if b[i..].starts_with(b"super::") {
+            let mut depth = 0;
+            let mut j = i;
+            while b[j..].starts_with(b"super::") {
+                depth += 1;
+                j += "super::".len();
+            }
+            (path[..path.len().saturating_sub(depth)].to_vec(), j)
+        } else {
+            i += 1;
+            continue;
+        };
+        let end = tree_paths(code, after, base, &mut found);
+        i = end.max(i + 1);
+    }
+    found
+}
+
+/// The paths of one use tree starting at `at` (`a::b`, `a::{b, c::d}`),
+/// each prefixed with `base`; returns where the tree ends.
+fn tree_paths(
+    code: &str,
+    mut at: usize,
+    mut base: Vec<String>,
+    found: &mut Vec<(usize, Vec<String>)>,
+) -> usize {
+    let b = code.as_bytes();
+    let start = at;
+    loop {
+        while at < b.len() && b[at].is_ascii_whitespace() {
+            at += 1;
+        }
+        if b.get(at) == Some(&b'{') {
+            at += 1;
+            loop {
+                while at < b.len() && (b[at].is_ascii_whitespace() || b[at] == b',') {
+                    at += 1;
+                }
+                if at >= b.len() || b[at] == b'}' {
+                    return at + 1;
+                }
+                let before = at;
+                at = tree_paths(code, at, base.clone(), found);
+                if at == before {
+                    at += 1;
+                }
+            }
+        }
+        let end = (at..b.len()).find(|&k| !is_ident(b[k])).unwrap_or(b.len());
+        if end == at {
+            found.push((start, base));
+            return at;
+        }
+        base.push(code[at..end].to_string());
+        at = end;
+        if b[at..].starts_with(b"::") {
+            at += 2;
+        } else {
+            found.push((start, base));
+            return at;
+        }
+    }
+}
+
+/// The longest prefix of `path` that is a file module under src/ (`a/b.rs`
+/// or `a/b/mod.rs`); items and inline modules belong to their file.
+fn file_module(path: &[String]) -> Vec<String> {
+    let src = src_dir();
+    let mut best = Vec::new();
+    for n in 1..=path.len() {
+        let rel: PathBuf = path[..n].iter().collect();
+        if src.join(&rel).with_extension("rs").is_file() || src.join(&rel).join("mod.rs").is_file()
+        {
+            best = path[..n].to_vec();
+        } else {
+            break;
+        }
+    }
+    best
+}
+
+/// One reference between two files (or subfolders) of one folder.
+struct SiblingRef {
+    file: String,
+    line: usize,
+    folder: String,
+    from: String,
+    to: String,
+}
+
+/// Every reference from a file to a sibling in a folder below src/: from
+/// `a/b/c.rs` (or anything under `a/b/c/`) to `a/b/d.rs` (or under
+/// `a/b/d/`). A folder's `mod.rs` is the folder itself, not a sibling.
+fn sibling_references() -> Vec<SiblingRef> {
+    let src = src_dir();
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let test_only = test_only_files(&files);
+    let mut refs = Vec::new();
+    for file in files.into_iter().filter(|f| !test_only.contains(f)) {
+        let rel = file.strip_prefix(&src).unwrap().to_path_buf();
+        let from = module_path(&rel);
+        let text = std::fs::read_to_string(&file).unwrap();
+        let code = without_test_blocks(&code_only(&text));
+        for (offset, named) in absolute_paths(&code, &from) {
+            let to = file_module(&named);
+            let k = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+            if k == 0 || k >= from.len() || k >= to.len() {
+                continue;
+            }
+            refs.push(SiblingRef {
+                file: format!("src/{}", rel.display()),
+                line: line_of(&code, offset),
+                folder: from[..k].join("/"),
+                from: from[k].clone(),
+                to: to[k].clone(),
+            });
+        }
+    }
+    refs
+}
+
+#[test]
+fn no_files_of_one_folder_close_a_circle() {
+    let refs = sibling_references();
+    let mut edges: BTreeMap<(&str, &str), BTreeSet<&str>> = BTreeMap::new();
+    for r in &refs {
+        edges.entry((&r.folder, &r.from)).or_default().insert(&r.to);
+    }
+    let reaches = |folder: &str, from: &str, goal: &str| {
+        let mut seen = BTreeSet::new();
+        let mut todo = vec![from];
+        while let Some(m) = todo.pop() {
+            if m == goal {
+                return true;
+            }
+            if seen.insert(m) {
+                todo.extend(edges.get(&(folder, m)).into_iter().flatten().copied());
+            }
+        }
+        false
+    };
+    let circles: BTreeSet<String> = refs
+        .iter()
+        .filter(|r| reaches(&r.folder, &r.to, &r.from))
+        .map(|r| {
+            format!(
+                "{}:{}: {}/{} names {}/{} (and {} reaches {} back)",
+                r.file, r.line, r.folder, r.from, r.folder, r.to, r.to, r.from
+            )
+        })
+        .collect();
+    let circles: Vec<String> = circles.into_iter().collect();
+    assert!(
+        circles.is_empty(),
+        "files of one folder that close a circle (move the shared piece into a file of its own):\n{}",
+        circles.join("\n")
+    );
+}
+
+/// The most lines a file under src/ may have, tests included.
+const MAX_FILE_LINES: usize = 600;
+/// The most code lines (not blank, not only a comment) a function may have,
+/// from `fn` to its closing brace.
+const MAX_FN_LINES: usize = 80;
+
+#[test]
+fn no_file_is_over_600_lines() {
+    let src = src_dir();
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let long: Vec<String> = files
+        .iter()
+        .map(|f| (f, std::fs::read_to_string(f).unwrap().lines().count()))
+        .filter(|(_, n)| *n > MAX_FILE_LINES)
+        .map(|(f, n)| format!("src/{}: {n} lines", f.strip_prefix(&src).unwrap().display()))
+        .collect();
+    assert!(
+        long.is_empty(),
+        "files over {MAX_FILE_LINES} lines (split them by what they hold):\n{}",
+        long.join("\n")
+    );
+}
+
+/// Every function with a body in `code`: its name, first line and number
+/// of code lines.
+fn functions(code: &str) -> Vec<(String, usize, usize)> {
+    let b = code.as_bytes();
+    let mut found = Vec::new();
+    let mut i = 0;
+    while let Some(pos) = code[i..].find("fn ") {
+        let at = i + pos;
+        i = at + 3;
+        if at > 0 && is_ident(b[at - 1]) {
+            continue;
+        }
+        let name_end = (i..b.len()).find(|&k| !is_ident(b[k])).unwrap_or(b.len());
+        if name_end == i {
+            continue;
+        }
+        // The body opens at the first `{` outside the signature's brackets;
+        // a `;` first is a declaration without one.
+        let mut depth = 0i32;
+        let mut open = None;
+        for (k, &c) in b.iter().enumerate().skip(name_end) {
+            match c {
+                b'(' | b'[' => depth += 1,
+                b')' | b']' => depth -= 1,
+                b';' if depth == 0 => break,
+                b'{' if depth == 0 => {
+                    open = Some(k);
+                    break;
+                }
+                _ => {}
+            }
+        }
+        let Some(open) = open else { continue };
+        let mut depth = 0usize;
+        let mut close = b.len();
+        for (k, &c) in b.iter().enumerate().skip(open) {
+            match c {
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        close = k;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let first = line_of(code, at);
+        let lines = code[at..(close + 1).min(b.len())]
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .count();
+        found.push((code[i..name_end].to_string(), first, lines));
+    }
+    found
+}
+
+#[test]
+fn no_function_is_over_80_lines() {
+    let src = src_dir();
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut long = Vec::new();
+    for file in &files {
+        let code = code_only(&std::fs::read_to_string(file).unwrap());
+        for (name, line, n) in functions(&code) {
+            if n > MAX_FN_LINES {
+                let rel = file.strip_prefix(&src).unwrap().display();
+                long.push(format!("src/{rel}:{line}: fn {name}: {n} lines"));
+            }
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "functions over {MAX_FN_LINES} code lines (split them by step):\n{}",
+        long.join("\n")
+    );
+}
+
+#[test]
+fn the_folder_reader_sees_what_it_is_meant_to() {
+    let path = ["a".to_string(), "b".to_string(), "c".to_string()];
+    let code =
+        code_only("use super::{d::X, e};\nfn f() { crate::a::{b::g, h}(); self::i::j(); }\n");
+    let paths: Vec<Vec<String>> = absolute_paths(&code, &path)
+        .into_iter()
+        .map(|(_, p)| p)
+        .collect();
+    let want: Vec<Vec<&str>> = vec![
+        vec!["a", "b", "d", "X"],
+        vec!["a", "b", "e"],
+        vec!["a", "b", "g"],
+        vec!["a", "h"],
+        vec!["a", "b", "c", "i", "j"],
+    ];
+    assert_eq!(paths, want);
+    let fns = functions(&code_only(
+        "fn short() {\n    let x = 1;\n\n    // a comment\n}\ntrait T { fn decl(&self); }\nfn g<F: Fn() -> u8>(f: F) -> [u8; 2] { [f(), 0] }\n",
+    ));
+    let fns: Vec<(&str, usize, usize)> = fns.iter().map(|(n, l, c)| (n.as_str(), *l, *c)).collect();
+    assert_eq!(fns, [("short", 1, 3), ("g", 7, 1)]);
 }

@@ -4,11 +4,7 @@
 //! that device. The backing file is known by its device and inode as the
 //! kernel reports them, not by the path sysfs shows.
 
-use super::device::uses_of;
-use super::messages::backing_sentence;
 use super::{Identity, stat_identity};
-use crate::medium::storage::FileId;
-use crate::probe::sysfs::BlockDevice;
 use std::fs;
 use std::io;
 use std::path::Path;
@@ -22,29 +18,6 @@ pub(super) fn backing_context(path: &Path, e: io::Error) -> io::Error {
             path.display()
         ),
     )
-}
-
-/// One sentence per loop device backed by `file` (see [`super::why_file_busy`]).
-pub(super) fn loop_sentences(path: &Path, file: FileId) -> io::Result<Vec<String>> {
-    let context = |e| backing_context(path, e);
-    let mut found = Vec::new();
-    for backing in loop_backings().map_err(context)? {
-        if backing.file != Some(file) {
-            continue;
-        }
-        let dev = match BlockDevice::from_name(&backing.name) {
-            Ok(d) => d,
-            // Detached between the listing and the lookup: it uses nothing.
-            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
-            Err(e) => return Err(context(e)),
-        };
-        let uses = uses_of(&dev).map_err(context)?;
-        found.push(backing_sentence(
-            &dev.dev_path().display().to_string(),
-            &uses,
-        ));
-    }
-    Ok(found)
 }
 
 /// What a bound loop device reads and writes.
@@ -155,6 +128,7 @@ fn decode_kernel_dev(dev: u64) -> (u32, u32) {
 mod tests {
     use super::*;
     use crate::medium::write_rules::why_file_busy;
+    use crate::probe::sysfs::BlockDevice;
     use crate::probe::sysfs::tests::{LoopDev, MIB, Mounted, loop_lock, mkfs_ext4, or_skip, run};
 
     #[test]

@@ -35,6 +35,7 @@
 //! each use found, with its fix.
 
 pub mod advice;
+mod backed_loops;
 mod bind_mounts;
 mod device;
 mod loops;
@@ -109,7 +110,7 @@ pub fn why_file_busy(path: &Path) -> io::Result<Option<String>> {
         rustix::fs::minor(meta.dev()),
         meta.ino(),
     );
-    let found = loops::loop_sentences(path, file)?;
+    let found = backed_loops::loop_sentences(path, file)?;
     Ok((!found.is_empty()).then(|| found.join("; ")))
 }
 
@@ -127,7 +128,7 @@ pub fn why_file_busy(path: &Path) -> io::Result<Option<String>> {
 /// Files are compared by device and inode, never by the path a table
 /// shows, so another name of the file is the same file.
 pub fn why_file_in_use(path: &Path, file: FileId) -> io::Result<Option<String>> {
-    let mut found = loops::loop_sentences(path, file)?;
+    let mut found = backed_loops::loop_sentences(path, file)?;
     let uses = swap::swap_files(file)
         .into_iter()
         .chain(bind_mounts::bind_mounts_of(path, file))

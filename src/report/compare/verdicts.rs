@@ -2,7 +2,7 @@
 //! the tests set apart, and the line `--fail-above` prints per regression.
 //! The figures behind them come from [`crate::analysis::compare`].
 
-use crate::report::markdown::escape;
+use crate::report::markdown_escape::escape;
 use crate::report::table::{NAME_COLUMNS, cut};
 use crate::result::compare::{
     CannotTell, ChangeVerdict, Comparison, ConditionChange, Disturbance, Side, Sides, TestChange,

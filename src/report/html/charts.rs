@@ -7,9 +7,10 @@
 //! labelled in full, and ticks written 10, 100, 1k.
 
 use super::svg_kit::{
-    Anchor, Canvas, FONT, Marker, TITLE_FONT, VIEW_WIDTH, colour, decade_ticks, linear_ticks,
-    text_width, tick_label,
+    Anchor, Canvas, FONT, Marker, TITLE_FONT, VIEW_WIDTH, decade_ticks, linear_ticks, text_width,
+    tick_label,
 };
+use crate::report::palette::colour;
 use crate::result::stored::HistoryPoint;
 use crate::stats::LatencySummary;
 use crate::units::{format_latency, format_mbps};

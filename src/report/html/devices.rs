@@ -136,13 +136,7 @@ struct FlashSpeeds {
 fn flash_speeds(run: &RunResult) -> Option<FlashSpeeds> {
     use crate::result::flash::Figure;
     let mut out = FlashSpeeds::default();
-    for f in run
-        .payload
-        .flash()?
-        .findings
-        .iter()
-        .map(|f| &f.figure)
-    {
+    for f in run.payload.flash()?.findings.iter().map(|f| &f.figure) {
         match *f {
             Figure::OkLost {
                 write_mb_per_s,

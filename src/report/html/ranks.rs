@@ -184,8 +184,8 @@ mod tests {
             .filter(|n| n.has_tag_name("rect") && n.children().any(|c| c.has_tag_name("title")))
             .filter_map(|n| n.attribute("fill"))
             .collect();
-        assert_eq!(fills[..3], [super::super::svg_kit::colour(0); 3]);
-        assert_eq!(fills[3], super::super::svg_kit::colour(1));
+        assert_eq!(fills[..3], [crate::report::palette::colour(0); 3]);
+        assert_eq!(fills[3], crate::report::palette::colour(1));
         let said = doc
             .descendants()
             .find(|n| n.attribute("data-section") == Some("stragglers"))

@@ -22,30 +22,6 @@ pub const FONT: f64 = 15.0;
 /// Text of chart titles.
 pub const TITLE_FONT: f64 = 16.0;
 
-/// The Okabe–Ito palette without its yellow (too pale on white) and black
-/// (kept for axes): distinguishable with every common colour-vision
-/// deficiency, and dark enough on white.
-pub const PALETTE: [&str; 6] = [
-    "#0072B2", // blue
-    "#D55E00", // vermillion
-    "#009E73", // bluish green
-    "#CC79A7", // reddish purple
-    "#E69F00", // orange
-    "#56B4E9", // sky blue
-];
-
-/// Colour `i` of the palette, repeating after its end.
-pub fn colour(i: usize) -> &'static str {
-    PALETTE[i % PALETTE.len()]
-}
-
-/// Colour `i` as red, green and blue, for plotters' charts.
-pub fn rgb(i: usize) -> (u8, u8, u8) {
-    let hex = colour(i);
-    let channel = |at: usize| u8::from_str_radix(&hex[at..at + 2], 16).unwrap_or(0);
-    (channel(1), channel(3), channel(5))
-}
-
 /// A number as a tick label: 10, 100, 1k, 10k, 1M; 2.5, 0.1; never
 /// `100000.0`.
 pub fn tick_label(value: f64) -> String {
@@ -296,21 +272,6 @@ mod tests {
         assert_eq!(linear_ticks(24.8), vec![0.0, 5.0, 10.0, 15.0, 20.0, 25.0]);
         assert_eq!(linear_ticks(7.98), vec![0.0, 2.0, 4.0, 6.0, 8.0]);
         assert_eq!(linear_ticks(0.0), vec![0.0, 0.2, 0.4, 0.6, 0.8, 1.0]);
-    }
-
-    #[test]
-    fn palette_is_okabe_ito_without_pale_colours() {
-        for c in PALETTE {
-            let rgb: Vec<u32> = (0..3)
-                .map(|i| u32::from_str_radix(&c[1 + 2 * i..3 + 2 * i], 16).unwrap())
-                .collect();
-            // Relative luminance well below white's: no pale yellow or pink.
-            let luma = 0.2126 * rgb[0] as f64 + 0.7152 * rgb[1] as f64 + 0.0722 * rgb[2] as f64;
-            assert!(luma < 180.0, "{c} is too pale on white ({luma:.0})");
-        }
-        assert_eq!(colour(0), "#0072B2");
-        assert_eq!(rgb(0), (0x00, 0x72, 0xB2));
-        assert_eq!(colour(PALETTE.len()), colour(0));
     }
 
     #[test]

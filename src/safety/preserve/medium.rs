@@ -5,7 +5,7 @@
 //! [`crate::sys::reopen`]): never by name, which may lead elsewhere by
 //! now. Also the check that no test is writing there now.
 
-use super::messages::recover_command;
+use super::recover_command::recover_command;
 use crate::error::usage;
 use crate::safety::lock::{self, Lock};
 use crate::sys::buffer::AlignedBuf;

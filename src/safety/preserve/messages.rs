@@ -3,17 +3,14 @@
 //! puts it back. Kept together so that every one names the same command.
 
 use super::evidence::Seen;
-use super::restore::{Changes, RestoreError, changed_bytes};
+use super::recover_command::recover_command;
+use super::restore::{Changes, changed_bytes};
+use super::restore_error::RestoreError;
 use super::save::Preserved;
 use crate::error::{IoFailure, usage};
 use crate::safety::journal::{Journal, JournalError};
 use crate::units::format_size;
 use std::path::Path;
-
-/// The command that finishes what a journal started.
-pub fn recover_command(journal: &Path) -> String {
-    format!("iocurve recover {}", journal.display())
-}
 
 /// What to do about a journal left behind after a verified restore:
 /// `left` names it and says why it stayed (and where its restore is

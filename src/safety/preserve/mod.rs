@@ -43,7 +43,9 @@ mod marker;
 mod medium;
 mod messages;
 mod recover;
+mod recover_command;
 mod restore;
+mod restore_error;
 mod save;
 mod unfinished;
 mod writeback;
@@ -53,10 +55,12 @@ mod fixture;
 
 pub use directory::{check_journal_dir, journal_dir};
 pub use evidence::{Evidence, MARGIN, Seen, Unknowable};
-pub use messages::{failed_after_test, journal_left_note, recover_command, restore_failure};
+pub use messages::{failed_after_test, journal_left_note, restore_failure};
 pub use recover::{Outcome, recover};
+pub use recover_command::recover_command;
 pub use restore::{
-    Changes, NameNow, RestoreError, Restored, changed_bytes, record_test_bytes, restore_after_test,
+    Changes, NameNow, Restored, changed_bytes, record_test_bytes, restore_after_test,
 };
+pub use restore_error::RestoreError;
 pub use save::{Preserved, Timing, backup, regions_for};
 pub use unfinished::{list, refuse_if_unfinished, unfinished};

@@ -8,6 +8,7 @@
 use super::hooks::before_restore;
 use super::marker;
 use super::medium::{read_medium, read_scratch, reader_for, writer_for};
+use super::restore_error::RestoreError;
 use super::save::Preserved;
 use super::writeback::{hash_test_bytes, read_back, write_blocks};
 use crate::safety::journal::{self, Journal, JournalError, State, sync_dir};
@@ -45,16 +46,6 @@ pub enum NameNow {
     Same,
     /// Another object, or nothing: the name was moved during the test.
     Elsewhere,
-}
-
-/// Why a restore did not finish; the journal is kept (unless it is damaged,
-/// it is kept too: nothing is deleted that might still be needed).
-#[derive(Debug, thiserror::Error)]
-pub enum RestoreError {
-    #[error("{0}")]
-    Journal(#[from] JournalError),
-    #[error("{0}")]
-    Medium(String, #[source] io::Error),
 }
 
 /// Stops `p`'s heartbeat and records, in its journal, the hashes of what

@@ -5,7 +5,7 @@ use super::directory::check_journal_dir;
 use super::heart::{Beater, Heart};
 use super::hooks::{LATER_PART_DELAY_ENV, test_delay, test_sleep};
 use super::medium::{read_medium, read_scratch, reader_for};
-use super::messages::recover_command;
+use super::recover_command::recover_command;
 use crate::error::{Interrupted, IoFailure};
 use crate::safety::identity::Identity;
 use crate::safety::journal::{self, CHUNK, EXTENSION, JournalWriter, Meta, Region, sync_dir};

@@ -5,7 +5,7 @@
 use super::directory::journal_dir;
 use super::holder::{held_by, pid_in_name, process_exists};
 use super::marker;
-use super::messages::recover_command;
+use super::recover_command::recover_command;
 use crate::error::usage;
 use crate::safety::identity::Identity;
 use crate::safety::journal::{self, Journal, State};

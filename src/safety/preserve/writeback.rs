@@ -9,7 +9,7 @@
 
 use super::hooks::test_delay;
 use super::medium::{read_medium, read_scratch, write_back};
-use super::restore::RestoreError;
+use super::restore_error::RestoreError;
 use crate::safety::journal::hashes::{BLOCK, block_hash};
 use crate::safety::journal::{Chunk, Journal};
 use crate::sys::buffer::AlignedBuf;

@@ -1,6 +1,7 @@
 //! Unit tests of `runner`, kept beside it so the module reads as the code
 //! it is.
 
+use super::pass::{job_budget, job_region};
 use super::*;
 use crate::result::CaveatKind;
 

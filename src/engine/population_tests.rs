@@ -1,0 +1,218 @@
+//! The unit tests of [`super`]: the drawn cards cover the ranges promised.
+
+use super::*;
+
+#[test]
+fn every_drawn_card_is_a_valid_sim_target_that_round_trips() {
+    let mix = Mix {
+        fat_and_move: true,
+        ..Mix::default()
+    };
+    let mut pop = Population::with_mix(7, mix);
+    for _ in 0..2_000 {
+        let card = pop.draw();
+        let spec = spec_of(&card);
+        let parsed = SimParams::parse(spec.trim_start_matches("sim:"))
+            .unwrap_or_else(|e| panic!("{spec}: {e}"));
+        assert_eq!(parsed, card, "{spec}");
+    }
+}
+
+/// The cards both range tests read: 2000 of the full mix.
+fn drawn_cards() -> Vec<SimParams> {
+    let mix = Mix {
+        fat_and_move: true,
+        ..Mix::default()
+    };
+    let mut pop = Population::with_mix(11, mix);
+    (0..2_000).map(|_| pop.draw()).collect()
+}
+
+#[test]
+fn capacities_come_with_the_aus_their_class_allows() {
+    let cards = drawn_cards();
+    // Capacities from 32 MiB to 2 TiB, each with an AU its capacity
+    // class allows: old small cards with 16–256 KiB AUs, SDXC cards
+    // with 4–64 MiB ones.
+    assert!(
+        cards
+            .iter()
+            .all(|c| (16 * c.au..=2 << 40).contains(&c.size) && c.size % c.au == 0)
+    );
+    assert!(cards.iter().any(|c| c.size < 64 << 20));
+    assert!(cards.iter().any(|c| c.size > 1 << 40));
+    assert!(cards.iter().any(|c| c.size < 2 << 30 && c.au <= 256 << 10));
+    assert!(
+        cards
+            .iter()
+            .filter(|c| c.au < 512 << 10)
+            .all(|c| c.size <= 2 << 30)
+    );
+    assert!(
+        cards
+            .iter()
+            .filter(|c| c.size <= 64 << 20)
+            .all(|c| c.au <= 512 << 10)
+    );
+    assert!(
+        cards
+            .iter()
+            .filter(|c| c.size > 32 << 30)
+            .all(|c| c.au >= 4 << 20)
+    );
+    assert!(
+        cards
+            .iter()
+            .filter(|c| c.size <= 32 << 30)
+            .all(|c| c.au <= 4 << 20)
+    );
+    assert!(cards.iter().any(|c| c.au == 12 << 20 || c.au == 24 << 20));
+}
+
+#[test]
+fn the_population_covers_the_ranges_it_promises() {
+    let cards = drawn_cards();
+    for kib in SD_AU_SIZES_KIB {
+        assert!(
+            cards.iter().any(|c| c.au == kib << 10),
+            "no card with a {kib} KiB AU"
+        );
+    }
+    let share = |f: &dyn Fn(&SimParams) -> bool| {
+        cards.iter().filter(|c| f(c)).count() as f64 / cards.len() as f64
+    };
+    assert!((0.4..0.6).contains(&share(&|c| c.cache > 0)));
+    assert!((0.15..0.35).contains(&share(&|c| c.link.is_some())));
+    assert!(
+        cards
+            .iter()
+            .all(|c| (10_000..=5_000_000).contains(&c.cmd_ns))
+    );
+    assert!(
+        cards
+            .iter()
+            .all(|c| (1_000_000..=300_000_000).contains(&c.write) && c.read >= c.write)
+    );
+    assert!(cards.iter().any(|c| c.cache >= 2 << 30));
+    // Caches up to a third of the capacity, some of a quarter or more;
+    // bursts from barely above the medium's speed.
+    assert!(cards.iter().all(|c| c.cache <= c.size / 3));
+    assert!(cards.iter().any(|c| c.cache >= c.size / 4));
+    let cached = || cards.iter().filter(|c| c.cache > 0);
+    assert!(cached().all(|c| c.burst * 100 >= c.write * 104 && c.burst <= c.write * 10 + 10));
+    assert!(cached().any(|c| (c.burst as f64) < 1.2 * c.write as f64));
+    // Links slower than the card's own read, and than its write.
+    assert!(cards.iter().any(|c| c.link.is_some_and(|l| l < c.read)));
+    assert!(cards.iter().any(|c| c.link.is_some_and(|l| l < c.write)));
+    assert!(cards.iter().any(|c| c.link.is_some_and(|l| l >= c.read)));
+    assert!(cards.iter().all(|c| (2 << 10..=64 << 10).contains(&c.page)));
+    assert!(cards.iter().all(|c| (1..=8).contains(&c.open_au)));
+    let fat = |c: &SimParams| c.fat_ns.unwrap_or(0);
+    assert!(
+        cards
+            .iter()
+            .all(|c| (500_000..=150_000_000).contains(&fat(c)))
+    );
+    assert!((0.75..0.95).contains(&share(&|c| fat(c) < 20_000_000)));
+    assert!((0.2..0.4).contains(&share(&|c| c.fat_max_ns > 0)));
+    assert!(
+        cards
+            .iter()
+            .filter(|c| c.fat_max_ns > 0)
+            .all(|c| (100_000_000..=800_000_000).contains(&c.fat_max_ns)
+                && (2..=32).contains(&c.fat_every))
+    );
+    assert!((0.3..0.5).contains(&share(&|c| c.move_speed.is_some())));
+}
+
+#[test]
+fn the_fat_and_move_draws_leave_the_other_parameters_as_before() {
+    // Another stream for the FAT latency and move speed: every other
+    // field of every card stays the same.
+    let mix = Mix {
+        fat_and_move: true,
+        ..Mix::default()
+    };
+    let (mut a, mut b) = (Population::with_mix(3, mix), Population::new(3));
+    let mut c = Population::with_mix(3, mix);
+    c.extra = fastrand::Rng::with_seed(99);
+    let strip = |c: SimParams| SimParams {
+        move_speed: None,
+        fat_ns: None,
+        fat_max_ns: 0,
+        fat_every: SimParams::default().fat_every,
+        ..c
+    };
+    for _ in 0..200 {
+        let (x, y, z) = (a.draw_mixed(), b.draw_mixed(), c.draw_mixed());
+        assert!(x.fat_ns.is_some() && y.fat_ns.is_none());
+        assert_eq!(strip(x.clone()), y);
+        assert_eq!(strip(x), strip(z));
+    }
+}
+
+#[test]
+fn fakes_of_every_kind_at_any_real_size_round_trip() {
+    let mut pop = Population::new(5);
+    let fakes: Vec<SimParams> = (0..2_000).map(|_| pop.draw_fake()).collect();
+    for card in &fakes {
+        let spec = spec_of(card);
+        let parsed = SimParams::parse(spec.trim_start_matches("sim:"))
+            .unwrap_or_else(|e| panic!("{spec}: {e}"));
+        assert_eq!(&parsed, card, "{spec}");
+        assert!(card.real < card.size && card.real >= 2 << 20, "{spec}");
+        assert!(
+            card.real.is_multiple_of(SECTOR) && card.cache <= (card.real / 2).max(FAKE_OWN_CACHE)
+        );
+    }
+    for kind in FakeKind::ALL {
+        assert!(fakes.iter().any(|c| c.fake == kind), "no {kind:?} fake");
+    }
+    let odd = |c: &&SimParams| !c.real.is_power_of_two();
+    assert!(
+        fakes.iter().filter(odd).count() > 1_000,
+        "most reals are not powers of two"
+    );
+    assert!(fakes.iter().any(|c| c.real.is_power_of_two()));
+    assert!(
+        fakes.iter().any(|c| c.real > c.size / 100 * 95),
+        "some just under the claim"
+    );
+    assert!(
+        fakes.iter().any(|c| !c.real.is_multiple_of(4096)),
+        "some not in whole 4 KiB"
+    );
+    assert!(
+        fakes.iter().filter(|c| c.real < 16 << 20).count() > 100,
+        "tiny fakes, below the zone's end"
+    );
+    assert!(
+        fakes.iter().filter(|c| c.cache > c.real).count() > 50,
+        "fakes whose cache outgrows their real size"
+    );
+}
+
+#[test]
+fn draw_mixed_draws_the_share_of_fakes_asked() {
+    let mix = Mix {
+        fakes: 0.3,
+        ..Mix::default()
+    };
+    let mut pop = Population::with_mix(9, mix);
+    let share = (0..2_000)
+        .filter(|_| {
+            let c = pop.draw_mixed();
+            c.real < c.size
+        })
+        .count() as f64
+        / 2_000.0;
+    assert!((0.25..0.35).contains(&share), "{share}");
+}
+
+#[test]
+fn the_same_seed_draws_the_same_cards() {
+    let (mut a, mut b) = (Population::new(3), Population::new(3));
+    for _ in 0..100 {
+        assert_eq!(a.draw(), b.draw());
+    }
+}

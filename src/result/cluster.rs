@@ -255,6 +255,7 @@ pub enum NoPartner {
 /// The reasons a rank has no partner on another host.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
+#[schemars(transform = crate::result::variant_keys::describe_variant_keys)]
 pub enum NoPartnerKind {
     /// Every rank ran on one host (named: a name from outside).
     OneHost {

@@ -130,11 +130,16 @@ pub struct RankRow {
     pub clock_offset_bound_ns: u64,
     /// How much the offset moved between the measurements before and after
     /// the tests, in nanoseconds per second of the job.
+    #[serde(rename = "clock_drift_ppb", alias = "clock_drift_ns_per_s")]
     pub clock_drift_ns_per_s: f64,
     /// How far the drift may be off: the two offsets' bounds over the time
     /// between them, ns per second (0 in runs stored before, and with one
     /// measurement). A drift within it is noise.
     #[serde(default)]
+    #[serde(
+        rename = "clock_drift_uncertainty_ppb",
+        alias = "clock_drift_uncertainty_ns_per_s"
+    )]
     pub clock_drift_uncertainty_ns_per_s: f64,
     /// First measured start and last measured end of this rank, on the
     /// common clock.

@@ -37,6 +37,7 @@ pub enum Direction {
     Mixed {
         /// Share of the requests that are reads, percent; null when not
         /// recorded.
+        #[serde(rename = "read_pct")]
         read_percent: Option<u8>,
     },
 }
@@ -137,8 +138,10 @@ pub struct TestChange {
     /// What makes the two tests alike.
     pub key: TestKey,
     /// MB/s of the complete repetitions of each side.
+    #[serde(rename = "before_mb_per_s")]
     pub before_mb_s: Vec<f64>,
     /// MB/s of the complete repetitions of the later run.
+    #[serde(rename = "after_mb_per_s")]
     pub after_mb_s: Vec<f64>,
     /// The one statement of change `compare`, `report` and `history`
     /// make of this pair (see [`ChangeVerdict`]).
@@ -149,6 +152,7 @@ pub struct TestChange {
     #[schemars(schema_with = "verdict_schema")]
     pub verdict: Result<Verdict, NoVerdict>,
     /// The verdict's ratio − 1 (−0.2: 20% slower), never at or below −1.
+    #[serde(rename = "change_ratio")]
     pub percent_change: Option<Interval>,
     /// What the machine was doing during the earlier run's repetitions of
     /// this test; absent when that run did not record it.
@@ -346,22 +350,26 @@ pub enum ChangeVerdict {
     /// Faster beyond the run-to-run noise and the threshold.
     Faster {
         /// After / before − 1 with its interval (0.3: 30% faster).
+        #[serde(rename = "change_ratio")]
         percent: Interval,
     },
     /// Slower beyond the run-to-run noise and the threshold.
     Slower {
         /// After / before − 1 with its interval (−0.3: 30% slower).
+        #[serde(rename = "change_ratio")]
         percent: Interval,
     },
     /// The whole interval lies within the threshold: no change.
     NoChange {
         /// After / before − 1 with its interval.
+        #[serde(rename = "change_ratio")]
         percent: Interval,
     },
     /// The interval reaches past the threshold on one side at least but
     /// not wholly: neither a change nor its absence is shown.
     NoClearChange {
         /// After / before − 1 with its interval.
+        #[serde(rename = "change_ratio")]
         percent: Interval,
     },
     /// No statement can be made, and why.

@@ -253,17 +253,6 @@ pub enum Figure {
         #[serde(alias = "pw_mean_mb_s")]
         pw_mean_mb_per_s: f64,
     },
-    /// `class`, as stored by earlier releases: FAT write times in ms.
-    FatWrites {
-        /// Worst mean of 8 consecutive FAT writes, ms.
-        worst_mean8_ms: f64,
-        /// Longest single FAT write, ms.
-        max_ms: f64,
-        /// Median FAT write, ms.
-        median_ms: f64,
-        /// FAT writes timed.
-        writes: u64,
-    },
     /// `class`: FAT write times.
     FatWriteTimes {
         /// Worst mean of 8 consecutive FAT writes, ns.

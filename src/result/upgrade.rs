@@ -56,11 +56,27 @@ fn convert_units(v: &mut Value) {
                     map.insert(new.to_string(), scaled(value, factor));
                 }
             }
+            if let Some(times) = map.remove("fat_writes") {
+                map.insert("fat_write_times".into(), fat_write_times(times));
+            }
             map.values_mut().for_each(convert_units);
         }
         Value::Array(items) => items.iter_mut().for_each(convert_units),
         _ => {}
     }
+}
+
+/// A flash class figure of FAT write times stored in float milliseconds,
+/// as the integer nanoseconds the current figure holds.
+fn fat_write_times(mut times: Value) -> Value {
+    if let Some(map) = times.as_object_mut() {
+        for key in ["worst_mean8", "max", "median"] {
+            if let Some(ms) = map.remove(&format!("{key}_ms")).and_then(|v| v.as_f64()) {
+                map.insert(format!("{key}_ns"), Value::from((ms * 1e6).round() as u64));
+            }
+        }
+    }
+    times
 }
 
 fn scaled(value: Value, factor: f64) -> Value {

@@ -103,10 +103,10 @@ fn half_the_speed_is_slower_by_half_and_an_unlike_run_is_set_apart() {
         within["low"].as_f64().unwrap() >= low && within["high"].as_f64().unwrap() <= high,
         "{doc}"
     );
-    let measured = median(&changes[0]["after_mb_s"]) / median(&changes[0]["before_mb_s"]);
+    let measured = median(&changes[0]["after_mb_per_s"]) / median(&changes[0]["before_mb_per_s"]);
     eprintln!(
         "before {} after {} measured ratio {measured:.3}, interval {low:.3}..{high:.3}",
-        changes[0]["before_mb_s"], changes[0]["after_mb_s"]
+        changes[0]["before_mb_per_s"], changes[0]["after_mb_per_s"]
     );
     assert!(low > 0.0 && low <= measured && measured <= high, "{doc}");
     // faultfs adds a small cost per request beyond the configured

@@ -1,7 +1,7 @@
 //! One naming rule for every JSON key (README, "JSON naming"): snake_case,
 //! names of a closed set as values and never as keys, and a figure's unit
 //! in one suffix per unit (`_bytes`, `_ns`, `_s`, `_mb_per_s`, `_iops`,
-//! `_pct`, `_ratio`). Every command that offers `--json` or `--json-lines`
+//! `_pct`, `_ratio`, `_ppb`). Every command that offers `--json` or `--json-lines`
 //! (found by walking the clap definition) is run on a simulated card or a
 //! temporary directory and every key it prints is checked; so is every
 //! property name of the shipped schemas, which name the keys a reader may

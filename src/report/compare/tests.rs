@@ -317,7 +317,7 @@ fn like_tests_get_verdicts_and_unlike_ones_are_listed_apart() {
     let change = &v["changes"][0];
     assert_eq!(change["verdict"]["verdict"]["change"], "slower");
     assert_eq!(change["verdict"]["verdict"]["before_repetitions"], 3);
-    assert!(change["percent_change"]["low"].as_f64().unwrap() > -1.0);
+    assert!(change["change_ratio"]["low"].as_f64().unwrap() > -1.0);
     assert_eq!(v["not_compared"][0]["run"], "run 1");
 }
 

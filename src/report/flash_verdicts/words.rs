@@ -217,17 +217,6 @@ fn plain(f: &Figure) -> (&'static str, String) {
                 }
             ),
         ),
-        Figure::FatWrites {
-            worst_mean8_ms,
-            max_ms,
-            median_ms,
-            writes,
-        } => (
-            "T_FW (FAT writes)",
-            format!(
-                "worst mean of 8 {worst_mean8_ms:.1} ms, max {max_ms:.1} ms, median {median_ms:.1} ms over {writes} writes"
-            ),
-        ),
         Figure::FatWriteTimes {
             worst_mean8_ns,
             max_ns,

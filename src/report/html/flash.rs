@@ -331,17 +331,6 @@ fn findings(out: &mut String, list: &[Finding]) {
                 limit,
                 ..
             } => requirement_text(*need, *measured, *limit),
-            Figure::FatWrites {
-                worst_mean8_ms,
-                max_ms,
-                median_ms,
-                writes,
-            } => format!(
-                "worst mean of 8 {}, max {}, median {} over {writes} writes",
-                format_latency(worst_mean8_ms * 1e6),
-                format_latency(max_ms * 1e6),
-                format_latency(median_ms * 1e6)
-            ),
             _ => w.value,
         };
         let _ = writeln!(

@@ -53,7 +53,8 @@
 
 use super::FlashIo;
 use crate::analysis::flash::capacity::{self, Evidence, Layout, bracket};
-pub use crate::analysis::flash::capacity::{BadProbe, CapacityResult, Held, flush_needed};
+// BLOCK, the unit a probe writes (eight stamped sectors), is the analysis's.
+use crate::analysis::flash::capacity::{BLOCK, BadProbe, CapacityResult, Held, flush_needed};
 use crate::error::usage_io;
 use crate::result::verify::Verdict;
 use crate::units::format_size;
@@ -65,8 +66,6 @@ use std::io;
 
 /// Never written: the partition table lives here.
 pub const PROTECTED: u64 = 1 << 20;
-/// The unit a probe writes: eight stamped sectors.
-pub use crate::analysis::flash::capacity::BLOCK;
 /// The stamped unit: a sector, so an alias at any sector shows.
 const SUB: u64 = 512;
 const MIB: u64 = 1 << 20;

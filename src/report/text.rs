@@ -62,7 +62,7 @@ const KERNEL_WIDTH: usize = 22;
 /// Text from outside (a path, a model, a mount point, a test's name) as
 /// the report shows it: escaped and cut (see [`table::cut`]).
 fn shown(text: &str) -> String {
-    table::cut(text, table::NAME_COLUMNS)
+    table::cut(text, crate::units::escape::NAME_COLUMNS)
 }
 
 fn header(out: &mut String, r: &RunResult) {

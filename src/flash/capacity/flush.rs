@@ -3,8 +3,8 @@
 //! claims that journal each piece before it is written. Kept apart from
 //! the probe's reads and writes of its own blocks, which only call it.
 
-use super::{BLOCK, CapacityPlan, MIB, SUB, flush_needed};
-use crate::analysis::flash::capacity;
+use super::{CapacityPlan, MIB, SUB};
+use crate::analysis::flash::capacity::{self, BLOCK, flush_needed};
 use crate::flash::FlashIo;
 use std::collections::BTreeSet;
 use std::io;

@@ -215,9 +215,7 @@ pub fn as_run(mut r: RunResult) -> RunResult {
 /// `node-b` thousands of seconds off and measured, and rank 3 a straggler
 /// (under 80% of the median rank's rate).
 pub fn mpi_result() -> RunResult {
-    use crate::result::cluster::{MpiRepetition, MpiSection, RankRow, RankSpan, ReadOtherHost};
-    use crate::units::mb_per_s;
-    const HOSTS: [&str; 4] = ["node-a", "node-a", "node-b", "node-b"];
+    use crate::result::cluster::{MpiSection, ReadOtherHost};
     // Per test: its start on the common clock, each rank's MiB, lateness
     // of its start and its own elapsed time (ns).
     type Plan = (i64, [u64; 4], [i64; 4], [i64; 4]);
@@ -243,51 +241,7 @@ pub fn mpi_result() -> RunResult {
     for (plan, test) in plans.iter().zip(r.tests.iter_mut()) {
         tests.push(mpi_test(plan, test));
     }
-    let offsets: [(i64, u64, f64); 4] = [
-        (0, 0, 0.0),
-        (3_000, 2_000, 0.1),
-        (4_812_000_000_123, 18_500, 2.4),
-        (4_812_000_004_870, 21_000, 2.6),
-    ];
-    let latency: [(u64, u64); 4] = [
-        (2_400_000, 6_100_000),
-        (2_450_000, 6_300_000),
-        (2_500_000, 6_900_000),
-        (4_100_000, 13_200_000),
-    ];
-    let ranks = (0..4)
-        .map(|i| {
-            let spans: Vec<&RankSpan> = tests.iter().map(|t| &t.repetitions[0].ranks[i]).collect();
-            let bytes: u64 = spans.iter().map(|s| s.bytes).sum();
-            let took: i64 = spans.iter().map(|s| s.end_ns - s.start_ns).sum();
-            let lateness = |at: fn(&MpiRepetition) -> i64, of: fn(&RankSpan) -> i64| {
-                tests
-                    .iter()
-                    .map(|t| of(&t.repetitions[0].ranks[i]).abs_diff(at(&t.repetitions[0])))
-                    .max()
-                    .unwrap_or(0)
-            };
-            RankRow {
-                rank: i as u32,
-                host: HOSTS[i].into(),
-                local_rank: (i % 2) as u32,
-                target: format!("/scratch/{}", HOSTS[i]),
-                clock_offset_ns: offsets[i].0,
-                clock_offset_bound_ns: offsets[i].1,
-                clock_drift_ns_per_s: offsets[i].2,
-                clock_drift_uncertainty_ns_per_s: 0.0,
-                start_ns: spans[0].start_ns,
-                end_ns: spans[spans.len() - 1].end_ns,
-                bytes,
-                ops: spans.iter().map(|s| s.ops).sum(),
-                mb_per_s: mb_per_s(bytes, took as u64),
-                p50_ns: Some(latency[i].0),
-                p99_ns: Some(latency[i].1),
-                start_skew_ns: lateness(|t| t.first_start_ns, |s| s.start_ns),
-                end_skew_ns: lateness(|t| t.first_end_ns, |s| s.end_ns),
-            }
-        })
-        .collect();
+    let ranks = mpi_ranks(&tests);
     r.target.path = "/scratch/{host}".into();
     r.target.kind = TargetKind::Directory;
     r.target.scratch_file = Some("/scratch/node-a/iocurve-scratch-rank0".into());
@@ -308,6 +262,62 @@ pub fn mpi_result() -> RunResult {
         lost: Vec::new(),
     });
     r
+}
+
+/// The hosts of [`mpi_result`]'s ranks, by rank.
+const MPI_HOSTS: [&str; 4] = ["node-a", "node-a", "node-b", "node-b"];
+
+/// The rank rows of [`mpi_result`]: each rank's sums and spans over
+/// `tests`, its clock (`node-b` thousands of seconds off) and latency
+/// (rank 3 the straggler's).
+fn mpi_ranks(tests: &[crate::result::cluster::MpiTest]) -> Vec<crate::result::cluster::RankRow> {
+    use crate::result::cluster::{MpiRepetition, RankRow, RankSpan};
+    use crate::units::mb_per_s;
+    let offsets: [(i64, u64, f64); 4] = [
+        (0, 0, 0.0),
+        (3_000, 2_000, 0.1),
+        (4_812_000_000_123, 18_500, 2.4),
+        (4_812_000_004_870, 21_000, 2.6),
+    ];
+    let latency: [(u64, u64); 4] = [
+        (2_400_000, 6_100_000),
+        (2_450_000, 6_300_000),
+        (2_500_000, 6_900_000),
+        (4_100_000, 13_200_000),
+    ];
+    (0..4)
+        .map(|i| {
+            let spans: Vec<&RankSpan> = tests.iter().map(|t| &t.repetitions[0].ranks[i]).collect();
+            let bytes: u64 = spans.iter().map(|s| s.bytes).sum();
+            let took: i64 = spans.iter().map(|s| s.end_ns - s.start_ns).sum();
+            let lateness = |at: fn(&MpiRepetition) -> i64, of: fn(&RankSpan) -> i64| {
+                tests
+                    .iter()
+                    .map(|t| of(&t.repetitions[0].ranks[i]).abs_diff(at(&t.repetitions[0])))
+                    .max()
+                    .unwrap_or(0)
+            };
+            RankRow {
+                rank: i as u32,
+                host: MPI_HOSTS[i].into(),
+                local_rank: (i % 2) as u32,
+                target: format!("/scratch/{}", MPI_HOSTS[i]),
+                clock_offset_ns: offsets[i].0,
+                clock_offset_bound_ns: offsets[i].1,
+                clock_drift_ns_per_s: offsets[i].2,
+                clock_drift_uncertainty_ns_per_s: 0.0,
+                start_ns: spans[0].start_ns,
+                end_ns: spans[spans.len() - 1].end_ns,
+                bytes,
+                ops: spans.iter().map(|s| s.ops).sum(),
+                mb_per_s: mb_per_s(bytes, took as u64),
+                p50_ns: Some(latency[i].0),
+                p99_ns: Some(latency[i].1),
+                start_skew_ns: lateness(|t| t.first_start_ns, |s| s.start_ns),
+                end_skew_ns: lateness(|t| t.first_end_ns, |s| s.end_ns),
+            }
+        })
+        .collect()
 }
 
 /// One test of [`mpi_result`]: its ranks' spans from `plan` (its start on

@@ -37,18 +37,18 @@
 
 use super::Outcome;
 use super::flash::FlashCalibration;
-use iocurve::analysis::flash::class::Need;
+use iocurve::analysis::flash::class::{CLASSES, Check, Need, fat_figures, judge, requirements};
 use iocurve::engine::population::{Mix, Population, spec_of};
 use iocurve::engine::sim::{SimDevice, SimParams};
 use iocurve::flash::SimIo;
-use iocurve::flash::class::{self, Check, ClassPlan};
+use iocurve::flash::class::{self, ClassPlan};
 use iocurve::result::flash::Status;
 
 const SMALL: u64 = 4096;
 
 /// Every class the command checks when the card names none.
 pub fn all_classes() -> Vec<String> {
-    class::CLASSES
+    CLASSES
         .iter()
         .map(|c| c.to_string())
         .chain(["A2".to_string()])
@@ -140,7 +140,7 @@ fn fat_truth(p: &SimParams, plan: &ClassPlan) -> (f64, f64) {
             (program_ns(p, SMALL) + busy).max(link_ns(p, SMALL)) as f64 / 1e6
         })
         .collect();
-    let f = class::fat_figures(&ms);
+    let f = fat_figures(&ms);
     (f.worst_mean8_ms, f.max_ms)
 }
 
@@ -239,7 +239,10 @@ fn rate(c: &Check, limit: f64, truth: f64, card: f64, link: Option<f64>) -> Outc
 }
 
 /// Scores `flash class` on one card: one outcome per requirement.
-pub fn class_outcomes(p: &SimParams, seed: u64) -> Vec<(Outcome, iocurve::flash::Confidence)> {
+pub fn class_outcomes(
+    p: &SimParams,
+    seed: u64,
+) -> Vec<(Outcome, iocurve::result::flash::Confidence)> {
     let classes = all_classes();
     let plan = ClassPlan::new(p.au, p.size);
     let device = SimDevice::timing_only(p.clone());
@@ -251,14 +254,14 @@ pub fn class_outcomes(p: &SimParams, seed: u64) -> Vec<(Outcome, iocurve::flash:
         Err(e) => {
             let per_card = classes
                 .iter()
-                .map(|c| class::requirements(c).map_or(0, |r| r.len()))
+                .map(|c| requirements(c).map_or(0, |r| r.len()))
                 .sum();
             let why = Outcome::Declined(format!("the run failed: {e}"));
-            return vec![(why, iocurve::flash::Confidence::Low); per_card];
+            return vec![(why, iocurve::result::flash::Confidence::Low); per_card];
         }
     };
     let t = truth(p, &plan);
-    class::judge(&classes, &figures, link)
+    judge(&classes, &figures, link)
         .iter()
         .map(|c| (outcome(c, &t), c.confidence))
         .collect()

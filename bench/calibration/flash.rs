@@ -35,9 +35,11 @@
 //! that "high" is never wrong and "medium" rarely.
 
 use super::{Outcome, Tally};
+use iocurve::analysis::flash::{cache::AFTER, cache::FALL, open_au::VISIBLE};
 use iocurve::engine::population::{Mix, Population, spec_of};
 use iocurve::engine::sim::{SimDevice, SimParams};
-use iocurve::flash::{Confidence, SimIo, align, cache, capacity, open_au};
+use iocurve::flash::{SimIo, align, cache, capacity, open_au};
+use iocurve::result::flash::Confidence;
 use std::fmt::Write as _;
 
 /// Right and wrong answers given at one confidence.
@@ -380,9 +382,9 @@ fn open_au_visible(p: &SimParams, plan: &open_au::OpenAuPlan) -> bool {
 }
 
 /// The smallest collapse there is to find: the detector's threshold
-/// ([`open_au::VISIBLE`]) and a margin, so that a card at the threshold
+/// ([`VISIBLE`]) and a margin, so that a card at the threshold
 /// itself is not counted against it.
-const OPEN_AU_VISIBLE: f64 = open_au::VISIBLE * 1.05;
+const OPEN_AU_VISIBLE: f64 = VISIBLE * 1.05;
 
 /// Scores `flash open-au` on one card run with the AU `au` (`assumed`:
 /// a fallback, not the card's own).
@@ -472,17 +474,15 @@ fn cache_fill_bytes(p: &SimParams, chunk: u64) -> Option<u64> {
 }
 
 /// Whether the cache shows on this card: by the law the speed falls to
-/// under [`cache::FALL`] of the burst's (with a margin of 5 %, so that a
+/// under [`FALL`] of the burst's (with a margin of 5 %, so that a
 /// card at the threshold itself is not counted against the detector) and
 /// the cache fills within the bytes the test may write, with room left to
 /// confirm the fall. A larger cache is beyond the test's reach: its
 /// verdict says "no fall within N bytes (or a larger cache)".
 fn cache_visible(p: &SimParams, plan: &cache::CachePlan) -> bool {
     let (burst, full) = cache_law(p, plan.chunk);
-    let falls = p.cache > 0 && full as f64 * cache::FALL >= 1.05 * burst as f64;
-    let room = plan
-        .max_bytes
-        .saturating_sub(cache::AFTER as u64 * plan.chunk);
+    let falls = p.cache > 0 && full as f64 * FALL >= 1.05 * burst as f64;
+    let room = plan.max_bytes.saturating_sub(AFTER as u64 * plan.chunk);
     falls && cache_fill_bytes(p, plan.chunk).is_some_and(|b| b <= room)
 }
 

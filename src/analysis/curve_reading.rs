@@ -36,7 +36,7 @@ pub fn analyse(series: &mut CurveSeries, max_transfer: Option<u64>) {
 /// Each unaligned size against its aligned neighbours measured the same
 /// way: the unaligned section on an O_DIRECT target, the series itself on
 /// a buffered one.
-fn unaligned_verdicts(series: &CurveSeries) -> Vec<model::AlignmentPenalty> {
+fn unaligned_verdicts(series: &CurveSeries) -> Vec<crate::result::curve::AlignmentPenalty> {
     let same_way: Vec<&CurvePoint> = if series.unaligned.is_empty() {
         series.points.iter().collect()
     } else {
@@ -79,7 +79,7 @@ fn points_where(series: &CurveSeries, keep: impl Fn(&CurvePoint) -> bool) -> Vec
 }
 
 /// Crossovers between every pair of targets, pattern by pattern.
-pub fn find_crossovers(series: &[CurveSeries]) -> Vec<model::Crossover> {
+pub fn find_crossovers(series: &[CurveSeries]) -> Vec<crate::result::curve::Crossover> {
     let mut out = Vec::new();
     for (i, a) in series.iter().enumerate() {
         for b in series

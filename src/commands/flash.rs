@@ -12,7 +12,7 @@
 //! same write gate, and only with `--destructive`: without it the table is
 //! shown and the exit code is 2, a refusal to write like every other.
 //!
-//! [`FlashReport`]: crate::flash::FlashReport
+//! [`FlashReport`]: crate::result::flash::FlashReport
 //! [`RunResult`]: crate::result::RunResult
 
 use crate::cli::FlashCommand;

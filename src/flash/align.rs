@@ -29,7 +29,7 @@
 //! confidence only. Only reads are issued.
 
 use super::FlashIo;
-pub use crate::analysis::flash::align::{AlignResult, Row, agreed, decide};
+use crate::analysis::flash::align::{AlignResult, Row, agreed, decide};
 use std::io;
 
 /// How the timing is done.
@@ -140,8 +140,8 @@ fn time_candidate(
 mod tests {
     use super::*;
     use crate::engine::sim::{SimDevice, SimParams};
-    use crate::flash::Confidence;
     use crate::flash::SimIo;
+    use crate::result::flash::Confidence;
 
     fn detect_on(spec: &str) -> AlignResult {
         let dev = SimDevice::new(SimParams::parse(spec).unwrap());

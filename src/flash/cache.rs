@@ -10,9 +10,10 @@
 //! absorbed × (1 − sustained / burst). This module writes and times;
 //! `crate::analysis::flash::cache` reads the speeds.
 
-use super::{Confidence, FAT_AREA, FlashIo, mb_s};
+use super::{FAT_AREA, FlashIo, mb_s};
+use crate::analysis::flash::cache::AFTER;
 use crate::analysis::flash::cache::{self, fall};
-pub use crate::analysis::flash::cache::{AFTER, FALL};
+use crate::result::flash::Confidence;
 use serde::Serialize;
 use std::io;
 

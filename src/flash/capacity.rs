@@ -53,19 +53,19 @@
 
 use super::FlashIo;
 use crate::analysis::flash::capacity::{self, Evidence, Layout, bracket};
-pub use crate::analysis::flash::capacity::{BadProbe, CapacityResult, Held, flush_needed};
+// BLOCK, the unit a probe writes (eight stamped sectors), is the analysis's.
+use crate::analysis::flash::capacity::{BLOCK, BadProbe, CapacityResult, Held, flush_needed};
 use crate::error::usage_io;
 use crate::result::verify::Verdict;
 use crate::units::format_size;
 use crate::workload::verify;
+use flush::{Journal, flush, free_runs};
 use serde::Serialize;
 use std::collections::BTreeSet;
 use std::io;
 
 /// Never written: the partition table lives here.
 pub const PROTECTED: u64 = 1 << 20;
-/// The unit a probe writes: eight stamped sectors.
-pub use crate::analysis::flash::capacity::BLOCK;
 /// The stamped unit: a sector, so an alias at any sector shows.
 const SUB: u64 = 512;
 const MIB: u64 = 1 << 20;
@@ -80,9 +80,8 @@ pub const MIN_SIZE: u64 = 4 * PROTECTED;
 /// about half of this) gets all of it.
 pub const AUTO_FLUSH: u64 = 1 << 30;
 /// The flush listed in the plan's regions; beyond it, pieces of
-/// [`CLAIM_STEP`] are claimed as the flush reaches them.
+/// [`flush::CLAIM_STEP`] are claimed as the flush reaches them.
 pub const LISTED_FLUSH: u64 = 128 << 20;
-const CLAIM_STEP: u64 = 64 << 20;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct CapacityPlan {
@@ -174,68 +173,6 @@ pub fn flush_advice(needed: u64, flushed: u64, size: u64) -> Option<u64> {
     let whole = needed.div_ceil(MIB).saturating_mul(MIB);
     let advice = flush_bound(whole, size);
     (advice > flushed).then_some(advice)
-}
-
-/// The runs of `from..to` outside the `BLOCK`-long `blocks` (ascending):
-/// where a flush may write, or what a claim may journal.
-fn free_runs(from: u64, to: u64, blocks: &BTreeSet<u64>) -> Vec<(u64, u64)> {
-    let mut out = Vec::new();
-    let mut at = from;
-    for &b in blocks.range(from.saturating_sub(BLOCK - 1)..to) {
-        if b > at {
-            out.push((at, b - at));
-        }
-        at = at.max(b + BLOCK);
-    }
-    if to > at {
-        out.push((at, to - at));
-    }
-    out
-}
-
-/// What `--preserve` has journalled beyond the listed regions: the flush
-/// up to `claimed_to`, and every probe block written. A claim never covers
-/// either again (a second journal entry would record our own writes).
-struct Journal {
-    claimed_to: u64,
-    blocks: BTreeSet<u64>,
-}
-
-impl Journal {
-    fn new(plan: &CapacityPlan) -> Journal {
-        Journal {
-            claimed_to: plan.listed_end(),
-            blocks: plan.probes.iter().copied().collect(),
-        }
-    }
-
-    /// Claims a later round's probe blocks that are not journalled yet.
-    fn claim_blocks(&mut self, io: &mut dyn FlashIo, probes: &[u64]) -> io::Result<()> {
-        let new: Vec<(u64, u64)> = probes
-            .iter()
-            .filter(|p| **p + BLOCK > self.claimed_to && !self.blocks.contains(p))
-            .map(|p| (*p, BLOCK))
-            .collect();
-        self.blocks.extend(new.iter().map(|b| b.0));
-        match new.is_empty() {
-            true => Ok(()),
-            false => io.claim(&new),
-        }
-    }
-
-    /// Claims the flush up to at least `end`, [`CLAIM_STEP`] at a time,
-    /// around the probe blocks journalled already.
-    fn claim_to(&mut self, io: &mut dyn FlashIo, end: u64, size: u64) -> io::Result<()> {
-        while self.claimed_to < end {
-            let to = (self.claimed_to + CLAIM_STEP).min(size).max(end);
-            let runs = free_runs(self.claimed_to, to, &self.blocks);
-            if !runs.is_empty() {
-                io.claim(&runs)?;
-            }
-            self.claimed_to = to;
-        }
-        Ok(())
-    }
 }
 
 /// The zone: about the square root of (size × 512 bytes), 1–8 MiB, so
@@ -454,108 +391,6 @@ fn note_aliases(buf: &[u8], at: u64, seed: u64, ev: &mut Evidence) {
     }
 }
 
-/// What a flush wrote and saw.
-#[derive(Debug, Clone, Copy, Default)]
-struct Flushed {
-    written: u64,
-    /// The time the pieces took.
-    ns: u64,
-    /// The write cache was seen full and as much again written.
-    beaten: bool,
-    /// Bytes written when the speed fell.
-    fell_at: Option<u64>,
-}
-
-/// Zeros in 1 MiB pieces from the flush offset across the card, around
-/// the blocks in `skip` (the probes of the round), timed; from the start
-/// again once the end is reached (a cache larger than the rest of the card
-/// is then pushed out by writing it over). Stops once the speed has fallen
-/// below 60 % of the first pieces' and as much again has been written, or
-/// at `limit` (`adaptive` off: at `limit`): the flush is sized by the cache
-/// it measures. A write that fails (beyond the real size of a card that
-/// fails there) starts the next pass; a pass that writes nothing ends the
-/// flush.
-fn flush(
-    io: &mut dyn FlashIo,
-    plan: &CapacityPlan,
-    limit: u64,
-    adaptive: bool,
-    skip: &BTreeSet<u64>,
-    journal: &mut Journal,
-) -> io::Result<Flushed> {
-    let mut speeds: Vec<u64> = Vec::new();
-    // Bytes written when the speed fell, and the piece it fell at.
-    let mut fell: Option<(u64, usize)> = None;
-    let (mut written, mut total_ns, mut pass_written) = (0, 0, 0);
-    let mut at = plan.flush_offset;
-    while written + SUB <= limit {
-        if at >= plan.size {
-            if pass_written == 0 {
-                break;
-            }
-            (at, pass_written) = (plan.flush_offset, 0);
-        }
-        let end = (at + MIB).min(plan.size).min(at + (limit - written));
-        journal.claim_to(io, end, plan.size)?;
-        let Some((bytes, ns)) = write_piece(io, at, end, skip) else {
-            at = plan.size;
-            continue;
-        };
-        at = end;
-        if bytes == 0 {
-            continue;
-        }
-        (written, total_ns, pass_written) = (written + bytes, total_ns + ns, pass_written + bytes);
-        if !adaptive {
-            continue;
-        }
-        // Per MiB, so that a piece cut short by probes compares.
-        speeds.push((u128::from(ns.max(1)) * u128::from(MIB) / u128::from(bytes)) as u64);
-        if fell.is_none() && capacity::flush_fell(&speeds) {
-            fell = Some((written, speeds.len()));
-        }
-        if let Some((f, piece)) = fell.filter(|f| written >= flush_needed(f.0)) {
-            let from = piece.saturating_sub(capacity::FLUSH_FALL_RUN);
-            if capacity::fall_lasted(&speeds, from) {
-                return Ok(Flushed {
-                    written,
-                    ns: total_ns,
-                    beaten: true,
-                    fell_at: Some(f),
-                });
-            }
-            // A stall, not a full cache: look for the fall again.
-            fell = None;
-        }
-    }
-    Ok(Flushed {
-        written,
-        ns: total_ns,
-        beaten: false,
-        fell_at: fell.map(|f| f.0),
-    })
-}
-
-/// Zeros over `at..end` around the blocks in `skip`: the bytes written and
-/// their time, or `None` when a write failed.
-fn write_piece(
-    io: &mut dyn FlashIo,
-    at: u64,
-    end: u64,
-    skip: &BTreeSet<u64>,
-) -> Option<(u64, u64)> {
-    let (mut bytes, mut ns) = (0, 0);
-    for (o, len) in free_runs(at, end, skip) {
-        let len = len / SUB * SUB;
-        if len == 0 {
-            continue;
-        }
-        ns += io.write_zeros(o, len).ok()?;
-        bytes += len;
-    }
-    Some((bytes, ns))
-}
-
 /// Reads the first MiB and the zone back, sector by sector: aliases, and
 /// where the zone's data was lost ([`Evidence::zone_lost`]). A MiB that
 /// fails to read is read again a block at a time, so that a card failing
@@ -670,5 +505,6 @@ fn bisect(
     }
 }
 
+mod flush;
 #[cfg(test)]
 mod tests;

@@ -30,7 +30,7 @@
 //!   sequential speed (Pw).
 //!
 //! Each requirement is PASS, FAIL or LINK with the measured value and the
-//! limit beside it, and a [`Confidence`](super::Confidence) from the margin between the two
+//! limit beside it, and a [`Confidence`](crate::result::flash::Confidence) from the margin between the two
 //! relative to the spread of the measurement. LINK: the link (reader, bus)
 //! cannot carry the requirement and the card ran at about the link's
 //! speed, so whether the card itself meets it cannot be told (a USB 2
@@ -42,10 +42,7 @@
 //! confidence) are `crate::analysis::flash::class`.
 
 use super::{FAT_AREA, FlashIo, mb_s};
-pub use crate::analysis::flash::class::{
-    CLASSES, Check, ClassFigures, FatLatency, PnuPoint, PwFigures, fat_figures, judge,
-    margin_confidence, requirements,
-};
+use crate::analysis::flash::class::{ClassFigures, FatLatency, PnuPoint, PwFigures, fat_figures};
 use crate::analysis::flash::class::{PW_CAP, fell_from, move_speed, steady};
 use crate::error::usage_io;
 use crate::result::flash::Exhaustion;

@@ -6,7 +6,6 @@
 //! not from timing; the detectors and their verdicts take them as plain
 //! values, so the choice of source lives here and nowhere else.
 
-use super::class;
 use crate::medium::OpenTarget;
 use crate::probe::DeviceIdentity;
 use crate::result::flash::ClaimSource;
@@ -57,7 +56,7 @@ pub fn claim_source(claim: Option<&str>, identity: &DeviceIdentity) -> ClaimSour
 
 /// Every class iocurve checks when the card states none.
 fn every_class() -> Vec<String> {
-    class::CLASSES
+    crate::analysis::flash::class::CLASSES
         .iter()
         .map(|s| s.to_string())
         .chain(["A2".into()])
@@ -98,7 +97,7 @@ mod tests {
     #[test]
     fn with_no_claim_and_no_register_every_class_and_a2_are_checked() {
         let all = claimed_classes(None, &card());
-        assert_eq!(all.len(), class::CLASSES.len() + 1);
+        assert_eq!(all.len(), crate::analysis::flash::class::CLASSES.len() + 1);
         assert_eq!(all.last().map(String::as_str), Some("A2"));
     }
 

@@ -6,7 +6,7 @@
 //! by timing a few thousand single transfers and reading a pattern out of
 //! them. flashbench and f3 showed which patterns to look for but leave the
 //! reading to the user; every detector here turns the raw figures into a
-//! decision with a [`Confidence`], and says "not seen" rather than invent a
+//! decision with a [`Confidence`](crate::result::flash::Confidence), and says "not seen" rather than invent a
 //! geometry when the pattern is absent.
 //!
 //! The detectors talk to the device through [`FlashIo`]: one timed transfer
@@ -33,7 +33,6 @@ pub mod session;
 use crate::engine::sim::SimDevice;
 use crate::engine::{Clock, MonotonicClock};
 use crate::medium::OpenTarget;
-pub use crate::result::flash::{Finding, FlashReport};
 use crate::sys::buffer::AlignedBuf;
 use std::io;
 
@@ -50,8 +49,6 @@ pub const MIN_AU: u64 = 16 << 10;
 pub fn usable_au(au: u64) -> bool {
     au >= MIN_AU && au.is_multiple_of(512)
 }
-
-pub use crate::result::flash::Confidence;
 
 /// One timed transfer at a time. Buffers come from [`FlashIo::buffer`] so
 /// that O_DIRECT accepts them.

@@ -16,10 +16,11 @@
 //! noise. A card whose writes all land in a write cache shows no collapse,
 //! and a device too small for 12 AUs is tried with as many as fit.
 
-use super::{Confidence, FAT_AREA, FlashIo, mb_s};
+use super::{FAT_AREA, FlashIo, mb_s};
 use crate::analysis::flash::open_au::{self, collapse_at};
-pub use crate::analysis::flash::open_au::{NoCount, Point, VISIBLE};
+use crate::analysis::flash::open_au::{NoCount, Point};
 use crate::error::usage_io;
+use crate::result::flash::Confidence;
 use crate::units::format_size;
 use serde::Serialize;
 use std::io;

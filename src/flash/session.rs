@@ -8,11 +8,12 @@
 //! and the target's descriptor is made once, here. The figures go on to
 //! `super::findings` to become the result; nothing here judges or words them.
 
-use super::{Confidence, FdIo, FlashIo, SimIo, align, cache, capacity, class, device, open_au};
+use super::{FdIo, FlashIo, SimIo, align, cache, capacity, class, device, open_au};
+use crate::analysis::flash::{align::AlignResult, capacity::CapacityResult, class::ClassFigures};
 use crate::engine::sim::SimDevice;
 use crate::medium::OpenTarget;
 use crate::probe::DeviceIdentity;
-use crate::result::flash::{AuFrom, ClaimSource};
+use crate::result::flash::{AuFrom, ClaimSource, Confidence};
 use crate::units::format_size;
 use anyhow::Result;
 
@@ -37,13 +38,13 @@ pub struct FlashOptions {
 /// A detector's figures, with what its verdict needs besides.
 pub enum Figures {
     Align {
-        result: align::AlignResult,
+        result: AlignResult,
         kernel_au: Option<u64>,
     },
     OpenAu(open_au::OpenAuResult),
     Cache(cache::CacheResult),
     Capacity {
-        result: capacity::CapacityResult,
+        result: CapacityResult,
         /// The kernel's erase size, to align a repair partition to.
         kernel_au: Option<u64>,
     },
@@ -51,7 +52,7 @@ pub enum Figures {
         classes: Vec<String>,
         /// Where the classes came from: `--claim`, the card, or none.
         claim: ClaimSource,
-        figures: class::ClassFigures,
+        figures: ClassFigures,
         link_mb_s: Option<f64>,
     },
 }

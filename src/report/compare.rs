@@ -155,8 +155,8 @@ fn table_heading(key: &TestKey, entries: &[Entry]) -> String {
     };
     format!(
         "test: {}, engine {}\n",
-        table::cut(&shown, table::NAME_COLUMNS),
-        table::cut(&key.engine.to_string(), table::NAME_COLUMNS)
+        table::cut(&shown, crate::units::escape::NAME_COLUMNS),
+        table::cut(&key.engine.to_string(), crate::units::escape::NAME_COLUMNS)
     )
 }
 
@@ -229,7 +229,7 @@ fn row(e: &Entry, key: &TestKey) -> Vec<String> {
     }
     // Escaped and cut here, not only by the table: the identity list under
     // a narrow table prints the label and identity itself.
-    let shown = |text: &str| table::cut(text, table::NAME_COLUMNS);
+    let shown = |text: &str| table::cut(text, crate::units::escape::NAME_COLUMNS);
     vec![
         shown(&label),
         format!("{} {}", shown(&e.source), shown(&date)),
@@ -329,7 +329,7 @@ pub fn render(entries: &[Entry], opts: &Options) -> Result<String, String> {
     ));
     for caveat in &comparison.caveats {
         // A caveat may name hosts: cut once, whole.
-        let caveat = table::cut(caveat, 3 * table::NAME_COLUMNS);
+        let caveat = table::cut(caveat, 3 * crate::units::escape::NAME_COLUMNS);
         let caveat = match opts.markdown {
             true => super::markdown_escape::escape(&caveat),
             false => caveat,

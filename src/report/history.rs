@@ -6,8 +6,9 @@
 //! label, an imported fio job's name, the date fio wrote), so each is shown
 //! through [`shown`]: escaped and cut, never as it is.
 
-use crate::report::table::{NAME_COLUMNS, columns, cut, fitted};
+use crate::report::table::{columns, cut, fitted};
 use crate::result::stored::{DeviceRow, RankCount, RunRow, RunStatus};
+use crate::units::escape::NAME_COLUMNS;
 use crate::units::format_mbps;
 
 /// The closing line of `history`: what the figures mean.

@@ -29,7 +29,6 @@
 //! [`super::width::current`]; see [`fitted`]).
 
 use crate::units::escape;
-pub use crate::units::escape::NAME_COLUMNS;
 use std::fmt;
 
 mod narrow;
@@ -88,10 +87,10 @@ impl Table {
     /// Adds a row. Every cell is shown through [`cut`]: a cell may hold a
     /// name from outside (a job name from an imported fio file, a path, a
     /// host), and no table may carry a terminal's control characters or be
-    /// widened past [`NAME_COLUMNS`] by one cell.
+    /// widened past [`escape::NAME_COLUMNS`] by one cell.
     pub fn add_row(&mut self, row: Vec<String>) -> &mut Table {
         self.rows
-            .push(row.iter().map(|c| cut(c, NAME_COLUMNS)).collect());
+            .push(row.iter().map(|c| cut(c, escape::NAME_COLUMNS)).collect());
         self
     }
 
@@ -470,7 +469,8 @@ mod tests {
         t.add_row(vec!["a\u{1b}[2J\rb\u{202e}".into(), "2.0".into()]);
         let text = t.to_string();
         assert!(
-            text.lines().all(|l| columns(l) <= NAME_COLUMNS + 2 + 4),
+            text.lines()
+                .all(|l| columns(l) <= escape::NAME_COLUMNS + 2 + 4),
             "{text}"
         );
         assert!(text.contains('…') && text.contains("a\\e[2J\\rb\\u{202e}"));

@@ -62,7 +62,7 @@ const KERNEL_WIDTH: usize = 22;
 /// Text from outside (a path, a model, a mount point, a test's name) as
 /// the report shows it: escaped and cut (see [`table::cut`]).
 fn shown(text: &str) -> String {
-    table::cut(text, table::NAME_COLUMNS)
+    table::cut(text, crate::units::escape::NAME_COLUMNS)
 }
 
 fn header(out: &mut String, r: &RunResult) {
@@ -346,7 +346,19 @@ fn measurement_details(out: &mut String, m: &Measurement) {
     }
 }
 
+/// `profile`'s report: how it measured, the throughput and latency
+/// tables, then what to mind reading them.
 fn profile_table(out: &mut String, r: &RunResult) {
+    let reps = profile_method(out, r);
+    let names = profile_rows(r);
+    profile_throughput_table(out, &names, reps > 1);
+    profile_latency_table(out, &names);
+    profile_notes(out, r);
+}
+
+/// The lines that say how `profile` measured (area, repetitions, engine,
+/// jobs); returns the most repetitions of a test.
+fn profile_method(out: &mut String, r: &RunResult) -> usize {
     let reps = r
         .tests
         .iter()
@@ -391,15 +403,19 @@ fn profile_table(out: &mut String, r: &RunResult) {
         )
     };
     let _ = writeln!(out, "engine      {} ({jobs})", engines.join(", "));
-    let names = profile_rows(r);
-    let ranges = reps > 1;
+    reps
+}
+
+/// The read and write throughput of each row, with (min–max) when a test
+/// was repeated.
+fn profile_throughput_table(out: &mut String, names: &[ProfileRow<'_>], ranges: bool) {
     let mut table = Table::new(&throughput_headers(ranges));
     table.groups(&[
         ("", 1),
         ("read", if ranges { 3 } else { 2 }),
         ("write", if ranges { 3 } else { 2 }),
     ]);
-    for (label, read, write) in &names {
+    for (label, read, write) in names {
         let mut row = vec![label.clone()];
         for test in [read, write] {
             row.extend(profile_cells(*test, ranges));
@@ -407,7 +423,10 @@ fn profile_table(out: &mut String, r: &RunResult) {
         table.add_row(row);
     }
     let _ = writeln!(out, "{table}");
-    profile_latency_table(out, &names);
+}
+
+/// The unstable legend when it applies, and each repetition's warnings.
+fn profile_notes(out: &mut String, r: &RunResult) {
     if r.tests
         .iter()
         .any(|t| t.skipped.is_none() && t.mb_per_s.is_some_and(|m| m.is_unstable()))

@@ -7,7 +7,7 @@ use super::curve_words::AdviceWords;
 use super::table::Table;
 use super::text_files::model_ratio;
 use super::text_marks::{UNSTABLE_LEGEND, unstable_mark};
-use crate::analysis::curve::{AlignmentPenalty, FitQuality, MbRange, ModelFit, Penalty};
+use crate::result::curve::{AlignmentPenalty, FitQuality, MbRange, ModelFit, Penalty};
 use crate::result::{CurvePoint, CurveReport, CurveSeries};
 use crate::units::{format_iops, format_latency, format_mbps, format_size_figure};
 use std::fmt::Write;
@@ -20,7 +20,7 @@ pub fn curve_tables(out: &mut String, curve: &CurveReport) {
         let _ = writeln!(
             out,
             "target      {} ({:?}, {}, {:?})",
-            super::table::cut(&t.path, super::table::NAME_COLUMNS),
+            super::table::cut(&t.path, crate::units::escape::NAME_COLUMNS),
             t.kind,
             format_size_figure(t.size_bytes),
             t.mode

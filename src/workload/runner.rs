@@ -29,12 +29,11 @@ use std::num::NonZeroU64;
 use std::os::fd::BorrowedFd;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-mod cache;
+pub(crate) mod cache;
 mod pass;
 mod read_back;
 mod summary;
 
-pub use cache::evict_region;
 use cache::{device_io, evict_and_prove};
 use pass::run_pass;
 use read_back::read_back;

@@ -453,7 +453,12 @@ pub fn run_at(
     if target.info.mode == IoMode::Buffered && base.kind == OpKindName::Read {
         // A buffered stream must start from the device, not from pages an
         // earlier trial (or the preparation pass) left in memory.
-        crate::workload::runner::evict_region(target.fd(), base.offset, base.span, &mut warnings);
+        crate::workload::runner::cache::evict_region(
+            target.fd(),
+            base.offset,
+            base.span,
+            &mut warnings,
+        );
     }
     let on = match target.sim() {
         Some(device) => StreamTarget::Sim(device),

@@ -19,7 +19,7 @@ fn class_verdicts_are_never_wrong_when_sure_over_the_population() {
     eprintln!("{CARDS} cards in {:.1?}", started.elapsed());
     let per_card: usize = all_classes()
         .iter()
-        .map(|c| iocurve::flash::class::requirements(c).map_or(0, |r| r.len()))
+        .map(|c| iocurve::analysis::flash::class::requirements(c).map_or(0, |r| r.len()))
         .sum();
     assert_eq!(r.tally.cases, CARDS * per_card, "one case per requirement");
     assert_calibrated(&r);

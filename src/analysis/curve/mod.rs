@@ -97,9 +97,3 @@ pub use quality::{
     DEVIATION_THRESHOLD, MAX_B_ABOVE_BEST, MAX_B_RELATIVE_SE, MAX_B_SENSITIVITY, MAX_POINT_ERROR,
     MAX_T0_RELATIVE_SE, MAX_T0_SENSITIVITY, MIN_POINTS_FROM_UNIT, MIN_R_SQUARED, deviations, judge,
 };
-// The types this analysis fills are defined in `result`, below it, because
-// the result records them; re-exported so a reader of the curve finds them here.
-pub use crate::result::curve::{
-    Advice, AlignmentPenalty, CeilingVerdict, Crossover, Deviation, DeviationCause, FitQuality,
-    FitReason, MbRange, ModelFit, Penalty,
-};

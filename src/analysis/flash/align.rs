@@ -9,7 +9,7 @@
 //! candidate of the high group when that group is exactly the candidates
 //! that are multiples of it, the page likewise among the smaller ones.
 
-use super::Confidence;
+use crate::result::flash::Confidence;
 use serde::Serialize;
 
 /// One candidate alignment and its timings (minimum over samples), ns.

@@ -8,7 +8,7 @@
 //! after the fall, and since the cache drains at the sustained speed while
 //! the burst lasts, its size is absorbed × (1 − sustained / burst).
 
-use super::Confidence;
+use crate::result::flash::Confidence;
 use crate::stats::median;
 
 /// Writes after the fall that confirm it and measure the sustained speed.

@@ -8,7 +8,7 @@
 //! and the first that did not bracket it. The `flash capacity` measuring
 //! layer writes and reads the blocks; this module only judges what came back. No I/O.
 
-use super::Confidence;
+use crate::result::flash::Confidence;
 use crate::result::verify::Verdict;
 use serde::Serialize;
 

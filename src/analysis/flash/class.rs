@@ -9,7 +9,8 @@
 //! [`Confidence`] from the margin between the value and its limit relative
 //! to the measurement's spread. No I/O here.
 
-use super::{Confidence, HIGH_RATIO, MEDIUM_RATIO};
+use super::{HIGH_RATIO, MEDIUM_RATIO};
+use crate::result::flash::Confidence;
 use crate::result::flash::Status;
 use crate::result::flash::{Exhaustion, NeedKind, Reason};
 use serde::Serialize;

@@ -110,8 +110,8 @@ fn checks_of<'a>(checks: &'a [Check], class: &'a str) -> impl Iterator<Item = &'
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::flash::Confidence;
     use crate::analysis::flash::class::Need;
+    use crate::result::flash::Confidence;
 
     fn check(class: &str, need: Need, measured: f64, status: Status, conf: Confidence) -> Check {
         Check {

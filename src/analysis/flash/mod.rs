@@ -16,7 +16,7 @@ pub mod class;
 pub mod class_verdict;
 pub mod open_au;
 
-pub use crate::result::flash::Confidence;
+use crate::result::flash::Confidence;
 
 /// A signal this many times what stands nearest to it is a high-confidence
 /// one: three times is the separation flashbench's readers look for before

@@ -9,7 +9,7 @@
 //! the throughputs; here the count is the last N before a lasting
 //! collapse, checked by going back to it after the sweep.
 
-use super::Confidence;
+use crate::result::flash::Confidence;
 use serde::Serialize;
 
 /// The smallest collapse read as one: the throughput past the count at

@@ -3,8 +3,8 @@
 
 use super::*;
 use crate::engine::sim::{SimDevice, SimParams};
-use crate::flash::Confidence;
 use crate::flash::SimIo;
+use crate::result::flash::Confidence;
 
 fn probe_with(spec: &str, flush: u64, seed: u64) -> CapacityResult {
     let dev = SimDevice::new(SimParams::parse(spec).unwrap());

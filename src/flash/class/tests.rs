@@ -4,9 +4,10 @@
 use super::*;
 use crate::analysis::flash::class::Need;
 use crate::analysis::flash::class::largest_cache_fill;
+use crate::analysis::flash::class::{Check, judge};
 use crate::engine::sim::{SimDevice, SimParams};
-use crate::flash::Confidence;
 use crate::flash::SimIo;
+use crate::result::flash::Confidence;
 use crate::result::flash::{Reason, Status};
 
 fn figures(spec: &str) -> (ClassFigures, Option<f64>) {

@@ -2,11 +2,12 @@
 //! timing, beside the kernel's erase size.
 
 use super::assemble;
-use crate::flash::{FlashReport, align};
+use crate::analysis::flash::align::AlignResult;
+use crate::result::flash::FlashReport;
 use crate::result::flash::{Cell, Column, Figure, Finding, Outcome, TypedTable};
 use crate::vocab::options::FlashTest;
 
-pub(super) fn report(r: &align::AlignResult, kernel: Option<u64>) -> FlashReport {
+pub(super) fn report(r: &AlignResult, kernel: Option<u64>) -> FlashReport {
     let au = Finding::sure(
         Figure::Au {
             bytes: r.au,
@@ -25,7 +26,7 @@ pub(super) fn report(r: &align::AlignResult, kernel: Option<u64>) -> FlashReport
 }
 
 /// Read times before, on and after each candidate boundary.
-fn table(r: &align::AlignResult) -> TypedTable {
+fn table(r: &AlignResult) -> TypedTable {
     let ns = |v: u64| Cell::Nanoseconds(v as i64);
     TypedTable {
         columns: vec![

@@ -2,8 +2,10 @@
 //! and gross estimate, with the burst and sustained speeds.
 
 use super::assemble;
-use crate::flash::{Confidence, FlashReport, cache};
-use crate::result::flash::{Cell, Column, Figure, Finding, Outcome, TypedTable};
+use crate::flash::cache;
+use crate::result::flash::{
+    Cell, Column, Confidence, Figure, Finding, FlashReport, Outcome, TypedTable,
+};
 use crate::vocab::options::FlashTest;
 
 pub(super) fn report(r: &cache::CacheResult) -> FlashReport {

@@ -2,7 +2,9 @@
 //! really holds, and whether a write cache could have hidden a fake.
 
 use super::assemble;
-use crate::flash::{FlashReport, capacity, partition};
+use crate::analysis::flash::capacity::{BadProbe, CapacityResult, Held, flush_needed};
+use crate::flash::{capacity, partition};
+use crate::result::flash::FlashReport;
 use crate::result::flash::{
     Cell, Column, Figure, Finding, FoundBy, Outcome, ProbeFate, TypedTable,
 };
@@ -11,11 +13,7 @@ use crate::vocab::options::FlashTest;
 
 /// The report of a capacity probe of `target` (as the user named it, for
 /// the repair commands), aligning a repair to `kernel_au` when known.
-pub(super) fn report(
-    r: &capacity::CapacityResult,
-    target: &str,
-    kernel_au: Option<u64>,
-) -> FlashReport {
+pub(super) fn report(r: &CapacityResult, target: &str, kernel_au: Option<u64>) -> FlashReport {
     let mut findings = vec![Finding::sure(
         Figure::UsableCapacity {
             bytes: r.usable.unwrap_or(r.claimed),
@@ -34,7 +32,7 @@ pub(super) fn report(
     }
     findings.extend(flush_finding(r));
     if let Some(kind) = r.lost_kind.filter(|_| !r.wraps) {
-        let errors = kind == capacity::Held::Error;
+        let errors = kind == Held::Error;
         findings.push(Finding::of(Figure::Beyond { errors }));
     }
     if r.cache_hid {
@@ -53,7 +51,7 @@ pub(super) fn report(
 }
 
 /// Genuine, or fake with the claimed and real bytes.
-fn outcome(r: &capacity::CapacityResult) -> Outcome {
+fn outcome(r: &CapacityResult) -> Outcome {
     let Some(real) = r.usable else {
         return Outcome::Genuine {
             claimed_bytes: r.claimed,
@@ -78,11 +76,7 @@ fn outcome(r: &capacity::CapacityResult) -> Outcome {
 
 /// What to do with a fake card: H2testw's OK/lost line, the last good
 /// sector, and the partition that ends there (none for a genuine card).
-pub(super) fn after_fake(
-    r: &capacity::CapacityResult,
-    target: &str,
-    kernel_au: Option<u64>,
-) -> Vec<Finding> {
+pub(super) fn after_fake(r: &CapacityResult, target: &str, kernel_au: Option<u64>) -> Vec<Finding> {
     let (Some(usable), Some(last)) = (r.usable, r.last_good_sector) else {
         return Vec::new();
     };
@@ -110,7 +104,7 @@ pub(super) fn after_fake(
 /// shown to wrap and the probe lies beyond the real size, where every
 /// address reads its alias), changed for flipped bits, else lost (zeros,
 /// stale or foreign data).
-fn probe_fate(r: &capacity::CapacityResult, b: &capacity::BadProbe) -> ProbeFate {
+fn probe_fate(r: &CapacityResult, b: &BadProbe) -> ProbeFate {
     let beyond_a_wrap = r.wraps && r.usable.is_some_and(|u| b.offset >= u);
     match b.verdict {
         Verdict::Aliased { .. } => ProbeFate::Aliased,
@@ -125,10 +119,10 @@ fn probe_fate(r: &capacity::CapacityResult, b: &capacity::BadProbe) -> ProbeFate
 /// [`capacity::flush_advice`]), or no cache filled at all on a card found
 /// genuine. A flush that already wrote the most any cache of the card can
 /// need is advised nothing more.
-fn flush_finding(r: &capacity::CapacityResult) -> Option<Finding> {
+fn flush_finding(r: &CapacityResult) -> Option<Finding> {
     let short = r.cache_filled_at.filter(|_| r.flush_short);
     let figure = if let Some(at) = short {
-        let needed = capacity::flush_needed(at);
+        let needed = flush_needed(at);
         let advice = capacity::flush_advice(needed, r.flush_written, r.claimed)?;
         Figure::FlushTooShort {
             filled_after_bytes: at,

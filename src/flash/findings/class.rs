@@ -3,8 +3,9 @@
 //! and the outcome: the classes met per family and what binds.
 
 use super::assemble;
+use crate::analysis::flash::class::{Check, ClassFigures, judge};
 use crate::analysis::flash::class_verdict::{binding, families, met_classes, recorded, weakest};
-use crate::flash::{FlashReport, class};
+use crate::result::flash::FlashReport;
 use crate::result::flash::{
     Cell, ClaimSource, Column, Figure, Finding, Outcome, PnuPoint, TypedTable,
 };
@@ -13,10 +14,10 @@ use crate::vocab::options::FlashTest;
 pub(super) fn report(
     classes: &[String],
     claim: ClaimSource,
-    f: &class::ClassFigures,
+    f: &ClassFigures,
     link: Option<f64>,
 ) -> FlashReport {
-    let checks = class::judge(classes, f, link);
+    let checks = judge(classes, f, link);
     let mut findings = figures(f);
     findings.extend(checks.iter().map(check_finding));
     let met = met_classes(classes, &checks);
@@ -39,7 +40,7 @@ fn ns(ms: f64) -> u64 {
 }
 
 /// The figures behind every verdict: Pw after the cache, Pr, T_FW, P(Nu).
-fn figures(f: &class::ClassFigures) -> Vec<Finding> {
+fn figures(f: &ClassFigures) -> Vec<Finding> {
     let pw = &f.pw;
     let figures = [
         Figure::WriteCache {
@@ -79,7 +80,7 @@ fn figures(f: &class::ClassFigures) -> Vec<Finding> {
     figures.into_iter().map(Finding::of).collect()
 }
 
-fn check_finding(c: &class::Check) -> Finding {
+fn check_finding(c: &Check) -> Finding {
     let figure = Figure::Requirement {
         class: c.class.clone(),
         need: c.need.kind(),
@@ -95,7 +96,7 @@ fn check_finding(c: &class::Check) -> Finding {
 }
 
 /// The per-AU speeds of the cache-exhausting writes (`--verbose`).
-fn pw_table(f: &class::ClassFigures) -> TypedTable {
+fn pw_table(f: &ClassFigures) -> TypedTable {
     TypedTable {
         columns: vec![Column::Written, Column::AuMbS],
         rows: f

@@ -2,7 +2,8 @@
 //! why no count is given.
 
 use super::assemble;
-use crate::flash::{FlashReport, open_au};
+use crate::flash::open_au;
+use crate::result::flash::FlashReport;
 use crate::result::flash::{Cell, Column, Figure, Finding, Outcome, TypedTable};
 use crate::vocab::options::FlashTest;
 

@@ -3,12 +3,13 @@
 //! The figures behind them come from [`crate::analysis::compare`].
 
 use crate::report::markdown_escape::escape;
-use crate::report::table::{NAME_COLUMNS, cut};
+use crate::report::table::cut;
 use crate::result::compare::{
     CannotTell, ChangeVerdict, Comparison, ConditionChange, Disturbance, Side, Sides, TestChange,
 };
 use crate::stats::between_runs::{BetweenRuns, MIN_HISTORY, NoiseBasis};
 use crate::stats::bootstrap;
+use crate::units::escape::NAME_COLUMNS;
 
 /// A run's or a test's name as a verdict shows it: escaped and cut (a
 /// name comes from a file name, a stored run, an imported job).

@@ -91,8 +91,44 @@ fn au_source(s: &AuSource, bytes: u64) -> String {
     }
 }
 
-/// Name and value of the figures that carry no note of their own.
+/// Name and value of the figures that carry no note of their own, worded
+/// by the family they belong to.
 fn plain(f: &Figure) -> (&'static str, String) {
+    match f {
+        Figure::Page { .. }
+        | Figure::OpenAus { .. }
+        | Figure::Burst { .. }
+        | Figure::Cache { .. }
+        | Figure::Absorbed { .. }
+        | Figure::Sustained { .. }
+        | Figure::WriteCache { .. } => geometry_figure(f),
+        Figure::UsableCapacity { .. }
+        | Figure::WrapAround
+        | Figure::OkLost { .. }
+        | Figure::LastGoodSector { .. }
+        | Figure::Repair { .. }
+        | Figure::Fixed { .. }
+        | Figure::Beyond { .. }
+        | Figure::CacheHid => capacity_figure(f),
+        Figure::FlushShortened { .. }
+        | Figure::FlushTooShort { .. }
+        | Figure::NoCacheFilled { .. } => flush_figure(f),
+        Figure::Pw { .. }
+        | Figure::Pr { .. }
+        | Figure::FatWrites { .. }
+        | Figure::FatWriteTimes { .. }
+        | Figure::Pnu { .. } => speed_class_figure(f),
+        Figure::Requirement { .. }
+        | Figure::Au { .. }
+        | Figure::AuUsed { .. }
+        | Figure::Words { .. } => {
+            unreachable!("worded with their notes in `words`")
+        }
+    }
+}
+
+/// The card's geometry and its write cache: page, open AUs, speeds.
+fn geometry_figure(f: &Figure) -> (&'static str, String) {
     match f {
         Figure::Page { bytes } => ("page", size_or_not_seen(*bytes)),
         Figure::OpenAus { count } => (
@@ -103,21 +139,27 @@ fn plain(f: &Figure) -> (&'static str, String) {
         Figure::Cache { bytes } => ("cache", size_or_not_seen(*bytes)),
         Figure::Absorbed { bytes } => ("absorbed", format_size(*bytes)),
         Figure::Sustained { mb_per_s: mb_s } => ("sustained", mb_s_text(*mb_s)),
+        Figure::WriteCache {
+            exhaustion,
+            burst_mb_per_s: burst_mb_s,
+            fell_after_bytes: fell_after,
+            written_bytes: written,
+        } => (
+            "write cache",
+            write_cache_text(*exhaustion, *burst_mb_s, *fell_after, *written),
+        ),
+        _ => unreachable!("worded by another family of `plain`"),
+    }
+}
+
+/// What the capacity probe found: the usable size, the lost blocks and
+/// how to use the card.
+fn capacity_figure(f: &Figure) -> (&'static str, String) {
+    match f {
         Figure::UsableCapacity {
             bytes,
             at_most_bytes: at_most,
         } => ("usable capacity", super::holds_text(*bytes, *at_most)),
-        Figure::FlushShortened {
-            asked_bytes,
-            bound_bytes,
-        } => (
-            "flush",
-            format!(
-                "{} asked, shortened to {}: that beats a write cache as large as the whole card, so no cache of this card needs more",
-                format_size(*asked_bytes),
-                format_size(*bound_bytes)
-            ),
-        ),
         Figure::WrapAround => (
             "wrap-around",
             format!("{ALIASED} blocks read: {ALIASED_MEANS}"),
@@ -144,6 +186,26 @@ fn plain(f: &Figure) -> (&'static str, String) {
             ),
         ),
         Figure::Fixed { outcome } => ("--fix", fixed_text(*outcome).into()),
+        Figure::Beyond { errors } => ("beyond", beyond_text(*errors).into()),
+        Figure::CacheHid => ("cache", "hid the fraud from an immediate read-back".into()),
+        _ => unreachable!("worded by another family of `plain`"),
+    }
+}
+
+/// How far the capacity probe's flush went against the write cache.
+fn flush_figure(f: &Figure) -> (&'static str, String) {
+    match f {
+        Figure::FlushShortened {
+            asked_bytes,
+            bound_bytes,
+        } => (
+            "flush",
+            format!(
+                "{} asked, shortened to {}: that beats a write cache as large as the whole card, so no cache of this card needs more",
+                format_size(*asked_bytes),
+                format_size(*bound_bytes)
+            ),
+        ),
         Figure::FlushTooShort {
             filled_after_bytes,
             flushed_bytes,
@@ -178,17 +240,13 @@ fn plain(f: &Figure) -> (&'static str, String) {
                 format_size(*flushed_bytes)
             ),
         ),
-        Figure::Beyond { errors } => ("beyond", beyond_text(*errors).into()),
-        Figure::CacheHid => ("cache", "hid the fraud from an immediate read-back".into()),
-        Figure::WriteCache {
-            exhaustion,
-            burst_mb_per_s: burst_mb_s,
-            fell_after_bytes: fell_after,
-            written_bytes: written,
-        } => (
-            "write cache",
-            write_cache_text(*exhaustion, *burst_mb_s, *fell_after, *written),
-        ),
+        _ => unreachable!("worded by another family of `plain`"),
+    }
+}
+
+/// The speed class measurements: Pw, Pr, the FAT writes and P(Nu).
+fn speed_class_figure(f: &Figure) -> (&'static str, String) {
+    match f {
         Figure::Pw {
             mean_mb_per_s: mean_mb_s,
             min_mb_per_s: min_mb_s,
@@ -235,12 +293,7 @@ fn plain(f: &Figure) -> (&'static str, String) {
             curve,
             pm_mb_per_s: pm_mb_s,
         } => ("P(Nu)", pnu_text(curve, *pm_mb_s)),
-        Figure::Requirement { .. }
-        | Figure::Au { .. }
-        | Figure::AuUsed { .. }
-        | Figure::Words { .. } => {
-            unreachable!("worded with their notes in `words`")
-        }
+        _ => unreachable!("worded by another family of `plain`"),
     }
 }
 

@@ -218,7 +218,7 @@ fn changes(group: &DeviceGroup<'_>, earlier: &[RunResult]) -> Vec<String> {
             if shown {
                 out.push(format!(
                     "{}, {}: {} in the newest run",
-                    crate::report::table::cut(&n.target, crate::report::table::NAME_COLUMNS),
+                    crate::report::table::cut(&n.target, crate::units::escape::NAME_COLUMNS),
                     ch.test,
                     crate::report::compare::statement(ch)
                 ));

@@ -104,6 +104,12 @@ pub(super) fn run_pass(
             .collect();
         handles.into_iter().map(|h| h.join()).collect()
     });
+    merge_outcomes(outcomes)
+}
+
+/// The jobs' outcomes as one: their records merged, the first error (a
+/// thread that panicked counts as one) and every note.
+fn merge_outcomes(outcomes: Vec<std::thread::Result<JobOutcome>>) -> PassOutcome {
     let mut merged = PassOutcome {
         record: JobRecord::default(),
         error: None,

@@ -252,13 +252,22 @@ fn broken_words(narrow: &str, wide: &str) -> Vec<String> {
                 "b", "kib", "mib", "gib", "tib", "kb", "mb", "gb", "ms", "µs", "ns", "s",
             ]
             .contains(&whole.trim_matches(|c: char| !c.is_alphanumeric()));
-            // A piece of a longer word of the wide output is a break; a
-            // whole word the wide run did not print (a measurement of its
-            // own: one run's figures are unstable, the other's are not) is
-            // not.
-            let piece = known
-                .iter()
-                .any(|k| k.len() > whole.len() && (k.starts_with(&whole) || k.ends_with(&whole)));
+            // A break is a word cut at a line's end: its piece here and
+            // the next line's first word (or the last line's last word and
+            // this piece) make a word of the wide output. A whole word the
+            // wide run did not print (a measurement of its own: one run's
+            // figures are unstable, the other's are not) is no break.
+            let after = last
+                && lines
+                    .get(i + 1)
+                    .and_then(|l| l.first())
+                    .is_some_and(|n| known.contains(format!("{whole}{n}").as_str()));
+            let before = j == 0
+                && i > 0
+                && lines[i - 1]
+                    .last()
+                    .is_some_and(|p| known.contains(format!("{p}{whole}").as_str()));
+            let piece = after || before;
             if !known.contains(whole.as_str())
                 && piece
                 && !rule

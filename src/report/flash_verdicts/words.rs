@@ -115,7 +115,6 @@ fn plain(f: &Figure) -> (&'static str, String) {
         | Figure::NoCacheFilled { .. } => flush_figure(f),
         Figure::Pw { .. }
         | Figure::Pr { .. }
-        | Figure::FatWrites { .. }
         | Figure::FatWriteTimes { .. }
         | Figure::Pnu { .. } => speed_class_figure(f),
         Figure::Requirement { .. }

@@ -12,3 +12,17 @@ pub(crate) fn file_holding(name: &str, bytes: &[u8]) -> (tempfile::TempDir, Path
     std::fs::write(&path, bytes).unwrap();
     (dir, path)
 }
+
+/// An empty file `name`, open to read and write, in a new temporary
+/// directory (gone when the returned guard is dropped).
+pub(crate) fn empty_open(name: &str) -> (tempfile::TempDir, std::fs::File) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(dir.path().join(name))
+        .unwrap();
+    (dir, file)
+}

@@ -161,27 +161,26 @@ pub fn parse_target(text: &str) -> Result<std::path::PathBuf, ParseError> {
 /// Formats a byte count with a binary unit: `512 B`, `4 KiB`, `1.50 MiB`
 /// (two decimals; device labels and stored identities are built with it).
 pub fn format_size(bytes: u64) -> String {
-    let (value, unit) = binary_units(bytes);
-    if unit == "B" {
-        format!("{bytes} B")
-    } else if value.fract() == 0.0 {
-        format!("{value:.0} {unit}")
-    } else {
-        format!("{value:.2} {unit}")
-    }
+    size_with(bytes, |value| format!("{value:.2}"))
 }
 
 /// Formats a measured or derived byte count with a binary unit to three
 /// significant figures, as the text tables print sizes: `512 B`, `4 KiB`,
 /// `1.50 MiB`, `189 KiB` (not `188.77 KiB`), `16.9 MiB`.
 pub fn format_size_figure(bytes: u64) -> String {
+    size_with(bytes, three_figures)
+}
+
+/// `bytes` in its binary unit: whole bytes and whole units as they are, a
+/// fraction of a unit as `fraction` writes it.
+fn size_with(bytes: u64, fraction: impl Fn(f64) -> String) -> String {
     let (value, unit) = binary_units(bytes);
     if unit == "B" {
         format!("{bytes} B")
     } else if value.fract() == 0.0 {
         format!("{value:.0} {unit}")
     } else {
-        format!("{} {unit}", three_figures(value))
+        format!("{} {unit}", fraction(value))
     }
 }
 

@@ -129,24 +129,8 @@ mod tests {
     }
 
     fn series(target: &str, pattern: &str, points: Vec<CurvePoint>) -> CurveSeries {
-        CurveSeries {
-            target: target.into(),
-            pattern: crate::vocab::Rw::parse(pattern).expect("a direction"),
-            queue_depth: 1,
-            logical_block_size: 512,
-            points,
-            model: None,
-            fit_quality: None,
-            advice: None,
-            deviations: Vec::new(),
-            alignment_penalties: Vec::new(),
-            recommendation: None,
-            interface: None,
-            ceiling: None,
-            skipped: None,
-            warnings: Vec::new(),
-            unaligned: Vec::new(),
-        }
+        let pattern = crate::vocab::Rw::parse(pattern).expect("a direction");
+        CurveSeries::unread(target.into(), pattern, 1, 512, points)
     }
 
     #[test]

@@ -207,12 +207,8 @@ fn rank_rows(out: &mut String, r: &RunResult, m: &MpiSection) {
                     let spread = Spread::of(&mbps);
                     let _ = writeln!(
                         out,
-                        "{},{},{},{},{},{},{},{},{},,,,{},{}",
-                        field(&s.target),
-                        s.pattern.name(),
-                        p.size,
-                        p.buffered,
-                        p.reference,
+                        "{},{},{},{},{},,,,{},{}",
+                        point_cells(s, p),
                         num(spread.map(|s| s.median)),
                         num(spread.map(|s| s.min)),
                         num(spread.map(|s| s.max)),
@@ -229,27 +225,18 @@ fn rank_rows(out: &mut String, r: &RunResult, m: &MpiSection) {
         if t.skipped.is_some() {
             continue;
         }
-        let w = &t.workload;
         for k in &ranks {
             let (mbps, iops) = rank_reps(m, i, k.rank);
             let spread = Spread::of(&mbps);
-            let cells = [
-                field(&r.started_at),
-                field(&label),
-                field(&key),
-                field(&r.command()),
-                field(&t.name),
-                field(w.rw.as_str()),
-                w.block_size.to_string(),
-                w.queue_depth.to_string(),
-                w.threads.to_string(),
+            let mut cells = test_cells(r, &label, &key, t).to_vec();
+            cells.extend([
                 mbps.len().to_string(),
                 num(spread.map(|s| s.median)),
                 num(spread.map(|s| s.min)),
                 num(spread.map(|s| s.max)),
                 num(median(&iops)),
                 String::new(),
-            ];
+            ]);
             out.push_str(&cells.join(","));
             // A rank's figures per test hold no latency: the ranks' spans
             // carry bytes and times only.
@@ -327,17 +314,8 @@ fn test_rows(r: &RunResult, rank_columns: bool) -> String {
     let (label, key) = device_cells(r);
     let mut out = format!("{HEADER}{}\n", rank_header(rank_columns));
     for t in &r.tests {
-        let w = &t.workload;
-        let cells = [
-            field(&r.started_at),
-            field(&label),
-            field(&key),
-            field(&r.command()),
-            field(&t.name),
-            field(w.rw.as_str()),
-            w.block_size.to_string(),
-            w.queue_depth.to_string(),
-            w.threads.to_string(),
+        let mut cells = test_cells(r, &label, &key, t).to_vec();
+        cells.extend([
             t.mb_per_s.map_or(0, |s| s.count).to_string(),
             num(t.mb_per_s.map(|s| s.median)),
             num(t.mb_per_s.map(|s| s.min)),
@@ -348,7 +326,7 @@ fn test_rows(r: &RunResult, rank_columns: bool) -> String {
                     .as_ref()
                     .map_or(String::new(), super::caveats::skipped),
             ),
-        ];
+        ]);
         out.push_str(&cells.join(","));
         for cell in latency_cells(super::cells::test_latency(t)) {
             out.push(',');
@@ -358,6 +336,33 @@ fn test_rows(r: &RunResult, rank_columns: bool) -> String {
         out.push('\n');
     }
     out
+}
+
+/// A test row's first cells, the same in a run's rows and a rank's: when,
+/// which device, which command, which test with its workload.
+fn test_cells(r: &RunResult, label: &str, key: &str, t: &crate::result::TestResult) -> [String; 9] {
+    let w = &t.workload;
+    [
+        field(&r.started_at),
+        field(label),
+        field(key),
+        field(&r.command()),
+        field(&t.name),
+        field(w.rw.as_str()),
+        w.block_size.to_string(),
+        w.queue_depth.to_string(),
+        w.threads.to_string(),
+    ]
+}
+
+/// A curve row's first cells, the same in a run's rows and a rank's:
+/// which series, which size, and how it was measured.
+fn point_cells(s: &crate::result::CurveSeries, p: &crate::result::CurvePoint) -> String {
+    let (target, pattern) = (field(&s.target), s.pattern.name());
+    format!(
+        "{target},{pattern},{},{},{}",
+        p.size, p.buffered, p.reference
+    )
 }
 
 /// The header's `rank` and `host`, when asked for.
@@ -382,12 +387,8 @@ fn curve_rows(r: &RunResult, rank_columns: bool) -> String {
             });
             let _ = writeln!(
                 out,
-                "{},{},{},{},{},{},{},{},{},{},{},{}{}",
-                field(&s.target),
-                s.pattern.name(),
-                p.size,
-                p.buffered,
-                p.reference,
+                "{},{},{},{},{},{},{},{}{}",
+                point_cells(s, p),
                 num(med),
                 num(min),
                 num(max),

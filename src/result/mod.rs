@@ -398,6 +398,35 @@ pub struct CurveSeries {
 }
 
 impl CurveSeries {
+    /// A series of `points` not yet read: no model, advice, ceiling or
+    /// warnings; the analysis fills those in.
+    pub fn unread(
+        target: String,
+        pattern: Rw,
+        queue_depth: u32,
+        logical_block_size: u32,
+        points: Vec<CurvePoint>,
+    ) -> Self {
+        CurveSeries {
+            target,
+            pattern,
+            queue_depth,
+            logical_block_size,
+            points,
+            model: None,
+            fit_quality: None,
+            advice: None,
+            deviations: Vec::new(),
+            alignment_penalties: Vec::new(),
+            recommendation: None,
+            interface: None,
+            ceiling: None,
+            skipped: None,
+            warnings: Vec::new(),
+            unaligned: Vec::new(),
+        }
+    }
+
     /// The points measured the way the series is: O_DIRECT ones when there
     /// are any, else all (a buffered target). Runs stored before the
     /// unaligned section existed kept buffered points in `points`; they are

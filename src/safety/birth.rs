@@ -129,9 +129,7 @@ mod tests {
 
     #[test]
     fn a_written_file_has_a_ctime_and_a_deleted_one_keeps_its_birth() {
-        let dir = tempfile::tempdir().unwrap();
-        let f = dir.path().join("f");
-        std::fs::write(&f, b"one").unwrap();
+        let (_dir, f) = crate::safety::scratch::file_holding("f", b"one");
         let held = File::open(&f).unwrap();
         let birth = birth_of(&held);
         assert!(ctime_of(&held).is_some());

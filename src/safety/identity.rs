@@ -332,9 +332,7 @@ mod tests {
 
     #[test]
     fn a_file_is_itself_and_not_its_replacement() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("disk.img");
-        std::fs::write(&path, vec![1u8; 8192]).unwrap();
+        let (dir, path) = crate::safety::scratch::file_holding("disk.img", &[1u8; 8192]);
         let id = Identity::of_path(&path).unwrap();
         assert_eq!(id.mismatch(&Identity::of_path(&path).unwrap()), None);
         assert_eq!(id.short_name(), "disk.img");
@@ -347,9 +345,7 @@ mod tests {
 
     #[test]
     fn unknown_facts_are_not_compared() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("f");
-        std::fs::write(&path, b"x").unwrap();
+        let (_dir, path) = crate::safety::scratch::file_holding("f", b"x");
         let id = Identity::of_path(&path).unwrap();
         let mut bigger = id.clone();
         bigger.size += 1;

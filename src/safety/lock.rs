@@ -100,9 +100,7 @@ mod tests {
 
     #[test]
     fn a_lock_excludes_a_second_description_and_dies_with_it() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("j");
-        std::fs::write(&path, b"x").unwrap();
+        let (_dir, path) = crate::safety::scratch::file_holding("j", b"x");
         let first = File::open(&path).unwrap();
         assert_eq!(try_exclusive(&first).unwrap(), Lock::Taken);
         let second = File::open(&path).unwrap();

@@ -11,4 +11,6 @@ pub mod identity;
 pub mod journal;
 pub mod lock;
 pub mod preserve;
+#[cfg(test)]
+mod scratch;
 pub mod trust;

@@ -265,22 +265,14 @@ fn empty_series(
     interface: Option<crate::probe::Interface>,
 ) -> CurveSeries {
     CurveSeries {
-        target: target.info.path.clone(),
-        pattern,
-        queue_depth: qd,
-        logical_block_size: target.info.logical_block_size,
-        points: Vec::new(),
-        model: None,
-        fit_quality: None,
-        advice: None,
-        deviations: Vec::new(),
-        alignment_penalties: Vec::new(),
-        recommendation: None,
         interface,
-        ceiling: None,
-        skipped: None,
-        warnings: Vec::new(),
-        unaligned: Vec::new(),
+        ..CurveSeries::unread(
+            target.info.path.clone(),
+            pattern,
+            qd,
+            target.info.logical_block_size,
+            Vec::new(),
+        )
     }
 }
 /// Where a measured size goes, and how it is measured.

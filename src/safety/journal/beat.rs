@@ -104,14 +104,7 @@ mod tests {
 
     #[test]
     fn the_latest_whole_beat_wins_and_a_torn_one_is_passed_over() {
-        let dir = tempfile::tempdir().unwrap();
-        let f = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(dir.path().join("j"))
-            .unwrap();
+        let (_dir, f) = crate::safety::scratch::empty_open("j");
         assert_eq!(last_beat(&f, 4096), None);
         for seq in 1..=3 {
             write_beat(&f, 4096, &beat(seq)).unwrap();

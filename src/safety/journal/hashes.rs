@@ -165,14 +165,7 @@ mod tests {
 
     #[test]
     fn the_table_reads_back_and_damage_is_caught() {
-        let dir = tempfile::tempdir().unwrap();
-        let f = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(dir.path().join("t"))
-            .unwrap();
+        let (_dir, f) = crate::safety::scratch::empty_open("t");
         let table = vec![1, u64::MAX, 42];
         write_table(&f, 4096, &table).unwrap();
         assert_eq!(read_table(&f, 4096, 3).unwrap(), table);

@@ -154,9 +154,7 @@ mod tests {
 
     #[test]
     fn a_journal_directory_on_the_target_is_refused() {
-        let dir = tempfile::tempdir().unwrap();
-        let f = dir.path().join("t");
-        std::fs::write(&f, b"data").unwrap();
+        let (dir, f) = crate::safety::scratch::file_holding("t", b"data");
         let id = Identity::of_path(&f).unwrap();
         let e = check_journal_dir(&dir.path().join("j"), &id, 10).unwrap_err();
         assert!(e.to_string().contains("same file system"), "{e}");
@@ -175,9 +173,7 @@ mod tests {
     #[test]
     fn a_journal_directory_others_control_is_refused() {
         use std::os::unix::fs::{MetadataExt, PermissionsExt};
-        let dir = tempfile::tempdir().unwrap();
-        let f = dir.path().join("t");
-        std::fs::write(&f, b"data").unwrap();
+        let (dir, f) = crate::safety::scratch::file_holding("t", b"data");
         let mut elsewhere = Identity::of_path(&f).unwrap();
         elsewhere.major = 4095;
         let made = dir.path().join("made/journals");

@@ -128,9 +128,7 @@ mod tests {
 
     #[test]
     fn a_file_changed_long_after_the_last_beat_is_seen_and_a_quiet_one_passes() {
-        let dir = tempfile::tempdir().unwrap();
-        let f = dir.path().join("f");
-        std::fs::write(&f, b"x").unwrap();
+        let (_dir, f) = crate::safety::scratch::file_holding("f", b"x");
         let target = File::open(&f).unwrap();
         let now = Stamp::now();
         assert_eq!(

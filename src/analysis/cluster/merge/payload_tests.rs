@@ -26,28 +26,18 @@ fn curve_point(size: u64, test: usize) -> CurvePoint {
 /// A read series of one point per size, point i measured by test i,
 /// with figures the merge must replace.
 fn read_series(sizes: &[u64]) -> CurveSeries {
-    CurveSeries {
-        target: "/scratch/{host}".into(),
-        pattern: crate::vocab::Rw::Read,
-        queue_depth: 1,
-        logical_block_size: 512,
-        points: sizes
-            .iter()
-            .enumerate()
-            .map(|(i, &n)| curve_point(n, i))
-            .collect(),
-        model: None,
-        fit_quality: None,
-        advice: None,
-        deviations: Vec::new(),
-        alignment_penalties: Vec::new(),
-        recommendation: None,
-        interface: None,
-        ceiling: None,
-        skipped: None,
-        warnings: Vec::new(),
-        unaligned: Vec::new(),
-    }
+    let points = sizes
+        .iter()
+        .enumerate()
+        .map(|(i, &n)| curve_point(n, i))
+        .collect();
+    CurveSeries::unread(
+        "/scratch/{host}".into(),
+        crate::vocab::Rw::Read,
+        1,
+        512,
+        points,
+    )
 }
 
 #[test]

@@ -2,12 +2,25 @@
 //! limit), on the fixture's file targets.
 
 use super::*;
-use crate::safety::journal::{JournalWriter, Region};
+use crate::safety::journal::{JournalWriter, Meta, Region};
 use crate::safety::lock::Lock;
 use crate::safety::preserve::fixture::{SIZE, Setup, contents, ended, opened, setup, unlocked};
 use crate::safety::preserve::save::{new_meta, write_journal};
 use proptest::prelude::*;
 use std::sync::atomic::AtomicBool;
+
+/// A journal of `meta` over the fixture's target, written and dropped at
+/// once: its test is over (its lock gone), as after a kill.
+fn journalled_and_ended(s: &Setup, meta: Meta) -> PathBuf {
+    let journal = write_journal(
+        &opened(&s.target),
+        &s.target,
+        meta,
+        &s.journals,
+        &AtomicBool::new(false),
+    );
+    ended(journal.unwrap())
+}
 
 #[test]
 fn recover_restores_and_a_second_run_finds_nothing() {
@@ -46,16 +59,7 @@ fn the_journals_of_one_test_are_restored_together_latest_first() {
         let mut meta = new_meta(Identity::of_path(&s.target).unwrap(), vec![later], 4096);
         meta.part = 1;
         // Dropped at once: its test is over (its lock gone), as after a kill.
-        let p1 = ended(
-            write_journal(
-                &opened(&s.target),
-                &s.target,
-                meta,
-                &s.journals,
-                &AtomicBool::new(false),
-            )
-            .unwrap(),
-        );
+        let p1 = journalled_and_ended(&s, meta);
         let mut now = s.written.clone();
         now[4096..12288].fill(0xDD);
         std::fs::write(&s.target, &now).unwrap();
@@ -82,16 +86,7 @@ fn a_damaged_journal_of_the_same_test_holds_back_the_others() {
         let mut meta = new_meta(Identity::of_path(&s.target).unwrap(), vec![later], 4096);
         meta.part = 1;
         // Dropped at once: its test is over (its lock gone), as after a kill.
-        let p1 = ended(
-            write_journal(
-                &opened(&s.target),
-                &s.target,
-                meta,
-                &s.journals,
-                &AtomicBool::new(false),
-            )
-            .unwrap(),
-        );
+        let p1 = journalled_and_ended(&s, meta);
         let mut bytes = std::fs::read(&p1).unwrap();
         let at = if header { 16 } else { bytes.len() - 1 };
         bytes[at] ^= 0x10;
@@ -317,16 +312,7 @@ fn a_journal_of_a_file_made_again_is_set_aside_and_never_applied() {
         offset: 0,
         length: 8192,
     }];
-    let p = ended(
-        write_journal(
-            &opened(&s.target),
-            &s.target,
-            new_meta(gone, regions, 4096),
-            &s.journals,
-            &AtomicBool::new(false),
-        )
-        .unwrap(),
-    );
+    let p = journalled_and_ended(&s, new_meta(gone, regions, 4096));
     let before = contents(&s);
     let out = recover(&p, false).unwrap();
     let Outcome::SetAside { kept_at, .. } = out else {
@@ -424,16 +410,7 @@ fn a_format_1_journal_is_restored_whole_and_says_it_could_not_tell() {
     );
     meta.format = 1;
     meta.part = 1;
-    let p = ended(
-        write_journal(
-            &opened(&s.target),
-            &s.target,
-            meta,
-            &s.journals,
-            &AtomicBool::new(false),
-        )
-        .unwrap(),
-    );
+    let p = journalled_and_ended(&s, meta);
     assert!(Journal::peek(&p).unwrap().last_beat().is_none());
     std::fs::remove_file(&s.journal).unwrap();
     // Its test writes over what it journalled (the fixture's bytes).

@@ -285,7 +285,7 @@ mod tests {
             "  run    7  2026-01-01T00:00:00Z  run      /dev/sdb · INTERRUPTED no figures\n"
         );
         r.status = RunStatus::Failed;
-        let listed = list(&[], &[r]);
+        let listed = super::super::width::with(100, || list(&[], &[r]));
         assert!(
             listed.contains("local    FAILED /dev/sdb · device 3 (Card)"),
             "{listed}"
@@ -325,7 +325,7 @@ mod tests {
             run_line(&r),
             "  run    7  2026-01-01T00:00:00Z  run      /dev/sdb · 8 ranks / 4 hosts · no figures\n"
         );
-        let listed = list(&[], &[r.clone()]);
+        let listed = super::super::width::with(100, || list(&[], &[r.clone()]));
         assert!(
             listed.contains("local    8 ranks / 4 hosts, /dev/sdb · device 3 (Card)"),
             "{listed}"

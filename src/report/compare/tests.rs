@@ -352,7 +352,8 @@ fn runs_spread_over_hosts_differently_are_compared_with_a_caveat() {
         entry("run 15", small),
         entry("run 16", single),
     ];
-    let text = render(&runs, &opts()).unwrap();
+    // Laid out in 100 columns, so the notes stay on one line each.
+    let text = crate::report::width::with(100, || render(&runs, &opts()).unwrap());
     assert!(
         text.contains("caveat: the runs were spread over hosts differently (run 12: 4 ranks on 2 hosts, run 15: 2 ranks on 1 host, run 16: one host)"),
         "{text}"

@@ -413,14 +413,16 @@ fn link_binds(p: &SimParams, pattern: &str) -> bool {
 /// Scores one series of a `curve --json` result against the card.
 pub fn curve_series_outcome(p: &SimParams, series: &serde_json::Value) -> Outcome {
     let pattern = series["pattern"].as_str().unwrap_or("?");
-    if let Some(why) = series["skipped"].as_str() {
-        return Outcome::Wrong(format!("{pattern} skipped: {why}"));
+    if !series["skipped"].is_null() {
+        return Outcome::Wrong(format!("{pattern} skipped: {}", series["skipped"]));
     }
     let advice = &series["advice"];
     if advice.is_null() {
-        let why = series["recommendation"]
-            .as_str()
-            .unwrap_or("no advice, no reason given");
+        // The typed reason (schema 5), as JSON: the tally only counts it.
+        let why = match &series["fit_quality"] {
+            serde_json::Value::Null => "no advice, no reason given".to_string(),
+            quality => quality.to_string(),
+        };
         return Outcome::Declined(format!("{pattern}: {why}"));
     }
     let size = advice["size"].as_u64().unwrap_or(0);
@@ -430,8 +432,9 @@ pub fn curve_series_outcome(p: &SimParams, series: &serde_json::Value) -> Outcom
         ));
     }
     let model = &series["model"];
-    let t0 = model["t0_us"].as_f64().unwrap_or(f64::NAN);
-    let b = model["bandwidth_mb_s"].as_f64().unwrap_or(f64::NAN);
+    // Schema 5 names: seconds and MB/s (README, "JSON naming").
+    let t0 = model["t0_s"].as_f64().map_or(f64::NAN, |s| s * 1e6);
+    let b = model["bandwidth_mb_per_s"].as_f64().unwrap_or(f64::NAN);
     let bandwidths = true_bandwidths(p, pattern);
     let costs = true_fixed_costs(p, pattern);
     let b_ok = bandwidths.iter().any(|&truth| within(b, truth));

@@ -41,13 +41,14 @@ use std::time::Duration;
 /// the one table of them ([`crate::error::EXIT_CODES`]), so a code added
 /// there is listed here too.
 pub fn after_help() -> String {
+    // One code a line, so that a wrap never parts a code from its words.
     let codes: Vec<String> = crate::error::EXIT_CODES
         .iter()
-        .map(|(code, meaning)| format!("{code} {meaning}"))
+        .map(|(code, meaning)| format!("  {code:>3}  {meaning}"))
         .collect();
     format!(
-        "Units: MB/s = 10^6 bytes/s; sizes take k/M/G (1024-based, also KiB/MiB/GiB) or kB/MB/GB (1000-based).\nExit codes: {}.",
-        codes.join("; ")
+        "Units: MB/s = 10^6 bytes/s; sizes take k/M/G (1024-based, also KiB/MiB/GiB) or kB/MB/GB (1000-based).\n\nExit codes:\n{}",
+        codes.join("\n")
     )
 }
 

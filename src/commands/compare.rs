@@ -53,6 +53,11 @@ pub fn compare(args: &CompareArgs, settings: &Settings) -> Result<i32> {
     };
     let comparison =
         analysis::compare::compare(&entries, opts.threshold, &opts.history).map_err(usage)?;
+    if comparison.changes.is_empty() {
+        return Err(usage(
+            "--fail-above needs runs of repeated tests (profile, run, curve): these runs' outcomes are shown, not tested for a change",
+        ));
+    }
     let regressions = analysis::compare::regressions(&comparison, fail_above);
     for r in &regressions {
         let line = compare::regression_line(&comparison, r, fail_above);

@@ -27,7 +27,7 @@ use super::cells::{RANGE_SPREAD, figure_text, identity_text};
 use super::table::{self, Align, Table};
 use crate::analysis::compare::matching;
 use crate::analysis::compare::{compare, repetitions};
-use crate::result::compare::{Direction, Entry, TestKey};
+use crate::result::compare::{Comparison, Direction, Entry, TestKey};
 use crate::result::{RunResult, TestResult};
 use crate::units::format_mbps;
 
@@ -153,9 +153,20 @@ fn table_heading(key: &TestKey, entries: &[Entry]) -> String {
             }
         }
     };
+    // The first run's name of the test (a profile row's `SEQ1M Q8T1`),
+    // when it says something the description does not.
+    let named = entries
+        .first()
+        .and_then(|e| find(&e.result, Some(key)))
+        .map(|t| table::cut(&t.name, crate::units::escape::NAME_COLUMNS))
+        .filter(|name| !shown.starts_with(name.as_str()));
+    let shown = table::cut(&shown, crate::units::escape::NAME_COLUMNS);
+    let shown = match named {
+        Some(name) => format!("{name} ({shown})"),
+        None => shown,
+    };
     format!(
-        "test: {}, engine {}\n",
-        table::cut(&shown, crate::units::escape::NAME_COLUMNS),
+        "test: {shown}, engine {}\n",
         table::cut(&key.engine.to_string(), crate::units::escape::NAME_COLUMNS)
     )
 }
@@ -306,8 +317,11 @@ fn text_table(rows: &[Vec<String>]) -> String {
 /// The whole comparison as text or Markdown: table, then verdicts and the
 /// tests set apart. `Err` when nothing is alike (see [`compare`]).
 pub fn render(entries: &[Entry], opts: &Options) -> Result<String, String> {
-    let key = table_key(entries, opts.test.as_deref())?;
     let comparison = compare(entries, opts.threshold, &opts.history)?;
+    if comparison.changes.is_empty() && comparison.outcomes.len() == entries.len() {
+        return Ok(outcomes_only(&comparison, opts.markdown));
+    }
+    let key = table_key(entries, opts.test.as_deref())?;
     let rows: Vec<Vec<String>> = entries.iter().map(|e| row(e, &key)).collect();
     let heading = table_heading(&key, entries);
     let mut out = match opts.markdown {
@@ -346,9 +360,41 @@ pub fn render(entries: &[Entry], opts: &Options) -> Result<String, String> {
         out.push('\n');
         out.push_str(&verdicts::not_compared_lines(&comparison, opts.markdown));
     }
+    out.push_str(&outcome_lines(&comparison, opts.markdown));
     // The last net: whatever a line above quoted from outside reaches the
     // terminal escaped (see `crate::units::escape`).
     Ok(crate::units::escape::text(&out).into_owned())
+}
+
+/// Runs with no repeated tests (sustain, surface, flash, ...): which run
+/// measured what, then each run's outcome; no verdict of change.
+fn outcomes_only(c: &Comparison, markdown: bool) -> String {
+    let mut out =
+        String::from("runs without repeated tests: outcomes side by side, no test of change\n\n");
+    out.push_str(&verdicts::target_lines(c, markdown));
+    out.push_str(&outcome_lines(c, markdown));
+    crate::units::escape::text(&out).into_owned()
+}
+
+/// Each run's own outcome (see [`super::outcome::headline`]), one item a
+/// run; nothing when no run has one.
+fn outcome_lines(c: &Comparison, markdown: bool) -> String {
+    let lines: Vec<String> = c
+        .outcomes
+        .iter()
+        .filter_map(|o| {
+            let headline = super::outcome::headline_of(&o.result)?;
+            let line = format!("{} ({}): {headline}", o.run, o.result.command());
+            Some(match markdown {
+                true => format!("- {}\n", super::markdown_escape::escape(&line)),
+                false => format!("  {line}\n"),
+            })
+        })
+        .collect();
+    match lines.is_empty() {
+        true => String::new(),
+        false => format!("\noutcomes:\n{}", lines.concat()),
+    }
 }
 
 /// The comparison as JSON (the table's figures are in the runs).

@@ -114,23 +114,28 @@ fn is_number(v: &str) -> bool {
         && v.parse::<f64>().is_ok_and(f64::is_finite)
 }
 
-/// A figure to [`SIGNIFICANT`] significant figures, trailing zeros cut
-/// (`0.00973`, `39.6985`, `20.1`): a spreadsheet that sums or compares
-/// cells keeps what was measured, where a fixed 3 decimals turned 0.00973
-/// MB/s into `0.010`. Empty when there is none.
+/// A figure to [`SIGNIFICANT`] significant figures and never fewer than
+/// [`DECIMALS`] decimals, trailing zeros cut (`0.00973`, `39.6985`,
+/// `4940.711`): a spreadsheet that sums or compares cells keeps what was
+/// measured, where a fixed 3 decimals turned 0.00973 MB/s into `0.010`,
+/// and no figure has fewer decimals than earlier releases wrote. Empty
+/// when there is none.
 fn num(v: Option<f64>) -> String {
     v.map(significant).unwrap_or_default()
 }
 
 /// Significant figures a CSV number keeps.
 const SIGNIFICANT: i32 = 6;
+/// Decimals a CSV number keeps at least (what releases before schema 5
+/// wrote for every figure).
+const DECIMALS: i32 = 3;
 
 fn significant(v: f64) -> String {
     if !v.is_finite() || v == 0.0 {
         return if v == 0.0 { "0".into() } else { v.to_string() };
     }
     let magnitude = v.abs().log10().floor() as i32;
-    let decimals = (SIGNIFICANT - 1 - magnitude).clamp(0, 17) as usize;
+    let decimals = (SIGNIFICANT - 1 - magnitude).clamp(DECIMALS, 17) as usize;
     let text = format!("{v:.decimals$}");
     match text.contains('.') {
         true => text.trim_end_matches('0').trim_end_matches('.').to_string(),
@@ -157,8 +162,11 @@ impl Csv {
             return flash;
         }
         let rank_columns = rank_columns || r.mpi.is_some();
+        // A run with an outcome of its own (copy's bottleneck beside the
+        // two sides' speeds alone, which are its tests) is its outcome's
+        // rows: one table, whose figures include what the tests measured.
         let figures = super::outcome::figures(r);
-        if r.tests.is_empty() && !figures.is_empty() {
+        if !figures.is_empty() {
             return outcome_rows(r, &figures, rank_columns);
         }
         let mut out = match r.payload.curve().is_some() {

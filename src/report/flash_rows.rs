@@ -47,6 +47,10 @@ pub fn rows(r: &RunResult) -> Option<Vec<Row>> {
             .into_iter()
             .map(|(name, value, unit)| row(name, value, unit)),
     );
+    if let Outcome::Legacy { figures, .. } = &f.outcome {
+        // Stored keys name their own units (`read_mb_s`, `max_bytes`).
+        out.extend(figures.iter().map(|x| row(&x.key, x.value.to_string(), "")));
+    }
     for x in &f.findings {
         let (name, value, unit, limit) = figure_cells(&x.figure);
         let mut r = row(&name, value, unit);

@@ -54,15 +54,16 @@ pub fn run_line(r: &RunRow) -> String {
     figure_lines(&lead, &figures)
 }
 
-/// The start of a run's line: id, date, command, status, spread.
+/// The start of a run's line: id, date, command, status (first, where a
+/// long target cannot push it onto the next line), target, spread.
 fn lead(r: &RunRow) -> String {
     format!(
         "  run {:>4}  {}  {:<8} {}{}{}",
         r.id,
         shown(&r.started_at),
         shown(&r.command),
-        target_prefix(r.target.as_deref()),
         status_prefix(r.status),
+        target_prefix(r.target.as_deref()),
         spread_prefix(r.ranks)
     )
 }
@@ -80,16 +81,25 @@ pub fn outcome_line(r: &RunRow, headline: &str) -> String {
 }
 
 /// The figures after `lead`, joined by ` · ` and wrapped between figures,
-/// each further line indented under the first figure, to fit the width.
+/// to fit the width. Further lines are indented under the first figure,
+/// or by [`FIGURE_INDENT`] when the lead takes more than half the width
+/// (a long target); a figure that does not fit after the lead starts the
+/// next line.
 fn figure_lines(lead: &str, figures: &[String]) -> String {
-    let indent = " ".repeat(columns(lead));
+    let width = super::width::current();
+    let lead = lead.trim_end();
+    let indent = match columns(lead) + 1 {
+        n if n <= width / 2 => n,
+        _ => FIGURE_INDENT,
+    };
+    let indent = " ".repeat(indent);
     let mut out = String::new();
     let mut line = lead.to_string();
     let mut first = true;
     for f in figures {
-        let sep = if first { "" } else { " · " };
-        if !first && columns(&line) + columns(sep) + columns(f) > super::width::current() {
-            out.push_str(&fitted(line.trim_end()));
+        let sep = if first { " " } else { " · " };
+        if columns(&line) + columns(sep) + columns(f) > width {
+            out.push_str(&fitted(&line));
             out.push('\n');
             line = format!("{indent}{f}");
         } else {
@@ -102,6 +112,9 @@ fn figure_lines(lead: &str, figures: &[String]) -> String {
     out.push('\n');
     out
 }
+
+/// The indent of a run's further figure lines under a long lead.
+const FIGURE_INDENT: usize = 4;
 
 /// `4 ranks / 2 hosts` for a run on many hosts.
 fn spread(count: RankCount) -> String {
@@ -282,7 +295,7 @@ mod tests {
         r.status = RunStatus::Interrupted;
         assert_eq!(
             run_line(&r),
-            "  run    7  2026-01-01T00:00:00Z  run      /dev/sdb · INTERRUPTED no figures\n"
+            "  run    7  2026-01-01T00:00:00Z  run      INTERRUPTED /dev/sdb · no figures\n"
         );
         r.status = RunStatus::Failed;
         let listed = super::super::width::with(100, || list(&[], &[r]));

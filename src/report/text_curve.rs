@@ -266,8 +266,9 @@ fn chart(out: &mut String, points: &[&CurvePoint], label: fn(&CurvePoint) -> Str
 }
 
 /// The heading of the unaligned section, as the reports print it.
+/// Short enough for an 80-column terminal with its `-- ` marks.
 pub const UNALIGNED_HEADING: &str =
-    "unaligned sizes, through the page cache, beside aligned neighbours measured the same way";
+    "unaligned sizes beside aligned ones, all through the page cache";
 
 /// The unaligned sizes between their aligned neighbours, all measured
 /// through the page cache, by size; then one verdict per unaligned size.

@@ -275,6 +275,20 @@ pub struct Comparison {
     /// over hosts differently); absent when there is nothing to say.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub caveats: Vec<String>,
+    /// Each run's own outcome, side by side, for the runs whose findings
+    /// are more than repeated tests (a curve's model, a sustain's drop, a
+    /// flash verdict); such outcomes are shown, not tested for change.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub outcomes: Vec<RunOutcome>,
+}
+
+/// One compared run's own outcome: its command's section as stored.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct RunOutcome {
+    /// The run (`run 12`, or a file name).
+    pub run: String,
+    /// The command, its configuration and its findings.
+    pub result: super::Payload,
 }
 
 /// What one compared run measured.

@@ -13,7 +13,9 @@ pub mod outcome;
 use serde::{Deserialize, Serialize};
 
 use crate::vocab::options::FlashTest;
-pub use outcome::{ClaimSource, ClassCheck, Family, FamilyMet, FoundBy, NoCount, Outcome, Reason};
+pub use outcome::{
+    ClaimSource, ClassCheck, Family, FamilyMet, FoundBy, NoCount, Outcome, Reason, StoredFigure,
+};
 
 /// What a `flash` command found, as the result records it (read in any
 /// stored form: `outcome`).

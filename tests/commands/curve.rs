@@ -155,7 +155,7 @@ fn unaligned_sizes_are_measured_buffered_in_their_own_section() {
         .unwrap();
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(
-        text.contains("unaligned sizes, through the page cache, beside aligned neighbours measured the same way")
+        text.contains("unaligned sizes beside aligned ones, all through the page cache")
             && !text.contains("768 B †"),
         "{text}"
     );

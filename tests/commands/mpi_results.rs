@@ -42,20 +42,33 @@ fn history_and_list_say_ranks_and_hosts() {
     let dir = tempfile::tempdir().unwrap();
     let db = database(dir.path());
     let history = stdout(&db, &["history"]);
+    // A run's line and the lines its figures wrapped onto, as one line.
     let line = |id: &str| {
-        history
+        let mut lines = history
             .lines()
-            .find(|l| l.starts_with(&format!("  run    {id}")))
-            .unwrap_or_else(|| panic!("no run {id}: {history}"))
-            .to_string()
+            .skip_while(|l| !l.starts_with(&format!("  run    {id}")));
+        let first = lines
+            .next()
+            .unwrap_or_else(|| panic!("no run {id}: {history}"));
+        let more =
+            lines.take_while(|l| l.starts_with("    ") && !l.trim_start().starts_with("run "));
+        std::iter::once(first)
+            .chain(more)
+            .collect::<Vec<_>>()
+            .join(" ")
     };
     assert!(
-        line("1").contains("profile  4 ranks / 2 hosts · SEQ 1MiB Q8 read 416"),
+        line("1").contains("profile  /scratch/{host} · 4 ranks / 2 hosts ·"),
         "{history}"
     );
+    assert!(line("1").contains("SEQ 1MiB Q8 read 416"), "{history}");
     assert!(line("2").contains("2 ranks / 1 host · "), "{history}");
     let list = stdout(&db, &["list"]);
-    assert!(list.contains("4 ranks / 2 hosts, device"), "{list}");
+    let words = list.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        words.contains("4 ranks / 2 hosts, /scratch/{host} · device 1"),
+        "{list}"
+    );
     let listed: serde_json::Value =
         serde_json::from_str(&stdout(&db, &["list", "--json"])).unwrap();
     assert_eq!(listed["runs"][0]["ranks"]["ranks"], 4);
@@ -155,10 +168,7 @@ fn compare_says_when_the_runs_were_spread_otherwise() {
         ),
         "{compared}"
     );
-    assert!(
-        compared.contains("merged: 4 ranks on 2 hosts"),
-        "{compared}"
-    );
+    assert!(words.contains("merged: 4 ranks on 2 hosts"), "{compared}");
     let json: serde_json::Value =
         serde_json::from_str(&stdout(&db, &["compare", "1", "2", "--json"])).unwrap();
     assert_eq!(json["caveats"].as_array().unwrap().len(), 1, "{json}");

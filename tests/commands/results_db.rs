@@ -68,7 +68,11 @@ fn every_run_is_saved_with_its_identity_and_listed() {
     assert!(first["device_identity"]["host"]["iocurve_version"].is_string());
     let out = ok(iocurve().args(["list", "--db"]).arg(&db));
     let list = text(&out.stdout);
-    assert!(list.contains(&key), "{list}");
+    // `list` names the device and each run's target, never the store key.
+    assert!(!list.contains(&key), "{list}");
+    assert!(list.contains("2 run(s)"), "{list}");
+    let target = dir.path().to_str().unwrap();
+    assert_eq!(list.matches(target).count(), 2, "{list}");
     assert_eq!(runs_listed(&list), 2, "{list}");
     let out = iocurve()
         .args(["history", &key, "--db"])

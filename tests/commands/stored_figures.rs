@@ -54,7 +54,11 @@ fn figures(v: &Value, path: &str, factor: f64, out: &mut Vec<(String, f64)>) {
                 if k == "schema_version" || DROPPED.iter().any(|(d, _)| d == k) {
                     continue;
                 }
-                let f = CONVERTED.iter().find(|(c, _)| c == k).map_or(1.0, |c| c.1);
+                let mut f = CONVERTED.iter().find(|(c, _)| c == k).map_or(1.0, |c| c.1);
+                // A class finding's FAT write times: float ms, now ns.
+                if path.ends_with(".fat_writes") && k.ends_with("_ms") {
+                    f = 1e6;
+                }
                 figures(x, &format!("{path}.{k}"), factor * f, out);
             }
         }

@@ -14,8 +14,7 @@ use common::{LoopDevice, MIB, iocurve, marked_points, ok, ok_json, skipped};
 use serde_json::Value;
 use std::path::Path;
 
-const HEADING: &str =
-    "unaligned sizes, through the page cache, beside aligned neighbours measured the same way";
+const HEADING: &str = "unaligned sizes beside aligned ones, all through the page cache";
 
 /// (fastest, median, slowest) time per request of a point, ns, from the
 /// IOPS of its repetitions.

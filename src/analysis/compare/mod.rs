@@ -28,9 +28,9 @@ pub mod series;
 pub mod verdict;
 
 use crate::result::compare::{
-    ChangeVerdict, Comparison, Entry, NotCompared, RunTarget, TestChange,
+    ChangeVerdict, Comparison, Entry, NotCompared, RunOutcome, RunTarget, TestChange,
 };
-use crate::result::{RunResult, TestResult};
+use crate::result::{Payload, RunResult, TestResult};
 use crate::stats::between_runs;
 use crate::stats::bootstrap::{self, Verdict};
 use matching::Keyed;
@@ -223,8 +223,6 @@ pub fn compare(
     history: &[RunResult],
 ) -> Result<Comparison, String> {
     let base = entries.first().ok_or("no runs to compare")?;
-    let base_tests = matching::tests_of(&base.result)
-        .map_err(|why| format!("{} has nothing to compare: {}", base.source, why.text()))?;
     let mut out = Comparison {
         baseline: base.source.clone(),
         same_device: same_device(entries).is_some(),
@@ -234,6 +232,22 @@ pub fn compare(
         changes: Vec::new(),
         not_compared: Vec::new(),
         caveats: caveats(entries),
+        outcomes: entries.iter().filter_map(own_outcome).collect(),
+    };
+    let base_tests = match matching::tests_of(&base.result) {
+        Ok(tests) => tests,
+        // Runs of one kind with no repeated tests (sustain, flash, ...):
+        // their outcomes side by side, and no verdict of change.
+        Err(_) if out.outcomes.len() == entries.len() && same_command(entries) => {
+            return Ok(out);
+        }
+        Err(why) => {
+            return Err(format!(
+                "{} has nothing to compare: {}",
+                base.source,
+                why.text()
+            ));
+        }
     };
     for e in &entries[1..] {
         against_base(e, base, &base_tests, threshold, history, &mut out);
@@ -247,6 +261,26 @@ pub fn compare(
         ));
     }
     Ok(out)
+}
+
+/// The run's own outcome, when its findings are more than repeated tests.
+fn own_outcome(e: &Entry) -> Option<RunOutcome> {
+    let plain = matches!(
+        e.result.payload,
+        Payload::Profile { .. } | Payload::Run { .. } | Payload::Imported { .. }
+    );
+    (!plain).then(|| RunOutcome {
+        run: e.source.clone(),
+        result: e.result.payload.clone(),
+    })
+}
+
+/// Whether every run is of one command (two sustains, not a sustain and a
+/// flash test).
+fn same_command(entries: &[Entry]) -> bool {
+    entries
+        .windows(2)
+        .all(|w| w[0].result.command() == w[1].result.command())
 }
 
 /// Which target a run measured, on which device, as `compare` names it.

@@ -36,7 +36,12 @@ pub fn figures(r: &RunResult) -> Vec<Figure> {
 /// series of a curve, a flash test's verdict. None for the runs whose
 /// headline figures are their tests.
 pub fn headline(r: &RunResult) -> Option<String> {
-    match &r.payload {
+    headline_of(&r.payload)
+}
+
+/// [`headline`] of a run's command section alone.
+pub fn headline_of(payload: &Payload) -> Option<String> {
+    match payload {
         Payload::Sustain { sustain, .. } => Some(apps::sustain_line(sustain)),
         Payload::Stream { stream, .. } => Some(apps::stream_line(stream)),
         Payload::FilesLoad { files_load, .. } => apps::files_load_line(files_load),

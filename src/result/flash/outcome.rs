@@ -100,6 +100,10 @@ pub enum Outcome {
         verdict: String,
         /// Whether it was a failure.
         failed: bool,
+        /// The numbers of the stored `details`, each under its stored key
+        /// path (`plan.max_bytes`), so that no figure is lost.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        figures: Vec<StoredFigure>,
     },
 }
 
@@ -291,6 +295,7 @@ impl TryFrom<StoredReport> for super::FlashReport {
             None => Outcome::Legacy {
                 verdict: rest["verdict"].as_str().unwrap_or_default().to_string(),
                 failed: rest["failed"].as_bool().unwrap_or(false),
+                figures: stored_figures(&rest["details"]),
             },
         };
         Ok(super::FlashReport {
@@ -300,6 +305,43 @@ impl TryFrom<StoredReport> for super::FlashReport {
             table: s.table,
         })
     }
+}
+
+/// A number an earlier release stored in a flash report's `details`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct StoredFigure {
+    /// Its key path in the stored `details`, dots between keys.
+    pub key: String,
+    /// The number, in the unit its key names.
+    pub value: f64,
+}
+
+/// Every number under `details`, depth first, with its key path.
+fn stored_figures(details: &serde_json::Value) -> Vec<StoredFigure> {
+    fn walk(v: &serde_json::Value, key: &str, out: &mut Vec<StoredFigure>) {
+        match v {
+            serde_json::Value::Number(n) => out.extend(n.as_f64().map(|value| StoredFigure {
+                key: key.to_string(),
+                value,
+            })),
+            serde_json::Value::Object(map) => map.iter().for_each(|(k, x)| {
+                let path = if key.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{key}.{k}")
+                };
+                walk(x, &path, out)
+            }),
+            serde_json::Value::Array(items) => items
+                .iter()
+                .enumerate()
+                .for_each(|(i, x)| walk(x, &format!("{key}[{i}]"), out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(details, "", &mut out);
+    out
 }
 
 /// A finding in any stored form: typed, or the words of an earlier

@@ -307,6 +307,9 @@ fn text_table(rows: &[Vec<String>]) -> String {
             listed.push((device, identity));
         }
     }
+    if listed.is_empty() {
+        return out;
+    }
     out.push_str("identity\n");
     for (device, identity) in listed {
         out.push_str(&format!("  {device}\n    {identity}\n"));

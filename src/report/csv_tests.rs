@@ -232,7 +232,7 @@ fn a_small_figure_keeps_its_significant_figures() {
     assert_eq!(num(Some(20.1)), "20.1");
     assert_eq!(num(Some(15.0)), "15");
     // Never fewer decimals than releases before schema 5 wrote.
-    assert_eq!(num(Some(4940.710_654)), "4940.711");
+    assert_eq!(num(Some(4_940.710_654)), "4940.711");
     assert_eq!(num(Some(1_234_567.8)), "1234567.8");
     assert_eq!(num(Some(0.0)), "0");
     assert_eq!(num(None), "");

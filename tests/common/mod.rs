@@ -96,6 +96,16 @@ pub fn iocurve() -> Command {
     Command::from_std(iocurve_std())
 }
 
+/// [`iocurve`] with a terminal width wide enough that no line it prints
+/// is wrapped: for tests that read a message whole (a path to parse, a
+/// sentence to find). How text fits 60, 80 and 120 columns is
+/// `promises::text_width`'s to test.
+pub fn iocurve_wide() -> Command {
+    let mut cmd = iocurve();
+    cmd.env("COLUMNS", "1000");
+    cmd
+}
+
 /// The binary started by another program (`setpriv`, `script`): `wrap`
 /// gets the binary's path and builds the wrapper's command line; the
 /// wrapper gets the isolated environment, which it passes on.

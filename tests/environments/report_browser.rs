@@ -401,7 +401,8 @@ const probe = {
   right: right, widest: widest,
   right_outside_scroll: outside, widest_outside_scroll: outsideWidest,
   badges: badges,
-  pre_in_flash: document.querySelectorAll('[data-section="flash"] pre').length,
+  pre_in_flash: document.querySelectorAll('[data-section="flash"] pre:not(.commands)').length,
+  commands_in_flash: document.querySelectorAll('[data-section="flash"] pre.commands').length,
   smallest_text_px: smallest, smallest_text: smallestText, svg_texts: texts,
   svgs: document.querySelectorAll('svg').length,
   svgs_without_view_box: [...document.querySelectorAll('svg')].filter(s => !s.getAttribute('viewBox')).length,
@@ -731,7 +732,10 @@ fn a_fake_card_and_a_failed_class_lead_the_report_at_any_width() {
             number("right_outside_scroll") <= f64::from(width) + 0.5,
             "{probe}"
         );
+        // Words in the page's type, not preformatted; only the fake card's
+        // repair commands are a block to copy.
         assert_eq!(number("pre_in_flash"), 0.0, "{probe}");
+        assert_eq!(number("commands_in_flash"), 1.0, "{probe}");
         let badges = probe["badges"].as_array().unwrap();
         for (at, word) in [
             ("summary", "FAKE"),

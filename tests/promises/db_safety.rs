@@ -6,7 +6,7 @@ use crate::common;
 #[path = "db_safety/findings.rs"]
 mod findings;
 
-use common::{fails, iocurve, ok, ok_json, sh, skipped, text};
+use common::{fails, iocurve_wide as iocurve, ok, ok_json, sh, skipped, text};
 use std::path::{Path, PathBuf};
 use std::process::{Command as Std, Stdio};
 

@@ -6,7 +6,7 @@
 
 use crate::common;
 
-use common::{LoopDevice, MIB, fails, iocurve, json, run_fail, skipped};
+use common::{LoopDevice, MIB, fails, iocurve_wide as iocurve, json, run_fail, skipped};
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};

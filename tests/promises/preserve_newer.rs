@@ -10,7 +10,7 @@
 
 use crate::common;
 
-use common::{LoopDevice, MIB, iocurve, sh, skipped};
+use common::{LoopDevice, MIB, iocurve_wide as iocurve, sh, skipped};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Output, Stdio};

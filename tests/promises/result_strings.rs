@@ -243,6 +243,11 @@ const ALLOWED: &[(&str, &str)] = &[
     ("compare.rs: RunTarget.run", "the run's label or file name"),
     ("compare.rs: RunTarget.target", "the target's path"),
     ("compare.rs: RunTarget.device", "the device's label"),
+    ("compare.rs: RunOutcome.run", "the run's label or file name"),
+    (
+        "flash/outcome.rs: StoredFigure.key",
+        "a key path of a document an earlier release stored",
+    ),
     (
         "flash/outcome.rs: Outcome::Classes.claimed",
         "SD class labels as printed on a card (C10, U3, V30, A2)",

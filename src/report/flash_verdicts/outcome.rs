@@ -148,7 +148,14 @@ fn classes(o: &Outcome) -> String {
         let verdict = if o.failed() { "NOT met" } else { "met" };
         out += &format!("{by} {}: {verdict}; ", claimed.join(" "));
     }
-    out += &format!("meets {}", class_met(o));
+    let met = class_met(o);
+    if met == "none" && *claim != ClaimSource::None {
+        // Only the claimed classes were checked: what holds it back
+        // follows, not a "meets none" that reads as "no class at all".
+        out += "meets none of them";
+    } else {
+        out += &format!("meets {met}");
+    }
     if let Some(w) = weakest.as_ref().filter(|w| w.confidence < Confidence::High) {
         out += &format!(
             " ({} confidence, set by {} {}",
@@ -210,9 +217,11 @@ pub fn need_unit(n: NeedKind) -> &'static str {
 /// "Pw 12.0 MB/s, needs 30" or "T_FW max 300.0 ms, limit 250".
 pub fn need_text(n: NeedKind, measured: f64, limit: f64) -> String {
     let bound = if n.at_least() { "needs" } else { "limit" };
+    // Three significant figures, so that 9.96 MB/s against a limit of 10
+    // does not read "10.0, needs 10".
     let value = match n {
         NeedKind::RandomReadIops | NeedKind::RandomWriteIops => format!("{measured:.0}"),
-        _ => format!("{measured:.1}"),
+        _ => format_mbps(measured),
     };
     format!("{} {value} {}, {bound} {limit}", need_name(n), need_unit(n))
 }

@@ -183,16 +183,17 @@ fn classes(o: &Outcome) -> Vec<Verdict> {
         return Vec::new();
     };
     let met = flash_verdicts::class_met(o);
-    let mut out = vec![Verdict::new(
-        Kind::Class("met".into()),
-        if met == "none" {
+    let mut out = Vec::new();
+    // Under a claim only the claimed classes were checked: "meets none"
+    // would read as "meets no class at all"; the FAIL below says it.
+    if met != "none" || *claim == ClaimSource::None {
+        let mark = if met == "none" {
             Mark::Found
         } else {
             Mark::Pass
-        },
-        "MEETS",
-        met,
-    )];
+        };
+        out.push(Verdict::new(Kind::Class("met".into()), mark, "MEETS", met));
+    }
     if let Some(b) = binding.as_ref().filter(|b| b.status != Status::Pass) {
         let text = format!(
             "{}: {}",

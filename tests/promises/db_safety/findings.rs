@@ -5,7 +5,7 @@
 //! aside by the repair), and a schema stamp iocurve never writes.
 
 use super::{count_runs, save_one, sim_run};
-use crate::common::{fails, iocurve, ok, text};
+use crate::common::{fails, iocurve_wide as iocurve, ok, text};
 use std::path::{Path, PathBuf};
 
 fn sql(db: &Path, batch: &str) {

@@ -159,7 +159,10 @@ fn table_heading(key: &TestKey, entries: &[Entry]) -> String {
         .first()
         .and_then(|e| find(&e.result, Some(key)))
         .map(|t| table::cut(&t.name, crate::units::escape::NAME_COLUMNS))
-        .filter(|name| !shown.starts_with(name.as_str()));
+        .filter(|name| {
+            let bare = |t: &str| t.replace(' ', "");
+            !bare(&shown).starts_with(&bare(name))
+        });
     let shown = table::cut(&shown, crate::units::escape::NAME_COLUMNS);
     let shown = match named {
         Some(name) => format!("{name} ({shown})"),

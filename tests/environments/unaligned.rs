@@ -229,7 +229,7 @@ fn html_shows_the_section(page: &Path, verdict: &str) {
         .unwrap_or_else(|| panic!("no unaligned section in the page: {dom}"));
     let section = &dom[at..at + dom[at..].find("</section>").expect("section closed")];
     assert!(
-        section.contains("Unaligned sizes, through the page cache"),
+        section.contains("Unaligned sizes beside aligned ones, all through the page cache"),
         "{section}"
     );
     let kinds: Vec<&str> = section

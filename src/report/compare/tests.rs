@@ -237,7 +237,11 @@ fn the_heading_names_only_the_tests_compared() {
     assert_eq!(heading, "test: 4 KiB randread QD32, engine sync");
     // A profile has both directions: both are named.
     let text = render(&entries(), &opts()).unwrap();
-    assert!(text.starts_with("test: 1 MiB read/write QD1,"), "{text}");
+    // (with the first run's name of the test, which says more).
+    assert!(
+        text.starts_with("test: SEQ 1MiB Q8 (1 MiB read/write QD1),"),
+        "{text}"
+    );
 }
 
 /// A `run` of 4 KiB QD32 random reads, with these repetitions.

@@ -17,7 +17,7 @@ pub fn render(result: &RunResult, verbose: bool) -> String {
     for x in &f.findings {
         let status = x
             .status
-            .map(|s| format!("{:<4} ", s.name()))
+            .map(|s| format!("{:<4} ", flash_verdicts::outcome::status_word(f, s)))
             .unwrap_or_default();
         let conf = x
             .confidence

@@ -110,6 +110,23 @@ fn open_aus(
     }
 }
 
+/// A requirement's status as a person reads it: a class above those a
+/// card meets is `NOT` (met) when no class was claimed, and `FAIL` only
+/// when a claimed class is not met.
+pub fn status_word(f: &FlashReport, s: Status) -> &'static str {
+    let unclaimed = matches!(
+        &f.outcome,
+        Outcome::Classes {
+            claim: ClaimSource::None,
+            ..
+        }
+    );
+    match s {
+        Status::Fail if unclaimed => "NOT",
+        other => other.name(),
+    }
+}
+
 /// "C10 U1 V10 A1": the highest class met in each family, or "none".
 pub fn class_met(o: &Outcome) -> String {
     let Outcome::Classes { families, .. } = o else {

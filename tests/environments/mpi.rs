@@ -608,8 +608,10 @@ fn read_other_host_on_one_host_says_why_not() {
     ]);
     let roh = &doc["mpi"]["read_other_host"];
     assert_eq!(roh["done"], false, "{roh}");
-    let why = roh["why_not"].as_str().expect("why_not");
-    assert!(!why.is_empty());
+    // Typed: every rank on one host, named, with the count of ranks.
+    let why = &roh["why_not"]["one_host"];
+    assert_eq!(why["ranks"], 2, "{roh}");
+    assert!(why["host"].as_str().is_some_and(|h| !h.is_empty()), "{roh}");
 }
 
 #[test]

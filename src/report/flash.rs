@@ -1,5 +1,6 @@
 //! The text of a flash verdict: the answer first, then each finding with
-//! its confidence, the raw table with `--verbose`, then the notes. The
+//! its confidence (requirements met at high confidence counted on one
+//! line; `--verbose` lists them and the raw table), then the notes. The
 //! words come from each finding's figures ([`words`]).
 
 use super::flash_verdicts::{self, words};
@@ -14,7 +15,12 @@ pub fn render(result: &RunResult, verbose: bool) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "iocurve flash {} · {}", f.test, result.target.path);
     let _ = writeln!(out, "verdict     {}", flash_verdicts::headline(f));
+    let mut folded = 0;
     for x in &f.findings {
+        if !verbose && sure_pass(x) {
+            folded += 1;
+            continue;
+        }
         let status = x
             .status
             .map(|s| format!("{:<4} ", flash_verdicts::outcome::status_word(f, s)))
@@ -33,6 +39,12 @@ pub fn render(result: &RunResult, verbose: bool) -> String {
             out,
             "  {status}{:<22} {}{conf}{note}",
             words.name, words.value
+        );
+    }
+    if folded > 0 {
+        let _ = writeln!(
+            out,
+            "  PASS {folded} more requirement(s), each at high confidence (--verbose lists them)"
         );
     }
     let commands = words::repair_commands(&f.findings);
@@ -62,4 +74,14 @@ pub fn render(result: &RunResult, verbose: bool) -> String {
 /// text output keeps (the HTML report keeps the lines whole).
 pub fn render_text(result: &RunResult, verbose: bool) -> String {
     super::table::fitted(&render(result, verbose))
+}
+
+/// A requirement met at high confidence: what the verdict's "meets"
+/// already says, listed one by one only with `--verbose` (a class run
+/// checks some 40 of them).
+fn sure_pass(x: &crate::result::flash::Finding) -> bool {
+    use crate::result::flash::{Confidence, Figure, Status};
+    matches!(x.figure, Figure::Requirement { .. })
+        && x.status == Some(Status::Pass)
+        && x.confidence == Some(Confidence::High)
 }

@@ -87,7 +87,13 @@ pub fn outcome_line(r: &RunRow, headline: &str) -> String {
 /// next line.
 fn figure_lines(lead: &str, figures: &[String]) -> String {
     let width = super::width::current();
+    // A lead that names a target or a spread ends in ` · `: that
+    // separator goes before the first figure only when they share a line.
     let lead = lead.trim_end();
+    let (lead, first_sep) = match lead.strip_suffix('·') {
+        Some(base) => (base.trim_end(), " · "),
+        None => (lead, " "),
+    };
     let indent = match columns(lead) + 1 {
         n if n <= width / 2 => n,
         _ => FIGURE_INDENT,
@@ -97,7 +103,7 @@ fn figure_lines(lead: &str, figures: &[String]) -> String {
     let mut line = lead.to_string();
     let mut first = true;
     for f in figures {
-        let sep = if first { " " } else { " · " };
+        let sep = if first { first_sep } else { " · " };
         if columns(&line) + columns(sep) + columns(f) > width {
             out.push_str(&fitted(&line));
             out.push('\n');

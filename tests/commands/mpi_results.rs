@@ -58,11 +58,11 @@ fn history_and_list_say_ranks_and_hosts() {
             .join(" ")
     };
     assert!(
-        line("1").contains("profile  /scratch/{host} · 4 ranks / 2 hosts ·"),
+        line("1").contains("profile  /scratch/{host} · 4 ranks / 2 hosts"),
         "{history}"
     );
     assert!(line("1").contains("SEQ 1MiB Q8 read 416"), "{history}");
-    assert!(line("2").contains("2 ranks / 1 host · "), "{history}");
+    assert!(line("2").contains("2 ranks / 1 host"), "{history}");
     let list = stdout(&db, &["list"]);
     let words = list.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(

@@ -280,6 +280,20 @@ pub struct DirectionResult {
     pub latency: LatencySummary,
 }
 
+impl DirectionResult {
+    /// `bytes` and `ops` of one direction with their rates over
+    /// `elapsed_ns`.
+    pub fn over(bytes: u64, ops: u64, elapsed_ns: u64, latency: LatencySummary) -> Self {
+        DirectionResult {
+            bytes,
+            ops,
+            mb_per_s: crate::units::mb_per_s(bytes, elapsed_ns),
+            iops: crate::units::per_second(ops, elapsed_ns),
+            latency,
+        }
+    }
+}
+
 /// CPU time used by the whole process during the counted phase.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CpuUsage {

@@ -212,7 +212,7 @@ fn short(r: &FitReason) -> &'static str {
 mod tests {
     use super::*;
     use crate::analysis::curve::read_curve;
-    use crate::analysis::curve::test_points::{knee_deviations, model_points, unit_points};
+    use crate::analysis::curve::test_points::{knee_deviations, short_sweep, unit_points};
 
     #[test]
     fn each_failed_check_is_told_with_its_figures() {
@@ -288,10 +288,7 @@ mod tests {
 
     #[test]
     fn no_advice_says_why_and_a_stored_line_is_kept() {
-        let pts: Vec<_> = model_points(1_000_000.0, 1.0, &[0.0])
-            .into_iter()
-            .filter(|p| p.size <= 256 << 10)
-            .collect();
+        let pts = short_sweep();
         let s = series_of(read_curve(&pts), Rw::RandRead);
         assert!(advice_line(&s).unwrap().starts_with("no advice: B = "));
         assert_eq!(advice_cell(&s).unwrap(), "no advice (no plateau reached)");

@@ -306,6 +306,22 @@ pub struct CpuUsage {
     pub cpu_s_per_gb: f64,
 }
 
+impl CpuUsage {
+    /// `user_s` and `system_s` with their share per 10^9 of `bytes` (0
+    /// when nothing moved).
+    pub fn of(user_s: f64, system_s: f64, bytes: u64) -> Self {
+        CpuUsage {
+            user_s,
+            system_s,
+            cpu_s_per_gb: if bytes == 0 {
+                0.0
+            } else {
+                (user_s + system_s) / (bytes as f64 / 1e9)
+            },
+        }
+    }
+}
+
 /// Deltas of the block device's stat counters over the whole measurement
 /// (warm-up included, since the device cannot tell the two apart).
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]

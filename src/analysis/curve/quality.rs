@@ -265,16 +265,14 @@ fn deviation_cause(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::curve::test_points::{knee_deviations, model_points, unit_points};
+    use crate::analysis::curve::test_points::{
+        knee_deviations, model_points, short_sweep, unit_points,
+    };
     use crate::analysis::curve::{fit_model, read_curve};
 
     #[test]
     fn a_sweep_that_stops_before_the_plateau_gets_no_advice() {
-        // n½ = 1 ms · 1 GB/s = 1 MB, the sweep stops at 256 KiB.
-        let pts: Vec<SizePoint> = model_points(1_000_000.0, 1.0, &[0.0])
-            .into_iter()
-            .filter(|p| p.size <= 256 << 10)
-            .collect();
+        let pts = short_sweep();
         let r = read_curve(&pts);
         assert!(r.fit.is_some());
         let FitQuality::Poor { reason, .. } = &r.quality else {

@@ -60,3 +60,12 @@ pub fn knee_deviations() -> Vec<Deviation> {
     let fit = fit_model(&pts).unwrap();
     deviations(&pts, &fit, Some(512 << 10))
 }
+
+/// A sweep that stops at 256 KiB, far below its plateau (n½ = 1 ms ·
+/// 1 GB/s = 1 MB).
+pub fn short_sweep() -> Vec<SizePoint> {
+    model_points(1_000_000.0, 1.0, &[0.0])
+        .into_iter()
+        .filter(|p| p.size <= 256 << 10)
+        .collect()
+}

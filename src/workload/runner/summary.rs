@@ -56,15 +56,7 @@ pub(super) fn summarise(
             &record.write_latency,
         ),
         latency: all.summary(),
-        cpu: CpuUsage {
-            user_s,
-            system_s,
-            cpu_s_per_gb: if bytes == 0 {
-                0.0
-            } else {
-                (user_s + system_s) / (bytes as f64 / 1e9)
-            },
-        },
+        cpu: CpuUsage::of(user_s, system_s, bytes),
         device_io: None,
         host: None,
         ramp,

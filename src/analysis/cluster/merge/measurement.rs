@@ -103,15 +103,7 @@ fn cpu<'a>(ms: impl Iterator<Item = &'a Measurement>, bytes: u64) -> CpuUsage {
     let (user_s, system_s) = ms.fold((0.0, 0.0), |(u, s), m| {
         (u + m.cpu.user_s, s + m.cpu.system_s)
     });
-    CpuUsage {
-        user_s,
-        system_s,
-        cpu_s_per_gb: if bytes == 0 {
-            0.0
-        } else {
-            (user_s + system_s) / (bytes as f64 / 1e9)
-        },
-    }
+    CpuUsage::of(user_s, system_s, bytes)
 }
 
 /// Every rank's discarded warm-up: counts summed, the time the longest.

@@ -10,14 +10,8 @@ fn page_of(run: RunResult) -> String {
 }
 
 fn sample() -> ReportInput {
-    let id = testdata::sd_identity("SD08G", 3, "SD", "0x6051fd1c", "2008-12");
-    let id_key = id.key.clone();
-    let run = testdata::run(
-        Some(id),
-        "2024-03-01T10:00:00Z",
-        &[20.1, 19.9, 20.2],
-        &[12.2, 17.1, 15.0],
-    );
+    let run = testdata::sd_card_run();
+    let id_key = run.device_identity.as_ref().unwrap().key.clone();
     let history = [(1, 21.0), (2, 20.1)]
         .iter()
         .map(|&(run_id, median)| HistoryPoint {

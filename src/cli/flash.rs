@@ -267,11 +267,9 @@ mod tests {
             let _ = claimed_class(&s);
         }
     }
-    use clap::Parser;
 
     fn command(args: &[&str]) -> FlashCommand {
-        let all = ["iocurve", "flash"].into_iter().chain(args.iter().copied());
-        match crate::cli::Cli::try_parse_from(all).unwrap().command {
+        match crate::cli::command_of(&[&["flash"], args]) {
             crate::cli::Command::Flash(f) => f,
             _ => unreachable!("a flash command line"),
         }

@@ -188,6 +188,17 @@ pub fn run(
     }
 }
 
+/// The run of an 8 GB SD card the report snapshots show: SEQ reads
+/// steady, writes spread.
+pub fn sd_card_run() -> RunResult {
+    run(
+        Some(sd_identity("SD08G", 3, "SD", "0x6051fd1c", "2008-12")),
+        "2024-03-01T10:00:00Z",
+        &[20.1, 19.9, 20.2],
+        &[12.2, 17.1, 15.0],
+    )
+}
+
 /// A copy run that could not start: a command whose tests are not
 /// repeated measurements, for the paths that list such runs apart.
 pub fn other_command(mut r: RunResult) -> RunResult {

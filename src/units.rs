@@ -296,6 +296,15 @@ pub fn mb_per_s(bytes: u64, ns: u64) -> f64 {
     }
 }
 
+/// `count` per second over `ns` nanoseconds, 0 for no time.
+pub fn per_second(count: u64, ns: u64) -> f64 {
+    if ns == 0 {
+        0.0
+    } else {
+        count as f64 * 1e9 / ns as f64
+    }
+}
+
 /// The legend printed under every table.
 pub const LEGEND: &str = "units: MB/s = 10^6 bytes/s; KiB = 1024 B, MiB = 1024^2 B, GiB = 1024^3 B; each latency names its unit (µs, ms, s)";
 

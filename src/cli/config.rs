@@ -369,11 +369,7 @@ mod tests {
     }
 
     fn run_config(args: &[&str]) -> Result<RunConfig> {
-        use clap::Parser;
-        let all = ["iocurve", "run", "."]
-            .into_iter()
-            .chain(args.iter().copied());
-        match super::super::Cli::try_parse_from(all).unwrap().command {
+        match super::super::command_of(&[&["run", "."], args]) {
             super::super::Command::Run(run) => RunConfig::from_args(&run),
             _ => unreachable!("a run command line"),
         }

@@ -59,13 +59,8 @@ mod tests {
     use super::*;
 
     fn message(args: &[&str]) -> String {
-        use clap::Parser;
-        let all = ["iocurve", "copy"].into_iter().chain(args.iter().copied());
-        match crate::cli::Cli::try_parse_from(all).unwrap().command {
-            crate::cli::Command::Copy(c) => match CopyConfig::from_args(&c) {
-                Ok(_) => String::new(),
-                Err(e) => e.to_string(),
-            },
+        match crate::cli::command_of(&[&["copy"], args]) {
+            crate::cli::Command::Copy(c) => crate::cli::refusal(CopyConfig::from_args(&c)),
             _ => unreachable!("a copy command line"),
         }
     }

@@ -53,15 +53,9 @@ mod tests {
     use super::*;
 
     fn message(args: &[&str]) -> String {
-        use clap::Parser;
-        let all = ["iocurve", "endure", "sim:size=32M", "--cycles", "3"]
-            .into_iter()
-            .chain(args.iter().copied());
-        match crate::cli::Cli::try_parse_from(all).unwrap().command {
-            crate::cli::Command::Endure(e) => match EndureConfig::from_args(&e) {
-                Ok(_) => String::new(),
-                Err(e) => e.to_string(),
-            },
+        let words: &[&str] = &["endure", "sim:size=32M", "--cycles", "3"];
+        match crate::cli::command_of(&[words, args]) {
+            crate::cli::Command::Endure(e) => crate::cli::refusal(EndureConfig::from_args(&e)),
             _ => unreachable!("an endure command line"),
         }
     }

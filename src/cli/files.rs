@@ -67,11 +67,9 @@ pub fn check_save(args: &FilesSaveArgs) -> Result<()> {
 mod tests {
     use super::*;
     use crate::cli::apps::FilesAction;
-    use clap::Parser;
 
     fn action(args: &[&str]) -> FilesAction {
-        let all = ["iocurve", "files"].into_iter().chain(args.iter().copied());
-        match crate::cli::Cli::try_parse_from(all).unwrap().command {
+        match crate::cli::command_of(&[&["files"], args]) {
             crate::cli::Command::Files(f) => f.action,
             _ => unreachable!("a files command line"),
         }

@@ -36,7 +36,8 @@ pub enum FlashCommand {
 }
 
 /// What every flash test takes: the card, how the result is shown, where
-/// it is saved.
+/// it is saved, and the write permissions (`flash align` accepts them
+/// like every flash test's, and leaves them unused: it only reads).
 #[derive(Debug, Args, Clone)]
 pub struct CardArgs {
     /// A block device, a file, or a simulated card (sim:au=4M,...).
@@ -52,6 +53,9 @@ pub struct CardArgs {
 
     #[command(flatten)]
     pub store: StoreArgs,
+
+    #[command(flatten)]
+    pub writes: WriteArgs,
 }
 
 /// `--au`, for the tests that work in whole AUs.
@@ -76,17 +80,12 @@ pub struct SeedArg {
 pub struct AlignArgs {
     #[command(flatten)]
     pub card: CardArgs,
-    /// Accepted like every flash test's, and unused: align only reads.
-    #[command(flatten)]
-    pub writes: WriteArgs,
 }
 
 #[derive(Debug, Args, Clone)]
 pub struct OpenAuArgs {
     #[command(flatten)]
     pub card: CardArgs,
-    #[command(flatten)]
-    pub writes: WriteArgs,
     #[command(flatten)]
     pub au: AuArg,
     #[command(flatten)]
@@ -98,8 +97,6 @@ pub struct CacheArgs {
     #[command(flatten)]
     pub card: CardArgs,
     #[command(flatten)]
-    pub writes: WriteArgs,
-    #[command(flatten)]
     pub seed: SeedArg,
 }
 
@@ -107,8 +104,6 @@ pub struct CacheArgs {
 pub struct CapacityArgs {
     #[command(flatten)]
     pub card: CardArgs,
-    #[command(flatten)]
-    pub writes: WriteArgs,
 
     /// The most capacity writes between probing and reading back, to get
     /// past a write cache, across the card around its probes [default: as
@@ -133,8 +128,6 @@ pub struct CapacityArgs {
 pub struct ClassArgs {
     #[command(flatten)]
     pub card: CardArgs,
-    #[command(flatten)]
-    pub writes: WriteArgs,
     #[command(flatten)]
     pub au: AuArg,
 
@@ -175,25 +168,14 @@ impl FlashCommand {
             FlashCommand::Class(a) => &a.card,
         }
     }
-
-    fn writes(&self) -> &WriteArgs {
-        match self {
-            FlashCommand::Align(a) => &a.writes,
-            FlashCommand::OpenAu(a) => &a.writes,
-            FlashCommand::Cache(a) => &a.writes,
-            FlashCommand::Capacity(a) => &a.writes,
-            FlashCommand::Class(a) => &a.writes,
-        }
-    }
 }
 
 /// The detector a flash subcommand names, and its request.
 pub fn test_of(cmd: &FlashCommand) -> (FlashTest, FlashArgs) {
     let card = cmd.card();
-    let writes = cmd.writes();
     let mut args = FlashArgs {
         target: card.target.clone(),
-        writes: writes.clone(),
+        writes: card.writes.clone(),
         au: None,
         claim: None,
         flush: None,
@@ -285,11 +267,9 @@ mod tests {
             let _ = claimed_class(&s);
         }
     }
-    use clap::Parser;
 
     fn command(args: &[&str]) -> FlashCommand {
-        let all = ["iocurve", "flash"].into_iter().chain(args.iter().copied());
-        match crate::cli::Cli::try_parse_from(all).unwrap().command {
+        match crate::cli::command_of(&[&["flash"], args]) {
             crate::cli::Command::Flash(f) => f,
             _ => unreachable!("a flash command line"),
         }

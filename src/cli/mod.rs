@@ -572,5 +572,19 @@ fn parse_mix(text: &str) -> Result<u8, String> {
         .map(|p| u8::try_from(p).unwrap_or(100))
 }
 
+/// For the tests of each command's options: the command `words` (joined)
+/// name, parsed as after `iocurve`.
+#[cfg(test)]
+pub(crate) fn command_of(words: &[&[&str]]) -> Command {
+    let all = std::iter::once("iocurve").chain(words.concat());
+    <Cli as clap::Parser>::try_parse_from(all).unwrap().command
+}
+
+/// For the tests of each command's options: the refusal, or "" for none.
+#[cfg(test)]
+pub(crate) fn refusal<T>(checked: anyhow::Result<T>) -> String {
+    checked.err().map(|e| e.to_string()).unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests;

@@ -32,13 +32,9 @@ pub fn check_parallel(cfg: &RunConfig) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
 
     fn config(args: &[&str]) -> RunConfig {
-        let all = ["iocurve", "run", "sim:size=64M"]
-            .into_iter()
-            .chain(args.iter().copied());
-        match crate::cli::Cli::try_parse_from(all).unwrap().command {
+        match crate::cli::command_of(&[&["run", "sim:size=64M"], args]) {
             crate::cli::Command::Run(r) => RunConfig::from_args(&r).unwrap(),
             _ => unreachable!("a run command line"),
         }

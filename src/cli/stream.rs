@@ -127,11 +127,7 @@ mod tests {
     use super::*;
 
     fn config(args: &[&str]) -> Result<StreamConfig> {
-        use clap::Parser;
-        let all = ["iocurve", "stream", "sim:size=32M"]
-            .into_iter()
-            .chain(args.iter().copied());
-        match crate::cli::Cli::try_parse_from(all).unwrap().command {
+        match crate::cli::command_of(&[&["stream", "sim:size=32M"], args]) {
             crate::cli::Command::Stream(s) => StreamConfig::from_args(&s),
             _ => unreachable!("a stream command line"),
         }

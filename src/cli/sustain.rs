@@ -91,15 +91,8 @@ mod tests {
     use super::*;
 
     fn message(args: &[&str]) -> String {
-        use clap::Parser;
-        let all = ["iocurve", "sustain", "sim:size=32M"]
-            .into_iter()
-            .chain(args.iter().copied());
-        match crate::cli::Cli::try_parse_from(all).unwrap().command {
-            crate::cli::Command::Sustain(s) => match SustainConfig::from_args(&s) {
-                Ok(_) => String::new(),
-                Err(e) => e.to_string(),
-            },
+        match crate::cli::command_of(&[&["sustain", "sim:size=32M"], args]) {
+            crate::cli::Command::Sustain(s) => crate::cli::refusal(SustainConfig::from_args(&s)),
             _ => unreachable!("a sustain command line"),
         }
     }

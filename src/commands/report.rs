@@ -37,13 +37,8 @@ pub fn report(args: &ReportArgs, settings: &Settings) -> Result<i32> {
 /// (and the two a statement compares, which it leaves out), so the report
 /// and `compare` of the same two runs say the same.
 fn earlier_runs(db: &Store, runs: &[crate::result::RunResult]) -> Vec<crate::result::RunResult> {
-    let mut keys: Vec<&str> = runs
-        .iter()
-        .filter_map(|r| r.device_identity.as_ref().map(|i| i.key.as_str()))
-        .collect();
-    keys.sort_unstable();
-    keys.dedup();
-    keys.into_iter()
+    crate::store::history::device_keys(runs)
+        .into_iter()
         .flat_map(|k| select::device_runs(db, k, select::HISTORY_RUNS + 2, |_| true))
         .collect()
 }

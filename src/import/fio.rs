@@ -187,15 +187,7 @@ fn measurement(src: &Source) -> Result<Measurement> {
         mib_per_s: mb_per_s * 1e6 / 1048576.0,
         iops: dirs.iter().map(|d| d.iops).sum(),
         latency: (dirs.len() == 1).then(|| dirs[0].latency),
-        cpu: CpuUsage {
-            user_s,
-            system_s,
-            cpu_s_per_gb: if bytes > 0 {
-                (user_s + system_s) / (bytes as f64 / 1e9)
-            } else {
-                0.0
-            },
-        },
+        cpu: CpuUsage::of(user_s, system_s, bytes),
         read,
         write,
         device_io: None,

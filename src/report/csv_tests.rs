@@ -8,13 +8,7 @@ use crate::testdata;
 
 #[test]
 fn snapshot_csv_export() {
-    let id = testdata::sd_identity("SD08G", 3, "SD", "0x6051fd1c", "2008-12");
-    let mut r = testdata::run(
-        Some(id),
-        "2024-03-01T10:00:00Z",
-        &[20.1, 19.9, 20.2],
-        &[12.2, 17.1, 15.0],
-    );
+    let mut r = testdata::sd_card_run();
     r.tests[1].name = "SEQ \"1MiB\", Q8".into();
     insta::assert_snapshot!(Csv.render(&r));
 }

@@ -211,8 +211,8 @@ fn short(r: &FitReason) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::curve::test_points::{model_points, unit_points};
-    use crate::analysis::curve::{deviations, fit_model, read_curve};
+    use crate::analysis::curve::read_curve;
+    use crate::analysis::curve::test_points::{knee_deviations, short_sweep, unit_points};
 
     #[test]
     fn each_failed_check_is_told_with_its_figures() {
@@ -246,12 +246,7 @@ mod tests {
 
     #[test]
     fn a_deviation_says_how_far_and_why() {
-        let mut pts = model_points(100_000.0, 0.05, &[0.0]);
-        let i = pts.iter().position(|p| p.size == 1 << 20).unwrap();
-        pts[i].time_per_op_ns *= 3.0;
-        pts[i].mb_per_s /= 3.0;
-        let fit = fit_model(&pts).unwrap();
-        let devs = deviations(&pts, &fit, Some(512 << 10));
+        let devs = knee_deviations();
         let d = devs.iter().find(|d| d.size == 1 << 20).unwrap();
         let words = deviation(d);
         assert!(words.contains("slower than the model") && words.contains("largest transfer"));
@@ -293,10 +288,7 @@ mod tests {
 
     #[test]
     fn no_advice_says_why_and_a_stored_line_is_kept() {
-        let pts: Vec<_> = model_points(1_000_000.0, 1.0, &[0.0])
-            .into_iter()
-            .filter(|p| p.size <= 256 << 10)
-            .collect();
+        let pts = short_sweep();
         let s = series_of(read_curve(&pts), Rw::RandRead);
         assert!(advice_line(&s).unwrap().starts_with("no advice: B = "));
         assert_eq!(advice_cell(&s).unwrap(), "no advice (no plateau reached)");

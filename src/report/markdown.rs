@@ -345,13 +345,7 @@ mod tests {
 
     #[test]
     fn snapshot_markdown_export() {
-        let id = testdata::sd_identity("SD08G", 3, "SD", "0x6051fd1c", "2008-12");
-        let mut r = testdata::run(
-            Some(id),
-            "2024-03-01T10:00:00Z",
-            &[20.1, 19.9, 20.2],
-            &[12.2, 17.1, 15.0],
-        );
+        let mut r = testdata::sd_card_run();
         r.tests
             .push(testdata::test("RND 4KiB Q1", "randread", &[4.1, 4.0, 4.2]));
         insta::assert_snapshot!(Markdown.render(&r));

@@ -280,6 +280,20 @@ pub struct DirectionResult {
     pub latency: LatencySummary,
 }
 
+impl DirectionResult {
+    /// `bytes` and `ops` of one direction with their rates over
+    /// `elapsed_ns`.
+    pub fn over(bytes: u64, ops: u64, elapsed_ns: u64, latency: LatencySummary) -> Self {
+        DirectionResult {
+            bytes,
+            ops,
+            mb_per_s: crate::units::mb_per_s(bytes, elapsed_ns),
+            iops: crate::units::per_second(ops, elapsed_ns),
+            latency,
+        }
+    }
+}
+
 /// CPU time used by the whole process during the counted phase.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CpuUsage {
@@ -290,6 +304,22 @@ pub struct CpuUsage {
     /// CPU seconds per 10^9 bytes moved.
     #[serde(rename = "cpu_per_gb_s", alias = "cpu_s_per_gb")]
     pub cpu_s_per_gb: f64,
+}
+
+impl CpuUsage {
+    /// `user_s` and `system_s` with their share per 10^9 of `bytes` (0
+    /// when nothing moved).
+    pub fn of(user_s: f64, system_s: f64, bytes: u64) -> Self {
+        CpuUsage {
+            user_s,
+            system_s,
+            cpu_s_per_gb: if bytes == 0 {
+                0.0
+            } else {
+                (user_s + system_s) / (bytes as f64 / 1e9)
+            },
+        }
+    }
 }
 
 /// Deltas of the block device's stat counters over the whole measurement

@@ -47,16 +47,5 @@ pub fn insert(tx: &Transaction, run_id: i64, result: &RunResult) -> rusqlite::Re
 
 /// Migration 2: figures for the runs saved before the table existed.
 pub fn backfill(tx: &Transaction) -> Result<()> {
-    let docs: Vec<(i64, String)> = {
-        let mut stmt = tx.prepare("SELECT id, result_json FROM runs")?;
-        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-            .collect::<Result<_, _>>()?
-    };
-    for (id, json) in docs {
-        // A document this version cannot read keeps its run without figures.
-        if let Ok(result) = RunResult::from_json(&json) {
-            insert(tx, id, &result)?;
-        }
-    }
-    Ok(())
+    super::backfill_runs(tx, "SELECT id, result_json FROM runs", insert)
 }

@@ -96,7 +96,7 @@ fn fix_in(tx: &Transaction, path: &Path, copy: &Path) -> Result<Fixed> {
         false => {
             let ids: Vec<i64> = unreadable.iter().map(|u| u.id).collect();
             let file = write_out(tx, path, &ids)?;
-            take_out(tx, &ids, version)?;
+            super::take_out(tx, &ids, version)?;
             Some(file)
         }
     };
@@ -168,23 +168,4 @@ fn as_text(value: rusqlite::types::ValueRef) -> Option<String> {
         ValueRef::Real(f) => Some(f.to_string()),
         ValueRef::Text(b) | ValueRef::Blob(b) => Some(String::from_utf8_lossy(b).into_owned()),
     }
-}
-
-/// Deletes runs `ids`, their figures and ranks (the tables schema version
-/// `version` has), and any device left without a run.
-fn take_out(tx: &Transaction, ids: &[i64], version: u32) -> rusqlite::Result<()> {
-    for &id in ids {
-        if version >= 2 {
-            tx.execute("DELETE FROM figures WHERE run_id = ?1", [id])?;
-        }
-        if version >= 3 {
-            tx.execute("DELETE FROM mpi_ranks WHERE run_id = ?1", [id])?;
-        }
-        tx.execute("DELETE FROM runs WHERE id = ?1", [id])?;
-    }
-    tx.execute(
-        "DELETE FROM devices WHERE id NOT IN (SELECT device_id FROM runs)",
-        [],
-    )?;
-    Ok(())
 }

@@ -6,17 +6,22 @@ use crate::result::RunResult;
 use crate::result::stored::HistoryPoint;
 use anyhow::Result;
 
-/// Every stored figure of the devices the runs were made on, oldest first.
-pub fn points(db: &Store, runs: &[RunResult]) -> Result<Vec<HistoryPoint>> {
+/// The identity keys of the devices the runs were made on, each once
+/// (runs of several devices may interleave), sorted.
+pub fn device_keys(runs: &[RunResult]) -> Vec<&str> {
     let mut keys: Vec<&str> = runs
         .iter()
         .filter_map(|r| r.device_identity.as_ref().map(|i| i.key.as_str()))
         .collect();
-    // Runs of several devices may interleave: each device once.
     keys.sort_unstable();
     keys.dedup();
+    keys
+}
+
+/// Every stored figure of the devices the runs were made on, oldest first.
+pub fn points(db: &Store, runs: &[RunResult]) -> Result<Vec<HistoryPoint>> {
     let mut points = Vec::new();
-    for key in keys {
+    for key in device_keys(runs) {
         let Some(device) = db.find_device(key)? else {
             continue;
         };

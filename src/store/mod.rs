@@ -449,15 +449,7 @@ impl Store {
             }
         }
         self.write("delete runs from", |tx| {
-            for &id in ids {
-                tx.execute("DELETE FROM figures WHERE run_id = ?1", [id])?;
-                tx.execute("DELETE FROM mpi_ranks WHERE run_id = ?1", [id])?;
-                tx.execute("DELETE FROM runs WHERE id = ?1", [id])?;
-            }
-            tx.execute(
-                "DELETE FROM devices WHERE id NOT IN (SELECT device_id FROM runs)",
-                [],
-            )?;
+            take_out(tx, ids, schema::latest())?;
             Ok(())
         })
     }
@@ -533,6 +525,46 @@ fn insert_run(
     figures::insert(tx, run_id, result)?;
     ranks::insert(tx, run_id, result)?;
     Ok(run_id)
+}
+
+/// Deletes runs `ids`, their figures and ranks (the tables schema version
+/// `version` has), and any device left without a run.
+fn take_out(tx: &Transaction, ids: &[i64], version: u32) -> rusqlite::Result<()> {
+    for &id in ids {
+        if version >= 2 {
+            tx.execute("DELETE FROM figures WHERE run_id = ?1", [id])?;
+        }
+        if version >= 3 {
+            tx.execute("DELETE FROM mpi_ranks WHERE run_id = ?1", [id])?;
+        }
+        tx.execute("DELETE FROM runs WHERE id = ?1", [id])?;
+    }
+    tx.execute(
+        "DELETE FROM devices WHERE id NOT IN (SELECT device_id FROM runs)",
+        [],
+    )?;
+    Ok(())
+}
+
+/// A migration's backfill: `insert` for each run `select` (of `id,
+/// result_json`) returns. A document this version cannot read keeps its
+/// run without the new rows.
+fn backfill_runs(
+    tx: &Transaction,
+    select: &str,
+    insert: fn(&Transaction, i64, &RunResult) -> rusqlite::Result<()>,
+) -> Result<()> {
+    let docs: Vec<(i64, String)> = {
+        let mut stmt = tx.prepare(select)?;
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<_, _>>()?
+    };
+    for (id, json) in docs {
+        if let Ok(result) = RunResult::from_json(&json) {
+            insert(tx, id, &result)?;
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

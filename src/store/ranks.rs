@@ -80,20 +80,11 @@ pub fn insert(tx: &Transaction, run_id: i64, result: &RunResult) -> rusqlite::Re
 
 /// Migration 3: rank rows for the runs saved before the table existed.
 pub fn backfill(tx: &Transaction) -> Result<()> {
-    let docs: Vec<(i64, String)> = {
-        let mut stmt = tx.prepare(
-            "SELECT id, result_json FROM runs WHERE json_extract(result_json, '$.mpi') IS NOT NULL",
-        )?;
-        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-            .collect::<Result<_, _>>()?
-    };
-    for (id, json) in docs {
-        // A document this version cannot read keeps its run without ranks.
-        if let Ok(result) = RunResult::from_json(&json) {
-            insert(tx, id, &result)?;
-        }
-    }
-    Ok(())
+    super::backfill_runs(
+        tx,
+        "SELECT id, result_json FROM runs WHERE json_extract(result_json, '$.mpi') IS NOT NULL",
+        insert,
+    )
 }
 
 /// How many ranks and hosts run `run_id` had; `None` for a run on one host.

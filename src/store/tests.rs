@@ -6,6 +6,24 @@ fn memory(version: u32) -> Store {
     Store::from_connection(Connection::open_in_memory().unwrap(), version).unwrap()
 }
 
+/// A temporary folder (gone when dropped) and the database path `name`
+/// in it.
+fn db_file(name: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
+    (dir, path)
+}
+
+/// A database `name` of `runs` runs whose figures table has a damaged
+/// root page, with its bytes as damaged.
+fn damaged_db(name: &str, runs: usize) -> (tempfile::TempDir, std::path::PathBuf, Vec<u8>) {
+    let (dir, path) = db_file(name);
+    database_with_runs(&path, runs);
+    damage_page(&path, root_page(&path, "figures"));
+    let before = std::fs::read(&path).unwrap();
+    (dir, path, before)
+}
+
 fn card(serial: &str) -> crate::probe::DeviceIdentity {
     testdata::sd_identity("SD08G", 3, "SD", serial, "2008-12")
 }
@@ -21,8 +39,7 @@ fn migrates_an_empty_database_to_the_latest_version() {
 /// document and gains its figures when migrated.
 #[test]
 fn migrates_from_version_1_with_backfill() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("v1.db");
+    let (_dir, path) = db_file("v1.db");
     let result = testdata::run(
         Some(card("0x1")),
         "2024-01-01T00:00:00Z",
@@ -149,8 +166,7 @@ fn root_page(path: &Path, name: &str) -> u64 {
 /// done, every save lands.
 #[test]
 fn connections_racing_on_a_fresh_file_all_save() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("race.db");
+    let (_dir, path) = db_file("race.db");
     let barrier = std::sync::Barrier::new(8);
     std::thread::scope(|scope| {
         for i in 0..8 {
@@ -177,11 +193,7 @@ fn connections_racing_on_a_fresh_file_all_save() {
 
 #[test]
 fn a_damaged_file_is_refused_and_left_as_it_is() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("damaged.db");
-    database_with_runs(&path, 4);
-    damage_page(&path, root_page(&path, "figures"));
-    let before = std::fs::read(&path).unwrap();
+    let (dir, path, before) = damaged_db("damaged.db", 4);
     let err = format!("{:#}", Store::open(&path).err().unwrap());
     assert!(
         err.starts_with(&format!(
@@ -215,8 +227,7 @@ fn a_damaged_file_is_refused_and_left_as_it_is() {
 
 #[test]
 fn repair_leaves_a_sound_database_alone() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("sound.db");
+    let (dir, path) = db_file("sound.db");
     database_with_runs(&path, 3);
     let before = std::fs::read(&path).unwrap();
     let done = repair::repair(&path).unwrap();
@@ -240,11 +251,7 @@ fn repair_leaves_a_sound_database_alone() {
 /// says which.
 #[test]
 fn repair_moves_a_damaged_file_aside_and_salvages_what_it_can() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("results.db");
-    database_with_runs(&path, 6);
-    damage_page(&path, root_page(&path, "figures"));
-    let before = std::fs::read(&path).unwrap();
+    let (dir, path, before) = damaged_db("results.db", 6);
     let repair::Repair::Replaced(r) = repair::repair(&path).unwrap() else {
         panic!("not repaired");
     };
@@ -363,8 +370,7 @@ fn rank_rows_follow_their_run_through_update_and_delete() {
 /// when the database is migrated.
 #[test]
 fn migrating_from_version_2_fills_the_rank_rows() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("v2.db");
+    let (_dir, path) = db_file("v2.db");
     let result = testdata::mpi_result();
     {
         let mut s = Store::from_connection(Connection::open(&path).unwrap(), 2).unwrap();

@@ -78,7 +78,17 @@ fn shown_columns(c: char) -> usize {
 /// `s` with every unsafe character escaped, except those `keep` allows;
 /// borrowed when there is nothing to escape.
 fn escaped(s: &str, keep: impl Fn(char) -> bool) -> Cow<'_, str> {
-    let Some(first) = s.find(|c: char| is_unsafe(c) && !keep(c)) else {
+    rewritten(s, |c| !is_unsafe(c) || keep(c), push_escaped)
+}
+
+/// `s` with every character `keep` refuses written by `escape`; borrowed
+/// when `keep` allows them all.
+fn rewritten(
+    s: &str,
+    keep: impl Fn(char) -> bool,
+    escape: impl Fn(&mut String, char),
+) -> Cow<'_, str> {
+    let Some(first) = s.find(|c: char| !keep(c)) else {
         return Cow::Borrowed(s);
     };
     let mut out = String::with_capacity(s.len() + 8);
@@ -86,7 +96,7 @@ fn escaped(s: &str, keep: impl Fn(char) -> bool) -> Cow<'_, str> {
     for c in s[first..].chars() {
         match keep(c) {
             true => out.push(c),
-            false => push_escaped(&mut out, c),
+            false => escape(&mut out, c),
         }
     }
     Cow::Owned(out)
@@ -112,23 +122,12 @@ pub fn text(s: &str) -> Cow<'_, str> {
 /// reads back as the same character: the values are unchanged.
 pub fn json(s: &str) -> Cow<'_, str> {
     let keep = |c: char| !is_unsafe(c) || c == '\n' || c == '\t';
-    let Some(first) = s.find(|c: char| !keep(c)) else {
-        return Cow::Borrowed(s);
-    };
-    let mut out = String::with_capacity(s.len() + 8);
-    out.push_str(&s[..first]);
-    for c in s[first..].chars() {
-        match keep(c) {
-            true => out.push(c),
-            false => {
-                use std::fmt::Write;
-                // Every unsafe character is in the basic plane: one
-                // four-digit escape each.
-                let _ = write!(out, "\\u{:04x}", u32::from(c));
-            }
-        }
-    }
-    Cow::Owned(out)
+    rewritten(s, keep, |out, c| {
+        use std::fmt::Write;
+        // Every unsafe character is in the basic plane: one four-digit
+        // escape each.
+        let _ = write!(out, "\\u{:04x}", u32::from(c));
+    })
 }
 
 /// One outside value in a table or a line: escaped as [`line`] does, and

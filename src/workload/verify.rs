@@ -317,17 +317,22 @@ pub fn stamp(block: &mut [u8], offset: u64, seed: u64, seq: u64) {
     let header_chunk = chunks.next().expect("block holds at least one chunk");
     write_chunk(header_chunk, &header);
 
-    let mut index = WORDS_PER_CHUNK as u64;
-    for chunk in chunks {
-        let words: [u64; WORDS_PER_CHUNK] =
-            std::array::from_fn(|k| payload_word(key, index + k as u64));
-        index += WORDS_PER_CHUNK as u64;
+    // The header is chunk 0: the payload starts at chunk 1.
+    for (n, chunk) in (1u64..).zip(chunks) {
+        let words = payload_chunk(key, n);
         sum.absorb(&words);
         write_chunk(chunk, &words);
     }
 
     let at = CHECKSUM_WORD * 8;
     block[at..at + 8].copy_from_slice(&sum.finish().to_le_bytes());
+}
+
+/// The payload words of chunk `n` of a block of payload key `key`.
+#[inline]
+fn payload_chunk(key: u64, n: u64) -> [u64; WORDS_PER_CHUNK] {
+    let first = n * WORDS_PER_CHUNK as u64;
+    std::array::from_fn(|k| payload_word(key, first + k as u64))
 }
 
 #[inline]
@@ -427,11 +432,9 @@ fn distance(block: &[u8], offset: u64, seed: u64, seq: u64, limit: u64) -> Optio
         return None;
     }
 
-    let mut index = WORDS_PER_CHUNK as u64;
-    for chunk in chunks {
-        let words: [u64; WORDS_PER_CHUNK] =
-            std::array::from_fn(|k| payload_word(key, index + k as u64));
-        index += WORDS_PER_CHUNK as u64;
+    // The header is chunk 0: the payload starts at chunk 1.
+    for (n, chunk) in (1u64..).zip(chunks) {
+        let words = payload_chunk(key, n);
         sum.absorb(&words);
         let got = read_chunk(chunk);
         let chunk_flipped: u32 = words

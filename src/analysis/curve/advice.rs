@@ -72,7 +72,7 @@ pub fn read_curve(points: &[SizePoint]) -> CurveReading {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::curve::test_points::unit_points;
+    use crate::analysis::curve::test_points::{speed_point, unit_points};
     use proptest::prelude::*;
 
     #[test]
@@ -97,12 +97,7 @@ mod tests {
 
     #[test]
     fn advice_is_the_smallest_size_from_which_every_size_reaches_ninety_percent() {
-        let p = |size: u64, mbps: f64| SizePoint {
-            size,
-            time_per_op_ns: size as f64 / mbps * 1e3,
-            mb_per_s: mbps,
-            buffered: false,
-        };
+        let p = speed_point;
         // 64 KiB reaches 92% once, but 128 KiB falls back to 80%.
         let pts = [
             p(4096, 2.0),

@@ -174,14 +174,20 @@ mod tests {
         }
     }
 
+    /// The penalties of three sizes, each `(size, min, median, max, reps)`,
+    /// on 512-byte blocks.
+    fn penalties(rows: [(u64, f64, f64, f64, usize); 3]) -> Vec<AlignmentPenalty> {
+        let pts = rows.map(|(size, lo, mid, hi, reps)| point(size, lo, mid, hi, reps));
+        alignment_penalties(&pts, 512)
+    }
+
     #[test]
     fn an_unaligned_size_far_outside_its_neighbours_is_slower() {
-        let pts = [
-            point(512, 900.0, 1000.0, 1100.0, 3),
-            point(768, 29000.0, 30000.0, 31000.0, 3),
-            point(1024, 1400.0, 1500.0, 1600.0, 3),
-        ];
-        let pen = alignment_penalties(&pts, 512);
+        let pen = penalties([
+            (512, 900.0, 1000.0, 1100.0, 3),
+            (768, 29000.0, 30000.0, 31000.0, 3),
+            (1024, 1400.0, 1500.0, 1600.0, 3),
+        ]);
         assert_eq!(pen.len(), 1);
         assert_eq!(
             (pen[0].lower_neighbour, pen[0].upper_neighbour),
@@ -201,27 +207,31 @@ mod tests {
     }
 
     #[test]
-    fn a_small_difference_inside_the_noise_is_no_penalty() {
-        // 1636 B at 1.02× the interpolation, well inside its neighbours'
-        // spread: the noise the old report called "1.0× faster".
-        let pts = [
-            point(1536, 1400.0, 1500.0, 1700.0, 3),
-            point(1636, 1500.0, 1560.0, 1650.0, 3),
-            point(2048, 1800.0, 1900.0, 2100.0, 3),
+    fn noise_is_no_penalty_and_one_repetition_is_not_judged() {
+        let cases = [
+            // 1636 B at 1.02× the interpolation, well inside its neighbours'
+            // spread: the noise the old report called "1.0× faster".
+            (
+                [
+                    (1536, 1400.0, 1500.0, 1700.0, 3),
+                    (1636, 1500.0, 1560.0, 1650.0, 3),
+                    (2048, 1800.0, 1900.0, 2100.0, 3),
+                ],
+                Penalty::NoPenaltySeen,
+            ),
+            (
+                [
+                    (512, 1000.0, 1000.0, 1000.0, 1),
+                    (768, 9000.0, 9000.0, 9000.0, 1),
+                    (1024, 1500.0, 1500.0, 1500.0, 1),
+                ],
+                Penalty::SingleRepetition,
+            ),
         ];
-        let pen = alignment_penalties(&pts, 512);
-        assert_eq!(pen[0].verdict, Some(Penalty::NoPenaltySeen), "{pen:?}");
-    }
-
-    #[test]
-    fn one_repetition_is_not_judged() {
-        let pts = [
-            point(512, 1000.0, 1000.0, 1000.0, 1),
-            point(768, 9000.0, 9000.0, 9000.0, 1),
-            point(1024, 1500.0, 1500.0, 1500.0, 1),
-        ];
-        let pen = alignment_penalties(&pts, 512);
-        assert_eq!(pen[0].verdict, Some(Penalty::SingleRepetition));
+        for (rows, verdict) in cases {
+            let pen = penalties(rows);
+            assert_eq!(pen[0].verdict, Some(verdict), "{pen:?}");
+        }
     }
 
     #[test]

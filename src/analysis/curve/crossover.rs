@@ -48,15 +48,11 @@ pub fn crossovers(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::curve::test_points::speed_point;
 
     #[test]
     fn crossovers_are_found_between_sizes() {
-        let p = |size: u64, mbps: f64| SizePoint {
-            size,
-            time_per_op_ns: size as f64 / mbps * 1e3,
-            mb_per_s: mbps,
-            buffered: false,
-        };
+        let p = speed_point;
         let cf = [p(512, 2.0), p(4096, 10.0), p(65536, 20.0), p(1 << 20, 25.0)];
         let hd = [p(512, 0.1), p(4096, 0.8), p(65536, 12.0), p(1 << 20, 60.0)];
         let x = crossovers(crate::vocab::Rw::RandRead, ("cf", &cf), ("hd", &hd));

@@ -265,16 +265,14 @@ fn deviation_cause(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::curve::test_points::{model_points, unit_points};
+    use crate::analysis::curve::test_points::{
+        knee_deviations, model_points, short_sweep, unit_points,
+    };
     use crate::analysis::curve::{fit_model, read_curve};
 
     #[test]
     fn a_sweep_that_stops_before_the_plateau_gets_no_advice() {
-        // n½ = 1 ms · 1 GB/s = 1 MB, the sweep stops at 256 KiB.
-        let pts: Vec<SizePoint> = model_points(1_000_000.0, 1.0, &[0.0])
-            .into_iter()
-            .filter(|p| p.size <= 256 << 10)
-            .collect();
+        let pts = short_sweep();
         let r = read_curve(&pts);
         assert!(r.fit.is_some());
         let FitQuality::Poor { reason, .. } = &r.quality else {
@@ -358,12 +356,7 @@ mod tests {
 
     #[test]
     fn a_knee_is_reported_as_a_deviation() {
-        let mut pts = model_points(100_000.0, 0.05, &[0.0]);
-        let i = pts.iter().position(|p| p.size == 1 << 20).unwrap();
-        pts[i].time_per_op_ns *= 3.0;
-        pts[i].mb_per_s /= 3.0;
-        let fit = fit_model(&pts).unwrap();
-        let devs = deviations(&pts, &fit, Some(512 << 10));
+        let devs = knee_deviations();
         assert!(
             devs.iter().any(|d| d.size == 1 << 20
                 && d.ratio < 0.5

@@ -4,7 +4,6 @@
 use crate::analysis::files::load_report;
 use crate::cli::apps::FilesLoadArgs;
 use crate::cli::files::load_settings;
-use crate::output::Output;
 use crate::result::Payload;
 use crate::store::Settings;
 use crate::workload::{cpuload, files};
@@ -12,16 +11,11 @@ use anyhow::Result;
 
 pub fn load(args: &FilesLoadArgs, store: &Settings) -> Result<i32> {
     let settings = load_settings(args)?;
-    let started_at = crate::workload::record::now_rfc3339();
-    crate::medium::open::refuse_simulated(&args.dir, "files")?;
-    let (work, device, info) = files::open_dir(&args.dir)?;
-    let output = Output::new(store, &args.out.output.choice(), args.out.report.as_ref());
     let planned = Payload::FilesLoad {
         config: settings.clone().into(),
         files_load: Default::default(),
     };
-    let result = super::planned_result(planned, info, started_at);
-    output.announce(&result);
+    let (work, device, output, result) = super::started(&args.dir, &args.out, store, planned)?;
     let sets = files::create_sets(&work.path, &settings.sizes, args.count, settings.seed)?;
     let how = files::read_method(args.method, args.stdio_bs)?;
     let load = cpuload::start_if(args.out.load.cpu_load);

@@ -6,13 +6,16 @@
 mod load;
 mod save;
 
-use crate::cli::apps::{FilesAction, FilesArgs};
-use crate::result::TargetInfo;
+use crate::cli::apps::{FilesAction, FilesArgs, FilesOutputArgs};
+use crate::output::Output;
+use crate::probe::sysfs::BlockDevice;
 use crate::result::apps::CpuLoadInfo;
 use crate::result::{Payload, RunResult};
 use crate::store::Settings;
+use crate::workload::files::WorkDir;
 use crate::workload::record::new_result_for;
 use anyhow::Result;
+use std::path::Path;
 use std::sync::atomic::Ordering;
 
 pub fn files(args: &FilesArgs, store: &Settings) -> Result<i32> {
@@ -22,10 +25,22 @@ pub fn files(args: &FilesArgs, store: &Settings) -> Result<i32> {
     }
 }
 
-/// The result of either before measuring: the directory and the plan, for
-/// the header printed before the files are made.
-fn planned_result(payload: Payload, info: TargetInfo, started_at: String) -> RunResult {
-    new_result_for(payload, info, started_at)
+/// The start of either: a simulated card refused, the directory opened,
+/// and the result of the plan announced (the header printed before the
+/// files are made).
+fn started(
+    dir: &Path,
+    out: &FilesOutputArgs,
+    store: &Settings,
+    planned: Payload,
+) -> Result<(WorkDir, Option<BlockDevice>, Output, RunResult)> {
+    let started_at = crate::workload::record::now_rfc3339();
+    crate::medium::open::refuse_simulated(dir, "files")?;
+    let (work, device, info) = crate::workload::files::open_dir(dir)?;
+    let output = Output::new(store, &out.output.choice(), out.report.as_ref());
+    let result = new_result_for(planned, info, started_at);
+    output.announce(&result);
+    Ok((work, device, output, result))
 }
 
 /// The result of either once measured: what it found, the CPU load beside

@@ -4,7 +4,6 @@
 use crate::analysis::files::{bytes_wrong, save_report};
 use crate::cli::apps::FilesSaveArgs;
 use crate::cli::files::{save_plan, save_settings};
-use crate::output::Output;
 use crate::result::Payload;
 use crate::store::Settings;
 use crate::workload::{cpuload, files};
@@ -12,16 +11,11 @@ use anyhow::Result;
 
 pub fn save(args: &FilesSaveArgs, store: &Settings) -> Result<i32> {
     let settings = save_settings(args)?;
-    let started_at = crate::workload::record::now_rfc3339();
-    crate::medium::open::refuse_simulated(&args.dir, "files")?;
-    let (work, device, info) = files::open_dir(&args.dir)?;
-    let output = Output::new(store, &args.out.output.choice(), args.out.report.as_ref());
     let planned = Payload::FilesSave {
         config: settings.clone().into(),
         files_save: save_report(args.size, args.sync, Default::default()),
     };
-    let result = super::planned_result(planned, info, started_at);
-    output.announce(&result);
+    let (work, device, output, result) = super::started(&args.dir, &args.out, store, planned)?;
     let load = cpuload::start_if(args.out.load.cpu_load);
     let plan = save_plan(&settings);
     let mut run = files::measure_saves(&work.path, &plan, device.as_ref());

@@ -39,44 +39,33 @@ fn entries() -> Vec<Entry> {
     let b = testdata::sd_identity("SD08G", 3, "SD", "0x6051fd1c", "2008-12");
     let c = testdata::sd_identity("00000", 0x1b, "SM", "0x2b060bfe", "2010-05");
     vec![
-        Entry {
-            source: "run 1".into(),
-            result: testdata::run(
-                Some(a),
-                "2024-03-01T10:00:00Z",
-                &[20.1, 19.9, 20.2],
-                &[18.0, 17.8, 18.1],
-            ),
-        },
-        Entry {
-            source: "run 2".into(),
-            result: testdata::run(
-                Some(b),
-                "2024-03-01T11:00:00Z",
-                &[20.0, 20.3, 19.7],
-                &[12.2, 17.1, 15.0],
-            ),
-        },
-        Entry {
-            source: "run 3".into(),
-            result: testdata::run(
-                Some(c),
-                "2024-03-02T09:00:00Z",
-                &[11.2, 15.3, 13.9],
-                &[6.0, 6.1, 5.9],
-            ),
-        },
+        run_entry(
+            "run 1",
+            Some(a),
+            "2024-03-01T10:00:00Z",
+            &[20.1, 19.9, 20.2],
+            &[18.0, 17.8, 18.1],
+        ),
+        run_entry(
+            "run 2",
+            Some(b),
+            "2024-03-01T11:00:00Z",
+            &[20.0, 20.3, 19.7],
+            &[12.2, 17.1, 15.0],
+        ),
+        run_entry(
+            "run 3",
+            Some(c),
+            "2024-03-02T09:00:00Z",
+            &[11.2, 15.3, 13.9],
+            &[6.0, 6.1, 5.9],
+        ),
     ]
 }
 
 #[test]
 fn snapshot_side_by_side() {
-    let opts = Options {
-        test: None,
-        threshold: 0.05,
-        markdown: false,
-        history: Vec::new(),
-    };
+    let opts = opts();
     // Pinned as laid out in 100 columns.
     let text = crate::report::width::with(100, || render(&entries(), &opts).unwrap());
     insta::assert_snapshot!(text);
@@ -85,10 +74,8 @@ fn snapshot_side_by_side() {
 #[test]
 fn snapshot_markdown() {
     let opts = Options {
-        test: None,
-        threshold: 0.05,
         markdown: true,
-        history: Vec::new(),
+        ..opts()
     };
     insta::assert_snapshot!(render(&entries(), &opts).unwrap());
 }
@@ -97,24 +84,20 @@ fn snapshot_markdown() {
 fn snapshot_same_device_verdicts() {
     let card = || testdata::sd_identity("SD08G", 3, "SD", "0x6051fd1c", "2008-12");
     let runs = vec![
-        Entry {
-            source: "run 4".into(),
-            result: testdata::run(
-                Some(card()),
-                "2024-01-10T08:00:00Z",
-                &[20.0, 20.4, 19.8],
-                &[17.1, 16.8, 17.3],
-            ),
-        },
-        Entry {
-            source: "run 9".into(),
-            result: testdata::run(
-                Some(card()),
-                "2025-01-12T08:00:00Z",
-                &[20.2, 19.6, 20.1],
-                &[13.6, 13.9, 13.4],
-            ),
-        },
+        run_entry(
+            "run 4",
+            Some(card()),
+            "2024-01-10T08:00:00Z",
+            &[20.0, 20.4, 19.8],
+            &[17.1, 16.8, 17.3],
+        ),
+        run_entry(
+            "run 9",
+            Some(card()),
+            "2025-01-12T08:00:00Z",
+            &[20.2, 19.6, 20.1],
+            &[13.6, 13.9, 13.4],
+        ),
     ];
     // Four earlier runs of the card that agree with each other: the
     // noise between runs is estimated, and small.
@@ -130,12 +113,7 @@ fn snapshot_same_device_verdicts() {
             )
         })
         .collect();
-    let mut opts = Options {
-        test: None,
-        threshold: 0.05,
-        markdown: false,
-        history,
-    };
+    let mut opts = Options { history, ..opts() };
     let text = render(&runs, &opts).unwrap();
     assert!(
         text.contains("run 9, 1 MiB read QD1: no clear change (-0%, 95% CI -9% to +9%"),
@@ -251,6 +229,17 @@ fn random_run(reps: &[f64]) -> RunResult {
     t.workload.queue_depth = 32;
     r.tests = vec![t];
     r
+}
+
+/// The entry `source` of a run of testdata's read and write figures.
+fn run_entry(
+    source: &str,
+    card: Option<crate::probe::DeviceIdentity>,
+    started_at: &str,
+    read: &[f64],
+    write: &[f64],
+) -> Entry {
+    entry(source, testdata::run(card, started_at, read, write))
 }
 
 fn entry(source: &str, result: RunResult) -> Entry {

@@ -1,15 +1,17 @@
 use super::*;
 use crate::testdata;
 
+/// The page of `run` alone, with no history.
+fn page_of(run: RunResult) -> String {
+    render(&ReportInput {
+        runs: vec![run],
+        ..ReportInput::default()
+    })
+}
+
 fn sample() -> ReportInput {
-    let id = testdata::sd_identity("SD08G", 3, "SD", "0x6051fd1c", "2008-12");
-    let id_key = id.key.clone();
-    let run = testdata::run(
-        Some(id),
-        "2024-03-01T10:00:00Z",
-        &[20.1, 19.9, 20.2],
-        &[12.2, 17.1, 15.0],
-    );
+    let run = testdata::sd_card_run();
+    let id_key = run.device_identity.as_ref().unwrap().key.clone();
     let history = [(1, 21.0), (2, 20.1)]
         .iter()
         .map(|&(run_id, median)| HistoryPoint {
@@ -210,11 +212,7 @@ fn part<'a>(html: &'a str, marker: &str, end: &str) -> &'a str {
 
 #[test]
 fn a_fake_card_leads_the_summary_its_card_and_its_run_row() {
-    let html = render(&ReportInput {
-        runs: vec![fake_card()],
-        history: Vec::new(),
-        earlier: Vec::new(),
-    });
+    let html = page_of(fake_card());
     let fake = "<span class=\"badge fail\" data-verdict=\"FAKE\">FAKE</span> claims 8 GiB, really holds 2 GiB";
     let summary = part(&html, "data-section=\"summary\"", "</section>");
     assert!(summary.contains(fake), "{summary}");
@@ -238,11 +236,7 @@ fn a_fake_card_leads_the_summary_its_card_and_its_run_row() {
 
 #[test]
 fn a_failed_class_names_the_requirement_in_its_units() {
-    let html = render(&ReportInput {
-        runs: vec![failed_class()],
-        history: Vec::new(),
-        earlier: Vec::new(),
-    });
+    let html = page_of(failed_class());
     let summary = part(&html, "data-section=\"summary\"", "</section>");
     assert!(
         summary.contains(

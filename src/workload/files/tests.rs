@@ -4,6 +4,20 @@
 use super::*;
 use crate::engine::MonotonicClock;
 
+/// A temporary folder (gone when dropped) and the path `s.bin` in it.
+fn scratch() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.bin");
+    (dir, path)
+}
+
+/// `len` bytes of the random pattern of `seed`.
+fn random_bytes(len: usize, seed: u64) -> Vec<u8> {
+    let mut data = vec![0u8; len];
+    Pattern::Random.fill(&mut data, seed);
+    data
+}
+
 #[test]
 fn the_default_count_holds_16_mib_between_4_and_200_files() {
     assert_eq!(default_count(1536), 200);
@@ -61,10 +75,8 @@ fn a_full_file_system_is_named_with_its_fix() {
 
 #[test]
 fn save_then_check_finds_every_byte_right() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("s.bin");
-    let mut data = vec![0u8; 10_000];
-    Pattern::Random.fill(&mut data, 7);
+    let (_dir, path) = scratch();
+    let data = random_bytes(10_000, 7);
     let t = save_with_calls(&path, &data, 1636, CopySync::End, MonotonicClock::new()).unwrap();
     assert_eq!(t.calls, 7);
     let check = check_saved(&path, &data).unwrap();
@@ -88,10 +100,8 @@ fn o_direct_takes_only_calls_and_files_of_whole_blocks() {
 
 #[test]
 fn each_mode_saves_every_byte_without_a_final_fsync() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("s.bin");
-    let mut data = vec![0u8; 5000];
-    Pattern::Random.fill(&mut data, 3);
+    let (_dir, path) = scratch();
+    let data = random_bytes(5000, 3);
     for sync in [CopySync::None, CopySync::Each] {
         let t = save_with_calls(&path, &data, 768, sync, MonotonicClock::new()).unwrap();
         assert_eq!((t.calls, t.fsync_ns), (7, 0), "{sync:?}");
@@ -101,8 +111,7 @@ fn each_mode_saves_every_byte_without_a_final_fsync() {
 
 #[test]
 fn check_finds_a_changed_byte() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("s.bin");
+    let (_dir, path) = scratch();
     let data = vec![5u8; 4096];
     save_with_calls(&path, &data, 512, CopySync::End, MonotonicClock::new()).unwrap();
     let mut other = data.clone();

@@ -42,7 +42,7 @@ pub(super) fn summarise(
         elapsed_ns,
         mb_per_s: mb_per_s(bytes, elapsed_ns),
         mib_per_s: mb_per_s(bytes, elapsed_ns) * 1e6 / 1_048_576.0,
-        iops: per_second(ops, elapsed_ns),
+        iops: crate::units::per_second(ops, elapsed_ns),
         read: direction(
             record.read_bytes,
             record.read_ops,
@@ -56,15 +56,7 @@ pub(super) fn summarise(
             &record.write_latency,
         ),
         latency: all.summary(),
-        cpu: CpuUsage {
-            user_s,
-            system_s,
-            cpu_s_per_gb: if bytes == 0 {
-                0.0
-            } else {
-                (user_s + system_s) / (bytes as f64 / 1e9)
-            },
-        },
+        cpu: CpuUsage::of(user_s, system_s, bytes),
         device_io: None,
         host: None,
         ramp,
@@ -76,14 +68,6 @@ pub(super) fn summarise(
     }
 }
 
-pub(super) fn per_second(count: u64, ns: u64) -> f64 {
-    if ns == 0 {
-        0.0
-    } else {
-        count as f64 * 1e9 / ns as f64
-    }
-}
-
 fn direction(
     bytes: u64,
     ops: u64,
@@ -91,11 +75,5 @@ fn direction(
     hist: &LatencyHistogram,
 ) -> Option<DirectionResult> {
     let latency = hist.summary()?;
-    Some(DirectionResult {
-        bytes,
-        ops,
-        mb_per_s: mb_per_s(bytes, elapsed_ns),
-        iops: per_second(ops, elapsed_ns),
-        latency,
-    })
+    Some(DirectionResult::over(bytes, ops, elapsed_ns, latency))
 }

@@ -22,24 +22,33 @@ fn device() -> BlockDevice {
     }
 }
 
-#[test]
-fn a_device_that_saw_fewer_bytes_than_were_read_means_a_cache_answered() {
-    let before = DiskStat::default();
+/// The device I/O of a read of 64 MiB of which the device saw
+/// `device_bytes` in `ios` requests, with the caveats it raised.
+fn read_of_64_mib(
+    device_bytes: u64,
+    ios: u64,
+) -> (crate::result::DeviceIo, Vec<crate::result::Caveat>) {
     let after = DiskStat {
-        read_sectors: (8 << 20) / 512,
-        read_ios: 64,
+        read_sectors: device_bytes / 512,
+        read_ios: ios,
         ..DiskStat::default()
     };
     let mut warnings = Vec::new();
     let io = device_io(
         Some(&device()),
-        Some(before),
+        Some(DiskStat::default()),
         Some(after),
         64 << 20,
         0,
         &mut warnings,
     )
     .unwrap();
+    (io, warnings)
+}
+
+#[test]
+fn a_device_that_saw_fewer_bytes_than_were_read_means_a_cache_answered() {
+    let (io, warnings) = read_of_64_mib(8 << 20, 64);
     assert!((io.cache_served_fraction - 0.875).abs() < 1e-9);
     assert_eq!(io.avg_read_request_bytes, Some(131072.0));
     assert_eq!(warnings.len(), 1);
@@ -53,21 +62,7 @@ fn a_device_that_saw_fewer_bytes_than_were_read_means_a_cache_answered() {
 
 #[test]
 fn a_device_that_saw_every_byte_raises_no_warning() {
-    let after = DiskStat {
-        read_sectors: (64 << 20) / 512,
-        read_ios: 512,
-        ..DiskStat::default()
-    };
-    let mut warnings = Vec::new();
-    let io = device_io(
-        Some(&device()),
-        Some(DiskStat::default()),
-        Some(after),
-        64 << 20,
-        0,
-        &mut warnings,
-    )
-    .unwrap();
+    let (io, warnings) = read_of_64_mib(64 << 20, 512);
     assert_eq!(io.cache_served_fraction, 0.0);
     assert!(warnings.is_empty());
 }

@@ -43,7 +43,7 @@ pub(super) fn merge_repetition(
         elapsed_ns,
         mb_per_s: rate,
         mib_per_s: rate * 1e6 / 1_048_576.0,
-        iops: per_second(ops, elapsed_ns),
+        iops: crate::units::per_second(ops, elapsed_ns),
         read: direction(read_side, &read, elapsed_ns),
         write: direction(write_side, &write, elapsed_ns),
         latency: all.summary(),
@@ -95,13 +95,7 @@ fn direction<'a>(
 ) -> Option<DirectionResult> {
     let latency = hist.summary()?;
     let (bytes, ops) = sides.fold((0, 0), |(b, o), d| (b + d.bytes, o + d.ops));
-    Some(DirectionResult {
-        bytes,
-        ops,
-        mb_per_s: mb_per_s(bytes, elapsed_ns),
-        iops: per_second(ops, elapsed_ns),
-        latency,
-    })
+    Some(DirectionResult::over(bytes, ops, elapsed_ns, latency))
 }
 
 /// CPU seconds of every rank, and per 10^9 bytes of them all.
@@ -109,15 +103,7 @@ fn cpu<'a>(ms: impl Iterator<Item = &'a Measurement>, bytes: u64) -> CpuUsage {
     let (user_s, system_s) = ms.fold((0.0, 0.0), |(u, s), m| {
         (u + m.cpu.user_s, s + m.cpu.system_s)
     });
-    CpuUsage {
-        user_s,
-        system_s,
-        cpu_s_per_gb: if bytes == 0 {
-            0.0
-        } else {
-            (user_s + system_s) / (bytes as f64 / 1e9)
-        },
-    }
+    CpuUsage::of(user_s, system_s, bytes)
 }
 
 /// Every rank's discarded warm-up: counts summed, the time the longest.
@@ -149,13 +135,4 @@ fn warnings<'a>(ms: impl Iterator<Item = &'a Measurement>) -> Vec<Caveat> {
         }
     }
     out
-}
-
-/// `count` per second over `ns`, 0 for no time.
-fn per_second(count: u64, ns: u64) -> f64 {
-    if ns == 0 {
-        0.0
-    } else {
-        count as f64 * 1e9 / ns as f64
-    }
 }

@@ -22,6 +22,15 @@ fn journalled_and_ended(s: &Setup, meta: Meta) -> PathBuf {
     ended(journal.unwrap())
 }
 
+/// Part 1 of the fixture's test, journalling `length` bytes at `offset`,
+/// written and ended at once (as after a kill).
+fn second_part(s: &Setup, offset: u64, length: u64) -> PathBuf {
+    let later = Region { offset, length };
+    let mut meta = new_meta(Identity::of_path(&s.target).unwrap(), vec![later], 4096);
+    meta.part = 1;
+    journalled_and_ended(s, meta)
+}
+
 #[test]
 fn recover_restores_and_a_second_run_finds_nothing() {
     let s = setup(1);
@@ -52,14 +61,7 @@ fn recover_restores_and_a_second_run_finds_nothing() {
 fn the_journals_of_one_test_are_restored_together_latest_first() {
     for named in [0, 1] {
         let s = setup(10 + named);
-        let later = Region {
-            offset: 4096,
-            length: 8192,
-        };
-        let mut meta = new_meta(Identity::of_path(&s.target).unwrap(), vec![later], 4096);
-        meta.part = 1;
-        // Dropped at once: its test is over (its lock gone), as after a kill.
-        let p1 = journalled_and_ended(&s, meta);
+        let p1 = second_part(&s, 4096, 8192);
         let mut now = s.written.clone();
         now[4096..12288].fill(0xDD);
         std::fs::write(&s.target, &now).unwrap();
@@ -79,14 +81,7 @@ fn a_damaged_journal_of_the_same_test_holds_back_the_others() {
     // Its header (unreadable, known by its name) or its data.
     for (seed, header) in [(12, true), (13, false)] {
         let s = setup(seed);
-        let later = Region {
-            offset: 20480,
-            length: 4096,
-        };
-        let mut meta = new_meta(Identity::of_path(&s.target).unwrap(), vec![later], 4096);
-        meta.part = 1;
-        // Dropped at once: its test is over (its lock gone), as after a kill.
-        let p1 = journalled_and_ended(&s, meta);
+        let p1 = second_part(&s, 20480, 4096);
         let mut bytes = std::fs::read(&p1).unwrap();
         let at = if header { 16 } else { bytes.len() - 1 };
         bytes[at] ^= 0x10;

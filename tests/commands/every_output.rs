@@ -389,11 +389,12 @@ fn walk(case: &Case, db: &str, scratch: &Path, misses: &mut Vec<String>) {
         match got {
             Err(e) => misses.push(format!("{}: {format:?}: {e}", case.command)),
             Ok(t) => {
-                // A person's formats may set a word in capitals
-                // (`BOTTLENECK`); a program's keep its case.
-                let shown = |n: &str| match format.machine() {
+                // A person's formats may set a lower-case word in capitals
+                // (`BOTTLENECK`); a needle with a capital (`FAKE`, `C10`,
+                // `2 GiB`) and a program's formats keep their case.
+                let shown = |n: &str| match format.machine() || n.chars().any(char::is_uppercase) {
                     true => t.contains(n),
-                    false => t.to_lowercase().contains(&n.to_lowercase()),
+                    false => t.to_lowercase().contains(n),
                 };
                 for n in needles.iter().filter(|n| !shown(n)) {
                     misses.push(format!("{}: {format:?} lacks {n:?}", case.command));

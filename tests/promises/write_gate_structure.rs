@@ -11,8 +11,29 @@ use crate::common;
 use std::path::{Path, PathBuf};
 
 /// Files allowed to open files for writing, and why.
-/// Files compiled only under `#[cfg(test)]` that are not named as tests.
+/// Files compiled only under `#[cfg(test)]` that are not named as tests,
+/// each with the module file that declares it (checked below).
 const TEST_ONLY: &[&str] = &["src/safety/scratch.rs"];
+
+#[test]
+fn the_test_only_files_are_compiled_only_for_tests() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for file in TEST_ONLY {
+        let path = Path::new(file);
+        let name = path.file_stem().unwrap().to_str().unwrap();
+        let parent = root.join(path.parent().unwrap()).join("mod.rs");
+        let text = std::fs::read_to_string(&parent).unwrap();
+        let declared = text
+            .lines()
+            .zip(text.lines().skip(1))
+            .any(|(a, b)| a.trim() == "#[cfg(test)]" && b.trim() == format!("mod {name};"));
+        assert!(
+            declared,
+            "{file} is exempt but not declared under #[cfg(test)] in {}",
+            parent.display()
+        );
+    }
+}
 
 const ALLOWED: &[(&str, &str)] = &[
     ("src/medium/gate.rs", "the write gate itself"),

@@ -338,7 +338,8 @@ fn mpi_test(
     plan: &(i64, [u64; 4], [i64; 4], [i64; 4]),
     test: &mut TestResult,
 ) -> crate::result::cluster::MpiTest {
-    use crate::result::cluster::{MpiRepetition, MpiTest, RankSpan};
+    use crate::analysis::cluster::merge::from_spans;
+    use crate::result::cluster::{MpiTest, RankSpan};
     use crate::units::mb_per_s;
     const MIB: u64 = 1 << 20;
     let (t0, mib, late, took) = plan;
@@ -354,7 +355,6 @@ fn mpi_test(
         })
         .collect();
     let first_start = spans.iter().map(|s| s.start_ns).min().unwrap_or(0);
-    let last_start = spans.iter().map(|s| s.start_ns).max().unwrap_or(0);
     let first_end = spans.iter().map(|s| s.end_ns).min().unwrap_or(0);
     let last_end = spans.iter().map(|s| s.end_ns).max().unwrap_or(0);
     // What each rank had moved when the first finished, at its own
@@ -378,18 +378,8 @@ fn mpi_test(
     m.iops = m.ops as f64 * 1e9 / elapsed as f64;
     test.mb_per_s = Spread::of(&[m.mb_per_s]);
     test.iops = Spread::of(&[m.iops]);
-    let done: u64 = spans.iter().map(|s| s.bytes_at_first_done).sum();
     MpiTest {
         name: test.name.clone(),
-        repetitions: vec![MpiRepetition {
-            aggregate_mb_per_s: m.mb_per_s,
-            stonewall_mb_per_s: mb_per_s(done, (first_end - first_start) as u64),
-            sum_of_rank_mb_per_s: spans.iter().map(|s| s.mb_per_s).sum(),
-            first_start_ns: first_start,
-            last_start_ns: last_start,
-            first_end_ns: first_end,
-            last_end_ns: last_end,
-            ranks: spans,
-        }],
+        repetitions: vec![from_spans(spans, bytes, first_start)],
     }
 }

@@ -272,7 +272,7 @@ fn loosened(
 /// with `--shared-file` one for all, this rank's segment at rank × span
 /// (its `--offset` set to match).
 fn scratch_naming(job: &Job, cli: &mut Cli, options: &ClusterArgs, job_key: &str) -> ScratchNaming {
-    let key = sanitize(job_key);
+    let key = crate::units::escape::file_name(job_key);
     if !options.shared_file {
         return ScratchNaming::Rank {
             job: key,
@@ -296,19 +296,6 @@ fn set_segment(cli: &mut Cli, rank: u32) -> u64 {
     let from = t.span.unwrap_or(0).saturating_mul(u64::from(rank));
     t.offset = Some(from);
     from
-}
-
-/// A job key fit for a file name.
-fn sanitize(key: &str) -> String {
-    key.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
 }
 
 /// Runs the command; an error on this rank ends the job.

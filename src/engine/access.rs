@@ -39,55 +39,38 @@ fn refuse_write(offset: u64, len: u32, method: &str) -> IoError {
     )
 }
 
-/// The loop both engines run: writes are refused, and each read `read`
-/// makes into the buffer is timed and handed back to the source. What
-/// differs between mmap and stdio is only how one read is made.
-fn read_loop<S: OpSource>(
-    source: &mut S,
-    clock: &impl Clock,
-    buf: &mut AlignedBuf,
-    method: &str,
-    mut read: impl FnMut(u64, &mut [u8]) -> io::Result<()>,
-) -> Result<(), IoError> {
-    let mut now = clock.now_ns();
-    while let Some(op) = source.next(now) {
-        let len = op.len as usize;
-        if op.kind == OpKind::Write {
-            return Err(refuse_write(op.offset, op.len, method));
-        }
-        let start = clock.now_ns();
-        let result = read(op.offset, &mut buf.as_mut_slice()[..len]);
-        let end = clock.now_ns();
-        if let Err(e) = result {
-            return Err(io_error(op.kind, op.offset, op.len, e));
-        }
-        source.completed(&op, start, end, &buf.as_slice()[..len]);
-        now = end;
-    }
-    Ok(())
+/// How one of these engines makes one read; the rest of the engine (the
+/// buffer, the clock, the timed loop, the refusal of writes) is shared.
+pub trait ReadInto {
+    /// The access method's name, as results and `--method` name it.
+    const METHOD: &'static str;
+
+    /// Fills `dst` with the bytes at `offset`.
+    fn read_into(&mut self, offset: u64, dst: &mut [u8]) -> io::Result<()>;
 }
 
-/// Reads by copying out of a mapping of the whole target: every first
-/// touch of a page is a page fault the kernel serves from the device.
-pub struct MmapEngine<C: Clock> {
-    map: Mapping,
+/// An engine that only reads, each read made by `R`.
+pub struct ReadEngine<C: Clock, R: ReadInto> {
+    reader: R,
     buf: AlignedBuf,
     clock: C,
 }
 
-impl<C: Clock> MmapEngine<C> {
-    pub fn new(setup: EngineSetup<'_, C>) -> io::Result<Self> {
-        Ok(MmapEngine {
-            map: Mapping::whole(setup.fd)?,
+impl<C: Clock, R: ReadInto> ReadEngine<C, R> {
+    fn with(setup: EngineSetup<'_, C>, reader: R) -> Self {
+        ReadEngine {
+            reader,
             buf: AlignedBuf::new(setup.block_size, setup.align),
             clock: setup.clock,
-        })
+        }
     }
 }
 
-impl<C: Clock> Engine for MmapEngine<C> {
+/// The loop both engines run: writes are refused, and each read is timed
+/// and handed back to the source.
+impl<C: Clock, R: ReadInto> Engine for ReadEngine<C, R> {
     fn name(&self) -> &'static str {
-        "mmap"
+        R::METHOD
     }
 
     fn now_ns(&self) -> u64 {
@@ -95,10 +78,43 @@ impl<C: Clock> Engine for MmapEngine<C> {
     }
 
     fn run<S: OpSource>(&mut self, source: &mut S) -> Result<(), IoError> {
-        let map = &self.map;
-        read_loop(source, &self.clock, &mut self.buf, "mmap", |offset, dst| {
-            map.read_at(offset, dst)
-        })
+        let mut now = self.clock.now_ns();
+        while let Some(op) = source.next(now) {
+            let len = op.len as usize;
+            if op.kind == OpKind::Write {
+                return Err(refuse_write(op.offset, op.len, R::METHOD));
+            }
+            let start = self.clock.now_ns();
+            let result = self
+                .reader
+                .read_into(op.offset, &mut self.buf.as_mut_slice()[..len]);
+            let end = self.clock.now_ns();
+            if let Err(e) = result {
+                return Err(io_error(op.kind, op.offset, op.len, e));
+            }
+            source.completed(&op, start, end, &self.buf.as_slice()[..len]);
+            now = end;
+        }
+        Ok(())
+    }
+}
+
+/// Reads by copying out of a mapping of the whole target: every first
+/// touch of a page is a page fault the kernel serves from the device.
+pub type MmapEngine<C> = ReadEngine<C, Mapping>;
+
+impl ReadInto for Mapping {
+    const METHOD: &'static str = "mmap";
+
+    fn read_into(&mut self, offset: u64, dst: &mut [u8]) -> io::Result<()> {
+        self.read_at(offset, dst)
+    }
+}
+
+impl<C: Clock> MmapEngine<C> {
+    pub fn new(setup: EngineSetup<'_, C>) -> io::Result<Self> {
+        let map = Mapping::whole(setup.fd)?;
+        Ok(ReadEngine::with(setup, map))
     }
 }
 
@@ -161,61 +177,46 @@ pub fn read_whole_file(
 
 /// Reads through a C library stream in calls of `call` bytes
 /// (`--stdio-bs`); the library refills its own buffer from the device.
-pub struct StdioEngine<C: Clock> {
+pub type StdioEngine<C> = ReadEngine<C, StdioReader>;
+
+/// A C library stream, and where it stands.
+pub struct StdioReader {
     stream: Stream,
     /// Where the stream stands, so sequential reads do not seek.
     position: u64,
     call: usize,
-    buf: AlignedBuf,
-    clock: C,
+}
+
+impl ReadInto for StdioReader {
+    const METHOD: &'static str = "stdio";
+
+    fn read_into(&mut self, offset: u64, dst: &mut [u8]) -> io::Result<()> {
+        let mut result = Ok(());
+        if offset != self.position {
+            result = self.stream.seek(offset);
+        }
+        if result.is_ok() {
+            result = read_in_calls(&mut self.stream, dst, self.call);
+        }
+        // After a failure the stream's place is unknown: seek next time.
+        self.position = match result {
+            Ok(()) => offset + dst.len() as u64,
+            Err(_) => u64::MAX,
+        };
+        result
+    }
 }
 
 impl<C: Clock> StdioEngine<C> {
     pub fn new(setup: EngineSetup<'_, C>, call: u32) -> io::Result<Self> {
         let mut stream = Stream::open(setup.fd)?;
         stream.seek(0)?;
-        Ok(StdioEngine {
+        let reader = StdioReader {
             stream,
             position: 0,
             call: call.max(1) as usize,
-            buf: AlignedBuf::new(setup.block_size, setup.align),
-            clock: setup.clock,
-        })
-    }
-}
-
-impl<C: Clock> Engine for StdioEngine<C> {
-    fn name(&self) -> &'static str {
-        "stdio"
-    }
-
-    fn now_ns(&self) -> u64 {
-        self.clock.now_ns()
-    }
-
-    fn run<S: OpSource>(&mut self, source: &mut S) -> Result<(), IoError> {
-        let (stream, position, call) = (&mut self.stream, &mut self.position, self.call);
-        read_loop(
-            source,
-            &self.clock,
-            &mut self.buf,
-            "stdio",
-            |offset, dst| {
-                let mut result = Ok(());
-                if offset != *position {
-                    result = stream.seek(offset);
-                }
-                if result.is_ok() {
-                    result = read_in_calls(stream, dst, call);
-                }
-                // After a failure the stream's place is unknown: seek next time.
-                *position = match result {
-                    Ok(()) => offset + dst.len() as u64,
-                    Err(_) => u64::MAX,
-                };
-                result
-            },
-        )
+        };
+        Ok(ReadEngine::with(setup, reader))
     }
 }
 

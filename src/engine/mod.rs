@@ -82,6 +82,19 @@ pub struct IoError {
     pub error: io::Error,
 }
 
+impl IoError {
+    /// A plan refused before any transfer: no length, so it reads as
+    /// `why` alone.
+    pub fn refused(kind: OpKind, offset: u64, why: &str) -> IoError {
+        IoError {
+            kind,
+            offset,
+            len: 0,
+            error: io::Error::new(io::ErrorKind::InvalidInput, why),
+        }
+    }
+}
+
 impl fmt::Display for IoError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.len == 0 {

@@ -316,32 +316,40 @@ fn samples(speeds: &[f64], au: u64) -> Vec<(u64, f64)> {
         .collect()
 }
 
+/// IOPS of `plan.random_ops` small transfers, each one call of `op` (which
+/// returns the ns it took).
+fn random_iops(plan: &ClassPlan, mut op: impl FnMut() -> io::Result<u64>) -> io::Result<f64> {
+    let mut ns = 0;
+    for _ in 0..plan.random_ops {
+        ns += op()?;
+    }
+    Ok(f64::from(plan.random_ops) * 1e9 / ns.max(1) as f64)
+}
+
+/// Small random writes within the plan's random region.
 fn random_writes(
     io: &mut dyn FlashIo,
     plan: &ClassPlan,
     rng: &mut fastrand::Rng,
     buf: &[u8],
 ) -> io::Result<f64> {
-    let mut ns = 0;
-    for _ in 0..plan.random_ops {
+    random_iops(plan, || {
         let at = plan.random_offset() + rng.u64(0..plan.random_region / SMALL) * SMALL;
-        ns += io.write(at, &buf[..SMALL as usize])?;
-    }
-    Ok(f64::from(plan.random_ops) * 1e9 / ns.max(1) as f64)
+        io.write(at, &buf[..SMALL as usize])
+    })
 }
 
+/// Small random reads over the whole card.
 fn random_reads(
     io: &mut dyn FlashIo,
     plan: &ClassPlan,
     rng: &mut fastrand::Rng,
     buf: &mut [u8],
 ) -> io::Result<f64> {
-    let mut ns = 0;
-    for _ in 0..plan.random_ops {
+    random_iops(plan, || {
         let at = rng.u64(0..io.size() / SMALL) * SMALL;
-        ns += io.read(at, &mut buf[..SMALL as usize])?;
-    }
-    Ok(f64::from(plan.random_ops) * 1e9 / ns.max(1) as f64)
+        io.read(at, &mut buf[..SMALL as usize])
+    })
 }
 
 /// Pr: RU-aligned random reads over the card; mean and slowest, MB/s.

@@ -137,9 +137,16 @@ fn direction(src: &Source, dir: &str) -> Result<Option<DirectionResult>> {
     }))
 }
 
-/// The sum of one figure of both directions, refused past 64 bits.
-fn sum(src: &Source, field: &str, a: u64, b: u64) -> Result<u64> {
-    a.checked_add(b).ok_or_else(|| {
+/// The sum of one figure (`figure`, fio's `field`) of both directions, an
+/// absent direction counting 0; refused past 64 bits.
+fn sum(
+    src: &Source,
+    field: &str,
+    (read, write): (&Option<DirectionResult>, &Option<DirectionResult>),
+    figure: fn(&DirectionResult) -> u64,
+) -> Result<u64> {
+    let of = |d: &Option<DirectionResult>| d.as_ref().map_or(0, figure);
+    of(read).checked_add(of(write)).ok_or_else(|| {
         src.refuse(
             &format!("read.{field} + write.{field}"),
             "past 2^64",
@@ -153,19 +160,8 @@ fn measurement(src: &Source) -> Result<Measurement> {
     let read = direction(src, "read")?;
     let write = direction(src, "write")?;
     let dirs: Vec<&DirectionResult> = read.iter().chain(write.iter()).collect();
-    let of = |d: &Option<DirectionResult>, f: fn(&DirectionResult) -> u64| d.as_ref().map_or(0, f);
-    let bytes = sum(
-        src,
-        "io_bytes",
-        of(&read, |d| d.bytes),
-        of(&write, |d| d.bytes),
-    )?;
-    let ops = sum(
-        src,
-        "total_ios",
-        of(&read, |d| d.ops),
-        of(&write, |d| d.ops),
-    )?;
+    let bytes = sum(src, "io_bytes", (&read, &write), |d| d.bytes)?;
+    let ops = sum(src, "total_ios", (&read, &write), |d| d.ops)?;
     let mut runtime_ms = 0;
     for dir in ["read", "write"] {
         let ms = src.whole(&[dir, "runtime"], &fields::MILLIS)?;

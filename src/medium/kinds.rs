@@ -51,14 +51,7 @@ pub(super) fn open_directory(
         writable: true,
         notes,
     };
-    Ok(OpenTarget {
-        reader,
-        gate,
-        info,
-        align: align.max(crate::sys::buffer::MIN_ALIGN),
-        scratch: Some(scratch),
-        sim: None,
-    })
+    Ok(on_file(reader, gate, info, Some(scratch)))
 }
 
 pub(super) fn open_file(
@@ -94,26 +87,9 @@ pub(super) fn open_file(
     let gate = write_gate(req, held, false)?;
     opened_as_examined(&reader, &gate, examined, &req.path)?;
     let align = dio_alignment(&reader, device.as_ref());
-    let info = TargetInfo {
-        path: display(&req.path),
-        kind: TargetKind::File,
-        scratch_file: None,
-        size_bytes: examined.len,
-        device,
-        filesystem,
-        mode: mode(req),
-        logical_block_size: align as u32,
-        writable: req.want_write,
-        notes: Vec::new(),
-    };
-    Ok(OpenTarget {
-        reader,
-        gate,
-        info,
-        align: align.max(crate::sys::buffer::MIN_ALIGN),
-        scratch: None,
-        sim: None,
-    })
+    let found = (device, filesystem);
+    let info = existing_info(req, TargetKind::File, examined.len, align, found);
+    Ok(on_file(reader, gate, info, None))
 }
 
 pub(super) fn open_block_device(
@@ -170,26 +146,51 @@ pub(super) fn open_block_device(
                 .as_ref()
                 .map_or(512, |d| d.logical_block_size as usize)
         });
-    let info = TargetInfo {
+    let info = existing_info(req, TargetKind::BlockDevice, size, lbs, (device, None));
+    Ok(on_file(reader, gate, info, None))
+}
+
+/// What an existing file or block device is, `align` its logical block
+/// size: writable as asked, with no notes of its own.
+fn existing_info(
+    req: &TargetRequest,
+    kind: TargetKind,
+    size_bytes: u64,
+    align: usize,
+    (device, filesystem): (Option<BlockDevice>, Option<Mount>),
+) -> TargetInfo {
+    TargetInfo {
         path: display(&req.path),
-        kind: TargetKind::BlockDevice,
+        kind,
         scratch_file: None,
-        size_bytes: size,
+        size_bytes,
         device,
-        filesystem: None,
+        filesystem,
         mode: mode(req),
-        logical_block_size: lbs as u32,
+        logical_block_size: align as u32,
         writable: req.want_write,
         notes: Vec::new(),
-    };
-    Ok(OpenTarget {
+    }
+}
+
+/// A target on a file or device of the system: read through `reader`,
+/// written only through `gate`, its buffers aligned to its logical block
+/// size (at least [`MIN_ALIGN`](crate::sys::buffer::MIN_ALIGN)).
+fn on_file(
+    reader: File,
+    gate: WriteGate,
+    info: TargetInfo,
+    scratch: Option<ScratchFile>,
+) -> OpenTarget {
+    let align = (info.logical_block_size as usize).max(crate::sys::buffer::MIN_ALIGN);
+    OpenTarget {
         reader,
         gate,
         info,
-        align: lbs.max(crate::sys::buffer::MIN_ALIGN),
-        scratch: None,
+        align,
+        scratch,
         sim: None,
-    })
+    }
 }
 
 /// A simulated card: always writable (it holds nothing of the user's), and

@@ -1,12 +1,14 @@
 //! Cell texts that several tables share, so that one figure reads the same
 //! in `compare`, the Markdown export and every other table that shows it:
 //! the range rule for repeated figures, a device's identity in one line,
-//! and which repetition's latency a one-row-per-test table shows.
+//! which repetition's latency a one-row-per-test table shows, and a rank's
+//! figures in a table of ranks.
 
 use crate::probe::DeviceIdentity;
 use crate::result::TestResult;
+use crate::result::cluster::RankRow;
 use crate::stats::{LatencySummary, Spread};
-use crate::units::format_mbps;
+use crate::units::{format_latency, format_mbps};
 
 /// The latency of one direction of `t` (`write` or read) in the complete
 /// repetition whose MB/s is the median, the one a table's median MB/s
@@ -57,6 +59,19 @@ pub fn spread_text(reps: &[f64], format: impl Fn(f64) -> String) -> String {
     } else {
         format(s.median)
     }
+}
+
+/// A rank's figures as a table of ranks shows them: MB/s, p50, p99, start
+/// skew and end skew, each time with its unit (`-`: not measured).
+pub fn rank_figures(r: &RankRow) -> [String; 5] {
+    let time = |ns: Option<u64>| ns.map_or("-".into(), |ns| format_latency(ns as f64));
+    [
+        format_mbps(r.mb_per_s),
+        time(r.p50_ns),
+        time(r.p99_ns),
+        time(Some(r.start_skew_ns)),
+        time(Some(r.end_skew_ns)),
+    ]
 }
 
 /// `Mfg ID: 0x03 (SanDisk) OEM ID: SD Name: SD08G Rev: 8.0 Date: 2008-12

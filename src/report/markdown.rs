@@ -8,7 +8,7 @@
 //! the text it is, not as markup or as another table cell.
 
 use super::Export;
-use super::cells::{figure_text, identity_text, spread_text};
+use super::cells::{figure_text, identity_text, rank_figures, spread_text};
 use super::markdown_escape::escape;
 use super::outcome::figure::{Figure, Unit, Value};
 use super::table::Table;
@@ -305,19 +305,12 @@ fn rank_tables(out: &mut String, r: &RunResult, m: &MpiSection) {
         "Start skew",
         "End skew",
     ]);
-    let time = |ns: Option<u64>| ns.map_or("-".into(), |ns| format_latency(ns as f64));
     let mut rows: Vec<_> = m.ranks.iter().collect();
     rows.sort_by_key(|k| k.rank);
     for k in rows {
-        table.add_row(vec![
-            k.rank.to_string(),
-            k.host.clone(),
-            format_mbps(k.mb_per_s),
-            time(k.p50_ns),
-            time(k.p99_ns),
-            time(Some(k.start_skew_ns)),
-            time(Some(k.end_skew_ns)),
-        ]);
+        let mut row = vec![k.rank.to_string(), k.host.clone()];
+        row.extend(rank_figures(k));
+        table.add_row(row);
     }
     out.push('\n');
     out.push_str(&table.markdown());

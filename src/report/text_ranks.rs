@@ -9,6 +9,7 @@
 //! ones the result states ([`crate::result::cluster`]); the wording is
 //! shared with the HTML report through [`crate::analysis::ranks`].
 
+use super::cells::rank_figures;
 use super::table::{Table, cut};
 use crate::analysis::ranks;
 use crate::result::RunResult;
@@ -223,17 +224,10 @@ fn rank_table(m: &MpiSection) -> Table {
         "start skew",
         "end skew",
     ]);
-    let time = |ns: Option<u64>| ns.map_or("-".into(), |ns| format_latency(ns as f64));
     for r in rows {
-        table.add_row(vec![
-            cut(&r.host, HOST_WIDTH),
-            r.rank.to_string(),
-            format_mbps(r.mb_per_s),
-            time(r.p50_ns),
-            time(r.p99_ns),
-            time(Some(r.start_skew_ns)),
-            time(Some(r.end_skew_ns)),
-        ]);
+        let mut row = vec![cut(&r.host, HOST_WIDTH), r.rank.to_string()];
+        row.extend(rank_figures(r));
+        table.add_row(row);
     }
     table
 }

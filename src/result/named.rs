@@ -164,24 +164,6 @@ impl PartialEq<Rw> for TestRw {
     }
 }
 
-impl fmt::Display for TestRw {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for TestRw {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for TestRw {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<TestRw, D::Error> {
-        Ok(TestRw::parse(&String::deserialize(d)?))
-    }
-}
-
 /// The engine a test ran on, as recorded: iocurve's engines by name (the
 /// stdio call size is in the run's access section), or an imported tool's
 /// (`fio:libaio`).
@@ -233,52 +215,52 @@ impl From<&str> for TestEngine {
     }
 }
 
-impl fmt::Display for TestEngine {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
+/// `Display`, serde and the schema of a type recorded as one word: written
+/// with its `as_str`, read back with its `parse` (which takes any word),
+/// and described in the schema as a string by `$doc`.
+macro_rules! recorded_as_word {
+    ($ty:ident, $doc:literal) => {
+        impl fmt::Display for $ty {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl Serialize for $ty {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $ty {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<$ty, D::Error> {
+                Ok($ty::parse(&String::deserialize(d)?))
+            }
+        }
+
+        impl schemars::JsonSchema for $ty {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                stringify!($ty).into()
+            }
+
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                schemars::json_schema!({ "type": "string", "description": $doc })
+            }
+        }
+    };
 }
 
-impl Serialize for TestEngine {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
-    }
-}
+// One of iocurve's directions, or the imported tool's own word.
+recorded_as_word!(
+    TestRw,
+    "The test's direction: one of iocurve's (read, write, randread, randwrite, rw, randrw), or an imported tool's own word (fio's trim)."
+);
 
-impl<'de> Deserialize<'de> for TestEngine {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<TestEngine, D::Error> {
-        Ok(TestEngine::parse(&String::deserialize(d)?))
-    }
-}
-
-/// Recorded as the word itself: one of iocurve's directions, or the
-/// imported tool's own.
-impl schemars::JsonSchema for TestRw {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "TestRw".into()
-    }
-
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({
-            "type": "string",
-            "description": "The test's direction: one of iocurve's (read, write, randread, randwrite, rw, randrw), or an imported tool's own word (fio's trim)."
-        })
-    }
-}
-
-/// Recorded as the engine's name, or the imported tool's `tool:engine`.
-impl schemars::JsonSchema for TestEngine {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "TestEngine".into()
-    }
-
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({
-            "type": "string",
-            "description": "The I/O engine: sync, uring, mmap or stdio for iocurve's own runs; `tool:engine` (fio:libaio) for an imported run."
-        })
-    }
-}
+// The engine's name, or the imported tool's `tool:engine`.
+recorded_as_word!(
+    TestEngine,
+    "The I/O engine: sync, uring, mmap or stdio for iocurve's own runs; `tool:engine` (fio:libaio) for an imported run."
+);
 
 #[cfg(test)]
 mod tests {

@@ -182,14 +182,29 @@ impl Payload {
     }
 }
 
+/// `pub fn $name(&self) -> Option<&$report>`: the section `$name` of
+/// variant `$variant`, `None` for every other command.
+macro_rules! section {
+    ($name:ident, $variant:ident, $report:ty) => {
+        pub fn $name(&self) -> Option<&$report> {
+            match self {
+                Payload::$variant { $name, .. } => Some($name),
+                _ => None,
+            }
+        }
+    };
+}
+
 /// Borrowing one command's own section, for code that reads just that one.
 impl Payload {
-    pub fn curve(&self) -> Option<&CurveReport> {
-        match self {
-            Payload::Curve { curve, .. } => Some(curve),
-            _ => None,
-        }
-    }
+    section!(curve, Curve, CurveReport);
+    section!(files_load, FilesLoad, FilesLoadReport);
+    section!(files_save, FilesSave, FilesSaveReport);
+    section!(stream, Stream, StreamReport);
+    section!(sustain, Sustain, SustainReport);
+    section!(surface, Surface, SurfaceReport);
+    section!(endure, Endure, EndureReport);
+    section!(flash, Flash, FlashReport);
 
     /// What a command whose figures are not tests moved in all: bytes,
     /// and the time spent moving them (`sustain`'s write; the files
@@ -214,51 +229,9 @@ impl Payload {
         }
     }
 
-    pub fn files_load(&self) -> Option<&FilesLoadReport> {
-        match self {
-            Payload::FilesLoad { files_load, .. } => Some(files_load),
-            _ => None,
-        }
-    }
-
-    pub fn files_save(&self) -> Option<&FilesSaveReport> {
-        match self {
-            Payload::FilesSave { files_save, .. } => Some(files_save),
-            _ => None,
-        }
-    }
-
-    pub fn stream(&self) -> Option<&StreamReport> {
-        match self {
-            Payload::Stream { stream, .. } => Some(stream),
-            _ => None,
-        }
-    }
-
-    pub fn sustain(&self) -> Option<&SustainReport> {
-        match self {
-            Payload::Sustain { sustain, .. } => Some(sustain),
-            _ => None,
-        }
-    }
-
-    pub fn surface(&self) -> Option<&SurfaceReport> {
-        match self {
-            Payload::Surface { surface, .. } => Some(surface),
-            _ => None,
-        }
-    }
-
     pub fn copy(&self) -> Option<&CopyReport> {
         match self {
             Payload::Copy { copy, .. } => copy.as_ref(),
-            _ => None,
-        }
-    }
-
-    pub fn endure(&self) -> Option<&EndureReport> {
-        match self {
-            Payload::Endure { endure, .. } => Some(endure),
             _ => None,
         }
     }
@@ -295,13 +268,6 @@ impl Payload {
     pub fn access(&self) -> Option<&AccessInfo> {
         match self {
             Payload::Run { access, .. } => access.as_ref(),
-            _ => None,
-        }
-    }
-
-    pub fn flash(&self) -> Option<&FlashReport> {
-        match self {
-            Payload::Flash { flash, .. } => Some(flash),
             _ => None,
         }
     }

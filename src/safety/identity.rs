@@ -218,15 +218,7 @@ impl Identity {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "target".into());
-        base.chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect()
+        crate::units::escape::file_name(&base)
     }
 }
 

@@ -11,7 +11,8 @@ use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd};
 use std::ptr::NonNull;
 
-/// A read-only shared mapping of a whole file or device, unmapped on drop.
+/// A read-only shared mapping of a file or device (whole, or a page-aligned
+/// range), unmapped on drop.
 pub struct Mapping {
     addr: NonNull<u8>,
     len: usize,
@@ -25,6 +26,12 @@ impl Mapping {
         if len == 0 {
             return Err(io::Error::new(io::ErrorKind::InvalidInput, "empty target"));
         }
+        Mapping::range(fd, 0, len)
+    }
+
+    /// Maps `len` bytes (more than 0) from `offset`, which must be a
+    /// multiple of the page size, as mmap(2) requires.
+    pub fn range(fd: BorrowedFd<'_>, offset: u64, len: usize) -> io::Result<Mapping> {
         // SAFETY: a fresh read-only shared mapping of the descriptor; no
         // existing memory is affected, and the kernel picks the address.
         let addr = unsafe {
@@ -34,7 +41,7 @@ impl Mapping {
                 libc::PROT_READ,
                 libc::MAP_SHARED,
                 fd.as_raw_fd(),
-                0,
+                offset as libc::off_t,
             )
         };
         if addr == libc::MAP_FAILED {
@@ -42,6 +49,11 @@ impl Mapping {
         }
         let addr = NonNull::new(addr.cast()).ok_or_else(io::Error::last_os_error)?;
         Ok(Mapping { addr, len })
+    }
+
+    /// Where the mapping starts, for calls such as mincore(2) that take it.
+    pub fn addr(&self) -> *mut libc::c_void {
+        self.addr.as_ptr().cast()
     }
 
     /// Bytes mapped.
@@ -79,7 +91,7 @@ impl Mapping {
 
 impl Drop for Mapping {
     fn drop(&mut self) {
-        // SAFETY: unmapping exactly the mapping made in `whole`; no slice of
+        // SAFETY: unmapping exactly the mapping made in `range`; no slice of
         // it outlives a `read_at` call.
         unsafe { libc::munmap(self.addr.as_ptr().cast(), self.len) };
     }

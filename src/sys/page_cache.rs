@@ -2,7 +2,9 @@
 //! honest cold read needs the cache emptied and the emptying proved.
 
 use std::io;
-use std::os::fd::{AsRawFd, BorrowedFd};
+use std::os::fd::BorrowedFd;
+
+use super::mmap::Mapping;
 
 /// How many pages of `[offset, offset + len)` of the file are in the page
 /// cache, and how many pages the range spans (mincore(2) over a read-only
@@ -14,32 +16,15 @@ pub fn resident_pages(fd: BorrowedFd<'_>, offset: u64, len: u64) -> io::Result<(
     if len == 0 {
         return Ok((0, 0));
     }
-    // SAFETY: we ask the kernel for a fresh read-only shared mapping of the
-    // file at a page-aligned offset; no existing memory is affected.
-    let addr = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            map_len,
-            libc::PROT_READ,
-            libc::MAP_SHARED,
-            fd.as_raw_fd(),
-            start as libc::off_t,
-        )
-    };
-    if addr == libc::MAP_FAILED {
-        return Err(io::Error::last_os_error());
-    }
+    let map = Mapping::range(fd, start, map_len)?;
     let pages = map_len.div_ceil(page as usize);
     let mut vec = vec![0u8; pages];
-    // SAFETY: addr..addr+map_len is the mapping created above and `vec` holds
-    // one byte per page of it, as mincore(2) requires.
-    let rc = unsafe { libc::mincore(addr, map_len, vec.as_mut_ptr()) };
-    let err = io::Error::last_os_error();
-    // SAFETY: unmapping exactly the mapping created above, which nothing else
-    // references.
-    unsafe { libc::munmap(addr, map_len) };
+    // SAFETY: addr..addr+map_len is the mapping made above, alive until the
+    // end of this function, and `vec` holds one byte per page of it, as
+    // mincore(2) requires.
+    let rc = unsafe { libc::mincore(map.addr(), map_len, vec.as_mut_ptr()) };
     if rc != 0 {
-        return Err(err);
+        return Err(io::Error::last_os_error());
     }
     let resident = vec.iter().filter(|&&b| b & 1 == 1).count() as u64;
     Ok((resident, pages as u64))

@@ -19,6 +19,8 @@
 //!   allows raw in a string but a terminal obeys (C1, DEL, the
 //!   bidirectional controls) written as JSON's own `\uXXXX`, so the
 //!   document still parses to the same values.
+//! - [`file_name`]: one value made part of a file name: every character
+//!   but letters, digits, `-` and `.` replaced.
 //! - [`push_escaped`]: the shown form of one unsafe character, for the
 //!   Markdown, HTML and CSV escapers, which add their own rules around it.
 //!
@@ -142,6 +144,20 @@ pub fn name(s: &str, max: usize) -> String {
 /// gets them back.
 pub fn cell(s: &str, max: usize) -> String {
     cut_escaped(s, max, |c| c == '\n' || c == '\t')
+}
+
+/// An outside name as part of a file name: every character but an ASCII
+/// letter, a digit, `-` and `.` becomes `_`, so it holds no path
+/// separator, space or control character.
+pub fn file_name(s: &str) -> String {
+    s.chars()
+        .map(
+            |c| match c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                true => c,
+                false => '_',
+            },
+        )
+        .collect()
 }
 
 /// `s` escaped except for what `keep` allows, cut at `max` columns with an

@@ -10,6 +10,24 @@
 
 use serde::{Deserialize, Deserializer, Serializer};
 
+/// An optional float written divided by `unit` (its value in the JSON
+/// key's larger unit).
+fn serialize_opt_over<S: Serializer>(v: &Option<f64>, unit: f64, s: S) -> Result<S::Ok, S::Error> {
+    match v {
+        Some(v) => s.serialize_some(&(*v / unit)),
+        None => s.serialize_none(),
+    }
+}
+
+/// An optional float read back multiplied by `unit`: the inverse of
+/// [`serialize_opt_over`].
+fn deserialize_opt_times<'de, D: Deserializer<'de>>(
+    d: D,
+    unit: f64,
+) -> Result<Option<f64>, D::Error> {
+    Option::<f64>::deserialize(d).map(|v| v.map(|v| v * unit))
+}
+
 /// A float in µs, written as float seconds.
 pub mod us_as_s {
     use super::*;
@@ -28,14 +46,11 @@ pub mod opt_us_as_s {
     use super::*;
 
     pub fn serialize<S: Serializer>(us: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
-        match us {
-            Some(us) => s.serialize_some(&(*us / 1e6)),
-            None => s.serialize_none(),
-        }
+        serialize_opt_over(us, 1e6, s)
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
-        Option::<f64>::deserialize(d).map(|secs| secs.map(|s| s * 1e6))
+        deserialize_opt_times(d, 1e6)
     }
 }
 
@@ -88,14 +103,11 @@ pub mod opt_mbit_as_mb_per_s {
     use super::*;
 
     pub fn serialize<S: Serializer>(mbit: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
-        match mbit {
-            Some(mbit) => s.serialize_some(&(*mbit / 8.0)),
-            None => s.serialize_none(),
-        }
+        serialize_opt_over(mbit, 8.0, s)
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
-        Option::<f64>::deserialize(d).map(|r| r.map(|r| r * 8.0))
+        deserialize_opt_times(d, 8.0)
     }
 }
 

@@ -417,15 +417,16 @@ fn compare(
 mod tests {
     use super::*;
 
+    /// Targets `a` and `b` read alone at 40 and 60 MB/s (tests 0 and 1),
+    /// then `together`.
+    fn a_and_b(together: &[Indexed]) -> ParallelTest {
+        let alone = [(0, Some(40.0)), (1, Some(60.0))];
+        compare(&["a", "b"], "1M", Rw::Read, &alone, together)
+    }
+
     #[test]
     fn two_devices_that_add_up_have_an_efficiency_of_their_sum() {
-        let t = compare(
-            &["a", "b"],
-            "1M",
-            Rw::Read,
-            &[(0, Some(40.0)), (1, Some(60.0))],
-            &[(2, Some(30.0)), (3, Some(50.0))],
-        );
+        let t = a_and_b(&[(2, Some(30.0)), (3, Some(50.0))]);
         assert_eq!(t.aggregate_mb_s, 80.0);
         assert_eq!(t.sum_alone_mb_s, 100.0);
         assert_eq!(t.efficiency, Some(0.8));
@@ -435,13 +436,7 @@ mod tests {
 
     #[test]
     fn a_device_not_measured_together_leaves_no_efficiency() {
-        let t = compare(
-            &["a", "b"],
-            "1M",
-            Rw::Read,
-            &[(0, Some(40.0)), (1, Some(60.0))],
-            &[],
-        );
+        let t = a_and_b(&[]);
         assert_eq!(t.efficiency, None);
         assert_eq!(t.aggregate_mb_s, 0.0);
         assert_eq!(t.devices[0].tests, (0, usize::MAX));

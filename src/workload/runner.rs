@@ -153,12 +153,7 @@ fn refusal(spec: &MeasureSpec, why: String) -> Box<MeasureFailure> {
     };
     Box::new(MeasureFailure {
         partial: summarise(&JobRecord::default(), RampInfo::default(), 0, false),
-        error: IoError {
-            kind,
-            offset: spec.offset,
-            len: 0,
-            error: std::io::Error::new(std::io::ErrorKind::InvalidInput, why),
-        },
+        error: IoError::refused(kind, spec.offset, &why),
     })
 }
 

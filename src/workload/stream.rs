@@ -317,15 +317,11 @@ pub fn run(
         // The command never plans this; a schedule of empty requests, or
         // of infinitely many, is refused rather than run.
         let source = StreamSource::new(plan, WallPacer(MonotonicClock::new()), stop);
-        let error = IoError {
-            kind: OpKind::Read,
-            offset: plan.offset,
-            len: 0,
-            error: std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                "a stream needs requests of at least 1 byte, at least 1 ns apart",
-            ),
-        };
+        let error = IoError::refused(
+            OpKind::Read,
+            plan.offset,
+            "a stream needs requests of at least 1 byte, at least 1 ns apart",
+        );
         return (source.outcome(), Some(error));
     }
     let chunk = plan.chunk as usize;

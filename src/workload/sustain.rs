@@ -290,15 +290,11 @@ pub fn run(
 ) -> SustainRun {
     if plan.block_size == 0 {
         // The command never plans this; empty writes would never end.
-        return SustainRun::failed(IoError {
-            kind: OpKind::Write,
-            offset: plan.offset,
-            len: 0,
-            error: std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                "a sustained write needs blocks of at least 1 byte",
-            ),
-        });
+        return SustainRun::failed(IoError::refused(
+            OpKind::Write,
+            plan.offset,
+            "a sustained write needs blocks of at least 1 byte",
+        ));
     }
     let align = match target {
         SustainTarget::Fd { align, .. } => align,

@@ -79,39 +79,30 @@ mod tests {
                 .all(|(r, &from)| hosts[from as usize] != hosts[r])
     }
 
+    /// Each placement, and whom each rank reads from: always a rank on
+    /// the next host by name.
     #[test]
-    fn round_robin_on_three_hosts() {
-        let hosts = names(&["a", "b", "c", "a", "b", "c"]);
-        let plan = read_partners(&hosts);
-        assert!(plan.done && plan.why_not.is_none());
-        assert!(all_elsewhere(&hosts, &plan));
-        // a's ranks 0, 3 read b's 1, 4; b's read c's; c's read a's.
-        assert_eq!(plan.read_from, vec![1, 2, 0, 4, 5, 3]);
-    }
-
-    #[test]
-    fn blocks_on_three_hosts() {
-        let hosts = names(&["a", "a", "b", "b", "c", "c"]);
-        let plan = read_partners(&hosts);
-        assert!(all_elsewhere(&hosts, &plan));
-        assert_eq!(plan.read_from, vec![2, 3, 4, 5, 0, 1]);
-    }
-
-    #[test]
-    fn hosts_are_ordered_by_name_not_by_first_rank() {
-        // Rank 0 on c: still a → b → c → a.
-        let hosts = names(&["c", "b", "a"]);
-        assert_eq!(read_partners(&hosts).read_from, vec![2, 0, 1]);
-    }
-
-    #[test]
-    fn uneven_counts_per_host_wrap_around() {
-        let hosts = names(&["a", "a", "a", "b", "c", "c"]);
-        let plan = read_partners(&hosts);
-        assert!(all_elsewhere(&hosts, &plan));
-        // a's three ranks all read b's only rank; b reads c's first; c's
-        // two read a's first two.
-        assert_eq!(plan.read_from, vec![3, 3, 3, 4, 0, 1]);
+    fn each_rank_reads_a_rank_on_the_next_host() {
+        let cases: [(&[&str], &[u32]); 4] = [
+            // Round robin: a's ranks 0, 3 read b's 1, 4; b's read c's; c's
+            // read a's.
+            (&["a", "b", "c", "a", "b", "c"], &[1, 2, 0, 4, 5, 3]),
+            // Blocks.
+            (&["a", "a", "b", "b", "c", "c"], &[2, 3, 4, 5, 0, 1]),
+            // Hosts ordered by name, not by first rank: rank 0 on c, still
+            // a → b → c → a.
+            (&["c", "b", "a"], &[2, 0, 1]),
+            // Uneven counts wrap around: a's three ranks all read b's only
+            // rank; b reads c's first; c's two read a's first two.
+            (&["a", "a", "a", "b", "c", "c"], &[3, 3, 3, 4, 0, 1]),
+        ];
+        for (hosts, from) in cases {
+            let hosts = names(hosts);
+            let plan = read_partners(&hosts);
+            assert!(plan.done && plan.why_not.is_none(), "{hosts:?}");
+            assert!(all_elsewhere(&hosts, &plan), "{hosts:?}");
+            assert_eq!(plan.read_from, from, "{hosts:?}");
+        }
     }
 
     #[test]

@@ -540,34 +540,25 @@ mod tests {
 
     #[test]
     fn class_labels_give_the_sd_associations_limits() {
-        let c10 = requirements("class 10").unwrap();
-        assert_eq!(
-            c10,
-            [
-                Need::SeqWrite(10.0),
-                Need::RuRead(10.0),
-                Need::FatMean(100.0),
-                Need::FatMax(750.0)
-            ]
-        );
-        let v30 = requirements("V30").unwrap();
-        assert_eq!(
-            v30,
-            [
-                Need::SeqWrite(30.0),
-                Need::RuRead(30.0),
-                Need::FatMax(250.0)
-            ]
-        );
-        let a2 = requirements("a2").unwrap();
-        assert_eq!(
-            a2,
-            [
-                Need::RandomReadIops(4000.0),
-                Need::RandomWriteIops(2000.0),
-                Need::Sustained(10.0)
-            ]
-        );
+        use Need::*;
+        let limits: [(&str, &[Need]); 3] = [
+            (
+                "class 10",
+                &[SeqWrite(10.0), RuRead(10.0), FatMean(100.0), FatMax(750.0)],
+            ),
+            ("V30", &[SeqWrite(30.0), RuRead(30.0), FatMax(250.0)]),
+            (
+                "a2",
+                &[
+                    RandomReadIops(4000.0),
+                    RandomWriteIops(2000.0),
+                    Sustained(10.0),
+                ],
+            ),
+        ];
+        for (class, needs) in limits {
+            assert_eq!(requirements(class).unwrap(), needs, "{class}");
+        }
         assert!(requirements("C3").is_none());
         assert!(CLASSES.iter().all(|c| requirements(c).is_some()));
     }

@@ -153,30 +153,20 @@ mod tests {
 
     #[test]
     fn room_is_the_factor_to_the_limit_either_way() {
-        let floor = check(
-            "C10",
-            Need::SeqWrite(10.0),
-            20.0,
-            Status::Pass,
-            Confidence::High,
-        );
-        assert_eq!(room(&floor), 2.0);
-        let ceiling = check(
-            "C10",
-            Need::FatMax(750.0),
-            500.0,
-            Status::Pass,
-            Confidence::High,
-        );
-        assert_eq!(room(&ceiling), 1.5);
-        let zero = check(
-            "C10",
-            Need::FatMax(750.0),
-            0.0,
-            Status::Pass,
-            Confidence::High,
-        );
-        assert!(room(&zero).is_infinite() || room(&zero) > 1e300);
+        // A passing C10 check of `need` at `measured`.
+        let room_at = |need, measured| {
+            room(&check(
+                "C10",
+                need,
+                measured,
+                Status::Pass,
+                Confidence::High,
+            ))
+        };
+        assert_eq!(room_at(Need::SeqWrite(10.0), 20.0), 2.0);
+        assert_eq!(room_at(Need::FatMax(750.0), 500.0), 1.5);
+        let zero = room_at(Need::FatMax(750.0), 0.0);
+        assert!(zero.is_infinite() || zero > 1e300);
     }
 
     #[test]

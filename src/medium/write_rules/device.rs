@@ -7,7 +7,7 @@
 use super::loops::{LoopBacking, loop_backings};
 use super::messages::{FileUse, Holder, Opener, Use};
 use super::swap::swap_devices;
-use super::writers::writers_of;
+use super::writers::{processes, writers_of};
 use crate::probe::sysfs::{BlockDevice, Mount, parse_mountinfo};
 use std::fs;
 use std::io;
@@ -142,29 +142,18 @@ fn reasons_for(
 /// read (another user's, without privilege) are passed over: this only
 /// names what it can.
 fn openers_of(nodes: &[PathBuf]) -> Vec<Opener> {
-    let Ok(procs) = fs::read_dir("/proc") else {
-        return Vec::new();
-    };
     let mut found = Vec::new();
-    for p in procs.filter_map(|e| e.ok()) {
-        let Some(pid) = p.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
-            continue;
-        };
-        let Ok(fds) = fs::read_dir(p.path().join("fd")) else {
-            continue;
-        };
-        let hit = fds.filter_map(|e| e.ok()).find_map(|fd| {
-            let target = fs::read_link(fd.path()).ok()?;
+    for p in processes() {
+        let Some(fds) = p.fds() else { continue };
+        let hit = fds.into_iter().find_map(|fd| {
+            let target = fs::read_link(p.dir.join("fd").join(&fd)).ok()?;
             let node = nodes.iter().find(|n| **n == target)?;
-            (!path_only(&p.path(), &fd.file_name())).then(|| node.clone())
+            (!path_only(&p.dir, &fd)).then(|| node.clone())
         });
         let Some(node) = hit else { continue };
-        let command = fs::read_to_string(p.path().join("comm"))
-            .map(|c| c.trim_end().to_owned())
-            .unwrap_or_else(|_| "?".into());
         found.push(Opener {
-            pid,
-            command,
+            pid: p.pid,
+            command: p.command(),
             node: node.display().to_string(),
         });
     }

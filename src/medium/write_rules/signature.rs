@@ -12,6 +12,34 @@ fn at(buf: &[u8], offset: usize, pattern: &[u8]) -> bool {
     buf.get(offset..offset + pattern.len()) == Some(pattern)
 }
 
+/// A format known by the bytes it holds at an offset: (offset, bytes,
+/// name).
+type Magic = (usize, &'static [u8], &'static str);
+
+/// Headers at the very start, checked first.
+const HEADERS: [Magic; 4] = [
+    (0, b"LUKS\xba\xbe", "LUKS"),
+    (0, b"XFSB", "XFS"),
+    (3, b"NTFS    ", "NTFS"),
+    (3, b"EXFAT   ", "exFAT"),
+];
+
+/// FAT's type strings in its boot sector, believed only behind the boot
+/// signature.
+const FAT: [Magic; 3] = [
+    (54, b"FAT12", "FAT12"),
+    (54, b"FAT16", "FAT16"),
+    (82, b"FAT32", "FAT32"),
+];
+
+/// The name of the first format of `table` whose bytes `buf` holds.
+fn first_magic(buf: &[u8], table: &[Magic]) -> Option<&'static str> {
+    let (_, _, name) = table
+        .iter()
+        .find(|(offset, bytes, _)| at(buf, *offset, bytes))?;
+    Some(name)
+}
+
 fn le_u32(buf: &[u8], offset: usize) -> Option<u32> {
     let b: [u8; 4] = buf.get(offset..offset + 4)?.try_into().ok()?;
     Some(u32::from_le_bytes(b))
@@ -51,28 +79,11 @@ fn ext_flavour(buf: &[u8]) -> &'static str {
 pub fn has_data_signature(first_bytes: &[u8]) -> Option<&'static str> {
     let b = first_bytes;
     let boot_signature = at(b, 510, &[0x55, 0xAA]);
-    if at(b, 0, b"LUKS\xba\xbe") {
-        return Some("LUKS");
+    if let Some(name) = first_magic(b, &HEADERS) {
+        return Some(name);
     }
-    if at(b, 0, b"XFSB") {
-        return Some("XFS");
-    }
-    if at(b, 3, b"NTFS    ") {
-        return Some("NTFS");
-    }
-    if at(b, 3, b"EXFAT   ") {
-        return Some("exFAT");
-    }
-    if boot_signature {
-        if at(b, 54, b"FAT12") {
-            return Some("FAT12");
-        }
-        if at(b, 54, b"FAT16") {
-            return Some("FAT16");
-        }
-        if at(b, 82, b"FAT32") {
-            return Some("FAT32");
-        }
+    if boot_signature && let Some(name) = first_magic(b, &FAT) {
+        return Some(name);
     }
     if at(b, 1080, &[0x53, 0xEF]) {
         return Some(ext_flavour(b));

@@ -5,8 +5,9 @@
 use super::messages::{FileUse, Opener};
 use super::stat_identity;
 use crate::medium::storage::FileId;
+use std::ffi::OsString;
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// What `/proc/<pid>/fdinfo/<fd>` says about an open file: its open flags
 /// (octal in the file) and, on kernels that show it, its inode.
@@ -42,31 +43,14 @@ impl FdInfo {
 /// or whose `/proc` entries cannot be read are passed over: this names what
 /// it can see.
 pub(super) fn writers_of(file: FileId) -> Vec<FileUse> {
-    let Ok(procs) = fs::read_dir("/proc") else {
-        return Vec::new();
-    };
     let me = std::process::id();
     let mut openers = Vec::new();
-    for p in procs.filter_map(|e| e.ok()) {
-        let Some(pid) = p.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
-            continue;
-        };
-        if pid == me {
-            continue;
-        }
-        let Ok(fds) = fs::read_dir(p.path().join("fd")) else {
-            continue;
-        };
-        let writes = fds
-            .filter_map(|e| e.ok())
-            .any(|fd| fd_writes(&p.path(), &fd.file_name(), file));
-        if writes {
-            let command = fs::read_to_string(p.path().join("comm"))
-                .map(|c| c.trim_end().to_owned())
-                .unwrap_or_else(|_| "?".into());
+    for p in processes().filter(|p| p.pid != me) {
+        let Some(fds) = p.fds() else { continue };
+        if fds.into_iter().any(|fd| fd_writes(&p.dir, &fd, file)) {
             openers.push(Opener {
-                pid,
-                command,
+                pid: p.pid,
+                command: p.command(),
                 node: String::new(),
             });
         }
@@ -76,6 +60,40 @@ pub(super) fn writers_of(file: FileId) -> Vec<FileUse> {
         true => Vec::new(),
         false => vec![FileUse::Writers { openers }],
     }
+}
+
+/// A process seen in `/proc`.
+pub(super) struct Process {
+    pub pid: u32,
+    /// `/proc/<pid>`.
+    pub dir: PathBuf,
+}
+
+impl Process {
+    /// The names of its descriptors (`/proc/<pid>/fd`); `None` when they
+    /// cannot be read (it exited, or it is another user's).
+    pub fn fds(&self) -> Option<Vec<OsString>> {
+        let fds = fs::read_dir(self.dir.join("fd")).ok()?;
+        Some(fds.filter_map(|e| e.ok()).map(|e| e.file_name()).collect())
+    }
+
+    /// Its command name (`comm`), or `?` when it cannot be read.
+    pub fn command(&self) -> String {
+        fs::read_to_string(self.dir.join("comm"))
+            .map(|c| c.trim_end().to_owned())
+            .unwrap_or_else(|_| "?".into())
+    }
+}
+
+/// The processes in `/proc`, by the directories named by a pid; none when
+/// `/proc` cannot be read.
+pub(super) fn processes() -> impl Iterator<Item = Process> {
+    let entries = fs::read_dir("/proc").into_iter().flatten();
+    entries.filter_map(|e| {
+        let e = e.ok()?;
+        let pid = e.file_name().to_str()?.parse::<u32>().ok()?;
+        Some(Process { pid, dir: e.path() })
+    })
 }
 
 /// Whether descriptor `fd` of the process at `proc_dir` is `file` opened

@@ -38,6 +38,10 @@ mod section;
 mod tests;
 
 pub use curve::refresh_curve;
+/// The synthetic results of the renderers' tests make their repetitions as
+/// the merge does.
+#[cfg(test)]
+pub(crate) use section::from_spans;
 
 /// One rank's result as rank 0 received it, with who sent it and how its
 /// clock maps onto rank 0's.

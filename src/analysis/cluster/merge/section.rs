@@ -174,7 +174,7 @@ fn repetition(ranks: &[RankResult], i: usize, j: usize, bytes: u64, epoch: i64) 
 
 /// The figures of one repetition from its ranks' spans; `bytes` is the
 /// merged repetition's.
-fn from_spans(spans: Vec<RankSpan>, bytes: u64, first_start: i64) -> MpiRepetition {
+pub(crate) fn from_spans(spans: Vec<RankSpan>, bytes: u64, first_start: i64) -> MpiRepetition {
     let starts = spans.iter().map(|s| s.start_ns);
     let ends = spans.iter().map(|s| s.end_ns);
     let (last_start, first_end, last_end) = (

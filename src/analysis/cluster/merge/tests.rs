@@ -367,8 +367,13 @@ fn ranks_that_ran_different_tests_are_named_in_one_line() {
     ranks[1].result.tests[0].name = "/dev/zr1 read 1MiB".into();
     ranks[2].result.tests[0].workload.block_size = 4096;
     ranks[3].result.tests[0].workload.queue_depth = 32;
-    let err = merge(ranks.clone(), MergeOptions::default()).unwrap_err();
-    let line = err.to_string();
+    // The one line a merge of these ranks is refused with.
+    let refusal = |ranks: &[RankResult]| {
+        merge(ranks.to_vec(), MergeOptions::default())
+            .unwrap_err()
+            .to_string()
+    };
+    let line = refusal(&ranks);
     assert!(
         line.starts_with(
             "ranks ran different tests: rank 2 (h2), rank 3 (h3) differ from rank 0 (h0); \
@@ -377,9 +382,7 @@ fn ranks_that_ran_different_tests_are_named_in_one_line() {
         "{line}"
     );
     ranks[2].result.tests[0].workload.block_size = ranks[0].result.tests[0].workload.block_size;
-    let line = merge(ranks.clone(), MergeOptions::default())
-        .unwrap_err()
-        .to_string();
+    let line = refusal(&ranks);
     assert!(
         line.ends_with("test 1 (`SEQ 1MB read`) has queue depth 32 against 1"),
         "{line}"
@@ -387,18 +390,14 @@ fn ranks_that_ran_different_tests_are_named_in_one_line() {
     // A different command, and a test missing without a reason.
     ranks[3].result.tests[0].workload.queue_depth = 1;
     ranks[1].result = crate::testdata::as_run(ranks[1].result.clone());
-    let line = merge(ranks.clone(), MergeOptions::default())
-        .unwrap_err()
-        .to_string();
+    let line = refusal(&ranks);
     assert!(
         line.contains("rank 1: ran `run` where rank 0 ran `profile`"),
         "{line}"
     );
     ranks[1].result = ranks[0].result.clone();
     ranks[1].result.tests.clear();
-    let line = merge(ranks.clone(), MergeOptions::default())
-        .unwrap_err()
-        .to_string();
+    let line = refusal(&ranks);
     assert!(line.contains("rank 1: ran 0 tests against 1"), "{line}");
     assert!(!line.contains('\n'));
 }

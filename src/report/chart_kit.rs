@@ -1,6 +1,7 @@
 //! The one way every chart is drawn: plotters' SVG backend, set up here for
 //! the two places a chart is shown ([`SvgSize`]): its size, its text, its
-//! colours, a legend above the plot and the tooltips plotters cannot write.
+//! colours, a plot on axes with the ticks it is given ([`plot`]), a legend
+//! above the plot and the tooltips plotters cannot write.
 //! The curve chart (`svg.rs`), the surface and endurance charts
 //! (`svg_life.rs`) and the report's own charts (`html/charts.rs`) all start
 //! from [`render`] and take their fonts and colours from here, so a change
@@ -10,10 +11,13 @@
 //! [`Tips`] lays transparent shapes over the marks after plotters is done,
 //! at the positions plotters mapped them to, each holding its figures.
 
+use crate::report::chart_ticks::tick_label;
 use plotters::coord::Shift;
+use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::fmt::Write;
+use std::ops::Range;
 
 /// Text size of the report's charts, in plotters' points: it writes 1/1.24
 /// of them as the SVG's font size, 20.2 units of a 640-unit-wide chart,
@@ -140,6 +144,100 @@ where
     }
     labels.draw()?;
     Ok(())
+}
+
+/// Room under a plot for its tick labels and its axis caption.
+pub const X_AREA: u32 = 76;
+
+/// A linear axis with the ticks it is given and no others (a log axis is
+/// drawn as the log10 of its values, with a tick per decade).
+pub struct Keyed {
+    pub range: Range<f64>,
+    pub keys: Vec<f64>,
+}
+
+impl Ranged for Keyed {
+    type ValueType = f64;
+    type FormatOption = DefaultFormatting;
+
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        let span = self.range.end - self.range.start;
+        let share = if span.abs() > 1e-12 {
+            (value - self.range.start) / span
+        } else {
+            0.0
+        };
+        limit.0 + (share * f64::from(limit.1 - limit.0)).round() as i32
+    }
+
+    fn key_points<Hint: KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
+        match hint.weight().allow_light_points() {
+            true => Vec::new(),
+            false => self.keys.clone(),
+        }
+    }
+
+    fn range(&self) -> Range<f64> {
+        self.range.clone()
+    }
+}
+
+/// A plot on two [`Keyed`] axes.
+pub type Plot<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<Keyed, Keyed>>;
+
+/// What a plot's axes show: their ranges, ticks, captions and labels.
+pub struct Axes<'s> {
+    pub x: (f64, f64),
+    pub x_keys: Vec<f64>,
+    pub x_desc: &'s str,
+    pub x_label: &'s dyn Fn(f64) -> String,
+    pub y: (f64, f64),
+    pub y_keys: Vec<f64>,
+    pub y_desc: &'s str,
+    /// Room left of the plot: 0 for none (labels inside the rows).
+    pub y_area: u32,
+    /// Margins left and right of the plot.
+    pub sides: (u32, u32),
+}
+
+/// The plot of `axes` on `area`, its grid and labels drawn.
+pub fn plot<'a, 'b>(
+    area: &'a Area<'b>,
+    axes: &Axes<'_>,
+) -> Result<Plot<'a, 'b>, Box<dyn std::error::Error>> {
+    let mut chart = ChartBuilder::on(area)
+        .margin_top(8)
+        .margin_left(axes.sides.0)
+        .margin_right(axes.sides.1)
+        .x_label_area_size(X_AREA)
+        .y_label_area_size(axes.y_area)
+        .build_cartesian_2d(
+            Keyed {
+                range: axes.x.0..axes.x.1,
+                keys: axes.x_keys.clone(),
+            },
+            Keyed {
+                range: axes.y.0..axes.y.1,
+                keys: axes.y_keys.clone(),
+            },
+        )?;
+    let grid = RGBColor(0xd8, 0xdd, 0xe3);
+    let (x_label, y_label) = (|x: &f64| (axes.x_label)(*x), |y: &f64| tick_label(*y));
+    let mut mesh = chart.configure_mesh();
+    mesh.bold_line_style(grid)
+        .axis_style(RGBColor(0x5d, 0x66, 0x70))
+        .label_style(page_font(0).into_font().color(&INK))
+        .axis_desc_style(page_font(0).into_font().color(&INK))
+        .x_desc(axes.x_desc)
+        .x_label_formatter(&x_label)
+        .y_label_formatter(&y_label);
+    if axes.y_area == 0 {
+        mesh.disable_y_mesh().disable_y_axis();
+    } else {
+        mesh.disable_x_mesh().y_desc(axes.y_desc);
+    }
+    mesh.draw()?;
+    Ok(chart)
 }
 
 /// How a legend entry is marked.

@@ -8,17 +8,15 @@
 //! figures on every bar and dot.
 
 use crate::report::chart_kit::{
-    self, Area, Entry, Fallible, INK, Key, PAGE_WIDTH, Tips, legend_height, okabe, page_font,
-    page_text, shown, text_width,
+    self, Area, Axes, Entry, Fallible, INK, Key, PAGE_WIDTH, Plot, Tips, X_AREA, legend_height,
+    okabe, page_text, plot, shown, text_width,
 };
 use crate::report::chart_ticks::{decade_ticks, linear_ticks, tick_label};
 use crate::result::stored::HistoryPoint;
 use crate::stats::LatencySummary;
 use crate::units::{format_latency, format_mbps};
-use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
-use std::ops::Range;
 
 /// Picks one percentile out of a summary.
 type Pick = fn(&LatencySummary) -> u64;
@@ -37,102 +35,8 @@ const ROW_HEIGHT: u32 = 58;
 const BAR_TOP: f64 = 30.0;
 const BAR_BOTTOM: f64 = 50.0;
 
-/// Room under a plot for its tick labels and its axis caption.
-const X_AREA: u32 = 76;
-
 /// Height of a history or line chart's plot.
 const PLOT_HEIGHT: u32 = 240;
-
-/// A linear axis with the ticks it is given and no others (a log axis is
-/// drawn as the log10 of its values, with a tick per decade).
-struct Keyed {
-    range: Range<f64>,
-    keys: Vec<f64>,
-}
-
-impl Ranged for Keyed {
-    type ValueType = f64;
-    type FormatOption = DefaultFormatting;
-
-    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
-        let span = self.range.end - self.range.start;
-        let share = if span.abs() > 1e-12 {
-            (value - self.range.start) / span
-        } else {
-            0.0
-        };
-        limit.0 + (share * f64::from(limit.1 - limit.0)).round() as i32
-    }
-
-    fn key_points<Hint: KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
-        match hint.weight().allow_light_points() {
-            true => Vec::new(),
-            false => self.keys.clone(),
-        }
-    }
-
-    fn range(&self) -> Range<f64> {
-        self.range.clone()
-    }
-}
-
-/// A plot on two [`Keyed`] axes.
-type Plot<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<Keyed, Keyed>>;
-
-/// What a plot's axes show: their ranges, ticks, captions and labels.
-struct Axes<'s> {
-    x: (f64, f64),
-    x_keys: Vec<f64>,
-    x_desc: &'s str,
-    x_label: &'s dyn Fn(f64) -> String,
-    y: (f64, f64),
-    y_keys: Vec<f64>,
-    y_desc: &'s str,
-    /// Room left of the plot: 0 for none (labels inside the rows).
-    y_area: u32,
-    /// Margins left and right of the plot.
-    sides: (u32, u32),
-}
-
-/// The plot of `axes` on `area`, its grid and labels drawn.
-fn plot<'a, 'b>(
-    area: &'a Area<'b>,
-    axes: &Axes<'_>,
-) -> Result<Plot<'a, 'b>, Box<dyn std::error::Error>> {
-    let mut chart = ChartBuilder::on(area)
-        .margin_top(8)
-        .margin_left(axes.sides.0)
-        .margin_right(axes.sides.1)
-        .x_label_area_size(X_AREA)
-        .y_label_area_size(axes.y_area)
-        .build_cartesian_2d(
-            Keyed {
-                range: axes.x.0..axes.x.1,
-                keys: axes.x_keys.clone(),
-            },
-            Keyed {
-                range: axes.y.0..axes.y.1,
-                keys: axes.y_keys.clone(),
-            },
-        )?;
-    let grid = RGBColor(0xd8, 0xdd, 0xe3);
-    let (x_label, y_label) = (|x: &f64| (axes.x_label)(*x), |y: &f64| tick_label(*y));
-    let mut mesh = chart.configure_mesh();
-    mesh.bold_line_style(grid)
-        .axis_style(RGBColor(0x5d, 0x66, 0x70))
-        .label_style(page_font(0).into_font().color(&INK))
-        .axis_desc_style(page_font(0).into_font().color(&INK))
-        .x_desc(axes.x_desc)
-        .x_label_formatter(&x_label)
-        .y_label_formatter(&y_label);
-    if axes.y_area == 0 {
-        mesh.disable_y_mesh().disable_y_axis();
-    } else {
-        mesh.disable_x_mesh().y_desc(axes.y_desc);
-    }
-    mesh.draw()?;
-    Ok(chart)
-}
 
 /// A value axis of a bar chart: decades on a log scale, or round steps
 /// from zero.

@@ -12,9 +12,9 @@
 //! wide phone still has text of 11 px or more.
 
 use super::Export;
-use super::chart_kit::{self, Area, Fallible, PAGE_WIDTH, SvgSize};
+use super::chart_kit::{self, Area, Fallible, PAGE_WIDTH, SvgSize, Tips};
 use crate::result::{CurvePoint, CurveSeries, RunResult};
-use crate::units::format_size;
+use crate::units::{format_mbps, format_size};
 use plotters::prelude::*;
 
 pub struct Svg;
@@ -108,14 +108,21 @@ fn render_sized(r: &RunResult, size: SvgSize) -> String {
     let panel = unaligned.iter().any(|u| !u.is_empty());
     let (width, main_height, panel_height) = dimensions(size);
     let height = main_height + if panel { panel_height } else { 0 };
-    chart_kit::render((width, height), |root| {
+    let mut tips = Tips::default();
+    let svg = chart_kit::render((width, height), |root| {
         let (top, bottom) = root.split_vertically(main_height);
-        draw_main(&top, &series, &direct, size)?;
+        draw_main(&top, &series, &direct, size, &mut tips)?;
         if panel {
-            draw_unaligned(&bottom, &series, &unaligned, size)?;
+            draw_unaligned(&bottom, &series, &unaligned, size, &mut tips)?;
         }
         Ok(())
-    })
+    });
+    // Files stay as plotters wrote them; the page gets each point's
+    // figures as a tooltip, like its other charts.
+    match size {
+        SvgSize::File => svg,
+        SvgSize::Page => tips.overlay(svg, "throughput against transfer size"),
+    }
 }
 
 /// (size, median, min, max) of some points.
@@ -137,6 +144,7 @@ fn draw_main(
     series: &[&CurveSeries],
     direct: &[Plotted],
     size: SvgSize,
+    tips: &mut Tips,
 ) -> Fallible {
     let mut chart = axes(
         area,
@@ -149,7 +157,7 @@ fn draw_main(
         let colour = size.colour(i);
         let label = size.series_name(s, several);
         let buffered = s.series_points().any(|p| p.buffered);
-        draw_points(&mut chart, points, colour, !buffered, label)?;
+        draw_points(&mut chart, points, colour, !buffered, label, tips)?;
         draw_model(&mut chart, s, points, colour)?;
     }
     chart_kit::series_labels(&mut chart, size, Some(SeriesLabelPosition::UpperLeft))
@@ -163,6 +171,7 @@ fn draw_unaligned(
     series: &[&CurveSeries],
     unaligned: &[Plotted],
     size: SvgSize,
+    tips: &mut Tips,
 ) -> Fallible {
     let mut chart = axes(
         area,
@@ -177,7 +186,7 @@ fn draw_unaligned(
         }
         let colour = size.colour(i);
         let label = format!("{} · through the page cache", size.series_name(s, several));
-        draw_points(&mut chart, points, colour, false, label)?;
+        draw_points(&mut chart, points, colour, false, label, tips)?;
         let odd: Vec<(f64, f64)> = s
             .unaligned_points()
             .iter()
@@ -319,12 +328,23 @@ fn draw_points(
     colour: RGBAColor,
     filled: bool,
     label: String,
+    tips: &mut Tips,
 ) -> Fallible {
     let style = if filled {
         colour.filled()
     } else {
         colour.stroke_width(2)
     };
+    for p in points {
+        let tip = format!(
+            "{label}: {} at {} MB/s ({}–{})",
+            format_size(p.0.round() as u64),
+            format_mbps(p.1),
+            format_mbps(p.2),
+            format_mbps(p.3)
+        );
+        tips.dot(chart.backend_coord(&(p.0, p.1)), &tip);
+    }
     chart
         .draw_series(LineSeries::new(
             points.iter().map(|p| (p.0, p.1)),

@@ -271,6 +271,15 @@ fn a_curve_report_overlays_its_series() {
         "model lines in the legend"
     );
     assert!(shapes >= 8, "{shapes} shapes");
+    // Each point (2 targets × 2 patterns × 3 sizes) has its figures as a
+    // tooltip.
+    let tips = roxmltree::Document::parse(svg)
+        .unwrap()
+        .descendants()
+        .filter(|n| n.has_tag_name("title"))
+        .filter(|n| n.text().is_some_and(|t| t.contains(" MB/s (")))
+        .count();
+    assert!(tips >= 12, "{tips} tooltips");
 }
 
 #[test]

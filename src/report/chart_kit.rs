@@ -305,7 +305,8 @@ pub fn legend(area: &Area<'_>, entries: &[Entry]) -> Fallible {
                 marker(area, (x + 12, mid), *colour, *key)?;
             }
         }
-        area.draw(&Text::new(label.as_str(), (x + KEY_WIDTH, mid), &style))?;
+        let text = shown(label, width - x - KEY_WIDTH);
+        area.draw(&Text::new(text, (x + KEY_WIDTH, mid), &style))?;
     }
     Ok(())
 }

@@ -104,6 +104,7 @@ struct Bars<'s> {
     name: &'s str,
 }
 
+/// The chart of `c`: its legend, then its rows on a plot as tall as they.
 fn bar_chart(c: &Bars<'_>) -> String {
     let legend_h = legend_height(c.legend, PAGE_WIDTH);
     let height = legend_h + 8 + c.rows.len().max(1) as u32 * ROW_HEIGHT + X_AREA;
@@ -116,6 +117,7 @@ fn bar_chart(c: &Bars<'_>) -> String {
     tips.overlay(svg, c.name)
 }
 
+/// The rows of `c` on `area`, each bar's pieces with their tooltips.
 fn bar_rows(area: &Area<'_>, c: &Bars<'_>, tips: &mut Tips) -> Fallible {
     let (lo, hi) = c.scale.ends();
     let n = c.rows.len().max(1) as f64;

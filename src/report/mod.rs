@@ -5,6 +5,8 @@
 
 pub mod caveats;
 mod cells;
+mod chart_kit;
+mod chart_ticks;
 pub mod compare;
 mod csv;
 pub mod curve_words;

@@ -6,56 +6,21 @@
 //! O_DIRECT axes a page cache figure would tower over its neighbours.
 //! Drawn with plotters' SVG backend, so it needs no fonts at build time.
 //!
-//! Two sizes ([`SvgSize`]): the `--svg` file, 960 units wide with plotters'
-//! own text sizes, and the HTML report's, narrower with larger text, so the
-//! chart scaled to a 400 px wide phone still has text of 11 px or more.
+//! Two sizes ([`SvgSize`], set up with every other chart in `chart_kit`):
+//! the `--svg` file, 960 units wide with plotters' own text sizes, and the
+//! HTML report's, narrower with larger text, so the chart scaled to a 400 px
+//! wide phone still has text of 11 px or more.
 
 use super::Export;
+use super::chart_kit::{self, Area, Fallible, PAGE_WIDTH, SvgSize, Tips};
 use crate::result::{CurvePoint, CurveSeries, RunResult};
-use crate::units::format_size;
+use crate::units::{format_mbps, format_size};
 use plotters::prelude::*;
 
 pub struct Svg;
 
-/// Where a shared chart is shown, which decides its size and its text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SvgSize {
-    /// A file of its own (`--svg`): wide, plotters' default text.
-    File,
-    /// Inside the HTML report, scaled to the page: 640 units wide with
-    /// text of [`PAGE_FONT`] units, 11.75 px at a 400 px wide window.
-    Page,
-}
-
-/// Text size of the report's charts, in plotters' points: it writes 1/1.24
-/// of them as the SVG's font size, 20.2 units of a 640-unit-wide chart,
-/// 11.4 px at the 361 px the page has at a 400 px wide window with a
-/// classic scroll bar.
-pub const PAGE_FONT: u32 = 25;
-/// Width of the report's charts.
-pub const PAGE_WIDTH: u32 = 640;
-
+/// How the curve chart differs between a file and the page.
 impl SvgSize {
-    /// A font for text of this size's charts; None keeps plotters' own.
-    pub fn font(self, extra: u32) -> Option<(&'static str, u32)> {
-        match self {
-            SvgSize::File => None,
-            SvgSize::Page => Some(("sans-serif", PAGE_FONT + extra)),
-        }
-    }
-
-    /// Colour of series `i`: plotters' palette in files (as they always
-    /// were), Okabe–Ito in the report, like its other charts.
-    pub fn colour(self, i: usize) -> RGBAColor {
-        match self {
-            SvgSize::File => Palette99::pick(i).to_rgba(),
-            SvgSize::Page => {
-                let (r, g, b) = crate::report::palette::rgb(i);
-                RGBColor(r, g, b).to_rgba()
-            }
-        }
-    }
-
     /// A series' name: in the report, where the page names the target, the
     /// target only when the chart has several.
     fn series_name(self, s: &CurveSeries, several_targets: bool) -> String {
@@ -103,14 +68,6 @@ impl SvgSize {
             }
         }
     }
-
-    /// Room for the tick labels and the axis description: (x, y).
-    pub fn label_areas(self, file: (u32, u32)) -> (u32, u32) {
-        match self {
-            SvgSize::File => file,
-            SvgSize::Page => (72, 104),
-        }
-    }
 }
 
 impl Svg {
@@ -139,19 +96,32 @@ impl Export for Svg {
 }
 
 fn render_sized(r: &RunResult, size: SvgSize) -> String {
-    {
-        let mut out = String::new();
-        let series: Vec<&CurveSeries> = r
-            .payload
-            .curve()
-            .into_iter()
-            .flat_map(|c| &c.series)
-            .filter(|s| s.skipped.is_none())
-            .collect();
-        // Drawing into a String cannot fail for I/O reasons; a plotting error
-        // leaves an empty chart rather than no file.
-        let _ = draw(&mut out, &series, size);
-        out
+    let series: Vec<&CurveSeries> = r
+        .payload
+        .curve()
+        .into_iter()
+        .flat_map(|c| &c.series)
+        .filter(|s| s.skipped.is_none())
+        .collect();
+    let direct: Vec<Plotted> = series.iter().map(|s| series_points(s)).collect();
+    let unaligned: Vec<Plotted> = series.iter().map(|s| unaligned_points(s)).collect();
+    let panel = unaligned.iter().any(|u| !u.is_empty());
+    let (width, main_height, panel_height) = dimensions(size);
+    let height = main_height + if panel { panel_height } else { 0 };
+    let mut tips = Tips::default();
+    let svg = chart_kit::render((width, height), |root| {
+        let (top, bottom) = root.split_vertically(main_height);
+        draw_main(&top, &series, &direct, size, &mut tips)?;
+        if panel {
+            draw_unaligned(&bottom, &series, &unaligned, size, &mut tips)?;
+        }
+        Ok(())
+    });
+    // Files stay as plotters wrote them; the page gets each point's
+    // figures as a tooltip, like its other charts.
+    match size {
+        SvgSize::File => svg,
+        SvgSize::Page => tips.overlay(svg, "throughput against transfer size"),
     }
 }
 
@@ -169,37 +139,13 @@ fn bounds<'a>(points: impl Iterator<Item = &'a (f64, f64, f64, f64)> + Clone) ->
     }
 }
 
-fn draw(
-    out: &mut String,
-    series: &[&CurveSeries],
-    size: SvgSize,
-) -> Result<(), Box<dyn std::error::Error>> {
-    let direct: Vec<Plotted> = series.iter().map(|s| series_points(s)).collect();
-    let unaligned: Vec<Plotted> = series.iter().map(|s| unaligned_points(s)).collect();
-    let panel = unaligned.iter().any(|u| !u.is_empty());
-    let (width, main_height, panel_height) = dimensions(size);
-    let height = if panel {
-        main_height + panel_height
-    } else {
-        main_height
-    };
-    let root = SVGBackend::with_string(out, (width, height)).into_drawing_area();
-    root.fill(&WHITE)?;
-    let (top, bottom) = root.split_vertically(main_height);
-    draw_main(&top, series, &direct, size)?;
-    if panel {
-        draw_unaligned(&bottom, series, &unaligned, size)?;
-    }
-    root.present()?;
-    Ok(())
-}
-
 fn draw_main(
-    area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+    area: &Area<'_>,
     series: &[&CurveSeries],
     direct: &[Plotted],
     size: SvgSize,
-) -> Result<(), Box<dyn std::error::Error>> {
+    tips: &mut Tips,
+) -> Fallible {
     let mut chart = axes(
         area,
         "Throughput against transfer size",
@@ -211,21 +157,22 @@ fn draw_main(
         let colour = size.colour(i);
         let label = size.series_name(s, several);
         let buffered = s.series_points().any(|p| p.buffered);
-        draw_points(&mut chart, points, colour, !buffered, label)?;
+        draw_points(&mut chart, points, colour, !buffered, label, tips)?;
         draw_model(&mut chart, s, points, colour)?;
     }
-    legend(&mut chart, size)
+    chart_kit::series_labels(&mut chart, size, Some(SeriesLabelPosition::UpperLeft))
 }
 
 /// The unaligned panel: per series one line through its unaligned sizes
 /// and their neighbours (hollow circles), the unaligned sizes marked by a
 /// cross.
 fn draw_unaligned(
-    area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+    area: &Area<'_>,
     series: &[&CurveSeries],
     unaligned: &[Plotted],
     size: SvgSize,
-) -> Result<(), Box<dyn std::error::Error>> {
+    tips: &mut Tips,
+) -> Fallible {
     let mut chart = axes(
         area,
         size.caption(UNALIGNED_CAPTION, "Unaligned sizes, through the page cache"),
@@ -239,7 +186,7 @@ fn draw_unaligned(
         }
         let colour = size.colour(i);
         let label = format!("{} · through the page cache", size.series_name(s, several));
-        draw_points(&mut chart, points, colour, false, label)?;
+        draw_points(&mut chart, points, colour, false, label, tips)?;
         let odd: Vec<(f64, f64)> = s
             .unaligned_points()
             .iter()
@@ -264,7 +211,7 @@ fn draw_unaligned(
             })
             .legend(move |(x, y)| Cross::new((x + 10, y), 5, colour.stroke_width(2)));
     }
-    legend(&mut chart, size)
+    chart_kit::series_labels(&mut chart, size, Some(SeriesLabelPosition::UpperLeft))
 }
 
 /// A series' target path as a legend shows it: escaped and cut, since an
@@ -283,7 +230,7 @@ fn several_targets(series: &[&CurveSeries]) -> bool {
 
 /// Labelled log2-size against MB/s axes on `area`.
 fn axes<'a, 'b>(
-    area: &'a DrawingArea<SVGBackend<'b>, plotters::coord::Shift>,
+    area: &'a Area<'b>,
     caption: &str,
     (x0, x1, y1): (f64, f64, f64),
     size: SvgSize,
@@ -312,22 +259,6 @@ fn axes<'a, 'b>(
     Ok(chart)
 }
 
-fn legend<'a, 'b: 'a>(
-    chart: &mut Chart<'a, 'b>,
-    size: SvgSize,
-) -> Result<(), Box<dyn std::error::Error>> {
-    let mut labels = chart.configure_series_labels();
-    labels
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .position(SeriesLabelPosition::UpperLeft);
-    if let Some(font) = size.font(0) {
-        labels.label_font(font);
-    }
-    labels.draw()?;
-    Ok(())
-}
-
 type Chart<'a, 'b> = ChartContext<
     'a,
     SVGBackend<'b>,
@@ -351,7 +282,7 @@ fn draw_model(
     s: &CurveSeries,
     direct: &[(f64, f64, f64, f64)],
     colour: RGBAColor,
-) -> Result<(), Box<dyn std::error::Error>> {
+) -> Fallible {
     let Some(fit) = &s.model else { return Ok(()) };
     let (first, last) = (
         direct.first().map_or(512.0, |p| p.0),
@@ -397,12 +328,23 @@ fn draw_points(
     colour: RGBAColor,
     filled: bool,
     label: String,
-) -> Result<(), Box<dyn std::error::Error>> {
+    tips: &mut Tips,
+) -> Fallible {
     let style = if filled {
         colour.filled()
     } else {
         colour.stroke_width(2)
     };
+    for p in points {
+        let tip = format!(
+            "{label}: {} at {} MB/s ({}–{})",
+            format_size(p.0.round() as u64),
+            format_mbps(p.1),
+            format_mbps(p.2),
+            format_mbps(p.3)
+        );
+        tips.dot(chart.backend_coord(&(p.0, p.1)), &tip);
+    }
     chart
         .draw_series(LineSeries::new(
             points.iter().map(|p| (p.0, p.1)),

@@ -5,10 +5,9 @@
 //! curve chart, each comes in a file size and a page size ([`SvgSize`]).
 
 use super::Export;
-use super::svg::{PAGE_WIDTH, SvgSize};
+use super::chart_kit::{self, Area, Fallible, PAGE_WIDTH, SvgSize, okabe};
 use crate::result::RunResult;
 use crate::result::device::{EndureReport, SurfaceReport};
-use plotters::coord::Shift;
 use plotters::prelude::*;
 
 /// (width, height) of both panels together.
@@ -19,8 +18,6 @@ fn dimensions(size: SvgSize) -> (u32, u32) {
     }
 }
 
-type Panel<'a, 'b> = DrawingArea<SVGBackend<'b>, Shift>;
-type Fallible = Result<(), Box<dyn std::error::Error>>;
 /// A labelled line: legend text, points, colour.
 type Series<'a> = (&'a str, Vec<(f64, f64)>, RGBColor);
 
@@ -39,13 +36,7 @@ fn upper_share(size: SvgSize, height: u32) -> u32 {
 fn colours(size: SvgSize) -> (RGBColor, RGBColor, RGBColor) {
     match size {
         SvgSize::File => (BLUE, GREEN, RED),
-        SvgSize::Page => {
-            let pick = |i| {
-                let (r, g, b) = crate::report::palette::rgb(i);
-                RGBColor(r, g, b)
-            };
-            (pick(0), pick(2), pick(1))
-        }
+        SvgSize::Page => (okabe(0), okabe(2), okabe(1)),
     }
 }
 
@@ -69,11 +60,12 @@ impl SurfaceSvg {
 }
 
 fn surface_sized(r: &RunResult, size: SvgSize) -> String {
-    let mut out = String::new();
-    if let Some(s) = r.payload.surface() {
-        let _ = draw_surface(&mut out, s, &r.target.path, size);
+    match r.payload.surface() {
+        Some(s) => chart_kit::render(dimensions(size), |root| {
+            draw_surface(root, s, &r.target.path, size)
+        }),
+        None => String::new(),
     }
-    out
 }
 
 impl Export for EndureSvg {
@@ -90,11 +82,12 @@ impl EndureSvg {
 }
 
 fn endure_sized(r: &RunResult, size: SvgSize) -> String {
-    let mut out = String::new();
-    if let Some(e) = r.payload.endure() {
-        let _ = draw_endure(&mut out, e, &r.target.path, size);
+    match r.payload.endure() {
+        Some(e) => chart_kit::render(dimensions(size), |root| {
+            draw_endure(root, e, &r.target.path, size)
+        }),
+        None => String::new(),
     }
-    out
 }
 
 fn top_of(values: impl Iterator<Item = f64>) -> f64 {
@@ -102,7 +95,7 @@ fn top_of(values: impl Iterator<Item = f64>) -> f64 {
 }
 
 fn line(
-    area: &Panel<'_, '_>,
+    area: &Area<'_>,
     title: &str,
     x: (f64, f64, &str),
     y_desc: &str,
@@ -120,7 +113,7 @@ fn line(
         .build_cartesian_2d(x.0..x.1, 0f64..top)?;
     let mut mesh = chart.configure_mesh();
     mesh.x_desc(x.2).y_desc(y_desc);
-    let short = |v: &f64| crate::report::html::svg_kit::tick_label(*v);
+    let short = |v: &f64| crate::report::chart_ticks::tick_label(*v);
     if let Some(font) = size.font(0) {
         // Larger text has room for fewer labels, written short (10, not 10.0).
         mesh.label_style(font)
@@ -144,19 +137,11 @@ fn line(
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], colour));
         chart.draw_series(points.iter().map(|&p| Circle::new(p, 2, colour.filled())))?;
     }
-    let mut labels = chart.configure_series_labels();
-    labels.background_style(WHITE.mix(0.85)).border_style(BLACK);
-    if let Some(font) = size.font(0) {
-        labels.label_font(font);
-    }
-    labels.draw()?;
-    Ok(())
+    chart_kit::series_labels(&mut chart, size, None)
 }
 
-fn draw_surface(out: &mut String, s: &SurfaceReport, path: &str, size: SvgSize) -> Fallible {
-    let (width, height) = dimensions(size);
-    let root = SVGBackend::with_string(out, (width, height)).into_drawing_area();
-    root.fill(&WHITE)?;
+fn draw_surface(root: &Area<'_>, s: &SurfaceReport, path: &str, size: SvgSize) -> Fallible {
+    let height = dimensions(size).1;
     let (upper, lower) = root.split_vertically(upper_share(size, height));
     let read: Vec<_> = s.samples.iter().map(|p| (p.percent, p.read_mb_s)).collect();
     let write: Vec<_> = s
@@ -191,14 +176,11 @@ fn draw_surface(out: &mut String, s: &SurfaceReport, path: &str, size: SvgSize) 
     };
     let lower_series = [(access_name, access, red)];
     line(&lower, "access time", x, "ms", &lower_series, &slow, size)?;
-    root.present()?;
     Ok(())
 }
 
-fn draw_endure(out: &mut String, e: &EndureReport, path: &str, size: SvgSize) -> Fallible {
-    let (width, height) = dimensions(size);
-    let root = SVGBackend::with_string(out, (width, height)).into_drawing_area();
-    root.fill(&WHITE)?;
+fn draw_endure(root: &Area<'_>, e: &EndureReport, path: &str, size: SvgSize) -> Fallible {
+    let height = dimensions(size).1;
     let (upper, lower) = root.split_vertically(upper_share(size, height));
     let last = e.cycles.last().map_or(1.0, |c| f64::from(c.cycle)) + 0.5;
     let x = (0.5, last.max(1.5), "cycle");
@@ -238,6 +220,5 @@ fn draw_endure(out: &mut String, e: &EndureReport, path: &str, size: SvgSize) ->
         &[],
         size,
     )?;
-    root.present()?;
     Ok(())
 }

@@ -19,7 +19,6 @@ mod overview;
 mod ranks;
 mod sections;
 mod sustain;
-pub(crate) mod svg_kit;
 
 use crate::result::RunResult;
 use crate::result::stored::HistoryPoint;

@@ -6,8 +6,8 @@
 
 use super::devices::{DeviceGroup, Headline, Headlines, headlines, verdicts};
 use super::flash::{self, Mark, Verdict};
-use super::svg_kit::tick_label;
 use super::{charts, esc, sections};
+use crate::report::chart_ticks::tick_label;
 use crate::result::RunResult;
 use crate::result::stored::HistoryPoint;
 use crate::units::{format_mbps, format_size};

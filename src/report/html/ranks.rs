@@ -179,9 +179,18 @@ mod tests {
             "{bars:?}"
         );
         assert!(bars[3].ends_with("(straggler)"), "{bars:?}");
+        // Each tooltip lies over its bar: the drawn box at the same place.
+        let place = |n: &roxmltree::Node| {
+            ["x", "y", "width", "height"].map(|a| n.attribute(a).map(str::to_string))
+        };
+        let drawn: Vec<_> = svg
+            .descendants()
+            .filter(|n| n.has_tag_name("rect") && n.first_element_child().is_none())
+            .collect();
         let fills: Vec<&str> = svg
             .descendants()
             .filter(|n| n.has_tag_name("rect") && n.children().any(|c| c.has_tag_name("title")))
+            .filter_map(|tip| drawn.iter().find(|d| place(d) == place(&tip)))
             .filter_map(|n| n.attribute("fill"))
             .collect();
         assert_eq!(fills[..3], [crate::report::palette::colour(0); 3]);

@@ -529,7 +529,9 @@ fn every_flash_command_with_preserve_leaves_a_fake_card_as_it_was() {
 
 /// `iocurve recover --journal-dir dir`, run to its end.
 fn recover_in(dir: &std::path::Path) -> std::process::Output {
-    iocurve()
+    // Wide: its sentences are searched for, and a narrow terminal would
+    // break them wherever the (random) paths before them end.
+    common::iocurve_wide()
         .args(["recover", "--journal-dir"])
         .arg(dir)
         .output()
@@ -567,6 +569,8 @@ fn spawn_slowed(argv: &[String], delay_ms: u32) -> std::process::Child {
     common::iocurve_std()
         .args(argv)
         .env("IOCURVE_TEST_JOURNAL_DELAY_MS", delay_ms.to_string())
+        // Sentences are searched for in what it says: no line breaks.
+        .env("COLUMNS", "1000")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -767,7 +771,7 @@ fn a_journal_file_system_turning_read_only_mid_run_loses_nothing() {
         };
         assert!(
             expected.iter().all(|e| recovered.contains(e)),
-            "{recovered}"
+            "killed: {killed}: recover said: {recovered}\nthe run said: {said}"
         );
         assert_eq!(
             std::fs::read(&bench.target).unwrap(),

@@ -119,7 +119,68 @@ mod tests {
         assert!(advise(&[]).is_none());
     }
 
+    /// Every number a reading holds is finite, so its JSON (which has no
+    /// infinity and no NaN) reads back as the same reading: ranks send
+    /// their readings as JSON to be merged, and a stored run is read back.
+    fn assert_round_trips(r: &CurveReading) -> Result<(), TestCaseError> {
+        let json = serde_json::to_string(r).unwrap();
+        let back: Result<CurveReading, _> = serde_json::from_str(&json);
+        prop_assert!(back.is_ok(), "{json}: {back:?}");
+        // Microseconds are stored as seconds, so the last bit may move;
+        // otherwise what is read back says the same.
+        let again = serde_json::to_value(back.unwrap()).unwrap();
+        let first: serde_json::Value = serde_json::from_str(&json).unwrap();
+        prop_assert!(same_to_rounding(&first, &again), "{first} against {again}");
+        Ok(())
+    }
+
+    /// Whether two JSON documents differ at most in a number's last bits.
+    fn same_to_rounding(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+        use serde_json::Value::{Array, Number, Object};
+        match (a, b) {
+            (Number(x), Number(y)) => {
+                let (x, y) = (x.as_f64().unwrap(), y.as_f64().unwrap());
+                (x - y).abs() <= 1e-12 * x.abs().max(y.abs())
+            }
+            (Array(x), Array(y)) => {
+                x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_to_rounding(x, y))
+            }
+            (Object(x), Object(y)) => {
+                x.len() == y.len()
+                    && x.iter()
+                        .all(|(k, v)| y.get(k).is_some_and(|w| same_to_rounding(v, w)))
+            }
+            _ => a == b,
+        }
+    }
+
     proptest! {
+        #[test]
+        fn every_reading_of_any_points_reads_back_from_its_json(
+            points in prop::collection::vec(
+                (9u32..27, 0u32..100, prop_oneof![
+                    8 => 1e2f64..1e9,
+                    1 => Just(0.0),
+                    1 => prop::num::f64::ANY,
+                ], any::<bool>()),
+                0..12,
+            ),
+        ) {
+            let pts: Vec<SizePoint> = points
+                .into_iter()
+                .map(|(log2, extra, t, buffered)| {
+                    let size = (1u64 << log2) + u64::from(extra) * 512;
+                    SizePoint {
+                        size,
+                        time_per_op_ns: t,
+                        mb_per_s: size as f64 / t * 1e3,
+                        buffered: buffered && log2 % 3 == 0,
+                    }
+                })
+                .collect();
+            assert_round_trips(&read_curve(&pts))?;
+        }
+
         #[test]
         fn advice_only_names_a_measured_size(
             t0_us in 1.0f64..5000.0,

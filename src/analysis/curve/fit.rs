@@ -220,17 +220,27 @@ fn leave_one_out(data: &[(f64, f64, f64)], line: &LineFit) -> Option<(f64, f64)>
         };
         let t0 = ((other.intercept - line.intercept) / line.intercept).abs();
         let b = (line.slope / other.slope - 1.0).abs();
-        worst = (worst.0.max(t0), worst.1.max(b));
+        // A zero intercept or slope has no relative change; the checks of
+        // a fixed cost at or below zero and of the slope say what is wrong.
+        worst = (finite_max(worst.0, t0), finite_max(worst.1, b));
     }
     Some(worst)
 }
 
-/// |measured − model| / model; infinite when the model is not positive.
+/// The larger of `worst` and `x`, where `x` counts only when finite.
+fn finite_max(worst: f64, x: f64) -> f64 {
+    if x.is_finite() { worst.max(x) } else { worst }
+}
+
+/// |measured − model| / model; zero (nothing to state) where the model is
+/// not positive: the line gives no time there only when its fixed cost is
+/// below zero, which its own check reports. A stated error is finite, as
+/// every number a result holds (JSON has no infinity).
 fn relative_error(measured: f64, model: f64) -> f64 {
     if model > 0.0 {
-        ((measured - model) / model).abs()
+        finite_max(0.0, ((measured - model) / model).abs())
     } else {
-        f64::INFINITY
+        0.0
     }
 }
 
@@ -254,7 +264,10 @@ pub(super) fn standard_errors(data: &[(f64, f64, f64)], line: &LineFit) -> Optio
         .map(|&(x, y, w)| w * (y - line.at(x)).powi(2))
         .sum();
     let variance = ss / (m - 2) as f64;
+    // Weights of times far beyond any device's (1/t² underflowing) leave
+    // no error to state: none, rather than a NaN no JSON can carry.
     Some(((variance * sxx / det).sqrt(), (variance * s / det).sqrt()))
+        .filter(|(a, b)| a.is_finite() && b.is_finite())
 }
 
 #[cfg(test)]

@@ -105,23 +105,84 @@ fn with_db(mut args: Vec<String>, dir: &str) -> Vec<String> {
     args
 }
 
-/// The shipped schema `file`, compiled.
-fn validator(file: &str) -> jsonschema::Validator {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("schema")
-        .join(file);
-    let schema: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap())
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    jsonschema::validator_for(&schema).unwrap_or_else(|e| panic!("{file}: {e}"))
+/// A shipped schema, checked by an external validator (the Python
+/// `jsonschema` package, through `tests/support/validate_json.py`), one
+/// document per line.
+pub(crate) struct Validator {
+    child: std::process::Child,
+    input: std::process::ChildStdin,
+    output: std::io::BufReader<std::process::ChildStdout>,
+}
+
+/// A Python 3 that has the `jsonschema` package, or why there is none.
+fn python_with_jsonschema() -> Result<&'static str, String> {
+    ["python3", "/usr/bin/python3"]
+        .into_iter()
+        .find(|py| {
+            std::process::Command::new(py)
+                .args(["-c", "import jsonschema"])
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+        .ok_or_else(|| {
+            "no python3 with the jsonschema package (apt install python3-jsonschema)".into()
+        })
+}
+
+/// The shipped schema `file`, loaded by the validator; why not, where no
+/// validator is installed.
+fn validator(file: &str) -> Result<Validator, String> {
+    use std::process::Stdio;
+    let python = python_with_jsonschema()?;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut child = std::process::Command::new(python)
+        .arg(root.join("tests/support/validate_json.py"))
+        .arg(root.join("schema").join(file))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("{python}: {e}"))?;
+    let input = child.stdin.take().unwrap();
+    let output = std::io::BufReader::new(child.stdout.take().unwrap());
+    Ok(Validator {
+        child,
+        input,
+        output,
+    })
+}
+
+impl Validator {
+    /// Where and how `doc` breaks the schema (the first ten places).
+    fn errors(&mut self, doc: &Value) -> Vec<String> {
+        use std::io::{BufRead, Write};
+        writeln!(self.input, "{doc}").expect("the validator reads");
+        let mut line = String::new();
+        self.output
+            .read_line(&mut line)
+            .expect("the validator answers");
+        let found: Vec<Value> = serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("the validator said {line:?}: {e}"));
+        found
+            .iter()
+            .map(|e| format!("  at {}: {}", e["at"], e["error"]))
+            .collect()
+    }
+
+    fn is_valid(&mut self, doc: &Value) -> bool {
+        self.errors(doc).is_empty()
+    }
+}
+
+impl Drop for Validator {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 /// Fails naming every place `doc` breaks the schema.
-fn assert_valid(v: &jsonschema::Validator, doc: &Value, what: &str) {
-    let errors: Vec<String> = v
-        .iter_errors(doc)
-        .map(|e| format!("  at {}: {e}", e.instance_path()))
-        .take(10)
-        .collect();
+fn assert_valid(v: &mut Validator, doc: &Value, what: &str) {
+    let errors = v.errors(doc);
     assert!(
         errors.is_empty(),
         "{what} breaks the schema:\n{}",
@@ -131,7 +192,7 @@ fn assert_valid(v: &jsonschema::Validator, doc: &Value, what: &str) {
 
 /// The schema is a contract, not a formality: a seed written as a number,
 /// a missing `tests` or an unknown `command` breaks it.
-fn refuses_a_broken_copy(v: &jsonschema::Validator, doc: &Value, name: &str) {
+fn refuses_a_broken_copy(v: &mut Validator, doc: &Value, name: &str) {
     let mut broken = doc.clone();
     broken.as_object_mut().unwrap().remove("tests");
     assert!(!v.is_valid(&broken), "{name}: valid without tests");
@@ -185,7 +246,7 @@ fn seeds(doc: &Value, out: &mut Vec<Value>) {
 
 #[test]
 fn every_json_document_follows_its_shipped_schema() {
-    let validators: Vec<(Doc, jsonschema::Validator)> = [
+    let validators: Result<Vec<(Doc, Validator)>, String> = [
         Doc::Result,
         Doc::Compare,
         Doc::Probe,
@@ -193,8 +254,12 @@ fn every_json_document_follows_its_shipped_schema() {
         Doc::History,
     ]
     .into_iter()
-    .map(|d| (d, validator(d.file())))
+    .map(|d| validator(d.file()).map(|v| (d, v)))
     .collect();
+    let mut validators = match validators {
+        Ok(v) => v,
+        Err(why) => return common::skipped(&why),
+    };
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     // Two stored runs first, for compare and export.
@@ -219,7 +284,7 @@ fn every_json_document_follows_its_shipped_schema() {
         assert!([0, 5].contains(&code), "{name} --json: exit {code}: {err}");
         let value: Value =
             serde_json::from_str(&out).unwrap_or_else(|e| panic!("{name} --json: {e}: {out}"));
-        let v = &validators.iter().find(|(d, _)| *d == doc).unwrap().1;
+        let v = &mut validators.iter_mut().find(|(d, _)| *d == doc).unwrap().1;
         assert_valid(v, &value, &format!("{name} --json"));
         if doc == Doc::Result {
             assert_eq!(value["schema_version"], 5, "{name}");
@@ -244,7 +309,10 @@ fn every_json_document_follows_its_shipped_schema() {
 
 #[test]
 fn every_json_line_has_a_type_and_follows_the_lines_schema() {
-    let v = validator("iocurve-json-lines.schema.json");
+    let mut v = match validator("iocurve-json-lines.schema.json") {
+        Ok(v) => v,
+        Err(why) => return common::skipped(&why),
+    };
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let live = offering("json-lines");
@@ -272,7 +340,7 @@ fn every_json_line_has_a_type_and_follows_the_lines_schema() {
             "{name}: {types:?}"
         );
         for (i, line) in lines.iter().enumerate() {
-            assert_valid(&v, line, &format!("{name} --json-lines line {}", i + 1));
+            assert_valid(&mut v, line, &format!("{name} --json-lines line {}", i + 1));
         }
         // Without its tag, or with another, no line is valid.
         for line in &lines {

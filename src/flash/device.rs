@@ -19,6 +19,18 @@ pub fn kernel_au(identity: &DeviceIdentity) -> Option<u64> {
         .and_then(|m| m.preferred_erase_size)
 }
 
+/// Whether the device is a loop device: its writes reach a file on a file
+/// system, through the host's page cache, so a collapse of its write speed
+/// shows their limits (dirty pages written back, extents allocated), not a
+/// flash controller's. Geometry read from its timing is at most low.
+pub fn behind_a_file(identity: &DeviceIdentity) -> bool {
+    identity
+        .device
+        .stack
+        .iter()
+        .any(|layer| layer.kind == crate::probe::block::LayerKind::Loop)
+}
+
 /// The classes to check: the one given with `--claim`, else those the card
 /// states in its SD Status Register, else every class iocurve knows.
 pub fn claimed_classes(claim: Option<&str>, identity: &DeviceIdentity) -> Vec<String> {

@@ -120,8 +120,15 @@ fn detector(
     match test {
         FlashTest::Align => {
             let kernel_au = device::kernel_au(identity);
+            // Through a loop device the reads time a file system and the
+            // page cache: what looks like a boundary is theirs at most low.
+            let behind_a_file = device::behind_a_file(identity);
             let run = move |io: &mut dyn FlashIo| {
-                let result = align::detect(io, align::AlignPlan::default())?;
+                let mut result = align::detect(io, align::AlignPlan::default())?;
+                if behind_a_file {
+                    result.au_confidence = Confidence::Low;
+                    result.page_confidence = Confidence::Low;
+                }
                 Ok(Figures::Align { result, kernel_au })
             };
             (Vec::new(), Box::new(run))
@@ -129,6 +136,7 @@ fn detector(
         FlashTest::OpenAu => {
             let plan = open_au::OpenAuPlan {
                 au_assumed: au.is_some_and(|a| a.from == AuFrom::Assumed),
+                behind_a_file: device::behind_a_file(identity),
                 seed: opts.seed,
                 ..open_au::OpenAuPlan::fitting(au_bytes, size)
             };

@@ -64,6 +64,31 @@ pub struct HostSnapshot {
     /// (`/proc/pressure/cpu`, `some total`), and the monotonic clock then,
     /// in microseconds; null without PSI.
     pub cpu_pressure: Option<(u64, u64)>,
+    /// Tasks runnable at this moment (`procs_running` of `/proc/stat`,
+    /// the reader included) and the CPUs online (its `cpuN` lines).
+    pub runnable: Option<Runnable>,
+}
+
+/// Runnable tasks against CPUs at one moment.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Runnable {
+    pub tasks: u32,
+    pub cpus: u32,
+}
+
+/// `procs_running` and the count of `cpuN` lines of `/proc/stat` text.
+pub fn runnable(stat: &str) -> Option<Runnable> {
+    let tasks = stat
+        .lines()
+        .find_map(|l| l.strip_prefix("procs_running "))?
+        .trim()
+        .parse()
+        .ok()?;
+    let cpus = stat
+        .lines()
+        .filter(|l| l.starts_with("cpu") && l.as_bytes().get(3).is_some_and(u8::is_ascii_digit))
+        .count() as u32;
+    (cpus > 0).then_some(Runnable { tasks, cpus })
 }
 
 /// The aggregate `cpu` line of `/proc/stat`, in clock ticks (USER_HZ).
@@ -132,9 +157,11 @@ pub struct MemoryState {
 /// The machine's state now, from `/proc`.
 pub fn snapshot() -> HostSnapshot {
     let read = |p: &str| std::fs::read_to_string(p).ok();
+    let stat = read("/proc/stat");
     HostSnapshot {
         load_1m: read("/proc/loadavg").and_then(|t| load_1m(&t)),
-        cpu: read("/proc/stat").and_then(|t| cpu_times(&t)),
+        cpu: stat.as_deref().and_then(cpu_times),
+        runnable: stat.as_deref().and_then(runnable),
         memory: read("/proc/meminfo").and_then(|t| memory_state(&t)),
         cpu_pressure: read("/proc/pressure/cpu")
             .and_then(|t| cpu_pressure_us(&t))
@@ -214,6 +241,23 @@ pub fn memory_state(meminfo: &str) -> Option<MemoryState> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn runnable_tasks_and_cpus_from_proc_stat() {
+        let stat =
+            "cpu  1 2 3 4\ncpu0 1 1 1 1\ncpu1 1 1 1 1\nintr 5\nprocs_running 3\nprocs_blocked 0\n";
+        assert_eq!(runnable(stat), Some(Runnable { tasks: 3, cpus: 2 }));
+        assert_eq!(
+            runnable("cpu  1 2 3 4\nprocs_running 1\n"),
+            None,
+            "no cpuN lines"
+        );
+        assert_eq!(runnable("cpu0 1 1 1 1\n"), None, "no procs_running");
+        assert!(
+            runnable(&std::fs::read_to_string("/proc/stat").unwrap()).is_some_and(|r| r.tasks >= 1)
+        );
+    }
+
     use super::*;
 
     #[test]

@@ -19,6 +19,14 @@ pub struct HostSample {
     /// Bytes of dirty pages waiting for write-back (`Dirty` of
     /// `/proc/meminfo`): a large backlog writes behind a measurement.
     pub dirty_bytes: Option<u64>,
+    /// Tasks runnable at this moment, iocurve's reading thread included
+    /// (`procs_running` of `/proc/stat`); absent where unreadable and in
+    /// runs stored before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runnable_tasks: Option<u32>,
+    /// CPUs online at this moment (the `cpuN` lines of `/proc/stat`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub online_cpus: Option<u32>,
 }
 
 impl HostSample {
@@ -27,7 +35,15 @@ impl HostSample {
             load_1m: s.load_1m,
             cached_bytes: s.memory.map(|m: MemoryState| m.cached_bytes),
             dirty_bytes: s.memory.map(|m| m.dirty_bytes),
+            runnable_tasks: s.runnable.map(|r| r.tasks),
+            online_cpus: s.runnable.map(|r| r.cpus),
         }
+    }
+
+    /// More tasks runnable than CPUs: something waited for a CPU at this
+    /// moment. `None` where not recorded.
+    pub fn oversubscribed(&self) -> Option<bool> {
+        Some(self.runnable_tasks? > self.online_cpus?)
     }
 }
 
@@ -139,6 +155,7 @@ mod tests {
                 dirty_bytes: 4096,
             }),
             cpu_pressure: Some((1_000, 0)),
+            runnable: Some(crate::probe::host::Runnable { tasks: 3, cpus: 2 }),
         };
         let end = HostSnapshot {
             load_1m: Some(0.4),
@@ -150,12 +167,15 @@ mod tests {
             }),
             memory: None,
             cpu_pressure: Some((251_000, 1_000_000)),
+            runnable: None,
         };
         let c = HostConditions::between(&start, &end, Some(&io), Some(0.25));
         assert_eq!(c.other_read_bytes, Some(2 << 20));
         assert_eq!(c.other_write_bytes, Some(41_000_000));
         assert_eq!(c.other_bytes(), Some((2 << 20) + 41_000_000));
         assert_eq!(c.cpu_pressure_share, Some(0.25));
+        assert_eq!(c.start.oversubscribed(), Some(true), "3 runnable on 2 CPUs");
+        assert_eq!(c.end.oversubscribed(), None, "not recorded");
         assert!((c.load().unwrap() - 0.3).abs() < 1e-12);
         // 110 ticks: 50 user + 10 steal busy, 50 idle.
         assert!((c.cpu_busy_share.unwrap() - 60.0 / 110.0).abs() < 1e-12);

@@ -282,6 +282,32 @@ pub fn judge_runs(
     Ok(v)
 }
 
+/// [`judge`] against a pool of like runs (see
+/// [`super::between_runs::pooled`]): after's mean over the pool's, with
+/// the pool's interval; the bootstrap interval of the two runs alone is
+/// kept as the evidence.
+pub fn judge_pooled(
+    before: &[f64],
+    after: &[f64],
+    threshold: f64,
+    pool: super::between_runs::Pooled,
+) -> Result<Verdict, NoVerdict> {
+    let within = judge(before, after, threshold)?.ratio;
+    let (y, v) = super::between_runs::log_mean(after).ok_or(NoVerdict::NotPositive)?;
+    let e = y - pool.log_level;
+    let h = pool.log_half_width(v);
+    let ratio = Interval {
+        estimate: e.exp(),
+        low: (e - h).exp(),
+        high: (e + h).exp(),
+        level: LEVEL,
+    };
+    let mut verdict = verdict_on(ratio, threshold, before.len(), after.len());
+    verdict.within_runs = Some(within);
+    verdict.between_runs = Some(pool.as_between());
+    Ok(verdict)
+}
+
 /// The verdict of an interval: slower when it lies wholly below
 /// 1 − threshold, faster when wholly above 1 + threshold.
 fn verdict_on(ratio: Interval, threshold: f64, before: usize, after: usize) -> Verdict {

@@ -76,7 +76,12 @@ pub fn of_test(t: &TestResult) -> Option<RunConditions> {
     let steal = mean(&|h| h.cpu_steal_share);
     let busy = mean(&|h| h.cpu_busy_share);
     let pressure = mean(&|h| h.cpu_pressure_share);
-    let disturbances = disturbances(other, own, steal, (pressure, busy));
+    let crowded = reps
+        .iter()
+        .flat_map(|(h, _)| [h.start.oversubscribed(), h.end.oversubscribed()])
+        .collect::<Option<Vec<bool>>>()
+        .is_some_and(|all| all.iter().all(|c| *c));
+    let disturbances = disturbances(other, own, steal, (pressure, busy, crowded));
     Some(RunConditions {
         load: mean(&|h| h.load()),
         cpu_busy_share: busy,
@@ -93,12 +98,18 @@ pub fn of_test(t: &TestResult) -> Option<RunConditions> {
 }
 
 /// What disturbed a run, from its other I/O and iocurve's own, the CPU
-/// steal share, and the CPU pressure (else the busy share).
+/// steal share, and the CPU pressure (else the busy share) or more tasks
+/// runnable than CPUs at every start and end (`crowded`). Busy loops on
+/// every CPU wait for a CPU only while iocurve's own thread runs, so
+/// their pressure is about iocurve's share of a CPU: one loaded run in
+/// eight measured under [`CPU_PRESSURE_SHARE`] and read 20% faster than
+/// the quiet ones (CPUs kept out of idle states answer sooner), while the
+/// busy loops were runnable at every moment it looked.
 fn disturbances(
     other: Option<u64>,
     own: Option<u64>,
     steal: Option<f64>,
-    (pressure, busy): (Option<f64>, Option<f64>),
+    (pressure, busy, crowded): (Option<f64>, Option<f64>, bool),
 ) -> Vec<Disturbance> {
     let mut out = Vec::new();
     if matches!((other, own), (Some(o), Some(w)) if o >= OTHER_IO_NAMED && o as f64 >= OTHER_IO_SHARE * w as f64)
@@ -108,10 +119,11 @@ fn disturbances(
     if steal.is_some_and(|s| s >= STEAL_SHARE) {
         out.push(Disturbance::CpuSteal);
     }
-    let waited = match pressure {
-        Some(p) => p >= CPU_PRESSURE_SHARE,
-        None => busy.is_some_and(|b| b >= CPU_BUSY_SHARE),
-    };
+    let waited = crowded
+        || match pressure {
+            Some(p) => p >= CPU_PRESSURE_SHARE,
+            None => busy.is_some_and(|b| b >= CPU_BUSY_SHARE),
+        };
     if waited {
         out.push(Disturbance::CpuBusy);
     }
@@ -188,6 +200,8 @@ mod tests {
             load_1m: Some(load),
             cached_bytes: Some(1 << 30),
             dirty_bytes: Some(1 << 20),
+            runnable_tasks: Some(1),
+            online_cpus: Some(2),
         };
         HostConditions {
             start: sample,
@@ -209,6 +223,30 @@ mod tests {
             m.host = Some(host(load, other_write));
         }
         t
+    }
+
+    /// Busy loops on every CPU with little pressure (iocurve's own thread
+    /// ran little): more tasks runnable than CPUs at every start and end
+    /// disturbs the run; at only some of them, it does not.
+    #[test]
+    fn tasks_waiting_at_every_moment_disturb_a_run_whatever_its_pressure() {
+        let crowd = |t: &mut TestResult, every: bool| {
+            for (i, m) in t.repetitions.iter_mut().enumerate() {
+                let h = m.host.as_mut().unwrap();
+                h.cpu_pressure_share = Some(0.1);
+                h.start.runnable_tasks = Some(3);
+                h.end.runnable_tasks = Some(if every || i > 0 { 3 } else { 1 });
+            }
+        };
+        let mut t = test_with(2.0, 0);
+        crowd(&mut t, true);
+        let c = of_test(&t).unwrap();
+        assert_eq!(c.disturbances, [Disturbance::CpuBusy], "{c:?}");
+        crowd(&mut t, false);
+        assert!(
+            !of_test(&t).unwrap().disturbed,
+            "crowded at one moment only"
+        );
     }
 
     /// The issue's wording: "host load 0.2 vs 3.9; 41 MB of other I/O on

@@ -82,10 +82,12 @@ fn history_of(
     key: &crate::result::compare::TestKey,
     targets: &[(Option<&str>, &str)],
     history: &[RunResult],
+    started_before: Option<&str>,
 ) -> Vec<Vec<f64>> {
     history
         .iter()
         .filter(|r| targets.contains(&target_of(r)))
+        .filter(|r| started_before.is_none_or(|t| earlier(&r.started_at, t)))
         .filter_map(|r| {
             let tests = matching::tests_of(r).ok()?;
             let like = tests.iter().find(|k| &k.key == key)?;
@@ -95,6 +97,15 @@ fn history_of(
         .collect()
 }
 
+/// True when the RFC 3339 time `a` is strictly before `b`; false when
+/// either does not parse (a run of unknown time is not taken as older).
+fn earlier(a: &str, b: &str) -> bool {
+    match (humantime::parse_rfc3339(a), humantime::parse_rfc3339(b)) {
+        (Ok(a), Ok(b)) => a < b,
+        _ => false,
+    }
+}
+
 /// One pair of like tests: the runs' names, their tests, and what the
 /// verdict rests on besides them.
 struct Pair<'p, 'a> {
@@ -102,6 +113,23 @@ struct Pair<'p, 'a> {
     before: &'p Keyed<'a>,
     after: &'p Keyed<'a>,
     targets: [(Option<&'a str>, &'a str); 2],
+    /// When the later run started: the device's runs before it may pool
+    /// with the earlier run.
+    after_started: &'a str,
+}
+
+/// What the earlier side is judged with: pooled with the device's like
+/// runs before the later one when it agrees with them, else the pair
+/// alone with the spread of all its like runs.
+fn noise_of(p: &Pair<'_, '_>, history: &[RunResult]) -> verdict::Noise {
+    let older = history_of(&p.before.key, &p.targets, history, Some(p.after_started));
+    let all = history_of(&p.before.key, &p.targets, history, None);
+    match between_runs::pooled(&repetitions(p.before.test), &older) {
+        Some(pool) => {
+            verdict::Noise::Pooled(pool.spread_at_least(between_runs::spread_of_runs(&all)))
+        }
+        None => between_runs::between(&all).into(),
+    }
 }
 
 /// The statement on one pair of like tests (see [`verdict`]), with the
@@ -113,8 +141,8 @@ fn change(p: &Pair<'_, '_>, threshold: f64, history: &[RunResult], simulated: bo
         conditions::of_test(p.after.test),
     );
     let noise = match simulated {
-        true => between_runs::BetweenRuns::simulated(),
-        false => between_runs::between(&history_of(&p.before.key, &p.targets, history)),
+        true => between_runs::BetweenRuns::simulated().into(),
+        false => noise_of(p, history),
     };
     let (statement, evidence) = verdict::judge(
         &b,
@@ -188,6 +216,7 @@ fn against_base(
             before: b,
             after: a,
             targets: [target_of(&base.result), target_of(&e.result)],
+            after_started: &e.result.started_at,
         };
         out.changes
             .push(change(&pair, threshold, history, simulated));

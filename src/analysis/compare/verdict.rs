@@ -11,7 +11,7 @@
 //! code under a gate instead.
 
 use crate::result::compare::{CannotTell, ChangeVerdict, Disturbance, RunConditions, Sides};
-use crate::stats::between_runs::BetweenRuns;
+use crate::stats::between_runs::{BetweenRuns, Pooled};
 use crate::stats::bootstrap::{self, Change, NoVerdict, Verdict};
 
 /// Which sides were disturbed and by what, each cause once; `None` when
@@ -53,6 +53,23 @@ pub fn of_verdict(v: &Verdict) -> ChangeVerdict {
     }
 }
 
+/// What the earlier side of a pair is judged with besides its own
+/// repetitions.
+#[derive(Debug, Clone, Copy)]
+pub enum Noise {
+    /// The pair alone, its interval widened by the noise between runs.
+    Between(BetweenRuns),
+    /// The earlier run pooled with the device's like runs before the
+    /// later one (see [`crate::stats::between_runs::pooled`]).
+    Pooled(Pooled),
+}
+
+impl From<BetweenRuns> for Noise {
+    fn from(b: BetweenRuns) -> Noise {
+        Noise::Between(b)
+    }
+}
+
 /// The statement on `before` and `after` (MB/s of the complete
 /// repetitions), with the noise between runs `noise` and each run's
 /// conditions; the bootstrap verdict it rests on comes back beside it as
@@ -61,10 +78,13 @@ pub fn judge(
     before: &[f64],
     after: &[f64],
     threshold: f64,
-    noise: BetweenRuns,
+    noise: Noise,
     host: (Option<&RunConditions>, Option<&RunConditions>),
 ) -> (ChangeVerdict, Result<Verdict, NoVerdict>) {
-    let evidence = bootstrap::judge_runs(before, after, threshold, noise);
+    let evidence = match noise {
+        Noise::Between(b) => bootstrap::judge_runs(before, after, threshold, b),
+        Noise::Pooled(p) => bootstrap::judge_pooled(before, after, threshold, p),
+    };
     let change = match (&evidence, disturbed(host.0, host.1)) {
         (Err(NoVerdict::TooFewRepetitions { before, after }), _) => ChangeVerdict::CannotTell {
             why: CannotTell::TooFewRepetitions {
@@ -132,7 +152,7 @@ mod tests {
         let after = [33.0, 34.0, 32.5];
         let quiet = conditions(&[]);
         let busy = conditions(&[Disturbance::CpuBusy]);
-        let noise = between_runs::between(&[]);
+        let noise = Noise::from(between_runs::between(&[]));
         let (c, _) = judge(&before, &after, 0.05, noise, (Some(&quiet), Some(&quiet)));
         assert!(matches!(c, ChangeVerdict::Slower { .. }), "{c:?}");
         let (c, ev) = judge(&before, &after, 0.05, noise, (Some(&quiet), Some(&busy)));

@@ -99,8 +99,9 @@ fn snapshot_same_device_verdicts() {
             &[13.6, 13.9, 13.4],
         ),
     ];
-    // Four earlier runs of the card that agree with each other: the
-    // noise between runs is estimated, and small.
+    // Four earlier runs of the card that agree with each other and with
+    // run 4: run 9 is judged against the mean of the five, with the
+    // noise between runs estimated from them, and small.
     let history: Vec<RunResult> = [17.1, 16.9, 17.2, 17.0]
         .iter()
         .enumerate()
@@ -116,12 +117,12 @@ fn snapshot_same_device_verdicts() {
     let mut opts = Options { history, ..opts() };
     let text = render(&runs, &opts).unwrap();
     assert!(
-        text.contains("run 9, 1 MiB read QD1: no clear change (-0%, 95% CI -9% to +9%"),
+        text.contains("run 9, 1 MiB read QD1: no clear change (-0%, 95% CI -7% to +7%"),
         "{text}"
     );
     assert!(
         text.contains(
-            "run 9, 1 MiB write QD1: slower by 20% (95% CI 12%–27%, 3 vs 3 repetitions; run-to-run noise ±2% from 4 earlier runs)"
+            "run 9, 1 MiB write QD1: slower by 20% (95% CI 14%–25%, 3 vs 3 repetitions; against the mean of 5 like runs before the later one, run-to-run noise ±2%)"
         ),
         "{text}"
     );
@@ -149,11 +150,15 @@ fn a_busy_host_is_named_and_fires_no_gate() {
             load_1m: Some(load),
             cached_bytes: Some(1 << 30),
             dirty_bytes: Some(0),
+            runnable_tasks: None,
+            online_cpus: None,
         },
         end: crate::result::host::HostSample {
             load_1m: Some(load),
             cached_bytes: Some(1 << 30),
             dirty_bytes: Some(0),
+            runnable_tasks: None,
+            online_cpus: None,
         },
         cpu_busy_share: Some(0.5),
         cpu_steal_share: Some(0.0),

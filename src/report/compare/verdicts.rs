@@ -128,6 +128,11 @@ fn noise_text(b: &BetweenRuns) -> String {
             format!("run-to-run noise {pct} assumed: under {MIN_HISTORY} earlier runs of this test")
         }
         NoiseBasis::Simulated => "simulated cards: no noise between runs".into(),
+        NoiseBasis::Pooled { runs } => {
+            format!(
+                "against the mean of {runs} like runs before the later one, run-to-run noise {pct}"
+            )
+        }
     }
 }
 

@@ -88,10 +88,10 @@ fn series(law: Law, rng: &mut fastrand::Rng) -> (usize, usize, usize, usize) {
         }
     }
     let (mut detected, mut steps) = (0, 0);
-    for i in 0..RUNS {
+    for (i, before) in runs.iter().enumerate() {
         let history = others(&[i]);
         for after in &later {
-            detected += (statement(&runs[i], after, &history, &history) == Change::Slower) as usize;
+            detected += (statement(before, after, &history, &history) == Change::Slower) as usize;
             steps += 1;
         }
     }

@@ -19,16 +19,18 @@ pub fn kernel_au(identity: &DeviceIdentity) -> Option<u64> {
         .and_then(|m| m.preferred_erase_size)
 }
 
-/// Whether the device is a loop device: its writes reach a file on a file
-/// system, through the host's page cache, so a collapse of its write speed
-/// shows their limits (dirty pages written back, extents allocated), not a
-/// flash controller's. Geometry read from its timing is at most low.
-pub fn behind_a_file(identity: &DeviceIdentity) -> bool {
+/// Whether a layer between the device and the medium can answer for the
+/// medium (see [`crate::probe::block::StackCache`]): a loop device whose
+/// file goes through the host's page cache or lives in RAM, a dm-cache, a
+/// bcache. A collapse of speed through it shows the cache's limits (dirty
+/// pages written back, extents allocated), not a flash controller's, so
+/// geometry read from its timing is at most low.
+pub fn cached_beneath(identity: &DeviceIdentity) -> bool {
     identity
         .device
         .stack
         .iter()
-        .any(|layer| layer.kind == crate::probe::block::LayerKind::Loop)
+        .any(|layer| layer.cache.is_some())
 }
 
 /// The classes to check: the one given with `--claim`, else those the card

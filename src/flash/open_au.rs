@@ -42,9 +42,9 @@ pub struct OpenAuPlan {
     pub rounds: u32,
     /// The AU is a fallback, not the card's: the count is at most low.
     pub au_assumed: bool,
-    /// The device is a loop device (see
-    /// [`crate::flash::device::behind_a_file`]): the count is at most low.
-    pub behind_a_file: bool,
+    /// A cache lies between the device and the medium (see
+    /// [`crate::flash::device::cached_beneath`]): the count is at most low.
+    pub cached_beneath: bool,
     /// Seed of the data written (`--seed`).
     /// Written as a string of digits, as every seed in the JSON is
     /// (readers round integers above 2^53).
@@ -60,7 +60,7 @@ impl OpenAuPlan {
             max_n: MAX_N,
             rounds: 8,
             au_assumed: false,
-            behind_a_file: false,
+            cached_beneath: false,
             seed: au,
         }
     }
@@ -177,7 +177,7 @@ impl Sweep {
 
 /// The result, as the analysis reads the throughputs.
 pub fn decide(plan: OpenAuPlan, points: Vec<Point>, check: Option<Point>) -> OpenAuResult {
-    let r = open_au::read(&points, check, plan.au_assumed || plan.behind_a_file);
+    let r = open_au::read(&points, check, plan.au_assumed || plan.cached_beneath);
     OpenAuResult {
         plan,
         open_aus: r.open_aus,

@@ -120,12 +120,12 @@ fn detector(
     match test {
         FlashTest::Align => {
             let kernel_au = device::kernel_au(identity);
-            // Through a loop device the reads time a file system and the
-            // page cache: what looks like a boundary is theirs at most low.
-            let behind_a_file = device::behind_a_file(identity);
+            // Through a cache beneath (a buffered loop device's page cache)
+            // the reads time the cache: a boundary is at most low.
+            let cached_beneath = device::cached_beneath(identity);
             let run = move |io: &mut dyn FlashIo| {
                 let mut result = align::detect(io, align::AlignPlan::default())?;
-                if behind_a_file {
+                if cached_beneath {
                     result.au_confidence = Confidence::Low;
                     result.page_confidence = Confidence::Low;
                 }
@@ -136,7 +136,7 @@ fn detector(
         FlashTest::OpenAu => {
             let plan = open_au::OpenAuPlan {
                 au_assumed: au.is_some_and(|a| a.from == AuFrom::Assumed),
-                behind_a_file: device::behind_a_file(identity),
+                cached_beneath: device::cached_beneath(identity),
                 seed: opts.seed,
                 ..open_au::OpenAuPlan::fitting(au_bytes, size)
             };

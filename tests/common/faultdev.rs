@@ -392,9 +392,13 @@ impl FaultDevice {
 
         dev.wait_for_mount()?;
 
+        // Direct I/O: the loop device passes every request to the FUSE
+        // file as it comes, with no page cache between, as a card reader
+        // does; iocurve caps geometry found through a cache.
         let out = Command::new(tool("losetup"))
             .arg("-f")
             .arg("--show")
+            .arg("--direct-io=on")
             .arg(dev.mountpoint.join("disk.img"))
             .output()
             .map_err(|e| format!("cannot run losetup: {e}"))?;

@@ -72,9 +72,9 @@ fn fastest(points: &[Point]) -> f64 {
 /// are fewer again is not the count's. The confidence is the collapse over
 /// the spread within the count ([`Confidence::of_ratio`]); and low whatever
 /// it is when `capped`: the AU was assumed (AUs of a wrong size are not the
-/// controller's), or the device is a loop device (a file system and the
-/// page cache beneath it collapse too, at limits of their own: 9 AUs of
-/// 4 MiB at 900 MB/s, then 150–250 MB/s, on a virtual machine's disk).
+/// controller's), or a cache lies beneath the device (a buffered loop
+/// device's page cache collapses too, at limits of its own: 9 AUs of 4 MiB
+/// at 900 MB/s, then 150–250 MB/s, on a virtual machine's disk).
 pub fn read(points: &[Point], check: Option<Point>, capped: bool) -> OpenAuReading {
     let mut r = OpenAuReading {
         open_aus: None,

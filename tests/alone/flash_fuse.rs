@@ -125,8 +125,10 @@ fn capacity_finds_a_200_mib_counterfeit_that_reads_zeros() {
 fn capacity_sees_through_a_cache_hiding_io_errors() {
     let _one = one_at_a_time();
     // 64 MiB of hiding cache: less than the default 128 MiB flush. The
-    // real size is whole sectors but no whole 4 KiB block.
-    finds_the_real_size(512 * MIB, 300 * MIB + 1536, Fake::Eio, 64 * MIB);
+    // real size is whole sectors but no whole 4 KiB block. (256 MiB
+    // claimed: at the card's pace of 10 ms a MiB, each MiB claimed costs
+    // the test about 50 ms over its rounds.)
+    finds_the_real_size(256 * MIB, 150 * MIB + 1536, Fake::Eio, 64 * MIB);
 }
 
 #[test]
@@ -138,7 +140,8 @@ fn capacity_finds_a_wrap_around_at_a_size_that_is_not_a_power_of_two() {
 #[test]
 fn capacity_finds_stale_data_behind_a_small_cache() {
     let _one = one_at_a_time();
-    finds_the_real_size(512 * MIB, 450 * MIB, Fake::Stale, 8 * MIB);
+    // Most of the claimed size is real (88%, as at 450 of 512 MiB).
+    finds_the_real_size(256 * MIB, 225 * MIB, Fake::Stale, 8 * MIB);
 }
 
 /// The first sector of `dev`, read past the page cache.

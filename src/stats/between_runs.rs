@@ -323,9 +323,6 @@ pub fn between(history: &[Vec<f64>]) -> BetweenRuns {
 }
 
 #[cfg(test)]
-mod law;
-
-#[cfg(test)]
 mod tests {
     use super::*;
     use crate::stats::bootstrap::{Interval, widen};

@@ -379,10 +379,9 @@ fn a_device_in_active_swap_is_refused() {
     let after = settled_hash(&dev.backing);
     match swap_used_kib(dev.path()) {
         Some(0) | None => assert_eq!(after, before, "the device was written"),
-        Some(used) => eprintln!(
-            "{}: the kernel swapped {used} KiB out to it during the test; its bytes are not compared",
-            dev.path()
-        ),
+        Some(used) => skipped(&format!(
+            "(in part) the kernel swapped {used} KiB out to the swap device during the test: its bytes were not compared, only the refusals"
+        )),
     }
 }
 

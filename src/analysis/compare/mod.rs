@@ -23,6 +23,8 @@
 //! `commands::compare` turns [`regressions`] into an exit code.
 
 pub mod conditions;
+#[cfg(test)]
+mod law;
 pub mod matching;
 pub mod series;
 pub mod verdict;
@@ -124,11 +126,18 @@ struct Pair<'p, 'a> {
 fn noise_of(p: &Pair<'_, '_>, history: &[RunResult]) -> verdict::Noise {
     let older = history_of(&p.before.key, &p.targets, history, Some(p.after_started));
     let all = history_of(&p.before.key, &p.targets, history, None);
-    match between_runs::pooled(&repetitions(p.before.test), &older) {
+    noise_from(&repetitions(p.before.test), &older, &all)
+}
+
+/// [`noise_of`] on repetitions alone: `before`'s, those of the like runs
+/// older than the later run (`older`), and those of every like run but
+/// the two compared (`all`).
+fn noise_from(before: &[f64], older: &[Vec<f64>], all: &[Vec<f64>]) -> verdict::Noise {
+    match between_runs::pooled(before, older) {
         Some(pool) => {
-            verdict::Noise::Pooled(pool.spread_at_least(between_runs::spread_of_runs(&all)))
+            verdict::Noise::Pooled(pool.spread_at_least(between_runs::spread_of_runs(all)))
         }
-        None => between_runs::between(&all).into(),
+        None => between_runs::between(all).into(),
     }
 }
 

@@ -113,6 +113,14 @@ pub fn read(points: &[Point], check: Option<Point>, capped: bool) -> OpenAuReadi
 mod tests {
     use super::*;
 
+    /// Throughputs with 1, 2, … AUs in turn.
+    fn points(mb: &[f64]) -> Vec<Point> {
+        (1..)
+            .zip(mb)
+            .map(|(aus, &mb_per_s)| Point { aus, mb_per_s })
+            .collect()
+    }
+
     #[test]
     fn a_fall_that_recovers_at_more_aus_is_noise() {
         // Figures from a loop device on a busy host: dips at 5, 6, 8, 9
@@ -120,10 +128,7 @@ mod tests {
         let mb = [
             901., 892., 941., 897., 308., 206., 864., 187., 246., 846., 558., 124.,
         ];
-        let points: Vec<Point> = (1..)
-            .zip(mb)
-            .map(|(aus, mb_per_s)| Point { aus, mb_per_s })
-            .collect();
+        let points = points(&mb);
         let check = Some(Point {
             aus: 4,
             mb_per_s: 843.0,
@@ -141,10 +146,7 @@ mod tests {
         let mb = [
             1047.6, 1038.3, 982.2, 980.0, 982.0, 978.5, 853.2, 916.4, 830.6, 253.4, 145.6, 234.9,
         ];
-        let points: Vec<Point> = (1..)
-            .zip(mb)
-            .map(|(aus, mb_per_s)| Point { aus, mb_per_s })
-            .collect();
+        let points = points(&mb);
         let check = Some(Point {
             aus: 9,
             mb_per_s: 919.8,

@@ -2,16 +2,17 @@
 //! lognormal about a level (between-run spread σ), repetitions lognormal
 //! about their run's mean (within-run spread), and, because a host's speed
 //! wanders over a series, a drift of the level from run to run. The
-//! decision is the one `analysis::compare` makes for a pair of runs with
-//! the device's other runs as history: the earlier run pooled with the
-//! like runs older than the later one when it agrees with them (their
-//! spread floored by all the runs'), else the pair alone with the spread of
-//! all. Truth is the law's, not a replay of the method: a pair of an
-//! unchanged series is a false alarm when called changed; a run after a
-//! 30% step is a detection when called slower.
+//! decision is `compare`'s own for a pair of runs with the device's other
+//! runs as history ([`super::noise_from`], then [`verdict::judge`]): the
+//! earlier run pooled with the like runs older than the later one when it
+//! agrees with them (their spread floored by all the runs'), else the pair
+//! alone with the spread of all. Truth is the law's, not a replay of the
+//! method: a pair of an unchanged series is a false alarm when called
+//! changed; a run after a 30% step is a detection when called slower.
 
-use super::{between, pooled, spread_of_runs};
-use crate::stats::bootstrap::{Change, judge_pooled, judge_runs};
+use super::{noise_from, verdict};
+use crate::result::compare::ChangeVerdict;
+use crate::stats::bootstrap::Change;
 
 /// The noise of one population of series.
 #[derive(Debug, Clone, Copy)]
@@ -46,18 +47,15 @@ fn run(law: Law, ln_level: f64, rng: &mut fastrand::Rng) -> Vec<f64> {
 }
 
 /// `compare`'s statement on `before` then `after`, with `older` the runs
-/// older than `after` and `all` every other run of the device.
+/// older than `after` and `all` every other run of the device (quiet hosts
+/// on both sides: the law has no disturbance).
 fn statement(before: &[f64], after: &[f64], older: &[Vec<f64>], all: &[Vec<f64>]) -> Change {
-    let verdict = match pooled(before, older) {
-        Some(pool) => judge_pooled(
-            before,
-            after,
-            THRESHOLD,
-            pool.spread_at_least(spread_of_runs(all)),
-        ),
-        None => judge_runs(before, after, THRESHOLD, between(all)),
-    };
-    verdict.map_or(Change::NoChange, |v| v.change)
+    let noise = noise_from(before, older, all);
+    match verdict::judge(before, after, THRESHOLD, noise, (None, None)).0 {
+        ChangeVerdict::Faster { .. } => Change::Faster,
+        ChangeVerdict::Slower { .. } => Change::Slower,
+        _ => Change::NoChange,
+    }
 }
 
 /// False alarms among every pair of one unchanged series, and detections

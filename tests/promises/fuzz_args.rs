@@ -305,26 +305,40 @@ fn is_target_slot(slot: &Slot) -> bool {
 }
 
 /// The target's name on the command line, made in `dir`.
-fn make_target(target: Target, dir: &Path) -> String {
+/// How a case names its target (relative to the case's directory).
+fn target_name(target: Target) -> String {
     match target {
-        Target::File(len) => {
-            std::fs::write(dir.join("target.bin"), vec![0x5a; len]).expect("write the target file");
-            "target.bin".to_string()
-        }
+        Target::File(_) => "target.bin".to_string(),
         Target::Sim => "sim:size=64M".to_string(),
         Target::Loop => LOOP.get().expect("made before the cases").clone(),
-        Target::Dir => {
-            std::fs::create_dir_all(dir.join("d")).expect("make the target directory");
-            "d".to_string()
+        Target::Dir => "d".to_string(),
+    }
+}
+
+/// Makes the case's directory and, in it, the file or directory its
+/// target names: only for the cases that run as a process (making a
+/// 1 MiB file for each of the thousands the parser refuses in this
+/// process took longer than refusing them).
+fn make_target(target: Target, dir: &Path) {
+    std::fs::create_dir_all(dir).expect("make the case directory");
+    match target {
+        Target::File(len) => {
+            std::fs::write(dir.join(target_name(target)), vec![0x5a; len])
+                .expect("write the target file");
         }
+        Target::Dir => {
+            std::fs::create_dir_all(dir.join(target_name(target)))
+                .expect("make the target directory");
+        }
+        Target::Sim | Target::Loop => {}
     }
 }
 
 /// The argument list of a case, run in `dir`.
-fn command_line(leaves: &[Leaf], case: &Case, dir: &Path) -> Vec<String> {
+fn command_line(leaves: &[Leaf], case: &Case) -> Vec<String> {
     let leaf = &leaves[case.leaf];
     let mut args: Vec<String> = leaf.path.clone();
-    let target = make_target(case.target, dir);
+    let target = target_name(case.target);
     let positional = |i: usize| {
         case.probes.iter().find_map(|p| match p {
             Probe::Positional(at, v) if *at == i => Some(v.clone()),
@@ -575,14 +589,16 @@ fn no_generated_command_line_panics_hangs_or_fails_internally() {
     let queue = Mutex::new(cases.into_iter().enumerate());
     let tally = Mutex::new(Tally::default());
     let work = || {
-        while let Some((n, case)) = queue.lock().unwrap().next() {
-            let dir: PathBuf = root.path().join(format!("case{n}"));
-            std::fs::create_dir_all(&dir).expect("make the case directory");
-            let args = command_line(&all, &case, &dir);
+        loop {
+            // Taken in a statement of its own: in `while let` the guard
+            // would live through the body, and the workers ran one at a
+            // time.
+            let next = queue.lock().unwrap().next();
+            let Some((n, case)) = next else { break };
+            let args = command_line(&all, &case);
             let shown = format!("iocurve {}", quoted(&args));
             match refused_by_parser(&args) {
                 Ok(true) if n % SPAWN_REFUSED_EVERY != 0 => {
-                    let _ = std::fs::remove_dir_all(&dir);
                     *tally
                         .lock()
                         .unwrap()
@@ -601,6 +617,8 @@ fn no_generated_command_line_panics_hangs_or_fails_internally() {
                     continue;
                 }
             }
+            let dir: PathBuf = root.path().join(format!("case{n}"));
+            make_target(case.target, &dir);
             let out = run(&args, &dir);
             let _ = std::fs::remove_dir_all(&dir);
             let code = out.code.map_or("signal".to_string(), |c| c.to_string());

@@ -218,6 +218,17 @@ impl<'a> AnyEngine<'a> {
             EngineKind::Stdio(call) => AnyEngine::Stdio(access::StdioEngine::new(setup, call)?),
         })
     }
+
+    /// The write data pool, unchanged, for a later pass to use without
+    /// filling it again; None where the engine keeps it (a ring that
+    /// registered it with the kernel, the engines that copy it away).
+    pub fn into_pool(self) -> Option<crate::sys::buffer::AlignedBuf> {
+        match self {
+            AnyEngine::Sync(engine) => Some(engine.into_pool()),
+            AnyEngine::Sim(engine) => Some(engine.into_pool()),
+            AnyEngine::Uring(_) | AnyEngine::Mmap(_) | AnyEngine::Stdio(_) => None,
+        }
+    }
 }
 
 impl Engine for AnyEngine<'_> {

@@ -26,6 +26,11 @@ impl<'a, C: Clock> SyncEngine<'a, C> {
             clock: setup.clock,
         }
     }
+
+    /// The write data pool: writes only ever read it.
+    pub fn into_pool(self) -> AlignedBuf {
+        self.pool
+    }
 }
 
 impl<C: Clock> Engine for SyncEngine<'_, C> {

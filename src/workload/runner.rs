@@ -32,6 +32,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 pub(crate) mod cache;
 mod pass;
 mod read_back;
+mod spare_pools;
 mod summary;
 
 use cache::{device_io, evict_and_prove};

@@ -25,6 +25,11 @@ impl<'a> SimEngine<'a> {
         }
     }
 
+    /// The write data pool: writes only ever read it.
+    pub fn into_pool(self) -> AlignedBuf {
+        self.pool
+    }
+
     fn execute<S: OpSource>(&mut self, source: &mut S, op: &Op) -> Result<(), String> {
         let len = op.len as usize;
         match op.kind {

@@ -3,6 +3,7 @@
 //! deadline, their records merged. Apart from [`super`], which sequences
 //! the passes and gathers what surrounds them.
 
+use super::spare_pools::{self, PoolKey};
 use super::summary::merge_record;
 use super::{MIN_POOL_BYTES, SharedByPasses};
 use crate::engine::sim::SimEngine;
@@ -202,11 +203,28 @@ fn run_one_job<'a>(
     if result.is_err() {
         shared.stops.abort.store(true, Ordering::Relaxed);
     }
+    let note = engine.note();
+    // The clock has stopped: the pool goes back for the next pass.
+    if let (Some(key), Some(pool)) = (pool_key(target, spec, plan.index), engine.into_pool()) {
+        spare_pools::give_back(key, pool);
+    }
     JobOutcome {
         record: job.record,
         error: result.err(),
-        note: engine.note(),
+        note,
     }
+}
+
+/// What the write data pool of job `index` holds; None for reads, which
+/// have no pool to speak of.
+fn pool_key(target: &MeasureTarget<'_>, spec: &MeasureSpec, index: u32) -> Option<PoolKey> {
+    let bs = spec.block_size;
+    spec.rw.writes().then(|| PoolKey {
+        pattern: spec.pattern,
+        seed: spec.seed.wrapping_add(u64::from(index)),
+        len: ((MIN_POOL_BYTES.max(2 * bs * u64::from(spec.queue_depth)) / bs) * bs) as usize,
+        align: target.align,
+    })
 }
 
 fn build_engine<'a>(
@@ -216,19 +234,11 @@ fn build_engine<'a>(
     clock: AnyClock<'a>,
 ) -> std::io::Result<AnyEngine<'a>> {
     let bs = spec.block_size;
-    // Reads never touch the pool: one block keeps the engines' layout.
-    let pool_bytes = if spec.rw.writes() {
-        (MIN_POOL_BYTES.max(2 * bs * u64::from(spec.queue_depth)) / bs) * bs
-    } else {
-        bs
+    let pool = match pool_key(target, spec, index) {
+        Some(key) => spare_pools::take(key),
+        // Reads never touch the pool: one block keeps the engines' layout.
+        None => AlignedBuf::new(bs as usize, target.align),
     };
-    let mut pool = AlignedBuf::new(pool_bytes as usize, target.align);
-    if spec.rw.writes() {
-        spec.pattern.fill(
-            pool.as_mut_slice(),
-            spec.seed.wrapping_add(u64::from(index)),
-        );
-    }
     if let Some(device) = target.sim {
         return Ok(AnyEngine::Sim(SimEngine::new(device, bs as usize, pool)));
     }

@@ -11,6 +11,8 @@
 #   BENCH_CPU      CPU number to pin every tool to with taskset (default:
 #                  no pinning); BENCH_CPU=1 runs each under `taskset -c 1`
 #   IOCURVE        path to an iocurve binary; skips `cargo build --release`
+#   IOCURVE_BEFORE path to a second (older) iocurve binary, measured in the
+#                  same rounds and shown beside the first
 #   FIO_EXTRA      extra options appended to every fio command line
 #   BENCH_ZRAM_SIZE  zram disk size (default 2G); the whole disk is filled
 set -euo pipefail
@@ -183,9 +185,11 @@ measure() { # key c_bs c_mode iocurve-args(4) -- fio-args...
     local fio_args=("$@") r tool v
     declare -A I M
     for ((r = 1; r <= ROUNDS; r++)); do
-        for tool in iocurve fio c; do
+        for tool in iocurve before fio c; do
             case $tool in
                 iocurve) v=$(run_iocurve "$i_rw" "$i_bs" "$i_qd" "$i_eng") ;;
+                before) if [[ -z ${IOCURVE_BEFORE:-} ]]; then continue; fi
+                   v=$(IOCURVE=$IOCURVE_BEFORE run_iocurve "$i_rw" "$i_bs" "$i_qd" "$i_eng") ;;
                 fio) v=$(run_fio "${fio_args[@]}") ;;
                 c) if [[ $cbs == - ]]; then continue; fi
                    v=$(run_c "$cbs" "$cmode") ;;
@@ -195,7 +199,7 @@ measure() { # key c_bs c_mode iocurve-args(4) -- fio-args...
             log "round $r/$ROUNDS  $key  $tool: $(fmt "${v% *}") IOPS, $(fmt "${v#* }") MB/s"
         done
     done
-    for tool in iocurve fio c; do
+    for tool in iocurve before fio c; do
         # shellcheck disable=SC2086
         RES[$key,$tool,iops]=$(median ${I[$tool]:-n/a})
         # shellcheck disable=SC2086
@@ -219,9 +223,20 @@ measure 1m-seq 1048576 seq read 1M 1 sync -- \
 
 # ---------------------------------------------------------------- report
 row() { # label key metric
-    local a=${RES[$2,iocurve,$3]} b=${RES[$2,fio,$3]} c=${RES[$2,c,$3]}
-    printf '%-30s %12s %12s %12s %12s %12s\n' "$1" "$(fmt "$a")" "$(fmt "$b")" "$(fmt "$c")" \
+    local a=${RES[$2,iocurve,$3]} b=${RES[$2,fio,$3]} c=${RES[$2,c,$3]} o=${RES[$2,before,$3]}
+    printf '%-30s %12s %12s %12s %12s %12s' "$1" "$(fmt "$a")" "$(fmt "$b")" "$(fmt "$c")" \
         "$(ratio "$a" "$b")" "$(ratio "$a" "$c")"
+    if [[ -n ${IOCURVE_BEFORE:-} ]]; then
+        printf ' %12s %12s' "$(fmt "$o")" "$(ratio "$o" "$b")"
+    fi
+    echo
+}
+header() { # what the numbers are
+    printf '%-30s %12s %12s %12s %12s %12s' workload "iocurve $1" "fio $1" "C loop $1" iocurve/fio iocurve/C
+    if [[ -n ${IOCURVE_BEFORE:-} ]]; then
+        printf ' %12s %12s' "before $1" before/fio
+    fi
+    echo
 }
 verdict() { # ratio threshold
     if [[ $1 == n/a ]]; then echo n/a
@@ -235,12 +250,14 @@ echo "${SECONDS_PER_RUN}s per run after ${RAMP}s warm-up (none for the C loop), 
 echo "load average before measuring: $LOAD"
 echo "$(fio --version), iocurve: $([[ $IOCURVE_OK == 1 ]] && "$IOCURVE" --version 2>/dev/null | head -n1 || echo n/a)"
 echo
-printf '%-30s %12s %12s %12s %12s %12s\n' workload "iocurve IOPS" "fio IOPS" "C loop IOPS" iocurve/fio iocurve/C
-printf '%-30s %12s %12s %12s %12s %12s\n' "$(printf '%.0s-' {1..30})" ------------ ------------ ------------ ------------ ------------
+header IOPS
+printf '%-30s %12s %12s %12s %12s %12s' "$(printf '%.0s-' {1..30})" ------------ ------------ ------------ ------------ ------------
+[[ -n ${IOCURVE_BEFORE:-} ]] && printf ' %12s %12s' ------------ ------------
+echo
 row "4 KiB rand read QD1 sync" 4k-qd1 iops
 row "4 KiB rand read QD32 io_uring" 4k-qd32 iops
 row "1 MiB seq read QD1 sync" 1m-seq iops
-printf '%-30s %12s %12s %12s %12s %12s\n' workload "iocurve MB/s" "fio MB/s" "C loop MB/s" iocurve/fio iocurve/C
+header MB/s
 row "1 MiB seq read QD1 sync" 1m-seq mbps
 echo
 r_fio=$(ratio "${RES[4k-qd1,iocurve,iops]}" "${RES[4k-qd1,fio,iops]}")

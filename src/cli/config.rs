@@ -41,9 +41,22 @@ pub(crate) fn target_config(args: &TargetArgs) -> Result<TargetConfig> {
         seed_given: args.seed.is_some(),
         json: args.output.json,
         report: args.report.clone(),
-        engine: args.engine.asked(),
+        engine: engine_with_polling(args)?,
+        sqpoll: args.sqpoll,
         output: args.output.choice(),
     })
+}
+
+/// The engine asked for, given `--sqpoll`: polling is io_uring's, so it
+/// takes io_uring and refuses the one-at-a-time engine.
+fn engine_with_polling(args: &TargetArgs) -> Result<Option<EngineKind>> {
+    match (args.sqpoll, args.engine.asked()) {
+        (false, asked) => Ok(asked),
+        (true, Some(EngineKind::Sync)) => Err(usage(
+            "--sqpoll polls io_uring's submission queue, and --engine sync does not use io_uring: leave out one of them",
+        )),
+        (true, _) => Ok(Some(EngineKind::Uring)),
+    }
 }
 
 impl RunConfig {
@@ -55,6 +68,11 @@ impl RunConfig {
         check_run_limits(args.size, args.time, bs)?;
         let engine = method_engine(args.method, args.stdio_bs, args.rw, args.qd)?
             .map_or_else(|| choose_engine(target.engine, args.qd), Ok)?;
+        if target.sqpoll && engine != EngineKind::Uring {
+            return Err(usage(
+                "--sqpoll polls io_uring's submission queue, and a --method other than pread reads without io_uring: leave out one of them",
+            ));
+        }
         check_queue_memory(engine, bs, args.qd)?;
         let align = checked_align(args.align, bs)?;
         if args.verify {
@@ -460,6 +478,29 @@ mod tests {
         assert_eq!(json["rw"], "read");
         assert_eq!(json["target"]["buffered"], true);
         assert!(json.get("bs").is_none() && json.get("blocks").is_none());
+    }
+
+    #[test]
+    fn sqpoll_takes_io_uring_and_refuses_what_runs_without_it() {
+        let polled = run_config(&["--sqpoll"]).unwrap();
+        assert_eq!(polled.engine, EngineKind::Uring);
+        assert!(polled.target.sqpoll);
+        let json = serde_json::to_value(&polled.target).unwrap();
+        assert_eq!(json["sqpoll"], true);
+        assert_eq!(json["engine"], "uring");
+        let plain = run_config(&[]).unwrap();
+        assert!(!plain.target.sqpoll);
+        assert_eq!(plain.engine, EngineKind::Sync);
+        for refused in [
+            &["--sqpoll", "--engine", "sync"][..],
+            &["--sqpoll", "--method", "mmap"][..],
+        ] {
+            let e = run_config(refused).unwrap_err().to_string();
+            assert!(
+                e.contains("--sqpoll") && e.contains("leave out"),
+                "{refused:?}: {e}"
+            );
+        }
     }
 
     #[test]

@@ -236,6 +236,7 @@ pub fn target_config(args: &FlashArgs, name: &str) -> Result<TargetConfig> {
         json: output.format == crate::vocab::output::Format::Json,
         report: None,
         engine: None,
+        sqpoll: false,
         output,
     })
 }

@@ -323,6 +323,12 @@ pub struct TargetArgs {
     #[arg(long, value_enum, default_value = "auto")]
     pub engine: options::EngineChoice,
 
+    /// io_uring with a kernel thread polling its submission queue
+    /// (IORING_SETUP_SQPOLL): submitting takes no system call, and the
+    /// thread keeps a CPU busy while the run lasts. Implies --engine uring.
+    #[arg(long)]
+    pub sqpoll: bool,
+
     /// Parallel jobs, each with its own queue [default: 1; profile: each
     /// row's own].
     #[arg(long, value_parser = limits::THREADS.parser())]

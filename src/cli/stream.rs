@@ -89,7 +89,7 @@ impl StreamConfig {
 fn check_engine(tcfg: &TargetConfig) -> Result<()> {
     if tcfg.engine == Some(EngineKind::Uring) {
         return Err(usage(
-            "stream issues one request at a time on a schedule: leave --engine at auto or pass --engine sync",
+            "stream issues one request at a time on a schedule: leave --engine at auto (or pass --engine sync) and --sqpoll off",
         ));
     }
     if tcfg.threads != 1 {

@@ -68,7 +68,7 @@ impl SustainConfig {
 fn check(args: &SustainArgs, engine: Option<EngineKind>, threads: u32) -> Result<()> {
     if engine == Some(EngineKind::Uring) || threads != 1 {
         return Err(usage(
-            "sustain writes one sequential stream: leave --engine at auto and --threads at 1",
+            "sustain writes one sequential stream: leave --engine at auto, --threads at 1 and --sqpoll off",
         ));
     }
     if args.bs == 0 || args.bs > MAX_BS {

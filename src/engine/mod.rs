@@ -207,13 +207,19 @@ pub enum AnyEngine<'a> {
 }
 
 impl<'a> AnyEngine<'a> {
+    /// The engine of `kind` on `setup`; `sqpoll` asks io_uring for a
+    /// kernel thread polling its submission queue (io_uring only: a spec
+    /// with it and another engine does not pass its checks).
     pub fn build(
         kind: EngineKind,
         setup: EngineSetup<'a, AnyClock<'a>>,
+        sqpoll: bool,
     ) -> io::Result<AnyEngine<'a>> {
         Ok(match kind {
             EngineKind::Sync => AnyEngine::Sync(sync::SyncEngine::new(setup)),
-            EngineKind::Uring => AnyEngine::Uring(Box::new(uring::UringEngine::new(setup)?)),
+            EngineKind::Uring => {
+                AnyEngine::Uring(Box::new(uring::UringEngine::new(setup, sqpoll)?))
+            }
             EngineKind::Mmap => AnyEngine::Mmap(access::MmapEngine::new(setup)?),
             EngineKind::Stdio(call) => AnyEngine::Stdio(access::StdioEngine::new(setup, call)?),
         })

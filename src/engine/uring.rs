@@ -15,7 +15,7 @@
 //! each completion means.
 
 use super::{Clock, Engine, EngineSetup, IoError, Op, OpKind, OpSource};
-use crate::sys::uring::{Ring, Transfer};
+use crate::sys::uring::{Ring, Submission, Transfer};
 use std::io;
 
 #[derive(Clone, Copy)]
@@ -33,16 +33,23 @@ pub struct UringEngine<'a, C: Clock> {
 }
 
 impl<'a, C: Clock> UringEngine<'a, C> {
-    pub fn new(setup: EngineSetup<'a, C>) -> io::Result<Self> {
+    /// An engine on `setup`'s descriptor; with `sqpoll`, a kernel thread
+    /// polls the submission queue (an error where the kernel refuses it).
+    pub fn new(setup: EngineSetup<'a, C>, sqpoll: bool) -> io::Result<Self> {
         let queue_depth = setup.queue_depth.max(1);
+        let submission = match sqpoll {
+            true => Submission::KernelPolls,
+            false => Submission::Calls,
+        };
         let ring = Ring::new(
             setup.fd,
             queue_depth,
             setup.block_size,
             setup.align,
             setup.pool,
+            submission,
         )
-        .map_err(explain_unavailable)?;
+        .map_err(|e| explain_unavailable(e, submission))?;
         let idle = Slot {
             op: Op {
                 kind: OpKind::Read,
@@ -215,7 +222,15 @@ fn completions_to_wait_for(in_flight: usize) -> usize {
     (in_flight / 4).max(1)
 }
 
-fn explain_unavailable(err: io::Error) -> io::Error {
+fn explain_unavailable(err: io::Error, submission: Submission) -> io::Error {
+    if submission == Submission::KernelPolls {
+        return io::Error::new(
+            err.kind(),
+            format!(
+                "io_uring with a polling thread could not be set up ({err}); leave out --sqpoll"
+            ),
+        );
+    }
     let why = match err.raw_os_error() {
         Some(libc::ENOSYS) => "this kernel has no io_uring",
         Some(libc::EPERM) | Some(libc::EACCES) => {

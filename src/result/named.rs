@@ -171,6 +171,9 @@ impl PartialEq<Rw> for TestRw {
 pub enum TestEngine {
     Sync,
     Uring,
+    /// io_uring with a kernel thread polling its submission queue
+    /// (`--sqpoll`): compared only with runs made the same way.
+    UringPolled,
     Mmap,
     Stdio,
     Imported(String),
@@ -181,6 +184,7 @@ impl TestEngine {
         match text {
             "sync" => TestEngine::Sync,
             "uring" => TestEngine::Uring,
+            "uring-sqpoll" => TestEngine::UringPolled,
             "mmap" => TestEngine::Mmap,
             "stdio" => TestEngine::Stdio,
             other => TestEngine::Imported(other.to_string()),
@@ -191,6 +195,7 @@ impl TestEngine {
         match self {
             TestEngine::Sync => "sync",
             TestEngine::Uring => "uring",
+            TestEngine::UringPolled => "uring-sqpoll",
             TestEngine::Mmap => "mmap",
             TestEngine::Stdio => "stdio",
             TestEngine::Imported(text) => text,
@@ -259,7 +264,7 @@ recorded_as_word!(
 // The engine's name, or the imported tool's `tool:engine`.
 recorded_as_word!(
     TestEngine,
-    "The I/O engine: sync, uring, mmap or stdio for iocurve's own runs; `tool:engine` (fio:libaio) for an imported run."
+    "The I/O engine: sync, uring, uring-sqpoll, mmap or stdio for iocurve's own runs; `tool:engine` (fio:libaio) for an imported run."
 );
 
 #[cfg(test)]
@@ -298,6 +303,9 @@ mod tests {
         assert_eq!(e.as_str(), "fio:libaio");
         let e: TestEngine = serde_json::from_str("\"uring\"").unwrap();
         assert_eq!(e, TestEngine::Uring);
+        let e: TestEngine = serde_json::from_str("\"uring-sqpoll\"").unwrap();
+        assert_eq!(e, TestEngine::UringPolled);
+        assert_eq!(serde_json::to_string(&e).unwrap(), "\"uring-sqpoll\"");
         assert_eq!(TestEngine::from(EngineKind::Stdio(4096)).as_str(), "stdio");
     }
 

@@ -25,6 +25,22 @@ const POOL_INDEX: u16 = 0;
 /// Registered-buffer index of the per-slot area.
 const SLOTS_INDEX: u16 = 1;
 
+/// How submitted entries reach the kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Submission {
+    /// Each batch with an `io_uring_enter` (which also waits for
+    /// completions).
+    Calls,
+    /// A kernel thread polls the submission queue (IORING_SETUP_SQPOLL):
+    /// entries go without a system call while it is awake; waiting for
+    /// completions still takes one.
+    KernelPolls,
+}
+
+/// How long the polling thread spins without work before it sleeps (and
+/// the next submission has to wake it with a system call).
+const SQPOLL_IDLE_MS: u32 = 1000;
+
 /// What one transfer does, and with which buffer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Transfer {
@@ -66,18 +82,11 @@ impl<'fd> Ring<'fd> {
         slot_len: usize,
         align: usize,
         mut pool: AlignedBuf,
+        submission: Submission,
     ) -> io::Result<Ring<'fd>> {
         let slots = slots.max(1);
         let entries = slots.next_power_of_two() as u32;
-        // One thread submits and reaps, so completions can wait for our next
-        // io_uring_enter instead of interrupting us (Linux 6.1+); older
-        // kernels get a plain ring.
-        let ring = IoUring::builder()
-            .setup_single_issuer()
-            .setup_defer_taskrun()
-            .build(entries)
-            .or_else(|_| IoUring::builder().setup_coop_taskrun().build(entries))
-            .or_else(|_| IoUring::new(entries))?;
+        let ring = build_ring(entries, submission)?;
         let mut slot_area = AlignedBuf::new(slot_len * slots, align);
         let fixed_file = ring.submitter().register_files(&[fd.as_raw_fd()]).is_ok();
         let iovecs = [
@@ -275,9 +284,42 @@ impl<'fd> Ring<'fd> {
     }
 }
 
+/// A ring of `entries` entries. Called: one thread submits and reaps, so
+/// completions can wait for our next io_uring_enter instead of interrupting
+/// us (Linux 6.1+), and older kernels get a plain ring. Polled: the polling
+/// thread is asked for and its refusal is the error (deferred task work
+/// cannot go with it).
+fn build_ring(entries: u32, submission: Submission) -> io::Result<IoUring> {
+    match submission {
+        Submission::Calls => IoUring::builder()
+            .setup_single_issuer()
+            .setup_defer_taskrun()
+            .build(entries)
+            .or_else(|_| IoUring::builder().setup_coop_taskrun().build(entries))
+            .or_else(|_| IoUring::new(entries)),
+        Submission::KernelPolls => IoUring::builder()
+            .setup_sqpoll(SQPOLL_IDLE_MS)
+            .setup_single_issuer()
+            .build(entries)
+            .or_else(|_| {
+                IoUring::builder()
+                    .setup_sqpoll(SQPOLL_IDLE_MS)
+                    .build(entries)
+            }),
+    }
+}
+
 impl Drop for Ring<'_> {
     fn drop(&mut self) {
-        if self.drain() {
+        let drained = self.drain();
+        // The kernel tears a ring down after its descriptor closes, later
+        // (a polled ring's thread first has to stop): until then it holds
+        // the registered file, and the next exclusive open of the device,
+        // a second run's, failed as "in use". Unregistering waits for that.
+        if drained && self.fixed_file {
+            let _ = self.ring.submitter().unregister_files();
+        }
+        if drained {
             // SAFETY: nothing is in flight, so the kernel holds no reference
             // into the buffers except the registration, which dies with the
             // ring; each buffer is dropped exactly once, here.
@@ -300,7 +342,16 @@ mod tests {
 
     /// A ring on `file`, or None where this kernel or sandbox has none.
     fn ring_on(file: &std::fs::File, slots: usize, pool: AlignedBuf) -> Option<Ring<'_>> {
-        match Ring::new(file.as_fd(), slots, 4096, 4096, pool) {
+        ring_with(file, slots, pool, Submission::Calls)
+    }
+
+    fn ring_with(
+        file: &std::fs::File,
+        slots: usize,
+        pool: AlignedBuf,
+        submission: Submission,
+    ) -> Option<Ring<'_>> {
+        match Ring::new(file.as_fd(), slots, 4096, 4096, pool, submission) {
             Ok(ring) => Some(ring),
             Err(e) => {
                 eprintln!("no io_uring here: {e}");
@@ -324,12 +375,21 @@ mod tests {
 
     #[test]
     fn reads_into_slots_and_writes_from_pool_and_slot() {
+        reads_and_writes_through(Submission::Calls);
+    }
+
+    #[test]
+    fn a_polled_ring_reads_and_writes_the_same() {
+        reads_and_writes_through(Submission::KernelPolls);
+    }
+
+    fn reads_and_writes_through(submission: Submission) {
         let mut f = tempfile::tempfile().unwrap();
         let bytes: Vec<u8> = (0..4 * 4096u32).map(|i| (i / 4096) as u8 + 1).collect();
         f.write_all(&bytes).unwrap();
         let mut pool = AlignedBuf::new(2 * 4096, 4096);
         pool.as_mut_slice()[4096..].fill(0xAA);
-        let Some(mut ring) = ring_on(&f, 2, pool) else {
+        let Some(mut ring) = ring_with(&f, 2, pool, submission) else {
             return;
         };
         ring.prepare(0, Transfer::ReadIntoSlot, 2 * 4096, 4096);

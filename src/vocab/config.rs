@@ -64,6 +64,9 @@ pub struct TargetConfig {
     pub report: Option<PathBuf>,
     /// The engine asked for; `None` means auto.
     pub engine: Option<EngineKind>,
+    /// `--sqpoll`: io_uring submits through a kernel thread polling its
+    /// queue (the engine is then io_uring).
+    pub sqpoll: bool,
     /// How and where the result is printed (not recorded with it).
     #[serde(skip)]
     pub output: OutputChoice,

@@ -126,7 +126,10 @@ pub fn workload_info(spec: &MeasureSpec) -> WorkloadInfo {
         block_size: spec.block_size,
         queue_depth: spec.queue_depth,
         threads: spec.threads,
-        engine: spec.engine.into(),
+        engine: match spec.sqpoll {
+            true => crate::result::TestEngine::UringPolled,
+            false => spec.engine.into(),
+        },
         offset: spec.offset,
         span: spec.span,
         mix_read_percent: spec.rw.is_mixed().then_some(spec.mix_read_percent),

@@ -63,6 +63,7 @@ pub fn spec_of(
         queue_depth: cfg.queue_depth,
         threads: cfg.target.threads,
         engine: cfg.engine,
+        sqpoll: cfg.target.sqpoll,
         offset,
         span,
         align: blocks.align,

@@ -18,6 +18,9 @@ pub struct SpecRequest {
     pub queue_depth: u32,
     pub threads: u32,
     pub engine: EngineKind,
+    /// io_uring submits through a kernel thread polling its queue
+    /// (`--sqpoll`); only with the io_uring engine.
+    pub sqpoll: bool,
     /// Start of the region, bytes from the start of the target.
     pub offset: u64,
     /// Length of the region.
@@ -83,6 +86,10 @@ pub enum SpecError {
         "--verify stamps 512-byte sectors, and a block of {0} bytes is not a whole number of them"
     )]
     VerifyBlock(u64),
+    #[error(
+        "--sqpoll polls io_uring's submission queue, and this measurement runs without io_uring"
+    )]
+    PollingWithoutUring,
 }
 
 /// Largest transfer: the engines describe lengths with 32 bits.
@@ -123,6 +130,7 @@ impl MeasureSpec {
             queue_depth: 1,
             threads: 1,
             engine: EngineKind::Sync,
+            sqpoll: false,
             offset: region.0,
             span: region.1,
             align: if rw.is_random() {
@@ -174,6 +182,9 @@ fn check_request(req: &SpecRequest) -> Result<(), SpecError> {
     if req.verify && !req.block_size.is_multiple_of(512) {
         return Err(SpecError::VerifyBlock(req.block_size));
     }
+    if req.sqpoll && req.engine != EngineKind::Uring {
+        return Err(SpecError::PollingWithoutUring);
+    }
     Ok(())
 }
 
@@ -205,6 +216,7 @@ mod tests {
             queue_depth: 1,
             threads: 1,
             engine: EngineKind::Sync,
+            sqpoll: false,
             offset: 0,
             span: 1 << 20,
             align: 4096,

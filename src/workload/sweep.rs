@@ -413,6 +413,7 @@ fn point_spec(
         queue_depth: ctx.cfg.queue_depth,
         threads: ctx.target_cfg.threads,
         engine: ctx.cfg.engine,
+        sqpoll: ctx.target_cfg.sqpoll,
         offset: ctx.offset,
         span: ctx.span,
         align: size,

@@ -375,3 +375,56 @@ fn verify_read_finds_the_seed_in_the_blocks_and_counts_each_block_once() {
         "{v}"
     );
 }
+
+/// `--sqpoll`: the same bytes reach the device through a ring whose
+/// submission queue a kernel thread polls, and the run says it was asked.
+#[test]
+fn a_polled_ring_moves_the_same_bytes_as_system_calls() {
+    let dev = match LoopDevice::new(16 * MIB) {
+        Ok(d) => d,
+        Err(why) => return skipped(&why),
+    };
+    let args = |polled: bool| {
+        let mut a = vec![
+            "run",
+            dev.path(),
+            "--rw",
+            "write",
+            "--bs",
+            "64k",
+            "--size",
+            "8M",
+            "--ramp",
+            "0",
+            "--qd",
+            "8",
+            "--destructive",
+            "--verify",
+            "--seed",
+            "5",
+            "--json",
+        ];
+        if polled {
+            a.push("--sqpoll");
+        }
+        a
+    };
+    let out = iocurve().args(args(true)).output().expect("iocurve runs");
+    let said = String::from_utf8_lossy(&out.stderr);
+    if said.contains("leave out --sqpoll") {
+        return skipped(&format!("no io_uring polling thread here: {said}"));
+    }
+    let polled = json(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert_eq!(polled["config"]["target"]["sqpoll"], true);
+    // Compared only with runs made the same way.
+    assert_eq!(polled["tests"][0]["workload"]["engine"], "uring-sqpoll");
+    let m = &polled["tests"][0]["repetitions"][0];
+    assert_eq!(m["bytes"], 8 * MIB);
+    assert_eq!(m["device_io"]["write_bytes"], 8 * MIB, "{}", m["device_io"]);
+    assert_eq!(m["verify"]["ok"], 128, "{}", m["verify"]);
+    let called = json(&run_ok(args(false)).stdout);
+    assert_eq!(called["config"]["target"]["sqpoll"], false);
+    assert_eq!(called["tests"][0]["workload"]["engine"], "uring");
+    assert_eq!(called["tests"][0]["repetitions"][0]["bytes"], 8 * MIB);
+}

@@ -250,5 +250,5 @@ fn build_engine<'a>(
         pool,
         clock,
     };
-    AnyEngine::build(spec.engine, setup)
+    AnyEngine::build(spec.engine, setup, spec.sqpoll)
 }

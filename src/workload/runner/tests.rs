@@ -76,6 +76,7 @@ fn budgets_and_regions_split_exactly() {
         queue_depth: 1,
         threads: 3,
         engine: crate::vocab::options::EngineKind::Sync,
+        sqpoll: false,
         offset: 8192,
         span: 100 * 4096,
         align: 4096,

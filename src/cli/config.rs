@@ -16,9 +16,17 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 /// The shared target settings of a command with no configuration of its
-/// own beyond them.
-pub fn target_config_of(args: &TargetArgs) -> Result<TargetConfig> {
-    target_config(args)
+/// own beyond them: surface, copy and endure, which move one request at a
+/// time with pread and pwrite, so io_uring's options are refused rather
+/// than ignored.
+pub fn target_config_of(args: &TargetArgs, command: &str) -> Result<TargetConfig> {
+    let target = target_config(args)?;
+    if target.engine == Some(EngineKind::Uring) {
+        return Err(usage(format!(
+            "{command} moves one request at a time with pread and pwrite: leave --engine at auto (or pass --engine sync) and --sqpoll off"
+        )));
+    }
+    Ok(target)
 }
 
 pub(crate) fn target_config(args: &TargetArgs) -> Result<TargetConfig> {
@@ -500,6 +508,34 @@ mod tests {
                 e.contains("--sqpoll") && e.contains("leave out"),
                 "{refused:?}: {e}"
             );
+        }
+    }
+
+    #[test]
+    fn commands_of_one_request_at_a_time_refuse_io_uring_options() {
+        for (command, needs) in [
+            ("surface", &[][..]),
+            ("endure", &["--cycles", "1"][..]),
+            ("copy", &[][..]),
+        ] {
+            for given in [&["--sqpoll"][..], &["--engine", "uring"][..]] {
+                let line: Vec<&str> = [command, "."]
+                    .into_iter()
+                    .chain(needs.iter().copied())
+                    .chain(given.iter().copied())
+                    .collect();
+                let args = match super::super::command_of(&[&line]) {
+                    super::super::Command::Surface(a) => a.target,
+                    super::super::Command::Endure(a) => a.target,
+                    super::super::Command::Copy(a) => a.target,
+                    _ => unreachable!("{line:?}"),
+                };
+                let e = target_config_of(&args, command).unwrap_err().to_string();
+                assert!(
+                    e.starts_with(command) && e.contains("--sqpoll off"),
+                    "{line:?}: {e}"
+                );
+            }
         }
     }
 

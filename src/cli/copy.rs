@@ -19,7 +19,7 @@ pub struct CopyConfig {
 impl CopyConfig {
     pub fn from_args(args: &CopyArgs) -> Result<CopyConfig> {
         refuse_simulated(args)?;
-        let target = target_config_of(&args.target)?;
+        let target = target_config_of(&args.target, "copy")?;
         if args.bs == 0 || args.bs > MAX_BLOCK_SIZE {
             return Err(usage("--bs must be 1 byte to 1 GiB, e.g. 4M (dd bs=4M)"));
         }

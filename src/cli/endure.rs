@@ -17,7 +17,7 @@ pub struct EndureConfig {
 
 impl EndureConfig {
     pub fn from_args(args: &EndureArgs) -> Result<EndureConfig> {
-        let target = target_config_of(&args.target)?;
+        let target = target_config_of(&args.target, "endure")?;
         refuse(&target, args.cycles)?;
         Ok(EndureConfig { target })
     }

@@ -19,7 +19,7 @@ pub struct SurfaceConfig {
 
 impl SurfaceConfig {
     pub fn from_args(args: &SurfaceArgs) -> Result<SurfaceConfig> {
-        let target = target_config_of(&args.target)?;
+        let target = target_config_of(&args.target, "surface")?;
         crate::cli::more::check_threshold(args.threshold)?;
         let writes = target.preserve || target.destructive;
         Ok(SurfaceConfig { target, writes })

@@ -213,11 +213,13 @@ impl<C: Clock> Engine for UringEngine<'_, C> {
 /// Waiting for one completion at a time costs a wake-up, and where the
 /// device completes on another thread (io_uring's workers, as for zram,
 /// which cannot take requests without blocking) a context switch per I/O:
-/// on one CPU at QD32, 4 KiB random reads of zram went from 172 K IOPS
-/// waiting for one to 376 K waiting for a quarter of those in flight (and
-/// 416 K for a half; a quarter keeps the queue at least three quarters
-/// full between refills). With the ring's deferred task work the kernel
-/// wakes the engine once the batch is there. At QD 1 to 7 this is one.
+/// on one CPU at QD32, 4 KiB random reads of zram through iocurve went
+/// from 176 K IOPS waiting for one to 365 K waiting for a quarter of those
+/// in flight (`bench/qd_sweep.sh`). A bare loop on the same ring gave
+/// 376 K for a quarter and 416 K for a half; a quarter keeps the queue at
+/// least three quarters full between refills. With the ring's deferred
+/// task work the kernel wakes the engine once the batch is there. At QD 1
+/// to 7 this is one.
 fn completions_to_wait_for(in_flight: usize) -> usize {
     (in_flight / 4).max(1)
 }

@@ -13,6 +13,12 @@ const DELAY_ENV: &str = "IOCURVE_TEST_JOURNAL_DELAY_MS";
 /// that a test can signal the process while that journal is filling.
 pub(super) const LATER_PART_DELAY_ENV: &str = "IOCURVE_TEST_LATER_JOURNAL_DELAY_MS";
 
+/// Test hook: sleep this many milliseconds once a later journal is armed,
+/// before the test writes what it covers, so that a test can kill the
+/// process while two journals are armed (without it that window is as short
+/// as the rest of the run, too short to hit on a loaded machine).
+pub(super) const LATER_ARMED_DELAY_ENV: &str = "IOCURVE_TEST_LATER_ARMED_DELAY_MS";
+
 pub(super) fn test_delay() {
     test_sleep(DELAY_ENV);
 }

@@ -3,7 +3,7 @@
 
 use super::directory::check_journal_dir;
 use super::heart::{Beater, Heart};
-use super::hooks::{LATER_PART_DELAY_ENV, test_delay, test_sleep};
+use super::hooks::{LATER_ARMED_DELAY_ENV, LATER_PART_DELAY_ENV, test_delay, test_sleep};
 use super::medium::{read_medium, read_scratch, reader_for};
 use super::recover_command::recover_command;
 use crate::error::{Interrupted, IoFailure};
@@ -124,6 +124,9 @@ pub(super) fn write_journal(
         .beat_offset(data_offset)
         .and_then(|room| Beater::new(&lock, room, target).ok())
         .map(Heart::start);
+    if meta.part > 0 {
+        test_sleep(LATER_ARMED_DELAY_ENV);
+    }
     Ok(Preserved {
         journal: journal_path,
         bytes: meta.total_bytes(),

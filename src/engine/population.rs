@@ -82,6 +82,10 @@ pub const SD_AU_SIZES_KIB: [u64; 15] = [
     64 * 1024,
 ];
 
+/// The rarest FAT-area stall drawn, in writes: the field's, as `flash
+/// class` holds it (a card stalling more rarely is beyond what it claims).
+pub const FAT_PERIOD_MAX: u32 = 256;
+
 /// Link ceilings a card is seen behind, bytes/s: an SPI bus at 25 MHz, a
 /// USB 2 reader, a high-speed SD bus, a UHS-I SDR104 bus.
 const LINKS: [u64; 4] = [3_000_000, 35_000_000, 23_000_000, 90_000_000];
@@ -337,9 +341,11 @@ impl SimParams {
             true => ms(rng, 0.5, 20.0),
             false => ms(rng, 20.0, 150.0),
         });
+        // Stalls (FAT log merges) as often as every other write and as
+        // rarely as the field shows (`FIELD_FAT_PERIOD_MAX`), log-uniform.
         if rng.f64() < 0.3 {
             self.fat_max_ns = ms(rng, 100.0, 800.0);
-            self.fat_every = rng.u32(2..=32);
+            self.fat_every = log_uniform(rng, 2.0, FAT_PERIOD_MAX as f64).round() as u32;
         }
         if rng.f64() < 0.4 {
             let pm = self.write as f64 * log_uniform(rng, 0.3, 3.0);

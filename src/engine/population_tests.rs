@@ -120,8 +120,12 @@ fn the_population_covers_the_ranges_it_promises() {
             .iter()
             .filter(|c| c.fat_max_ns > 0)
             .all(|c| (100_000_000..=800_000_000).contains(&c.fat_max_ns)
-                && (2..=32).contains(&c.fat_every))
+                && (2..=super::FAT_PERIOD_MAX).contains(&c.fat_every))
     );
+    // Stalls as rare as the field's rarest are drawn too.
+    let stalling = || cards.iter().filter(|c| c.fat_max_ns > 0);
+    assert!(stalling().any(|c| c.fat_every > super::FAT_PERIOD_MAX / 2));
+    assert!(stalling().any(|c| c.fat_every <= 8));
     assert!((0.3..0.5).contains(&share(&|c| c.move_speed.is_some())));
 }
 

@@ -12,22 +12,29 @@
 //!   whole AUs beyond the FAT area, timing each, until the speed has
 //!   fallen and stays steady (or until a cap of 16 GiB, bounded by the
 //!   device; then the speed is "after N MiB, cache not exhausted", and a
-//!   PASS with no fall is trusted only when the writes would have filled
-//!   the largest cache the card's capacity allows, a third of it);
+//!   PASS with no fall is low: a dynamic SLC cache may take the whole free
+//!   space of the card, so no amount of writes without a fall rules one
+//!   out);
 //! * the read performance **Pr** is the average of 256 random single-RU
 //!   reads, and the specification asks Pr ≥ Pw;
 //! * **T_FW**, the FAT-update latency, is the busy time of small writes in
 //!   the FAT area: the worst sliding mean of 8 consecutive ones and the
 //!   largest single one (Class 2–10: mean ≤ 100 ms, each ≤ 750 ms; UHS
-//!   and Video classes: each ≤ 250 ms);
+//!   and Video classes: each ≤ 250 ms). A card stalls when it merges its
+//!   FAT log, once every so many writes; a run rules out only stalls it
+//!   would have seen three times, so it times three times the rarest period
+//!   the field shows (768 writes), and a PASS over fewer is low;
 //! * **P(Nu)**, the performance of an AU in which Nu of its Nt RUs are
 //!   already used, is what writing the free RUs of such AUs costs when the
 //!   card must move the used ones (SDHC's move performance Pm): the
 //!   "performance curve" from share used to MB/s. Cards without a move
 //!   cost (SDXC-like) show a flat curve;
 //! * A1/A2 add random 4 KiB reads over the card and writes in a 16 MiB
-//!   region (IOPS, measured after the cache is exhausted) and a sustained
-//!   sequential speed (Pw).
+//!   region and a sustained sequential speed (Pw). The writes come after
+//!   the cache is exhausted, in windows of 500 until two in a row agree:
+//!   the first after the sequential writes use what the cache drained
+//!   meanwhile, and are faster than the card's steady state. A rate that
+//!   never settles is at most low; each rate's spread is its windows'.
 //!
 //! Each requirement is PASS, FAIL or LINK with the measured value and the
 //! limit beside it, and a [`Confidence`](crate::result::flash::Confidence) from the margin between the two
@@ -43,6 +50,8 @@
 
 use super::{FAT_AREA, FlashIo, mb_s};
 use crate::analysis::flash::class::{ClassFigures, FatLatency, PnuPoint, PwFigures, fat_figures};
+use crate::analysis::flash::class::{FAT_PERIODS_SEEN, FIELD_FAT_PERIOD_MAX, IOPS_WINDOWS_MAX};
+use crate::analysis::flash::class::{IopsFigures, IopsWindow, windows_agree};
 use crate::analysis::flash::class::{PW_CAP, fell_from, move_speed, steady};
 use crate::error::usage_io;
 use crate::result::flash::Exhaustion;
@@ -103,10 +112,10 @@ impl ClassPlan {
         let mut plan = ClassPlan {
             au,
             ru: RU_MAX.min(au),
-            random_ops: 500,
+            random_ops: crate::analysis::flash::class::IOPS_WINDOW,
             random_region: (16u64 << 20).div_ceil(unit).saturating_mul(unit),
             ru_reads: 256,
-            fat_writes: 64,
+            fat_writes: FIELD_FAT_PERIOD_MAX * FAT_PERIODS_SEEN,
             pnu_points: 0,
             pw_cap: 0,
             card_bytes: size,
@@ -222,11 +231,11 @@ pub fn measure(io: &mut dyn FlashIo, plan: &ClassPlan, seed: u64) -> io::Result<
     rng.fill(buf.as_mut_slice());
     let pw = exhaust_and_measure(io, plan, buf.as_slice())?;
     // Right after the cache-exhausting writes: the cache is still full.
-    let random_write_iops = random_writes(io, plan, &mut rng, buf.as_slice())?;
+    let random_writes = random_writes(io, plan, &mut rng, buf.as_slice())?;
     let pnu = performance_curve(io, plan, buf.as_slice(), pw.mean_mb_s)?;
     let fat = fat_latency(io, plan, buf.as_slice())?;
     let (pr_mb_s, pr_min_mb_s) = ru_reads(io, plan, &mut rng, buf.as_mut_slice())?;
-    let random_read_iops = random_reads(io, plan, &mut rng, buf.as_mut_slice())?;
+    let random_reads = random_reads(io, plan, &mut rng, buf.as_mut_slice())?;
     Ok(ClassFigures {
         ru: plan.ru,
         card_bytes: plan.card_bytes,
@@ -237,8 +246,8 @@ pub fn measure(io: &mut dyn FlashIo, plan: &ClassPlan, seed: u64) -> io::Result<
         pr_min_mb_s,
         fat,
         pnu,
-        random_read_iops,
-        random_write_iops,
+        random_reads,
+        random_writes,
     })
 }
 
@@ -316,39 +325,58 @@ fn samples(speeds: &[f64], au: u64) -> Vec<(u64, f64)> {
         .collect()
 }
 
-/// IOPS of `plan.random_ops` small transfers, each one call of `op` (which
-/// returns the ns it took).
-fn random_iops(plan: &ClassPlan, mut op: impl FnMut() -> io::Result<u64>) -> io::Result<f64> {
-    let mut ns = 0;
+/// One window of `plan.random_ops` small transfers, each one call of `op`
+/// (which returns the ns it took).
+fn random_window(
+    plan: &ClassPlan,
+    mut op: impl FnMut() -> io::Result<u64>,
+) -> io::Result<IopsWindow> {
+    let mut window = IopsWindow::default();
     for _ in 0..plan.random_ops {
-        ns += op()?;
+        window.add(op()?);
     }
-    Ok(f64::from(plan.random_ops) * 1e9 / ns.max(1) as f64)
+    Ok(window)
 }
 
-/// Small random writes within the plan's random region.
+/// Small random writes within the plan's random region, window after
+/// window until two in a row agree (steady state: what the cache drained
+/// during the writes before is used up), at most [`IOPS_WINDOWS_MAX`].
 fn random_writes(
     io: &mut dyn FlashIo,
     plan: &ClassPlan,
     rng: &mut fastrand::Rng,
     buf: &[u8],
-) -> io::Result<f64> {
-    random_iops(plan, || {
-        let at = plan.random_offset() + rng.u64(0..plan.random_region / SMALL) * SMALL;
-        io.write(at, &buf[..SMALL as usize])
-    })
+) -> io::Result<IopsFigures> {
+    let mut figures = IopsFigures::default();
+    while figures.windows.len() < IOPS_WINDOWS_MAX && !figures.steady {
+        let window = random_window(plan, || {
+            let at = plan.random_offset() + rng.u64(0..plan.random_region / SMALL) * SMALL;
+            io.write(at, &buf[..SMALL as usize])
+        })?;
+        figures.steady = figures
+            .windows
+            .last()
+            .is_some_and(|before| windows_agree(before, &window));
+        figures.windows.push(window);
+    }
+    Ok(figures)
 }
 
-/// Small random reads over the whole card.
+/// Small random reads over the whole card, in one window: no cache stands
+/// in front of reads, so there is no state to wait out.
 fn random_reads(
     io: &mut dyn FlashIo,
     plan: &ClassPlan,
     rng: &mut fastrand::Rng,
     buf: &mut [u8],
-) -> io::Result<f64> {
-    random_iops(plan, || {
+) -> io::Result<IopsFigures> {
+    let window = random_window(plan, || {
         let at = rng.u64(0..io.size() / SMALL) * SMALL;
         io.read(at, &mut buf[..SMALL as usize])
+    })?;
+    Ok(IopsFigures {
+        windows: vec![window],
+        steady: true,
     })
 }
 

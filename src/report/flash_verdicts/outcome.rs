@@ -252,6 +252,23 @@ pub fn reason_text(r: &Reason) -> String {
         } => format!(
             "cannot tell: the link caps at {link_mb_per_s:.1} MB/s, below the {limit} required, and the card ran at it (its own speed beyond the link is not seen)"
         ),
+        Reason::LinkCapsIops {
+            link_mb_per_s,
+            ceiling_iops,
+            limit,
+        } => format!(
+            "cannot tell: the link carries {link_mb_per_s:.1} MB/s, at most {ceiling_iops:.0} random 4 KiB requests per second, below the {limit} IOPS required, and the card's requests ran near it (its own rate beyond the link is not seen)"
+        ),
+        Reason::RareStallsNotRuledOut {
+            writes,
+            ruled_out_every,
+        } => format!(
+            "{writes} FAT-area writes rule out stalls up to one every {ruled_out_every} writes; rarer ones are not ruled out"
+        ),
+        Reason::NotSteady { windows } => format!(
+            "the random writes' rate did not settle within {windows} windows of {} writes: a cache's slack may be in it",
+            crate::analysis::flash::class::IOPS_WINDOW
+        ),
         Reason::AssumedAu { ru_bytes, au_bytes } => format!(
             "measured in {} recording units of an assumed AU of {} (none given or found; give --au)",
             format_size(*ru_bytes),
@@ -262,7 +279,7 @@ pub fn reason_text(r: &Reason) -> String {
             largest_cache_bytes,
             card_bytes,
         } => format!(
-            "no fall in speed within {}: enough to fill any cache of up to {} (a third of this {} card) that could hide a speed below the limit",
+            "no fall in speed within {}: enough to fill any cache of up to {} (all of this {} card) that could hide a speed below the limit",
             format_size(*written_bytes),
             format_size(*largest_cache_bytes),
             format_size(*card_bytes)
@@ -272,7 +289,7 @@ pub fn reason_text(r: &Reason) -> String {
             largest_cache_bytes,
             card_bytes,
         } => format!(
-            "no fall in speed within {}: a cache of up to {} (a third of this {} card) hiding a speed below the limit is not ruled out",
+            "no fall in speed within {}: a cache of up to {} (all of this {} card, as a dynamic SLC cache may take) hiding a speed below the limit is not ruled out",
             format_size(*written_bytes),
             format_size(*largest_cache_bytes),
             format_size(*card_bytes)

@@ -208,6 +208,30 @@ pub enum Reason {
         /// The requirement's limit, MB/s.
         limit: f64,
     },
+    /// The link's bandwidth over 4 KiB is below an IOPS limit and the
+    /// card's random requests ran at a share of it that may be the link's.
+    LinkCapsIops {
+        /// The link's ceiling, MB/s.
+        link_mb_per_s: f64,
+        /// That ceiling in 4 KiB requests per second.
+        ceiling_iops: f64,
+        /// The requirement's limit, IOPS.
+        limit: f64,
+    },
+    /// FAT-area stalls rarer than every `ruled_out_every` writes are not
+    /// ruled out by a run of `writes`.
+    RareStallsNotRuledOut {
+        /// FAT-area writes timed.
+        writes: u64,
+        /// The longest period of stalls the run rules out, in writes.
+        ruled_out_every: u64,
+    },
+    /// The random writes' rate did not settle within the windows timed:
+    /// what a cache's slack served may be in it.
+    NotSteady {
+        /// Windows of random writes timed.
+        windows: u64,
+    },
     /// Measured in the RUs of an assumed AU (none given or found).
     AssumedAu {
         /// The recording unit measured in, bytes.
@@ -220,7 +244,7 @@ pub enum Reason {
     NoFallCovered {
         /// Bytes written without a fall in speed.
         written_bytes: u64,
-        /// The largest cache the card may carry (a third of it), bytes.
+        /// The largest cache the card may carry (all of it), bytes.
         largest_cache_bytes: u64,
         /// The card's size, bytes.
         card_bytes: u64,
@@ -229,7 +253,7 @@ pub enum Reason {
     NoFallOpen {
         /// Bytes written without a fall in speed.
         written_bytes: u64,
-        /// The largest cache the card may carry (a third of it), bytes.
+        /// The largest cache the card may carry (all of it), bytes.
         largest_cache_bytes: u64,
         /// The card's size, bytes.
         card_bytes: u64,

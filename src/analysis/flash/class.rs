@@ -810,6 +810,34 @@ mod tests {
         assert!(f.spread() > 0.0 && f.spread() < 0.01, "{}", f.spread());
     }
 
+    proptest::proptest! {
+        #[test]
+        fn fat_and_iops_figures_are_finite_and_bounded_on_any_times(
+            ms in proptest::collection::vec(0.0f64..1e7, 0..2000),
+            times in proptest::collection::vec(proptest::collection::vec(0u64..u64::from(u32::MAX), 0..600), 0..9),
+        ) {
+            let f = fat_figures(&ms);
+            proptest::prop_assert!(f.worst_mean8_ms <= f.max_ms + 1e-9);
+            for spread in [f.mean8_spread, f.max_spread] {
+                proptest::prop_assert!((0.0..=1.0).contains(&spread), "{f:?}");
+            }
+            let windows: Vec<IopsWindow> = times
+                .iter()
+                .map(|ts| {
+                    let mut w = IopsWindow::default();
+                    ts.iter().for_each(|t| w.add(*t));
+                    w
+                })
+                .collect();
+            let figures = IopsFigures { windows, steady: false };
+            proptest::prop_assert!(figures.iops().is_finite() && figures.iops() >= 0.0);
+            proptest::prop_assert!(figures.spread().is_finite() && figures.spread() >= 0.0);
+            if let [a, b, ..] = figures.windows.as_slice() {
+                let _ = windows_agree(a, b);
+            }
+        }
+    }
+
     #[test]
     fn a_value_near_its_limit_is_low_confidence() {
         assert_eq!(margin_confidence(10.1, 10.0, 0.0), Confidence::Low);

@@ -10,11 +10,11 @@
 //!   write cache (an SLC region) first takes writes at its burst speed:
 //!   Pw is the speed after that cache is exhausted, so the test writes
 //!   whole AUs beyond the FAT area, timing each, until the speed has
-//!   fallen and stays steady (or until a cap of 16 GiB, bounded by the
-//!   device; then the speed is "after N MiB, cache not exhausted", and a
-//!   PASS with no fall is low: a dynamic SLC cache may take the whole free
-//!   space of the card, so no amount of writes without a fall rules one
-//!   out);
+//!   fallen and stays steady (or until a cap of 16 GiB, or two passes over
+//!   a smaller card; then the speed is "after N MiB, cache not exhausted").
+//!   A dynamic SLC cache may take the whole free space of a card, so a
+//!   PASS with no fall is trusted only when the writes would have filled a
+//!   cache as large as the card;
 //! * the read performance **Pr** is the average of 256 random single-RU
 //!   reads, and the specification asks Pr ≥ Pw;
 //! * **T_FW**, the FAT-update latency, is the busy time of small writes in
@@ -97,6 +97,10 @@ pub struct ClassPlan {
     pub pnu_points: usize,
     /// Most bytes of whole-AU writes to exhaust the cache and measure Pw.
     pub pw_cap: u64,
+    /// Bytes of the region those writes go over, from [`ClassPlan::pw_offset`]
+    /// to the device's end (or [`PW_CAP`]); they start over at its
+    /// beginning when the cap is larger.
+    pub pw_room: u64,
     /// Bytes of the device (the largest cache it may carry follows).
     pub card_bytes: u64,
     /// The AU is a fallback, not the card's (none given, reported or
@@ -118,6 +122,7 @@ impl ClassPlan {
             fat_writes: FIELD_FAT_PERIOD_MAX * FAT_PERIODS_SEEN,
             pnu_points: 0,
             pw_cap: 0,
+            pw_room: 0,
             card_bytes: size,
             au_assumed: false,
         };
@@ -125,9 +130,10 @@ impl ClassPlan {
         for points in [shares, 1, 0] {
             plan.pnu_points = points.min(shares);
             let room = size.saturating_sub(plan.pw_offset());
-            plan.pw_cap = PW_CAP.min(room) / unit * unit;
+            plan.pw_room = PW_CAP.min(room) / unit * unit;
+            plan.pw_cap = PW_CAP.min(plan.pw_room.saturating_mul(PW_PASSES)) / unit * unit;
             let fits = plan.pnu_len() <= PNU_BUDGET.min(size / 4);
-            if fits && plan.pw_cap >= plan.min_pw() {
+            if fits && plan.pw_room >= plan.min_pw() {
                 break;
             }
         }
@@ -189,7 +195,7 @@ impl ClassPlan {
     }
 
     fn first_claim(&self) -> u64 {
-        self.pw_cap.min(claim_step(self.au))
+        self.pw_room.min(claim_step(self.au))
     }
 
     /// Why this plan cannot run on a device of `size` bytes: an AU too
@@ -204,7 +210,7 @@ impl ClassPlan {
             ));
         }
         let end = self.pw_offset().saturating_add(self.min_pw());
-        (self.pw_cap < self.min_pw() || end > size).then(|| {
+        (self.pw_room < self.min_pw() || end > size).then(|| {
             format!(
                 "the class test with AUs of {} writes up to {}, beyond the end of this {} device: give a smaller --au or a larger device",
                 format_size(self.au),
@@ -217,6 +223,13 @@ impl ClassPlan {
 
 /// The fewest AUs in a row that can show a steady speed.
 const MIN_WINDOW: u64 = 4;
+
+/// Passes the cache-exhausting writes may make over their region. A cache
+/// may be as large as the card; one taking writes at twice its drain
+/// speed or faster fills within two passes, so on a card smaller than
+/// [`PW_CAP`] the writes go over it again rather than stop at its end
+/// with the cache still taking them (a 2 GiB cache on a 4 GiB card).
+const PW_PASSES: u64 = 2;
 
 fn claim_step(au: u64) -> u64 {
     CLAIM_STEP.div_ceil(au.max(1)).saturating_mul(au)
@@ -280,12 +293,15 @@ fn exhaust_and_measure(io: &mut dyn FlashIo, plan: &ClassPlan, ru: &[u8]) -> io:
     let mut exhaustion = Exhaustion::NoFall;
     let mut written = 0;
     while written + plan.au <= plan.pw_cap {
-        if written + plan.au > claimed {
-            let step = claim_step(plan.au).min(plan.pw_cap - claimed);
+        // The region is claimed once; a second pass writes over what the
+        // first wrote (journalled already under --preserve).
+        let at = written % plan.pw_room.max(plan.au);
+        if at + plan.au > claimed && claimed < plan.pw_room {
+            let step = claim_step(plan.au).min(plan.pw_room - claimed);
             io.claim(&[(plan.pw_offset() + claimed, step)])?;
             claimed += step;
         }
-        let ns = write_au(io, plan, plan.pw_offset() + written, ru)?;
+        let ns = write_au(io, plan, plan.pw_offset() + at, ru)?;
         written += plan.au;
         let speed = mb_s(plan.au, ns);
         speeds.push(speed);

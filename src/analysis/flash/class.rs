@@ -103,10 +103,10 @@ pub fn largest_cache_fill(card_bytes: u64, room: f64) -> u64 {
     fill.min(u64::MAX as f64) as u64
 }
 
-/// The most the cache-exhausting writes cover (bounded by the device). A
-/// cache may be as large as the card ([`CACHE_SHARE_MAX`]), so no fall
-/// within them rules every cache out and a PASS without one is low
-/// ([`largest_cache_fill`]); they are capped so that the test ends. The
+/// The most the cache-exhausting writes cover; on a smaller card they go
+/// over it twice. 16 GiB rule out a cache as large as a card of up to
+/// 8 GiB for a PASS at twice its limit; otherwise a speed that did not
+/// fall within them is a PASS at most low ([`largest_cache_fill`]). The
 /// measuring layer plans its writes with it.
 pub const PW_CAP: u64 = 16 << 30;
 

@@ -6,6 +6,8 @@ use crate::analysis::sustain::{Shape, shape};
 use crate::result::apps::SpeedDrop;
 use crate::result::apps::SpeedLevel;
 use crate::result::apps::SustainReport;
+use crate::result::flash::Confidence;
+use crate::stats::Spread;
 use crate::units::{format_mbps, format_size_figure};
 use std::fmt::Write;
 
@@ -28,6 +30,9 @@ pub fn sustain_block(out: &mut String, r: &SustainReport) {
             let _ = writeln!(out, "DROP        {}", drop_sentence(d));
             if d.per_request() {
                 let _ = writeln!(out, "            {}", drop_range(d));
+            }
+            if let Some(spread) = drop_spread(d) {
+                let _ = writeln!(out, "            {spread}");
             }
             if let Some(start) = slow_start(d) {
                 let _ = writeln!(out, "            {start}");
@@ -160,6 +165,39 @@ fn level_list(levels: &[SpeedLevel]) -> String {
     parts.join(", ")
 }
 
+/// How steady each side of a drop was and how sure the drop is, when the
+/// run stored them: "Speed stretch by stretch: before 390–410 MB/s, after
+/// 4.50–5.50 MB/s; confidence high".
+pub fn drop_spread(d: &SpeedDrop) -> Option<String> {
+    let side = |name: &str, s: Option<Spread>| {
+        s.map(|s| format!("{name} {}–{} MB/s", format_mbps(s.min), format_mbps(s.max)))
+    };
+    let speeds: Vec<String> = [
+        side("before", d.before_spread),
+        side("after", d.after_spread),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let parts: Vec<String> = [
+        (!speeds.is_empty()).then(|| format!("Speed stretch by stretch: {}", speeds.join(", "))),
+        d.confidence.map(confidence_words),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    (!parts.is_empty()).then(|| parts.join("; "))
+}
+
+/// A drop's confidence and what capped it.
+fn confidence_words(c: Confidence) -> String {
+    match c {
+        Confidence::High => "confidence high".to_string(),
+        Confidence::Medium => "confidence medium: the write around the drop was too short to rule out a cost that repeats once per erase unit".to_string(),
+        Confidence::Low => "confidence low: the write around the drop was too short to rule out a cost that repeats once per flash page".to_string(),
+    }
+}
+
 /// The plausible range of a per-request drop and what it rests on.
 pub fn drop_range(d: &SpeedDrop) -> String {
     format!(
@@ -187,6 +225,9 @@ mod tests {
             bytes_high: 25 << 20,
             fast_from_bytes: 0,
             mb_per_s_start: 0.0,
+            before_spread: Spread::of(&[390.0, 400.0, 410.0]),
+            after_spread: Spread::of(&[4.5, 5.0, 5.5]),
+            confidence: Some(Confidence::Medium),
         }
     }
 
@@ -264,6 +305,18 @@ mod tests {
         );
         let range = drop_range(&drop());
         assert!(range.contains("23 MiB and 25 MiB"), "{range}");
+        let spread = drop_spread(&drop()).expect("stored spreads");
+        assert!(
+            spread.starts_with("Speed stretch by stretch: before 390–410 MB/s, after 4.50–5.50 MB/s; confidence medium"),
+            "{spread}"
+        );
+        let stored_before = SpeedDrop {
+            before_spread: None,
+            after_spread: None,
+            confidence: None,
+            ..drop()
+        };
+        assert_eq!(drop_spread(&stored_before), None);
     }
 
     #[test]

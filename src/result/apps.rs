@@ -4,7 +4,8 @@
 
 use super::EndedBy;
 use crate::result::curve::ModelFit;
-use crate::stats::LatencySummary;
+use crate::result::flash::Confidence;
+use crate::stats::{LatencySummary, Spread};
 use crate::vocab::options::{CopySync, StreamDirection};
 use serde::{Deserialize, Serialize};
 
@@ -286,6 +287,20 @@ pub struct SpeedDrop {
     /// when there was none).
     #[serde(default, rename = "start_mb_per_s", alias = "mb_per_s_start")]
     pub mb_per_s_start: f64,
+    /// The speed before, stretch by stretch: the requests from
+    /// `fast_from_bytes` to the drop cut into up to 16 stretches of equal
+    /// length, each its bytes over its time, MB/s (absent in runs stored
+    /// before it).
+    #[serde(default)]
+    pub before_spread: Option<Spread>,
+    /// The speed after, stretch by stretch, as `before_spread`.
+    #[serde(default)]
+    pub after_spread: Option<Spread>,
+    /// How sure the drop is: capped by whether the write around it was
+    /// long enough to have shown a periodic per-request cost of the request
+    /// size (absent in runs stored before it).
+    #[serde(default)]
+    pub confidence: Option<Confidence>,
 }
 
 impl SpeedDrop {

@@ -31,6 +31,39 @@
 //! not cut at every rounding. Neighbours whose speeds differ by less than
 //! [`SAME_LEVEL`] are then joined: they are one level to a reader.
 //!
+//! **Own length.** A cost that repeats from request to request fakes
+//! stretches: 200 KiB writes on 256 KiB pages program one page or two by
+//! where they start, a pattern of 32 writes (`lcm(200k, 256k) / 200k`), so
+//! two neighbouring writes can average 40% below the write's speed though
+//! the speed never changed, and the step fit above cuts them out, as it
+//! should for a change of mean. So a boundary must also hold at the
+//! shorter side's own length `L`: two neighbours are separate levels only
+//! when every run of `L` consecutive requests in one is faster than every
+//! run of `L` in the other by more than [`SAME_LEVEL`] (else they are
+//! joined, the most overlapping first), and a drop only when the slowest
+//! run of `L` of the fast stretch is below [`DROP_RATIO`] of the fastest
+//! run of `L` after it, or in a slow start before it. The request next to
+//! the boundary is left out of the longer side (the cache filled during
+//! it). No period has to be known: once the other side spans a period
+//! more than `L`, a periodic cost repeats the short stretch there (the same
+//! requests in the same phase, the same mean), and it cannot pass. Tests
+//! check any pattern over writes of six periods or more (six because
+//! stretches of `K` periods give means within `(K−1)/(K+1)` of each other,
+//! which exceeds [`DROP_RATIO`] from `K = 6` on). A share of the write is
+//! not required: a real cache may be a small share of a long write, and
+//! whether a stretch is real is read from the write itself. The price: a
+//! fast side of a few requests in heavy noise, a little faster than the
+//! rule, may not stand out of the noise of its neighbour's runs.
+//!
+//! **Confidence.** The runs compared had room for periods up to some
+//! number of requests. A page-tied cost repeats every `u / gcd(request,
+//! u)` requests for a page of `u` bytes, an AU-tied one likewise; over the
+//! units the field has ([`rules::MAX_PAGE`], [`rules::MAX_AU`] and the SD
+//! specification's 12 and 24 MB AUs) that bounds the period a cost could
+//! have. A drop is low when the room was shorter than the page-tied bound,
+//! medium when shorter than the AU-tied bound or when a side holds fewer
+//! than [`rules::CONFIDENT_REQUESTS`], and high otherwise.
+//!
 //! **The drop.** A boundary is a drop when the stretch after it, and
 //! everything after it together, run below [`DROP_RATIO`] of the stretch
 //! before it, and so do most of the requests after it one by one (their
@@ -58,8 +91,11 @@
 //! **Speeds.** Before and after are the bytes of the requests on each side
 //! over their summed durations (throughput, not a mean of rates); before
 //! counts from the start of the fast stretch, and a slow start ahead of it
-//! is reported on its own.
+//! is reported on its own. Each carries its spread: the side cut into up
+//! to [`rules::SPREAD_SAMPLES`] stretches of equal length, each stretch's
+//! own throughput a sample (median, slowest, fastest).
 
+mod own_length;
 pub mod rules;
 mod segment;
 mod series;
@@ -73,7 +109,7 @@ use crate::result::apps::SustainReport;
 use crate::result::config::{SustainPlan, SustainSettings};
 use crate::result::measured::SustainRun;
 use crate::units::mb_per_s;
-use segment::{choose_drop, join_same_levels, levels_of, locate, segment};
+use segment::{choose_drop, join_inseparable, join_same_levels, levels_of, locate, segment};
 use series::Series;
 
 /// The best drop in a write of `request_bytes` requests, if there is one.
@@ -88,7 +124,7 @@ pub fn analyse(completions_ns: &[u64], request_bytes: u64) -> (Option<SpeedDrop>
         return (None, Vec::new());
     }
     let series = Series::of(completions_ns);
-    let segments = join_same_levels(&series, segment(&series));
+    let segments = join_inseparable(&series, join_same_levels(&series, segment(&series)));
     let drop =
         choose_drop(&series, &segments).and_then(|(a, b)| locate(&series, a, b, request_bytes));
     let levels = levels_of(&series, &segments)

@@ -29,3 +29,23 @@ pub const MAX_SEGMENTS: usize = 64;
 pub const STALL_SHARE: f64 = 0.01;
 /// Most successive differences the noise estimate looks at (evenly spread).
 pub const NOISE_SAMPLE: usize = 1 << 17;
+/// The largest flash program unit a periodic per-request cost is assumed
+/// to follow: a 16 KiB page programmed on 4 planes of 4 dies at once.
+/// With the request size it bounds the period of a page-tied cost (see
+/// [`super::own_length::longest_period`]), which a drop's confidence must
+/// have had room to see.
+pub const MAX_PAGE: u64 = 256 << 10;
+/// The largest allocation unit the SD specification defines (SDXC, 64 MB),
+/// the unit of an erase-tied cost; a drop is stated with high confidence
+/// only when the write around it had room for that period too.
+pub const MAX_AU: u64 = 64 << 20;
+/// The AU sizes of the SD specification that are not powers of two
+/// (12 MB and 24 MB, three times one).
+pub const THREE_TIMES_AUS: [u64; 2] = [12 << 20, 24 << 20];
+/// Fewest requests on each side of a drop stated with high confidence:
+/// below it the spread of a side rests on too few samples to say how
+/// steady that side was.
+pub const CONFIDENT_REQUESTS: usize = 16;
+/// Most samples the spread of a side's speed is made of: the side is cut
+/// into this many stretches of (nearly) equal length, each a throughput.
+pub const SPREAD_SAMPLES: usize = 16;

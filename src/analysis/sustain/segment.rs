@@ -2,12 +2,15 @@
 //! into the levels a reader sees, and the drop among their boundaries
 //! placed by its best single step with its support set (see [`super`]).
 
+use super::own_length::{Standing, drop_standing, field_periods, separate_levels, separation};
 use super::rules::{
-    DROP_RATIO, MAX_SEGMENTS, MIN_SEGMENT, NOISE_SAMPLE, PENALTY_PER_LN_N, SAME_LEVEL, STALL_SHARE,
-    SUPPORT_RSS,
+    CONFIDENT_REQUESTS, DROP_RATIO, MAX_SEGMENTS, MIN_SEGMENT, NOISE_SAMPLE, PENALTY_PER_LN_N,
+    SAME_LEVEL, SPREAD_SAMPLES, STALL_SHARE, SUPPORT_RSS,
 };
 use super::series::{Series, Window};
 use crate::result::apps::SpeedDrop;
+use crate::result::flash::Confidence;
+use crate::stats::Spread;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::ops::Range;
@@ -95,6 +98,38 @@ pub fn join_same_levels(series: &Series, mut segments: Vec<Range<usize>>) -> Vec
     }
 }
 
+/// Joins neighbours that are not separate at their own length (see
+/// [`separate_levels`]), the most overlapping pair first: a short stretch
+/// that a periodic cost or noise repeats elsewhere in its neighbour is no
+/// level of its own.
+pub fn join_inseparable(series: &Series, mut segments: Vec<Range<usize>>) -> Vec<Range<usize>> {
+    let margin = |s: &[Range<usize>], i: usize| separation(series, s[i - 1].clone(), s[i].clone());
+    let mut margins: Vec<f64> = (1..segments.len()).map(|i| margin(&segments, i)).collect();
+    loop {
+        let closest = margins
+            .iter()
+            .enumerate()
+            .min_by(|x, y| x.1.total_cmp(y.1))
+            .map(|(i, &m)| (i + 1, m));
+        match closest {
+            Some((i, _))
+                if !separate_levels(series, segments[i - 1].clone(), segments[i].clone()) =>
+            {
+                let right = segments.remove(i);
+                segments[i - 1].end = right.end;
+                margins.remove(i - 1);
+                if i >= 2 {
+                    margins[i - 2] = margin(&segments, i - 1);
+                }
+                if i < segments.len() {
+                    margins[i - 1] = margin(&segments, i);
+                }
+            }
+            _ => return segments,
+        }
+    }
+}
+
 /// The levels a reader sees: stalls (stretches shorter than
 /// [`STALL_SHARE`] of the requests and slower than both neighbours) are
 /// left out when neighbours are compared, so that a steady write with a
@@ -160,9 +195,10 @@ pub fn choose_drop(series: &Series, segments: &[Range<usize>]) -> Option<(usize,
                 .take_while(|&j| series.mean(segments[j].clone()) < DROP_RATIO * slow)
                 .last()
                 .unwrap_or(i - 1);
-            let (a, b) = (segments[first].start, segments[i].start);
-            (a, b, Window::new(series, a..n).gain(b))
+            (segments[first].start, segments[i].start)
         })
+        .filter(|&(a, b)| drop_standing(series, a, b).stands_out)
+        .map(|(a, b)| (a, b, Window::new(series, a..n).gain(b)))
         .filter(|c| c.2.is_finite())
         .fold(None, |best: Option<(usize, usize, f64)>, c| match best {
             Some(b) if b.2 >= c.2 => best,
@@ -198,6 +234,7 @@ pub fn locate(series: &Series, a: usize, b: usize, request_bytes: u64) -> Option
             && before > 0.0
             && after < before * DROP_RATIO
             && lasts(series, k, series.mean(a..k))
+            && drop_standing(series, a, k).stands_out
     };
     let (k, gain) = match window.best() {
         Some((k, g)) if is_drop(k) => (k, g),
@@ -231,5 +268,42 @@ pub fn locate(series: &Series, a: usize, b: usize, request_bytes: u64) -> Option
             0 => 0.0,
             _ => series.speed(0..a, request_bytes),
         },
+        before_spread: speed_spread(series, a..k, request_bytes),
+        after_spread: speed_spread(series, k..n, request_bytes),
+        confidence: Some(confidence(
+            drop_standing(series, a, k),
+            (k - a).min(n - k),
+            request_bytes,
+        )),
     })
+}
+
+/// The spread of a side's speed over its own stretches: `r` cut into up
+/// to [`SPREAD_SAMPLES`] stretches of (nearly) equal length, each its
+/// bytes over its time.
+fn speed_spread(series: &Series, r: Range<usize>, request_bytes: u64) -> Option<Spread> {
+    let pieces = r.len().min(SPREAD_SAMPLES);
+    let edge = |j: usize| r.start + j * r.len() / pieces.max(1);
+    let speeds: Vec<f64> = (0..pieces)
+        .map(|j| series.speed(edge(j)..edge(j + 1), request_bytes))
+        .filter(|s| s.is_finite())
+        .collect();
+    Spread::of(&speeds)
+}
+
+/// How sure a drop is, capped by what the write could have shown: low when
+/// its own-length test had no room for the longest period a page-tied cost
+/// could have at this request size, medium when it had room for that but
+/// not for an AU-tied one or a side is shorter than [`CONFIDENT_REQUESTS`],
+/// high otherwise.
+fn confidence(standing: Standing, shorter_side: usize, request_bytes: u64) -> Confidence {
+    let (page_period, au_period) = field_periods(request_bytes);
+    let seen = standing.shifts as u64;
+    if seen < page_period {
+        Confidence::Low
+    } else if seen < au_period || shorter_side < CONFIDENT_REQUESTS {
+        Confidence::Medium
+    } else {
+        Confidence::High
+    }
 }

@@ -2,6 +2,7 @@
 //! slow starts, noise, and a population of generated writes.
 
 use super::*;
+use crate::result::flash::Confidence;
 use proptest::prelude::*;
 
 /// Completion times of requests of the given durations.
@@ -200,9 +201,17 @@ proptest! {
             .enumerate()
             .map(|(i, &d)| (d as f64 * noise(seed, i as u64, amplitude)) as u64)
             .collect();
-        let d = find_drop(&completions(&durations), 4096).expect("a drop");
-        let truth = k as u64 * 4096;
-        prop_assert!(d.bytes_low <= truth && truth <= d.bytes_high, "{:?}", d);
+        let found = find_drop(&completions(&durations), 4096);
+        // At 2.7 times slower even the slowest fast request (1.3 times
+        // the fast time) is below DROP_RATIO of the fastest slow one (0.7
+        // times the slow time), so the own-length test cannot refuse it;
+        // nearer, a few requests on a side may not stand out of the noise.
+        let clear = slowdown >= 2.7;
+        prop_assert!(found.is_some() || !clear, "no drop at {}x", slowdown);
+        if let Some(d) = found {
+            let truth = k as u64 * 4096;
+            prop_assert!(d.bytes_low <= truth && truth <= d.bytes_high, "{:?}", d);
+        }
     }
 
     #[test]
@@ -299,4 +308,138 @@ fn the_report_carries_the_run_and_its_speed() {
     assert_eq!(r.ended_by, EndedBy::Bytes);
     assert!((r.mb_per_s - 4.194_304).abs() < 1e-9);
     assert!(r.drop.is_none());
+}
+
+/// A cost that repeats every `pattern.len()` requests from `phase` on,
+/// with no change in the write: a page-tied cost of a request size that
+/// is not a multiple of the page (the issue's card: 200 KiB writes on
+/// 256 KiB pages program one or two pages, a pattern of 32 writes).
+fn periodic(pattern: &[u64], phase: usize, n: usize) -> Vec<u64> {
+    (0..n)
+        .map(|i| pattern[(i + phase) % pattern.len()])
+        .collect()
+}
+
+/// The issue's durations: 200 KiB writes at 20 MB/s programming one
+/// 256 KiB page (13.1 ms) or two, plus a 100 µs command.
+fn one_or_two_pages(n: usize) -> Vec<u64> {
+    let page_ns = 13_107_200;
+    (0..n as u64)
+        .map(|i| {
+            let start = i * (200 << 10);
+            let pages = (start + (200 << 10) - 1) / (256 << 10) - start / (256 << 10) + 1;
+            100_000 + pages * page_ns
+        })
+        .collect()
+}
+
+#[test]
+fn the_issues_periodic_page_cost_is_one_level_without_a_drop() {
+    for n in [700, 1310, 1311, 4000] {
+        let (d, levels) = analyse(&completions(&one_or_two_pages(n)), 200 << 10);
+        assert_eq!(d, None, "{n} requests");
+        assert_eq!(levels.len(), 1, "{n} requests: {levels:?}");
+        assert_eq!(shape(&levels), Shape::Held);
+    }
+}
+
+#[test]
+fn a_cache_before_a_periodic_page_cost_is_found_where_it_filled() {
+    // 40 fast writes into a cache at 2 ms, then the medium's page pattern.
+    let mut durations = vec![2_000_000; 40];
+    durations.extend(one_or_two_pages(2000));
+    let d = find_drop(&completions(&durations), 200 << 10).expect("a drop");
+    assert_eq!(d.at_request, 40, "{d:?}");
+    // 40 fast requests are more than a page period of 200 KiB writes (32)
+    // but fewer than an AU's (up to 8192 for 64 MiB): medium.
+    assert_eq!(d.confidence, Some(Confidence::Medium), "{d:?}");
+}
+
+#[test]
+fn the_speeds_of_a_drop_carry_the_spread_of_their_own_stretches() {
+    let durations: Vec<u64> = step(1_000_000, 4_000_000, 400, 600)
+        .iter()
+        .enumerate()
+        .map(|(i, &d)| (d as f64 * noise(11, i as u64, 0.2)) as u64)
+        .collect();
+    let d = find_drop(&completions(&durations), 1 << 20).expect("a drop");
+    for (speed, spread) in [
+        (d.mb_per_s_before, d.before_spread),
+        (d.mb_per_s_after, d.after_spread),
+    ] {
+        let s = spread.expect("a spread");
+        assert_eq!(s.count, 16, "{s:?}");
+        assert!(s.min < speed && speed < s.max, "{speed} in {s:?}");
+        // Stretches of 25 or more requests at ±20% noise: within 15%.
+        assert!(s.relative_half_range() < 0.15, "{s:?}");
+    }
+    // 1 MiB writes: a page period of 1, an AU period of at most 64; both
+    // sides are longer than that and than the fewest for a steady spread.
+    assert_eq!(d.confidence, Some(Confidence::High), "{d:?}");
+    // Noise-free: every stretch has the same speed, as measured.
+    let d = find_drop(&completions(&step(1_000, 3_000, 5, 50)), 4096).expect("a drop");
+    let s = d.before_spread.expect("a spread");
+    assert_eq!(
+        (s.count, s.min, s.max),
+        (5, d.mb_per_s_before, d.mb_per_s_before)
+    );
+    // 4 KiB writes on pages of up to 256 KiB could repeat a cost every
+    // 64 writes, more than the 50 after the drop could show: low.
+    assert_eq!(d.confidence, Some(Confidence::Low), "{d:?}");
+}
+
+#[test]
+fn the_longest_period_follows_the_units_a_request_size_straddles() {
+    use super::own_length::{field_periods, longest_period};
+    // 200 KiB = 8 KiB × 25: a 256 KiB page repeats every 32 writes, a
+    // 64 MiB AU every 8192.
+    assert_eq!(longest_period(200 << 10, [256 << 10]), 32);
+    assert_eq!(field_periods(200 << 10), (32, 8192));
+    // A power of two at least the largest page covers whole pages; the
+    // 64 MiB AU repeats every 64 writes of 1 MiB, a 12 MiB one every 12.
+    assert_eq!(field_periods(1 << 20), (1, 64));
+    assert_eq!(longest_period(1 << 20, [12 << 20]), 12);
+    // 192 KiB (3 × 64 KiB) on 256 KiB pages: every 4 writes.
+    assert_eq!(longest_period(192 << 10, [256 << 10]), 4);
+    // Zero sizes divide by nothing: a zero request counts as one byte,
+    // a zero unit repeats nothing.
+    assert_eq!(longest_period(0, [4096, 0]), 4096);
+}
+
+proptest! {
+    #[test]
+    fn a_periodic_cost_with_no_change_is_never_a_drop(
+        pattern in proptest::collection::vec(1_000u64..50_000_000, 1..48),
+        phase in 0usize..48, periods in 6usize..40,
+    ) {
+        // Any pattern, any amplitude (a long garbage collection among
+        // short writes included), any phase, a write of at least six
+        // periods (see the module's notes on what a run can show).
+        let n = pattern.len() * periods + phase % pattern.len();
+        let d = find_drop(&completions(&periodic(&pattern, phase, n)), 4096);
+        prop_assert_eq!(d, None);
+    }
+
+    #[test]
+    fn any_series_is_segmented_without_panic_and_its_figures_hold(
+        durations in proptest::collection::vec(0u64..(1 << 40), 0..400),
+        bytes in 0u64..(1 << 30),
+    ) {
+        let (d, levels) = analyse(&completions(&durations), bytes);
+        // The levels tile the write.
+        let mut next = 0;
+        for l in &levels {
+            prop_assert_eq!(l.first_request, next);
+            next += l.requests;
+        }
+        prop_assert!(levels.is_empty() || next == durations.len() as u64);
+        if let Some(d) = d {
+            prop_assert!(d.at_request < d.requests && d.bytes_low <= d.bytes_high);
+            prop_assert!(d.confidence.is_some());
+            for s in [d.before_spread, d.after_spread].into_iter().flatten() {
+                prop_assert!(s.min <= s.median && s.median <= s.max, "{:?}", s);
+                prop_assert!(s.count >= 1 && s.count <= 16);
+            }
+        }
+    }
 }

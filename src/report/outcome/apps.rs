@@ -30,6 +30,20 @@ pub fn sustain(r: &SustainReport, rows: &mut Rows) {
             .real("after_over_before", Unit::Plain, d.ratio)
             .count("at_request", Unit::Plain, d.at_request)
             .count("requests", Unit::Plain, d.requests);
+        let sides = [
+            ("before_slowest", "before_fastest", d.before_spread),
+            ("after_slowest", "after_fastest", d.after_spread),
+        ];
+        for (slowest, fastest, spread) in sides {
+            if let Some(s) = spread {
+                rows.section("drop")
+                    .real(slowest, Unit::MbPerS, s.min)
+                    .real(fastest, Unit::MbPerS, s.max);
+            }
+        }
+        if let Some(c) = d.confidence {
+            rows.section("drop").word("confidence", c.name());
+        }
     }
     for (i, l) in r.levels.iter().enumerate() {
         rows.row("level", i)

@@ -20,6 +20,12 @@
 //!   16–256 KiB AUs; SDHC cards 512 KiB–4 MiB; SDXC cards 4, 8, 12, 16, 24,
 //!   32 or 64 MiB (the 3·2^k sizes are as legal as the powers of two);
 //! * program pages of 2–64 KiB; 1–8 AUs kept open;
+//! * from a [`Mix::erase_blocks`] share of the SDHC and SDXC cards (none
+//!   by default), cards whose AU is the erase block of their TLC flash
+//!   rather than an AU_SIZE of the specification: the timing and the
+//!   write cost of such a card see the erase block, and TLC blocks are
+//!   not all powers of two nor 3·2^k ([`TLC_ERASE_BLOCK_PAGES`]: 6, 9,
+//!   12, 18, 24 or 36 MiB), with program pages of 16–128 KiB;
 //! * command costs 10 µs–5 ms and medium speeds 1–300 MB/s, log-uniform
 //!   (the field spans two decades of both);
 //! * half the cards with a write cache (SLC region) of 1 MiB up to a third
@@ -86,6 +92,23 @@ pub const SD_AU_SIZES_KIB: [u64; 15] = [
 /// class` holds it (a card stalling more rarely is beyond what it claims).
 pub const FAT_PERIOD_MAX: u32 = 256;
 
+/// Erase blocks of TLC flash, in pages of [`TLC_PAGE`] (issue 37): 384,
+/// 576, 768, 1152, 1536 and 2304 pages, so 6, 9, 12, 18, 24 and 36 MiB,
+/// the 9·2^k ones among them in no list of the SD specification. These
+/// are not AU_SIZE values: they are the AU of a card whose controller
+/// writes in whole erase blocks whatever AU_SIZE reports, which the
+/// population draws apart from [`SD_AU_SIZES_KIB`] (only when
+/// [`Mix::erase_blocks`] asks) so that the specification's list stays the
+/// specification's.
+pub const TLC_ERASE_BLOCK_PAGES: [u64; 6] = [384, 576, 768, 1152, 1536, 2304];
+
+/// The flash page [`TLC_ERASE_BLOCK_PAGES`] counts in: 16 KiB.
+pub const TLC_PAGE: u64 = 16 << 10;
+
+/// The program pages of a card with a TLC erase block as its AU: 16 KiB
+/// (one plane) to 128 KiB (several planes programmed at once).
+const TLC_PROGRAM_PAGES: [u64; 4] = [16 << 10, 32 << 10, 64 << 10, 128 << 10];
+
 /// Link ceilings a card is seen behind, bytes/s: an SPI bus at 25 MHz, a
 /// USB 2 reader, a high-speed SD bus, a UHS-I SDR104 bus.
 const LINKS: [u64; 4] = [3_000_000, 35_000_000, 23_000_000, 90_000_000];
@@ -149,6 +172,11 @@ pub struct Mix {
     pub fakes: f64,
     /// Whether cards have a FAT-area latency and (some) a move speed.
     pub fat_and_move: bool,
+    /// Share of the SDHC and SDXC cards whose AU is a TLC erase block
+    /// ([`TLC_ERASE_BLOCK_PAGES`]) and not an SD AU_SIZE, 0..=1. Drawn
+    /// from a stream of its own: at 0 every card of a seed is as before,
+    /// and above it the cards not chosen are too.
+    pub erase_blocks: f64,
 }
 
 impl Default for Mix {
@@ -158,6 +186,7 @@ impl Default for Mix {
             linked: 0.25,
             fakes: 0.5,
             fat_and_move: false,
+            erase_blocks: 0.0,
         }
     }
 }
@@ -167,6 +196,8 @@ pub struct Population {
     rng: fastrand::Rng,
     /// The stream of the FAT latency and move speed.
     extra: fastrand::Rng,
+    /// The stream of the TLC erase blocks ([`Mix::erase_blocks`]).
+    blocks: fastrand::Rng,
     mix: Mix,
 }
 
@@ -179,6 +210,7 @@ impl Population {
         Population {
             rng: fastrand::Rng::with_seed(seed),
             extra: fastrand::Rng::with_seed(seed ^ 0xfa7a_110c_a7e5),
+            blocks: fastrand::Rng::with_seed(seed ^ 0x0e2a_5eb1_0c45),
             mix,
         }
     }
@@ -196,8 +228,9 @@ impl Population {
         let kind = self.capacity_class();
         let size_wanted = self.capacity_in(kind);
         let au = self.au_for(kind, size_wanted);
-        let size = (size_wanted / au).max(16) * au;
         let page = self.page_for(au);
+        let (au, page) = self.erase_block(kind).unwrap_or((au, page));
+        let size = (size_wanted / au).max(16) * au;
         let write = self.log_uniform(1e6, 300e6);
         let read = (write * self.log_uniform(1.0, 4.0)).min(300e6);
         let cached = self.rng.f64() < self.mix.cached;
@@ -257,6 +290,21 @@ impl Population {
             .filter(|au| (least..=most).contains(au))
             .collect();
         self.pick(&choices)
+    }
+
+    /// On [`Mix::erase_blocks`] of the SDHC and SDXC cards, a TLC erase
+    /// block as the AU and a program page of 16–128 KiB, from their own
+    /// stream.
+    fn erase_block(&mut self, kind: CapacityClass) -> Option<(u64, u64)> {
+        if kind == CapacityClass::Sdsc || self.mix.erase_blocks <= 0.0 {
+            return None;
+        }
+        if self.blocks.f64() >= self.mix.erase_blocks {
+            return None;
+        }
+        let pages = TLC_ERASE_BLOCK_PAGES[self.blocks.usize(..TLC_ERASE_BLOCK_PAGES.len())];
+        let page = TLC_PROGRAM_PAGES[self.blocks.usize(..TLC_PROGRAM_PAGES.len())];
+        Some((pages * TLC_PAGE, page))
     }
 
     /// One of the usual link ceilings, or one of 0.2–1× the card's read

@@ -220,3 +220,51 @@ fn the_same_seed_draws_the_same_cards() {
         assert_eq!(a.draw(), b.draw());
     }
 }
+
+#[test]
+fn tlc_erase_blocks_replace_the_au_of_the_share_asked_and_nothing_else() {
+    // Issue 37: AUs of 9·2^k (9, 18, 36 MiB) are in the population when
+    // the mix asks for erase blocks, on SDHC and SDXC cards only; the
+    // cards not chosen, and every other parameter but the size (whole
+    // AUs) and the cache (at most a third of it), are drawn as before.
+    let mix = Mix {
+        fat_and_move: true,
+        erase_blocks: 0.25,
+        ..Mix::default()
+    };
+    let plain = Mix {
+        fat_and_move: true,
+        ..Mix::default()
+    };
+    let (mut a, mut b) = (
+        Population::with_mix(13, mix),
+        Population::with_mix(13, plain),
+    );
+    let blocks: Vec<u64> = TLC_ERASE_BLOCK_PAGES.iter().map(|p| p * TLC_PAGE).collect();
+    let mut chosen = 0;
+    for _ in 0..2_000 {
+        let (x, y) = (a.draw(), b.draw());
+        let spec = spec_of(&x);
+        let parsed = SimParams::parse(spec.trim_start_matches("sim:")).unwrap();
+        assert_eq!(parsed, x, "{spec}");
+        if x.au == y.au && x.page == y.page {
+            assert_eq!(x, y);
+            continue;
+        }
+        chosen += 1;
+        assert!(blocks.contains(&x.au) && x.size + x.au > 2 << 30, "{spec}");
+        assert!((16 << 10..=128 << 10).contains(&x.page) && x.au.is_multiple_of(x.page));
+        assert!(x.size.is_multiple_of(x.au) && x.size >= 16 * x.au && x.cache <= x.size / 3);
+        let rest = |c: &SimParams| (c.read, c.write, c.cmd_ns, c.open_au, c.link, c.fat_ns);
+        assert_eq!(rest(&x), rest(&y));
+    }
+    let share = chosen as f64 / 2_000.0;
+    // A quarter of the four fifths that are SDHC or SDXC (a chosen block
+    // may equal the SD AU drawn, 12 or 24 MiB, with the same page).
+    assert!((0.15..0.25).contains(&share), "{share}");
+    let mut pop = Population::with_mix(17, mix);
+    let aus: Vec<u64> = (0..2_000).map(|_| pop.draw().au).collect();
+    for au in blocks {
+        assert!(aus.contains(&au), "no card with a {au}-byte erase block");
+    }
+}

@@ -49,6 +49,29 @@ fn a_12_mib_au_from_the_sd_specification_is_named() {
 }
 
 #[test]
+fn a_9_times_2k_au_is_named_and_used_not_its_large_page_issue_37() {
+    // An 18 MiB AU (a TLC block of 1152 pages of 16 KiB) divides no 2^k or
+    // 3·2^k: its 128 KiB page was named the AU at high, and open-au then
+    // counted 8 open AUs of 128 KiB on a card that keeps 1.
+    let (_, doc) = flash(&["align", "sim:size=8G,au=18M,page=128k,cmd=200us"]);
+    assert_eq!(doc["flash"]["au_bytes"], 18 * MIB);
+    assert_eq!(doc["flash"]["au_confidence"], "high");
+    assert_eq!(doc["flash"]["page_bytes"], 128 * 1024);
+    let card = "sim:size=8G,au=18M,page=128k,cmd=200us,open_au=1";
+    let (_, doc) = flash(&["open-au", card]);
+    assert_eq!(figure(&doc, "au_used")["bytes"], 18 * MIB, "{doc}");
+    assert_eq!(doc["flash"]["count"], 1, "{doc}");
+    // An AU of 27·2^k (13.5 MiB) is tried by neither stage: the lone page
+    // step is at most low, and the commands that need an AU assume one.
+    let card = "sim:size=8G,au=13824k,page=128k,cmd=200us,open_au=1";
+    let (_, doc) = flash(&["align", card]);
+    assert_eq!(doc["flash"]["au_confidence"], "low", "{doc}");
+    let (_, doc) = flash(&["open-au", card]);
+    assert_eq!(figure(&doc, "au_used")["source"], "assumed", "{doc}");
+    assert_ne!(doc["flash"]["confidence"], "high", "{doc}");
+}
+
+#[test]
 fn fakes_that_drop_writes_or_fail_are_found_at_a_size_that_is_not_a_power_of_two() {
     for (spec, real) in [
         ("sim:size=32G,real=31G,fake=zeros", 31u64 << 30),

@@ -24,10 +24,21 @@ pub fn headline(f: &FlashReport) -> String {
         } => fake(*claimed_bytes, *real_bytes, *at_most_bytes, *found_by),
         Outcome::Geometry {
             au_bytes,
+            au_confidence,
             page_bytes,
             ..
         } => match (au_bytes, page_bytes) {
             (Some(a), Some(p)) => format!("AU {}, page {}", format_size(*a), format_size(*p)),
+            // A lone step of a page's size (issue 37).
+            (Some(a), None)
+                if *au_confidence == Confidence::Low
+                    && *a <= crate::analysis::flash::align::MAX_PAGE =>
+            {
+                format!(
+                    "one step, at {}: the page, or an AU of one page; no larger AU among the sizes tried (an AU of another size is not ruled out)",
+                    format_size(*a)
+                )
+            }
             (Some(a), None) => format!("AU {}, no page step seen", format_size(*a)),
             _ => "no boundary pattern: the geometry cannot be read from timing here".into(),
         },

@@ -6,7 +6,9 @@
 //! its intervals merged to at most [`MAX_ROWS`]).
 
 use super::{charts, esc};
-use crate::report::text_sustain::{drop_range, drop_sentence, no_drop_sentence, slow_start};
+use crate::report::text_sustain::{
+    drop_range, drop_sentence, drop_spread, no_drop_sentence, slow_start,
+};
 use crate::result::apps::SustainReport;
 use crate::units::{format_mbps, format_size};
 use std::fmt::Write;
@@ -67,12 +69,15 @@ fn outcome(out: &mut String, r: &SustainReport) {
         false => String::new(),
     };
     let start = slow_start(d).map(|s| format!(" {s}.")).unwrap_or_default();
+    // The same spread and confidence the text report gives.
+    let spread = drop_spread(d).map(|s| format!(" {s}.")).unwrap_or_default();
     let _ = writeln!(
         out,
-        "<p class=\"warn\">The speed dropped {}.{}{}</p>",
+        "<p class=\"warn\">The speed dropped {}.{}{}{}</p>",
         esc(&drop_sentence(d)),
         esc(&range),
-        esc(&start)
+        esc(&start),
+        esc(&spread)
     );
 }
 
@@ -140,6 +145,9 @@ fn merged_intervals(r: &SustainReport) -> Vec<(u64, f64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::result::apps::SpeedDrop;
+    use crate::result::flash::Confidence;
+    use crate::stats::Spread;
 
     #[test]
     fn the_axis_unit_fits_the_run() {
@@ -147,5 +155,37 @@ mod tests {
         assert_eq!(size_unit(3 << 30).1, "GiB");
         assert_eq!(size_unit(512 << 10).1, "KiB");
         assert_eq!(size_unit(0).1, "B");
+    }
+
+    #[test]
+    fn a_drop_carries_the_same_spread_and_confidence_as_in_the_text_report() {
+        let drop = SpeedDrop {
+            at_interval: 3,
+            bytes_before_drop: 24 << 20,
+            seconds_before_drop: 0.06,
+            mb_per_s_before: 400.0,
+            mb_per_s_after: 5.0,
+            ratio: 0.0125,
+            at_request: 24,
+            requests: 40,
+            bytes_low: 23 << 20,
+            bytes_high: 25 << 20,
+            fast_from_bytes: 0,
+            mb_per_s_start: 0.0,
+            before_spread: Spread::of(&[390.0, 400.0, 410.0]),
+            after_spread: Spread::of(&[4.5, 5.0, 5.5]),
+            confidence: Some(Confidence::Medium),
+        };
+        let words = drop_spread(&drop).expect("a drop with spreads has words");
+        let report = SustainReport {
+            block_size: 1 << 20,
+            bytes: 64 << 20,
+            drop: Some(drop),
+            ..Default::default()
+        };
+        let mut out = String::new();
+        outcome(&mut out, &report);
+        assert!(out.contains(&esc(&words)), "{out}\nmissing: {words}");
+        assert!(out.contains("confidence medium"), "{out}");
     }
 }

@@ -383,3 +383,25 @@ fn mpi_test(
         repetitions: vec![from_spans(spans, bytes, first_start)],
     }
 }
+
+/// A sustained write's drop from 400 to 5 MB/s at request 24 of 40, with
+/// the spreads of both sides and a medium confidence.
+pub fn sustain_drop() -> crate::result::apps::SpeedDrop {
+    crate::result::apps::SpeedDrop {
+        at_interval: 3,
+        bytes_before_drop: 24 << 20,
+        seconds_before_drop: 0.06,
+        mb_per_s_before: 400.0,
+        mb_per_s_after: 5.0,
+        ratio: 0.0125,
+        at_request: 24,
+        requests: 40,
+        bytes_low: 23 << 20,
+        bytes_high: 25 << 20,
+        fast_from_bytes: 0,
+        mb_per_s_start: 0.0,
+        before_spread: Spread::of(&[390.0, 400.0, 410.0]),
+        after_spread: Spread::of(&[4.5, 5.0, 5.5]),
+        confidence: Some(crate::result::flash::Confidence::Medium),
+    }
+}

@@ -212,23 +212,7 @@ mod tests {
     use super::*;
 
     fn drop() -> SpeedDrop {
-        SpeedDrop {
-            at_interval: 3,
-            bytes_before_drop: 24 << 20,
-            seconds_before_drop: 0.06,
-            mb_per_s_before: 400.0,
-            mb_per_s_after: 5.0,
-            ratio: 0.0125,
-            at_request: 24,
-            requests: 40,
-            bytes_low: 23 << 20,
-            bytes_high: 25 << 20,
-            fast_from_bytes: 0,
-            mb_per_s_start: 0.0,
-            before_spread: Spread::of(&[390.0, 400.0, 410.0]),
-            after_spread: Spread::of(&[4.5, 5.0, 5.5]),
-            confidence: Some(Confidence::Medium),
-        }
+        crate::testdata::sustain_drop()
     }
 
     fn level(first: u64, requests: u64, mb_per_s: f64) -> SpeedLevel {

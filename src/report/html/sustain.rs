@@ -145,9 +145,6 @@ fn merged_intervals(r: &SustainReport) -> Vec<(u64, f64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::result::apps::SpeedDrop;
-    use crate::result::flash::Confidence;
-    use crate::stats::Spread;
 
     #[test]
     fn the_axis_unit_fits_the_run() {
@@ -159,23 +156,7 @@ mod tests {
 
     #[test]
     fn a_drop_carries_the_same_spread_and_confidence_as_in_the_text_report() {
-        let drop = SpeedDrop {
-            at_interval: 3,
-            bytes_before_drop: 24 << 20,
-            seconds_before_drop: 0.06,
-            mb_per_s_before: 400.0,
-            mb_per_s_after: 5.0,
-            ratio: 0.0125,
-            at_request: 24,
-            requests: 40,
-            bytes_low: 23 << 20,
-            bytes_high: 25 << 20,
-            fast_from_bytes: 0,
-            mb_per_s_start: 0.0,
-            before_spread: Spread::of(&[390.0, 400.0, 410.0]),
-            after_spread: Spread::of(&[4.5, 5.0, 5.5]),
-            confidence: Some(Confidence::Medium),
-        };
+        let drop = crate::testdata::sustain_drop();
         let words = drop_spread(&drop).expect("a drop with spreads has words");
         let report = SustainReport {
             block_size: 1 << 20,

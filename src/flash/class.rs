@@ -49,12 +49,14 @@
 //! confidence) are `crate::analysis::flash::class`.
 
 use super::{FAT_AREA, FlashIo, mb_s};
-use crate::analysis::flash::class::{ClassFigures, FatLatency, PnuPoint, PwFigures, fat_figures};
+use crate::analysis::flash::class::{
+    AuCap, ClassFigures, FatLatency, PnuPoint, PwFigures, fat_figures,
+};
 use crate::analysis::flash::class::{FAT_PERIODS_SEEN, FIELD_FAT_PERIOD_MAX, IOPS_WINDOWS_MAX};
 use crate::analysis::flash::class::{IopsFigures, IopsWindow, windows_agree};
 use crate::analysis::flash::class::{PW_CAP, fell_from, move_speed, steady};
 use crate::error::usage_io;
-use crate::result::flash::Exhaustion;
+use crate::result::flash::{AuFrom, Confidence, Exhaustion};
 use crate::units::format_size;
 use serde::Serialize;
 use std::io;
@@ -106,6 +108,8 @@ pub struct ClassPlan {
     /// The AU is a fallback, not the card's (none given, reported or
     /// found): the verdicts from its recording units are at most low.
     pub au_assumed: bool,
+    /// Where the AU came from and how sure it is, when not given.
+    pub au_cap: Option<(AuFrom, Confidence)>,
 }
 
 impl ClassPlan {
@@ -125,6 +129,7 @@ impl ClassPlan {
             pw_room: 0,
             card_bytes: size,
             au_assumed: false,
+            au_cap: None,
         };
         let shares = pnu_used(au / plan.ru.max(1)).len();
         for points in [shares, 1, 0] {
@@ -253,6 +258,11 @@ pub fn measure(io: &mut dyn FlashIo, plan: &ClassPlan, seed: u64) -> io::Result<
         ru: plan.ru,
         card_bytes: plan.card_bytes,
         au_assumed: plan.au_assumed.then_some(plan.au),
+        au_cap: plan.au_cap.map(|(from, confidence)| AuCap {
+            au_bytes: plan.au,
+            from,
+            confidence,
+        }),
         pm_mb_s: move_speed(&pnu, pw.mean_mb_s, plan.au, plan.ru),
         pw,
         pr_mb_s,

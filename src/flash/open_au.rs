@@ -42,6 +42,10 @@ pub struct OpenAuPlan {
     pub rounds: u32,
     /// The AU is a fallback, not the card's: the count is at most low.
     pub au_assumed: bool,
+    /// The most the count may say, by how sure the AU is (one found by
+    /// timing at medium makes the count at most medium: in AUs of the
+    /// wrong size the collapse is not the controller's).
+    pub au_cap: Confidence,
     /// A cache lies between the device and the medium (see
     /// [`crate::flash::device::cached_beneath`]): the count is at most low.
     pub cached_beneath: bool,
@@ -60,6 +64,7 @@ impl OpenAuPlan {
             max_n: MAX_N,
             rounds: 8,
             au_assumed: false,
+            au_cap: Confidence::High,
             cached_beneath: false,
             seed: au,
         }
@@ -177,7 +182,11 @@ impl Sweep {
 
 /// The result, as the analysis reads the throughputs.
 pub fn decide(plan: OpenAuPlan, points: Vec<Point>, check: Option<Point>) -> OpenAuResult {
-    let r = open_au::read(&points, check, plan.au_assumed || plan.cached_beneath);
+    let cap = match plan.au_assumed || plan.cached_beneath {
+        true => Confidence::Low,
+        false => plan.au_cap,
+    };
+    let r = open_au::read(&points, check, cap);
     OpenAuResult {
         plan,
         open_aus: r.open_aus,

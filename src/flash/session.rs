@@ -136,6 +136,7 @@ fn detector(
         FlashTest::OpenAu => {
             let plan = open_au::OpenAuPlan {
                 au_assumed: au.is_some_and(|a| a.from == AuFrom::Assumed),
+                au_cap: au.map_or(Confidence::Low, AuChoice::cap),
                 cached_beneath: device::cached_beneath(identity),
                 seed: opts.seed,
                 ..open_au::OpenAuPlan::fitting(au_bytes, size)
@@ -168,6 +169,7 @@ fn detector(
         FlashTest::Class => {
             let plan = class::ClassPlan {
                 au_assumed: au.is_some_and(|a| a.from == AuFrom::Assumed),
+                au_cap: au.map(|a| (a.from, a.cap())),
                 ..class::ClassPlan::new(au_bytes, size)
             };
             let classes = device::claimed_classes(opts.claim.as_deref(), identity);
@@ -348,6 +350,12 @@ fn refuse_beyond_end(name: &str, regions: &[(u64, u64)], size: u64, path: &str) 
 
 /// The AU: from `--au`, else the kernel's (when usable), else boundary
 /// timing when it is at least of medium confidence, else [`DEFAULT_AU`].
+///
+/// The kernel's size is what the card's register states (AU_SIZE of the
+/// SD Status), which a card whose controller writes in TLC erase blocks
+/// need not keep to; it is checked against the read-only boundary timing,
+/// and the tests' confidence is capped by how well the two agree
+/// ([`AuChoice::cap`]).
 fn choose_au(asked: Option<u64>, kernel: Option<u64>, io: &mut dyn FlashIo) -> Result<AuChoice> {
     let chosen = |au: u64, from: AuFrom, confidence: Option<Confidence>| {
         Ok(AuChoice {
@@ -359,15 +367,41 @@ fn choose_au(asked: Option<u64>, kernel: Option<u64>, io: &mut dyn FlashIo) -> R
     if let Some(au) = asked {
         return chosen(au, AuFrom::Option, None);
     }
+    let timing = align::detect(io, align::AlignPlan::default())?;
+    let found = timing
+        .au
+        .filter(|_| timing.au_confidence >= Confidence::Medium);
     if let Some(au) = kernel.filter(|a| super::usable_au(*a)) {
-        return chosen(au, AuFrom::Kernel, None);
+        return chosen(au, AuFrom::Kernel, Some(kernel_au_confidence(au, &timing)));
     }
-    let r = align::detect(io, align::AlignPlan::default())?;
-    match r.au {
-        Some(au) if r.au_confidence >= Confidence::Medium => {
-            chosen(au, AuFrom::Timing, Some(r.au_confidence))
+    match found {
+        Some(au) => chosen(au, AuFrom::Timing, Some(timing.au_confidence)),
+        None => chosen(DEFAULT_AU, AuFrom::Assumed, None),
+    }
+}
+
+/// How sure the kernel's AU is, by the timing of the same card: high when
+/// boundary timing finds the same size at high, medium when timing finds
+/// nothing sure (the register is all there is), low when timing finds
+/// another size at medium or better (the register and the flash disagree).
+fn kernel_au_confidence(kernel: u64, timing: &AlignResult) -> Confidence {
+    match timing.au {
+        Some(au) if au == kernel => timing.au_confidence.max(Confidence::Medium),
+        Some(_) if timing.au_confidence >= Confidence::Medium => Confidence::Low,
+        _ => Confidence::Medium,
+    }
+}
+
+impl AuChoice {
+    /// The most a test that works in this AU may say: what the user gave
+    /// stands; an AU found by timing or stated by the kernel is as sure as
+    /// its finding; an assumed one makes every figure tied to it low.
+    pub fn cap(&self) -> Confidence {
+        match self.from {
+            AuFrom::Option => Confidence::High,
+            AuFrom::Kernel | AuFrom::Timing => self.confidence.unwrap_or(Confidence::Low),
+            AuFrom::Assumed => Confidence::Low,
         }
-        _ => chosen(DEFAULT_AU, AuFrom::Assumed, None),
     }
 }
 
@@ -409,5 +443,35 @@ mod tests {
             .map(|t| t.name())
             .collect();
         assert_eq!(au, ["open-au", "class"]);
+    }
+
+    #[test]
+    fn the_kernels_au_is_as_sure_as_the_timing_that_checks_it() {
+        use crate::engine::sim::SimParams;
+        let card = SimDevice::new(SimParams::parse("size=1G,au=4M,page=16k,cmd=200us").unwrap());
+        let choose = |kernel: u64| choose_au(None, Some(kernel), &mut SimIo(&card)).unwrap();
+        // Timing finds the same 4 MiB: the register is confirmed.
+        let same = choose(4 << 20);
+        assert_eq!(
+            (same.au, same.from, same.cap()),
+            (4 << 20, AuFrom::Kernel, Confidence::High)
+        );
+        // The register says 8 MiB, the flash steps every 4 MiB: low.
+        let other = choose(8 << 20);
+        assert_eq!((other.au, other.cap()), (8 << 20, Confidence::Low));
+        // A card whose reads show no step (a stick): the register is all
+        // there is, at medium.
+        let flat = SimDevice::new(SimParams::parse("size=1G,au=4M,page=16k,cmd=0us").unwrap());
+        let c = choose_au(None, Some(4 << 20), &mut SimIo(&flat)).unwrap();
+        assert_eq!(c.cap(), Confidence::Medium);
+        // Given with --au, it stands; assumed, every figure is low.
+        assert_eq!(
+            choose_au(Some(8 << 20), None, &mut SimIo(&card))
+                .unwrap()
+                .cap(),
+            Confidence::High
+        );
+        let none = choose_au(None, None, &mut SimIo(&flat)).unwrap();
+        assert_eq!((none.from, none.cap()), (AuFrom::Assumed, Confidence::Low));
     }
 }

@@ -256,8 +256,8 @@ pub const CLASSES: [&str; 12] = [
 
 mod figures;
 pub use figures::{
-    ClassFigures, FatLatency, IopsFigures, IopsWindow, PnuPoint, PwFigures, fat_figures, fell_from,
-    move_speed, steady, windows_agree,
+    AuCap, ClassFigures, FatLatency, IopsFigures, IopsWindow, PnuPoint, PwFigures, fat_figures,
+    fell_from, move_speed, steady, windows_agree,
 };
 pub use figures::{
     FALL, FAT_PERIODS_SEEN, FAT_WINDOW, IOPS_AGREE_SE, MOVE_VISIBLE, STEADY, STEADY_TREND_PARTS,
@@ -421,6 +421,20 @@ fn check(class: &str, need: Need, f: &ClassFigures, link_mb_s: Option<f64>) -> C
                 au_bytes: au,
             });
         }
+    }
+    // The AU found by timing at medium, or the kernel's unconfirmed, may
+    // not be the card's: the recording units measured in are as unsure.
+    if let Some(au) = f
+        .au_cap
+        .filter(|a| need.is_rate() && a.confidence < confidence)
+    {
+        confidence = au.confidence;
+        reason = Some(Reason::AuNotSure {
+            ru_bytes: f.ru,
+            au_bytes: au.au_bytes,
+            from: au.from,
+            au_confidence: au.confidence,
+        });
     }
     // A write cache only makes a card look faster: a FAIL stands, a PASS
     // or LINK measured before the cache was exhausted does not.

@@ -71,11 +71,12 @@ fn fastest(points: &[Point]) -> f64 {
 /// throughputs within and past the count: a fall that stays when the AUs
 /// are fewer again is not the count's. The confidence is the collapse over
 /// the spread within the count ([`Confidence::of_ratio`]); and low whatever
-/// it is when `capped`: the AU was assumed (AUs of a wrong size are not the
-/// controller's), or a cache lies beneath the device (a buffered loop
+/// it is when capped: no higher than `cap`, which is low when the AU was
+/// assumed (AUs of a wrong size are not the controller's) or a cache lies
+/// beneath the device, and the AU's own confidence when timing found it (a buffered loop
 /// device's page cache collapses too, at limits of its own: 9 AUs of 4 MiB
 /// at 900 MB/s, then 150–250 MB/s, on a virtual machine's disk).
-pub fn read(points: &[Point], check: Option<Point>, capped: bool) -> OpenAuReading {
+pub fn read(points: &[Point], check: Option<Point>, cap: Confidence) -> OpenAuReading {
     let mut r = OpenAuReading {
         open_aus: None,
         confidence: Confidence::Low,
@@ -102,10 +103,7 @@ pub fn read(points: &[Point], check: Option<Point>, capped: bool) -> OpenAuReadi
     }
     r.open_aus = Some(points[i - 1].aus);
     r.why_none = None;
-    r.confidence = match capped {
-        true => Confidence::Low,
-        false => Confidence::of_ratio(margin),
-    };
+    r.confidence = Confidence::of_ratio(margin).min(cap);
     r
 }
 
@@ -133,7 +131,7 @@ mod tests {
             aus: 4,
             mb_per_s: 843.0,
         });
-        let r = read(&points, check, false);
+        let r = read(&points, check, Confidence::High);
         assert_eq!((r.open_aus, r.confidence), (None, Confidence::Low));
     }
 
@@ -151,12 +149,26 @@ mod tests {
             aus: 9,
             mb_per_s: 919.8,
         });
-        let card = read(&points, check, false);
+        let card = read(&points, check, Confidence::High);
         assert_eq!(
             (card.open_aus, card.confidence),
             (Some(9), Confidence::Medium)
         );
-        let file = read(&points, check, true);
+        let file = read(&points, check, Confidence::Low);
         assert_eq!((file.open_aus, file.confidence), (Some(9), Confidence::Low));
+    }
+
+    #[test]
+    fn a_clear_collapse_is_no_surer_than_the_au_it_was_counted_in() {
+        // Two AUs at 10 MB/s, then a thrash at 1 MB/s: high on its own.
+        let points = points(&[10.0, 10.1, 1.0, 0.9, 1.1]);
+        let check = Some(Point {
+            aus: 2,
+            mb_per_s: 10.0,
+        });
+        for cap in [Confidence::High, Confidence::Medium, Confidence::Low] {
+            let r = read(&points, check, cap);
+            assert_eq!((r.open_aus, r.confidence), (Some(2), cap), "{cap:?}");
+        }
     }
 }

@@ -7,7 +7,7 @@ use crate::analysis::flash::class::largest_cache_fill;
 use crate::analysis::flash::class::{Check, judge};
 use crate::engine::sim::{SimDevice, SimParams};
 use crate::flash::SimIo;
-use crate::result::flash::Confidence;
+use crate::result::flash::{AuFrom, Confidence};
 use crate::result::flash::{Reason, Status};
 
 fn figures(spec: &str) -> (ClassFigures, Option<f64>) {
@@ -294,4 +294,31 @@ fn figures_from_an_assumed_au_give_low_verdicts_that_name_it() {
         .find(|c| matches!(c.need, Need::RuRead(_)))
         .unwrap();
     assert_eq!(pr.status, Status::Fail, "{pr:?}");
+}
+
+#[test]
+fn figures_in_an_au_that_is_only_medium_sure_are_no_surer_and_say_why() {
+    // Issue 37: an AU found by timing at medium (or the kernel's size that
+    // timing did not confirm) may not be the card's; every rate measured
+    // in its recording units is capped at the AU's confidence.
+    let spec = "size=8G,au=4M,page=16k,write=20MB/s,read=40MB/s,cmd=100us";
+    let dev = SimDevice::timing_only(SimParams::parse(spec).unwrap());
+    for from in [AuFrom::Timing, AuFrom::Kernel] {
+        let plan = ClassPlan {
+            au_cap: Some((from, Confidence::Medium)),
+            ..ClassPlan::new(4 << 20, 8 << 30)
+        };
+        let f = measure(&mut SimIo(&dev), &plan, 1).unwrap();
+        let checks = judge(&["C10".into()], &f, None);
+        assert!(checks.iter().any(|c| c.need.is_rate()));
+        for c in checks.iter().filter(|c| c.need.is_rate()) {
+            assert!(c.confidence <= Confidence::Medium, "{c:?}");
+        }
+        // The read speeds stand far from their limits (high on their own):
+        // capped, they name the AU as the reason.
+        let named = checks.iter().filter(|c| {
+            matches!(c.reason, Some(Reason::AuNotSure { from: f, au_confidence: Confidence::Medium, au_bytes, .. }) if f == from && au_bytes == 4 << 20)
+        });
+        assert!(named.count() >= 1, "{checks:?}");
+    }
 }

@@ -4,8 +4,8 @@
 //! words of a requirement and of a reason a confidence is not high.
 
 use crate::result::flash::{
-    ClaimSource, ClassCheck, Confidence, FlashReport, FoundBy, NeedKind, NoCount, Outcome, Reason,
-    Status,
+    AuFrom, ClaimSource, ClassCheck, Confidence, FlashReport, FoundBy, NeedKind, NoCount, Outcome,
+    Reason, Status,
 };
 use crate::units::{format_mbps, format_size};
 
@@ -284,6 +284,22 @@ pub fn reason_text(r: &Reason) -> String {
             "measured in {} recording units of an assumed AU of {} (none given or found; give --au)",
             format_size(*ru_bytes),
             format_size(*au_bytes)
+        ),
+        Reason::AuNotSure {
+            ru_bytes,
+            au_bytes,
+            from,
+            au_confidence,
+        } => format!(
+            "measured in {} recording units of an AU of {} that is itself only {} sure ({})",
+            format_size(*ru_bytes),
+            format_size(*au_bytes),
+            au_confidence.name(),
+            match from {
+                AuFrom::Kernel =>
+                    "the kernel's size, which boundary timing did not confirm; give --au",
+                _ => "found by boundary timing; give --au",
+            }
         ),
         Reason::NoFallCovered {
             written_bytes,

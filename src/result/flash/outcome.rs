@@ -239,6 +239,19 @@ pub enum Reason {
         /// The AU assumed, bytes.
         au_bytes: u64,
     },
+    /// Measured in the RUs of an AU that is itself not sure: found by
+    /// boundary timing at medium, or stated by the kernel and not
+    /// confirmed (or contradicted) by timing.
+    AuNotSure {
+        /// The recording unit measured in, bytes.
+        ru_bytes: u64,
+        /// The AU, bytes.
+        au_bytes: u64,
+        /// Where the AU came from.
+        from: super::AuFrom,
+        /// How sure the AU is: the most the figure may say.
+        au_confidence: super::Confidence,
+    },
     /// No fall in speed within the writes, enough to fill any cache that
     /// could hide a speed below the limit.
     NoFallCovered {

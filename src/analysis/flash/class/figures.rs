@@ -4,7 +4,7 @@
 //! holds one thing: what was measured here, how it is held against the
 //! SD Association's limits in the parent.
 
-use crate::result::flash::Exhaustion;
+use crate::result::flash::{AuFrom, Confidence, Exhaustion};
 use serde::Serialize;
 
 /// A stall that comes every P FAT writes is ruled out only by a run that
@@ -164,6 +164,15 @@ impl IopsFigures {
     }
 }
 
+/// The AU a class test worked in, where it came from and how sure it is.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct AuCap {
+    pub au_bytes: u64,
+    pub from: AuFrom,
+    /// The most a figure measured in its recording units may say.
+    pub confidence: Confidence,
+}
+
 /// One point of the P(Nu) curve.
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct PnuPoint {
@@ -183,6 +192,10 @@ pub struct ClassFigures {
     /// given, reported or found): Pw and Pr in its recording units are
     /// then the card's for that AU only.
     pub au_assumed: Option<u64>,
+    /// How sure the AU the figures were measured in is, when it was not
+    /// given: one found by timing, or stated by the kernel and checked
+    /// against timing. Pw and Pr are no surer than it.
+    pub au_cap: Option<AuCap>,
     pub pw: PwFigures,
     /// Pr: mean speed of 256 random RU reads, MB/s, and the slowest.
     pub pr_mb_s: f64,

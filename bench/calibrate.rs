@@ -7,7 +7,9 @@
 //!
 //! `--only` runs one analysis: `curve`, `sustain` (both through the
 //! binary), or one of the flash verdicts (`align`, `capacity`, `open-au`,
-//! `open-au-detected`, `cache`, `class`).
+//! `open-au-detected`, `cache`, `class`), or `real`: the real cards of
+//! `bench/real_cards.tsv` scored against their published facts (the same
+//! cards whatever `--cards` and `--seed` say).
 
 #[path = "calibration/mod.rs"]
 mod calibration;
@@ -59,7 +61,8 @@ fn options() -> Result<Options, String> {
             _ => return Err(format!("unknown option {flag}; {USAGE}")),
         }
     }
-    let known = |n: &str| ["curve", "sustain"].contains(&n) || FLASH.iter().any(|f| f.0 == n);
+    let known =
+        |n: &str| ["curve", "sustain", "real"].contains(&n) || FLASH.iter().any(|f| f.0 == n);
     match &o.only {
         Some(n) if !known(n) => Err(format!("--only {n}: no such analysis; {USAGE}")),
         _ => Ok(o),
@@ -90,7 +93,9 @@ fn main() {
             std::process::exit(2);
         }
     };
-    println!("{} cards per analysis, seed {}\n", o.cards, o.seed);
+    if o.only.as_deref() != Some("real") {
+        println!("{} cards per analysis, seed {}\n", o.cards, o.seed);
+    }
     let mut tallies = Vec::new();
     if wanted(&o, "curve") || wanted(&o, "sustain") {
         let binary = iocurve_binary();
@@ -108,6 +113,30 @@ fn main() {
         print!("{}", flash::confidence_table(&flash));
     }
     for t in tallies.iter().chain(flash.iter().map(|f| &f.tally)) {
+        for e in &t.wrong_examples {
+            println!("\nwrong ({}): {e}", t.analysis);
+        }
+        for e in &t.declined_examples {
+            println!("\ndeclined ({}): {e}", t.analysis);
+        }
+    }
+    if wanted(&o, "real") {
+        print_real();
+    }
+}
+
+/// The real-card calibration's table and the examples behind it.
+fn print_real() {
+    let results = match calibration::real::calibrate_real() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("calibrate: bench/real_cards.tsv: {e}");
+            std::process::exit(1);
+        }
+    };
+    println!("\nreal cards of bench/real_cards.tsv, scored against their published facts\n");
+    print!("{}", flash::confidence_table(&results));
+    for t in results.iter().map(|r| &r.tally) {
         for e in &t.wrong_examples {
             println!("\nwrong ({}): {e}", t.analysis);
         }

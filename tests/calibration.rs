@@ -14,3 +14,5 @@ mod analyses;
 mod class;
 #[path = "calibration/flash.rs"]
 mod flash;
+#[path = "calibration/real.rs"]
+mod real;

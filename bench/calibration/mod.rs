@@ -24,6 +24,7 @@
 
 pub mod class;
 pub mod flash;
+pub mod real;
 
 use iocurve::analysis::sustain::rules::DROP_RATIO;
 use iocurve::engine::population::{Mix, Population, spec_of};

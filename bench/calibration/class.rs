@@ -232,8 +232,13 @@ fn rate(c: &Check, limit: f64, truth: f64, card: (f64, f64), link: Option<f64>) 
     let below = |k: f64, card: f64| link.is_some_and(|l| l < limit && card >= k * l);
     let right = match c.status {
         Status::Pass => truth >= limit,
-        // The link may hide the card: there is nothing the test can find.
-        Status::Link if below(0.98, card.1) => return Outcome::NothingToFind,
+        // The link hides the card: what it does beyond is out of reach.
+        Status::Link if below(0.98, card.1) => {
+            return Outcome::BeyondReach(format!(
+                "LINK at {:.2}, the card beyond the link",
+                c.measured
+            ));
+        }
         Status::Link => false,
         // FAIL is wrong only where the card is surely faster than the link.
         Status::Fail => truth < limit && !below(1.02, card.0),

@@ -116,6 +116,7 @@ impl FlashCalibration {
         t.right += other.tally.right;
         t.wrong += other.tally.wrong;
         t.declined += other.tally.declined;
+        t.beyond_reach += other.tally.beyond_reach;
         t.nothing_to_find += other.tally.nothing_to_find;
         // Wrong answers given with confidence first, as in `add`.
         t.wrong_examples.extend(other.tally.wrong_examples);
@@ -140,18 +141,19 @@ impl FlashCalibration {
 /// The calibration table by confidence, Markdown.
 pub fn confidence_table(results: &[FlashCalibration]) -> String {
     let mut out = String::from(
-        "| command | cards | answered | declined | nothing to find | high: right / wrong | medium: right / wrong | low: right / wrong |\n|---|---:|---:|---:|---:|---:|---:|---:|\n",
+        "| command | cards | answered | declined | beyond reach | nothing to find | high: right / wrong | medium: right / wrong | low: right / wrong |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for r in results {
         let t = &r.tally;
         let _ = writeln!(
             out,
-            "| {} | {} | {} ({:.0}%) | {} | {} | {} / {} | {} / {} | {} / {} |",
+            "| {} | {} | {} ({:.0}%) | {} | {} | {} | {} / {} | {} / {} | {} / {} |",
             t.analysis,
             t.cases,
             t.answered(),
             100.0 * t.answer_rate(),
             t.declined,
+            t.beyond_reach,
             t.nothing_to_find,
             r.high.right,
             r.high.wrong,
@@ -236,6 +238,10 @@ pub fn align_outcome(p: &SimParams) -> (Outcome, Confidence) {
         Some(au) => Outcome::Wrong(format!("AU {au}, the card has {}", p.au)),
         None if au_visible(p, plan.block) => Outcome::Declined(format!(
             "no AU; the boundary costs {} ns more",
+            au_diff_ns(p, plan.block)
+        )),
+        None if au_diff_ns(p, plan.block) > 0 => Outcome::BeyondReach(format!(
+            "no AU; the boundary costs {} ns more, under the noise floor",
             au_diff_ns(p, plan.block)
         )),
         None => Outcome::NothingToFind,
@@ -413,7 +419,12 @@ fn open_au_scored(p: &SimParams, au: u64, assumed: bool) -> (Outcome, Confidence
     let visible = open_au_visible(p, &open_au::OpenAuPlan::fitting(p.au, p.size));
     let r = match open_au::detect(&mut SimIo(&device), plan) {
         Ok(r) => r,
-        Err(_) if !visible => return (Outcome::NothingToFind, Confidence::Low),
+        Err(e) if !visible => {
+            return (
+                unseen_open_aus(p, &format!("refused: {e}")),
+                Confidence::Low,
+            );
+        }
         Err(e) => return (Outcome::Declined(format!("refused: {e}")), Confidence::Low),
     };
     let outcome = match r.open_aus {
@@ -423,9 +434,24 @@ fn open_au_scored(p: &SimParams, au: u64, assumed: bool) -> (Outcome, Confidence
             "no count; the law collapses {:.2}×",
             open_au_collapse(p, &open_au::OpenAuPlan::fitting(p.au, p.size)).unwrap_or(1.0)
         )),
-        None => Outcome::NothingToFind,
+        None => unseen_open_aus(p, "no count"),
     };
     (outcome, r.confidence)
+}
+
+/// A card whose open AUs the test cannot show: nothing to find when its
+/// law has no cost for a closed AU at all (a cache takes every write and
+/// no AU is collected behind it), else they are there but beyond reach (a
+/// collapse too shallow to tell, or more AUs than the test tries).
+fn unseen_open_aus(p: &SimParams, what: &str) -> Outcome {
+    let plan = open_au::OpenAuPlan::fitting(p.au, p.size);
+    match open_au_collapse(p, &plan) {
+        Some(r) if r > 1.0 => Outcome::BeyondReach(format!(
+            "{what}; the law collapses {r:.2}× past {} open AUs (the test tries up to {})",
+            p.open_au, plan.max_n
+        )),
+        _ => Outcome::NothingToFind,
+    }
 }
 
 /// Scores `flash open-au` on one card given its own AU (`--au`).
@@ -534,6 +560,17 @@ pub fn cache_outcome(p: &SimParams) -> (Outcome, Confidence) {
             p.cache,
             cache_law(p, plan.chunk).0,
             cache_law(p, plan.chunk).1
+        )),
+        // A cache larger than the test writes, or one barely faster than
+        // the medium behind it: there, not seen; the verdict says so. (One
+        // the writes never fill, as it drains as fast as they come, has
+        // nothing to show.)
+        None if cache_fill_bytes(p, plan.chunk).is_some() => Outcome::BeyondReach(format!(
+            "no fall; a cache of {} bytes at {:?} ns then {:?} ns a write, {} bytes written",
+            p.cache,
+            cache_law(p, plan.chunk).0,
+            cache_law(p, plan.chunk).1,
+            plan.max_bytes
         )),
         None => Outcome::NothingToFind,
     };

@@ -47,7 +47,14 @@ pub enum Outcome {
     Wrong(String),
     /// It did not answer though there was something to find.
     Declined(String),
-    /// There was nothing to find and it said nothing.
+    /// The card has something to find, beyond what the method can see (a
+    /// step under its noise floor, a cache larger than it writes, a card
+    /// behind a slower link, a collapse too shallow to tell): it said
+    /// nothing, or only a stated low. Not "nothing to find" (issue 37): the
+    /// truth is the card's, not what the method's windows could show.
+    BeyondReach(String),
+    /// The card's own law has nothing to find (no cache, a step of nil, a
+    /// figure at its limit) and it said nothing.
     NothingToFind,
 }
 
@@ -59,6 +66,8 @@ pub struct Tally {
     pub right: usize,
     pub wrong: usize,
     pub declined: usize,
+    /// Cases with something on the card beyond the method's reach.
+    pub beyond_reach: usize,
     pub nothing_to_find: usize,
     /// The first few wrong answers, each with the card that gave it.
     pub wrong_examples: Vec<String>,
@@ -90,6 +99,13 @@ impl Tally {
                     self.declined_examples.push(format!("{card}: {why}"));
                 }
             }
+            Outcome::BeyondReach(why) => {
+                self.beyond_reach += 1;
+                if self.declined_examples.len() < 10 {
+                    self.declined_examples
+                        .push(format!("{card}: beyond reach: {why}"));
+                }
+            }
             Outcome::NothingToFind => self.nothing_to_find += 1,
         }
     }
@@ -98,9 +114,10 @@ impl Tally {
         self.right + self.wrong
     }
 
-    /// Share of the cases with something to find that got an answer.
+    /// Share of the cases with something to find within the method's
+    /// reach that got an answer.
     pub fn answer_rate(&self) -> f64 {
-        let should = self.cases - self.nothing_to_find;
+        let should = self.cases - self.nothing_to_find - self.beyond_reach;
         if should == 0 {
             1.0
         } else {
@@ -113,6 +130,7 @@ impl Tally {
         self.right += other.right;
         self.wrong += other.wrong;
         self.declined += other.declined;
+        self.beyond_reach += other.beyond_reach;
         self.nothing_to_find += other.nothing_to_find;
         for e in other.wrong_examples {
             if self.wrong_examples.len() < 10 {
@@ -130,12 +148,12 @@ impl Tally {
 /// The calibration table, Markdown.
 pub fn table(tallies: &[Tally]) -> String {
     let mut out = String::from(
-        "| analysis | cases | answered | right | wrong | declined | nothing to find |\n|---|---:|---:|---:|---:|---:|---:|\n",
+        "| analysis | cases | answered | right | wrong | declined | beyond reach | nothing to find |\n|---|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for t in tallies {
         let _ = writeln!(
             out,
-            "| {} | {} | {} ({:.0}%) | {} | {} | {} | {} |",
+            "| {} | {} | {} ({:.0}%) | {} | {} | {} | {} | {} |",
             t.analysis,
             t.cases,
             t.answered(),
@@ -143,6 +161,7 @@ pub fn table(tallies: &[Tally]) -> String {
             t.right,
             t.wrong,
             t.declined,
+            t.beyond_reach,
             t.nothing_to_find
         );
     }
@@ -245,6 +264,13 @@ pub fn sustain_outcome(p: &SimParams, seed: u64) -> Outcome {
     match found {
         None if must_find => Outcome::Declined(format!(
             "no drop, the law has write {truth} wait ({request} B requests)"
+        )),
+        // A cache whose fill slows the writes too little to tell from the
+        // noise: there, out of the workload's reach. (One the writes never
+        // fill, as they land no faster than it drains, has nothing to show.)
+        None if p.cache > 0 && !never => Outcome::BeyondReach(format!(
+            "no drop; a cache of {} bytes whose fill slows the writes {ratio:.2}×",
+            p.cache
         )),
         None => Outcome::NothingToFind,
         Some(d) if !may_find => Outcome::Wrong(format!(

@@ -20,24 +20,25 @@
 //! positions is kept, A shows the AU's step only when the AU divides A.
 //!
 //! An erase block is a whole number of pages, and TLC blocks (issue 37:
-//! 384, 576, 768, 1152, 1536 or 2304 pages of 16 KiB, so 6–36 MiB) are
-//! 9·2^k as often as 2^k or 3·2^k: an AU of 9, 18 or 36 MiB divides no
-//! candidate of the first stage, which then shows the page's step alone.
+//! 384, 576, 768, 1152, 1536, 1728 or 2304 pages of 16 KiB, so 6–36 MiB)
+//! are 9·2^k or 27·2^k as often as 2^k or 3·2^k, and some controllers
+//! group blocks by five: an AU of 9, 18, 27 or 20 MiB divides no candidate
+//! of the first stage, which then shows the page's step alone.
 //! So, unless the first stage found an AU that can be no page (a step
 //! above [`MAX_PAGE`]: found, it is the AU, as the AU divides every
-//! candidate of its group), a second stage times every 9·2^k above the
-//! step it found ([`wider_candidates`]). With both stages every size
-//! 2^a·3^b with b ≤ 2 (every TLC block above, whatever page of 4–128 KiB
+//! candidate of its group), a second stage times every 9·2^k, 27·2^k and
+//! 5·2^k above the step it found ([`wider_candidates`]). With both stages
+//! every size 2^a·3^b with b ≤ 3, and 5·2^a (every TLC block above, whatever page of 4–128 KiB
 //! the card shows, and its multiples across planes) is a multiple of some
 //! candidate and a non-multiple of others: both its step and the sizes it
 //! could otherwise be are timed. The second stage starts just above the
 //! step so that an AU of 9·2^k has 9·2^(k−1) timed below it (an AU is
 //! named only when every smaller size it could be was tried,
-//! `crate::analysis::flash::align`). It costs at most one candidate per
-//! doubling above the step (16 on 8 GiB over a 128 KiB page) and is
+//! `crate::analysis::flash::align`). It costs at most three candidates per
+//! doubling above the step (48 on 8 GiB over a 128 KiB page) and is
 //! skipped where the first stage settled the AU.
 //!
-//! An AU with another odd factor (27·2^k, 5·2^k, …) divides no candidate:
+//! An AU with another odd factor (15·2^k, 7·2^k, …) divides no candidate:
 //! it is never named, and the page's step it leaves is a lone step. The
 //! steps are found as sets, not as a run down the table (by
 //! `crate::analysis::flash::align`, where the thresholds are named): the AU
@@ -124,15 +125,16 @@ fn settled(first: &AlignResult) -> bool {
 }
 
 /// The odd factors the second stage tries, times every power of two: 9,
-/// for the TLC erase blocks of 576, 1152 and 2304 pages (the first stage
-/// has 1 and 3). Another factor here is one more candidate per doubling.
-pub const WIDER_FACTORS: [u64; 1] = [9];
+/// for the TLC erase blocks of 576, 1152 and 2304 pages, 27 for those of
+/// 1728, and 5 for blocks grouped by five (the first stage has 1 and 3).
+/// Another factor here is one more candidate per doubling.
+pub const WIDER_FACTORS: [u64; 3] = [9, 27, 5];
 
 /// The second stage: every [`WIDER_FACTORS`]·2^k above `above`, at
 /// least twice the block and a whole number of blocks (the reads around
 /// it are then whole sectors), whose read fits in the device, largest
-/// first. None of them is a first-stage candidate (9·2^k is neither 2^j
-/// nor 3·2^j).
+/// first. None of them is a first-stage candidate (9·2^k, 27·2^k and
+/// 5·2^k are neither 2^j nor 3·2^j).
 pub fn wider_candidates(block: u64, size: u64, above: u64) -> Vec<u64> {
     let mut v = Vec::new();
     let Some(smallest) = block.checked_mul(2) else {
@@ -334,16 +336,33 @@ mod tests {
 
     #[test]
     fn a_lone_page_sized_step_with_no_au_tried_above_is_at_most_low() {
-        // An AU of 27·2^k (a 72-layer TLC block of 864 pages, 13.5 MiB)
-        // divides no candidate: the page's step stands alone.
+        // An AU of 7·2^k or 15·2^k divides no candidate: the page's step
+        // stands alone. (One of 27·2^k, a 72-layer TLC block of 864 pages,
+        // 13.5 MiB, was such an AU until the second stage tried 27·2^k.)
         for spec in [
-            "size=8G,au=13824k,page=128k",
-            "size=8G,au=13824k,page=256k",
-            "size=8G,au=13824k,page=16k",
+            "size=8G,au=7M,page=128k",
+            "size=8G,au=14M,page=256k",
+            "size=8G,au=15M,page=16k",
         ] {
             let r = detect_on(spec);
             assert_eq!(r.au_confidence, Confidence::Low, "{spec}: {:?}", r.au);
             assert_eq!(r.page, None, "{spec}");
+        }
+    }
+
+    #[test]
+    fn finds_27_and_5_times_2k_aus_at_any_page() {
+        // A TLC block of 1728 pages (27 MiB) over 96 KiB program pages was
+        // "a lone step at 96 KiB, low"; blocks grouped by five likewise.
+        for (spec, au) in [
+            ("size=32G,au=27M,page=96k,cmd=300us", 27u64 << 20),
+            ("size=8G,au=20M,page=64k,cmd=200us", 20 << 20),
+            ("size=8G,au=27M,page=16k,cmd=1ms", 27 << 20),
+            ("size=8G,au=13824k,page=128k,cmd=200us", 13824 << 10),
+        ] {
+            let r = detect_on(spec);
+            assert_eq!(r.au, Some(au), "{spec}");
+            assert!(r.au_confidence >= Confidence::Medium, "{spec}");
         }
     }
 
@@ -358,7 +377,7 @@ mod tests {
         let wider = wider_candidates(1024, 8 << 30, 128 << 10).len();
         assert_eq!(reads("size=8G,au=4M,page=16k"), first);
         assert_eq!(reads("size=8G,au=18M,page=128k"), first + wider);
-        assert!(wider <= 16, "{wider}");
+        assert!(wider <= 48, "{wider}");
     }
 
     #[test]
@@ -377,7 +396,7 @@ mod tests {
         assert!(c.iter().all(|a| *a > 128 << 10 && a + 1024 <= 8 << 30));
         assert!(c.iter().all(|a| !candidates(1024, 8 << 30).contains(a)));
         assert!(c.windows(2).all(|w| w[0] > w[1]));
-        assert_eq!(wider_candidates(1024, 8 << 30, 0).last(), Some(&9216));
+        assert_eq!(wider_candidates(1024, 8 << 30, 0).last(), Some(&5120));
         assert!(wider_candidates(u64::MAX, u64::MAX, 0).is_empty());
     }
 

@@ -185,7 +185,7 @@ fn divisors_ruled_out(rows: &[Row], unit: u64) -> bool {
 
 /// The distinct primes of `n` (0 and 1 have none), by trial division up
 /// to 2^20; a cofactor left above that is taken as one prime (the
-/// candidates are 2^a·3^b, far from it).
+/// candidates are 2^a·3^b·5^c, far from it).
 fn primes_of(mut n: u64) -> Vec<u64> {
     let mut primes = Vec::new();
     if n < 2 {

@@ -282,10 +282,11 @@ fn speed_class_figure(f: &Figure) -> (&'static str, String) {
         } => (
             "T_FW (FAT writes)",
             format!(
-                "worst mean of 8 {}, max {}, median {} over {writes} writes",
+                "worst mean of 8 {}, max {}, median {} over {writes} writes (stalls rarer than one in {} not ruled out)",
                 format_latency(*worst_mean8_ns as f64),
                 format_latency(*max_ns as f64),
-                format_latency(*median_ns as f64)
+                format_latency(*median_ns as f64),
+                writes / u64::from(crate::analysis::flash::class::FAT_PERIODS_SEEN).max(1)
             ),
         ),
         Figure::Pnu {

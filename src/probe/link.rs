@@ -49,7 +49,9 @@ pub fn interface_in(sys_root: &Path, dev: &BlockDevice) -> Option<Interface> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Transport {
+    /// NVMe over PCIe.
     Nvme,
+    /// SATA.
     Sata,
     /// Paravirtual: the host's storage sets the pace.
     Virtio,

@@ -19,6 +19,7 @@ fn mmc_card(t: &Tree, card_type: &str, cmdq_en: Option<&str>, ios: Option<&str>)
         "179:0",
         1 << 24,
     );
+    t.partition(&disk, "mmcblk0p1", "179:1", 1, 1 << 23);
     t.file(&format!("{card}/type"), card_type);
     t.file(&format!("{card}/cid"), "0353445344303847806051fd1c008c01");
     if let Some(c) = cmdq_en {
@@ -85,6 +86,8 @@ fn an_sd_card_with_debugfs_names_its_mode_lines_and_clock() {
             why: QueueingUnknown::SdNotExposed
         }
     );
+    // A partition's bus is its disk's.
+    assert_eq!(host_bus_in(t.root(), "mmcblk0p1"), host);
 }
 
 #[test]

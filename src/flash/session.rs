@@ -13,6 +13,7 @@ use crate::analysis::flash::{align::AlignResult, capacity::CapacityResult, class
 use crate::engine::sim::SimDevice;
 use crate::medium::OpenTarget;
 use crate::probe::DeviceIdentity;
+use crate::probe::bus::HostBus;
 use crate::result::flash::{AuFrom, ClaimSource, Confidence};
 use crate::units::format_size;
 use anyhow::Result;
@@ -54,6 +55,8 @@ pub enum Figures {
         claim: ClaimSource,
         figures: ClassFigures,
         link_mb_s: Option<f64>,
+        /// The bus the card runs on, named in the result.
+        host: HostBus,
     },
 }
 
@@ -175,6 +178,7 @@ fn detector(
             let classes = device::claimed_classes(opts.claim.as_deref(), identity);
             let claim = device::claim_source(opts.claim.as_deref(), identity);
             let link_mb_s = device::link_mb_s(target, identity);
+            let host = device::host_bus(target, identity);
             let seed = opts.seed;
             let regions = plan.regions();
             let run = move |io: &mut dyn FlashIo| {
@@ -184,6 +188,7 @@ fn detector(
                     claim,
                     figures,
                     link_mb_s,
+                    host,
                 })
             };
             (regions, Box::new(run))

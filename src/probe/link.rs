@@ -6,10 +6,10 @@
 //! and a typical protocol overhead, and the basis is noted beside it. Where
 //! the link cannot be read, the kind is known but the ceiling is `None`.
 
-use super::{attr, block, mmc, nvme, usb};
+use super::{attr, block, ios, mmc, nvme, usb};
 use crate::probe::sysfs::BlockDevice;
 use serde::{Deserialize, Serialize};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The interface between the host and the medium.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -45,44 +45,102 @@ pub fn interface_in(sys_root: &Path, dev: &BlockDevice) -> Option<Interface> {
     disk_interface(sys_root, &bottom)
 }
 
-/// The interface of whole disk `name`.
-pub fn disk_interface(sys: &Path, name: &str) -> Option<Interface> {
-    for (prefix, kind) in [
-        ("loop", "loop"),
-        ("zram", "zram"),
-        ("ram", "ram"),
-        ("nbd", "nbd"),
+/// What a disk without an SD bus sits on (or in).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Transport {
+    /// NVMe over PCIe.
+    Nvme,
+    /// SATA.
+    Sata,
+    /// Paravirtual: the host's storage sets the pace.
+    Virtio,
+    /// A loop device: a file's blocks.
+    Loop,
+    /// Compressed RAM.
+    Zram,
+    /// A RAM disk.
+    Ram,
+    /// A network block device.
+    Nbd,
+}
+
+/// Where a whole disk is attached, with what its link is read from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Attachment {
+    /// On USB: the USB device's directory.
+    Usb(PathBuf),
+    /// An SD/MMC card: the card's directory.
+    Mmc(PathBuf),
+    /// NVMe: the disk's device directory.
+    Nvme(PathBuf),
+    /// SATA, on ATA port `N`.
+    Sata(u32),
+    /// Memory, a file, a network or a hypervisor: no link of its own.
+    NoLink(Transport),
+}
+
+/// Where whole disk `name` is attached; `None` when sysfs does not say.
+pub fn attachment(sys: &Path, name: &str) -> Option<Attachment> {
+    for (prefix, t) in [
+        ("loop", Transport::Loop),
+        ("zram", Transport::Zram),
+        ("ram", Transport::Ram),
+        ("nbd", Transport::Nbd),
     ] {
         if name.starts_with(prefix) {
-            return Some(no_ceiling(
-                kind,
-                &format!("{kind} device (memory or file backed; no link)"),
-            ));
+            return Some(Attachment::NoLink(t));
         }
     }
     let dir = block::device_dir(sys, name)?;
     if let Some(u) = usb::usb_device_dir(sys, &dir) {
-        return Some(usb_link(usb::read(&u).speed_mbit_s));
+        return Some(Attachment::Usb(u));
     }
     if let Some(card) = mmc::card_dir(&dir) {
-        let host = mmc::read(&card).host;
-        let ios = host.and_then(|h| attr(&sys.join("kernel/debug").join(h).join("ios")));
-        return Some(mmc_link(ios.as_deref()));
+        return Some(Attachment::Mmc(card));
     }
     if nvme::controller_dir(&dir).is_some() {
-        return Some(pcie_link(nvme::pci_dir(sys, &dir).as_deref()));
+        return Some(Attachment::Nvme(dir));
     }
     if let Some(port) = ata_port(&dir) {
-        let spd = attr(&sys.join(format!("class/ata_link/link{port}/sata_spd")));
-        return Some(sata_link(spd.as_deref()));
+        return Some(Attachment::Sata(port));
     }
-    if has_component(&dir, "virtio") {
-        return Some(no_ceiling(
+    has_component(&dir, "virtio").then_some(Attachment::NoLink(Transport::Virtio))
+}
+
+/// The interface of whole disk `name`.
+pub fn disk_interface(sys: &Path, name: &str) -> Option<Interface> {
+    Some(match attachment(sys, name)? {
+        Attachment::NoLink(Transport::Virtio) => no_ceiling(
             "virtio",
             "virtio (paravirtual; the host's storage sets the pace)",
-        ));
-    }
-    None
+        ),
+        Attachment::NoLink(t) => {
+            let kind = match t {
+                Transport::Loop => "loop",
+                Transport::Zram => "zram",
+                Transport::Ram => "ram",
+                Transport::Nbd => "nbd",
+                Transport::Nvme => "nvme",
+                Transport::Sata => "sata",
+                Transport::Virtio => "virtio",
+            };
+            no_ceiling(
+                kind,
+                &format!("{kind} device (memory or file backed; no link)"),
+            )
+        }
+        Attachment::Usb(u) => usb_link(usb::read(&u).speed_mbit_s),
+        Attachment::Mmc(card) => {
+            let ios = mmc::read(&card).host.and_then(|h| ios::read(sys, &h).ok());
+            mmc_link(ios.as_deref())
+        }
+        Attachment::Nvme(dir) => pcie_link(nvme::pci_dir(sys, &dir).as_deref()),
+        Attachment::Sata(port) => {
+            let spd = attr(&sys.join(format!("class/ata_link/link{port}/sata_spd")));
+            sata_link(spd.as_deref())
+        }
+    })
 }
 
 fn no_ceiling(kind: &str, description: &str) -> Interface {
@@ -137,37 +195,17 @@ pub fn usb_link(speed: Option<f64>) -> Interface {
     }
 }
 
-/// The value after `key:` in debugfs `ios` text.
-fn ios_field<'a>(ios: &'a str, key: &str) -> Option<&'a str> {
-    ios.lines()
-        .find_map(|l| l.strip_prefix(key)?.trim_start().strip_prefix(':'))
-        .map(str::trim)
-}
-
 /// SD/MMC bus mode from debugfs `ios` (root only); unknown without it.
 pub fn mmc_link(ios: Option<&str>) -> Interface {
-    let Some(ios) = ios else {
+    let Some(text) = ios else {
         return no_ceiling("mmc", "SD/MMC (bus mode unknown: debugfs ios not readable)");
     };
-    let clock: Option<f64> =
-        ios_field(ios, "clock").and_then(|v| v.split_whitespace().next()?.parse().ok());
-    // "bus width:\t2 (4 bits)"
-    let width: Option<f64> = ios_field(ios, "bus width").and_then(|v| {
-        let inner = v.split('(').nth(1)?;
-        inner.split_whitespace().next()?.parse().ok()
-    });
-    // "timing spec:\t2 (sd high-speed)"
-    let timing = ios_field(ios, "timing spec")
-        .and_then(|v| v.split('(').nth(1))
-        .map(|v| v.trim_end_matches(')').to_string())
-        .unwrap_or_else(|| "unknown timing".into());
-    let ddr = timing.contains("ddr") || timing.contains("hs400");
-    let mbit = match (clock, width) {
-        (Some(c), Some(w)) if c > 0.0 => Some(c * w * if ddr { 2.0 } else { 1.0 } / 1e6),
-        _ => None,
-    };
-    // The SD bus carries data with CRC and command gaps: about 90% of
-    // clock × width is payload.
+    let mode = ios::parse(text);
+    let mbit = mode.and_then(|m| m.link_mbit_s());
+    // The kernel's own name of the mode, for people.
+    let timing = ios::field(text, "timing spec")
+        .and_then(ios::parenthesised)
+        .unwrap_or("unknown timing");
     Interface {
         kind: "mmc".into(),
         description: match mbit {
@@ -175,7 +213,7 @@ pub fn mmc_link(ios: Option<&str>) -> Interface {
             None => format!("SD/MMC {timing}"),
         },
         link_mbit_s: mbit,
-        practical_limit_mb_s: mbit.map(|m| (m / 8.0 * 0.9 * 10.0).round() / 10.0),
+        practical_limit_mb_s: mode.and_then(|m| m.ceiling_mb_s()),
     }
 }
 

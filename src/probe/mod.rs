@@ -7,14 +7,17 @@
 //! Each concept has its own file: [`block`] the block device and the stack
 //! (partition, dm, md, loop) above the medium, [`usb`], [`mmc`] and
 //! [`nvme`] the transports, [`link`] the negotiated interface and its
-//! ceiling, [`fs`] the file system, [`host`] the machine. Every reader takes
+//! ceiling, [`ios`] an SD/MMC bus's mode, [`bus`] the host bus a class
+//! result names, [`fs`] the file system, [`host`] the machine. Every reader takes
 //! the sysfs root as an argument so tests run on fixture trees. A fact the
 //! kernel does not give is `None`, shown as "unknown", never guessed.
 
 pub mod block;
+pub mod bus;
 pub mod fs;
 pub mod host;
 pub mod identity;
+pub mod ios;
 pub mod link;
 pub mod mmc;
 pub mod nvme;

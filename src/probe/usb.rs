@@ -54,3 +54,13 @@ pub fn read(usb: &Path) -> UsbInfo {
         serial: attr(&usb.join("serial")),
     }
 }
+
+/// The name of the driver bound to the USB interface the disk at the
+/// canonical directory `disk_dir` hangs from (`uas`, `usb-storage`), read
+/// from the interface's `driver` link; `usb_dev` is the USB device above
+/// it ([`usb_device_dir`]). `None` when no driver link is there.
+pub fn interface_driver(usb_dev: &Path, disk_dir: &Path) -> Option<String> {
+    let interface = disk_dir.ancestors().find(|p| p.parent() == Some(usb_dev))?;
+    let driver = std::fs::read_link(interface.join("driver")).ok()?;
+    Some(driver.file_name()?.to_string_lossy().into_owned())
+}

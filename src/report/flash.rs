@@ -15,6 +15,9 @@ pub fn render(result: &RunResult, verbose: bool) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "iocurve flash {} · {}", f.test, result.target.path);
     let _ = writeln!(out, "verdict     {}", flash_verdicts::headline(f));
+    if let Some(host) = flash_verdicts::host_of(f) {
+        let _ = writeln!(out, "host        {host}");
+    }
     let mut folded = 0;
     for x in &f.findings {
         if !verbose && sure_pass(x) {

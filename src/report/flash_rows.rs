@@ -47,6 +47,9 @@ pub fn rows(r: &RunResult) -> Option<Vec<Row>> {
             .into_iter()
             .map(|(name, value, unit)| row(name, value, unit)),
     );
+    if let Some(host) = flash_verdicts::host_of(f) {
+        out.push(row("host", host, ""));
+    }
     if let Outcome::Legacy { figures, .. } = &f.outcome {
         // Stored keys name their own units (`read_mb_s`, `max_bytes`).
         out.extend(figures.iter().map(|x| row(&x.key, x.value.to_string(), "")));
@@ -98,12 +101,17 @@ fn headline_figures(f: &FlashReport) -> Vec<(&'static str, String, &'static str)
         .into_iter()
         .flatten()
         .collect(),
-        Outcome::Classes { families, .. } => families
+        Outcome::Classes { families, host, .. } => families
             .iter()
             .map(|fam| {
                 let name = fam.highest.clone().unwrap_or_else(|| "none".into());
                 ("highest class met", name, "")
             })
+            .chain(
+                host.as_ref()
+                    .and_then(|h| h.ceiling_mb_per_s)
+                    .map(|c| ("host ceiling", c.to_string(), "MB/s")),
+            )
             .collect(),
         Outcome::Geometry {
             au_bytes,

@@ -509,3 +509,32 @@ fn a_flash_run_stored_in_the_old_form_shows_its_words_in_csv_markdown_and_html()
         "{html}"
     );
 }
+
+#[test]
+fn class_names_the_host_bus_it_ran_on_issue_37() {
+    // A card faster than U3 behind a 12.5 MB/s link (an SD bus in
+    // default speed): U3 is the link's, C10 the card's.
+    let card = "sim:size=4G,au=4M,write=80MB/s,read=200MB/s,cmd=1us,open_au=4,link=12.5MB/s";
+    let (_, doc) = flash(&["class", card, "--destructive", "--claim", "U3"]);
+    let host = &doc["flash"]["host"];
+    assert_eq!(host["bus"]["kind"], "simulated", "{host}");
+    assert_eq!(host["bus"]["link_mb_per_s"], 12.5, "{host}");
+    assert_eq!(host["ceiling_mb_per_s"], 12.5, "{host}");
+    assert_eq!(host["command_queueing"]["state"], "not_modelled", "{host}");
+    assert_eq!(class_check(&doc, "seq_write")["status"], "LINK");
+    let (code, text, csv, md) = outputs(&["class", card, "--destructive", "--claim", "C10"]);
+    assert_eq!(code, 0, "{text}");
+    let line =
+        "simulated card behind a 12.5 MB/s link, at most 12.5 MB/s, command queueing not modelled";
+    // The text is wrapped to the terminal's width: the line's start.
+    assert!(
+        text.contains("\nhost        simulated card behind a 12.5 MB/s link,"),
+        "{text}"
+    );
+    assert!(csv.contains(",class,classes,host,"), "{csv}");
+    assert!(
+        csv.contains(",class,classes,host ceiling,12.5,MB/s,"),
+        "{csv}"
+    );
+    assert!(md.contains(&format!("| host | {line} |")), "{md}");
+}

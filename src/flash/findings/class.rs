@@ -5,6 +5,7 @@
 use super::assemble;
 use crate::analysis::flash::class::{Check, ClassFigures, judge};
 use crate::analysis::flash::class_verdict::{binding, families, met_classes, recorded, weakest};
+use crate::probe::bus::HostBus;
 use crate::result::flash::FlashReport;
 use crate::result::flash::{
     Cell, ClaimSource, Column, Figure, Finding, Outcome, PnuPoint, TypedTable,
@@ -16,6 +17,7 @@ pub(super) fn report(
     claim: ClaimSource,
     f: &ClassFigures,
     link: Option<f64>,
+    host: &HostBus,
 ) -> FlashReport {
     let checks = judge(classes, f, link);
     let mut findings = figures(f);
@@ -30,6 +32,7 @@ pub(super) fn report(
         families: families(classes, &checks),
         binding: binding(&checks).map(recorded),
         weakest: weakest(&met, &checks).map(recorded),
+        host: Some(Box::new(host.clone())),
     };
     assemble(FlashTest::Class, outcome, findings, pw_table(f))
 }

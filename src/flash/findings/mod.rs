@@ -33,7 +33,8 @@ pub fn build(measured: &Measured, target: &str) -> FlashReport {
             claim,
             figures,
             link_mb_s,
-        } => class::report(classes, *claim, figures, *link_mb_s),
+            host,
+        } => class::report(classes, *claim, figures, *link_mb_s, host),
     };
     if let Some(au) = &measured.au {
         r.findings.push(Finding {

@@ -8,9 +8,11 @@
 //! Markdown say the same. Runs stored by earlier releases keep their
 //! words, shown as stored.
 
+pub mod host;
 pub mod outcome;
 pub mod words;
 
+pub use host::{host_line, host_of};
 pub use outcome::{class_met, headline, need_name, need_text, need_unit, reason_text};
 
 /// A time of the raw table in the unit that suits it (`1.25 µs`,

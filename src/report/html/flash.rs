@@ -301,6 +301,9 @@ pub fn section(out: &mut String, run: &RunResult) {
         "<p class=\"verdict-line\">{}</p>",
         esc(&flash_verdicts::headline(f))
     );
+    if let Some(host) = flash_verdicts::host_of(f) {
+        let _ = writeln!(out, "<p class=\"host-line\">Host: {}</p>", esc(&host));
+    }
     findings(out, f);
     repair(out, &f.findings);
     raw_table(out, &f.table);

@@ -195,6 +195,7 @@ fn failed_class() -> RunResult {
             }],
             binding: Some(pw.clone()),
             weakest: None,
+            host: Some(Box::new(crate::probe::bus::simulated(Some(12.5)))),
         },
         findings: vec![requirement(&pw), requirement(&fat), au],
         table: FlashTable::Typed(TypedTable {
@@ -254,6 +255,11 @@ fn a_failed_class_names_the_requirement_in_its_units() {
         "{flash}"
     );
     assert!(flash.contains("<details class=\"raw\" open>"), "{flash}");
+    // The host the card ran on (issue 37).
+    assert!(
+        flash.contains("<p class=\"host-line\">Host: simulated card behind a 12.5 MB/s link, at most 12.5 MB/s, command queueing not modelled</p>"),
+        "{flash}"
+    );
 }
 
 #[test]

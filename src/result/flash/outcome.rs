@@ -8,6 +8,7 @@
 //! of words, needs keyed by their Rust names) are kept in one place.
 
 use super::{Confidence, Figure, Finding, FlashTable, NeedKind, Status};
+use crate::probe::bus::HostBus;
 use crate::vocab::options::FlashTest;
 use serde::{Deserialize, Deserializer, Serialize};
 
@@ -93,6 +94,10 @@ pub enum Outcome {
         binding: Option<ClassCheck>,
         /// The least sure requirement of the classes met.
         weakest: Option<ClassCheck>,
+        /// The bus the card ran on, its ceiling and its command queueing,
+        /// as the kernel told them; null in runs stored before it was kept.
+        #[serde(default)]
+        host: Option<Box<HostBus>>,
     },
     /// A run stored by an earlier release: its verdict as written then.
     Legacy {
@@ -516,5 +521,27 @@ mod tests {
         let back: FlashReport = serde_json::from_value(v).unwrap();
         assert_eq!(back.outcome, r.outcome);
         assert!(back.failed());
+    }
+
+    #[test]
+    fn a_class_outcome_keeps_its_host_and_one_stored_without_it_loads() {
+        let host = crate::probe::bus::simulated(Some(12.5));
+        let o = Outcome::Classes {
+            claim: ClaimSource::None,
+            claimed: Vec::new(),
+            families: Vec::new(),
+            binding: None,
+            weakest: None,
+            host: Some(Box::new(host)),
+        };
+        let v = serde_json::to_value(&o).unwrap();
+        assert_eq!(v["host"]["bus"]["kind"], "simulated");
+        assert_eq!(v["host"]["ceiling_mb_per_s"], 12.5);
+        assert_eq!(v["host"]["command_queueing"]["state"], "not_modelled");
+        assert_eq!(serde_json::from_value::<Outcome>(v.clone()).unwrap(), o);
+        let mut old = v;
+        old.as_object_mut().unwrap().remove("host");
+        let back: Outcome = serde_json::from_value(old).unwrap();
+        assert!(matches!(back, Outcome::Classes { host: None, .. }));
     }
 }

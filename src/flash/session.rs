@@ -56,7 +56,7 @@ pub enum Figures {
         figures: ClassFigures,
         link_mb_s: Option<f64>,
         /// The bus the card runs on, named in the result.
-        host: HostBus,
+        host: Box<HostBus>,
     },
 }
 
@@ -178,7 +178,7 @@ fn detector(
             let classes = device::claimed_classes(opts.claim.as_deref(), identity);
             let claim = device::claim_source(opts.claim.as_deref(), identity);
             let link_mb_s = device::link_mb_s(target, identity);
-            let host = device::host_bus(target, identity);
+            let host = Box::new(device::host_bus(target, identity));
             let seed = opts.seed;
             let regions = plan.regions();
             let run = move |io: &mut dyn FlashIo| {

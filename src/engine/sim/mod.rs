@@ -59,9 +59,11 @@
 //! the counterfeit kinds and the cache's copy) and `engine` (the
 //! [`Engine`](crate::engine::Engine) on it).
 
+mod cache;
 mod card;
 mod contents;
 mod engine;
+mod laws;
 mod params;
 
 pub use card::{SimClock, SimDevice};

@@ -10,6 +10,9 @@ use super::laws::xfer_ns;
 use super::params::SimParams;
 use std::collections::VecDeque;
 
+/// The most writes the `through` queue keeps apart.
+const QUEUE_MOST: usize = 1 << 16;
+
 /// A write's medium work not yet done: its bytes still in the cache and
 /// the time the medium needs for the rest of it.
 #[derive(Debug, Clone, Copy)]
@@ -56,13 +59,24 @@ impl CacheState {
         work_ns: u64,
     ) -> u64 {
         self.work_until(now);
-        self.queue.push_back(Pending {
-            bytes: len,
-            work_ns,
-        });
+        self.queue_work(len, work_ns);
         self.level += len;
         let wait = self.time_to_hold(usable);
         p.cmd_ns + xfer_ns(len, p.burst) + wait
+    }
+
+    /// Queues a write's work; past [`QUEUE_MOST`] writes it joins the
+    /// newest one, so a cache of gigabytes filled by sector writes keeps
+    /// the host's memory small (the order of the work stays).
+    fn queue_work(&mut self, bytes: u64, work_ns: u64) {
+        let full = self.queue.len() >= QUEUE_MOST;
+        match self.queue.back_mut() {
+            Some(back) if full => {
+                back.bytes += bytes;
+                back.work_ns = back.work_ns.saturating_add(work_ns);
+            }
+            _ => self.queue.push_back(Pending { bytes, work_ns }),
+        }
     }
 
     /// The medium works through the queue up to `now`; a write's bytes
@@ -113,5 +127,27 @@ impl CacheState {
             }
         }
         wait
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_through_queue_stays_bounded_and_keeps_every_byte_and_nanosecond() {
+        let p = SimParams::parse("cache=1G,cmd=0us,through=1").unwrap();
+        let mut cache = CacheState::default();
+        let writes = QUEUE_MOST as u64 + 5000;
+        for _ in 0..writes {
+            cache.through_cost(&p, p.cache, 0, 512, 10);
+        }
+        assert_eq!(cache.queue.len(), QUEUE_MOST);
+        assert_eq!(cache.level, writes * 512);
+        let work: u64 = cache.queue.iter().map(|q| q.work_ns).sum();
+        assert_eq!(work, writes * 10);
+        // All the work done, the cache is empty.
+        cache.work_until(writes * 10);
+        assert_eq!((cache.level, cache.queue.len()), (0, 0));
     }
 }

@@ -61,6 +61,28 @@
 //! has both; a calibration whose truth law models neither says why the
 //! command it scores is unaffected).
 //!
+//! When [`Mix::real_world`] asks (no calibration does yet, so their cards
+//! stay as they were), the laws of real cards the simple model lacks (issue
+//! 37), from a stream of their own again:
+//!
+//! * on 30% of the cards a speed that falls with the offset, to 0.5–1× at
+//!   the card's end (`slow_end`);
+//! * on 80% of the cached cards a cache that shrinks as the card fills, to
+//!   0–1× of itself (a dynamic SLC cache made of free TLC blocks leaves a
+//!   small static part, or none, on a full card: `cache_min`); on 70% a
+//!   drain of 0.3–1.5× the write speed (`drain`); on 75% the medium's AU,
+//!   move and FAT laws behind the cache rather than bypassed (`through`);
+//! * on 30% pauses of 5–500 ms every 4–256 MiB written, log-uniform
+//!   (garbage collection, thermal throttling: `pause`, `pause_every`); on
+//!   half the cards their periods and those of the FAT spikes jittered by
+//!   up to ±50% (`jitter`), each card with a seed of its own;
+//! * on 30% an AU boundary step of reads other than a command: none on a
+//!   quarter of them (sticks, whose reads show no erase-block step), 0–2
+//!   commands on the rest, jittered per boundary by up to ±50% on half
+//!   (`read_step`, `read_jitter`);
+//! * on half the counterfeits with a cache, a cache that hides a write for
+//!   0.5–60 s only, log-uniform (`hide_for`).
+//!
 //! Same seed, same cards: a failure is replayed from the seed it prints.
 
 use super::sim::{FakeKind, SECTOR, SimParams};
@@ -177,6 +199,12 @@ pub struct Mix {
     /// from a stream of its own: at 0 every card of a seed is as before,
     /// and above it the cards not chosen are too.
     pub erase_blocks: f64,
+    /// Whether cards carry the laws of real cards the simple model lacks
+    /// (position-dependent speed, a shrinking cache with a drain of its
+    /// own, pauses, AU and FAT laws through the cache, varying read steps,
+    /// caches that hide a fake's writes for a while), from a stream of
+    /// their own: without them every card of a seed is as before.
+    pub real_world: bool,
 }
 
 impl Default for Mix {
@@ -187,6 +215,7 @@ impl Default for Mix {
             fakes: 0.5,
             fat_and_move: false,
             erase_blocks: 0.0,
+            real_world: false,
         }
     }
 }
@@ -198,6 +227,8 @@ pub struct Population {
     extra: fastrand::Rng,
     /// The stream of the TLC erase blocks ([`Mix::erase_blocks`]).
     blocks: fastrand::Rng,
+    /// The stream of the laws of real cards ([`Mix::real_world`]).
+    laws: fastrand::Rng,
     mix: Mix,
 }
 
@@ -211,6 +242,7 @@ impl Population {
             rng: fastrand::Rng::with_seed(seed),
             extra: fastrand::Rng::with_seed(seed ^ 0xfa7a_110c_a7e5),
             blocks: fastrand::Rng::with_seed(seed ^ 0x0e2a_5eb1_0c45),
+            laws: fastrand::Rng::with_seed(seed ^ 0x7ea1_ca4d_1a35),
             mix,
         }
     }
@@ -218,8 +250,12 @@ impl Population {
     /// The next card: genuine (every claimed byte exists).
     pub fn draw(&mut self) -> SimParams {
         let card = self.draw_base();
-        match self.mix.fat_and_move {
+        let card = match self.mix.fat_and_move {
             true => card.with_fat_and_move(&mut self.extra),
+            false => card,
+        };
+        match self.mix.real_world {
+            true => card.with_real_laws(&mut self.laws),
             false => card,
         }
     }
@@ -333,11 +369,16 @@ impl Population {
             2 => card.cache.min(FAKE_OWN_CACHE),
             _ => card.cache.min(real / 2 / SECTOR * SECTOR),
         };
-        SimParams {
+        let fake = SimParams {
             real,
             cache,
+            cache_min: card.cache_min.map(|least| least.min(cache)),
             fake: self.pick(&FakeKind::ALL),
             ..card
+        };
+        match self.mix.real_world {
+            true => fake.with_hiding_time(&mut self.laws),
+            false => fake,
         }
     }
 
@@ -403,6 +444,61 @@ impl SimParams {
     }
 }
 
+impl SimParams {
+    /// The laws of real cards ([`Mix::real_world`]), from their own stream.
+    fn with_real_laws(mut self, rng: &mut fastrand::Rng) -> SimParams {
+        self.seed = rng.u64(..);
+        if rng.f64() < 0.3 {
+            self.slow_end = rng.u32(500..=1000);
+        }
+        if self.cache > 0 {
+            self = self.with_cache_laws(rng);
+        }
+        if rng.f64() < 0.3 {
+            self.pause_ns = (log_uniform(rng, 5.0, 500.0) * 1e6) as u64;
+            let mib = log_uniform(rng, 4.0, 256.0);
+            self.pause_every = ((mib * (1 << 20) as f64) as u64 / SECTOR * SECTOR).max(SECTOR);
+        }
+        if rng.bool() {
+            self.jitter = rng.u32(1..=50);
+        }
+        if rng.f64() < 0.3 {
+            self.read_step = match rng.u32(0..4) {
+                0 => 0,
+                _ => rng.u32(0..=2000),
+            };
+            if rng.bool() {
+                self.read_jitter = rng.u32(1..=50);
+            }
+        }
+        self
+    }
+
+    /// A shrinking cache, a drain of its own and the medium's laws through
+    /// it, each on a share of the cached cards.
+    fn with_cache_laws(mut self, rng: &mut fastrand::Rng) -> SimParams {
+        if rng.f64() < 0.8 {
+            let least = (self.cache as f64 * rng.f64()) as u64 / SECTOR * SECTOR;
+            self.cache_min = Some(least.min(self.cache));
+        }
+        if rng.f64() < 0.7 {
+            let drain = self.write as f64 * rng.f64().mul_add(1.2, 0.3);
+            self.drain = Some((drain as u64).max(1));
+        }
+        self.through = rng.f64() < 0.75;
+        self
+    }
+
+    /// On half the counterfeits with a cache, a cache that hides a write
+    /// for 0.5–60 s only.
+    fn with_hiding_time(mut self, rng: &mut fastrand::Rng) -> SimParams {
+        if self.cache > 0 && rng.bool() {
+            self.hide_for_ns = Some((log_uniform(rng, 0.5, 60.0) * 1e9) as u64);
+        }
+        self
+    }
+}
+
 fn log_uniform(rng: &mut fastrand::Rng, low: f64, high: f64) -> f64 {
     (low.ln() + rng.f64() * (high.ln() - low.ln())).exp()
 }
@@ -431,6 +527,49 @@ pub fn spec_of(p: &SimParams) -> String {
     }
     if p.fat_every != SimParams::default().fat_every {
         spec.push_str(&format!(",fat_every={}", p.fat_every));
+    }
+    spec.push_str(&real_laws_spec(p));
+    spec
+}
+
+/// The options of the laws of real cards that `p` has (none by default).
+fn real_laws_spec(p: &SimParams) -> String {
+    let d = SimParams::default();
+    let fraction = |thousandths: u32| format!("{}.{:03}", thousandths / 1000, thousandths % 1000);
+    let mut spec = String::new();
+    let mut add = |option: String| spec.push_str(&format!(",{option}"));
+    if p.slow_end != d.slow_end {
+        add(format!("slow_end={}", fraction(p.slow_end)));
+    }
+    if let Some(least) = p.cache_min {
+        add(format!("cache_min={least}"));
+    }
+    if let Some(drain) = p.drain {
+        add(format!("drain={drain}B/s"));
+    }
+    if p.pause_ns != d.pause_ns {
+        add(format!("pause={}ns", p.pause_ns));
+    }
+    if p.pause_every != d.pause_every {
+        add(format!("pause_every={}", p.pause_every));
+    }
+    if p.jitter != d.jitter {
+        add(format!("jitter={}", p.jitter));
+    }
+    if p.seed != d.seed {
+        add(format!("seed={}", p.seed));
+    }
+    if p.through {
+        add("through=1".to_string());
+    }
+    if p.read_step != d.read_step {
+        add(format!("read_step={}", fraction(p.read_step)));
+    }
+    if p.read_jitter != d.read_jitter {
+        add(format!("read_jitter={}", p.read_jitter));
+    }
+    if let Some(hide) = p.hide_for_ns {
+        add(format!("hide_for={hide}ns"));
     }
     spec
 }

@@ -268,3 +268,116 @@ fn tlc_erase_blocks_replace_the_au_of_the_share_asked_and_nothing_else() {
         assert!(aus.contains(&au), "no card with a {au}-byte erase block");
     }
 }
+
+/// The cards of the laws tests: 2000 of the full mix with the laws of
+/// real cards, genuine and fake.
+fn real_world_cards(seed: u64) -> Vec<SimParams> {
+    let mix = Mix {
+        fat_and_move: true,
+        real_world: true,
+        ..Mix::default()
+    };
+    let mut pop = Population::with_mix(seed, mix);
+    (0..2_000).map(|_| pop.draw_mixed()).collect()
+}
+
+#[test]
+fn cards_with_the_laws_of_real_cards_round_trip_and_cover_their_ranges() {
+    let cards = real_world_cards(19);
+    for card in &cards {
+        let spec = spec_of(card);
+        let parsed = SimParams::parse(spec.trim_start_matches("sim:"))
+            .unwrap_or_else(|e| panic!("{spec}: {e}"));
+        assert_eq!(&parsed, card, "{spec}");
+    }
+    let share = |f: &dyn Fn(&SimParams) -> bool| {
+        cards.iter().filter(|c| f(c)).count() as f64 / cards.len() as f64
+    };
+    assert!(cards.iter().all(|c| (500..=1000).contains(&c.slow_end)));
+    assert!((0.2..0.4).contains(&share(&|c| c.slow_end < 1000)));
+    let cached: Vec<&SimParams> = cards.iter().filter(|c| c.cache > 0).collect();
+    let of_cached = |f: &dyn Fn(&SimParams) -> bool| {
+        cached.iter().filter(|c| f(c)).count() as f64 / cached.len() as f64
+    };
+    assert!((0.7..0.9).contains(&of_cached(&|c| c.cache_min.is_some())));
+    assert!((0.6..0.8).contains(&of_cached(&|c| c.drain.is_some())));
+    assert!((0.65..0.85).contains(&of_cached(&|c| c.through)));
+    assert!(
+        cards
+            .iter()
+            .all(|c| c.cache_min.is_none_or(|m| m <= c.cache))
+    );
+    assert!(
+        cached
+            .iter()
+            .any(|c| c.cache_min.is_some_and(|m| m < c.cache / 10))
+    );
+    assert!(cards.iter().all(|c| {
+        c.drain
+            .is_none_or(|d| d * 10 >= c.write * 3 - 10 && d * 10 <= c.write * 15 + 10)
+    }));
+    let uncached = || cards.iter().filter(|c| c.cache == 0);
+    assert!(uncached().all(|c| c.cache_min.is_none() && c.drain.is_none() && !c.through));
+    let pausing = || cards.iter().filter(|c| c.pause_ns > 0);
+    assert!((0.2..0.4).contains(&share(&|c| c.pause_ns > 0)));
+    assert!(
+        pausing().all(|c| (5_000_000..=500_000_000).contains(&c.pause_ns)
+            && (4 << 20..=256 << 20).contains(&c.pause_every))
+    );
+    assert!(cards.iter().all(|c| c.jitter <= 50));
+    assert!((0.4..0.6).contains(&share(&|c| c.jitter > 0)));
+    assert!(
+        cards
+            .iter()
+            .all(|c| c.read_step <= 2000 && c.read_jitter <= 50)
+    );
+    assert!(
+        cards.iter().filter(|c| c.read_step == 0).count() > 50,
+        "sticks"
+    );
+    assert!(
+        cards
+            .iter()
+            .any(|c| c.read_step > 1000 && c.read_jitter > 0)
+    );
+    let hiding: Vec<&SimParams> = cards.iter().filter(|c| c.hide_for_ns.is_some()).collect();
+    assert!(hiding.iter().all(|c| c.real < c.size && c.cache > 0));
+    assert!(hiding.iter().all(|c| {
+        c.hide_for_ns
+            .is_some_and(|h| (500_000_000..=60_000_000_000).contains(&h))
+    }));
+    assert!(hiding.len() > 100, "{}", hiding.len());
+}
+
+#[test]
+fn the_laws_of_real_cards_come_from_their_own_stream() {
+    // Same seed, same cards; and with the laws stripped, the cards of the
+    // mix without them, so every calibration's cards stay as they were.
+    assert_eq!(real_world_cards(23), real_world_cards(23));
+    let plain = Mix {
+        fat_and_move: true,
+        ..Mix::default()
+    };
+    let mut old = Population::with_mix(23, plain);
+    let strip = |c: &SimParams| SimParams {
+        slow_end: 1000,
+        cache_min: None,
+        drain: None,
+        pause_ns: 0,
+        pause_every: SimParams::default().pause_every,
+        jitter: 0,
+        seed: 0,
+        through: false,
+        read_step: 1000,
+        read_jitter: 0,
+        hide_for_ns: None,
+        ..c.clone()
+    };
+    for card in real_world_cards(23) {
+        assert_eq!(strip(&card), old.draw_mixed());
+    }
+    // The default mix draws none of them.
+    assert!(!Mix::default().real_world);
+    let mut pop = Population::with_mix(23, plain);
+    assert!((0..500).map(|_| pop.draw_mixed()).all(|c| c == strip(&c)));
+}

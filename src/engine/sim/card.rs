@@ -1,20 +1,18 @@
 //! The card model on its virtual clock: what each command costs (command
 //! time, transfers, whole-page programs, open AUs and their closing, the
-//! write cache draining, the FAT area, a link ceiling) and the device
-//! callers read and write, which keeps its data in [`Contents`]. The clock
-//! advances only by these costs, so the figures are exact and repeatable.
+//! write cache draining, the FAT area, a link ceiling, and the laws of
+//! real cards in [`super::laws`]) and the device callers read and write,
+//! which keeps its data in [`Contents`]. The clock advances only by these
+//! costs, so the figures are exact and repeatable.
 
+use super::cache::CacheState;
 use super::contents::{Contents, hides};
+use super::laws::{Coverage, FatSpikes, Pauses, at_position, au_read_step, xfer_ns};
 use super::params::{FAT_AREA, FakeKind, SECTOR, SimParams};
 use crate::engine::Clock;
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
-
-/// Nanoseconds to move `len` bytes at `rate` bytes/s.
-fn xfer_ns(len: u64, rate: u64) -> u64 {
-    (u128::from(len) * 1_000_000_000 / u128::from(rate)) as u64
-}
 
 /// An AU the controller has open, with the bytes written since it opened.
 #[derive(Debug, Clone, Copy)]
@@ -26,17 +24,32 @@ struct OpenAu {
 }
 
 /// What changes as the card works, behind one lock.
-#[derive(Default)]
 struct SimState {
     /// Most recently used last.
     open: Vec<OpenAu>,
-    cache_level: u64,
-    cache_time: u64,
+    cache: CacheState,
     contents: Contents,
     /// AU index to the 64ths of it that hold data (cards with `move`).
     used: HashMap<u64, u64>,
     /// FAT-area writes so far (the `fat_every` spikes).
-    fat_writes: u64,
+    fat: FatSpikes,
+    pauses: Pauses,
+    /// What the card holds (`cache_min`).
+    coverage: Coverage,
+}
+
+impl SimState {
+    fn new(p: &SimParams) -> SimState {
+        SimState {
+            open: Vec::new(),
+            cache: CacheState::default(),
+            contents: Contents::default(),
+            used: HashMap::new(),
+            fat: FatSpikes::new(p),
+            pauses: Pauses::new(p),
+            coverage: Coverage::new(p),
+        }
+    }
 }
 
 /// The simulated card: model, data and virtual clock.
@@ -64,8 +77,8 @@ impl Clock for SimClock<'_> {
 impl SimDevice {
     pub fn new(params: SimParams) -> SimDevice {
         SimDevice {
+            state: Mutex::new(SimState::new(&params)),
             params,
-            state: Mutex::new(SimState::default()),
             clock: AtomicU64::new(0),
             keeps_data: true,
         }
@@ -101,7 +114,8 @@ impl SimDevice {
         let st = self.lock();
         self.refuse_unheld_beyond_real(&st, offset, buf.len() as u64)?;
         let cost = self.read_cost(offset, buf.len() as u64);
-        st.contents.copy_out(&self.params, offset, buf);
+        let now = self.clock.load(Ordering::SeqCst);
+        st.contents.copy_out(&self.params, now, offset, buf);
         Ok(self.advance(cost))
     }
 
@@ -127,7 +141,7 @@ impl SimDevice {
         let now = self.clock.load(Ordering::SeqCst);
         let cost = self.write_cost(&mut st, now, offset, len);
         if self.keeps_data {
-            st.contents.copy_in(&self.params, offset, len, data);
+            st.contents.copy_in(&self.params, now, offset, len, data);
         }
         Ok(self.advance(cost))
     }
@@ -151,7 +165,11 @@ impl SimDevice {
         if p.fake != FakeKind::Eio || offset + len <= p.real {
             return Ok(());
         }
-        match st.contents.holds_all(offset.max(p.real), offset + len) {
+        let now = self.clock.load(Ordering::SeqCst);
+        match st
+            .contents
+            .holds_all(p, now, offset.max(p.real), offset + len)
+        {
             true => Ok(()),
             false => Err(self.eio(offset, len)),
         }
@@ -189,36 +207,57 @@ impl SimDevice {
         self.params.link.map_or(cost, |l| cost.max(xfer_ns(len, l)))
     }
 
+    /// A command, the transfer at the read speed where it starts, and a
+    /// step for a boundary crossed: an AU's (`read_step` of a command, at
+    /// least the page's), else a page's (a quarter of a command).
     fn read_cost(&self, offset: u64, len: u64) -> u64 {
         let p = &self.params;
         let crosses = |unit: u64| offset / unit != (offset + len - 1) / unit;
-        let mut cost = p.cmd_ns + xfer_ns(len, p.read);
+        let mut cost = p.cmd_ns + xfer_ns(len, at_position(p, p.read, offset));
         if crosses(p.au) {
-            cost += p.cmd_ns;
+            cost += au_read_step(p, offset / p.au).max(p.cmd_ns / 4);
         } else if crosses(p.page) {
             cost += p.cmd_ns / 4;
         }
         self.with_link(cost, len)
     }
 
+    /// A write's cost: its medium work (FAT busy time, or pages and AU
+    /// closes) directly, or the cache's law; the link's ceiling; and any
+    /// pause the bytes written bring due.
     fn write_cost(&self, st: &mut SimState, now: u64, offset: u64, len: u64) -> u64 {
         let p = &self.params;
-        let cost = if let Some(busy) = self.fat_busy(st, offset) {
-            p.cmd_ns + self.program_ns(offset, len) + busy
+        if p.cache_min.is_some() {
+            st.coverage.mark(p, offset, len);
+        }
+        let fat = self.fat_busy(st, offset);
+        let cost = if p.cache > 0 && p.through {
+            let rate = p.drain.unwrap_or(p.write);
+            let work = self.program_ns(offset, len, rate)
+                + match fat {
+                    Some(busy) => busy,
+                    None => self.touch_aus(st, offset, len),
+                };
+            let usable = st.coverage.usable_cache(p);
+            st.cache.through_cost(p, usable, now, len, work)
+        } else if let Some(busy) = fat {
+            p.cmd_ns + self.program_ns(offset, len, p.write) + busy
         } else if p.cache > 0 {
-            self.cached_write_cost(st, now, len)
+            let usable = st.coverage.usable_cache(p);
+            st.cache.plain_cost(p, usable, now, len)
         } else {
-            p.cmd_ns + self.program_ns(offset, len) + self.touch_aus(st, offset, len)
+            p.cmd_ns + self.program_ns(offset, len, p.write) + self.touch_aus(st, offset, len)
         };
-        self.with_link(cost, len)
+        self.with_link(cost, len) + st.pauses.after_write(p, len)
     }
 
-    /// Programming the whole pages a write touches.
-    fn program_ns(&self, offset: u64, len: u64) -> u64 {
+    /// Programming the whole pages a write touches at `rate` (as fast as
+    /// the medium is where the write starts).
+    fn program_ns(&self, offset: u64, len: u64, rate: u64) -> u64 {
         let p = &self.params;
         let first = offset / p.page;
         let last = (offset + len - 1) / p.page;
-        (last - first + 1) * xfer_ns(p.page, p.write)
+        (last - first + 1) * xfer_ns(p.page, at_position(p, rate, offset))
     }
 
     /// The busy time of a write under the `fat` law, or `None` when the
@@ -226,22 +265,8 @@ impl SimDevice {
     fn fat_busy(&self, st: &mut SimState, offset: u64) -> Option<u64> {
         let p = &self.params;
         let base = p.fat_ns.filter(|_| offset < FAT_AREA)?;
-        st.fat_writes += 1;
-        let spike = p.fat_max_ns > 0 && st.fat_writes.is_multiple_of(u64::from(p.fat_every));
+        let spike = st.fat.count(p) && p.fat_max_ns > 0;
         Some(if spike { p.fat_max_ns } else { base })
-    }
-
-    /// The cache drains at the medium's speed since it was last looked at;
-    /// a write that does not fit waits until enough has drained.
-    fn cached_write_cost(&self, st: &mut SimState, now: u64, len: u64) -> u64 {
-        let p = &self.params;
-        let elapsed = now.saturating_sub(st.cache_time);
-        let drained = (u128::from(elapsed) * u128::from(p.write) / 1_000_000_000) as u64;
-        st.cache_level = st.cache_level.saturating_sub(drained) + len;
-        let over = st.cache_level.saturating_sub(p.cache);
-        let cost = p.cmd_ns + xfer_ns(len, p.burst) + xfer_ns(over, p.write);
-        st.cache_time = now;
-        cost
     }
 
     /// Opens the AUs a write touches; returns the garbage-collection (or,
@@ -297,7 +322,10 @@ impl SimDevice {
                 let bytes = (u128::from(moved) * u128::from(p.au) / 64) as u64;
                 xfer_ns(bytes, pm)
             }
-            None => xfer_ns(p.au - closed.written.min(p.au), p.write),
+            None => {
+                let rate = at_position(p, p.write, closed.index * p.au);
+                xfer_ns(p.au - closed.written.min(p.au), rate)
+            }
         }
     }
 }
@@ -444,3 +472,7 @@ pub(super) mod tests {
         );
     }
 }
+
+#[cfg(test)]
+#[path = "card_laws_tests.rs"]
+mod laws_tests;

@@ -14,15 +14,18 @@ pub(super) const CHUNK: u64 = 4096;
 type HeldData = Option<Box<[u8]>>;
 
 /// The write cache's view of recent writes, by logical chunk: the last
-/// `cache` bytes written, exactly (kept only on a counterfeit card with a
-/// cache, where it hides the fraud from an immediate read-back).
+/// `cache` bytes written, exactly, and with `hide_for` only those written
+/// less than that long ago (kept only on a counterfeit card with a cache,
+/// where it hides the fraud from an immediate read-back).
 #[derive(Default)]
 struct HeldChunks {
-    /// (logical chunk, generation, bytes that write put in it), oldest first.
-    order: VecDeque<(u64, u64, u64)>,
-    /// Logical chunk to the generation of its newest write and its
-    /// contents (`None`: zeros, so a long flush of zeros costs no memory).
-    data: HashMap<u64, (u64, HeldData)>,
+    /// (logical chunk, generation, bytes that write put in it, virtual
+    /// time of the write), oldest first.
+    order: VecDeque<(u64, u64, u64, u64)>,
+    /// Logical chunk to the generation of its newest write, the virtual
+    /// time of that write, and its contents (`None`: zeros, so a long
+    /// flush of zeros costs no memory).
+    data: HashMap<u64, (u64, u64, HeldData)>,
     /// Sum of the bytes in `order`.
     bytes: u64,
     generation: u64,
@@ -53,10 +56,28 @@ fn physical(p: &SimParams, logical: u64) -> Option<u64> {
     }
 }
 
+/// Whether a write the cache took at virtual time `since` is still in it
+/// at `now`: always, unless `hide_for` has passed since (the cache drained
+/// it to the medium, where a counterfeit loses what lies beyond its real
+/// size).
+fn still_held(p: &SimParams, since: u64, now: u64) -> bool {
+    p.hide_for_ns
+        .is_none_or(|hide| now.saturating_sub(since) < hide)
+}
+
 impl Contents {
+    /// The cache's copy of a logical chunk, if it still holds one at `now`.
+    fn held(&self, p: &SimParams, now: u64, chunk: u64) -> Option<&HeldData> {
+        self.held
+            .data
+            .get(&chunk)
+            .filter(|(_, since, _)| still_held(p, *since, now))
+            .map(|(_, _, data)| data)
+    }
+
     /// Whether the cache answers for every chunk of logical `from..to`.
-    pub(super) fn holds_all(&self, from: u64, to: u64) -> bool {
-        (from / CHUNK..=(to - 1) / CHUNK).all(|c| self.held.data.contains_key(&c))
+    pub(super) fn holds_all(&self, p: &SimParams, now: u64, from: u64, to: u64) -> bool {
+        (from / CHUNK..=(to - 1) / CHUNK).all(|c| self.held(p, now, c).is_some())
     }
 
     /// What the medium (not the cache) returns for one logical sector.
@@ -76,27 +97,35 @@ impl Contents {
 
     /// What a read of one logical sector returns: the cache's copy, else
     /// the medium's.
-    fn sector_view(&self, p: &SimParams, logical: u64, piece: &mut [u8]) {
-        match self.held.data.get(&(logical / CHUNK)) {
-            Some((_, Some(chunk))) => {
+    fn sector_view(&self, p: &SimParams, now: u64, logical: u64, piece: &mut [u8]) {
+        match self.held(p, now, logical / CHUNK) {
+            Some(Some(chunk)) => {
                 let within = (logical % CHUNK) as usize;
                 piece.copy_from_slice(&chunk[within..within + piece.len()]);
             }
-            Some((_, None)) => piece.fill(0),
+            Some(None) => piece.fill(0),
             None => self.backing(p, logical, piece),
         }
     }
 
     /// What a read of `buf.len()` bytes at logical `offset` returns.
-    pub(super) fn copy_out(&self, p: &SimParams, offset: u64, buf: &mut [u8]) {
+    pub(super) fn copy_out(&self, p: &SimParams, now: u64, offset: u64, buf: &mut [u8]) {
         for (i, piece) in buf.chunks_mut(SECTOR as usize).enumerate() {
-            self.sector_view(p, offset + i as u64 * SECTOR, piece);
+            self.sector_view(p, now, offset + i as u64 * SECTOR, piece);
         }
     }
 
-    /// Stores a write (`None`: zeros) chunk by chunk; on a card that hides,
-    /// the cache keeps the logical chunk as a read would now see it.
-    pub(super) fn copy_in(&mut self, p: &SimParams, offset: u64, len: u64, data: Option<&[u8]>) {
+    /// Stores a write (`None`: zeros) made at virtual time `now` chunk by
+    /// chunk; on a card that hides, the cache keeps the logical chunk as a
+    /// read would now see it.
+    pub(super) fn copy_in(
+        &mut self,
+        p: &SimParams,
+        now: u64,
+        offset: u64,
+        len: u64,
+        data: Option<&[u8]>,
+    ) {
         let end = offset + len;
         if data.is_none() && !hides(p) {
             self.store_zeros(p, offset, end);
@@ -107,10 +136,10 @@ impl Contents {
             let chunk = at / CHUNK;
             let upto = ((chunk + 1) * CHUNK).min(end);
             let piece = data.map(|d| &d[(at - offset) as usize..(upto - offset) as usize]);
-            let view = hides(p).then(|| self.chunk_after(p, chunk, at, piece));
+            let view = hides(p).then(|| self.chunk_after(p, now, chunk, at, piece));
             self.store(p, at, upto - at, piece);
             if let Some(view) = view {
-                self.hold(p.cache, chunk, view, upto - at);
+                self.hold(p, now, chunk, view, upto - at);
             }
             at = upto;
         }
@@ -121,6 +150,7 @@ impl Contents {
     fn chunk_after(
         &self,
         p: &SimParams,
+        now: u64,
         chunk: u64,
         at: u64,
         piece: Option<&[u8]>,
@@ -133,7 +163,7 @@ impl Contents {
         if !whole {
             let base = chunk * CHUNK;
             for (i, s) in view.chunks_mut(SECTOR as usize).enumerate() {
-                self.sector_view(p, base + i as u64 * SECTOR, s);
+                self.sector_view(p, now, base + i as u64 * SECTOR, s);
             }
         }
         let within = (at % CHUNK) as usize;
@@ -194,21 +224,28 @@ impl Contents {
         }
     }
 
-    /// Keeps a logical chunk in the cache until `cache` bytes of newer
-    /// writes pushed it out.
-    fn hold(&mut self, cache: u64, chunk: u64, view: Option<Box<[u8]>>, bytes: u64) {
+    /// Keeps a logical chunk written at `now` in the cache until `cache`
+    /// bytes of newer writes pushed it out (or, with `hide_for`, until it
+    /// drained: what drained leaves room).
+    fn hold(&mut self, p: &SimParams, now: u64, chunk: u64, view: HeldData, bytes: u64) {
         let held = &mut self.held;
         held.generation += 1;
         let generation = held.generation;
-        held.data.insert(chunk, (generation, view));
-        held.order.push_back((chunk, generation, bytes));
+        held.data.insert(chunk, (generation, now, view));
+        held.order.push_back((chunk, generation, bytes, now));
         held.bytes += bytes;
-        while held.bytes > cache {
-            let Some((old, g, b)) = held.order.pop_front() else {
+        let drained = |since: u64| !still_held(p, since, now);
+        while let Some(&(old, g, b, since)) = held.order.front() {
+            if held.bytes <= p.cache && !drained(since) {
                 break;
-            };
+            }
+            held.order.pop_front();
             held.bytes -= b;
-            if held.data.get(&old).is_some_and(|(newest, _)| *newest == g) {
+            if held
+                .data
+                .get(&old)
+                .is_some_and(|(newest, _, _)| *newest == g)
+            {
                 held.data.remove(&old);
             }
         }
@@ -373,6 +410,41 @@ mod tests {
                 FakeKind::Eio => assert!(high_now.is_err()),
             }
         }
+    }
+
+    #[test]
+    fn with_hide_for_the_cache_hides_a_write_only_that_long() {
+        for kind in FakeKind::ALL {
+            let d = card(&format!(
+                "size=2G,real=1G,cache=1M,hide_for=1s,fake={}",
+                kind.name()
+            ));
+            let (low, high) = (4u64 << 20, (1u64 << 30) + (4 << 20));
+            d.write(low, &stamp(1)).unwrap();
+            d.write(high, &stamp(9)).unwrap();
+            assert_eq!(read4k(&d, high).unwrap(), stamp(9), "{kind:?}: held");
+            d.idle(999_000_000);
+            assert_eq!(read4k(&d, high).unwrap(), stamp(9), "{kind:?}: still held");
+            // A second after the write the cache has drained it: the
+            // counterfeit shows though nothing pushed the write out.
+            d.idle(1_000_000);
+            let (low_now, high_now) = (read4k(&d, low), read4k(&d, high));
+            match kind {
+                FakeKind::Wrap => assert_eq!(low_now.unwrap(), stamp(9), "the alias shows"),
+                _ => assert_eq!(low_now.unwrap(), stamp(1), "{kind:?}: below real, kept"),
+            }
+            match kind {
+                FakeKind::Wrap => assert_eq!(high_now.unwrap(), stamp(9)),
+                FakeKind::Zeros => assert_eq!(high_now.unwrap(), vec![0u8; 4096]),
+                FakeKind::Stale => assert_ne!(high_now.unwrap(), stamp(9)),
+                FakeKind::Eio => assert!(high_now.is_err()),
+            }
+        }
+        // Without hide_for an idle card keeps hiding.
+        let d = card("size=2G,real=1G,cache=1M,fake=zeros");
+        d.write((1 << 30) + (4 << 20), &stamp(9)).unwrap();
+        d.idle(3_600_000_000_000);
+        assert_eq!(read4k(&d, (1 << 30) + (4 << 20)).unwrap(), stamp(9));
     }
 
     #[test]

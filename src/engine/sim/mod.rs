@@ -47,6 +47,35 @@
 //!   instead (the periodic spikes of a FAT-area merge), which is what the
 //!   SD specification's T_FW limits (mean of 8, maximum) are about.
 //!
+//! Real cards do more than that (issue 37); each law below has an option
+//! whose default leaves the card exactly as above (`laws`, `cache`):
+//!
+//! * `slow_end`: read and write speeds fall linearly from 1× at offset 0 to
+//!   that fraction at the card's end (dies or zones slower than others);
+//!   a transfer goes at the speed where it starts;
+//! * `cache_min`: the usable cache shrinks linearly from `cache` on an
+//!   empty card to `cache_min` once every part of it holds data (a dynamic
+//!   SLC cache is made of free blocks; counted in 4096ths of the card);
+//! * `drain`: the speed the cache drains at, if not `write`;
+//! * `pause`, `pause_every`, `jitter`, `seed`: a write that completes
+//!   `pause_every` bytes written (anywhere) waits `pause` more (garbage
+//!   collection, thermal throttling); with `jitter` each period, and each
+//!   period of the FAT spikes, is moved by up to ±that percentage, from a
+//!   stream seeded by `seed` (the same spec, the same pauses);
+//! * `through`: with a cache, a write's medium work (its page programs at
+//!   the drain speed, the AU it closes or the used data it moves, its FAT
+//!   busy time) queues behind the cache and drains in order; the write
+//!   costs the command and its transfer at `burst`, and waits only until
+//!   the bytes the cache still holds fit it (without, a cache bypasses
+//!   those laws);
+//! * `read_step`, `read_jitter`: a read across an AU boundary costs that
+//!   many commands more (0: a stick whose reads show no erase-block step;
+//!   never less than a page boundary's quarter), varied per boundary by
+//!   up to ±`read_jitter` percent, the same for the same boundary;
+//! * `hide_for`: a counterfeit's cache hides a write for that long only,
+//!   then has drained it to the medium, where what lies beyond the real
+//!   size is lost as the fake kind says.
+//!
 //! Data is really kept (a sparse map of written 4 KiB chunks at their
 //! physical address), so wrap-around is visible to reads. Unwritten chunks
 //! read as zeros. The clock is the device's own: the engine advances it by
@@ -55,13 +84,16 @@
 //! cannot disturb the figures.
 //!
 //! The parts: `params` (the `sim:` options, defaults and checks), `card`
-//! (the timing model, device and clock), `contents` (what the card holds,
-//! the counterfeit kinds and the cache's copy) and `engine` (the
+//! (the timing model, device and clock), `laws` (the laws of real cards
+//! above), `cache` (the write cache's two laws), `contents` (what the card
+//! holds, the counterfeit kinds and the cache's copy) and `engine` (the
 //! [`Engine`](crate::engine::Engine) on it).
 
+mod cache;
 mod card;
 mod contents;
 mod engine;
+mod laws;
 mod params;
 
 pub use card::{SimClock, SimDevice};

@@ -47,6 +47,34 @@ pub struct SimParams {
     pub fat_max_ns: u64,
     /// Period of the FAT-area spikes, in FAT-area writes [16].
     pub fat_every: u32,
+    /// Medium speed at the card's end, in thousandths of the speed at
+    /// offset 0, falling linearly between [1000: the same everywhere].
+    pub slow_end: u32,
+    /// Cache left once the whole card holds data; the usable cache shrinks
+    /// linearly from `cache` as the card fills [none: `cache` always].
+    pub cache_min: Option<u64>,
+    /// Speed the cache drains at, bytes/s [none: `write`].
+    pub drain: Option<u64>,
+    /// Pause (garbage collection, thermal throttling) paid every
+    /// `pause_every` bytes written, ns [0: none].
+    pub pause_ns: u64,
+    /// Bytes written between pauses [64M].
+    pub pause_every: u64,
+    /// Jitter of the pause and FAT-spike periods, percent [0].
+    pub jitter: u32,
+    /// Seed of the jitters [0].
+    pub seed: u64,
+    /// Whether a cache drains the medium's work (pages, AU closes, moves,
+    /// FAT busy time) rather than bypassing those laws [false].
+    pub through: bool,
+    /// Extra cost of a read across an AU boundary, in thousandths of `cmd`
+    /// [1000].
+    pub read_step: u32,
+    /// Jitter of that extra cost per boundary, percent [0].
+    pub read_jitter: u32,
+    /// How long a counterfeit's cache holds a write, ns [none: until newer
+    /// writes push it out].
+    pub hide_for_ns: Option<u64>,
 }
 
 /// The FAT area of the `fat` law (the same 16 MiB as `flash::FAT_AREA`).
@@ -113,12 +141,23 @@ impl Default for SimParams {
             fat_ns: None,
             fat_max_ns: 0,
             fat_every: 16,
+            slow_end: 1000,
+            cache_min: None,
+            drain: None,
+            pause_ns: 0,
+            pause_every: 64 << 20,
+            jitter: 0,
+            seed: 0,
+            through: false,
+            read_step: 1000,
+            read_jitter: 0,
+            hide_for_ns: None,
         }
     }
 }
 
 /// The documentation of `sim:` options, for `--help` and errors.
-pub const SIM_HELP: &str = "sim:[size=4G][,au=4M][,page=16k][,open_au=2][,read=20MB/s][,write=10MB/s][,burst=4×write][,cmd=200us][,cache=0][,real=size][,fake=wrap|zeros|stale|eio][,link=none][,move=none][,fat=none][,fat_max=0][,fat_every=16]";
+pub const SIM_HELP: &str = "sim:[size=4G][,au=4M][,page=16k][,open_au=2][,read=20MB/s][,write=10MB/s][,burst=4×write][,cmd=200us][,cache=0][,real=size][,fake=wrap|zeros|stale|eio][,link=none][,move=none][,fat=none][,fat_max=0][,fat_every=16][,slow_end=1][,cache_min=cache][,drain=write][,pause=0][,pause_every=64M][,jitter=0%][,seed=0][,through=0|1][,read_step=1][,read_jitter=0%][,hide_for=none]";
 
 impl SimParams {
     /// Parses the text after `sim:`: comma-separated `key=value` options.
@@ -157,6 +196,17 @@ impl SimParams {
                 "fat" => p.fat_ns = Some(duration(key, value)?),
                 "fat_max" => p.fat_max_ns = duration(key, value)?,
                 "fat_every" => p.fat_every = value.parse().map_err(|_| bad(key, value))?,
+                "slow_end" => p.slow_end = thousandths(key, value, 1000)?,
+                "cache_min" => p.cache_min = Some(size()?),
+                "drain" => p.drain = Some(rate()?),
+                "pause" => p.pause_ns = duration(key, value)?,
+                "pause_every" => p.pause_every = size()?,
+                "jitter" => p.jitter = percent(key, value)?,
+                "seed" => p.seed = value.parse().map_err(|_| bad(key, value))?,
+                "through" => p.through = switch(key, value)?,
+                "read_step" => p.read_step = thousandths(key, value, READ_STEP_MAX)?,
+                "read_jitter" => p.read_jitter = percent(key, value)?,
+                "hide_for" => p.hide_for_ns = Some(duration(key, value)?),
                 _ => return Err(format!("unknown sim option '{key}'; {SIM_HELP}")),
             }
         }
@@ -214,9 +264,38 @@ impl SimParams {
             ("burst", self.burst),
             ("move", self.move_speed.unwrap_or(1)),
             ("fat_every", u64::from(self.fat_every)),
+            ("slow_end", u64::from(self.slow_end)),
+            ("drain", self.drain.unwrap_or(1)),
+            ("pause_every", self.pause_every),
+            ("hide_for", self.hide_for_ns.unwrap_or(1)),
         ];
         if let Some((key, _)) = positive.iter().find(|(_, v)| *v == 0) {
             return Err(format!("sim option {key}=0: must be above 0; {SIM_HELP}"));
+        }
+        self.check_laws()
+    }
+
+    /// The rules of the laws real cards add: a cache cannot shrink to more
+    /// than it is, and a period jittered by 100% or more could be nil.
+    fn check_laws(&self) -> Result<(), String> {
+        if let Some(least) = self.cache_min.filter(|m| *m > self.cache) {
+            return Err(format!(
+                "sim option cache_min={}: must be at most the cache (cache={}); {SIM_HELP}",
+                format_size(least),
+                format_size(self.cache)
+            ));
+        }
+        if self.jitter >= 100 {
+            return Err(format!(
+                "sim option jitter={}%: must be below 100%; {SIM_HELP}",
+                self.jitter
+            ));
+        }
+        if self.read_jitter > 100 {
+            return Err(format!(
+                "sim option read_jitter={}%: must be at most 100%; {SIM_HELP}",
+                self.read_jitter
+            ));
         }
         Ok(())
     }
@@ -224,7 +303,7 @@ impl SimParams {
     /// A one-line description for notes.
     pub fn describe(&self) -> String {
         format!(
-            "simulated card, times on its virtual clock: {} claimed, {} real{}, AU {}, page {}, {} open AUs, cache {}{}",
+            "simulated card, times on its virtual clock: {} claimed, {} real{}, AU {}, page {}, {} open AUs, cache {}{}{}",
             format_size(self.size),
             format_size(self.real),
             match self.real < self.size {
@@ -238,8 +317,44 @@ impl SimParams {
             match self.move_speed {
                 Some(m) => format!(", move {:.1} MB/s", m as f64 / 1e6),
                 None => String::new(),
-            }
+            },
+            self.describe_laws()
         )
+    }
+
+    /// The laws of real cards a card was given, for [`SimParams::describe`]
+    /// (nothing for a card without them, so its line stays as it was).
+    fn describe_laws(&self) -> String {
+        let mut laws = Vec::new();
+        if self.slow_end != 1000 {
+            laws.push(format!("{}% speed at the end", self.slow_end / 10));
+        }
+        if let Some(least) = self.cache_min {
+            laws.push(format!("cache shrinking to {}", format_size(least)));
+        }
+        if let Some(drain) = self.drain {
+            laws.push(format!("drain {:.1} MB/s", drain as f64 / 1e6));
+        }
+        if self.pause_ns > 0 {
+            laws.push(format!(
+                "pauses of {:.1} ms every {}",
+                self.pause_ns as f64 / 1e6,
+                format_size(self.pause_every)
+            ));
+        }
+        if self.through {
+            laws.push("AU and FAT work through the cache".to_string());
+        }
+        if self.read_step != 1000 || self.read_jitter > 0 {
+            laws.push(format!(
+                "AU read step {:.2} cmd",
+                f64::from(self.read_step) / 1000.0
+            ));
+        }
+        if let Some(hide) = self.hide_for_ns {
+            laws.push(format!("cache hides for {:.1} s", hide as f64 / 1e9));
+        }
+        laws.iter().map(|l| format!(", {l}")).collect()
     }
 }
 
@@ -249,140 +364,47 @@ fn duration(key: &str, value: &str) -> Result<u64, String> {
         .map_err(|e| format!("sim option {key}={value}: {e}"))
 }
 
+/// The largest `read_step`: a hundred command times.
+const READ_STEP_MAX: u32 = 100_000;
+
+/// A decimal fraction (`0.6`) as thousandths, from 0 up to `most`.
+fn thousandths(key: &str, value: &str, most: u32) -> Result<u32, String> {
+    let refused = || {
+        format!(
+            "sim option {key}={value}: not a decimal number from 0 to {}; {SIM_HELP}",
+            f64::from(most) / 1000.0
+        )
+    };
+    let number: f64 = value.parse().map_err(|_| refused())?;
+    let scaled = (number * 1000.0).round();
+    match number.is_finite() && (0.0..=f64::from(most)).contains(&scaled) {
+        true => Ok(scaled as u32),
+        false => Err(refused()),
+    }
+}
+
+/// A whole percentage, `30` or `30%`.
+fn percent(key: &str, value: &str) -> Result<u32, String> {
+    value
+        .strip_suffix('%')
+        .unwrap_or(value)
+        .parse()
+        .map_err(|_| format!("sim option {key}={value}: not a whole percentage; {SIM_HELP}"))
+}
+
+/// `0` or `1`.
+fn switch(key: &str, value: &str) -> Result<bool, String> {
+    match value {
+        "0" => Ok(false),
+        "1" => Ok(true),
+        _ => Err(format!("sim option {key}={value}: not 0 or 1; {SIM_HELP}")),
+    }
+}
+
 fn bad(key: &str, value: &str) -> String {
     format!("sim option {key}={value}: not a whole number; {SIM_HELP}")
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn options_parse_with_documented_defaults() {
-        let p = SimParams::parse("").unwrap();
-        assert_eq!(p, SimParams::default());
-        let p = SimParams::parse("size=8G,au=8M,page=32k,open_au=5,read=30MB/s,write=12MB/s,cmd=100us,cache=64M,real=1G,link=40MB/s").unwrap();
-        assert_eq!(
-            (p.size, p.au, p.page, p.open_au),
-            (8 << 30, 8 << 20, 32 << 10, 5)
-        );
-        assert_eq!(
-            (p.read, p.write, p.burst, p.cmd_ns),
-            (30_000_000, 12_000_000, 48_000_000, 100_000)
-        );
-        assert_eq!(
-            (p.cache, p.real, p.link),
-            (64 << 20, 1 << 30, Some(40_000_000))
-        );
-        assert!(SimParams::parse("au=4M,page=3k").is_err());
-        assert!(SimParams::parse("real=8G,size=4G").is_err());
-        assert!(
-            SimParams::parse("colour=blue")
-                .unwrap_err()
-                .contains("unknown")
-        );
-    }
-
-    #[test]
-    fn move_and_fat_options_parse_and_are_off_by_default() {
-        let p = SimParams::parse("move=3MB/s,fat=5ms,fat_max=300ms,fat_every=8").unwrap();
-        assert_eq!(p.move_speed, Some(3_000_000));
-        assert_eq!(
-            (p.fat_ns, p.fat_max_ns, p.fat_every),
-            (Some(5_000_000), 300_000_000, 8)
-        );
-        let d = SimParams::default();
-        assert_eq!((d.move_speed, d.fat_ns, d.fat_max_ns), (None, None, 0));
-        // Spikes alone: the FAT law with no base busy time.
-        assert_eq!(SimParams::parse("fat_max=1s").unwrap().fat_ns, Some(0));
-        assert!(SimParams::parse("fat_every=0").is_err());
-        assert!(SimParams::parse("move=0B/s").is_err());
-    }
-
-    #[test]
-    fn fake_kinds_parse_and_default_to_wrap() {
-        assert_eq!(SimParams::parse("real=1G").unwrap().fake, FakeKind::Wrap);
-        for kind in FakeKind::ALL {
-            let p = SimParams::parse(&format!("real=1G,fake={}", kind.name())).unwrap();
-            assert_eq!(p.fake, kind);
-        }
-        assert!(SimParams::parse("fake=melt").unwrap_err().contains("wrap"));
-    }
-
-    #[test]
-    fn odd_options_are_refused_naming_the_key() {
-        let e = SimParams::parse("size=1G,size=2G").unwrap_err();
-        assert!(e.starts_with("sim option size is given twice"), "{e}");
-        let e = SimParams::parse("size=4G,au=64G").unwrap_err();
-        assert!(
-            e.starts_with("sim option au=64 GiB is larger than the card (size=4 GiB)"),
-            "{e}"
-        );
-        assert!(SimParams::parse("size=64M,au=64M,page=16k").is_ok());
-        for (spec, key) in [
-            ("size=4 G", "size=4 G"),
-            ("read=5 MB/s", "read=5 MB/s"),
-            ("cmd=200 us", "cmd=200 us"),
-        ] {
-            let e = SimParams::parse(spec).unwrap_err();
-            assert!(e.starts_with(&format!("sim option {key}: ")), "{e}");
-            assert!(e.contains("space inside"), "{e}");
-        }
-        // Every rule a value breaks names that value's option.
-        for (spec, start) in [
-            ("size=1X", "sim option size=1X: "),
-            ("size=0", "sim option size is 0 bytes"),
-            ("page=1000", "sim option page is 1000 bytes"),
-            ("real=100", "sim option real is 100 bytes"),
-            (
-                "au=24k,page=16k",
-                "sim option au=24 KiB: must be a whole number of pages",
-            ),
-            ("size=1G,real=2G", "sim option real=2 GiB: must be at most"),
-            ("open_au=0", "sim option open_au=0: must be above 0"),
-            ("fat_every=0", "sim option fat_every=0: must be above 0"),
-        ] {
-            let e = SimParams::parse(spec).unwrap_err();
-            assert!(e.starts_with(start), "{spec}: {e}");
-        }
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn a_key_given_twice_is_refused_by_name(
-            key in proptest::sample::select(vec!["size", "au", "page", "open_au", "read", "write", "burst", "cmd", "cache", "real", "link", "fake", "move", "fat", "fat_max", "fat_every"]),
-            a in "[0-9a-z]{0,4}",
-            b in "[0-9a-z]{0,4}",
-        ) {
-            let e = SimParams::parse(&format!("{key}={a},size=64M,{key}={b}"));
-            let twice = format!("sim option {key} is given twice");
-            // The first value may be refused on its own; else the repeat is.
-            match e {
-                Ok(_) => proptest::prop_assert!(false, "{key} twice was accepted"),
-                Err(e) => proptest::prop_assert!(e.contains(&twice) || e.contains(&format!("{key}={a}")), "{e}"),
-            }
-        }
-
-        #[test]
-        fn an_au_beyond_the_card_is_refused(size_mib in 1u64..64, au_mib in 1u64..128) {
-            let spec = format!("size={size_mib}M,au={au_mib}M,page=4k");
-            match SimParams::parse(&spec) {
-                Ok(p) => proptest::prop_assert!(p.au <= p.size),
-                Err(e) => proptest::prop_assert!(au_mib <= size_mib || e.contains("au="), "{spec}: {e}"),
-            }
-        }
-
-        #[test]
-        fn the_option_parser_never_panics(spec in ".{0,80}") {
-            let _ = SimParams::parse(&spec);
-        }
-
-        #[test]
-        fn option_like_text_never_panics(
-            key in proptest::sample::select(vec!["size", "au", "page", "real", "fake", "cache", "open_au", "link", "cmd", "x"]),
-            value in "[0-9a-zA-Z/.]{0,12}",
-        ) {
-            let _ = SimParams::parse(&format!("{key}={value}"));
-        }
-    }
-}
+#[path = "params_tests.rs"]
+mod tests;

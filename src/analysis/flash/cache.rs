@@ -6,7 +6,9 @@
 //! cache is exhausted; here the fall itself is the finding. The burst
 //! speed is the median of the first writes, the sustained speed the median
 //! after the fall, and since the cache drains at the sustained speed while
-//! the burst lasts, its size is absorbed × (1 − sustained / burst).
+//! the burst lasts, its size is what the writes before the fall absorbed
+//! less what drained at the sustained speed over the time they took
+//! (absorbed × (1 − sustained / burst) when they all ran at the burst).
 
 use crate::result::flash::Confidence;
 use crate::stats::median;
@@ -74,6 +76,20 @@ fn steady_before(speeds: &[f64], burst: f64) -> bool {
     fast * 10 >= speeds.len() * STEADY_TENTHS
 }
 
+/// The bytes the writes before the fall left in the cache: what they
+/// absorbed less what drained, at the sustained speed, over the time they
+/// took. Over their own time, not the burst speed's: a card that pauses
+/// now and then (garbage collection, heat) drains during the pauses too,
+/// and absorbed × (1 − sustained / burst) would count that as cache.
+fn net_of_drain(before: &[f64], chunk: u64, sustained_mb_s: f64) -> u64 {
+    let absorbed = before.len() as f64 * chunk as f64;
+    let seconds: f64 = before
+        .iter()
+        .map(|mb_s| chunk as f64 / (mb_s.max(f64::MIN_POSITIVE) * 1e6))
+        .sum();
+    (absorbed - sustained_mb_s * 1e6 * seconds).max(0.0) as u64
+}
+
 /// Reads the MB/s of writes of `chunk` bytes each, in order.
 pub fn read(speeds: &[f64], chunk: u64) -> CacheReading {
     let burst = burst(speeds);
@@ -91,7 +107,7 @@ pub fn read(speeds: &[f64], chunk: u64) -> CacheReading {
     let absorbed = at as u64 * chunk;
     r.sustained_mb_s = Some(sustained);
     r.absorbed = Some(absorbed);
-    r.cache_bytes = Some((absorbed as f64 * (1.0 - sustained / burst)) as u64);
+    r.cache_bytes = Some(net_of_drain(&speeds[..at], chunk, sustained));
     r.confidence = match steady_before(&speeds[..at - 1], burst) {
         true => Confidence::of_ratio(burst / sustained),
         false => Confidence::Low,
@@ -121,5 +137,23 @@ mod tests {
         speeds[10] = 5.0;
         assert_eq!(fall(&speeds), None);
         assert_eq!(read(&speeds, 1 << 20).cache_bytes, None);
+    }
+
+    #[test]
+    fn a_pause_during_the_burst_drains_the_cache_and_is_not_counted_as_cache() {
+        // 1 MiB writes at 40 MB/s, one in eight paused to 2 MB/s (a card
+        // collecting garbage), then 10 MB/s sustained.
+        let mut speeds: Vec<f64> = (0..32)
+            .map(|i| if i % 8 == 3 { 2.0 } else { 40.0 })
+            .collect();
+        speeds.extend([10.0; 20]);
+        let r = read(&speeds, 1 << 20);
+        let mib = (1u64 << 20) as f64;
+        let seconds = 28.0 * mib / 40e6 + 4.0 * mib / 2e6;
+        let want = 32.0 * mib - 10e6 * seconds;
+        let got = r.cache_bytes.unwrap() as f64;
+        assert!((got - want).abs() < 2.0, "{got} vs {want}");
+        // The burst-speed formula would have said 24 MiB.
+        assert!(got < 20.0 * mib, "{got}");
     }
 }

@@ -293,8 +293,12 @@ pub fn decide(plan: &Layout, ev: Evidence) -> CapacityResult {
     let flush_short = ev.cache_filled_at.is_some() && !ev.cache_beaten;
     let confidence = match (genuine, wrap > 0) {
         (false, true) => Confidence::High,
-        // A cache seen to fill but not beaten may still hold probes.
-        (false, false) if monotone && clean && !flush_short => Confidence::High,
+        // A cache seen to fill but not beaten may still hold probes; so may
+        // one the flush never saw fill (larger than it), whose copies
+        // drain with time rather than by size (issue 37: an eio fake with
+        // a 43 GiB cache that keeps each write 1.7 s showed the probes
+        // just read back as held, 2.3 GB above its real size, at high).
+        (false, false) if monotone && clean && ev.cache_beaten => Confidence::High,
         (false, false) => Confidence::Medium,
         (true, _) if ev.cache_beaten => Confidence::High,
         (true, _) => Confidence::Low,

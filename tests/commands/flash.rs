@@ -515,7 +515,11 @@ fn class_names_the_host_bus_it_ran_on_issue_37() {
     // A card faster than U3 behind a 12.5 MB/s link (an SD bus in
     // default speed): U3 is the link's, C10 the card's.
     let card = "sim:size=4G,au=4M,write=80MB/s,read=200MB/s,cmd=1us,open_au=4,link=12.5MB/s";
-    let (_, doc) = flash(&["class", card, "--destructive", "--claim", "U3"]);
+    let (code, doc) = flash(&["class", card, "--destructive", "--claim", "U3"]);
+    // U3 fails nothing; the link caps its rates: it cannot be told, which
+    // is no failure (exit 0, not 5), and the outcome lists it as such.
+    assert_eq!(code, 0, "{doc}");
+    assert_eq!(doc["flash"]["untold"], serde_json::json!(["U3"]), "{doc}");
     let host = &doc["flash"]["host"];
     assert_eq!(host["bus"]["kind"], "simulated", "{host}");
     assert_eq!(host["bus"]["link_mb_per_s"], 12.5, "{host}");
@@ -537,4 +541,6 @@ fn class_names_the_host_bus_it_ran_on_issue_37() {
         "{csv}"
     );
     assert!(md.contains(&format!("| host | {line} |")), "{md}");
+    let (_, text, _, _) = outputs(&["class", card, "--destructive", "--claim", "U3"]);
+    assert!(text.contains("claim U3: cannot be told"), "{text}");
 }

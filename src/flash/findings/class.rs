@@ -6,7 +6,7 @@ use super::assemble;
 use crate::analysis::flash::class::{Check, ClassFigures, judge};
 use crate::analysis::flash::class_verdict::{binding, families, met_classes, recorded, weakest};
 use crate::probe::bus::HostBus;
-use crate::result::flash::FlashReport;
+use crate::result::flash::{FlashReport, Status};
 use crate::result::flash::{
     Cell, ClaimSource, Column, Figure, Finding, Outcome, PnuPoint, TypedTable,
 };
@@ -30,11 +30,25 @@ pub(super) fn report(
             _ => classes.to_vec(),
         },
         families: families(classes, &checks),
+        untold: untold_classes(classes, &checks),
         binding: binding(&checks).map(recorded),
         weakest: weakest(&met, &checks).map(recorded),
         host: Some(Box::new(host.clone())),
     };
     assemble(FlashTest::Class, outcome, findings, pw_table(f))
+}
+
+/// The classes that failed no requirement but had one capped by the link
+/// (LINK): whether the card meets them cannot be told.
+fn untold_classes(classes: &[String], checks: &[Check]) -> Vec<String> {
+    classes
+        .iter()
+        .filter(|cl| {
+            let own = || checks.iter().filter(|c| &c.class == *cl);
+            own().any(|c| c.status == Status::Link) && own().all(|c| c.status != Status::Fail)
+        })
+        .cloned()
+        .collect()
 }
 
 /// Milliseconds as whole nanoseconds.

@@ -173,7 +173,12 @@ fn classes(o: &Outcome) -> String {
             ClaimSource::Given => "claim",
             _ => "the card claims",
         };
-        let verdict = if o.failed() { "NOT met" } else { "met" };
+        let untold = matches!(o, Outcome::Classes { untold, .. } if !untold.is_empty());
+        let verdict = match (o.failed(), untold) {
+            (true, _) => "NOT met",
+            (false, true) => "cannot be told (a requirement is capped by the link)",
+            (false, false) => "met",
+        };
         out += &format!("{by} {}: {verdict}; ", claimed.join(" "));
     }
     let met = class_met(o);

@@ -193,6 +193,7 @@ fn failed_class() -> RunResult {
                 met: Vec::new(),
                 highest: None,
             }],
+            untold: Vec::new(),
             binding: Some(pw.clone()),
             weakest: None,
             host: Some(Box::new(crate::probe::bus::simulated(Some(12.5)))),

@@ -89,6 +89,11 @@ pub enum Outcome {
         claimed: Vec<String>,
         /// Per family, the classes met and the highest.
         families: Vec<FamilyMet>,
+        /// Claimed classes not met only because a link caps a requirement
+        /// (LINK: what the card does beyond it was not seen); they cannot
+        /// be told, which is not a failure.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        untold: Vec<String>,
         /// The requirement that binds: the first not met, else the one
         /// with the least room.
         binding: Option<ClassCheck>,
@@ -122,12 +127,13 @@ impl Outcome {
                 claim,
                 claimed,
                 families,
+                untold,
                 ..
             } => {
                 *claim != ClaimSource::None
-                    && claimed
-                        .iter()
-                        .any(|c| !families.iter().any(|f| f.met.contains(c)))
+                    && claimed.iter().any(|c| {
+                        !families.iter().any(|f| f.met.contains(c)) && !untold.contains(c)
+                    })
             }
             _ => false,
         }
@@ -530,6 +536,7 @@ mod tests {
             claim: ClaimSource::None,
             claimed: Vec::new(),
             families: Vec::new(),
+            untold: Vec::new(),
             binding: None,
             weakest: None,
             host: Some(Box::new(host)),

@@ -75,6 +75,15 @@ pub const PAGE_STEP_SHARE: f64 = 0.125;
 /// whose page step is too small to see are then named at low only.
 pub const MAX_PAGE: u64 = 256 << 10;
 
+/// The largest AU any card has: the SD specification's AU_SIZE stops at
+/// 64 MiB, TLC erase blocks at 36 MiB, and a controller writing four
+/// planes' blocks together as one unit at a few hundred MiB. A step above
+/// this is not an erase block (issue 37: on a 1.65 TB card behind a
+/// 4.6 MB/s link whose reads slow toward its end, only the far positions
+/// of the largest candidate rose above the link's floor and made it
+/// "AU 1.5 TiB, medium"): it is named at low only.
+pub const MAX_AU: u64 = 1 << 30;
+
 /// The first round's findings where the second agrees, at the lower of the
 /// two confidences; what they disagree on is not claimed.
 pub fn agreed(mut first: AlignResult, second: &AlignResult) -> AlignResult {
@@ -133,6 +142,7 @@ pub fn decide(block: u64, rows: Vec<Row>) -> AlignResult {
         // A lone step of a page's size: the page of an AU not tried, or
         // an AU of one page.
         None if au <= MAX_PAGE => Confidence::Low,
+        _ if au > MAX_AU => Confidence::Low,
         _ if !above => au_conf.min(Confidence::Medium),
         _ => au_conf,
     };
@@ -403,5 +413,15 @@ mod tests {
             })
             .collect();
         assert_eq!(decide(1024, rows).au, None);
+    }
+
+    #[test]
+    fn a_step_larger_than_any_erase_block_is_named_at_low_only() {
+        // Only the largest candidates rise above the floor: a 1.5 TiB
+        // "AU" is no card's erase block.
+        let mut rows = law(&sizes(&[1, 3], 2 << 40), 3 << 39, 16 << 10, 200_000);
+        rows.retain(|r| r.align <= 3 << 39);
+        let r = decide(1024, rows);
+        assert_eq!((r.au, r.au_confidence), (Some(3 << 39), Confidence::Low));
     }
 }

@@ -6,10 +6,10 @@ use super::assemble;
 use crate::analysis::flash::class::{Check, ClassFigures, judge};
 use crate::analysis::flash::class_verdict::{binding, families, met_classes, recorded, weakest};
 use crate::probe::bus::HostBus;
-use crate::result::flash::{FlashReport, Status};
 use crate::result::flash::{
     Cell, ClaimSource, Column, Figure, Finding, Outcome, PnuPoint, TypedTable,
 };
+use crate::result::flash::{FlashReport, Status};
 use crate::vocab::options::FlashTest;
 
 pub(super) fn report(

@@ -131,9 +131,9 @@ impl Outcome {
                 ..
             } => {
                 *claim != ClaimSource::None
-                    && claimed.iter().any(|c| {
-                        !families.iter().any(|f| f.met.contains(c)) && !untold.contains(c)
-                    })
+                    && claimed
+                        .iter()
+                        .any(|c| !families.iter().any(|f| f.met.contains(c)) && !untold.contains(c))
             }
             _ => false,
         }

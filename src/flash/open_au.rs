@@ -157,25 +157,32 @@ impl Sweep {
         }
     }
 
-    /// Throughput of small writes into `n` AUs in turn; the first round
-    /// (which opens them) is not counted.
+    /// Throughput of small writes into `n` AUs in turn: one round's bytes
+    /// over the median round's time, the first round (which opens them)
+    /// not counted. The median, not the total: a card that pauses now and
+    /// then (garbage collection, heat; issue 37: 311 ms every 5 MiB) makes
+    /// the one round a pause lands in slow, which in a total reads as a
+    /// collapse at whichever N it fell on; past the count every round
+    /// thrashes, so the median keeps the collapse.
     fn point(&mut self, io: &mut dyn FlashIo, n: u32) -> io::Result<Point> {
         let plan = self.plan;
-        let (mut bytes, mut ns) = (0, 0);
+        let mut rounds = Vec::with_capacity(plan.rounds as usize);
         for round in 0..=plan.rounds {
+            let mut ns = 0;
             for (i, at) in self.cursor.iter_mut().enumerate().take(n as usize) {
                 let offset = plan.base() + 2 * i as u64 * plan.au + *at;
-                let t = io.write(offset, self.buf.as_slice())?;
+                ns += io.write(offset, self.buf.as_slice())?;
                 *at = (*at + plan.chunk) % plan.au;
-                if round > 0 {
-                    bytes += plan.chunk;
-                    ns += t;
-                }
+            }
+            if round > 0 {
+                rounds.push(ns as f64);
             }
         }
+        let bytes = u64::from(n) * plan.chunk;
+        let median_ns = crate::stats::median(&rounds).unwrap_or(0.0);
         Ok(Point {
             aus: n,
-            mb_per_s: mb_s(bytes, ns),
+            mb_per_s: mb_s(bytes, median_ns.round() as u64),
         })
     }
 }

@@ -109,6 +109,8 @@ pub struct OpenAuResult {
     pub points: Vec<Point>,
     /// The last N within the count, measured again after the sweep.
     pub check: Option<Point>,
+    /// The first N past the count, measured again after the check.
+    pub past_check: Option<Point>,
 }
 
 pub fn detect(io: &mut dyn FlashIo, plan: OpenAuPlan) -> io::Result<OpenAuResult> {
@@ -132,11 +134,28 @@ pub fn detect(io: &mut dyn FlashIo, plan: OpenAuPlan) -> io::Result<OpenAuResult
     let points = (1..=plan.max_n)
         .map(|n| sweep.point(io, n))
         .collect::<io::Result<Vec<Point>>>()?;
-    let check = match collapse_at(&points) {
-        Some(i) => Some(sweep.point(io, points[i - 1].aus)?),
-        None => None,
+    // The sweep once more: a collapse that a cache in front of the AUs
+    // made when it filled (at whatever N that was) comes at another N, or
+    // at the first, when the cache starts full.
+    let again = (1..=plan.max_n)
+        .map(|n| sweep.point(io, n))
+        .collect::<io::Result<Vec<Point>>>()?;
+    let at = |p: &[Point]| collapse_at(p).map(|i| p[i].aus);
+    if at(&points) != at(&again) {
+        return Ok(decide(plan, points, None));
+    }
+    let (check, past_check) = match collapse_at(&points) {
+        Some(i) => (
+            Some(sweep.point(io, points[i - 1].aus)?),
+            Some(sweep.point(io, points[i].aus)?),
+        ),
+        None => (None, None),
     };
-    Ok(decide(plan, points, check))
+    let mut result = decide(plan, points, check);
+    if past_check.is_some() {
+        result = decide_checked(result, past_check);
+    }
+    Ok(result)
 }
 
 /// The writes of the test: one buffer, and where each AU's next write goes.
@@ -187,6 +206,25 @@ impl Sweep {
     }
 }
 
+/// The result read again with the first N past the count measured once
+/// more after the check (see [`open_au::read_checked`]).
+fn decide_checked(r: OpenAuResult, past_check: Option<Point>) -> OpenAuResult {
+    let cap = match r.plan.au_assumed || r.plan.cached_beneath {
+        true => Confidence::Low,
+        false => r.plan.au_cap,
+    };
+    let again = open_au::read_checked(&r.points, r.check, past_check, cap);
+    OpenAuResult {
+        open_aus: again.open_aus,
+        confidence: again.confidence,
+        why_none: again.why_none,
+        collapse: again.collapse,
+        spread: again.spread,
+        past_check,
+        ..r
+    }
+}
+
 /// The result, as the analysis reads the throughputs.
 pub fn decide(plan: OpenAuPlan, points: Vec<Point>, check: Option<Point>) -> OpenAuResult {
     let cap = match plan.au_assumed || plan.cached_beneath {
@@ -203,6 +241,7 @@ pub fn decide(plan: OpenAuPlan, points: Vec<Point>, check: Option<Point>) -> Ope
         spread: r.spread,
         points,
         check,
+        past_check: None,
     }
 }
 
@@ -244,7 +283,6 @@ mod tests {
         // every later N is slower, but so is going back.
         let spec = "size=4G,au=4M,open_au=3,cache=1M,write=2MB/s,burst=20MB/s";
         let r = run(spec, OpenAuPlan::new(4 << 20));
-        assert!(r.check.is_some(), "{:?}", r.points);
         assert_eq!(r.open_aus, None, "{:?} then {:?}", r.points, r.check);
         assert_eq!(r.why_none, Some(NoCount::NotFromTheCount));
     }
@@ -291,5 +329,18 @@ mod tests {
         let too_small = OpenAuPlan::fitting(64 << 20, 300 << 20);
         let dev = SimDevice::timing_only(SimParams::parse("size=300M,au=64M").unwrap());
         assert!(detect(&mut SimIo(&dev), too_small).is_err());
+    }
+
+    #[test]
+    fn a_collapse_a_full_cache_and_a_pause_made_is_no_count() {
+        // Issue 37: 5 MiB of cache in front of the AU work of 32 KiB AUs
+        // (`through`), pausing 177 ms every 6 MiB: the cache filled at
+        // N = 10 and a pause drained it before the check, "9 open AUs,
+        // high" for a card that keeps 7. The sweep run again, starting
+        // with the cache full, collapses elsewhere.
+        let spec = "size=203194368,au=32768,page=32768,open_au=7,read=68010415B/s,write=37000494B/s,burst=154365592B/s,cmd=106750ns,cache=5242880,cache_min=1848832,drain=13432041B/s,pause=177481468ns,pause_every=6038016,seed=9141886932137779311,through=1";
+        let r = run(spec, OpenAuPlan::fitting(32 << 10, 203194368));
+        assert!(r.open_aus.is_none_or(|n| n == 7), "{:?}", r.open_aus);
+        assert!(r.open_aus.is_some() || r.confidence == Confidence::Low);
     }
 }

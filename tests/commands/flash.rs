@@ -61,9 +61,12 @@ fn a_9_times_2k_au_is_named_and_used_not_its_large_page_issue_37() {
     let (_, doc) = flash(&["open-au", card]);
     assert_eq!(figure(&doc, "au_used")["bytes"], 18 * MIB, "{doc}");
     assert_eq!(doc["flash"]["count"], 1, "{doc}");
-    // An AU of 27·2^k (13.5 MiB) is tried by neither stage: the lone page
-    // step is at most low, and the commands that need an AU assume one.
-    let card = "sim:size=8G,au=13824k,page=128k,cmd=200us,open_au=1";
+    // An AU of 27·2^k (13.5 MiB) is tried by the second stage since this
+    // session; one of 7·2^k (7 MiB) by neither: the lone page step is at
+    // most low, and the commands that need an AU assume one.
+    let (_, doc) = flash(&["align", "sim:size=8G,au=13824k,page=128k,cmd=200us"]);
+    assert_eq!(doc["flash"]["au_bytes"], 13824 * 1024, "{doc}");
+    let card = "sim:size=8G,au=7M,page=128k,cmd=200us,open_au=1";
     let (_, doc) = flash(&["align", card]);
     assert_eq!(doc["flash"]["au_confidence"], "low", "{doc}");
     let (_, doc) = flash(&["open-au", card]);

@@ -77,6 +77,20 @@ fn fastest(points: &[Point]) -> f64 {
 /// device's page cache collapses too, at limits of its own: 9 AUs of 4 MiB
 /// at 900 MB/s, then 150–250 MB/s, on a virtual machine's disk).
 pub fn read(points: &[Point], check: Option<Point>, cap: Confidence) -> OpenAuReading {
+    read_checked(points, check, None, cap)
+}
+
+/// [`read`] with the first N past the count measured again after the
+/// check (`past_check`): it must still be collapsed. A collapse that a
+/// cache filling made, and a pause let drain again, is fast there once
+/// more (issue 37: a card with a 5 MiB cache in front of its AU work,
+/// pausing 177 ms every 6 MiB, was "9 open AUs, high" for 7).
+pub fn read_checked(
+    points: &[Point],
+    check: Option<Point>,
+    past_check: Option<Point>,
+    cap: Confidence,
+) -> OpenAuReading {
     let mut r = OpenAuReading {
         open_aus: None,
         confidence: Confidence::Low,
@@ -92,7 +106,9 @@ pub fn read(points: &[Point], check: Option<Point>, cap: Confidence) -> OpenAuRe
     let past = fastest(&points[i..]);
     r.collapse = slowest(&points[..i]) / past.max(1e-9);
     r.spread = fastest(&within) / slowest(&within).max(1e-9);
-    let back = check.is_some_and(|c| c.mb_per_s >= (slowest(&points[..i]) * past).sqrt());
+    let between = (slowest(&points[..i]) * past).sqrt();
+    let back = check.is_some_and(|c| c.mb_per_s >= between)
+        && past_check.is_none_or(|p| p.mb_per_s < between);
     let margin = r.collapse / r.spread;
     if !back || margin < VISIBLE {
         r.why_none = Some(match back {

@@ -30,7 +30,7 @@ fn table(r: &open_au::OpenAuResult) -> TypedTable {
         .iter()
         .map(|p| vec![Cell::Count(p.aus.into()), Cell::MbS(p.mb_per_s)])
         .collect();
-    if let Some(c) = r.check {
+    for c in [r.check, r.past_check].into_iter().flatten() {
         rows.push(vec![Cell::CountAgain(c.aus.into()), Cell::MbS(c.mb_per_s)]);
     }
     TypedTable {

@@ -12,24 +12,24 @@
 //!   card's command time, the bandwidth within 10% of the medium's speed for
 //!   that direction, and the advised size is one of the sizes swept. No
 //!   advice ("declined") is not wrong, but is counted.
-//! * `sustain`: the workload and analysis of `iocurve sustain` on the card's
-//!   virtual clock. Right when the drop lies within one request of the first
-//!   write the simulator's cache law makes wait; a drop on a card whose law
-//!   has none to show is wrong. The cards have FAT-area busy times (and
-//!   move speeds) as the field does: the write starts in the FAT area, whose
-//!   every write the `fat` law keeps busy before the cache sees any, so the
-//!   first waiting write comes that many requests later.
+//! * `sustain` (`sustain.rs`): the workload and analysis of `iocurve
+//!   sustain` on the card's virtual clock. Right when the drop lies within
+//!   one request of the first write the simulator's write laws make wait
+//!   (with the laws of real cards: drain, `through`, a shrinking cache,
+//!   pauses); a drop on a card whose law has none to show is wrong.
 
 #![allow(dead_code)]
 
 pub mod class;
+pub mod class_truth;
 pub mod flash;
 pub mod real;
+pub mod sustain;
 
-use iocurve::analysis::sustain::rules::DROP_RATIO;
-use iocurve::engine::population::{Mix, Population, spec_of};
-use iocurve::engine::sim::{FAT_AREA, SimDevice, SimParams};
-use iocurve::workload::sustain::drop_on_sim;
+pub use sustain::calibrate_sustain;
+
+use iocurve::engine::population::{Population, spec_of};
+use iocurve::engine::sim::SimParams;
 use std::fmt::Write as _;
 use std::process::Command;
 
@@ -166,141 +166,6 @@ pub fn table(tallies: &[Tally]) -> String {
         );
     }
     out
-}
-
-// ---------------------------------------------------------------- sustain
-
-fn xfer_ns(len: u64, rate: u64) -> u64 {
-    (u128::from(len) * 1_000_000_000 / u128::from(rate)) as u64
-}
-
-/// Replays the simulator's documented cache law request by request (writes
-/// land at `burst` after the command time while the cache drains at
-/// `write`; a write waits for the bytes over `cache`; a link caps each
-/// transfer): the index of the first write that takes longer than the
-/// writes before it, and the durations of a fast and of a steadily waiting
-/// write, or `None` when none slows within `limit` requests. Behind a link
-/// slower than the cache, the first writes that wait can still take the
-/// link's time, so the first slow write may come a few after the first
-/// that waits.
-fn cache_law(p: &SimParams, request: u64, limit: u64) -> Option<(u64, u64, u64)> {
-    let (mut level, mut now, mut last) = (0u64, 0u64, 0u64);
-    let mut fast = None;
-    for i in 0..limit {
-        let drained = (u128::from(now - last) * u128::from(p.write) / 1_000_000_000) as u64;
-        level = level.saturating_sub(drained) + request;
-        let over = level.saturating_sub(p.cache);
-        let cost = p.cmd_ns + xfer_ns(request, p.burst) + xfer_ns(over, p.write);
-        let cost = p.link.map_or(cost, |l| cost.max(xfer_ns(request, l)));
-        let first = *fast.get_or_insert(cost);
-        if cost > first + 1_000 || (i == 0 && over > 0) {
-            // In the steady state each write waits for its own bytes to
-            // drain: request / write, or the link's time if longer.
-            let slow = xfer_ns(request, p.write).max(p.link.map_or(0, |l| xfer_ns(request, l)));
-            return Some((i, first, slow));
-        }
-        last = now;
-        now += cost;
-    }
-    None
-}
-
-/// A request size for a card: 64 KiB–1 MiB, larger for larger caches so
-/// that no run needs more than about 40,000 requests.
-fn request_for(p: &SimParams, seed: u64) -> u64 {
-    let mut size = (64u64 << 10) << (seed % 5);
-    while p.cache / size > 40_000 {
-        size *= 2;
-    }
-    size
-}
-
-/// The writes of `request` bytes from offset 0 that land in the FAT area
-/// and so, under the simulator's `fat` law, cost the command, the pages
-/// and the FAT busy time instead of going through the cache (none without
-/// the law). The cache is untouched by them and has drained when the first
-/// write past the area comes.
-fn fat_requests(p: &SimParams, request: u64) -> u64 {
-    match p.fat_ns {
-        Some(_) => FAT_AREA.div_ceil(request),
-        None => 0,
-    }
-}
-
-/// Scores `sustain` on one card with a write cache.
-pub fn sustain_outcome(p: &SimParams, seed: u64) -> Outcome {
-    let request = request_for(p, seed);
-    // Writes that land no faster than the cache drains (a slow link, a
-    // long command time) never fill it: there is no drop to see.
-    let (waits, fast, slow) = cache_law(p, request, 1 << 22).unwrap_or((1 << 22, 1, 1));
-    let never = waits >= 1 << 22;
-    // A FAT-area write is never faster than a waiting one (it programs its
-    // pages at the medium's speed and then stays busy), so the slow start
-    // it makes is no drop, and the drop comes after it.
-    let truth = fat_requests(p, request) + waits;
-    // The drop must be found when the fast writes take clearly less than
-    // DROP_RATIO of the waiting ones, and must not be reported when they
-    // take clearly more; within 2% of the rule either answer is fair.
-    let ratio = fast as f64 / slow as f64;
-    let must_find = !never && waits >= 1 && ratio < DROP_RATIO * 0.98;
-    let may_find = !never && waits >= 1 && ratio < DROP_RATIO * 1.02;
-    let requests = if never {
-        4096
-    } else {
-        truth + (truth / 20).max(32)
-    };
-    let bytes = requests * request;
-    let size = bytes.div_ceil(p.au) * p.au;
-    let card = SimParams {
-        size: size.max(p.size),
-        real: size.max(p.size),
-        ..p.clone()
-    };
-    let device = SimDevice::timing_only(card);
-    let found = match drop_on_sim(&device, request as u32, bytes) {
-        Ok(found) => found,
-        Err(e) => return Outcome::Wrong(format!("the run failed: {e:?}")),
-    };
-    match found {
-        None if must_find => Outcome::Declined(format!(
-            "no drop, the law has write {truth} wait ({request} B requests)"
-        )),
-        // A cache whose fill slows the writes too little to tell from the
-        // noise: there, out of the workload's reach. (One the writes never
-        // fill, as they land no faster than it drains, has nothing to show.)
-        None if p.cache > 0 && !never => Outcome::BeyondReach(format!(
-            "no drop; a cache of {} bytes whose fill slows the writes {ratio:.2}×",
-            p.cache
-        )),
-        None => Outcome::NothingToFind,
-        Some(d) if !may_find => Outcome::Wrong(format!(
-            "a drop at request {} where the law shows none ({fast} vs {slow} ns a request)",
-            d.at_request
-        )),
-        Some(d) if d.at_request.abs_diff(truth) <= 1 => Outcome::Right,
-        Some(d) => Outcome::Wrong(format!(
-            "drop at request {}, the law says {truth} ({request} B requests)",
-            d.at_request
-        )),
-    }
-}
-
-/// `sustain` over `cards` cards with a write cache, drawn from `seed`,
-/// with FAT-area busy times and move speeds.
-pub fn calibrate_sustain(seed: u64, cards: usize) -> Tally {
-    let mix = Mix {
-        cached: 1.0,
-        fat_and_move: true,
-        ..Mix::default()
-    };
-    let mut population = Population::with_mix(seed, mix);
-    let mut tally = Tally::new("sustain: where the write cache fills");
-    for i in 0..cards {
-        let card = population.draw();
-        let outcome = sustain_outcome(&card, seed ^ i as u64);
-        tally.add(&spec_of(&card), outcome);
-    }
-    tally
 }
 
 // ------------------------------------------------------------------ curve

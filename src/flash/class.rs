@@ -296,12 +296,14 @@ fn write_rus(
 /// Whole AUs from the P(Nu) region's end until the speed has fallen and
 /// holds steady, or the cap.
 fn exhaust_and_measure(io: &mut dyn FlashIo, plan: &ClassPlan, ru: &[u8]) -> io::Result<PwFigures> {
-    let window = plan.window() as usize;
-    let every = (window / 4).max(1);
+    let mut window = plan.window() as usize;
+    let most = ((plan.pw_cap / plan.au.max(1)) / 2).max(window as u64) as usize;
     let mut speeds: Vec<f64> = Vec::new();
     let (mut peak, mut fell_after, mut claimed) = (0.0f64, None, plan.first_claim());
     let mut exhaustion = Exhaustion::NoFall;
     let mut written = 0;
+    let mut times: Vec<u64> = Vec::new();
+    let mut falling = false;
     while written + plan.au <= plan.pw_cap {
         // The region is claimed once; a second pass writes over what the
         // first wrote (journalled already under --preserve).
@@ -313,14 +315,23 @@ fn exhaust_and_measure(io: &mut dyn FlashIo, plan: &ClassPlan, ru: &[u8]) -> io:
         }
         let ns = write_au(io, plan, plan.pw_offset() + at, ru)?;
         written += plan.au;
+        times.push(ns);
         let speed = mb_s(plan.au, ns);
         speeds.push(speed);
         peak = peak.max(speed);
-        if fell_after.is_none() && fell_from(speed, peak) {
-            fell_after = Some(written);
+        if !falling && fell_from(speed, peak) {
+            fell_after = fell_after.or(Some(written));
             exhaustion = Exhaustion::StillFalling;
+            falling = true;
+        } else if falling && !fell_from(speed, peak) {
+            // Back at the burst speed: what fell was a pause (garbage
+            // collection, throttling), not the cache filling. A steady
+            // speed must then hold over more AUs than a run of pauses.
+            falling = false;
+            window = (window * 2).min(most);
         }
-        let check = fell_after.is_some() && speeds.len().is_multiple_of(every);
+        let every = (window / 4).max(1);
+        let check = falling && speeds.len().is_multiple_of(every);
         if check && steady(&speeds, window) {
             exhaustion = Exhaustion::Exhausted;
             break;
@@ -337,7 +348,20 @@ fn exhaust_and_measure(io: &mut dyn FlashIo, plan: &ClassPlan, ru: &[u8]) -> io:
         fell_after,
         exhaustion,
         samples: samples(&speeds, plan.au),
+        stall_ms: stall_ms(&times),
     })
+}
+
+/// The longest a write took beyond both its neighbours, ms (nil when no
+/// write stands out: a speed that falls for good is no stall).
+pub(crate) fn stall_ms(times: &[u64]) -> f64 {
+    let beyond = |i: usize| {
+        let before = i.checked_sub(1).map_or(times[i], |b| times[b]);
+        let after = times.get(i + 1).copied().unwrap_or(times[i]);
+        times[i].saturating_sub(before.max(after))
+    };
+    let most = (0..times.len()).map(beyond).max().unwrap_or(0);
+    most as f64 / 1e6
 }
 
 /// At most 64 (bytes written, MB/s) points of the per-AU speeds.
@@ -494,3 +518,7 @@ fn pnu_used(nt: u64) -> Vec<u64> {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+#[path = "class/tests_real.rs"]
+mod tests_real;

@@ -352,8 +352,34 @@ fn unseen(need: Need, f: &ClassFigures) -> Option<Reason> {
         Need::RandomWriteIops(_) if !f.random_writes.steady => Some(Reason::NotSteady {
             windows: f.random_writes.windows.len() as u64,
         }),
+        Need::FatMean(limit) | Need::FatMax(limit) => paused(need, limit, f).or(behind_cache(f)),
+        Need::RandomWriteIops(_) => behind_cache(f),
         _ => None,
     }
+}
+
+/// A cache filled before the FAT-area and random writes: what they cost
+/// may be the older work the cache still owes.
+/// Without a fall, only writes over the whole card rule a cache out.
+fn behind_cache(f: &ClassFigures) -> Option<Reason> {
+    let ruled_out = f.pw.fell_after.is_none() && f.pw.written >= f.card_bytes;
+    (!ruled_out).then_some(Reason::BehindCache {
+        fell_after_bytes: f.pw.fell_after,
+        written_bytes: f.pw.written,
+    })
+}
+
+/// A pause seen in the sequential writes that, met by a FAT-area write
+/// (by one of the worst 8 in a row), would cross the limit.
+fn paused(need: Need, limit: f64, f: &ClassFigures) -> Option<Reason> {
+    let (figure, share) = match need {
+        Need::FatMean(_) => (f.fat.worst_mean8_ms, FAT_WINDOW as f64),
+        _ => (f.fat.max_ms, 1.0),
+    };
+    (figure + f.pw.stall_ms / share > limit).then_some(Reason::PausesSeen {
+        stall_ms: f.pw.stall_ms,
+        limit,
+    })
 }
 
 /// From the margin between a value and its limit, relative to the limit,
@@ -438,36 +464,10 @@ fn check(class: &str, need: Need, f: &ClassFigures, link_mb_s: Option<f64>) -> C
     }
     // A write cache only makes a card look faster: a FAIL stands, a PASS
     // or LINK measured before the cache was exhausted does not.
-    if need.after_cache() && status != Status::Fail {
-        // Behind a link slower than the burst, a cache fills only at the
-        // link's speed less the drain: no fall within the cap says little.
-        let at_link = link_mb_s.is_some_and(|l| f.pw.mean_mb_s >= AT_LINK * l);
-        // No fall within the writes rules out a cache only when they
-        // would have filled the largest one this card's capacity allows
-        // that could hide a speed below the limit.
-        let covered = f.pw.written >= largest_cache_fill(f.card_bytes, value / limit);
-        let cap = match f.pw.exhaustion {
-            Exhaustion::Exhausted => Confidence::High,
-            Exhaustion::NoFall if covered && !at_link => Confidence::Medium,
-            _ => Confidence::Low,
-        };
+    if let Some((cap, why)) = cache_cap(need, status, value / limit, f, link_mb_s) {
         if cap < confidence {
             confidence = cap;
-            let (written_bytes, card_bytes) = (f.pw.written, f.card_bytes);
-            let largest_cache_bytes = (f.card_bytes as f64 * CACHE_SHARE_MAX) as u64;
-            reason = Some(match f.pw.exhaustion {
-                Exhaustion::NoFall if covered && !at_link => Reason::NoFallCovered {
-                    written_bytes,
-                    largest_cache_bytes,
-                    card_bytes,
-                },
-                Exhaustion::NoFall => Reason::NoFallOpen {
-                    written_bytes,
-                    largest_cache_bytes,
-                    card_bytes,
-                },
-                _ => Reason::NotExhausted { written_bytes },
-            });
+            reason = Some(why);
         }
     }
     Check {
@@ -479,6 +479,49 @@ fn check(class: &str, need: Need, f: &ClassFigures, link_mb_s: Option<f64>) -> C
         confidence,
         reason,
     }
+}
+
+/// The most a PASS or LINK measured after the write cache can be sure
+/// of, and why: high when the cache was exhausted, medium when no fall
+/// within writes that would have filled the largest cache, else low.
+fn cache_cap(
+    need: Need,
+    status: Status,
+    room: f64,
+    f: &ClassFigures,
+    link_mb_s: Option<f64>,
+) -> Option<(Confidence, Reason)> {
+    if !need.after_cache() || status == Status::Fail {
+        return None;
+    }
+    // Behind a link slower than the burst, a cache fills only at the
+    // link's speed less the drain: no fall within the cap says little.
+    let at_link = link_mb_s.is_some_and(|l| f.pw.mean_mb_s >= AT_LINK * l);
+    // No fall within the writes rules out a cache only when they would
+    // have filled the largest one this card's capacity allows that could
+    // hide a speed below the limit.
+    let covered = f.pw.written >= largest_cache_fill(f.card_bytes, room);
+    let cap = match f.pw.exhaustion {
+        Exhaustion::Exhausted => return None,
+        Exhaustion::NoFall if covered && !at_link => Confidence::Medium,
+        _ => Confidence::Low,
+    };
+    let (written_bytes, card_bytes) = (f.pw.written, f.card_bytes);
+    let largest_cache_bytes = (f.card_bytes as f64 * CACHE_SHARE_MAX) as u64;
+    let why = match f.pw.exhaustion {
+        Exhaustion::NoFall if covered && !at_link => Reason::NoFallCovered {
+            written_bytes,
+            largest_cache_bytes,
+            card_bytes,
+        },
+        Exhaustion::NoFall => Reason::NoFallOpen {
+            written_bytes,
+            largest_cache_bytes,
+            card_bytes,
+        },
+        _ => Reason::NotExhausted { written_bytes },
+    };
+    Some((cap, why))
 }
 
 #[cfg(test)]

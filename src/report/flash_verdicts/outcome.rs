@@ -259,6 +259,20 @@ pub fn need_text(n: NeedKind, measured: f64, limit: f64) -> String {
     format!("{} {value} {}, {bound} {limit}", need_name(n), need_unit(n))
 }
 
+/// The words of [`Reason::BehindCache`].
+fn behind_cache_text(fell_after_bytes: Option<u64>, written_bytes: u64) -> String {
+    match fell_after_bytes {
+        Some(fell) => format!(
+            "timed after the write cache filled (the speed fell after {}): a card whose medium work queues behind its cache shows these writes the older work it owes, not their own",
+            format_size(fell)
+        ),
+        None => format!(
+            "a write cache that {} of sequential writes did not fill may stand in front: a card whose medium work queues behind its cache hides it from these writes",
+            format_size(written_bytes)
+        ),
+    }
+}
+
 /// Why a finding is not sure, in words.
 pub fn reason_text(r: &Reason) -> String {
     match r {
@@ -284,6 +298,13 @@ pub fn reason_text(r: &Reason) -> String {
         Reason::NotSteady { windows } => format!(
             "the random writes' rate did not settle within {windows} windows of {} writes: a cache's slack may be in it",
             crate::analysis::flash::class::IOPS_WINDOW
+        ),
+        Reason::BehindCache {
+            fell_after_bytes,
+            written_bytes,
+        } => behind_cache_text(*fell_after_bytes, *written_bytes),
+        Reason::PausesSeen { stall_ms, limit } => format!(
+            "the sequential writes stalled for up to {stall_ms:.1} ms at a time: a FAT-area write meeting such a pause would exceed {limit} ms"
         ),
         Reason::AssumedAu { ru_bytes, au_bytes } => format!(
             "measured in {} recording units of an assumed AU of {} (none given or found; give --au)",

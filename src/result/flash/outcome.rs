@@ -243,6 +243,27 @@ pub enum Reason {
         /// Windows of random writes timed.
         windows: u64,
     },
+    /// The writes ran behind a write cache (one that filled, or one the
+    /// sequential writes could not rule out): a card whose medium work
+    /// (page programs, AU collection, FAT-area busy time) queues behind
+    /// its cache shows them the older work it still owes, or none, not
+    /// their own, until as much as the cache holds has been written.
+    BehindCache {
+        /// Bytes written when the speed fell (the cache filled); null
+        /// when it did not fall.
+        fell_after_bytes: Option<u64>,
+        /// Bytes the sequential writes wrote.
+        written_bytes: u64,
+    },
+    /// The card's sequential writes stalled (a pause of garbage
+    /// collection or throttling) long enough that a FAT-area write
+    /// meeting one would turn the PASS over.
+    PausesSeen {
+        /// The longest stall seen beyond a write's neighbours, ms.
+        stall_ms: f64,
+        /// The requirement's limit, ms.
+        limit: f64,
+    },
     /// Measured in the RUs of an assumed AU (none given or found).
     AssumedAu {
         /// The recording unit measured in, bytes.

@@ -57,6 +57,10 @@ pub struct PwFigures {
     pub exhaustion: Exhaustion,
     /// (bytes written, MB/s of the AU ending there), at most 64 of them.
     pub samples: Vec<(u64, f64)>,
+    /// The longest a single AU write took beyond both its neighbours, ms:
+    /// a pause of the card (garbage collection, throttling) that any
+    /// write, a FAT-area one too, may meet.
+    pub stall_ms: f64,
 }
 
 impl PwFigures {

@@ -12,8 +12,10 @@
 //!   if longer; with the medium's work through the cache (`through`), the
 //!   page programs at the drain speed where the test writes (whole free
 //!   AUs close with nothing to copy). Where the test writes is the part of
-//!   its region its sequential writes covered: the card's end, slower on
-//!   a card whose speed falls with the offset, is not what Pw is of. A pause every `pause_every` bytes
+//!   its region its sequential writes covered, or, on a card without a
+//!   cache, its end when it is slower there (a card whose speed falls with
+//!   the offset is used to its end, and the test times places out to it;
+//!   behind a cache those places are paid for by earlier work, a gap). A pause every `pause_every` bytes
 //!   adds its share to the host's side (with a cache, the drain goes on
 //!   during a pause). The link caps each write. The truth is the mean
 //!   over the region the test's sequential writes cover; what a window
@@ -176,9 +178,22 @@ fn pw_law(p: &SimParams, plan: &ClassPlan, written: u64, link: bool) -> Law {
         / (points + 1) as f64;
     let fast = steady_write(p, ru, medium(start), least * ru as f64, link);
     let slow = steady_write(p, ru, medium(end), most * ru as f64, link);
+    // The card is used to its end: where it is slowest (the last AUs on a
+    // card whose speed falls with the offset) is what a class must hold
+    // at, and the test times places out to there. Behind a write cache
+    // larger than an AU that queues the medium's work (`through`) those
+    // places are paid for by the work queued before them, so the end of
+    // such a card is the region's mean here (a gap: issue 37's notes).
+    let last = p.size.saturating_sub(2 * plan.au);
+    let end_seen = p.cache == 0 || !p.through || p.cache <= plan.au;
+    let at_end = match end_seen {
+        true => steady_write(p, ru, medium(last), least * ru as f64, link),
+        false => mean,
+    };
+    let truth = mean.max(at_end);
     let times = Law {
-        truth: (mean, mean),
-        seen: (fast.min(mean), slow.max(mean)),
+        truth: (truth, truth),
+        seen: (fast.min(truth), slow.max(truth)),
     };
     Law::rate_of(times, ru as f64 / 1e6)
 }

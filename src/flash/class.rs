@@ -349,7 +349,41 @@ fn exhaust_and_measure(io: &mut dyn FlashIo, plan: &ClassPlan, ru: &[u8]) -> io:
         exhaustion,
         samples: samples(&speeds, plan.au),
         stall_ms: stall_ms(&times),
+        slowest_place_mb_s: slowest_place(io, plan, ru, claimed)?,
     })
+}
+
+/// Places over the rest of the card where Pw is timed again.
+const PLACES: u64 = 4;
+
+/// Pw at [`PLACES`] places spread from the region written to the card's
+/// end, two whole AUs at each, the better of the two (a pause of the card
+/// slows one write, not two): the slowest place's, MB/s. Issue 37: a card
+/// whose speed falls toward its end (to 30% of its start) met C10 at
+/// medium from the region near its start. Each place's AUs beyond what
+/// the Pw writes claimed are claimed before they are written.
+fn slowest_place(
+    io: &mut dyn FlashIo,
+    plan: &ClassPlan,
+    ru: &[u8],
+    claimed: u64,
+) -> io::Result<Option<f64>> {
+    let claimed_end = plan.pw_offset().saturating_add(claimed);
+    let pair = plan.au.saturating_mul(2);
+    let room = plan.card_bytes.saturating_sub(claimed_end);
+    let spacing = room / PLACES / plan.au.max(1) * plan.au;
+    if spacing < pair {
+        return Ok(None);
+    }
+    let mut slowest = f64::INFINITY;
+    for k in 1..=PLACES {
+        let at = claimed_end + spacing * k - pair;
+        io.claim(&[(at, pair)])?;
+        let first = mb_s(plan.au, write_au(io, plan, at, ru)?);
+        let second = mb_s(plan.au, write_au(io, plan, at + plan.au, ru)?);
+        slowest = slowest.min(first.max(second));
+    }
+    Ok(Some(slowest))
 }
 
 /// The longest a write took beyond both its neighbours, ms (nil when no

@@ -245,6 +245,11 @@ pub enum Figure {
         /// Size of one recording unit (RU), bytes.
         #[serde(alias = "ru")]
         ru_bytes: u64,
+        /// Pw at the slowest of the places timed over the rest of the
+        /// card, MB/s (the class is checked against the lower of it and
+        /// the mean); absent when there was no room or in older runs.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        slowest_place_mb_per_s: Option<f64>,
     },
     /// `class`: Pr over 256 random RUs, beside the Pw it must reach.
     Pr {

@@ -279,7 +279,7 @@ pub struct Check {
 /// The figure a need is checked against.
 fn measured(need: Need, f: &ClassFigures) -> f64 {
     match need {
-        Need::SeqWrite(_) | Need::Sustained(_) => f.pw.mean_mb_s,
+        Need::SeqWrite(_) | Need::Sustained(_) => f.pw.checked_mb_s(),
         Need::RuRead(_) => f.pr_mb_s,
         Need::FatMean(_) => f.fat.worst_mean8_ms,
         Need::FatMax(_) => f.fat.max_ms,
@@ -377,7 +377,7 @@ fn paused(need: Need, limit: f64, f: &ClassFigures) -> Option<Reason> {
         _ => (f.fat.max_ms, 1.0),
     };
     (figure + f.pw.stall_ms / share > limit).then_some(Reason::PausesSeen {
-        stall_ms: f.pw.stall_ms,
+        stall_ns: (f.pw.stall_ms * 1e6).round() as u64,
         limit,
     })
 }

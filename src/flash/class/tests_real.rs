@@ -71,3 +71,27 @@ fn pauses_at_burst_speed_are_not_the_cache_filling() {
         .unwrap();
     assert_eq!(c.confidence, Confidence::Low, "{c:?}");
 }
+
+#[test]
+fn a_card_slower_toward_its_end_is_checked_where_it_is_slowest() {
+    // Issue 37: 12 MB/s at its start, 30% of that at its end: C10 was met
+    // at medium from the region near the start (10.5 MB/s).
+    let f = figures("size=8G,au=4M,write=12MB/s,read=40MB/s,cmd=100us,slow_end=0.3");
+    let slowest =
+        f.pw.slowest_place_mb_s
+            .unwrap_or_else(|| panic!("{:?}", f.pw));
+    assert!(slowest < 4.0 && f.pw.mean_mb_s > 10.0, "{:?}", f.pw);
+    assert_eq!(f.pw.checked_mb_s(), slowest);
+    let c10 = judge(&["C10".into()], &f, None);
+    let pw = c10
+        .iter()
+        .find(|c| matches!(c.need, Need::SeqWrite(_)))
+        .unwrap();
+    assert_eq!(pw.status, Status::Fail, "{pw:?}");
+    // A card the same everywhere: its writes go over all of it (no fall),
+    // leaving no place untimed, or its places are no slower than its mean.
+    let flat = figures("size=8G,au=4M,write=12MB/s,read=40MB/s,cmd=100us");
+    let mean = flat.pw.mean_mb_s;
+    let same = |place: f64| (place - mean).abs() < 0.02 * mean;
+    assert!(flat.pw.slowest_place_mb_s.is_none_or(same), "{:?}", flat.pw);
+}

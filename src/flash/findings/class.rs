@@ -71,6 +71,7 @@ fn figures(f: &ClassFigures) -> Vec<Finding> {
             min_mb_per_s: pw.min_mb_s,
             aus: pw.aus,
             ru_bytes: f.ru,
+            slowest_place_mb_per_s: pw.slowest_place_mb_s,
         },
         Figure::Pr {
             mb_per_s: f.pr_mb_s,

@@ -303,8 +303,9 @@ pub fn reason_text(r: &Reason) -> String {
             fell_after_bytes,
             written_bytes,
         } => behind_cache_text(*fell_after_bytes, *written_bytes),
-        Reason::PausesSeen { stall_ms, limit } => format!(
-            "the sequential writes stalled for up to {stall_ms:.1} ms at a time: a FAT-area write meeting such a pause would exceed {limit} ms"
+        Reason::PausesSeen { stall_ns, limit } => format!(
+            "the sequential writes stalled for up to {:.1} ms at a time: a FAT-area write meeting such a pause would exceed {limit} ms",
+            *stall_ns as f64 / 1e6
         ),
         Reason::AssumedAu { ru_bytes, au_bytes } => format!(
             "measured in {} recording units of an assumed AU of {} (none given or found; give --au)",

@@ -251,13 +251,21 @@ fn speed_class_figure(f: &Figure) -> (&'static str, String) {
             min_mb_per_s: min_mb_s,
             aus,
             ru_bytes: ru,
+            slowest_place_mb_per_s: slowest,
         } => (
             "Pw (whole free AUs)",
             format!(
-                "{} MB/s mean, {} min over {aus} AUs of {} RUs",
+                "{} MB/s mean, {} min over {aus} AUs of {} RUs{}",
                 format_mbps(*mean_mb_s),
                 format_mbps(*min_mb_s),
-                format_size(*ru)
+                format_size(*ru),
+                match slowest {
+                    Some(s) => format!(
+                        "; {} MB/s at the slowest place over the card",
+                        format_mbps(*s)
+                    ),
+                    None => String::new(),
+                }
             ),
         ),
         Figure::Pr {

@@ -259,8 +259,8 @@ pub enum Reason {
     /// collection or throttling) long enough that a FAT-area write
     /// meeting one would turn the PASS over.
     PausesSeen {
-        /// The longest stall seen beyond a write's neighbours, ms.
-        stall_ms: f64,
+        /// The longest stall seen beyond a write's neighbours, ns.
+        stall_ns: u64,
         /// The requirement's limit, ms.
         limit: f64,
     },

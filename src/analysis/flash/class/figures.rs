@@ -61,9 +61,22 @@ pub struct PwFigures {
     /// a pause of the card (garbage collection, throttling) that any
     /// write, a FAT-area one too, may meet.
     pub stall_ms: f64,
+    /// Pw at the slowest of the places spread over the rest of the card
+    /// (the better of two AUs at each), MB/s: a card whose speed falls
+    /// toward its end meets a class only where it is slowest. `None`:
+    /// the card had no room beyond the region written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slowest_place_mb_s: Option<f64>,
 }
 
 impl PwFigures {
+    /// The Pw a class is checked against: the steady mean, or the
+    /// slowest place on the card when that is lower.
+    pub fn checked_mb_s(&self) -> f64 {
+        self.slowest_place_mb_s
+            .map_or(self.mean_mb_s, |s| s.min(self.mean_mb_s))
+    }
+
     /// (mean − min) / mean: how far the measured AUs spread.
     pub fn spread(&self) -> f64 {
         match self.mean_mb_s > 0.0 {

@@ -341,7 +341,7 @@ fn link_caps(need: Need, value: f64, limit: f64, link_mb_s: Option<f64>) -> Opti
 
 /// What the measurement could not have seen, for a PASS: stalls rarer
 /// than the FAT writes rule out, or random writes not yet steady.
-fn unseen(need: Need, f: &ClassFigures) -> Option<Reason> {
+fn unseen(need: Need, f: &ClassFigures, link_mb_s: Option<f64>) -> Option<Reason> {
     match need {
         Need::FatMean(_) | Need::FatMax(_) if f.fat.ruled_out_every() < FIELD_FAT_PERIOD_MAX => {
             Some(Reason::RareStallsNotRuledOut {
@@ -352,17 +352,27 @@ fn unseen(need: Need, f: &ClassFigures) -> Option<Reason> {
         Need::RandomWriteIops(_) if !f.random_writes.steady => Some(Reason::NotSteady {
             windows: f.random_writes.windows.len() as u64,
         }),
-        Need::FatMean(limit) | Need::FatMax(limit) => paused(need, limit, f).or(behind_cache(f)),
-        Need::RandomWriteIops(_) => behind_cache(f),
+        Need::FatMean(limit) if f.fat.clustered_mean8_ms > limit => {
+            Some(Reason::StallsMayCluster {
+                worst_mean8_ns: (f.fat.clustered_mean8_ms * 1e6).round() as u64,
+            })
+        }
+        Need::FatMean(limit) | Need::FatMax(limit) => {
+            paused(need, limit, f).or(behind_cache(f, link_mb_s))
+        }
+        Need::RandomWriteIops(_) => behind_cache(f, link_mb_s),
         _ => None,
     }
 }
 
 /// A cache filled before the FAT-area and random writes: what they cost
 /// may be the older work the cache still owes.
-/// Without a fall, only writes over the whole card rule a cache out.
-fn behind_cache(f: &ClassFigures) -> Option<Reason> {
-    let ruled_out = f.pw.fell_after.is_none() && f.pw.written >= f.card_bytes;
+/// Without a fall, only writes over the whole card rule a cache out, and
+/// not when they ran at the link's speed (a cache then fills only at the
+/// link's speed less its drain, and may never show).
+fn behind_cache(f: &ClassFigures, link_mb_s: Option<f64>) -> Option<Reason> {
+    let at_link = link_mb_s.is_some_and(|l| f.pw.mean_mb_s >= AT_LINK * l);
+    let ruled_out = f.pw.fell_after.is_none() && f.pw.written >= f.card_bytes && !at_link;
     (!ruled_out).then_some(Reason::BehindCache {
         fell_after_bytes: f.pw.fell_after,
         written_bytes: f.pw.written,
@@ -433,7 +443,7 @@ fn check(class: &str, need: Need, f: &ClassFigures, link_mb_s: Option<f64>) -> C
     let mut reason = link;
     // A stall rarer than the run, or slack not yet used up, could turn a
     // PASS over; a FAIL rests on what was seen.
-    if let Some(why) = unseen(need, f).filter(|_| status == Status::Pass) {
+    if let Some(why) = unseen(need, f, link_mb_s).filter(|_| status == Status::Pass) {
         confidence = Confidence::Low;
         reason = Some(why);
     }

@@ -7,7 +7,7 @@ use crate::result::flash::{
     AuFrom, ClaimSource, ClassCheck, Confidence, FlashReport, FoundBy, NeedKind, NoCount, Outcome,
     Reason, Status,
 };
-use crate::units::{format_mbps, format_size};
+use crate::units::{format_latency, format_mbps, format_size};
 
 /// The answer, in one line.
 pub fn headline(f: &FlashReport) -> String {
@@ -303,6 +303,10 @@ pub fn reason_text(r: &Reason) -> String {
             fell_after_bytes,
             written_bytes,
         } => behind_cache_text(*fell_after_bytes, *written_bytes),
+        Reason::StallsMayCluster { worst_mean8_ns } => format!(
+            "the FAT-area stalls came at irregular gaps: as close together as the closest two seen, 8 in a row would average {}",
+            format_latency(*worst_mean8_ns as f64)
+        ),
         Reason::PausesSeen { stall_ns, limit } => format!(
             "the sequential writes stalled for up to {:.1} ms at a time: a FAT-area write meeting such a pause would exceed {limit} ms",
             *stall_ns as f64 / 1e6

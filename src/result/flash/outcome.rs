@@ -255,6 +255,13 @@ pub enum Reason {
         /// Bytes the sequential writes wrote.
         written_bytes: u64,
     },
+    /// The FAT-area stalls came at irregular gaps: were they as close
+    /// together throughout as the closest two seen, the worst mean of 8
+    /// would turn the PASS over.
+    StallsMayCluster {
+        /// That worst mean of 8, ns.
+        worst_mean8_ns: u64,
+    },
     /// The card's sequential writes stalled (a pause of garbage
     /// collection or throttling) long enough that a FAT-area write
     /// meeting one would turn the PASS over.

@@ -80,28 +80,24 @@ fn near(truth: f64, limit: f64) -> bool {
 /// low; a confident one stays wrong.
 fn judged(c: &Check, right: bool, truth: f64, law: Law) -> Outcome {
     let unseen = law.seen.0 < c.limit && c.limit < law.seen.1;
+    let said = |low: &str, over: &str| {
+        format!(
+            "{} {:?}: {} at {:.2}{low}, the law gives {truth:.2}{over}, a run sees {:.2}–{:.2} (limit {})",
+            c.class,
+            c.need.kind(),
+            c.status.name(),
+            c.measured,
+            law.seen.0,
+            law.seen.1,
+            c.limit
+        )
+    };
     match right {
         true => Outcome::Right,
-        false if unseen && c.confidence == Confidence::Low => Outcome::BeyondReach(format!(
-            "{} {:?}: {} at {:.2} (low), the law gives {truth:.2} over life, a run sees {:.2}–{:.2} (limit {})",
-            c.class,
-            c.need.kind(),
-            c.status.name(),
-            c.measured,
-            law.seen.0,
-            law.seen.1,
-            c.limit
-        )),
-        false => Outcome::Wrong(format!(
-            "{} {:?}: {} at {:.2}, the law gives {truth:.2}, a run sees {:.2}–{:.2} (limit {})",
-            c.class,
-            c.need.kind(),
-            c.status.name(),
-            c.measured,
-            law.seen.0,
-            law.seen.1,
-            c.limit
-        )),
+        false if unseen && c.confidence == Confidence::Low => {
+            Outcome::BeyondReach(said(" (low)", " over life"))
+        }
+        false => Outcome::Wrong(said("", "")),
     }
 }
 

@@ -397,10 +397,13 @@ fn class_without_a_claim_answers_what_the_card_meets_and_exits_0() {
     let (code, text, csv, md) = outputs(&["class", card, "--destructive"]);
     assert_eq!(code, 0, "no claim: an answer, not a failure\n{text}");
     let verdict = text.lines().nth(1).unwrap_or_default();
+    // Behind its cache the T_FW writes may meet older work the cache owes
+    // (issue 37): the classes met are at low, and the verdict says why.
     assert!(
-        verdict.starts_with("verdict     meets C10 U1 V10 A1; not U3: Pw 12.0 MB/s, needs 30"),
+        verdict.starts_with("verdict     meets C10 U1 V10 A1"),
         "{text}"
     );
+    assert!(text.contains("not U3: Pw 12.0 MB/s, needs 30"), "{text}");
     for out in [&csv, &md] {
         assert!(out.contains("highest class met"), "{out}");
         assert!(out.contains("U1") && out.contains("V10"), "{out}");

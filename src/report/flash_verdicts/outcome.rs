@@ -273,6 +273,35 @@ fn behind_cache_text(fell_after_bytes: Option<u64>, written_bytes: u64) -> Strin
     }
 }
 
+/// Why a figure measured in an AU's recording units is not sure: the AU
+/// was assumed, or is itself not sure.
+fn au_reason_text(r: &Reason) -> String {
+    match r {
+        Reason::AssumedAu { ru_bytes, au_bytes } => format!(
+            "measured in {} recording units of an assumed AU of {} (none given or found; give --au)",
+            format_size(*ru_bytes),
+            format_size(*au_bytes)
+        ),
+        Reason::AuNotSure {
+            ru_bytes,
+            au_bytes,
+            from,
+            au_confidence,
+        } => format!(
+            "measured in {} recording units of an AU of {} that is itself only {} sure ({})",
+            format_size(*ru_bytes),
+            format_size(*au_bytes),
+            au_confidence.name(),
+            match from {
+                AuFrom::Kernel =>
+                    "the kernel's size, which boundary timing did not confirm; give --au",
+                _ => "found by boundary timing; give --au",
+            }
+        ),
+        _ => String::new(),
+    }
+}
+
 /// Why a finding is not sure, in words.
 pub fn reason_text(r: &Reason) -> String {
     match r {
@@ -311,27 +340,7 @@ pub fn reason_text(r: &Reason) -> String {
             "the sequential writes stalled for up to {:.1} ms at a time: a FAT-area write meeting such a pause would exceed {limit} ms",
             *stall_ns as f64 / 1e6
         ),
-        Reason::AssumedAu { ru_bytes, au_bytes } => format!(
-            "measured in {} recording units of an assumed AU of {} (none given or found; give --au)",
-            format_size(*ru_bytes),
-            format_size(*au_bytes)
-        ),
-        Reason::AuNotSure {
-            ru_bytes,
-            au_bytes,
-            from,
-            au_confidence,
-        } => format!(
-            "measured in {} recording units of an AU of {} that is itself only {} sure ({})",
-            format_size(*ru_bytes),
-            format_size(*au_bytes),
-            au_confidence.name(),
-            match from {
-                AuFrom::Kernel =>
-                    "the kernel's size, which boundary timing did not confirm; give --au",
-                _ => "found by boundary timing; give --au",
-            }
-        ),
+        Reason::AssumedAu { .. } | Reason::AuNotSure { .. } => au_reason_text(r),
         Reason::NoFallCovered {
             written_bytes,
             largest_cache_bytes,

@@ -359,18 +359,20 @@ fn the_laws_of_real_cards_come_from_their_own_stream() {
         ..Mix::default()
     };
     let mut old = Population::with_mix(23, plain);
+    // The laws of real cards at their defaults (off), the rest as drawn.
+    let off = SimParams::default();
     let strip = |c: &SimParams| SimParams {
-        slow_end: 1000,
-        cache_min: None,
-        drain: None,
-        pause_ns: 0,
-        pause_every: SimParams::default().pause_every,
-        jitter: 0,
-        seed: 0,
-        through: false,
-        read_step: 1000,
-        read_jitter: 0,
-        hide_for_ns: None,
+        slow_end: off.slow_end,
+        cache_min: off.cache_min,
+        drain: off.drain,
+        pause_ns: off.pause_ns,
+        pause_every: off.pause_every,
+        jitter: off.jitter,
+        seed: off.seed,
+        through: off.through,
+        read_step: off.read_step,
+        read_jitter: off.read_jitter,
+        hide_for_ns: off.hide_for_ns,
         ..c.clone()
     };
     for card in real_world_cards(23) {

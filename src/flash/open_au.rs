@@ -151,11 +151,7 @@ pub fn detect(io: &mut dyn FlashIo, plan: OpenAuPlan) -> io::Result<OpenAuResult
         ),
         None => (None, None),
     };
-    let mut result = decide(plan, points, check);
-    if past_check.is_some() {
-        result = decide_checked(result, past_check);
-    }
-    Ok(result)
+    Ok(decide_checked(plan, points, check, past_check))
 }
 
 /// The writes of the test: one buffer, and where each AU's next write goes.
@@ -206,32 +202,24 @@ impl Sweep {
     }
 }
 
-/// The result read again with the first N past the count measured once
-/// more after the check (see [`open_au::read_checked`]).
-fn decide_checked(r: OpenAuResult, past_check: Option<Point>) -> OpenAuResult {
-    let cap = match r.plan.au_assumed || r.plan.cached_beneath {
-        true => Confidence::Low,
-        false => r.plan.au_cap,
-    };
-    let again = open_au::read_checked(&r.points, r.check, past_check, cap);
-    OpenAuResult {
-        open_aus: again.open_aus,
-        confidence: again.confidence,
-        why_none: again.why_none,
-        collapse: again.collapse,
-        spread: again.spread,
-        past_check,
-        ..r
-    }
-}
-
 /// The result, as the analysis reads the throughputs.
 pub fn decide(plan: OpenAuPlan, points: Vec<Point>, check: Option<Point>) -> OpenAuResult {
+    decide_checked(plan, points, check, None)
+}
+
+/// [`decide`] with the first N past the count measured once more after
+/// the check (see [`open_au::read_checked`]).
+fn decide_checked(
+    plan: OpenAuPlan,
+    points: Vec<Point>,
+    check: Option<Point>,
+    past_check: Option<Point>,
+) -> OpenAuResult {
     let cap = match plan.au_assumed || plan.cached_beneath {
         true => Confidence::Low,
         false => plan.au_cap,
     };
-    let r = open_au::read(&points, check, cap);
+    let r = open_au::read_checked(&points, check, past_check, cap);
     OpenAuResult {
         plan,
         open_aus: r.open_aus,
@@ -241,7 +229,7 @@ pub fn decide(plan: OpenAuPlan, points: Vec<Point>, check: Option<Point>) -> Ope
         spread: r.spread,
         points,
         check,
-        past_check: None,
+        past_check,
     }
 }
 

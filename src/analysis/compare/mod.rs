@@ -131,14 +131,26 @@ fn noise_of(p: &Pair<'_, '_>, history: &[RunResult]) -> verdict::Noise {
 
 /// [`noise_of`] on repetitions alone: `before`'s, those of the like runs
 /// older than the later run (`older`), and those of every like run but
-/// the two compared (`all`).
+/// the two compared (`all`). When `before` does not pool, the pair stands
+/// alone with the spread of `all` and `before`.
 fn noise_from(before: &[f64], older: &[Vec<f64>], all: &[Vec<f64>]) -> verdict::Noise {
     match between_runs::pooled(before, older) {
         Some(pool) => {
             verdict::Noise::Pooled(pool.spread_at_least(between_runs::spread_of_runs(all)))
         }
-        None => between_runs::between(all).into(),
+        // The earlier run is out of line with its history: it is evidence
+        // of how far a run of this device strays, so the spread between
+        // runs counts it. Without it, one slow run on a shared host, taken
+        // as the baseline, makes every ordinary run after it "faster".
+        None => between_runs::between(&with_run(all, before)).into(),
     }
+}
+
+/// `runs` and `run`, as one history.
+fn with_run(runs: &[Vec<f64>], run: &[f64]) -> Vec<Vec<f64>> {
+    let mut all = runs.to_vec();
+    all.push(run.to_vec());
+    all
 }
 
 /// The statement on one pair of like tests (see [`verdict`]), with the

@@ -283,8 +283,10 @@ fn fat_laws(p: &SimParams) -> (Law, Law) {
         false => (plain, plain),
         true => {
             let stall = write(p.fat_max_ns).max(plain);
-            let jitter = f64::from(p.jitter) / 100.0;
-            let shortest = ((f64::from(p.fat_every) * (1.0 - jitter)).floor() as u32).max(1);
+            // The law shortens a period by at most its jitter's share,
+            // truncated to whole writes (`jittered` of the simulator).
+            let cut = p.fat_every * p.jitter / 100;
+            let shortest = p.fat_every.saturating_sub(cut).max(1);
             let stalls = 8u32.div_ceil(shortest).min(8);
             let mean8 = (f64::from(8 - stalls) * plain + f64::from(stalls) * stall) / 8.0;
             (mean8, stall)

@@ -35,6 +35,14 @@
 //!   the first after the sequential writes use what the cache drained
 //!   meanwhile, and are faster than the card's steady state. A rate that
 //!   never settles is at most low; each rate's spread is its windows'.
+//! * A card may queue the medium's work behind its cache, so that each
+//!   write waits for the oldest work queued, not its own: what a write
+//!   costs then depends on what was written a cache's worth before it.
+//!   The random and FAT-area writes are meant to meet the work of
+//!   sequential recording, so when other writes (the places timed out to
+//!   the card's end, the random and P(Nu) writes) may have reached the
+//!   front of a cache sized from the fall, it is filled again with whole
+//!   AUs in the region the Pw writes covered before them.
 //!
 //! Each requirement is PASS, FAIL or LINK with the measured value and the
 //! limit beside it, and a [`Confidence`](crate::result::flash::Confidence) from the margin between the two
@@ -247,10 +255,18 @@ pub fn measure(io: &mut dyn FlashIo, plan: &ClassPlan, seed: u64) -> io::Result<
     let mut rng = fastrand::Rng::with_seed(seed);
     let mut buf = io.buffer(plan.ru as usize);
     rng.fill(buf.as_mut_slice());
-    let pw = exhaust_and_measure(io, plan, buf.as_slice())?;
-    // Right after the cache-exhausting writes: the cache is still full.
-    let random_writes = random_writes(io, plan, &mut rng, buf.as_slice())?;
-    let pnu = performance_curve(io, plan, buf.as_slice(), pw.mean_mb_s)?;
+    let (mut pw, claimed) = exhaust_and_measure(io, plan, buf.as_slice())?;
+    pw.slowest_place_mb_s = slowest_place(io, plan, buf.as_slice(), claimed)?;
+    // Behind a cache that queues the medium's work, the random writes
+    // would pay for the places' (a card's slower end, issue 37).
+    let places = pw.slowest_place_mb_s.map_or(0, |_| PLACES * 2 * plan.au);
+    refill(io, plan, buf.as_slice(), &pw, places)?;
+    // The cache is full of the sequential writes' work.
+    let mut since = Counted { io, written: 0 };
+    let random_writes = random_writes(&mut since, plan, &mut rng, buf.as_slice())?;
+    let pnu = performance_curve(&mut since, plan, buf.as_slice(), pw.mean_mb_s)?;
+    let (io, written_since) = (since.io, since.written);
+    refill(io, plan, buf.as_slice(), &pw, written_since)?;
     let fat = fat_latency(io, plan, buf.as_slice())?;
     let (pr_mb_s, pr_min_mb_s) = ru_reads(io, plan, &mut rng, buf.as_mut_slice())?;
     let random_reads = random_reads(io, plan, &mut rng, buf.as_mut_slice())?;
@@ -295,7 +311,13 @@ fn write_rus(
 
 /// Whole AUs from the P(Nu) region's end until the speed has fallen and
 /// holds steady, or the cap.
-fn exhaust_and_measure(io: &mut dyn FlashIo, plan: &ClassPlan, ru: &[u8]) -> io::Result<PwFigures> {
+/// With the bytes of the region claimed; Pw at the card's slowest place
+/// is timed later (see [`slowest_place`]).
+fn exhaust_and_measure(
+    io: &mut dyn FlashIo,
+    plan: &ClassPlan,
+    ru: &[u8],
+) -> io::Result<(PwFigures, u64)> {
     let mut window = plan.window() as usize;
     let most = ((plan.pw_cap / plan.au.max(1)) / 2).max(window as u64) as usize;
     let mut speeds: Vec<f64> = Vec::new();
@@ -339,7 +361,7 @@ fn exhaust_and_measure(io: &mut dyn FlashIo, plan: &ClassPlan, ru: &[u8]) -> io:
     }
     let tail = &speeds[speeds.len().saturating_sub(window)..];
     let mean = tail.iter().sum::<f64>() / tail.len().max(1) as f64;
-    Ok(PwFigures {
+    let pw = PwFigures {
         burst_mb_s: speeds.first().copied().unwrap_or(0.0),
         mean_mb_s: mean,
         min_mb_s: tail.iter().copied().fold(f64::INFINITY, f64::min).min(mean),
@@ -349,8 +371,9 @@ fn exhaust_and_measure(io: &mut dyn FlashIo, plan: &ClassPlan, ru: &[u8]) -> io:
         exhaustion,
         samples: samples(&speeds, plan.au),
         stall_ms: stall_ms(&times),
-        slowest_place_mb_s: slowest_place(io, plan, ru, claimed)?,
-    })
+        slowest_place_mb_s: None,
+    };
+    Ok((pw, claimed))
 }
 
 /// Places over the rest of the card where Pw is timed again.
@@ -549,6 +572,10 @@ fn pnu_used(nt: u64) -> Vec<u64> {
     used.dedup();
     used
 }
+
+#[path = "class/refill.rs"]
+mod refill;
+use refill::{Counted, refill};
 
 #[cfg(test)]
 mod tests;

@@ -121,6 +121,14 @@ pub const PR_SPREAD_DIVISOR: f64 = 4.0;
 /// speed: the host, not the card, may have set it.
 pub const AT_LINK: f64 = 0.9;
 
+/// FAT-area writes within this factor of a 4 KiB read's time showed no
+/// medium work: a command's and a transfer's jitter, not a page program.
+pub const AS_CHEAP_AS_READS: f64 = 1.25;
+
+/// How much faster than the steady AUs the first may run by chance alone
+/// (a command's or a clock's jitter) before it shows a cache.
+pub const START_NOISE: f64 = 0.03;
+
 /// Random 4 KiB requests at this share of the link's bandwidth ceiling (its
 /// MB/s over 4 KiB) or more may have run at the link's speed: each request
 /// also carries its command and response across the link, which a stream
@@ -254,7 +262,9 @@ pub const CLASSES: [&str; 12] = [
     "C2", "C4", "C6", "C10", "U1", "U3", "V6", "V10", "V30", "V60", "V90", "A1",
 ];
 
+mod cache_checks;
 mod figures;
+use cache_checks::{behind_cache, no_medium_work, older_work};
 pub use figures::{
     AuCap, ClassFigures, FatLatency, IopsFigures, IopsWindow, PnuPoint, PwFigures, fat_figures,
     fell_from, move_speed, steady, windows_agree,
@@ -357,26 +367,12 @@ fn unseen(need: Need, f: &ClassFigures, link_mb_s: Option<f64>) -> Option<Reason
                 worst_mean8_ns: (f.fat.clustered_mean8_ms * 1e6).round() as u64,
             })
         }
-        Need::FatMean(limit) | Need::FatMax(limit) => {
-            paused(need, limit, f).or(behind_cache(f, link_mb_s))
-        }
+        Need::FatMean(limit) | Need::FatMax(limit) => paused(need, limit, f)
+            .or(behind_cache(f, link_mb_s))
+            .or(no_medium_work(f)),
         Need::RandomWriteIops(_) => behind_cache(f, link_mb_s),
         _ => None,
     }
-}
-
-/// A cache filled before the FAT-area and random writes: what they cost
-/// may be the older work the cache still owes.
-/// Without a fall, only writes over the whole card rule a cache out, and
-/// not when they ran at the link's speed (a cache then fills only at the
-/// link's speed less its drain, and may never show).
-fn behind_cache(f: &ClassFigures, link_mb_s: Option<f64>) -> Option<Reason> {
-    let at_link = link_mb_s.is_some_and(|l| f.pw.mean_mb_s >= AT_LINK * l);
-    let ruled_out = f.pw.fell_after.is_none() && f.pw.written >= f.card_bytes && !at_link;
-    (!ruled_out).then_some(Reason::BehindCache {
-        fell_after_bytes: f.pw.fell_after,
-        written_bytes: f.pw.written,
-    })
 }
 
 /// A pause seen in the sequential writes that, met by a FAT-area write
@@ -471,6 +467,15 @@ fn check(class: &str, need: Need, f: &ClassFigures, link_mb_s: Option<f64>) -> C
             from: au.from,
             au_confidence: au.confidence,
         });
+    }
+    // A cache no fall sized could not be filled again before the FAT-area
+    // writes (see `crate::flash::class`): those may have paid the random
+    // writes' work.
+    if status == Status::Fail && matches!(need, Need::FatMean(_) | Need::FatMax(_)) {
+        if let Some(why) = older_work(f, link_mb_s).filter(|_| confidence > Confidence::Low) {
+            confidence = Confidence::Low;
+            reason = Some(why);
+        }
     }
     // A write cache only makes a card look faster: a FAIL stands, a PASS
     // or LINK measured before the cache was exhausted does not.

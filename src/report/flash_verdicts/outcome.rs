@@ -332,6 +332,19 @@ pub fn reason_text(r: &Reason) -> String {
             fell_after_bytes,
             written_bytes,
         } => behind_cache_text(*fell_after_bytes, *written_bytes),
+        Reason::NoMediumWorkSeen { write_ns, read_ns } => format!(
+            "the FAT-area writes took {}, no longer than a 4 KiB read ({}): no medium work showed in them, and a write cache that queues it may hide it",
+            format_latency(*write_ns as f64),
+            format_latency(*read_ns as f64)
+        ),
+        Reason::OlderWorkPaid {
+            write_ns,
+            random_write_ns,
+        } => format!(
+            "the FAT-area writes took {}, as long as the random writes before them ({}): behind a write cache that queues the medium's work, both may have paid the random writes' work",
+            format_latency(*write_ns as f64),
+            format_latency(*random_write_ns as f64)
+        ),
         Reason::StallsMayCluster { worst_mean8_ns } => format!(
             "the FAT-area stalls came at irregular gaps: as close together as the closest two seen, 8 in a row would average {}",
             format_latency(*worst_mean8_ns as f64)

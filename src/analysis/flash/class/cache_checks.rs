@@ -1,0 +1,66 @@
+//! Whether a write cache in front of the card could have changed what the
+//! FAT-area and random writes of `flash class` cost: a cache that queues
+//! the medium's work shows those writes older work, or none, not their
+//! own (issue 37). Each check names what it saw as a [`Reason`].
+
+use super::{AS_CHEAP_AS_READS, AT_LINK, ClassFigures, PwFigures, START_NOISE};
+use crate::result::flash::Reason;
+
+/// A cache filled before the FAT-area and random writes: what they cost
+/// may be the older work the cache still owes.
+/// Without a fall, only writes over the whole card rule a cache out, and
+/// not when they ran at the link's speed (a cache then fills only at the
+/// link's speed less its drain, and may never show).
+pub(super) fn behind_cache(f: &ClassFigures, link_mb_s: Option<f64>) -> Option<Reason> {
+    let at_link = link_mb_s.is_some_and(|l| f.pw.mean_mb_s >= AT_LINK * l);
+    let ruled_out = f.pw.fell_after.is_none()
+        && f.pw.written >= f.card_bytes
+        && !at_link
+        && !starts_faster(&f.pw);
+    (!ruled_out).then_some(Reason::BehindCache {
+        fell_after_bytes: f.pw.fell_after,
+        written_bytes: f.pw.written,
+    })
+}
+
+/// FAT-area writes as slow as the random writes before them, behind a
+/// cache not ruled out that no fall sized: behind a cache that queues the
+/// medium's work each write waits for the oldest, so both paid the same
+/// work, the random writes' (issue 37: a card behind a 1 MB/s link,
+/// FAT-area writes of 11 ms measured at 178 ms, random writes at 165 ms).
+pub(super) fn older_work(f: &ClassFigures, link_mb_s: Option<f64>) -> Option<Reason> {
+    behind_cache(f, link_mb_s).filter(|_| f.pw.fell_after.is_none())?;
+    let window = f.random_writes.windows.last().filter(|w| w.ops > 0)?;
+    let random_ns = window.ns / f64::from(window.ops);
+    let write_ns = f.fat.median_ms * 1e6;
+    let alike = (write_ns - random_ns).abs() <= (AS_CHEAP_AS_READS - 1.0) * random_ns;
+    alike.then(|| Reason::OlderWorkPaid {
+        write_ns: write_ns.round() as u64,
+        random_write_ns: random_ns.round() as u64,
+    })
+}
+
+/// The FAT-area writes cost no more than [`AS_CHEAP_AS_READS`] times a
+/// 4 KiB read: a write that programmed a page or met the FAT law's busy
+/// time costs more than one that moved 4 KiB over the bus. A cache whose
+/// drain outran the sequential writes (commands of a small RU at a time)
+/// never filled and showed no fall, yet hid the FAT law's stalls of up
+/// to 750 ms from all 768 writes (issue 37).
+pub(super) fn no_medium_work(f: &ClassFigures) -> Option<Reason> {
+    let reads = f.random_reads.windows.first().filter(|w| w.ops > 0)?;
+    let read_ns = reads.ns / f64::from(reads.ops);
+    let write_ns = f.fat.median_ms * 1e6;
+    (write_ns <= AS_CHEAP_AS_READS * read_ns).then(|| Reason::NoMediumWorkSeen {
+        write_ns: write_ns.round() as u64,
+        read_ns: read_ns.round() as u64,
+    })
+}
+
+/// The first AU ran faster than the steady ones by more than they spread
+/// among themselves and [`START_NOISE`]: a cache took it, though the
+/// speed fell by less than [`FALL`](super::FALL) (issue 37: a card whose burst was 16%
+/// above its drain started 7% faster, and its cache hid FAT stalls of
+/// 300 ms).
+fn starts_faster(pw: &PwFigures) -> bool {
+    pw.burst_mb_s > pw.mean_mb_s * (1.0 + pw.spread().max(START_NOISE))
+}

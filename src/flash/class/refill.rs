@@ -1,0 +1,88 @@
+//! Filling a write cache again between the phases of `flash class`.
+//!
+//! A card may queue the medium's work behind its cache: each write then
+//! waits for the oldest work queued, not its own, and costs what was
+//! written a cache's worth before it. The random and FAT-area writes of
+//! the method are meant to meet the work of sequential recording, as in
+//! the specification's sequence, not the work of the method's other
+//! phases; this module counts what those phases wrote and writes whole
+//! AUs again where the Pw writes went when they may have reached the
+//! front of the cache.
+
+use super::{ClassPlan, PwFigures, SMALL, write_au};
+use crate::flash::FlashIo;
+use std::io;
+
+/// A [`FlashIo`] that counts the bytes written through it.
+pub(super) struct Counted<'a> {
+    pub(super) io: &'a mut dyn FlashIo,
+    pub(super) written: u64,
+}
+
+impl FlashIo for Counted<'_> {
+    fn size(&self) -> u64 {
+        self.io.size()
+    }
+
+    fn buffer(&self, len: usize) -> crate::sys::buffer::AlignedBuf {
+        self.io.buffer(len)
+    }
+
+    fn read(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<u64> {
+        self.io.read(offset, buf)
+    }
+
+    fn write(&mut self, offset: u64, buf: &[u8]) -> io::Result<u64> {
+        self.written += buf.len() as u64;
+        self.io.write(offset, buf)
+    }
+
+    fn claim(&mut self, regions: &[(u64, u64)]) -> io::Result<()> {
+        self.io.claim(regions)
+    }
+
+    fn write_zeros(&mut self, offset: u64, len: u64) -> io::Result<u64> {
+        self.written += len;
+        self.io.write_zeros(offset, len)
+    }
+}
+
+/// Before the FAT-area writes, fills a cache that the random and P(Nu)
+/// writes (`written_since` bytes) may have filled with their own medium
+/// work again with sequential whole AUs in the region the Pw writes
+/// covered. A card that queues the medium's work behind its cache makes
+/// each write wait for the oldest work: without this, the FAT-area writes
+/// paid for the AU closes of the random writes (issue 37: a FAIL at high
+/// on cards whose FAT writes cost 6 to 37 ms, measured at 176 to 491 ms).
+/// Nothing to do when no cache was seen, or when one larger than those
+/// writes and the FAT-area ones still holds the Pw writes' work first.
+pub(super) fn refill(
+    io: &mut dyn FlashIo,
+    plan: &ClassPlan,
+    ru: &[u8],
+    pw: &PwFigures,
+    written_since: u64,
+) -> io::Result<()> {
+    let fat_bytes = u64::from(plan.fat_writes) * SMALL;
+    let Some(fell_after) = pw.fell_after else {
+        return Ok(());
+    };
+    // The writes before the fall filled the cache at the burst speed less
+    // what it drained meanwhile at the slowest speed after it (the steady
+    // mean may still hold burst AUs when the speed kept falling).
+    let drained_share = (pw.min_mb_s / pw.burst_mb_s.max(f64::MIN_POSITIVE)).clamp(0.0, 1.0);
+    let cache = (fell_after as f64 * (1.0 - drained_share)) as u64;
+    if cache > written_since.saturating_add(fat_bytes) {
+        return Ok(());
+    }
+    // Twice the estimate, for a cache that a drain seen with jitter
+    // under-counts; never more than the writes that filled it from empty.
+    let refill = cache.saturating_mul(2).min(fell_after);
+    let room = pw.written.min(plan.pw_room).max(plan.au);
+    let mut done = 0;
+    while done < refill {
+        write_au(io, plan, plan.pw_offset() + done % room, ru)?;
+        done += plan.au;
+    }
+    Ok(())
+}

@@ -180,16 +180,9 @@ fn pw_law(p: &SimParams, plan: &ClassPlan, written: u64, link: bool) -> Law {
     let slow = steady_write(p, ru, medium(end), most * ru as f64, link);
     // The card is used to its end: where it is slowest (the last AUs on a
     // card whose speed falls with the offset) is what a class must hold
-    // at, and the test times places out to there. Behind a write cache
-    // larger than an AU that queues the medium's work (`through`) those
-    // places are paid for by the work queued before them, so the end of
-    // such a card is the region's mean here (a gap: issue 37's notes).
+    // at, a cache or none.
     let last = p.size.saturating_sub(2 * plan.au);
-    let end_seen = p.cache == 0 || !p.through || p.cache <= plan.au;
-    let at_end = match end_seen {
-        true => steady_write(p, ru, medium(last), least * ru as f64, link),
-        false => mean,
-    };
+    let at_end = steady_write(p, ru, medium(last), least * ru as f64, link);
     let truth = mean.max(at_end);
     let times = Law {
         truth: (truth, truth),

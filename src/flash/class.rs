@@ -256,10 +256,17 @@ pub fn measure(io: &mut dyn FlashIo, plan: &ClassPlan, seed: u64) -> io::Result<
     let mut buf = io.buffer(plan.ru as usize);
     rng.fill(buf.as_mut_slice());
     let (mut pw, claimed) = exhaust_and_measure(io, plan, buf.as_slice())?;
-    pw.slowest_place_mb_s = slowest_place(io, plan, buf.as_slice(), claimed)?;
+    let mut at_places = Counted { io, written: 0 };
+    pw.slowest_place_mb_s = slowest_place(
+        &mut at_places,
+        plan,
+        buf.as_slice(),
+        claimed,
+        lead_bytes(&pw),
+    )?;
+    let (io, places) = (at_places.io, at_places.written);
     // Behind a cache that queues the medium's work, the random writes
     // would pay for the places' (a card's slower end, issue 37).
-    let places = pw.slowest_place_mb_s.map_or(0, |_| PLACES * 2 * plan.au);
     refill(io, plan, buf.as_slice(), &pw, places)?;
     // The cache is full of the sequential writes' work.
     let mut since = Counted { io, written: 0 };
@@ -374,39 +381,6 @@ fn exhaust_and_measure(
         slowest_place_mb_s: None,
     };
     Ok((pw, claimed))
-}
-
-/// Places over the rest of the card where Pw is timed again.
-const PLACES: u64 = 4;
-
-/// Pw at [`PLACES`] places spread from the region written to the card's
-/// end, two whole AUs at each, the better of the two (a pause of the card
-/// slows one write, not two): the slowest place's, MB/s. Issue 37: a card
-/// whose speed falls toward its end (to 30% of its start) met C10 at
-/// medium from the region near its start. Each place's AUs beyond what
-/// the Pw writes claimed are claimed before they are written.
-fn slowest_place(
-    io: &mut dyn FlashIo,
-    plan: &ClassPlan,
-    ru: &[u8],
-    claimed: u64,
-) -> io::Result<Option<f64>> {
-    let claimed_end = plan.pw_offset().saturating_add(claimed);
-    let pair = plan.au.saturating_mul(2);
-    let room = plan.card_bytes.saturating_sub(claimed_end);
-    let spacing = room / PLACES / plan.au.max(1) * plan.au;
-    if spacing < pair {
-        return Ok(None);
-    }
-    let mut slowest = f64::INFINITY;
-    for k in 1..=PLACES {
-        let at = claimed_end + spacing * k - pair;
-        io.claim(&[(at, pair)])?;
-        let first = mb_s(plan.au, write_au(io, plan, at, ru)?);
-        let second = mb_s(plan.au, write_au(io, plan, at + plan.au, ru)?);
-        slowest = slowest.min(first.max(second));
-    }
-    Ok(Some(slowest))
 }
 
 /// The longest a write took beyond both its neighbours, ms (nil when no
@@ -573,9 +547,12 @@ fn pnu_used(nt: u64) -> Vec<u64> {
     used
 }
 
+#[path = "class/places.rs"]
+mod places;
 #[path = "class/refill.rs"]
 mod refill;
-use refill::{Counted, refill};
+use places::slowest_place;
+use refill::{Counted, lead_bytes, refill};
 
 #[cfg(test)]
 mod tests;

@@ -64,25 +64,38 @@ pub(super) fn refill(
     written_since: u64,
 ) -> io::Result<()> {
     let fat_bytes = u64::from(plan.fat_writes) * SMALL;
-    let Some(fell_after) = pw.fell_after else {
+    let Some(cache) = cache_bytes(pw) else {
         return Ok(());
     };
-    // The writes before the fall filled the cache at the burst speed less
-    // what it drained meanwhile at the slowest speed after it (the steady
-    // mean may still hold burst AUs when the speed kept falling).
-    let drained_share = (pw.min_mb_s / pw.burst_mb_s.max(f64::MIN_POSITIVE)).clamp(0.0, 1.0);
-    let cache = (fell_after as f64 * (1.0 - drained_share)) as u64;
     if cache > written_since.saturating_add(fat_bytes) {
         return Ok(());
     }
-    // Twice the estimate, for a cache that a drain seen with jitter
-    // under-counts; never more than the writes that filled it from empty.
-    let refill = cache.saturating_mul(2).min(fell_after);
     let room = pw.written.min(plan.pw_room).max(plan.au);
     let mut done = 0;
-    while done < refill {
+    while done < lead_bytes(pw) {
         write_au(io, plan, plan.pw_offset() + done % room, ru)?;
         done += plan.au;
     }
     Ok(())
+}
+
+/// The cache the Pw writes filled, bytes; `None` when the speed did not
+/// fall. The writes before the fall filled it at the burst speed less
+/// what it drained meanwhile at the slowest speed after it (the steady
+/// mean may still hold burst AUs when the speed kept falling).
+fn cache_bytes(pw: &PwFigures) -> Option<u64> {
+    let fell_after = pw.fell_after?;
+    let drained_share = (pw.min_mb_s / pw.burst_mb_s.max(f64::MIN_POSITIVE)).clamp(0.0, 1.0);
+    Some((fell_after as f64 * (1.0 - drained_share)) as u64)
+}
+
+/// Bytes of sequential writes that push what came before them out of the
+/// cache: twice its estimate, for a cache that a drain seen with jitter
+/// under-counts, never more than the writes that filled it from empty;
+/// none when no cache was seen.
+pub(super) fn lead_bytes(pw: &PwFigures) -> u64 {
+    match (cache_bytes(pw), pw.fell_after) {
+        (Some(cache), Some(fell_after)) => cache.saturating_mul(2).min(fell_after),
+        _ => 0,
+    }
 }

@@ -12,11 +12,10 @@
 //!   if longer; with the medium's work through the cache (`through`), the
 //!   page programs at the drain speed where the test writes (whole free
 //!   AUs close with nothing to copy). Where the test writes is the part of
-//!   its region its sequential writes covered, or, on a card without a
-//!   cache, its end when it is slower there (a card whose speed falls with
-//!   the offset is used to its end, and the test times places out to it;
-//!   behind a cache those places are paid for by earlier work, a gap). A pause every `pause_every` bytes
-//!   adds its share to the host's side (with a cache, the drain goes on
+//!   its region its sequential writes covered, or its end when it is
+//!   slower there (a card whose speed falls with the offset is used to its
+//!   end, and the test times places out to it). A pause every
+//!   `pause_every` bytes adds its share to the host's side (with a cache, the drain goes on
 //!   during a pause). The link caps each write. The truth is the mean
 //!   over the region the test's sequential writes cover; what a window
 //!   sees runs from the fastest place without a pause to the slowest with

@@ -560,3 +560,7 @@ mod tests;
 #[cfg(test)]
 #[path = "class/tests_real.rs"]
 mod tests_real;
+
+#[cfg(test)]
+#[path = "class/tests_queue.rs"]
+mod tests_queue;

@@ -332,10 +332,13 @@ pub fn reason_text(r: &Reason) -> String {
             fell_after_bytes,
             written_bytes,
         } => behind_cache_text(*fell_after_bytes, *written_bytes),
-        Reason::NoMediumWorkSeen { write_ns, read_ns } => format!(
-            "the FAT-area writes took {}, no longer than a 4 KiB read ({}): no medium work showed in them, and a write cache that queues it may hide it",
+        Reason::NoMediumWorkSeen {
+            write_ns,
+            bare_write_ns,
+        } => format!(
+            "the FAT-area writes took {}, about what a command and 4 KiB at the burst speed take ({}): no medium work showed in them, and a write cache that queues it may hide it",
             format_latency(*write_ns as f64),
-            format_latency(*read_ns as f64)
+            format_latency(*bare_write_ns as f64)
         ),
         Reason::OlderWorkPaid {
             write_ns,

@@ -255,14 +255,15 @@ pub enum Reason {
         /// Bytes the sequential writes wrote.
         written_bytes: u64,
     },
-    /// The FAT-area writes took no longer than a 4 KiB read: no medium
-    /// work (a page programmed, a FAT-area busy time) showed in them, and a
-    /// cache that queues it may hide it until it fills.
+    /// The FAT-area writes took no longer than a bare write (a command and
+    /// 4 KiB at the burst speed, or a 4 KiB read): no medium work (a page
+    /// programmed, a FAT-area busy time) showed in them, and a cache that
+    /// queues it may hide it until it fills.
     NoMediumWorkSeen {
         /// The FAT-area writes' median, ns.
         write_ns: u64,
-        /// The mean of the random 4 KiB reads, ns.
-        read_ns: u64,
+        /// The bare write, ns.
+        bare_write_ns: u64,
     },
     /// The FAT-area writes took as long as the random writes before them,
     /// behind a cache not ruled out that no fall sized: behind a cache

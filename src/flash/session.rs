@@ -53,7 +53,7 @@ pub enum Figures {
         classes: Vec<String>,
         /// Where the classes came from: `--claim`, the card, or none.
         claim: ClaimSource,
-        figures: ClassFigures,
+        figures: Box<ClassFigures>,
         link_mb_s: Option<f64>,
         /// The bus the card runs on, named in the result.
         host: Box<HostBus>,
@@ -182,7 +182,7 @@ fn detector(
             let seed = opts.seed;
             let regions = plan.regions();
             let run = move |io: &mut dyn FlashIo| {
-                let figures = class::measure(io, &plan, seed)?;
+                let figures = Box::new(class::measure(io, &plan, seed)?);
                 Ok(Figures::Class {
                     classes,
                     claim,

@@ -264,7 +264,7 @@ pub const CLASSES: [&str; 12] = [
 
 mod cache_checks;
 mod figures;
-use cache_checks::{behind_cache, no_medium_work, older_work};
+use cache_checks::{behind_cache, first_writes_met, no_medium_work, older_work};
 pub use figures::{
     AuCap, ClassFigures, FatLatency, IopsFigures, IopsWindow, PnuPoint, PwFigures, fat_figures,
     fell_from, move_speed, steady, windows_agree,
@@ -467,6 +467,14 @@ fn check(class: &str, need: Need, f: &ClassFigures, link_mb_s: Option<f64>) -> C
             from: au.from,
             au_confidence: au.confidence,
         });
+    }
+    // The first FAT-area writes met the limit before the random and P(Nu)
+    // writes; the later ones may have paid for those writes' work.
+    if let Some(why) = first_writes_met(need, limit, f).filter(|_| status == Status::Fail) {
+        if confidence > Confidence::Low {
+            confidence = Confidence::Low;
+            reason = Some(why);
+        }
     }
     // A cache no fall sized could not be filled again before the FAT-area
     // writes (see `crate::flash::class`): those may have paid the random

@@ -197,6 +197,7 @@ fn a_slow_link_is_named_and_the_card_behind_it_cannot_be_told() {
     assert_eq!((c.status, c.confidence), (Status::Pass, Confidence::Medium));
     // Had the writes stopped short of the largest cache, low.
     let short = ClassFigures {
+        fat_first: None,
         pw: PwFigures {
             written: largest_cache_fill(4 << 30, c.measured / c.limit) - 1,
             ..f.pw.clone()

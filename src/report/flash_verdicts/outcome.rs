@@ -348,6 +348,10 @@ pub fn reason_text(r: &Reason) -> String {
             format_latency(*write_ns as f64),
             format_latency(*random_write_ns as f64)
         ),
+        Reason::FirstFatWritesMet { writes, first_ns } => format!(
+            "the first {writes} FAT-area writes, timed right after the sequential ones, gave {}: the later ones, after the random writes, may have paid for their work behind a write cache that queues it",
+            format_latency(*first_ns as f64)
+        ),
         Reason::StallsMayCluster { worst_mean8_ns } => format!(
             "the FAT-area stalls came at irregular gaps: as close together as the closest two seen, 8 in a row would average {}",
             format_latency(*worst_mean8_ns as f64)

@@ -222,6 +222,11 @@ pub struct ClassFigures {
     pub pr_mb_s: f64,
     pub pr_min_mb_s: f64,
     pub fat: FatLatency,
+    /// The FAT-area writes timed right after the sequential ones, before
+    /// the random and P(Nu) writes: behind a cache that queues the
+    /// medium's work, the later ones may pay for those writes' work.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fat_first: Option<FatLatency>,
     /// P(Nu), empty when not measured.
     pub pnu: Vec<PnuPoint>,
     /// The move speed the curve implies, MB/s; `None` when flat (no move

@@ -302,6 +302,39 @@ fn au_reason_text(r: &Reason) -> String {
     }
 }
 
+/// Why a FAT-area or random-write figure may not be the card's own: a
+/// write cache that queues the medium's work may have shown those writes
+/// older work, or none.
+fn cache_reason_text(r: &Reason) -> String {
+    match r {
+        Reason::BehindCache {
+            fell_after_bytes,
+            written_bytes,
+        } => behind_cache_text(*fell_after_bytes, *written_bytes),
+        Reason::NoMediumWorkSeen {
+            write_ns,
+            bare_write_ns,
+        } => format!(
+            "the FAT-area writes took {}, about what a command and 4 KiB at the burst speed take ({}): no medium work showed in them, and a write cache that queues it may hide it",
+            format_latency(*write_ns as f64),
+            format_latency(*bare_write_ns as f64)
+        ),
+        Reason::OlderWorkPaid {
+            write_ns,
+            random_write_ns,
+        } => format!(
+            "the FAT-area writes took {}, as long as the random writes before them ({}): behind a write cache that queues the medium's work, both may have paid the random writes' work",
+            format_latency(*write_ns as f64),
+            format_latency(*random_write_ns as f64)
+        ),
+        Reason::FirstFatWritesMet { writes, first_ns } => format!(
+            "the first {writes} FAT-area writes, timed right after the sequential ones, gave {}: the later ones, after the random writes, may have paid for their work behind a write cache that queues it",
+            format_latency(*first_ns as f64)
+        ),
+        _ => String::new(),
+    }
+}
+
 /// Why a finding is not sure, in words.
 pub fn reason_text(r: &Reason) -> String {
     match r {
@@ -328,30 +361,10 @@ pub fn reason_text(r: &Reason) -> String {
             "the random writes' rate did not settle within {windows} windows of {} writes: a cache's slack may be in it",
             crate::analysis::flash::class::IOPS_WINDOW
         ),
-        Reason::BehindCache {
-            fell_after_bytes,
-            written_bytes,
-        } => behind_cache_text(*fell_after_bytes, *written_bytes),
-        Reason::NoMediumWorkSeen {
-            write_ns,
-            bare_write_ns,
-        } => format!(
-            "the FAT-area writes took {}, about what a command and 4 KiB at the burst speed take ({}): no medium work showed in them, and a write cache that queues it may hide it",
-            format_latency(*write_ns as f64),
-            format_latency(*bare_write_ns as f64)
-        ),
-        Reason::OlderWorkPaid {
-            write_ns,
-            random_write_ns,
-        } => format!(
-            "the FAT-area writes took {}, as long as the random writes before them ({}): behind a write cache that queues the medium's work, both may have paid the random writes' work",
-            format_latency(*write_ns as f64),
-            format_latency(*random_write_ns as f64)
-        ),
-        Reason::FirstFatWritesMet { writes, first_ns } => format!(
-            "the first {writes} FAT-area writes, timed right after the sequential ones, gave {}: the later ones, after the random writes, may have paid for their work behind a write cache that queues it",
-            format_latency(*first_ns as f64)
-        ),
+        Reason::BehindCache { .. }
+        | Reason::NoMediumWorkSeen { .. }
+        | Reason::OlderWorkPaid { .. }
+        | Reason::FirstFatWritesMet { .. } => cache_reason_text(r),
         Reason::StallsMayCluster { worst_mean8_ns } => format!(
             "the FAT-area stalls came at irregular gaps: as close together as the closest two seen, 8 in a row would average {}",
             format_latency(*worst_mean8_ns as f64)

@@ -121,9 +121,14 @@ pub const PR_SPREAD_DIVISOR: f64 = 4.0;
 /// speed: the host, not the card, may have set it.
 pub const AT_LINK: f64 = 0.9;
 
-/// FAT-area writes within this factor of a 4 KiB read's time showed no
-/// medium work: a command's and a transfer's jitter, not a page program.
-pub const AS_CHEAP_AS_READS: f64 = 1.25;
+/// FAT-area writes within this factor of a bare write's time (a command
+/// and 4 KiB at the burst speed, or a 4 KiB read) showed no medium work:
+/// a command's and a transfer's jitter, not a page program.
+pub const AS_CHEAP_AS_BARE: f64 = 1.25;
+
+/// Two latencies within this share of each other were the same work: the
+/// FAT-area writes and the random writes before them paying for one queue.
+pub const SAME_WORK: f64 = 0.25;
 
 /// How much faster than the steady AUs the first may run by chance alone
 /// (a command's or a clock's jitter) before it shows a cache.

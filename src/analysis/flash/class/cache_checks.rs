@@ -3,7 +3,8 @@
 //! the medium's work shows those writes older work, or none, not their
 //! own (issue 37). Each check names what it saw as a [`Reason`].
 
-use super::{AS_CHEAP_AS_READS, AT_LINK, ClassFigures, Need, PwFigures, START_NOISE};
+use super::START_NOISE;
+use super::{AS_CHEAP_AS_BARE, AT_LINK, ClassFigures, Need, PwFigures, SAME_WORK, SMALL_BYTES};
 use crate::result::flash::Reason;
 
 /// A cache filled before the FAT-area and random writes: what they cost
@@ -33,14 +34,14 @@ pub(super) fn older_work(f: &ClassFigures, link_mb_s: Option<f64>) -> Option<Rea
     let window = f.random_writes.windows.last().filter(|w| w.ops > 0)?;
     let random_ns = window.ns / f64::from(window.ops);
     let write_ns = f.fat.median_ms * 1e6;
-    let alike = (write_ns - random_ns).abs() <= (AS_CHEAP_AS_READS - 1.0) * random_ns;
+    let alike = (write_ns - random_ns).abs() <= SAME_WORK * random_ns;
     alike.then(|| Reason::OlderWorkPaid {
         write_ns: write_ns.round() as u64,
         random_write_ns: random_ns.round() as u64,
     })
 }
 
-/// The FAT-area writes cost no more than [`AS_CHEAP_AS_READS`] times a
+/// The FAT-area writes cost no more than [`AS_CHEAP_AS_BARE`] times a
 /// bare write: a command (a 4 KiB read's time less its transfer, the
 /// transfer's share from the RU reads) and 4 KiB at the burst speed, or a
 /// 4 KiB read when longer. A write that programmed a page or met the FAT
@@ -53,7 +54,7 @@ pub(super) fn no_medium_work(f: &ClassFigures) -> Option<Reason> {
     let read_ns = reads.ns / f64::from(reads.ops);
     let bare_ns = bare_write_ns(f, read_ns).max(read_ns);
     let write_ns = f.fat.median_ms * 1e6;
-    (write_ns <= AS_CHEAP_AS_READS * bare_ns).then(|| Reason::NoMediumWorkSeen {
+    (write_ns <= AS_CHEAP_AS_BARE * bare_ns).then(|| Reason::NoMediumWorkSeen {
         write_ns: write_ns.round() as u64,
         bare_write_ns: bare_ns.round() as u64,
     })
@@ -63,15 +64,14 @@ pub(super) fn no_medium_work(f: &ClassFigures) -> Option<Reason> {
 /// (`read_ns`) and the RU reads' speed: the RU's longer transfer gives
 /// the read's share per byte, the rest of the 4 KiB read is the command.
 fn bare_write_ns(f: &ClassFigures, read_ns: f64) -> f64 {
-    const SMALL: f64 = 4096.0;
     let ru = f.ru as f64;
-    if f.pr_mb_s <= 0.0 || f.pw.burst_mb_s <= 0.0 || ru <= SMALL {
+    if f.pr_mb_s <= 0.0 || f.pw.burst_mb_s <= 0.0 || ru <= SMALL_BYTES {
         return 0.0;
     }
     let ru_ns = ru / f.pr_mb_s * 1e3;
-    let per_byte = ((ru_ns - read_ns) / (ru - SMALL)).max(0.0);
-    let command = (read_ns - SMALL * per_byte).max(0.0);
-    command + SMALL / f.pw.burst_mb_s * 1e3
+    let per_byte = ((ru_ns - read_ns) / (ru - SMALL_BYTES)).max(0.0);
+    let command = (read_ns - SMALL_BYTES * per_byte).max(0.0);
+    command + SMALL_BYTES / f.pw.burst_mb_s * 1e3
 }
 
 /// The first AU ran faster than the steady ones by more than they spread

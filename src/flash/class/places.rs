@@ -22,8 +22,8 @@ const PLACES: u64 = 4;
 /// end was timed there at its region's speed). The places before it pay
 /// for the region's work or an earlier place's, no slower than their own
 /// where the speed falls toward the end; leading each would cost four
-/// times the cache. The lead is not capped: at 2 GiB, 5 more of 6,000
-/// cards went wrong at high.
+/// times the cache. The lead is not capped: at 2 GiB, 10 more answers at
+/// high went wrong over 6,000 cards.
 pub(super) fn slowest_place(
     io: &mut dyn FlashIo,
     plan: &ClassPlan,
